@@ -9,7 +9,7 @@
 
 static void test_every_status_has_a_name(void **state) {
   (void)state;
-  for (int s = PIPIT_OK; s <= PIPIT_ERR_NO_CANDIDATES; s++) {
+  for (int s = PIPIT_OK; s <= PIPIT_ERR_JSON; s++) {
     const char *name = pipit_status_str((enum pipit_status)s);
     assert_non_null(name);
     assert_string_not_equal(name, "unknown status");
