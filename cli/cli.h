@@ -13,9 +13,9 @@
 #include <stdbool.h>
 
 enum {
-  CLI_EXIT_OK = 0,
-  CLI_EXIT_FAIL = 1,
-  CLI_EXIT_USAGE = 2,
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAIL = 1,
+    CLI_EXIT_USAGE = 2,
 };
 
 int cmd_make_model(int argc, char **argv);
@@ -26,12 +26,23 @@ int cmd_demo(int argc, char **argv);
 /* Option parsing shared by the commands: `--name value` pairs and flags. Each
  * returns true when argv[*i] is the option, consuming its value; on a missing
  * or bad value prints the problem and sets *bad. */
-bool cli_opt_str(int argc, char **argv, int *i, const char *name,
-                 const char **out, bool *bad);
-bool cli_opt_int(int argc, char **argv, int *i, const char *name, long min,
-                 long max, long *out, bool *bad);
-bool cli_opt_float(int argc, char **argv, int *i, const char *name, double min,
-                   double max, double *out, bool *bad);
+bool cli_opt_str(int argc, char **argv, int *i, const char *name, const char **out, bool *bad);
+bool cli_opt_int(int argc,
+                 char **argv,
+                 int *i,
+                 const char *name,
+                 long min,
+                 long max,
+                 long *out,
+                 bool *bad);
+bool cli_opt_float(int argc,
+                   char **argv,
+                   int *i,
+                   const char *name,
+                   double min,
+                   double max,
+                   double *out,
+                   bool *bad);
 
 /* Resolve a vocabulary name ("llama-spm", "qwen2") to the vocab GGUF in the
  * llama.cpp tree, or return `name` itself when it is a path to an existing

@@ -69,29 +69,30 @@ extern "C" {
 
 /* Append-only: values are never renumbered. */
 enum pipit_status {
-  PIPIT_OK = 0,
-  PIPIT_ERR_INVALID_ARG =
-      1,               /* NULL handle, out-of-range value, misuse of the API */
-  PIPIT_ERR_NOMEM = 2, /* an allocation failed */
-  PIPIT_ERR_IO = 3,    /* a file could not be opened, read or written */
-  PIPIT_ERR_NOT_GGUF = 4, /* the file is empty or does not start with "GGUF" */
-  PIPIT_ERR_CORRUPT =
-      5, /* a GGUF or session file is truncated or inconsistent */
-  PIPIT_ERR_UNSUPPORTED_ARCH =
-      6,                 /* llama.cpp does not know the model's architecture */
-  PIPIT_ERR_MODEL = 7,   /* llama.cpp refused the model for another reason */
-  PIPIT_ERR_BACKEND = 8, /* ggml backend initialisation failed */
-  PIPIT_ERR_CONTEXT_FULL = 9, /* the tokens do not fit in the context window */
-  PIPIT_ERR_ABORTED =
-      10, /* the abort callback or pipit_context_cancel() stopped it */
-  PIPIT_ERR_DECODE = 11,   /* llama_decode failed */
-  PIPIT_ERR_GRAMMAR = 12,  /* a GBNF grammar does not parse */
-  PIPIT_ERR_TOKENIZE = 13, /* text could not be tokenized */
-  PIPIT_ERR_TEMPLATE = 14, /* the chat template could not be applied */
-  PIPIT_ERR_ADAPTER = 15,  /* a LoRA adapter could not be loaded or applied */
-  PIPIT_ERR_STATE = 16, /* operation not valid in the handle's current state */
-  PIPIT_ERR_NO_CANDIDATES =
-      17, /* the grammar allows no token (should not happen) */
+    PIPIT_OK = 0,
+    PIPIT_ERR_INVALID_ARG = 1,      /* NULL handle, out-of-range value, misuse of the API */
+    PIPIT_ERR_NOMEM = 2,            /* an allocation failed */
+    PIPIT_ERR_IO = 3,               /* a file could not be opened, read or written */
+    PIPIT_ERR_NOT_GGUF = 4,         /* the file is empty or does not start with "GGUF" */
+    PIPIT_ERR_CORRUPT = 5,          /* a GGUF or session file is truncated or inconsistent */
+    PIPIT_ERR_UNSUPPORTED_ARCH = 6, /* llama.cpp does not know the model's architecture */
+    PIPIT_ERR_MODEL = 7,            /* llama.cpp refused the model for another reason */
+    PIPIT_ERR_BACKEND = 8,          /* ggml backend initialisation failed */
+    PIPIT_ERR_CONTEXT_FULL = 9,     /* the tokens do not fit in the context window */
+    PIPIT_ERR_ABORTED = 10,         /* the abort callback or pipit_context_cancel() stopped it */
+    PIPIT_ERR_DECODE = 11,          /* llama_decode failed */
+    PIPIT_ERR_GRAMMAR = 12,         /* a GBNF grammar does not parse */
+    PIPIT_ERR_TOKENIZE = 13,        /* text could not be tokenized */
+    PIPIT_ERR_TEMPLATE = 14,        /* the chat template could not be applied */
+    PIPIT_ERR_ADAPTER = 15,         /* a LoRA adapter could not be loaded or applied */
+    PIPIT_ERR_STATE = 16,           /* operation not valid in the handle's current state */
+    PIPIT_ERR_NO_CANDIDATES = 17,   /* the grammar allows no token (should not happen) */
+    PIPIT_ERR_SPEC = 18,            /* a tool specification is malformed (file:line:col, path) */
+    PIPIT_ERR_UNKNOWN_TOOL = 19,    /* a call names a tool the tool set does not have */
+    PIPIT_ERR_INVALID_ARGS = 20,    /* a call's arguments do not match the tool's schema */
+    PIPIT_ERR_PARSE = 21,           /* model output does not parse as a call */
+    PIPIT_ERR_TOOL_FAILED = 22,     /* a tool handler reported a failure */
+    PIPIT_ERR_JSON = 23,            /* a JSON document (state, scenario, ...) is malformed */
 };
 
 /* A static English name for a status, e.g. "context full". Never NULL. */
@@ -100,12 +101,12 @@ const char *pipit_status_str(enum pipit_status status);
 /* Where a parse or load failure happened. line/column are 1-based, 0 when not
  * applicable. */
 struct pipit_error {
-  enum pipit_status status;
-  int32_t line;   /* 1-based line in the input, 0 if none */
-  int32_t column; /* 1-based column in the input, 0 if none */
-  int64_t offset; /* byte offset in the input, -1 if none */
-  char text[512]; /* "<module>: <what failed>: <offending value>",
-                     NUL-terminated */
+    enum pipit_status status;
+    int32_t line;   /* 1-based line in the input, 0 if none */
+    int32_t column; /* 1-based column in the input, 0 if none */
+    int64_t offset; /* byte offset in the input, -1 if none */
+    char text[512]; /* "<module>: <what failed>: <offending value>",
+                       NUL-terminated */
 };
 
 /* Free memory returned by pipit as `char *` (or any pointer documented "free
@@ -116,22 +117,20 @@ void pipit_free(void *ptr);
  * logging */
 
 enum pipit_log_level {
-  PIPIT_LOG_DEBUG = 0,
-  PIPIT_LOG_INFO = 1,
-  PIPIT_LOG_WARN = 2,
-  PIPIT_LOG_ERROR = 3,
+    PIPIT_LOG_DEBUG = 0,
+    PIPIT_LOG_INFO = 1,
+    PIPIT_LOG_WARN = 2,
+    PIPIT_LOG_ERROR = 3,
 };
 
 /* `text` is one message (a trailing newline may be present); borrowed for the
  * call only. */
-typedef void (*pipit_log_fn)(enum pipit_log_level level, const char *text,
-                             void *user_data);
+typedef void (*pipit_log_fn)(enum pipit_log_level level, const char *text, void *user_data);
 
 /* Route pipit's and llama.cpp's logs to `fn` (NULL: drop everything, the
  * default). Messages below `min_level` are dropped before the call.
  * Process-wide; thread-safe. */
-void pipit_log_set(pipit_log_fn fn, void *user_data,
-                   enum pipit_log_level min_level);
+void pipit_log_set(pipit_log_fn fn, void *user_data, enum pipit_log_level min_level);
 
 /* ============================================================================
  * backend */
@@ -153,11 +152,11 @@ int32_t pipit_cpu_count(void);
 struct pipit_model;
 
 struct pipit_model_params {
-  bool use_mmap;        /* map the file instead of reading it (default true) */
-  bool vocab_only;      /* load the tokenizer only: tokenize, count, no contexts
-                           (false) */
-  int32_t n_gpu_layers; /* layers to offload when a GPU backend exists; 0 = CPU
-                           (default) */
+    bool use_mmap;        /* map the file instead of reading it (default true) */
+    bool vocab_only;      /* load the tokenizer only: tokenize, count, no contexts
+                             (false) */
+    int32_t n_gpu_layers; /* layers to offload when a GPU backend exists; 0 = CPU
+                             (default) */
 };
 
 struct pipit_model_params pipit_model_default_params(void);
@@ -179,21 +178,20 @@ void pipit_model_free(struct pipit_model *model);
 
 /* Facts about a loaded model. */
 struct pipit_model_info {
-  int32_t n_vocab;        /* tokens in the vocabulary */
-  int32_t n_ctx_train;    /* context length it was trained for */
-  int32_t n_embd;         /* embedding width */
-  int32_t n_layer;        /* transformer blocks */
-  uint64_t n_params;      /* parameters */
-  uint64_t size_bytes;    /* bytes of tensor data */
-  int32_t token_bos;      /* beginning-of-sequence token, -1 if none */
-  int32_t token_eos;      /* end-of-sequence token, -1 if none */
-  bool has_chat_template; /* the GGUF carries tokenizer.chat_template */
-  char arch[32];          /* general.architecture, e.g. "llama" */
-  char desc[128];         /* llama.cpp's one-line description */
+    int32_t n_vocab;        /* tokens in the vocabulary */
+    int32_t n_ctx_train;    /* context length it was trained for */
+    int32_t n_embd;         /* embedding width */
+    int32_t n_layer;        /* transformer blocks */
+    uint64_t n_params;      /* parameters */
+    uint64_t size_bytes;    /* bytes of tensor data */
+    int32_t token_bos;      /* beginning-of-sequence token, -1 if none */
+    int32_t token_eos;      /* end-of-sequence token, -1 if none */
+    bool has_chat_template; /* the GGUF carries tokenizer.chat_template */
+    char arch[32];          /* general.architecture, e.g. "llama" */
+    char desc[128];         /* llama.cpp's one-line description */
 };
 
-void pipit_model_get_info(const struct pipit_model *model,
-                          struct pipit_model_info *info);
+void pipit_model_get_info(const struct pipit_model *model, struct pipit_model_info *info);
 
 /* True when `token` ends generation (EOS, EOT and the like). */
 bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token);
@@ -206,42 +204,49 @@ bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token);
  * "<|im_start|>" into its token. Returns the number of tokens; when it exceeds
  * n_max, returns -(needed) and writes nothing meaningful. Returns INT32_MIN on
  * other failure. */
-int32_t pipit_tokenize(const struct pipit_model *model, const char *text,
-                       bool add_special, bool parse_special, int32_t *tokens,
+int32_t pipit_tokenize(const struct pipit_model *model,
+                       const char *text,
+                       bool add_special,
+                       bool parse_special,
+                       int32_t *tokens,
                        int32_t n_max);
 
 /* Tokenize into a new array. *out_tokens is freed with pipit_free(). */
 enum pipit_status pipit_tokenize_alloc(const struct pipit_model *model,
-                                       const char *text, bool add_special,
-                                       bool parse_special, int32_t **out_tokens,
+                                       const char *text,
+                                       bool add_special,
+                                       bool parse_special,
+                                       int32_t **out_tokens,
                                        int32_t *out_n);
 
 /* Text of tokens, as one NUL-terminated string freed with pipit_free(); NULL on
  * failure. `render_special` includes the text of special tokens. */
-char *pipit_detokenize(const struct pipit_model *model, const int32_t *tokens,
-                       int32_t n_tokens, bool render_special);
+char *pipit_detokenize(const struct pipit_model *model,
+                       const int32_t *tokens,
+                       int32_t n_tokens,
+                       bool render_special);
 
 /* The exact text of one token (special tokens rendered, no space stripped) into
  * `buf`. Returns its length in bytes, or -(needed) when `size` is too small,
  * INT32_MIN on bad input. `buf` is not NUL-terminated. */
-int32_t pipit_token_piece(const struct pipit_model *model, int32_t token,
-                          char *buf, int32_t size);
+int32_t pipit_token_piece(const struct pipit_model *model, int32_t token, char *buf, int32_t size);
 
 /* One chat message for pipit_chat_apply_template(). */
 struct pipit_chat_message {
-  const char *role; /* "system", "user", "assistant" or "tool" */
-  const char *content;
+    const char *role; /* "system", "user", "assistant" or "tool" */
+    const char *content;
 };
 
 /* Format messages with the model's own chat template (tokenizer.chat_template)
  * or, when the model has none, with `fallback_template` (a name known to
  * llama.cpp such as "chatml"; NULL means "chatml"). `add_assistant` appends the
  * header that opens the assistant's reply. *out is freed with pipit_free(). */
-enum pipit_status
-pipit_chat_apply_template(const struct pipit_model *model,
-                          const struct pipit_chat_message *messages,
-                          size_t n_messages, bool add_assistant,
-                          const char *fallback_template, char **out);
+enum pipit_status pipit_chat_apply_template(const struct pipit_model *model,
+                                            const struct pipit_chat_message *messages,
+                                            size_t n_messages,
+                                            bool add_assistant,
+                                            const char *fallback_template,
+                                            char **out);
 
 /* ============================================================================
  * adapters */
@@ -279,15 +284,14 @@ struct pipit_context;
 typedef bool (*pipit_abort_fn)(void *user_data);
 
 struct pipit_context_params {
-  uint32_t n_ctx; /* context window in tokens; 0 = the model's training length,
-                     capped at 4096 (default 2048) */
-  uint32_t n_batch; /* max tokens per llama_decode call during prefill (default
-                       512) */
-  int32_t
-      n_threads; /* CPU threads; 0 = pipit_cpu_count() (default 0). Never use
-                    more threads than free cores: ggml threads spin-wait. */
-  pipit_abort_fn abort_fn; /* optional cancellation poll, NULL = none */
-  void *abort_user_data;   /* passed to abort_fn */
+    uint32_t n_ctx;          /* context window in tokens; 0 = the model's training length,
+                                capped at 4096 (default 2048) */
+    uint32_t n_batch;        /* max tokens per llama_decode call during prefill (default
+                                512) */
+    int32_t n_threads;       /* CPU threads; 0 = pipit_cpu_count() (default 0). Never use
+                                more threads than free cores: ggml threads spin-wait. */
+    pipit_abort_fn abort_fn; /* optional cancellation poll, NULL = none */
+    void *abort_user_data;   /* passed to abort_fn */
 };
 
 struct pipit_context_params pipit_context_default_params(void);
@@ -304,21 +308,20 @@ const char *pipit_context_errmsg(const struct pipit_context *ctx);
 
 /* Change the thread count between calls (thermal throttling, contention). n
  * >= 1. */
-enum pipit_status pipit_context_set_threads(struct pipit_context *ctx,
-                                            int32_t n_threads);
+enum pipit_status pipit_context_set_threads(struct pipit_context *ctx, int32_t n_threads);
 
 /* Replace the adapters applied to this context: `n` adapters with their scales
  * (0 disables one; effective scale = scale * alpha / rank). n = 0 removes all.
  * The KV cache is NOT cleared: tokens already decoded keep the values computed
  * under the previous adapters. */
-enum pipit_status
-pipit_context_set_adapters(struct pipit_context *ctx,
-                           struct pipit_adapter *const *adapters,
-                           const float *scales, size_t n);
+enum pipit_status pipit_context_set_adapters(struct pipit_context *ctx,
+                                             struct pipit_adapter *const *adapters,
+                                             const float *scales,
+                                             size_t n);
 
 enum pipit_region {
-  PIPIT_REGION_PERMANENT = 0,
-  PIPIT_REGION_EPHEMERAL = 1,
+    PIPIT_REGION_PERMANENT = 0,
+    PIPIT_REGION_EPHEMERAL = 1,
 };
 
 /* Prefill `n` tokens at the end of `region` in batches of n_batch; afterwards
@@ -329,17 +332,17 @@ enum pipit_region {
  * PIPIT_ERR_DECODE. */
 enum pipit_status pipit_context_append(struct pipit_context *ctx,
                                        enum pipit_region region,
-                                       const int32_t *tokens, int32_t n);
+                                       const int32_t *tokens,
+                                       int32_t n);
 
 /* Decode one generated token into the ephemeral tail (counted as decode, not
  * prefill). */
-enum pipit_status pipit_context_decode_token(struct pipit_context *ctx,
-                                             int32_t token);
+enum pipit_status pipit_context_decode_token(struct pipit_context *ctx, int32_t token);
 
 /* Append several already-known tokens into the ephemeral tail in one batch,
  * counted as decoded tokens (used to skip over forced text). */
-enum pipit_status pipit_context_decode_forced(struct pipit_context *ctx,
-                                              const int32_t *tokens, int32_t n);
+enum pipit_status
+pipit_context_decode_forced(struct pipit_context *ctx, const int32_t *tokens, int32_t n);
 
 /* Drop the ephemeral tail: the KV cache is exactly as after the last permanent
  * append. */
@@ -347,8 +350,7 @@ enum pipit_status pipit_context_rewind(struct pipit_context *ctx);
 
 /* Drop the ephemeral tail after its first `keep` tokens (0 <= keep <=
  * n_ephemeral). */
-enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx,
-                                          int32_t keep);
+enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t keep);
 
 /* Make the ephemeral tail part of the permanent prefix. */
 enum pipit_status pipit_context_commit(struct pipit_context *ctx);
@@ -362,8 +364,7 @@ int32_t pipit_context_n_ctx(const struct pipit_context *ctx);
 
 /* The tokens currently in the cache (permanent then ephemeral); borrowed until
  * the next mutating call. *n receives the count. */
-const int32_t *pipit_context_tokens(const struct pipit_context *ctx,
-                                    int32_t *n);
+const int32_t *pipit_context_tokens(const struct pipit_context *ctx, int32_t *n);
 
 /* Logits (n_vocab floats) after the last token appended or decoded; NULL if
  * none yet. Borrowed until the next append/decode. */
@@ -377,17 +378,16 @@ void pipit_context_cancel(struct pipit_context *ctx);
 
 /* Counters since the context was created or last reset. */
 struct pipit_perf {
-  int64_t n_prefill_tokens; /* tokens appended with pipit_context_append */
-  int64_t n_decode_tokens;  /* tokens decoded one by one or forced */
-  int64_t n_decode_calls; /* llama_decode calls made for decode/forced tokens */
-  int64_t n_sample_calls; /* tokens sampled */
-  double t_prefill_ms;    /* wall time in prefill */
-  double t_decode_ms;     /* wall time in decode */
-  double t_sample_ms;     /* wall time in sampling (including grammar) */
+    int64_t n_prefill_tokens; /* tokens appended with pipit_context_append */
+    int64_t n_decode_tokens;  /* tokens decoded one by one or forced */
+    int64_t n_decode_calls;   /* llama_decode calls made for decode/forced tokens */
+    int64_t n_sample_calls;   /* tokens sampled */
+    double t_prefill_ms;      /* wall time in prefill */
+    double t_decode_ms;       /* wall time in decode */
+    double t_sample_ms;       /* wall time in sampling (including grammar) */
 };
 
-void pipit_context_get_perf(const struct pipit_context *ctx,
-                            struct pipit_perf *perf);
+void pipit_context_get_perf(const struct pipit_context *ctx, struct pipit_perf *perf);
 void pipit_context_reset_perf(struct pipit_context *ctx);
 
 /* ============================================================================
@@ -396,27 +396,27 @@ void pipit_context_reset_perf(struct pipit_context *ctx);
 struct pipit_sampler;
 
 struct pipit_sampler_params {
-  float temperature; /* <= 0: greedy (argmax) (default 0) */
-  int32_t top_k;     /* keep the k most likely tokens, 0 = off (default 40) */
-  float top_p;       /* nucleus threshold, 1 = off (default 0.95) */
-  uint32_t seed;     /* RNG seed for temperature sampling (default 42) */
+    float temperature; /* <= 0: greedy (argmax) (default 0) */
+    int32_t top_k;     /* keep the k most likely tokens, 0 = off (default 40) */
+    float top_p;       /* nucleus threshold, 1 = off (default 0.95) */
+    uint32_t seed;     /* RNG seed for temperature sampling (default 42) */
 
-  /* Optional GBNF grammar (llama.cpp syntax). NULL = unconstrained. */
-  const char *grammar;
-  const char *grammar_root; /* start rule, NULL = "root" */
+    /* Optional GBNF grammar (llama.cpp syntax). NULL = unconstrained. */
+    const char *grammar;
+    const char *grammar_root; /* start rule, NULL = "root" */
 
-  /* Lazy grammar: unconstrained until a trigger fires, then the grammar applies
-   * from the trigger on. Trigger tokens fire when sampled and are the grammar's
-   * first token. Trigger patterns are POSIX extended regular expressions
-   * searched in the output so far; the grammar is fed the text from the start
-   * of capture group 1 (or of the match). A trigger whose text the grammar
-   * cannot start with makes sampling fail with PIPIT_ERR_GRAMMAR (llama.cpp's
-   * own lazy grammar would terminate the process). No triggers = not lazy. */
-  bool grammar_lazy;
-  const char *const *trigger_patterns;
-  size_t n_trigger_patterns;
-  const int32_t *trigger_tokens;
-  size_t n_trigger_tokens;
+    /* Lazy grammar: unconstrained until a trigger fires, then the grammar applies
+     * from the trigger on. Trigger tokens fire when sampled and are the grammar's
+     * first token. Trigger patterns are POSIX extended regular expressions
+     * searched in the output so far; the grammar is fed the text from the start
+     * of capture group 1 (or of the match). A trigger whose text the grammar
+     * cannot start with makes sampling fail with PIPIT_ERR_GRAMMAR (llama.cpp's
+     * own lazy grammar would terminate the process). No triggers = not lazy. */
+    bool grammar_lazy;
+    const char *const *trigger_patterns;
+    size_t n_trigger_patterns;
+    const int32_t *trigger_tokens;
+    size_t n_trigger_tokens;
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void);
@@ -433,14 +433,12 @@ void pipit_sampler_free(struct pipit_sampler *smpl);
 /* Sample the next token from `ctx`'s current logits and accept it into the
  * sampler's state (grammar, RNG). Returns the token, or a negative status on
  * failure (-PIPIT_ERR_*). Time spent is added to ctx's t_sample_ms. */
-int32_t pipit_sampler_sample(struct pipit_sampler *smpl,
-                             struct pipit_context *ctx);
+int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *ctx);
 
 /* Feed a token the sampler did not choose (forced text) into its state. Returns
  * PIPIT_ERR_GRAMMAR (and changes nothing in the grammar) when the grammar does
  * not allow it. */
-enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl,
-                                       int32_t token);
+enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token);
 
 /* Forget accepted tokens: the grammar and triggers start again. */
 void pipit_sampler_reset(struct pipit_sampler *smpl);
@@ -449,9 +447,9 @@ void pipit_sampler_reset(struct pipit_sampler *smpl);
  * generation */
 
 struct pipit_generate_params {
-  int32_t max_tokens; /* stop after this many generated tokens (default 64) */
-  bool stop_at_eog; /* stop at an end-of-generation token, not decoded (default
-                       true) */
+    int32_t max_tokens; /* stop after this many generated tokens (default 64) */
+    bool stop_at_eog;   /* stop at an end-of-generation token, not decoded (default
+                           true) */
 };
 
 struct pipit_generate_params pipit_generate_default_params(void);
@@ -464,7 +462,8 @@ struct pipit_generate_params pipit_generate_default_params(void);
 enum pipit_status pipit_generate(struct pipit_context *ctx,
                                  struct pipit_sampler *smpl,
                                  const struct pipit_generate_params *params,
-                                 int32_t *out_tokens, int32_t *n_out);
+                                 int32_t *out_tokens,
+                                 int32_t *n_out);
 
 /* ============================================================================
  * test models */
@@ -472,16 +471,16 @@ enum pipit_status pipit_generate(struct pipit_context *ctx,
 /* Architecture of a tiny llama-style model with random weights (for tests and
  * benchmarks). */
 struct pipit_make_model_params {
-  const char *vocab_path; /* a GGUF holding tokenizer.* keys (e.g.
-                             ggml-vocab-llama-spm) */
-  int32_t n_embd;         /* embedding width (default 64) */
-  int32_t n_layer;        /* transformer blocks (default 2) */
-  int32_t n_head;         /* attention heads (default 4) */
-  int32_t n_head_kv;      /* key/value heads (default 4) */
-  int32_t n_ff;           /* feed-forward width (default 128) */
-  int32_t n_ctx_train;    /* llama.context_length (default 2048) */
-  uint64_t seed;          /* weight RNG seed (default 1) */
-  float init_std; /* weights ~ N(0, init_std) (default 0.5: varied output) */
+    const char *vocab_path; /* a GGUF holding tokenizer.* keys (e.g.
+                               ggml-vocab-llama-spm) */
+    int32_t n_embd;         /* embedding width (default 64) */
+    int32_t n_layer;        /* transformer blocks (default 2) */
+    int32_t n_head;         /* attention heads (default 4) */
+    int32_t n_head_kv;      /* key/value heads (default 4) */
+    int32_t n_ff;           /* feed-forward width (default 128) */
+    int32_t n_ctx_train;    /* llama.context_length (default 2048) */
+    uint64_t seed;          /* weight RNG seed (default 1) */
+    float init_std;         /* weights ~ N(0, init_std) (default 0.5: varied output) */
 };
 
 struct pipit_make_model_params pipit_make_model_default_params(void);
@@ -493,11 +492,11 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
                                    struct pipit_error *err);
 
 struct pipit_make_lora_params {
-  const char *model_path; /* the base GGUF the adapter is for */
-  int32_t rank;           /* LoRA rank r (default 4) */
-  float alpha;            /* adapter.lora.alpha (default 4) */
-  uint64_t seed;          /* RNG seed (default 7) */
-  float init_std;         /* A, B ~ N(0, init_std) (default 0.1) */
+    const char *model_path; /* the base GGUF the adapter is for */
+    int32_t rank;           /* LoRA rank r (default 4) */
+    float alpha;            /* adapter.lora.alpha (default 4) */
+    uint64_t seed;          /* RNG seed (default 7) */
+    float init_std;         /* A, B ~ N(0, init_std) (default 0.1) */
 };
 
 struct pipit_make_lora_params pipit_make_lora_default_params(void);

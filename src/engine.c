@@ -15,6 +15,9 @@
  */
 #define _GNU_SOURCE
 
+#include "ggml-backend.h"
+#include "gguf.h"
+#include "llama.h"
 #include "log.h"
 #include "pipit.h"
 #include "status.h"
@@ -31,10 +34,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ggml-backend.h"
-#include "gguf.h"
-#include "llama.h"
-
 /* ============================================================================
  * backend, logs */
 
@@ -45,891 +44,853 @@ static _Thread_local char last_llama_error[256];
  * (bounded). */
 static _Thread_local char llama_errors[1024];
 
-static void llama_log_router(enum ggml_log_level level, const char *text,
-                             void *user_data) {
-  (void)user_data;
-  enum pipit_log_level lv = PIPIT_LOG_DEBUG;
-  switch (level) {
-  case GGML_LOG_LEVEL_ERROR:
-    lv = PIPIT_LOG_ERROR;
-    break;
-  case GGML_LOG_LEVEL_WARN:
-    lv = PIPIT_LOG_WARN;
-    break;
-  case GGML_LOG_LEVEL_INFO:
-    lv = PIPIT_LOG_INFO;
-    break;
-  default:
-    lv = PIPIT_LOG_DEBUG;
-    break;
-  }
-  if (lv == PIPIT_LOG_ERROR && text != NULL) {
-    /* keep the message without its trailing newline */
-    pipit_format(last_llama_error, sizeof(last_llama_error), "%s", text);
-    size_t n = strlen(last_llama_error);
-    while (n > 0 && (last_llama_error[n - 1] == '\n' ||
-                     last_llama_error[n - 1] == ' ')) {
-      last_llama_error[--n] = '\0';
+static void llama_log_router(enum ggml_log_level level, const char *text, void *user_data) {
+    (void)user_data;
+    enum pipit_log_level lv = PIPIT_LOG_DEBUG;
+    switch (level) {
+        case GGML_LOG_LEVEL_ERROR:
+            lv = PIPIT_LOG_ERROR;
+            break;
+        case GGML_LOG_LEVEL_WARN:
+            lv = PIPIT_LOG_WARN;
+            break;
+        case GGML_LOG_LEVEL_INFO:
+            lv = PIPIT_LOG_INFO;
+            break;
+        default:
+            lv = PIPIT_LOG_DEBUG;
+            break;
     }
-    size_t used = strlen(llama_errors);
-    if (used + 1 < sizeof(llama_errors)) {
-      pipit_format(llama_errors + used, sizeof(llama_errors) - used, "%s\n",
-                   last_llama_error);
+    if (lv == PIPIT_LOG_ERROR && text != NULL) {
+        /* keep the message without its trailing newline */
+        pipit_format(last_llama_error, sizeof(last_llama_error), "%s", text);
+        size_t n = strlen(last_llama_error);
+        while (n > 0 && (last_llama_error[n - 1] == '\n' || last_llama_error[n - 1] == ' ')) {
+            last_llama_error[--n] = '\0';
+        }
+        size_t used = strlen(llama_errors);
+        if (used + 1 < sizeof(llama_errors)) {
+            pipit_format(llama_errors + used, sizeof(llama_errors) - used, "%s\n",
+                         last_llama_error);
+        }
     }
-  }
-  if (text != NULL && pipit_log_enabled(lv)) {
-    pipit_log(lv, "llama: %s", text);
-  }
+    if (text != NULL && pipit_log_enabled(lv)) {
+        pipit_log(lv, "llama: %s", text);
+    }
 }
 
 static pthread_mutex_t backend_mutex = PTHREAD_MUTEX_INITIALIZER;
 static bool backend_ready = false;
 
 enum pipit_status pipit_backend_init(const char *backend_dir) {
-  pthread_mutex_lock(&backend_mutex);
-  if (backend_ready) {
-    pthread_mutex_unlock(&backend_mutex);
-    return PIPIT_OK;
-  }
-  llama_log_set(llama_log_router, NULL);
-
-  /* The CPU backend variants are shared objects beside libllama: find that
-   * directory from the address of a libllama symbol, unless the caller or
-   * PIPIT_BACKEND_DIR says otherwise. */
-  char dir[4096] = {0};
-  const char *env = getenv("PIPIT_BACKEND_DIR");
-  if (backend_dir != NULL && backend_dir[0] != '\0') {
-    pipit_format(dir, sizeof(dir), "%s", backend_dir);
-  } else if (env != NULL && env[0] != '\0') {
-    pipit_format(dir, sizeof(dir), "%s", env);
-  } else {
-    Dl_info info;
-    void (*fn)(void) = llama_backend_init;
-    void *addr = NULL;
-    memcpy(&addr, &fn,
-           sizeof(addr)); /* ISO C has no function-to-object pointer cast */
-    if (dladdr(addr, &info) != 0 && info.dli_fname != NULL) {
-      pipit_format(dir, sizeof(dir), "%s", info.dli_fname);
-      char *slash = strrchr(dir, '/');
-      if (slash != NULL) {
-        *slash = '\0';
-      } else {
-        pipit_format(dir, sizeof(dir), ".");
-      }
+    pthread_mutex_lock(&backend_mutex);
+    if (backend_ready) {
+        pthread_mutex_unlock(&backend_mutex);
+        return PIPIT_OK;
     }
-  }
-  if (dir[0] != '\0') {
-    ggml_backend_load_all_from_path(dir);
-  }
-  llama_backend_init();
-  if (ggml_backend_dev_count() == 0) {
+    llama_log_set(llama_log_router, NULL);
+
+    /* The CPU backend variants are shared objects beside libllama: find that
+     * directory from the address of a libllama symbol, unless the caller or
+     * PIPIT_BACKEND_DIR says otherwise. */
+    char dir[4096] = {0};
+    const char *env = getenv("PIPIT_BACKEND_DIR");
+    if (backend_dir != NULL && backend_dir[0] != '\0') {
+        pipit_format(dir, sizeof(dir), "%s", backend_dir);
+    } else if (env != NULL && env[0] != '\0') {
+        pipit_format(dir, sizeof(dir), "%s", env);
+    } else {
+        Dl_info info;
+        void (*fn)(void) = llama_backend_init;
+        void *addr = NULL;
+        memcpy(&addr, &fn, sizeof(addr)); /* ISO C has no function-to-object pointer cast */
+        if (dladdr(addr, &info) != 0 && info.dli_fname != NULL) {
+            pipit_format(dir, sizeof(dir), "%s", info.dli_fname);
+            char *slash = strrchr(dir, '/');
+            if (slash != NULL) {
+                *slash = '\0';
+            } else {
+                pipit_format(dir, sizeof(dir), ".");
+            }
+        }
+    }
+    if (dir[0] != '\0') {
+        ggml_backend_load_all_from_path(dir);
+    }
+    llama_backend_init();
+    if (ggml_backend_dev_count() == 0) {
+        pthread_mutex_unlock(&backend_mutex);
+        pipit_log(PIPIT_LOG_ERROR, "engine: no ggml backend found in '%s'", dir);
+        return PIPIT_ERR_BACKEND;
+    }
+    backend_ready = true;
     pthread_mutex_unlock(&backend_mutex);
-    pipit_log(PIPIT_LOG_ERROR, "engine: no ggml backend found in '%s'", dir);
-    return PIPIT_ERR_BACKEND;
-  }
-  backend_ready = true;
-  pthread_mutex_unlock(&backend_mutex);
-  pipit_log(PIPIT_LOG_DEBUG, "engine: backends loaded from '%s'", dir);
-  return PIPIT_OK;
+    pipit_log(PIPIT_LOG_DEBUG, "engine: backends loaded from '%s'", dir);
+    return PIPIT_OK;
 }
 
 int32_t pipit_cpu_count(void) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
-    return n > 0 ? n : 1;
-  }
-  return 1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        int n = CPU_COUNT(&set);
+        return n > 0 ? n : 1;
+    }
+    return 1;
 }
 
 /* ============================================================================
  * model */
 
 struct pipit_model {
-  struct llama_model *lm;
-  const struct llama_vocab *vocab;
-  struct pipit_model_info info;
+    struct llama_model *lm;
+    const struct llama_vocab *vocab;
+    struct pipit_model_info info;
 };
 
 struct pipit_model_params pipit_model_default_params(void) {
-  struct pipit_model_params p = {
-      .use_mmap = true,
-      .vocab_only = false,
-      .n_gpu_layers = 0,
-  };
-  return p;
+    struct pipit_model_params p = {
+        .use_mmap = true,
+        .vocab_only = false,
+        .n_gpu_layers = 0,
+    };
+    return p;
 }
 
 /* Check a file before handing it to llama.cpp, which reports every failure as
  * NULL. On success `arch` holds general.architecture. */
-static enum pipit_status check_gguf_file(const char *path, char *arch,
-                                         size_t arch_size,
-                                         struct pipit_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_IO,
-                           "engine: cannot open model file: %s: %s", path,
-                           strerror(errno));
-  }
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return pipit_error_set(err, PIPIT_ERR_IO, "engine: not a regular file: %s",
-                           path);
-  }
-  unsigned char magic[4] = {0};
-  size_t got = fread(magic, 1, sizeof(magic), f);
-  fclose(f);
-  if (st.st_size == 0) {
-    return pipit_error_set(err, PIPIT_ERR_NOT_GGUF,
-                           "engine: model file is empty: %s", path);
-  }
-  if (got < 4 || memcmp(magic, "GGUF", 4) != 0) {
-    return pipit_error_set(
-        err, PIPIT_ERR_NOT_GGUF,
-        "engine: not a GGUF file (magic %02x %02x %02x %02x, expected "
-        "\"GGUF\"): %s",
-        magic[0], magic[1], magic[2], magic[3], path);
-  }
-
-  struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
-  struct gguf_context *g = gguf_init_from_file(path, gp);
-  if (g == NULL) {
-    return pipit_error_set(
-        err, PIPIT_ERR_CORRUPT,
-        "engine: truncated or malformed GGUF header or metadata: %s", path);
-  }
-  /* gguf_init_from_file only reads the header: check that every tensor's bytes
-   * exist. */
-  uint64_t need = gguf_get_data_offset(g);
-  int64_t n_tensors = gguf_get_n_tensors(g);
-  for (int64_t i = 0; i < n_tensors; i++) {
-    uint64_t end = gguf_get_data_offset(g) + gguf_get_tensor_offset(g, i) +
-                   gguf_get_tensor_size(g, i);
-    if (end > need) {
-      need = end;
+static enum pipit_status
+check_gguf_file(const char *path, char *arch, size_t arch_size, struct pipit_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "engine: cannot open model file: %s: %s", path,
+                               strerror(errno));
     }
-  }
-  if (n_tensors > 0 && need > (uint64_t)st.st_size) {
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return pipit_error_set(err, PIPIT_ERR_IO, "engine: not a regular file: %s", path);
+    }
+    unsigned char magic[4] = {0};
+    size_t got = fread(magic, 1, sizeof(magic), f);
+    fclose(f);
+    if (st.st_size == 0) {
+        return pipit_error_set(err, PIPIT_ERR_NOT_GGUF, "engine: model file is empty: %s", path);
+    }
+    if (got < 4 || memcmp(magic, "GGUF", 4) != 0) {
+        return pipit_error_set(err, PIPIT_ERR_NOT_GGUF,
+                               "engine: not a GGUF file (magic %02x %02x %02x %02x, expected "
+                               "\"GGUF\"): %s",
+                               magic[0], magic[1], magic[2], magic[3], path);
+    }
+
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *g = gguf_init_from_file(path, gp);
+    if (g == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT,
+                               "engine: truncated or malformed GGUF header or metadata: %s", path);
+    }
+    /* gguf_init_from_file only reads the header: check that every tensor's bytes
+     * exist. */
+    uint64_t need = gguf_get_data_offset(g);
+    int64_t n_tensors = gguf_get_n_tensors(g);
+    for (int64_t i = 0; i < n_tensors; i++) {
+        uint64_t end =
+            gguf_get_data_offset(g) + gguf_get_tensor_offset(g, i) + gguf_get_tensor_size(g, i);
+        if (end > need) {
+            need = end;
+        }
+    }
+    if (n_tensors > 0 && need > (uint64_t)st.st_size) {
+        gguf_free(g);
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT,
+                               "engine: truncated GGUF: tensor data needs %llu bytes, file has "
+                               "%lld: %s",
+                               (unsigned long long)need, (long long)st.st_size, path);
+    }
+    int64_t key = gguf_find_key(g, "general.architecture");
+    if (key < 0 || gguf_get_kv_type(g, key) != GGUF_TYPE_STRING) {
+        gguf_free(g);
+        return pipit_error_set(err, PIPIT_ERR_UNSUPPORTED_ARCH,
+                               "engine: no general.architecture in %s", path);
+    }
+    pipit_format(arch, arch_size, "%s", gguf_get_val_str(g, key));
     gguf_free(g);
-    return pipit_error_set(
-        err, PIPIT_ERR_CORRUPT,
-        "engine: truncated GGUF: tensor data needs %llu bytes, file has "
-        "%lld: %s",
-        (unsigned long long)need, (long long)st.st_size, path);
-  }
-  int64_t key = gguf_find_key(g, "general.architecture");
-  if (key < 0 || gguf_get_kv_type(g, key) != GGUF_TYPE_STRING) {
-    gguf_free(g);
-    return pipit_error_set(err, PIPIT_ERR_UNSUPPORTED_ARCH,
-                           "engine: no general.architecture in %s", path);
-  }
-  pipit_format(arch, arch_size, "%s", gguf_get_val_str(g, key));
-  gguf_free(g);
-  return PIPIT_OK;
+    return PIPIT_OK;
 }
 
 enum pipit_status pipit_model_load(const char *path,
                                    const struct pipit_model_params *params,
                                    struct pipit_model **out,
                                    struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (out == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: out is NULL");
-  }
-  *out = NULL;
-  if (path == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: model path is NULL");
-  }
-  struct pipit_model_params p =
-      params != NULL ? *params : pipit_model_default_params();
-
-  enum pipit_status st = pipit_backend_init(NULL);
-  if (st != PIPIT_OK) {
-    return pipit_error_set(err, st, "engine: no ggml backend could be loaded");
-  }
-  char arch[64] = {0};
-  st = check_gguf_file(path, arch, sizeof(arch), err);
-  if (st != PIPIT_OK) {
-    return st;
-  }
-
-  struct llama_model_params lp = llama_model_default_params();
-  lp.n_gpu_layers = p.n_gpu_layers;
-  lp.load_mode = p.use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
-  lp.vocab_only = p.vocab_only;
-  last_llama_error[0] = '\0';
-  llama_errors[0] = '\0';
-  struct llama_model *lm = llama_model_load_from_file(path, lp);
-  if (lm == NULL) {
-    if (strstr(llama_errors, "unknown model architecture") != NULL) {
-      return pipit_error_set(err, PIPIT_ERR_UNSUPPORTED_ARCH,
-                             "engine: unsupported model architecture '%s': %s",
-                             arch, path);
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: out is NULL");
     }
-    return pipit_error_set(
-        err, PIPIT_ERR_MODEL, "engine: llama.cpp refused %s: %s", path,
-        last_llama_error[0] != '\0' ? last_llama_error : "no reason given");
-  }
+    *out = NULL;
+    if (path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: model path is NULL");
+    }
+    struct pipit_model_params p = params != NULL ? *params : pipit_model_default_params();
 
-  struct pipit_model *m = calloc(1, sizeof(*m));
-  if (m == NULL) {
-    llama_model_free(lm);
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-  m->lm = lm;
-  m->vocab = llama_model_get_vocab(lm);
-  m->info.n_vocab = llama_vocab_n_tokens(m->vocab);
-  m->info.n_ctx_train = llama_model_n_ctx_train(lm);
-  m->info.n_embd = llama_model_n_embd(lm);
-  m->info.n_layer = llama_model_n_layer(lm);
-  m->info.n_params = llama_model_n_params(lm);
-  m->info.size_bytes = llama_model_size(lm);
-  m->info.token_bos = llama_vocab_bos(m->vocab);
-  m->info.token_eos = llama_vocab_eos(m->vocab);
-  m->info.has_chat_template = llama_model_chat_template(lm, NULL) != NULL;
-  pipit_format(m->info.arch, sizeof(m->info.arch), "%s", arch);
-  llama_model_desc(lm, m->info.desc, sizeof(m->info.desc));
-  *out = m;
-  return PIPIT_OK;
+    enum pipit_status st = pipit_backend_init(NULL);
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "engine: no ggml backend could be loaded");
+    }
+    char arch[64] = {0};
+    st = check_gguf_file(path, arch, sizeof(arch), err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+
+    struct llama_model_params lp = llama_model_default_params();
+    lp.n_gpu_layers = p.n_gpu_layers;
+    lp.load_mode = p.use_mmap ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
+    lp.vocab_only = p.vocab_only;
+    last_llama_error[0] = '\0';
+    llama_errors[0] = '\0';
+    struct llama_model *lm = llama_model_load_from_file(path, lp);
+    if (lm == NULL) {
+        if (strstr(llama_errors, "unknown model architecture") != NULL) {
+            return pipit_error_set(err, PIPIT_ERR_UNSUPPORTED_ARCH,
+                                   "engine: unsupported model architecture '%s': %s", arch, path);
+        }
+        return pipit_error_set(err, PIPIT_ERR_MODEL, "engine: llama.cpp refused %s: %s", path,
+                               last_llama_error[0] != '\0' ? last_llama_error : "no reason given");
+    }
+
+    struct pipit_model *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        llama_model_free(lm);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    }
+    m->lm = lm;
+    m->vocab = llama_model_get_vocab(lm);
+    m->info.n_vocab = llama_vocab_n_tokens(m->vocab);
+    m->info.n_ctx_train = llama_model_n_ctx_train(lm);
+    m->info.n_embd = llama_model_n_embd(lm);
+    m->info.n_layer = llama_model_n_layer(lm);
+    m->info.n_params = llama_model_n_params(lm);
+    m->info.size_bytes = llama_model_size(lm);
+    m->info.token_bos = llama_vocab_bos(m->vocab);
+    m->info.token_eos = llama_vocab_eos(m->vocab);
+    m->info.has_chat_template = llama_model_chat_template(lm, NULL) != NULL;
+    pipit_format(m->info.arch, sizeof(m->info.arch), "%s", arch);
+    llama_model_desc(lm, m->info.desc, sizeof(m->info.desc));
+    *out = m;
+    return PIPIT_OK;
 }
 
 void pipit_model_free(struct pipit_model *model) {
-  if (model == NULL) {
-    return;
-  }
-  llama_model_free(model->lm);
-  free(model);
+    if (model == NULL) {
+        return;
+    }
+    llama_model_free(model->lm);
+    free(model);
 }
 
-void pipit_model_get_info(const struct pipit_model *model,
-                          struct pipit_model_info *info) {
-  if (model == NULL || info == NULL) {
-    return;
-  }
-  *info = model->info;
+void pipit_model_get_info(const struct pipit_model *model, struct pipit_model_info *info) {
+    if (model == NULL || info == NULL) {
+        return;
+    }
+    *info = model->info;
 }
 
 bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token) {
-  return model != NULL && llama_vocab_is_eog(model->vocab, token);
+    return model != NULL && llama_vocab_is_eog(model->vocab, token);
 }
 
 /* ============================================================================
  * tokenizer */
 
-int32_t pipit_tokenize(const struct pipit_model *model, const char *text,
-                       bool add_special, bool parse_special, int32_t *tokens,
+int32_t pipit_tokenize(const struct pipit_model *model,
+                       const char *text,
+                       bool add_special,
+                       bool parse_special,
+                       int32_t *tokens,
                        int32_t n_max) {
-  if (model == NULL || text == NULL || n_max < 0 ||
-      (tokens == NULL && n_max > 0)) {
-    return INT32_MIN;
-  }
-  size_t len = strlen(text);
-  if (len > (size_t)INT32_MAX / 2) {
-    return INT32_MIN;
-  }
-  return llama_tokenize(model->vocab, text, (int32_t)len, tokens, n_max,
-                        add_special, parse_special);
+    if (model == NULL || text == NULL || n_max < 0 || (tokens == NULL && n_max > 0)) {
+        return INT32_MIN;
+    }
+    size_t len = strlen(text);
+    if (len > (size_t)INT32_MAX / 2) {
+        return INT32_MIN;
+    }
+    return llama_tokenize(model->vocab, text, (int32_t)len, tokens, n_max, add_special,
+                          parse_special);
 }
 
 enum pipit_status pipit_tokenize_alloc(const struct pipit_model *model,
-                                       const char *text, bool add_special,
-                                       bool parse_special, int32_t **out_tokens,
+                                       const char *text,
+                                       bool add_special,
+                                       bool parse_special,
+                                       int32_t **out_tokens,
                                        int32_t *out_n) {
-  if (out_tokens == NULL || out_n == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  *out_tokens = NULL;
-  *out_n = 0;
-  int32_t need =
-      pipit_tokenize(model, text, add_special, parse_special, NULL, 0);
-  if (need == INT32_MIN) {
-    return model == NULL || text == NULL ? PIPIT_ERR_INVALID_ARG
-                                         : PIPIT_ERR_TOKENIZE;
-  }
-  if (need < 0) {
-    need = -need;
-  }
-  int32_t *toks = malloc(sizeof(int32_t) * (size_t)(need > 0 ? need : 1));
-  if (toks == NULL) {
-    return PIPIT_ERR_NOMEM;
-  }
-  int32_t n =
-      pipit_tokenize(model, text, add_special, parse_special, toks, need);
-  if (n < 0) {
-    free(toks);
-    return PIPIT_ERR_TOKENIZE;
-  }
-  *out_tokens = toks;
-  *out_n = n;
-  return PIPIT_OK;
-}
-
-char *pipit_detokenize(const struct pipit_model *model, const int32_t *tokens,
-                       int32_t n_tokens, bool render_special) {
-  if (model == NULL || n_tokens < 0 || (tokens == NULL && n_tokens > 0)) {
-    return NULL;
-  }
-  int32_t cap = n_tokens * 8 + 16;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    char *buf = malloc((size_t)cap + 1);
-    if (buf == NULL) {
-      return NULL;
+    if (out_tokens == NULL || out_n == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
     }
-    int32_t n = llama_detokenize(model->vocab, tokens, n_tokens, buf, cap,
-                                 false, render_special);
-    if (n >= 0) {
-      buf[n] = '\0';
-      return buf;
+    *out_tokens = NULL;
+    *out_n = 0;
+    int32_t need = pipit_tokenize(model, text, add_special, parse_special, NULL, 0);
+    if (need == INT32_MIN) {
+        return model == NULL || text == NULL ? PIPIT_ERR_INVALID_ARG : PIPIT_ERR_TOKENIZE;
     }
-    free(buf);
-    cap = -n;
-  }
-  return NULL;
-}
-
-int32_t pipit_token_piece(const struct pipit_model *model, int32_t token,
-                          char *buf, int32_t size) {
-  if (model == NULL || token < 0 || token >= model->info.n_vocab || size < 0 ||
-      (buf == NULL && size > 0)) {
-    return INT32_MIN;
-  }
-  return llama_token_to_piece(model->vocab, token, buf, size, 0, true);
-}
-
-enum pipit_status
-pipit_chat_apply_template(const struct pipit_model *model,
-                          const struct pipit_chat_message *messages,
-                          size_t n_messages, bool add_assistant,
-                          const char *fallback_template, char **out) {
-  if (model == NULL || out == NULL || (messages == NULL && n_messages > 0)) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  *out = NULL;
-  const char *tmpl = llama_model_chat_template(model->lm, NULL);
-  if (tmpl == NULL) {
-    tmpl = fallback_template != NULL ? fallback_template : "chatml";
-  }
-  struct llama_chat_message *msgs =
-      calloc(n_messages > 0 ? n_messages : 1, sizeof(*msgs));
-  if (msgs == NULL) {
-    return PIPIT_ERR_NOMEM;
-  }
-  size_t total = 64;
-  for (size_t i = 0; i < n_messages; i++) {
-    if (messages[i].role == NULL || messages[i].content == NULL) {
-      free(msgs);
-      return PIPIT_ERR_INVALID_ARG;
+    if (need < 0) {
+        need = -need;
     }
-    msgs[i].role = messages[i].role;
-    msgs[i].content = messages[i].content;
-    total += strlen(messages[i].content) + strlen(messages[i].role) + 64;
-  }
-  if (total > INT32_MAX / 2) {
-    free(msgs);
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  int32_t cap = (int32_t)total * 2;
-  char *buf = NULL;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    buf = malloc((size_t)cap + 1);
-    if (buf == NULL) {
-      free(msgs);
-      return PIPIT_ERR_NOMEM;
+    int32_t *toks = malloc(sizeof(int32_t) * (size_t)(need > 0 ? need : 1));
+    if (toks == NULL) {
+        return PIPIT_ERR_NOMEM;
     }
-    int32_t n = llama_chat_apply_template(tmpl, msgs, n_messages, add_assistant,
-                                          buf, cap);
+    int32_t n = pipit_tokenize(model, text, add_special, parse_special, toks, need);
     if (n < 0) {
-      free(buf);
-      free(msgs);
-      return PIPIT_ERR_TEMPLATE;
+        free(toks);
+        return PIPIT_ERR_TOKENIZE;
     }
-    if (n <= cap) {
-      buf[n] = '\0';
-      free(msgs);
-      *out = buf;
-      return PIPIT_OK;
+    *out_tokens = toks;
+    *out_n = n;
+    return PIPIT_OK;
+}
+
+char *pipit_detokenize(const struct pipit_model *model,
+                       const int32_t *tokens,
+                       int32_t n_tokens,
+                       bool render_special) {
+    if (model == NULL || n_tokens < 0 || (tokens == NULL && n_tokens > 0)) {
+        return NULL;
     }
-    free(buf);
-    cap = n;
-  }
-  free(msgs);
-  return PIPIT_ERR_TEMPLATE;
+    int32_t cap = n_tokens * 8 + 16;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        char *buf = malloc((size_t)cap + 1);
+        if (buf == NULL) {
+            return NULL;
+        }
+        int32_t n =
+            llama_detokenize(model->vocab, tokens, n_tokens, buf, cap, false, render_special);
+        if (n >= 0) {
+            buf[n] = '\0';
+            return buf;
+        }
+        free(buf);
+        cap = -n;
+    }
+    return NULL;
+}
+
+int32_t pipit_token_piece(const struct pipit_model *model, int32_t token, char *buf, int32_t size) {
+    if (model == NULL || token < 0 || token >= model->info.n_vocab || size < 0 ||
+        (buf == NULL && size > 0)) {
+        return INT32_MIN;
+    }
+    return llama_token_to_piece(model->vocab, token, buf, size, 0, true);
+}
+
+enum pipit_status pipit_chat_apply_template(const struct pipit_model *model,
+                                            const struct pipit_chat_message *messages,
+                                            size_t n_messages,
+                                            bool add_assistant,
+                                            const char *fallback_template,
+                                            char **out) {
+    if (model == NULL || out == NULL || (messages == NULL && n_messages > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    const char *tmpl = llama_model_chat_template(model->lm, NULL);
+    if (tmpl == NULL) {
+        tmpl = fallback_template != NULL ? fallback_template : "chatml";
+    }
+    struct llama_chat_message *msgs = calloc(n_messages > 0 ? n_messages : 1, sizeof(*msgs));
+    if (msgs == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    size_t total = 64;
+    for (size_t i = 0; i < n_messages; i++) {
+        if (messages[i].role == NULL || messages[i].content == NULL) {
+            free(msgs);
+            return PIPIT_ERR_INVALID_ARG;
+        }
+        msgs[i].role = messages[i].role;
+        msgs[i].content = messages[i].content;
+        total += strlen(messages[i].content) + strlen(messages[i].role) + 64;
+    }
+    if (total > INT32_MAX / 2) {
+        free(msgs);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int32_t cap = (int32_t)total * 2;
+    char *buf = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        buf = malloc((size_t)cap + 1);
+        if (buf == NULL) {
+            free(msgs);
+            return PIPIT_ERR_NOMEM;
+        }
+        int32_t n = llama_chat_apply_template(tmpl, msgs, n_messages, add_assistant, buf, cap);
+        if (n < 0) {
+            free(buf);
+            free(msgs);
+            return PIPIT_ERR_TEMPLATE;
+        }
+        if (n <= cap) {
+            buf[n] = '\0';
+            free(msgs);
+            *out = buf;
+            return PIPIT_OK;
+        }
+        free(buf);
+        cap = n;
+    }
+    free(msgs);
+    return PIPIT_ERR_TEMPLATE;
 }
 
 /* ============================================================================
  * adapters */
 
 struct pipit_adapter {
-  struct llama_adapter_lora *la;
+    struct llama_adapter_lora *la;
 };
 
 enum pipit_status pipit_adapter_load(struct pipit_model *model,
                                      const char *path,
                                      struct pipit_adapter **out,
                                      struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (model == NULL || path == NULL || out == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: adapter: NULL argument");
-  }
-  *out = NULL;
-  char arch[64];
-  enum pipit_status st = check_gguf_file(path, arch, sizeof(arch), err);
-  if (st != PIPIT_OK) {
-    return st;
-  }
-  last_llama_error[0] = '\0';
-  struct llama_adapter_lora *la = llama_adapter_lora_init(model->lm, path);
-  if (la == NULL) {
-    return pipit_error_set(
-        err, PIPIT_ERR_ADAPTER,
-        "engine: LoRA adapter does not fit the model: %s: %s", path,
-        last_llama_error[0] != '\0' ? last_llama_error : "no reason given");
-  }
-  struct pipit_adapter *a = calloc(1, sizeof(*a));
-  if (a == NULL) {
-    llama_adapter_lora_free(la);
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-  a->la = la;
-  *out = a;
-  return PIPIT_OK;
+    pipit_error_clear(err);
+    if (model == NULL || path == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: adapter: NULL argument");
+    }
+    *out = NULL;
+    char arch[64];
+    enum pipit_status st = check_gguf_file(path, arch, sizeof(arch), err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    last_llama_error[0] = '\0';
+    struct llama_adapter_lora *la = llama_adapter_lora_init(model->lm, path);
+    if (la == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_ADAPTER,
+                               "engine: LoRA adapter does not fit the model: %s: %s", path,
+                               last_llama_error[0] != '\0' ? last_llama_error : "no reason given");
+    }
+    struct pipit_adapter *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        llama_adapter_lora_free(la);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    }
+    a->la = la;
+    *out = a;
+    return PIPIT_OK;
 }
 
 void pipit_adapter_free(struct pipit_adapter *adapter) {
-  if (adapter == NULL) {
-    return;
-  }
-  llama_adapter_lora_free(adapter->la);
-  free(adapter);
+    if (adapter == NULL) {
+        return;
+    }
+    llama_adapter_lora_free(adapter->la);
+    free(adapter);
 }
 
 /* ============================================================================
  * context */
 
 struct pipit_context {
-  struct pipit_model *model;
-  struct llama_context *lctx;
-  struct llama_batch batch; /* capacity n_batch, reused by every decode */
-  uint32_t n_ctx;
-  uint32_t n_batch;
-  int32_t n_threads;
+    struct pipit_model *model;
+    struct llama_context *lctx;
+    struct llama_batch batch; /* capacity n_batch, reused by every decode */
+    uint32_t n_ctx;
+    uint32_t n_batch;
+    int32_t n_threads;
 
-  int32_t
-      *tokens; /* n_ctx entries: the cached tokens, permanent then ephemeral */
-  int32_t n_perm;
-  int32_t n_eph;
-  bool has_logits;
+    int32_t *tokens; /* n_ctx entries: the cached tokens, permanent then ephemeral */
+    int32_t n_perm;
+    int32_t n_eph;
+    bool has_logits;
 
-  atomic_bool cancel;
-  pipit_abort_fn abort_fn;
-  void *abort_user_data;
+    atomic_bool cancel;
+    pipit_abort_fn abort_fn;
+    void *abort_user_data;
 
-  struct pipit_perf perf;
-  char errmsg[512];
+    struct pipit_perf perf;
+    char errmsg[512];
 };
 
 struct pipit_context_params pipit_context_default_params(void) {
-  struct pipit_context_params p = {
-      .n_ctx = 2048,
-      .n_batch = 512,
-      .n_threads = 0,
-      .abort_fn = NULL,
-      .abort_user_data = NULL,
-  };
-  return p;
+    struct pipit_context_params p = {
+        .n_ctx = 2048,
+        .n_batch = 512,
+        .n_threads = 0,
+        .abort_fn = NULL,
+        .abort_user_data = NULL,
+    };
+    return p;
 }
 
 static bool context_abort_cb(void *user_data) {
-  struct pipit_context *ctx = user_data;
-  if (atomic_load(&ctx->cancel)) {
-    return true;
-  }
-  return ctx->abort_fn != NULL && ctx->abort_fn(ctx->abort_user_data);
+    struct pipit_context *ctx = user_data;
+    if (atomic_load(&ctx->cancel)) {
+        return true;
+    }
+    return ctx->abort_fn != NULL && ctx->abort_fn(ctx->abort_user_data);
 }
 
-static enum pipit_status ctx_fail(struct pipit_context *ctx,
-                                  enum pipit_status st, const char *fmt, ...)
-    PIPIT_PRINTF(3, 4);
+static enum pipit_status
+ctx_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...) PIPIT_PRINTF(3, 4);
 
-static enum pipit_status ctx_fail(struct pipit_context *ctx,
-                                  enum pipit_status st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  pipit_vformat(ctx->errmsg, sizeof(ctx->errmsg), fmt, ap);
-  va_end(ap);
-  return st;
+static enum pipit_status
+ctx_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(ctx->errmsg, sizeof(ctx->errmsg), fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 enum pipit_status pipit_context_init(struct pipit_model *model,
                                      const struct pipit_context_params *params,
                                      struct pipit_context **out,
                                      struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (model == NULL || out == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: context: NULL argument");
-  }
-  *out = NULL;
-  struct pipit_context_params p =
-      params != NULL ? *params : pipit_context_default_params();
-  uint32_t n_ctx = p.n_ctx;
-  if (n_ctx == 0) {
-    n_ctx =
-        model->info.n_ctx_train > 0 ? (uint32_t)model->info.n_ctx_train : 2048;
-    if (n_ctx > 4096) {
-      n_ctx = 4096;
+    pipit_error_clear(err);
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: context: NULL argument");
     }
-  }
-  if (n_ctx < 16 || n_ctx > (1u << 20)) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: context: n_ctx %u outside 16..1048576",
-                           n_ctx);
-  }
-  uint32_t n_batch = p.n_batch == 0 ? 512 : p.n_batch;
-  if (n_batch > n_ctx) {
-    n_batch = n_ctx;
-  }
-  int32_t n_threads = p.n_threads > 0 ? p.n_threads : pipit_cpu_count();
-
-  struct pipit_context *ctx = calloc(1, sizeof(*ctx));
-  if (ctx == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-  ctx->tokens = malloc(sizeof(int32_t) * n_ctx);
-  if (ctx->tokens == NULL) {
-    free(ctx);
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-  ctx->model = model;
-  ctx->n_ctx = n_ctx;
-  ctx->n_batch = n_batch;
-  ctx->n_threads = n_threads;
-  ctx->abort_fn = p.abort_fn;
-  ctx->abort_user_data = p.abort_user_data;
-  atomic_init(&ctx->cancel, false);
-
-  struct llama_context_params lp = llama_context_default_params();
-  lp.n_ctx = n_ctx;
-  lp.n_batch = n_batch;
-  lp.n_ubatch = n_batch;
-  lp.n_seq_max = 1;
-  lp.n_threads = n_threads;
-  lp.n_threads_batch = n_threads;
-  lp.abort_callback = context_abort_cb;
-  lp.abort_callback_data = ctx;
-  lp.no_perf = true;
-  last_llama_error[0] = '\0';
-  ctx->lctx = llama_init_from_model(model->lm, lp);
-  if (ctx->lctx == NULL) {
-    free(ctx->tokens);
-    free(ctx);
-    return pipit_error_set(
-        err, PIPIT_ERR_BACKEND, "engine: cannot create a context: %s",
-        last_llama_error[0] != '\0' ? last_llama_error : "no reason");
-  }
-  ctx->n_ctx = llama_n_ctx(ctx->lctx);
-  if (ctx->n_ctx > n_ctx) {
-    /* llama.cpp may round the window up; the token array must cover it */
-    int32_t *grown = realloc(ctx->tokens, sizeof(int32_t) * ctx->n_ctx);
-    if (grown == NULL) {
-      llama_free(ctx->lctx);
-      free(ctx->tokens);
-      free(ctx);
-      return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    *out = NULL;
+    struct pipit_context_params p = params != NULL ? *params : pipit_context_default_params();
+    uint32_t n_ctx = p.n_ctx;
+    if (n_ctx == 0) {
+        n_ctx = model->info.n_ctx_train > 0 ? (uint32_t)model->info.n_ctx_train : 2048;
+        if (n_ctx > 4096) {
+            n_ctx = 4096;
+        }
     }
-    ctx->tokens = grown;
-  }
-  ctx->batch = llama_batch_init((int32_t)n_batch, 0, 1);
-  *out = ctx;
-  return PIPIT_OK;
+    if (n_ctx < 16 || n_ctx > (1u << 20)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "engine: context: n_ctx %u outside 16..1048576", n_ctx);
+    }
+    uint32_t n_batch = p.n_batch == 0 ? 512 : p.n_batch;
+    if (n_batch > n_ctx) {
+        n_batch = n_ctx;
+    }
+    int32_t n_threads = p.n_threads > 0 ? p.n_threads : pipit_cpu_count();
+
+    struct pipit_context *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    }
+    ctx->tokens = malloc(sizeof(int32_t) * n_ctx);
+    if (ctx->tokens == NULL) {
+        free(ctx);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    }
+    ctx->model = model;
+    ctx->n_ctx = n_ctx;
+    ctx->n_batch = n_batch;
+    ctx->n_threads = n_threads;
+    ctx->abort_fn = p.abort_fn;
+    ctx->abort_user_data = p.abort_user_data;
+    atomic_init(&ctx->cancel, false);
+
+    struct llama_context_params lp = llama_context_default_params();
+    lp.n_ctx = n_ctx;
+    lp.n_batch = n_batch;
+    lp.n_ubatch = n_batch;
+    lp.n_seq_max = 1;
+    lp.n_threads = n_threads;
+    lp.n_threads_batch = n_threads;
+    lp.abort_callback = context_abort_cb;
+    lp.abort_callback_data = ctx;
+    lp.no_perf = true;
+    last_llama_error[0] = '\0';
+    ctx->lctx = llama_init_from_model(model->lm, lp);
+    if (ctx->lctx == NULL) {
+        free(ctx->tokens);
+        free(ctx);
+        return pipit_error_set(err, PIPIT_ERR_BACKEND, "engine: cannot create a context: %s",
+                               last_llama_error[0] != '\0' ? last_llama_error : "no reason");
+    }
+    ctx->n_ctx = llama_n_ctx(ctx->lctx);
+    if (ctx->n_ctx > n_ctx) {
+        /* llama.cpp may round the window up; the token array must cover it */
+        int32_t *grown = realloc(ctx->tokens, sizeof(int32_t) * ctx->n_ctx);
+        if (grown == NULL) {
+            llama_free(ctx->lctx);
+            free(ctx->tokens);
+            free(ctx);
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+        }
+        ctx->tokens = grown;
+    }
+    ctx->batch = llama_batch_init((int32_t)n_batch, 0, 1);
+    *out = ctx;
+    return PIPIT_OK;
 }
 
 void pipit_context_free(struct pipit_context *ctx) {
-  if (ctx == NULL) {
-    return;
-  }
-  llama_batch_free(ctx->batch);
-  llama_free(ctx->lctx);
-  free(ctx->tokens);
-  free(ctx);
+    if (ctx == NULL) {
+        return;
+    }
+    llama_batch_free(ctx->batch);
+    llama_free(ctx->lctx);
+    free(ctx->tokens);
+    free(ctx);
 }
 
 const char *pipit_context_errmsg(const struct pipit_context *ctx) {
-  return ctx != NULL ? ctx->errmsg : "engine: context is NULL";
+    return ctx != NULL ? ctx->errmsg : "engine: context is NULL";
 }
 
-enum pipit_status pipit_context_set_threads(struct pipit_context *ctx,
-                                            int32_t n_threads) {
-  if (ctx == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  if (n_threads < 1 || n_threads > 512) {
-    return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
-                    "engine: thread count %d outside 1..512", (int)n_threads);
-  }
-  ctx->n_threads = n_threads;
-  llama_set_n_threads(ctx->lctx, n_threads, n_threads);
-  return PIPIT_OK;
-}
-
-enum pipit_status
-pipit_context_set_adapters(struct pipit_context *ctx,
-                           struct pipit_adapter *const *adapters,
-                           const float *scales, size_t n) {
-  if (ctx == NULL || (n > 0 && (adapters == NULL || scales == NULL)) ||
-      n > 64) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  struct llama_adapter_lora *las[64];
-  float sc[64];
-  for (size_t i = 0; i < n; i++) {
-    if (adapters[i] == NULL || !isfinite(scales[i])) {
-      return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
-                      "engine: adapter %zu is NULL or its "
-                      "scale is not finite",
-                      i);
+enum pipit_status pipit_context_set_threads(struct pipit_context *ctx, int32_t n_threads) {
+    if (ctx == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
     }
-    las[i] = adapters[i]->la;
-    sc[i] = scales[i];
-  }
-  if (llama_set_adapters_lora(ctx->lctx, n > 0 ? las : NULL, n,
-                              n > 0 ? sc : NULL) != 0) {
-    return ctx_fail(ctx, PIPIT_ERR_ADAPTER,
-                    "engine: llama.cpp refused the adapters");
-  }
-  return PIPIT_OK;
+    if (n_threads < 1 || n_threads > 512) {
+        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: thread count %d outside 1..512",
+                        (int)n_threads);
+    }
+    ctx->n_threads = n_threads;
+    llama_set_n_threads(ctx->lctx, n_threads, n_threads);
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_context_set_adapters(struct pipit_context *ctx,
+                                             struct pipit_adapter *const *adapters,
+                                             const float *scales,
+                                             size_t n) {
+    if (ctx == NULL || (n > 0 && (adapters == NULL || scales == NULL)) || n > 64) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    struct llama_adapter_lora *las[64];
+    float sc[64];
+    for (size_t i = 0; i < n; i++) {
+        if (adapters[i] == NULL || !isfinite(scales[i])) {
+            return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                            "engine: adapter %zu is NULL or its "
+                            "scale is not finite",
+                            i);
+        }
+        las[i] = adapters[i]->la;
+        sc[i] = scales[i];
+    }
+    if (llama_set_adapters_lora(ctx->lctx, n > 0 ? las : NULL, n, n > 0 ? sc : NULL) != 0) {
+        return ctx_fail(ctx, PIPIT_ERR_ADAPTER, "engine: llama.cpp refused the adapters");
+    }
+    return PIPIT_OK;
 }
 
 /* Remove cached tokens from position `keep` on (exact rewind). */
 static void kv_truncate(struct pipit_context *ctx, int32_t keep) {
-  llama_memory_seq_rm(llama_get_memory(ctx->lctx), 0, keep, -1);
+    llama_memory_seq_rm(llama_get_memory(ctx->lctx), 0, keep, -1);
 }
 
 /* Decode `n` tokens starting at cache position n_perm + n_eph, in batches; the
  * logits of the last token are requested. On failure the cache is truncated
  * back to where it was. */
-static enum pipit_status decode_tokens(struct pipit_context *ctx,
-                                       const int32_t *tokens, int32_t n,
-                                       bool *made_calls) {
-  int32_t pos0 = ctx->n_perm + ctx->n_eph;
-  if (n <= 0) {
-    return PIPIT_OK;
-  }
-  if ((int64_t)pos0 + n > (int64_t)ctx->n_ctx) {
-    return ctx_fail(
-        ctx, PIPIT_ERR_CONTEXT_FULL,
-        "engine: context full: %d cached + %d new tokens exceed n_ctx %u",
-        (int)pos0, (int)n, ctx->n_ctx);
-  }
-  int32_t n_vocab = ctx->model->info.n_vocab;
-  for (int32_t i = 0; i < n; i++) {
-    if (tokens[i] < 0 || tokens[i] >= n_vocab) {
-      return ctx_fail(
-          ctx, PIPIT_ERR_INVALID_ARG,
-          "engine: token %d at index %d outside the vocabulary (0..%d)",
-          (int)tokens[i], (int)i, (int)n_vocab - 1);
+static enum pipit_status
+decode_tokens(struct pipit_context *ctx, const int32_t *tokens, int32_t n, bool *made_calls) {
+    int32_t pos0 = ctx->n_perm + ctx->n_eph;
+    if (n <= 0) {
+        return PIPIT_OK;
     }
-  }
-  ctx->has_logits = false;
-  for (int32_t done = 0; done < n;) {
-    int32_t chunk = n - done;
-    if (chunk > (int32_t)ctx->n_batch) {
-      chunk = (int32_t)ctx->n_batch;
-    }
-    ctx->batch.n_tokens = chunk;
-    for (int32_t i = 0; i < chunk; i++) {
-      ctx->batch.token[i] = tokens[done + i];
-      ctx->batch.pos[i] = pos0 + done + i;
-      ctx->batch.n_seq_id[i] = 1;
-      ctx->batch.seq_id[i][0] = 0;
-      ctx->batch.logits[i] = (done + i == n - 1);
-    }
-    if (made_calls != NULL) {
-      *made_calls = true;
-    }
-    int32_t rc = llama_decode(ctx->lctx, ctx->batch);
-    if (rc != 0) {
-      bool aborted = rc == 2 || atomic_load(&ctx->cancel);
-      kv_truncate(ctx, pos0);
-      atomic_store(&ctx->cancel, false);
-      if (aborted) {
-        return ctx_fail(ctx, PIPIT_ERR_ABORTED,
-                        "engine: decode aborted after %d of %d "
-                        "tokens",
-                        (int)done, (int)n);
-      }
-      if (rc == 1) {
+    if ((int64_t)pos0 + n > (int64_t)ctx->n_ctx) {
         return ctx_fail(ctx, PIPIT_ERR_CONTEXT_FULL,
-                        "engine: context full: no KV slot for %d tokens",
-                        (int)chunk);
-      }
-      return ctx_fail(ctx, PIPIT_ERR_DECODE,
-                      "engine: llama_decode failed with code %d", (int)rc);
+                        "engine: context full: %d cached + %d new tokens exceed n_ctx %u",
+                        (int)pos0, (int)n, ctx->n_ctx);
     }
-    done += chunk;
-  }
-  atomic_store(&ctx->cancel, false);
-  memcpy(ctx->tokens + pos0, tokens, sizeof(int32_t) * (size_t)n);
-  ctx->has_logits = true;
-  return PIPIT_OK;
+    int32_t n_vocab = ctx->model->info.n_vocab;
+    for (int32_t i = 0; i < n; i++) {
+        if (tokens[i] < 0 || tokens[i] >= n_vocab) {
+            return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                            "engine: token %d at index %d outside the vocabulary (0..%d)",
+                            (int)tokens[i], (int)i, (int)n_vocab - 1);
+        }
+    }
+    ctx->has_logits = false;
+    for (int32_t done = 0; done < n;) {
+        int32_t chunk = n - done;
+        if (chunk > (int32_t)ctx->n_batch) {
+            chunk = (int32_t)ctx->n_batch;
+        }
+        ctx->batch.n_tokens = chunk;
+        for (int32_t i = 0; i < chunk; i++) {
+            ctx->batch.token[i] = tokens[done + i];
+            ctx->batch.pos[i] = pos0 + done + i;
+            ctx->batch.n_seq_id[i] = 1;
+            ctx->batch.seq_id[i][0] = 0;
+            ctx->batch.logits[i] = (done + i == n - 1);
+        }
+        if (made_calls != NULL) {
+            *made_calls = true;
+        }
+        int32_t rc = llama_decode(ctx->lctx, ctx->batch);
+        if (rc != 0) {
+            bool aborted = rc == 2 || atomic_load(&ctx->cancel);
+            kv_truncate(ctx, pos0);
+            atomic_store(&ctx->cancel, false);
+            if (aborted) {
+                return ctx_fail(ctx, PIPIT_ERR_ABORTED,
+                                "engine: decode aborted after %d of %d "
+                                "tokens",
+                                (int)done, (int)n);
+            }
+            if (rc == 1) {
+                return ctx_fail(ctx, PIPIT_ERR_CONTEXT_FULL,
+                                "engine: context full: no KV slot for %d tokens", (int)chunk);
+            }
+            return ctx_fail(ctx, PIPIT_ERR_DECODE, "engine: llama_decode failed with code %d",
+                            (int)rc);
+        }
+        done += chunk;
+    }
+    atomic_store(&ctx->cancel, false);
+    memcpy(ctx->tokens + pos0, tokens, sizeof(int32_t) * (size_t)n);
+    ctx->has_logits = true;
+    return PIPIT_OK;
 }
 
 enum pipit_status pipit_context_append(struct pipit_context *ctx,
                                        enum pipit_region region,
-                                       const int32_t *tokens, int32_t n) {
-  if (ctx == NULL || n < 0 || (tokens == NULL && n > 0)) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  if (region != PIPIT_REGION_PERMANENT && region != PIPIT_REGION_EPHEMERAL) {
-    return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: unknown region %d",
-                    (int)region);
-  }
-  if (region == PIPIT_REGION_PERMANENT && ctx->n_eph > 0) {
-    return ctx_fail(ctx, PIPIT_ERR_STATE,
-                    "engine: cannot append to the permanent prefix while the "
-                    "ephemeral tail "
-                    "holds %d tokens (rewind or commit first)",
-                    (int)ctx->n_eph);
-  }
-  double t0 = pipit_now_ms();
-  enum pipit_status st = decode_tokens(ctx, tokens, n, NULL);
-  ctx->perf.t_prefill_ms += pipit_now_ms() - t0;
-  if (st != PIPIT_OK) {
-    return st;
-  }
-  ctx->perf.n_prefill_tokens += n;
-  if (region == PIPIT_REGION_PERMANENT) {
-    ctx->n_perm += n;
-  } else {
-    ctx->n_eph += n;
-  }
-  return PIPIT_OK;
-}
-
-enum pipit_status pipit_context_decode_forced(struct pipit_context *ctx,
-                                              const int32_t *tokens,
-                                              int32_t n) {
-  if (ctx == NULL || n < 0 || (tokens == NULL && n > 0)) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  double t0 = pipit_now_ms();
-  bool called = false;
-  enum pipit_status st = decode_tokens(ctx, tokens, n, &called);
-  ctx->perf.t_decode_ms += pipit_now_ms() - t0;
-  if (called) {
-    ctx->perf.n_decode_calls +=
-        (n + (int32_t)ctx->n_batch - 1) / (int32_t)ctx->n_batch;
-  }
-  if (st != PIPIT_OK) {
-    return st;
-  }
-  ctx->perf.n_decode_tokens += n;
-  ctx->n_eph += n;
-  return PIPIT_OK;
-}
-
-enum pipit_status pipit_context_decode_token(struct pipit_context *ctx,
-                                             int32_t token) {
-  return pipit_context_decode_forced(ctx, &token, 1);
-}
-
-enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx,
-                                          int32_t keep) {
-  if (ctx == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  if (keep < 0 || keep > ctx->n_eph) {
-    return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
-                    "engine: rewind keep %d outside 0..%d", (int)keep,
-                    (int)ctx->n_eph);
-  }
-  if (keep == ctx->n_eph) {
+                                       const int32_t *tokens,
+                                       int32_t n) {
+    if (ctx == NULL || n < 0 || (tokens == NULL && n > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    if (region != PIPIT_REGION_PERMANENT && region != PIPIT_REGION_EPHEMERAL) {
+        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: unknown region %d", (int)region);
+    }
+    if (region == PIPIT_REGION_PERMANENT && ctx->n_eph > 0) {
+        return ctx_fail(ctx, PIPIT_ERR_STATE,
+                        "engine: cannot append to the permanent prefix while the "
+                        "ephemeral tail "
+                        "holds %d tokens (rewind or commit first)",
+                        (int)ctx->n_eph);
+    }
+    double t0 = pipit_now_ms();
+    enum pipit_status st = decode_tokens(ctx, tokens, n, NULL);
+    ctx->perf.t_prefill_ms += pipit_now_ms() - t0;
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    ctx->perf.n_prefill_tokens += n;
+    if (region == PIPIT_REGION_PERMANENT) {
+        ctx->n_perm += n;
+    } else {
+        ctx->n_eph += n;
+    }
     return PIPIT_OK;
-  }
-  kv_truncate(ctx, ctx->n_perm + keep);
-  ctx->n_eph = keep;
-  ctx->has_logits = false;
-  return PIPIT_OK;
+}
+
+enum pipit_status
+pipit_context_decode_forced(struct pipit_context *ctx, const int32_t *tokens, int32_t n) {
+    if (ctx == NULL || n < 0 || (tokens == NULL && n > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    double t0 = pipit_now_ms();
+    bool called = false;
+    enum pipit_status st = decode_tokens(ctx, tokens, n, &called);
+    ctx->perf.t_decode_ms += pipit_now_ms() - t0;
+    if (called) {
+        ctx->perf.n_decode_calls += (n + (int32_t)ctx->n_batch - 1) / (int32_t)ctx->n_batch;
+    }
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    ctx->perf.n_decode_tokens += n;
+    ctx->n_eph += n;
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_context_decode_token(struct pipit_context *ctx, int32_t token) {
+    return pipit_context_decode_forced(ctx, &token, 1);
+}
+
+enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t keep) {
+    if (ctx == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    if (keep < 0 || keep > ctx->n_eph) {
+        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: rewind keep %d outside 0..%d",
+                        (int)keep, (int)ctx->n_eph);
+    }
+    if (keep == ctx->n_eph) {
+        return PIPIT_OK;
+    }
+    kv_truncate(ctx, ctx->n_perm + keep);
+    ctx->n_eph = keep;
+    ctx->has_logits = false;
+    return PIPIT_OK;
 }
 
 enum pipit_status pipit_context_rewind(struct pipit_context *ctx) {
-  return pipit_context_rewind_to(ctx, 0);
+    return pipit_context_rewind_to(ctx, 0);
 }
 
 enum pipit_status pipit_context_commit(struct pipit_context *ctx) {
-  if (ctx == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  ctx->n_perm += ctx->n_eph;
-  ctx->n_eph = 0;
-  return PIPIT_OK;
+    if (ctx == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    ctx->n_perm += ctx->n_eph;
+    ctx->n_eph = 0;
+    return PIPIT_OK;
 }
 
 enum pipit_status pipit_context_clear(struct pipit_context *ctx) {
-  if (ctx == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  llama_memory_clear(llama_get_memory(ctx->lctx), true);
-  ctx->n_perm = 0;
-  ctx->n_eph = 0;
-  ctx->has_logits = false;
-  return PIPIT_OK;
+    if (ctx == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    llama_memory_clear(llama_get_memory(ctx->lctx), true);
+    ctx->n_perm = 0;
+    ctx->n_eph = 0;
+    ctx->has_logits = false;
+    return PIPIT_OK;
 }
 
 int32_t pipit_context_n_permanent(const struct pipit_context *ctx) {
-  return ctx != NULL ? ctx->n_perm : 0;
+    return ctx != NULL ? ctx->n_perm : 0;
 }
 
 int32_t pipit_context_n_ephemeral(const struct pipit_context *ctx) {
-  return ctx != NULL ? ctx->n_eph : 0;
+    return ctx != NULL ? ctx->n_eph : 0;
 }
 
 int32_t pipit_context_n_ctx(const struct pipit_context *ctx) {
-  return ctx != NULL ? (int32_t)ctx->n_ctx : 0;
+    return ctx != NULL ? (int32_t)ctx->n_ctx : 0;
 }
 
-const int32_t *pipit_context_tokens(const struct pipit_context *ctx,
-                                    int32_t *n) {
-  if (ctx == NULL) {
-    if (n != NULL) {
-      *n = 0;
+const int32_t *pipit_context_tokens(const struct pipit_context *ctx, int32_t *n) {
+    if (ctx == NULL) {
+        if (n != NULL) {
+            *n = 0;
+        }
+        return NULL;
     }
-    return NULL;
-  }
-  if (n != NULL) {
-    *n = ctx->n_perm + ctx->n_eph;
-  }
-  return ctx->tokens;
+    if (n != NULL) {
+        *n = ctx->n_perm + ctx->n_eph;
+    }
+    return ctx->tokens;
 }
 
 const float *pipit_context_logits(struct pipit_context *ctx) {
-  if (ctx == NULL || !ctx->has_logits) {
-    return NULL;
-  }
-  return llama_get_logits_ith(ctx->lctx, -1);
+    if (ctx == NULL || !ctx->has_logits) {
+        return NULL;
+    }
+    return llama_get_logits_ith(ctx->lctx, -1);
 }
 
 void pipit_context_cancel(struct pipit_context *ctx) {
-  if (ctx != NULL) {
-    atomic_store(&ctx->cancel, true);
-  }
+    if (ctx != NULL) {
+        atomic_store(&ctx->cancel, true);
+    }
 }
 
-void pipit_context_get_perf(const struct pipit_context *ctx,
-                            struct pipit_perf *perf) {
-  if (ctx != NULL && perf != NULL) {
-    *perf = ctx->perf;
-  }
+void pipit_context_get_perf(const struct pipit_context *ctx, struct pipit_perf *perf) {
+    if (ctx != NULL && perf != NULL) {
+        *perf = ctx->perf;
+    }
 }
 
 void pipit_context_reset_perf(struct pipit_context *ctx) {
-  if (ctx != NULL) {
-    memset(&ctx->perf, 0, sizeof(ctx->perf));
-  }
+    if (ctx != NULL) {
+        memset(&ctx->perf, 0, sizeof(ctx->perf));
+    }
 }
 
 /* ============================================================================
@@ -946,351 +907,331 @@ void pipit_context_reset_perf(struct pipit_context *ctx) {
  */
 
 #define SAMPLER_MAX_TRIGGERS 32
-#define SAMPLER_MAX_TEXT (64 * 1024) /* output kept for trigger patterns */
+#define SAMPLER_MAX_TEXT     (64 * 1024) /* output kept for trigger patterns */
 
 struct pipit_sampler {
-  const struct pipit_model *model;
-  struct llama_sampler *chain; /* selection: greedy or top-k/top-p/temp/dist */
-  struct llama_sampler *grammar; /* NULL when unconstrained */
-  llama_token_data *cand;        /* n_vocab candidates, reused at every step */
-  int32_t n_vocab;
+    const struct pipit_model *model;
+    struct llama_sampler *chain;   /* selection: greedy or top-k/top-p/temp/dist */
+    struct llama_sampler *grammar; /* NULL when unconstrained */
+    llama_token_data *cand;        /* n_vocab candidates, reused at every step */
+    int32_t n_vocab;
 
-  bool lazy;      /* the grammar waits for a trigger */
-  bool triggered; /* a trigger fired: the grammar applies */
-  int32_t trigger_tokens[SAMPLER_MAX_TRIGGERS];
-  size_t n_trigger_tokens;
-  regex_t patterns[SAMPLER_MAX_TRIGGERS];
-  size_t n_patterns;
-  char *text; /* output since the last reset (lazy pattern mode), NUL-terminated
-               */
-  size_t text_len;
+    bool lazy;      /* the grammar waits for a trigger */
+    bool triggered; /* a trigger fired: the grammar applies */
+    int32_t trigger_tokens[SAMPLER_MAX_TRIGGERS];
+    size_t n_trigger_tokens;
+    regex_t patterns[SAMPLER_MAX_TRIGGERS];
+    size_t n_patterns;
+    char *text; /* output since the last reset (lazy pattern mode), NUL-terminated
+                 */
+    size_t text_len;
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void) {
-  struct pipit_sampler_params p = {
-      .temperature = 0.0f,
-      .top_k = 40,
-      .top_p = 0.95f,
-      .seed = 42,
-      .grammar = NULL,
-      .grammar_root = NULL,
-      .grammar_lazy = false,
-      .trigger_patterns = NULL,
-      .n_trigger_patterns = 0,
-      .trigger_tokens = NULL,
-      .n_trigger_tokens = 0,
-  };
-  return p;
+    struct pipit_sampler_params p = {
+        .temperature = 0.0f,
+        .top_k = 40,
+        .top_p = 0.95f,
+        .seed = 42,
+        .grammar = NULL,
+        .grammar_root = NULL,
+        .grammar_lazy = false,
+        .trigger_patterns = NULL,
+        .n_trigger_patterns = 0,
+        .trigger_tokens = NULL,
+        .n_trigger_tokens = 0,
+    };
+    return p;
 }
 
 enum pipit_status pipit_sampler_init(const struct pipit_model *model,
                                      const struct pipit_sampler_params *params,
                                      struct pipit_sampler **out,
                                      struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (model == NULL || out == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: sampler: NULL argument");
-  }
-  *out = NULL;
-  struct pipit_sampler_params p =
-      params != NULL ? *params : pipit_sampler_default_params();
-  if ((p.n_trigger_tokens > 0 && p.trigger_tokens == NULL) ||
-      (p.n_trigger_patterns > 0 && p.trigger_patterns == NULL) ||
-      p.n_trigger_tokens > SAMPLER_MAX_TRIGGERS ||
-      p.n_trigger_patterns > SAMPLER_MAX_TRIGGERS) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "engine: sampler: triggers NULL or more than %d",
-                           SAMPLER_MAX_TRIGGERS);
-  }
-  struct pipit_sampler *s = calloc(1, sizeof(*s));
-  if (s == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-  s->model = model;
-  s->n_vocab = model->info.n_vocab;
-  s->cand = malloc(sizeof(llama_token_data) * (size_t)s->n_vocab);
-  struct llama_sampler_chain_params cp = llama_sampler_chain_default_params();
-  cp.no_perf = true;
-  s->chain = llama_sampler_chain_init(cp);
-  if (s->cand == NULL || s->chain == NULL) {
-    pipit_sampler_free(s);
-    return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-  }
-
-  if (p.grammar != NULL) {
-    const char *root = p.grammar_root != NULL ? p.grammar_root : "root";
-    last_llama_error[0] = '\0';
-    s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
-    if (s->grammar == NULL) {
-      pipit_sampler_free(s);
-      return pipit_error_set(
-          err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
-          last_llama_error[0] != '\0' ? last_llama_error : "parse error");
+    pipit_error_clear(err);
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: sampler: NULL argument");
     }
-    s->lazy =
-        p.grammar_lazy && (p.n_trigger_patterns > 0 || p.n_trigger_tokens > 0);
-    for (size_t i = 0; s->lazy && i < p.n_trigger_tokens; i++) {
-      if (p.trigger_tokens[i] < 0 || p.trigger_tokens[i] >= s->n_vocab) {
-        pipit_sampler_free(s);
-        return pipit_error_set(
-            err, PIPIT_ERR_INVALID_ARG,
-            "engine: sampler: trigger token %d outside the vocabulary",
-            (int)p.trigger_tokens[i]);
-      }
-      s->trigger_tokens[s->n_trigger_tokens++] = p.trigger_tokens[i];
+    *out = NULL;
+    struct pipit_sampler_params p = params != NULL ? *params : pipit_sampler_default_params();
+    if ((p.n_trigger_tokens > 0 && p.trigger_tokens == NULL) ||
+        (p.n_trigger_patterns > 0 && p.trigger_patterns == NULL) ||
+        p.n_trigger_tokens > SAMPLER_MAX_TRIGGERS || p.n_trigger_patterns > SAMPLER_MAX_TRIGGERS) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "engine: sampler: triggers NULL or more than %d",
+                               SAMPLER_MAX_TRIGGERS);
     }
-    for (size_t i = 0; s->lazy && i < p.n_trigger_patterns; i++) {
-      const char *pat =
-          p.trigger_patterns[i] != NULL ? p.trigger_patterns[i] : "";
-      if (regcomp(&s->patterns[s->n_patterns], pat, REG_EXTENDED) != 0) {
-        pipit_sampler_free(s);
-        return pipit_error_set(
-            err, PIPIT_ERR_GRAMMAR,
-            "engine: trigger pattern is not a POSIX extended regular "
-            "expression: %s",
-            pat);
-      }
-      s->n_patterns++;
+    struct pipit_sampler *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
     }
-    if (s->n_patterns > 0) {
-      s->text = malloc(SAMPLER_MAX_TEXT + 1);
-      if (s->text == NULL) {
+    s->model = model;
+    s->n_vocab = model->info.n_vocab;
+    s->cand = malloc(sizeof(llama_token_data) * (size_t)s->n_vocab);
+    struct llama_sampler_chain_params cp = llama_sampler_chain_default_params();
+    cp.no_perf = true;
+    s->chain = llama_sampler_chain_init(cp);
+    if (s->cand == NULL || s->chain == NULL) {
         pipit_sampler_free(s);
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-      }
-      s->text[0] = '\0';
     }
-  }
-  if (p.temperature <= 0.0f) {
-    llama_sampler_chain_add(s->chain, llama_sampler_init_greedy());
-  } else {
-    if (p.top_k > 0) {
-      llama_sampler_chain_add(s->chain, llama_sampler_init_top_k(p.top_k));
+
+    if (p.grammar != NULL) {
+        const char *root = p.grammar_root != NULL ? p.grammar_root : "root";
+        last_llama_error[0] = '\0';
+        s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
+        if (s->grammar == NULL) {
+            pipit_sampler_free(s);
+            return pipit_error_set(err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
+                                   last_llama_error[0] != '\0' ? last_llama_error : "parse error");
+        }
+        s->lazy = p.grammar_lazy && (p.n_trigger_patterns > 0 || p.n_trigger_tokens > 0);
+        for (size_t i = 0; s->lazy && i < p.n_trigger_tokens; i++) {
+            if (p.trigger_tokens[i] < 0 || p.trigger_tokens[i] >= s->n_vocab) {
+                pipit_sampler_free(s);
+                return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                       "engine: sampler: trigger token %d outside the vocabulary",
+                                       (int)p.trigger_tokens[i]);
+            }
+            s->trigger_tokens[s->n_trigger_tokens++] = p.trigger_tokens[i];
+        }
+        for (size_t i = 0; s->lazy && i < p.n_trigger_patterns; i++) {
+            const char *pat = p.trigger_patterns[i] != NULL ? p.trigger_patterns[i] : "";
+            if (regcomp(&s->patterns[s->n_patterns], pat, REG_EXTENDED) != 0) {
+                pipit_sampler_free(s);
+                return pipit_error_set(err, PIPIT_ERR_GRAMMAR,
+                                       "engine: trigger pattern is not a POSIX extended regular "
+                                       "expression: %s",
+                                       pat);
+            }
+            s->n_patterns++;
+        }
+        if (s->n_patterns > 0) {
+            s->text = malloc(SAMPLER_MAX_TEXT + 1);
+            if (s->text == NULL) {
+                pipit_sampler_free(s);
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+            }
+            s->text[0] = '\0';
+        }
     }
-    if (p.top_p > 0.0f && p.top_p < 1.0f) {
-      llama_sampler_chain_add(s->chain, llama_sampler_init_top_p(p.top_p, 1));
+    if (p.temperature <= 0.0f) {
+        llama_sampler_chain_add(s->chain, llama_sampler_init_greedy());
+    } else {
+        if (p.top_k > 0) {
+            llama_sampler_chain_add(s->chain, llama_sampler_init_top_k(p.top_k));
+        }
+        if (p.top_p > 0.0f && p.top_p < 1.0f) {
+            llama_sampler_chain_add(s->chain, llama_sampler_init_top_p(p.top_p, 1));
+        }
+        llama_sampler_chain_add(s->chain, llama_sampler_init_temp(p.temperature));
+        llama_sampler_chain_add(s->chain, llama_sampler_init_dist(p.seed));
     }
-    llama_sampler_chain_add(s->chain, llama_sampler_init_temp(p.temperature));
-    llama_sampler_chain_add(s->chain, llama_sampler_init_dist(p.seed));
-  }
-  *out = s;
-  return PIPIT_OK;
+    *out = s;
+    return PIPIT_OK;
 }
 
 void pipit_sampler_free(struct pipit_sampler *smpl) {
-  if (smpl == NULL) {
-    return;
-  }
-  if (smpl->chain != NULL) {
-    llama_sampler_free(smpl->chain);
-  }
-  if (smpl->grammar != NULL) {
-    llama_sampler_free(smpl->grammar);
-  }
-  for (size_t i = 0; i < smpl->n_patterns; i++) {
-    regfree(&smpl->patterns[i]);
-  }
-  free(smpl->text);
-  free(smpl->cand);
-  free(smpl);
+    if (smpl == NULL) {
+        return;
+    }
+    if (smpl->chain != NULL) {
+        llama_sampler_free(smpl->chain);
+    }
+    if (smpl->grammar != NULL) {
+        llama_sampler_free(smpl->grammar);
+    }
+    for (size_t i = 0; i < smpl->n_patterns; i++) {
+        regfree(&smpl->patterns[i]);
+    }
+    free(smpl->text);
+    free(smpl->cand);
+    free(smpl);
 }
 
 /* Accept `token` into the grammar only if the grammar allows it (never lets
  * llama.cpp throw). */
-static bool grammar_accept_checked(struct llama_sampler *grammar,
-                                   llama_token token) {
-  llama_token_data one = {.id = token, .logit = 0.0f, .p = 0.0f};
-  llama_token_data_array arr = {
-      .data = &one, .size = 1, .selected = -1, .sorted = false};
-  llama_sampler_apply(grammar, &arr);
-  if (isinf(one.logit)) {
-    return false;
-  }
-  llama_sampler_accept(grammar, token);
-  return true;
+static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token token) {
+    llama_token_data one = {.id = token, .logit = 0.0f, .p = 0.0f};
+    llama_token_data_array arr = {.data = &one, .size = 1, .selected = -1, .sorted = false};
+    llama_sampler_apply(grammar, &arr);
+    if (isinf(one.logit)) {
+        return false;
+    }
+    llama_sampler_accept(grammar, token);
+    return true;
 }
 
 /* Lazy mode, not yet triggered: record `token` and fire the grammar when a
  * trigger matches. */
-static enum pipit_status lazy_observe(struct pipit_sampler *s,
-                                      llama_token token) {
-  for (size_t i = 0; i < s->n_trigger_tokens; i++) {
-    if (s->trigger_tokens[i] == token) {
-      s->triggered = true;
-      return grammar_accept_checked(s->grammar, token) ? PIPIT_OK
-                                                       : PIPIT_ERR_GRAMMAR;
+static enum pipit_status lazy_observe(struct pipit_sampler *s, llama_token token) {
+    for (size_t i = 0; i < s->n_trigger_tokens; i++) {
+        if (s->trigger_tokens[i] == token) {
+            s->triggered = true;
+            return grammar_accept_checked(s->grammar, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+        }
     }
-  }
-  if (s->n_patterns == 0) {
+    if (s->n_patterns == 0) {
+        return PIPIT_OK;
+    }
+    char piece[256];
+    int32_t n = llama_token_to_piece(s->model->vocab, token, piece, sizeof(piece), 0, true);
+    if (n < 0 || s->text_len + (size_t)n > SAMPLER_MAX_TEXT) {
+        return PIPIT_OK; /* beyond the window: such output never triggers */
+    }
+    memcpy(s->text + s->text_len, piece, (size_t)n);
+    s->text_len += (size_t)n;
+    s->text[s->text_len] = '\0';
+    for (size_t i = 0; i < s->n_patterns; i++) {
+        regmatch_t m[2];
+        if (regexec(&s->patterns[i], s->text, 2, m, 0) != 0) {
+            continue;
+        }
+        regoff_t start = m[1].rm_so >= 0 ? m[1].rm_so : m[0].rm_so;
+        s->triggered = true;
+        /* Feed the grammar the text from the trigger on, re-tokenized: the grammar
+         * works on text, so any tokenization of it leads to the same grammar state.
+         */
+        const char *from = s->text + start;
+        int32_t cap = (int32_t)strlen(from) + 8;
+        int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
+        if (toks == NULL) {
+            return PIPIT_ERR_NOMEM;
+        }
+        int32_t nt =
+            llama_tokenize(s->model->vocab, from, (int32_t)strlen(from), toks, cap, false, true);
+        enum pipit_status st = nt >= 0 ? PIPIT_OK : PIPIT_ERR_TOKENIZE;
+        for (int32_t k = 0; k < nt && st == PIPIT_OK; k++) {
+            if (!grammar_accept_checked(s->grammar, toks[k])) {
+                st = PIPIT_ERR_GRAMMAR;
+            }
+        }
+        free(toks);
+        return st;
+    }
     return PIPIT_OK;
-  }
-  char piece[256];
-  int32_t n = llama_token_to_piece(s->model->vocab, token, piece, sizeof(piece),
-                                   0, true);
-  if (n < 0 || s->text_len + (size_t)n > SAMPLER_MAX_TEXT) {
-    return PIPIT_OK; /* beyond the window: such output never triggers */
-  }
-  memcpy(s->text + s->text_len, piece, (size_t)n);
-  s->text_len += (size_t)n;
-  s->text[s->text_len] = '\0';
-  for (size_t i = 0; i < s->n_patterns; i++) {
-    regmatch_t m[2];
-    if (regexec(&s->patterns[i], s->text, 2, m, 0) != 0) {
-      continue;
-    }
-    regoff_t start = m[1].rm_so >= 0 ? m[1].rm_so : m[0].rm_so;
-    s->triggered = true;
-    /* Feed the grammar the text from the trigger on, re-tokenized: the grammar
-     * works on text, so any tokenization of it leads to the same grammar state.
-     */
-    const char *from = s->text + start;
-    int32_t cap = (int32_t)strlen(from) + 8;
-    int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
-    if (toks == NULL) {
-      return PIPIT_ERR_NOMEM;
-    }
-    int32_t nt = llama_tokenize(s->model->vocab, from, (int32_t)strlen(from),
-                                toks, cap, false, true);
-    enum pipit_status st = nt >= 0 ? PIPIT_OK : PIPIT_ERR_TOKENIZE;
-    for (int32_t k = 0; k < nt && st == PIPIT_OK; k++) {
-      if (!grammar_accept_checked(s->grammar, toks[k])) {
-        st = PIPIT_ERR_GRAMMAR;
-      }
-    }
-    free(toks);
-    return st;
-  }
-  return PIPIT_OK;
 }
 
-int32_t pipit_sampler_sample(struct pipit_sampler *smpl,
-                             struct pipit_context *ctx) {
-  if (smpl == NULL || ctx == NULL || ctx->model != smpl->model) {
-    return -PIPIT_ERR_INVALID_ARG;
-  }
-  const float *logits = pipit_context_logits(ctx);
-  if (logits == NULL) {
-    ctx_fail(ctx, PIPIT_ERR_STATE,
-             "engine: sample: no logits (append or decode first)");
-    return -PIPIT_ERR_STATE;
-  }
-  double t0 = pipit_now_ms();
-  for (int32_t i = 0; i < smpl->n_vocab; i++) {
-    smpl->cand[i].id = i;
-    smpl->cand[i].logit = logits[i];
-    smpl->cand[i].p = 0.0f;
-  }
-  llama_token_data_array arr = {
-      .data = smpl->cand,
-      .size = (size_t)smpl->n_vocab,
-      .selected = -1,
-      .sorted = false,
-  };
-  bool constrained = smpl->grammar != NULL && (!smpl->lazy || smpl->triggered);
-  if (constrained) {
-    llama_sampler_apply(smpl->grammar, &arr);
-  }
-  llama_sampler_apply(smpl->chain, &arr);
-  int32_t result;
-  if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
-      isinf(arr.data[arr.selected].logit)) {
-    ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES,
-             "engine: sample: every token is masked");
-    result = -PIPIT_ERR_NO_CANDIDATES;
-  } else {
-    result = arr.data[arr.selected].id;
-    llama_sampler_accept(smpl->chain, result);
-    enum pipit_status st = PIPIT_OK;
+int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *ctx) {
+    if (smpl == NULL || ctx == NULL || ctx->model != smpl->model) {
+        return -PIPIT_ERR_INVALID_ARG;
+    }
+    const float *logits = pipit_context_logits(ctx);
+    if (logits == NULL) {
+        ctx_fail(ctx, PIPIT_ERR_STATE, "engine: sample: no logits (append or decode first)");
+        return -PIPIT_ERR_STATE;
+    }
+    double t0 = pipit_now_ms();
+    for (int32_t i = 0; i < smpl->n_vocab; i++) {
+        smpl->cand[i].id = i;
+        smpl->cand[i].logit = logits[i];
+        smpl->cand[i].p = 0.0f;
+    }
+    llama_token_data_array arr = {
+        .data = smpl->cand,
+        .size = (size_t)smpl->n_vocab,
+        .selected = -1,
+        .sorted = false,
+    };
+    bool constrained = smpl->grammar != NULL && (!smpl->lazy || smpl->triggered);
     if (constrained) {
-      llama_sampler_accept(smpl->grammar,
-                           result); /* allowed: it survived the mask */
-    } else if (smpl->grammar != NULL) {
-      st = lazy_observe(smpl, result);
+        llama_sampler_apply(smpl->grammar, &arr);
     }
-    if (st != PIPIT_OK) {
-      ctx_fail(ctx, st,
-               "engine: sample: the trigger text does not start the grammar");
-      result = -(int32_t)st;
+    llama_sampler_apply(smpl->chain, &arr);
+    int32_t result;
+    if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
+        isinf(arr.data[arr.selected].logit)) {
+        ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: every token is masked");
+        result = -PIPIT_ERR_NO_CANDIDATES;
+    } else {
+        result = arr.data[arr.selected].id;
+        llama_sampler_accept(smpl->chain, result);
+        enum pipit_status st = PIPIT_OK;
+        if (constrained) {
+            llama_sampler_accept(smpl->grammar, result); /* allowed: it survived the mask */
+        } else if (smpl->grammar != NULL) {
+            st = lazy_observe(smpl, result);
+        }
+        if (st != PIPIT_OK) {
+            ctx_fail(ctx, st, "engine: sample: the trigger text does not start the grammar");
+            result = -(int32_t)st;
+        }
     }
-  }
-  ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-  ctx->perf.n_sample_calls++;
-  return result;
+    ctx->perf.t_sample_ms += pipit_now_ms() - t0;
+    ctx->perf.n_sample_calls++;
+    return result;
 }
 
-enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl,
-                                       int32_t token) {
-  if (smpl == NULL || token < 0 || token >= smpl->n_vocab) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  llama_sampler_accept(smpl->chain, token);
-  if (smpl->grammar == NULL) {
-    return PIPIT_OK;
-  }
-  if (smpl->lazy && !smpl->triggered) {
-    return lazy_observe(smpl, token);
-  }
-  return grammar_accept_checked(smpl->grammar, token) ? PIPIT_OK
-                                                      : PIPIT_ERR_GRAMMAR;
+enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token) {
+    if (smpl == NULL || token < 0 || token >= smpl->n_vocab) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    llama_sampler_accept(smpl->chain, token);
+    if (smpl->grammar == NULL) {
+        return PIPIT_OK;
+    }
+    if (smpl->lazy && !smpl->triggered) {
+        return lazy_observe(smpl, token);
+    }
+    return grammar_accept_checked(smpl->grammar, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
 }
 
 void pipit_sampler_reset(struct pipit_sampler *smpl) {
-  if (smpl == NULL) {
-    return;
-  }
-  llama_sampler_reset(smpl->chain);
-  if (smpl->grammar != NULL) {
-    llama_sampler_reset(smpl->grammar);
-  }
-  smpl->triggered = false;
-  smpl->text_len = 0;
-  if (smpl->text != NULL) {
-    smpl->text[0] = '\0';
-  }
+    if (smpl == NULL) {
+        return;
+    }
+    llama_sampler_reset(smpl->chain);
+    if (smpl->grammar != NULL) {
+        llama_sampler_reset(smpl->grammar);
+    }
+    smpl->triggered = false;
+    smpl->text_len = 0;
+    if (smpl->text != NULL) {
+        smpl->text[0] = '\0';
+    }
 }
 
 /* ============================================================================
  * generation */
 
 struct pipit_generate_params pipit_generate_default_params(void) {
-  struct pipit_generate_params p = {
-      .max_tokens = 64,
-      .stop_at_eog = true,
-  };
-  return p;
+    struct pipit_generate_params p = {
+        .max_tokens = 64,
+        .stop_at_eog = true,
+    };
+    return p;
 }
 
 enum pipit_status pipit_generate(struct pipit_context *ctx,
                                  struct pipit_sampler *smpl,
                                  const struct pipit_generate_params *params,
-                                 int32_t *out_tokens, int32_t *n_out) {
-  if (n_out != NULL) {
-    *n_out = 0;
-  }
-  if (ctx == NULL || smpl == NULL) {
-    return PIPIT_ERR_INVALID_ARG;
-  }
-  struct pipit_generate_params p =
-      params != NULL ? *params : pipit_generate_default_params();
-  for (int32_t i = 0; i < p.max_tokens; i++) {
-    int32_t tok = pipit_sampler_sample(smpl, ctx);
-    if (tok < 0) {
-      return (enum pipit_status)(-tok);
-    }
-    if (p.stop_at_eog && pipit_model_token_is_eog(ctx->model, tok)) {
-      break;
-    }
-    enum pipit_status st = pipit_context_decode_token(ctx, tok);
-    if (st != PIPIT_OK) {
-      return st;
-    }
-    if (out_tokens != NULL) {
-      out_tokens[i] = tok;
-    }
+                                 int32_t *out_tokens,
+                                 int32_t *n_out) {
     if (n_out != NULL) {
-      *n_out = i + 1;
+        *n_out = 0;
     }
-  }
-  return PIPIT_OK;
+    if (ctx == NULL || smpl == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    struct pipit_generate_params p = params != NULL ? *params : pipit_generate_default_params();
+    for (int32_t i = 0; i < p.max_tokens; i++) {
+        int32_t tok = pipit_sampler_sample(smpl, ctx);
+        if (tok < 0) {
+            return (enum pipit_status)(-tok);
+        }
+        if (p.stop_at_eog && pipit_model_token_is_eog(ctx->model, tok)) {
+            break;
+        }
+        enum pipit_status st = pipit_context_decode_token(ctx, tok);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+        if (out_tokens != NULL) {
+            out_tokens[i] = tok;
+        }
+        if (n_out != NULL) {
+            *n_out = i + 1;
+        }
+    }
+    return PIPIT_OK;
 }

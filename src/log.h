@@ -11,8 +11,7 @@
 
 /* Send one message to the current callback (dropped when none or below the
  * minimum level). */
-void pipit_log(enum pipit_log_level level, const char *fmt, ...)
-    PIPIT_PRINTF(2, 3);
+void pipit_log(enum pipit_log_level level, const char *fmt, ...) PIPIT_PRINTF(2, 3);
 
 /* True when a message at `level` would reach a callback (skip expensive
  * formatting). */

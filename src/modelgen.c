@@ -17,6 +17,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "ggml.h"
+#include "gguf.h"
 #include "pipit.h"
 #include "status.h"
 
@@ -25,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ggml.h"
-#include "gguf.h"
-
 /* ============================================================================
  * RNG */
 
@@ -35,26 +34,26 @@
 
 /* splitmix64: tiny, seedable, good enough for weights. */
 static uint64_t rng_next(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
 static double rng_uniform(uint64_t *state) {
-  return ((double)(rng_next(state) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    return ((double)(rng_next(state) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static void fill_normal(float *dst, int64_t n, float std, uint64_t *state) {
-  for (int64_t i = 0; i < n; i += 2) {
-    double u1 = rng_uniform(state);
-    double u2 = rng_uniform(state);
-    double r = sqrt(-2.0 * log(u1));
-    dst[i] = (float)(r * cos(PIPIT_TWO_PI * u2)) * std;
-    if (i + 1 < n) {
-      dst[i + 1] = (float)(r * sin(PIPIT_TWO_PI * u2)) * std;
+    for (int64_t i = 0; i < n; i += 2) {
+        double u1 = rng_uniform(state);
+        double u2 = rng_uniform(state);
+        double r = sqrt(-2.0 * log(u1));
+        dst[i] = (float)(r * cos(PIPIT_TWO_PI * u2)) * std;
+        if (i + 1 < n) {
+            dst[i + 1] = (float)(r * sin(PIPIT_TWO_PI * u2)) * std;
+        }
     }
-  }
 }
 
 /* ============================================================================
@@ -62,300 +61,288 @@ static void fill_normal(float *dst, int64_t n, float std, uint64_t *state) {
 
 /* Write `g` to `out_path` through `<out_path>.tmp` and rename (readers never
  * see a partial file).*/
-static enum pipit_status write_atomic(struct gguf_context *g,
-                                      const char *out_path,
-                                      struct pipit_error *err) {
-  char tmp[4096];
-  int n = snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
-  if (n < 0 || (size_t)n >= sizeof(tmp)) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "modelgen: output path too long: %s", out_path);
-  }
-  FILE *f = fopen(tmp, "wb");
-  if (f == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s", tmp);
-  }
-  bool ok = gguf_write_to_file_ptr(g, f, false);
-  ok = (fflush(f) == 0) && ok;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, out_path) != 0) {
-    remove(tmp);
-    return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s",
-                           out_path);
-  }
-  return PIPIT_OK;
+static enum pipit_status
+write_atomic(struct gguf_context *g, const char *out_path, struct pipit_error *err) {
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
+    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "modelgen: output path too long: %s",
+                               out_path);
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s", tmp);
+    }
+    bool ok = gguf_write_to_file_ptr(g, f, false);
+    ok = (fflush(f) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, out_path) != 0) {
+        remove(tmp);
+        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s", out_path);
+    }
+    return PIPIT_OK;
 }
 
 /* A ggml context large enough for `bytes` of tensor data plus `n_tensors`
  * headers. */
 static struct ggml_context *tensor_arena(size_t bytes, size_t n_tensors) {
-  struct ggml_init_params ip = {
-      .mem_size = bytes + n_tensors * (ggml_tensor_overhead() + 64) + 1024,
-      .mem_buffer = NULL,
-      .no_alloc = false,
-  };
-  return ggml_init(ip);
+    struct ggml_init_params ip = {
+        .mem_size = bytes + n_tensors * (ggml_tensor_overhead() + 64) + 1024,
+        .mem_buffer = NULL,
+        .no_alloc = false,
+    };
+    return ggml_init(ip);
 }
 
-static struct ggml_tensor *new_f32(struct ggml_context *tctx, const char *name,
-                                   int64_t ne0, int64_t ne1) {
-  struct ggml_tensor *t =
-      ne1 > 0 ? ggml_new_tensor_2d(tctx, GGML_TYPE_F32, ne0, ne1)
-              : ggml_new_tensor_1d(tctx, GGML_TYPE_F32, ne0);
-  ggml_set_name(t, name);
-  return t;
+static struct ggml_tensor *
+new_f32(struct ggml_context *tctx, const char *name, int64_t ne0, int64_t ne1) {
+    struct ggml_tensor *t = ne1 > 0 ? ggml_new_tensor_2d(tctx, GGML_TYPE_F32, ne0, ne1)
+                                    : ggml_new_tensor_1d(tctx, GGML_TYPE_F32, ne0);
+    ggml_set_name(t, name);
+    return t;
 }
 
 /* ============================================================================
  * models */
 
 struct pipit_make_model_params pipit_make_model_default_params(void) {
-  struct pipit_make_model_params p = {
-      .vocab_path = NULL,
-      .n_embd = 64,
-      .n_layer = 2,
-      .n_head = 4,
-      .n_head_kv = 4,
-      .n_ff = 128,
-      .n_ctx_train = 2048,
-      .seed = 1,
-      .init_std = 0.5f,
-  };
-  return p;
+    struct pipit_make_model_params p = {
+        .vocab_path = NULL,
+        .n_embd = 64,
+        .n_layer = 2,
+        .n_head = 4,
+        .n_head_kv = 4,
+        .n_ff = 128,
+        .n_ctx_train = 2048,
+        .seed = 1,
+        .init_std = 0.5f,
+    };
+    return p;
 }
 
 enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
                                    const char *out_path,
                                    struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (params == NULL || params->vocab_path == NULL || out_path == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "modelgen: vocab path and output path are required");
-  }
-  const struct pipit_make_model_params *p = params;
-  if (p->n_embd < 8 || p->n_embd > 4096 || p->n_layer < 1 || p->n_layer > 64 ||
-      p->n_head < 1 || p->n_head_kv < 1 || p->n_embd % p->n_head != 0 ||
-      p->n_head % p->n_head_kv != 0 || p->n_ff < 1 || p->n_ff > 65536 ||
-      p->n_ctx_train < 16 || !(p->init_std > 0.0f)) {
-    return pipit_error_set(
-        err, PIPIT_ERR_INVALID_ARG,
-        "modelgen: inconsistent size: n_embd %d, n_layer %d, n_head %d, "
-        "n_head_kv %d, n_ff %d, n_ctx %d (n_embd must divide by n_head, "
-        "n_head by n_head_kv)",
-        p->n_embd, p->n_layer, p->n_head, p->n_head_kv, p->n_ff,
-        p->n_ctx_train);
-  }
+    pipit_error_clear(err);
+    if (params == NULL || params->vocab_path == NULL || out_path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: vocab path and output path are required");
+    }
+    const struct pipit_make_model_params *p = params;
+    if (p->n_embd < 8 || p->n_embd > 4096 || p->n_layer < 1 || p->n_layer > 64 || p->n_head < 1 ||
+        p->n_head_kv < 1 || p->n_embd % p->n_head != 0 || p->n_head % p->n_head_kv != 0 ||
+        p->n_ff < 1 || p->n_ff > 65536 || p->n_ctx_train < 16 || !(p->init_std > 0.0f)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: inconsistent size: n_embd %d, n_layer %d, n_head %d, "
+                               "n_head_kv %d, n_ff %d, n_ctx %d (n_embd must divide by n_head, "
+                               "n_head by n_head_kv)",
+                               p->n_embd, p->n_layer, p->n_head, p->n_head_kv, p->n_ff,
+                               p->n_ctx_train);
+    }
 
-  struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
-  struct gguf_context *vocab = gguf_init_from_file(p->vocab_path, gp);
-  if (vocab == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_IO,
-                           "modelgen: cannot read vocab GGUF: %s",
-                           p->vocab_path);
-  }
-  int64_t tok_key = gguf_find_key(vocab, "tokenizer.ggml.tokens");
-  if (tok_key < 0) {
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *vocab = gguf_init_from_file(p->vocab_path, gp);
+    if (vocab == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot read vocab GGUF: %s",
+                               p->vocab_path);
+    }
+    int64_t tok_key = gguf_find_key(vocab, "tokenizer.ggml.tokens");
+    if (tok_key < 0) {
+        gguf_free(vocab);
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "modelgen: no tokenizer.ggml.tokens in %s",
+                               p->vocab_path);
+    }
+    int64_t n_vocab = (int64_t)gguf_get_arr_n(vocab, tok_key);
+
+    /* Copy the tokenizer.* keys only: the vocab file's general.* and arch keys
+     * must not leak. */
+    struct gguf_context *g = gguf_init_empty();
+    gguf_set_kv(g, vocab);
     gguf_free(vocab);
-    return pipit_error_set(err, PIPIT_ERR_CORRUPT,
-                           "modelgen: no tokenizer.ggml.tokens in %s",
-                           p->vocab_path);
-  }
-  int64_t n_vocab = (int64_t)gguf_get_arr_n(vocab, tok_key);
-
-  /* Copy the tokenizer.* keys only: the vocab file's general.* and arch keys
-   * must not leak. */
-  struct gguf_context *g = gguf_init_empty();
-  gguf_set_kv(g, vocab);
-  gguf_free(vocab);
-  for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
-    const char *key = gguf_get_key(g, i);
-    if (strncmp(key, "tokenizer.", 10) != 0) {
-      char name[256];
-      pipit_format(name, sizeof(name), "%s", key);
-      gguf_remove_key(g, name);
-    }
-  }
-  const int32_t head_dim = p->n_embd / p->n_head;
-  const int32_t n_embd_kv = head_dim * p->n_head_kv;
-  gguf_set_val_str(g, "general.architecture", "llama");
-  gguf_set_val_str(g, "general.name", "pipit-random");
-  gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
-  gguf_set_val_u32(g, "llama.context_length", (uint32_t)p->n_ctx_train);
-  gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)p->n_embd);
-  gguf_set_val_u32(g, "llama.block_count", (uint32_t)p->n_layer);
-  gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)p->n_ff);
-  gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)p->n_head);
-  gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)p->n_head_kv);
-  gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)head_dim);
-  gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
-  gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)n_vocab);
-
-  int64_t per_layer = 2LL * p->n_embd + 2LL * p->n_embd * p->n_embd +
-                      2LL * p->n_embd * n_embd_kv + 3LL * p->n_embd * p->n_ff;
-  size_t bytes = sizeof(float) * (size_t)(n_vocab * p->n_embd + p->n_embd +
-                                          per_layer * p->n_layer);
-  struct ggml_context *tctx = tensor_arena(bytes, 2 + 9 * (size_t)p->n_layer);
-  if (tctx == NULL) {
-    gguf_free(g);
-    return pipit_error_set(err, PIPIT_ERR_NOMEM,
-                           "modelgen: cannot allocate %zu bytes", bytes);
-  }
-  uint64_t rng = p->seed;
-  struct ggml_tensor *t =
-      new_f32(tctx, "token_embd.weight", p->n_embd, n_vocab);
-  fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
-  gguf_add_tensor(g, t);
-  t = new_f32(tctx, "output_norm.weight", p->n_embd, 0);
-  for (int64_t i = 0; i < p->n_embd; i++) {
-    ((float *)t->data)[i] = 1.0f;
-  }
-  gguf_add_tensor(g, t);
-
-  struct {
-    const char *name;
-    int64_t ne0, ne1;
-  } blk[] = {
-      {"attn_norm", p->n_embd, 0},           {"attn_q", p->n_embd, p->n_embd},
-      {"attn_k", p->n_embd, n_embd_kv},      {"attn_v", p->n_embd, n_embd_kv},
-      {"attn_output", p->n_embd, p->n_embd}, {"ffn_norm", p->n_embd, 0},
-      {"ffn_gate", p->n_embd, p->n_ff},      {"ffn_up", p->n_embd, p->n_ff},
-      {"ffn_down", p->n_ff, p->n_embd},
-  };
-  for (int32_t l = 0; l < p->n_layer; l++) {
-    for (size_t k = 0; k < sizeof(blk) / sizeof(blk[0]); k++) {
-      char name[128];
-      pipit_format(name, sizeof(name), "blk.%d.%s.weight", (int)l, blk[k].name);
-      t = new_f32(tctx, name, blk[k].ne0, blk[k].ne1);
-      if (blk[k].ne1 == 0) {
-        for (int64_t i = 0; i < blk[k].ne0; i++) {
-          ((float *)t->data)[i] = 1.0f;
+    for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
+        const char *key = gguf_get_key(g, i);
+        if (strncmp(key, "tokenizer.", 10) != 0) {
+            char name[256];
+            pipit_format(name, sizeof(name), "%s", key);
+            gguf_remove_key(g, name);
         }
-      } else {
-        fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
-      }
-      gguf_add_tensor(g, t);
     }
-  }
-  enum pipit_status st = write_atomic(g, out_path, err);
-  gguf_free(g);
-  ggml_free(tctx);
-  return st;
+    const int32_t head_dim = p->n_embd / p->n_head;
+    const int32_t n_embd_kv = head_dim * p->n_head_kv;
+    gguf_set_val_str(g, "general.architecture", "llama");
+    gguf_set_val_str(g, "general.name", "pipit-random");
+    gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
+    gguf_set_val_u32(g, "llama.context_length", (uint32_t)p->n_ctx_train);
+    gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)p->n_embd);
+    gguf_set_val_u32(g, "llama.block_count", (uint32_t)p->n_layer);
+    gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)p->n_ff);
+    gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)p->n_head);
+    gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)p->n_head_kv);
+    gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)head_dim);
+    gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
+    gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)n_vocab);
+
+    int64_t per_layer = 2LL * p->n_embd + 2LL * p->n_embd * p->n_embd +
+                        2LL * p->n_embd * n_embd_kv + 3LL * p->n_embd * p->n_ff;
+    size_t bytes =
+        sizeof(float) * (size_t)(n_vocab * p->n_embd + p->n_embd + per_layer * p->n_layer);
+    struct ggml_context *tctx = tensor_arena(bytes, 2 + 9 * (size_t)p->n_layer);
+    if (tctx == NULL) {
+        gguf_free(g);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "modelgen: cannot allocate %zu bytes", bytes);
+    }
+    uint64_t rng = p->seed;
+    struct ggml_tensor *t = new_f32(tctx, "token_embd.weight", p->n_embd, n_vocab);
+    fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
+    gguf_add_tensor(g, t);
+    t = new_f32(tctx, "output_norm.weight", p->n_embd, 0);
+    for (int64_t i = 0; i < p->n_embd; i++) {
+        ((float *)t->data)[i] = 1.0f;
+    }
+    gguf_add_tensor(g, t);
+
+    struct {
+        const char *name;
+        int64_t ne0, ne1;
+    } blk[] = {
+        {"attn_norm", p->n_embd, 0},           {"attn_q", p->n_embd, p->n_embd},
+        {"attn_k", p->n_embd, n_embd_kv},      {"attn_v", p->n_embd, n_embd_kv},
+        {"attn_output", p->n_embd, p->n_embd}, {"ffn_norm", p->n_embd, 0},
+        {"ffn_gate", p->n_embd, p->n_ff},      {"ffn_up", p->n_embd, p->n_ff},
+        {"ffn_down", p->n_ff, p->n_embd},
+    };
+    for (int32_t l = 0; l < p->n_layer; l++) {
+        for (size_t k = 0; k < sizeof(blk) / sizeof(blk[0]); k++) {
+            char name[128];
+            pipit_format(name, sizeof(name), "blk.%d.%s.weight", (int)l, blk[k].name);
+            t = new_f32(tctx, name, blk[k].ne0, blk[k].ne1);
+            if (blk[k].ne1 == 0) {
+                for (int64_t i = 0; i < blk[k].ne0; i++) {
+                    ((float *)t->data)[i] = 1.0f;
+                }
+            } else {
+                fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
+            }
+            gguf_add_tensor(g, t);
+        }
+    }
+    enum pipit_status st = write_atomic(g, out_path, err);
+    gguf_free(g);
+    ggml_free(tctx);
+    return st;
 }
 
 /* ============================================================================
  * adapters */
 
 struct pipit_make_lora_params pipit_make_lora_default_params(void) {
-  struct pipit_make_lora_params p = {
-      .model_path = NULL,
-      .rank = 4,
-      .alpha = 4.0f,
-      .seed = 7,
-      .init_std = 0.1f,
-  };
-  return p;
+    struct pipit_make_lora_params p = {
+        .model_path = NULL,
+        .rank = 4,
+        .alpha = 4.0f,
+        .seed = 7,
+        .init_std = 0.1f,
+    };
+    return p;
 }
 
 enum pipit_status pipit_make_lora(const struct pipit_make_lora_params *params,
                                   const char *out_path,
                                   struct pipit_error *err) {
-  pipit_error_clear(err);
-  if (params == NULL || params->model_path == NULL || out_path == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                           "modelgen: model path and output path are required");
-  }
-  if (params->rank < 1 || params->rank > 256 || !(params->init_std > 0.0f)) {
-    return pipit_error_set(
-        err, PIPIT_ERR_INVALID_ARG,
-        "modelgen: LoRA rank %d outside 1..256 or init_std <= 0", params->rank);
-  }
-  struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
-  struct gguf_context *base = gguf_init_from_file(params->model_path, gp);
-  if (base == NULL) {
-    return pipit_error_set(err, PIPIT_ERR_IO,
-                           "modelgen: cannot read model GGUF: %s",
-                           params->model_path);
-  }
-  int64_t arch_key = gguf_find_key(base, "general.architecture");
-  if (arch_key < 0 || strcmp(gguf_get_val_str(base, arch_key), "llama") != 0) {
-    gguf_free(base);
-    return pipit_error_set(
-        err, PIPIT_ERR_UNSUPPORTED_ARCH,
-        "modelgen: LoRA adapters are made for llama models only: %s",
-        params->model_path);
-  }
-
-  /* Adapt attn_q, attn_v and ffn_up of every block: W ne [n_in, n_out] gets
-   * A ne [n_in, r] and B ne [r, n_out]. */
-  static const char *targets[] = {"attn_q", "attn_v", "ffn_up"};
-  const int64_t r = params->rank;
-  size_t bytes = 0;
-  size_t n_tensors = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && n_tensors == 0) {
-      break;
+    pipit_error_clear(err);
+    if (params == NULL || params->model_path == NULL || out_path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: model path and output path are required");
     }
-    struct ggml_context *tctx = NULL;
-    struct gguf_context *g = NULL;
-    uint64_t rng = params->seed;
-    if (pass == 1) {
-      tctx = tensor_arena(bytes, n_tensors);
-      if (tctx == NULL) {
+    if (params->rank < 1 || params->rank > 256 || !(params->init_std > 0.0f)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: LoRA rank %d outside 1..256 or init_std <= 0",
+                               params->rank);
+    }
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *base = gguf_init_from_file(params->model_path, gp);
+    if (base == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot read model GGUF: %s",
+                               params->model_path);
+    }
+    int64_t arch_key = gguf_find_key(base, "general.architecture");
+    if (arch_key < 0 || strcmp(gguf_get_val_str(base, arch_key), "llama") != 0) {
         gguf_free(base);
-        return pipit_error_set(err, PIPIT_ERR_NOMEM, "modelgen: out of memory");
-      }
-      g = gguf_init_empty();
-      gguf_set_val_str(g, "general.architecture", "llama");
-      gguf_set_val_str(g, "general.type", "adapter");
-      gguf_set_val_str(g, "general.name", "pipit-random-lora");
-      gguf_set_val_str(g, "adapter.type", "lora");
-      gguf_set_val_f32(g, "adapter.lora.alpha", params->alpha);
+        return pipit_error_set(err, PIPIT_ERR_UNSUPPORTED_ARCH,
+                               "modelgen: LoRA adapters are made for llama models only: %s",
+                               params->model_path);
     }
-    for (int64_t i = 0; i < gguf_get_n_tensors(base); i++) {
-      const char *name = gguf_get_tensor_name(base, i);
-      const char *dot = strchr(name + 4, '.');
-      if (strncmp(name, "blk.", 4) != 0 || dot == NULL) {
-        continue;
-      }
-      bool hit = false;
-      for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
-        size_t len = strlen(targets[k]);
-        if (strncmp(dot + 1, targets[k], len) == 0 &&
-            strcmp(dot + 1 + len, ".weight") == 0) {
-          hit = true;
+
+    /* Adapt attn_q, attn_v and ffn_up of every block: W ne [n_in, n_out] gets
+     * A ne [n_in, r] and B ne [r, n_out]. */
+    static const char *targets[] = {"attn_q", "attn_v", "ffn_up"};
+    const int64_t r = params->rank;
+    size_t bytes = 0;
+    size_t n_tensors = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && n_tensors == 0) {
+            break;
         }
-      }
-      if (!hit) {
-        continue;
-      }
-      const int64_t *ne = gguf_get_tensor_ne(base, i);
-      if (pass == 0) {
-        bytes += sizeof(float) * (size_t)(ne[0] * r + r * ne[1]);
-        n_tensors += 2;
-        continue;
-      }
-      char an[160], bn[160];
-      pipit_format(an, sizeof(an), "%s.lora_a", name);
-      pipit_format(bn, sizeof(bn), "%s.lora_b", name);
-      struct ggml_tensor *a = new_f32(tctx, an, ne[0], r);
-      struct ggml_tensor *b = new_f32(tctx, bn, r, ne[1]);
-      fill_normal(a->data, ggml_nelements(a), params->init_std, &rng);
-      fill_normal(b->data, ggml_nelements(b), params->init_std, &rng);
-      gguf_add_tensor(g, a);
-      gguf_add_tensor(g, b);
+        struct ggml_context *tctx = NULL;
+        struct gguf_context *g = NULL;
+        uint64_t rng = params->seed;
+        if (pass == 1) {
+            tctx = tensor_arena(bytes, n_tensors);
+            if (tctx == NULL) {
+                gguf_free(base);
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "modelgen: out of memory");
+            }
+            g = gguf_init_empty();
+            gguf_set_val_str(g, "general.architecture", "llama");
+            gguf_set_val_str(g, "general.type", "adapter");
+            gguf_set_val_str(g, "general.name", "pipit-random-lora");
+            gguf_set_val_str(g, "adapter.type", "lora");
+            gguf_set_val_f32(g, "adapter.lora.alpha", params->alpha);
+        }
+        for (int64_t i = 0; i < gguf_get_n_tensors(base); i++) {
+            const char *name = gguf_get_tensor_name(base, i);
+            const char *dot = strchr(name + 4, '.');
+            if (strncmp(name, "blk.", 4) != 0 || dot == NULL) {
+                continue;
+            }
+            bool hit = false;
+            for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
+                size_t len = strlen(targets[k]);
+                if (strncmp(dot + 1, targets[k], len) == 0 &&
+                    strcmp(dot + 1 + len, ".weight") == 0) {
+                    hit = true;
+                }
+            }
+            if (!hit) {
+                continue;
+            }
+            const int64_t *ne = gguf_get_tensor_ne(base, i);
+            if (pass == 0) {
+                bytes += sizeof(float) * (size_t)(ne[0] * r + r * ne[1]);
+                n_tensors += 2;
+                continue;
+            }
+            char an[160], bn[160];
+            pipit_format(an, sizeof(an), "%s.lora_a", name);
+            pipit_format(bn, sizeof(bn), "%s.lora_b", name);
+            struct ggml_tensor *a = new_f32(tctx, an, ne[0], r);
+            struct ggml_tensor *b = new_f32(tctx, bn, r, ne[1]);
+            fill_normal(a->data, ggml_nelements(a), params->init_std, &rng);
+            fill_normal(b->data, ggml_nelements(b), params->init_std, &rng);
+            gguf_add_tensor(g, a);
+            gguf_add_tensor(g, b);
+        }
+        if (pass == 1) {
+            enum pipit_status st = write_atomic(g, out_path, err);
+            gguf_free(g);
+            ggml_free(tctx);
+            gguf_free(base);
+            return st;
+        }
     }
-    if (pass == 1) {
-      enum pipit_status st = write_atomic(g, out_path, err);
-      gguf_free(g);
-      ggml_free(tctx);
-      gguf_free(base);
-      return st;
-    }
-  }
-  gguf_free(base);
-  return pipit_error_set(
-      err, PIPIT_ERR_CORRUPT,
-      "modelgen: no attn_q/attn_v/ffn_up weights to adapt in %s",
-      params->model_path);
+    gguf_free(base);
+    return pipit_error_set(err, PIPIT_ERR_CORRUPT,
+                           "modelgen: no attn_q/attn_v/ffn_up weights to adapt in %s",
+                           params->model_path);
 }
