@@ -48,6 +48,18 @@ const char *pipit_status_str(enum pipit_status status) {
             return "invalid state";
         case PIPIT_ERR_NO_CANDIDATES:
             return "no candidate token";
+        case PIPIT_ERR_SPEC:
+            return "invalid tool specification";
+        case PIPIT_ERR_UNKNOWN_TOOL:
+            return "unknown tool";
+        case PIPIT_ERR_INVALID_ARGS:
+            return "invalid arguments";
+        case PIPIT_ERR_PARSE:
+            return "output does not parse";
+        case PIPIT_ERR_TOOL_FAILED:
+            return "tool failed";
+        case PIPIT_ERR_JSON:
+            return "invalid JSON";
     }
     return "unknown status";
 }
