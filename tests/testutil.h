@@ -10,16 +10,16 @@
 #ifndef PIPIT_TESTUTIL_H
 #define PIPIT_TESTUTIL_H
 
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
-
 #include "pipit.h"
 
-#include <cmocka.h>
-#include <math.h>
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h> /* needs the four headers above first */
+// clang-format on
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
