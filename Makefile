@@ -29,6 +29,7 @@ build: bootstrap
 	@cmake --build build -j$(JOBS)
 
 run: build
+	@test -f $(DEMO_MODEL) || ./build/pipit make-model --vocab llama-spm --out $(DEMO_MODEL)
 	./build/pipit demo --model $(DEMO_MODEL)
 
 test: build
@@ -53,7 +54,8 @@ source-build: bootstrap
 	@cmake -S . -B build-source -DPIPIT_LLAMA_FROM_SOURCE=ON -DPIPIT_BUILD_TESTS=OFF \
 	    -DGGML_NATIVE=OFF $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-source -j$(JOBS) --target pipit
-	./build-source/pipit demo --model $(DEMO_MODEL) --tokens 4
+	./build-source/pipit make-model --vocab llama-spm --out build-source/demo.gguf
+	./build-source/pipit demo --model build-source/demo.gguf --tokens 4
 
 clean:
 	rm -rf build build-asan build-source
