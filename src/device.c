@@ -1,0 +1,169 @@
+/*
+ * device.c - helpers shared by every device: results and value descriptions
+ * for messages.
+ */
+#include "device.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray
+ * continuation byte, overlong or truncated sequence, control character). */
+static size_t utf8_char_len(const unsigned char *s, size_t n) {
+    if (s[0] >= 0x20 && s[0] < 0x7f) {
+        return 1;
+    }
+    size_t len = 0;
+    unsigned int min = 0;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        len = 2;
+        min = 0x80;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        len = 3;
+        min = 0x800;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n) {
+        return 0;
+    }
+    unsigned int cp = s[0] & (0x7fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        return 0;
+    }
+    return len;
+}
+
+/* Quote a string into buf: at most 32 characters and never more than fits,
+ * invalid bytes and control characters shown as '?', so the text stays valid
+ * UTF-8 however it is cut. */
+static void describe_string(const char *s, size_t n, char *buf, size_t size) {
+    enum {
+        MAX_CHARS = 32
+    };
+    char tmp[MAX_CHARS * 4 + 1];
+    /* room for the quotes, "..." and the NUL around tmp */
+    size_t room = size > 6 ? size - 6 : 0;
+    if (room > sizeof(tmp) - 1) {
+        room = sizeof(tmp) - 1;
+    }
+    size_t o = 0;
+    size_t chars = 0;
+    size_t i = 0;
+    while (i < n && chars < MAX_CHARS) {
+        size_t len = utf8_char_len((const unsigned char *)s + i, n - i);
+        if (o + (len == 0 ? 1 : len) > room) {
+            break;
+        }
+        if (len == 0) {
+            tmp[o++] = '?';
+            i++;
+        } else {
+            memcpy(tmp + o, s + i, len);
+            o += len;
+            i += len;
+        }
+        chars++;
+    }
+    tmp[o] = '\0';
+    pipit_format(buf, size, "\"%s%s\"", tmp, i < n ? "..." : "");
+}
+
+/* Replace every byte that does not start a valid UTF-8 character with '?'
+ * (a message cut by truncation may end inside a character). */
+static void utf8_sanitize(char *text) {
+    size_t n = strlen(text);
+    size_t i = 0;
+    while (i < n) {
+        size_t len = utf8_char_len((const unsigned char *)text + i, n - i);
+        if (len == 0) {
+            text[i] = '?';
+            len = 1;
+        }
+        i += len;
+    }
+}
+
+void device_result_clear(struct device_result *r) {
+    if (r == NULL) {
+        return;
+    }
+    json_decref(r->data);
+    memset(r, 0, sizeof(*r));
+}
+
+void device_result_fail(struct device_result *r, const char *code, const char *fmt, ...) {
+    if (r == NULL) {
+        return;
+    }
+    device_result_clear(r);
+    pipit_format(r->code, sizeof(r->code), "%s", code != NULL ? code : "");
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(r->message, sizeof(r->message), fmt, ap);
+    va_end(ap);
+    utf8_sanitize(r->message);
+}
+
+void device_free(struct device *dev) {
+    if (dev == NULL) {
+        return;
+    }
+    if (dev->ops != NULL && dev->ops->destroy != NULL) {
+        dev->ops->destroy(dev->self);
+    }
+    dev->ops = NULL;
+    dev->self = NULL;
+}
+
+void device_describe_string(const char *s, char *buf, size_t size) {
+    if (buf == NULL || size == 0) {
+        return;
+    }
+    if (s == NULL) {
+        pipit_format(buf, size, "missing");
+        return;
+    }
+    describe_string(s, strlen(s), buf, size);
+}
+
+void device_describe_json(const json_t *v, char *buf, size_t size) {
+    if (buf == NULL || size == 0) {
+        return;
+    }
+    switch (v == NULL ? JSON_NULL : json_typeof(v)) {
+        case JSON_NULL:
+            pipit_format(buf, size, "%s", v == NULL ? "missing" : "null");
+            break;
+        case JSON_TRUE:
+            pipit_format(buf, size, "true");
+            break;
+        case JSON_FALSE:
+            pipit_format(buf, size, "false");
+            break;
+        case JSON_INTEGER:
+            pipit_format(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+            break;
+        case JSON_REAL:
+            pipit_format(buf, size, "%g", json_real_value(v));
+            break;
+        case JSON_STRING:
+            describe_string(json_string_value(v), json_string_length(v), buf, size);
+            break;
+        case JSON_ARRAY:
+            pipit_format(buf, size, "an array");
+            break;
+        case JSON_OBJECT:
+            pipit_format(buf, size, "an object");
+            break;
+    }
+}

@@ -1,0 +1,1018 @@
+/*
+ * camera.c - a simulated phone camera behind the generic device interface.
+ *
+ * The state is a typed C struct (enums for every string-valued key); JSON
+ * exists only at the boundary: tool arguments in, `data` and get_state() out,
+ * set_state() overrides in. The contract (keys, defaults, tools, reason codes)
+ * is docs/camera.md.
+ *
+ * Invariants:
+ * - The state is always inside its domain (zoom inside the current lens's
+ *   range, focus in 0..1, exposure in -2..2, timer in {0,3,5,10}, JPEG quality
+ *   in 50..100, counters in 0..CAMERA_COUNTER_MAX); a failed call, and a
+ *   rejected set_state, change nothing.
+ * - A tool works on a copy of the state and marks the keys it changes; the
+ *   copy is committed only after the whole call succeeded and its `data`
+ *   (exactly the marked keys) was built. So `data` can never disagree with the
+ *   state, and an allocation failure leaves the state unchanged.
+ * - Checks run in one order for every tool: unknown tool, arguments not an
+ *   object, permission, argument values (invalid_argument), then the device's
+ *   own constraints (ranges, recording, locks).
+ */
+#include "camera.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================================
+ * typed state */
+
+enum camera_flash {
+    CAMERA_FLASH_OFF,
+    CAMERA_FLASH_ON,
+    CAMERA_FLASH_AUTO,
+    CAMERA_FLASH_COUNT,
+};
+
+enum camera_white_balance {
+    CAMERA_WB_AUTO,
+    CAMERA_WB_DAYLIGHT,
+    CAMERA_WB_CLOUDY,
+    CAMERA_WB_TUNGSTEN,
+    CAMERA_WB_FLUORESCENT,
+    CAMERA_WB_COUNT,
+};
+
+enum camera_aspect_ratio {
+    CAMERA_ASPECT_4_3,
+    CAMERA_ASPECT_16_9,
+    CAMERA_ASPECT_1_1,
+    CAMERA_ASPECT_FULL,
+    CAMERA_ASPECT_COUNT,
+};
+
+enum camera_priority {
+    CAMERA_PRIORITY_SPEED,
+    CAMERA_PRIORITY_QUALITY,
+    CAMERA_PRIORITY_COUNT,
+};
+
+enum camera_scene {
+    CAMERA_SCENE_AUTO,
+    CAMERA_SCENE_PORTRAIT,
+    CAMERA_SCENE_NIGHT,
+    CAMERA_SCENE_LANDSCAPE,
+    CAMERA_SCENE_SPORTS,
+    CAMERA_SCENE_MACRO,
+    CAMERA_SCENE_FOOD,
+    CAMERA_SCENE_COUNT,
+};
+
+enum camera_facing {
+    CAMERA_FACING_FRONT,
+    CAMERA_FACING_BACK,
+    CAMERA_FACING_COUNT,
+};
+
+enum camera_record_action {
+    CAMERA_RECORD_START,
+    CAMERA_RECORD_STOP,
+    CAMERA_RECORD_COUNT,
+};
+
+enum camera_zoom_direction {
+    CAMERA_ZOOM_IN,
+    CAMERA_ZOOM_OUT,
+    CAMERA_ZOOM_COUNT,
+};
+
+/* The JSON spelling of each enum value, indexed by the enum. */
+static const char *const FLASH_NAMES[CAMERA_FLASH_COUNT] = {"off", "on", "auto"};
+static const char *const WB_NAMES[CAMERA_WB_COUNT] = {"auto", "daylight", "cloudy", "tungsten",
+                                                      "fluorescent"};
+static const char *const ASPECT_NAMES[CAMERA_ASPECT_COUNT] = {"4:3", "16:9", "1:1", "full"};
+static const char *const PRIORITY_NAMES[CAMERA_PRIORITY_COUNT] = {"speed", "quality"};
+static const char *const SCENE_NAMES[CAMERA_SCENE_COUNT] = {
+    "auto", "portrait", "night", "landscape", "sports", "macro", "food"};
+static const char *const FACING_NAMES[CAMERA_FACING_COUNT] = {"front", "back"};
+static const char *const RECORD_NAMES[CAMERA_RECORD_COUNT] = {"start", "stop"};
+static const char *const DIRECTION_NAMES[CAMERA_ZOOM_COUNT] = {"in", "out"};
+
+/* Limits. Zoom ranges are per lens; one adjust_zoom step is CAMERA_ZOOM_STEP. */
+#define CAMERA_ZOOM_BACK_MIN  0.5
+#define CAMERA_ZOOM_BACK_MAX  10.0
+#define CAMERA_ZOOM_FRONT_MIN 1.0
+#define CAMERA_ZOOM_FRONT_MAX 3.0
+#define CAMERA_ZOOM_STEP      1.0
+#define CAMERA_EV_MIN         -2.0
+#define CAMERA_EV_MAX         2.0
+#define CAMERA_JPEG_MIN       50
+#define CAMERA_JPEG_MAX       100
+#define CAMERA_COUNTER_MAX    1000000000 /* photos/videos: "storage full" beyond this */
+
+static const int64_t TIMER_VALUES[] = {0, 3, 5, 10};
+#define TIMER_VALUES_TEXT "0, 3, 5 or 10"
+
+struct camera_state {
+    double zoom; /* magnification, inside the current lens's range */
+    enum camera_flash flash;
+    double focus_x;     /* focus point, 0 (left) .. 1 (right) */
+    double focus_y;     /* focus point, 0 (top) .. 1 (bottom) */
+    bool ae_af_locked;  /* exposure and focus locked: tap_to_focus refused */
+    double exposure_ev; /* exposure compensation in EV, -2 .. 2 */
+    enum camera_white_balance white_balance;
+    int32_t timer_s; /* self-timer in seconds: 0, 3, 5 or 10 */
+    enum camera_aspect_ratio aspect_ratio;
+    enum camera_priority quality_priority;
+    enum camera_scene scene_mode;
+    int32_t jpeg_quality; /* 50 .. 100 */
+    bool grid;
+    bool horizon_level;
+    enum camera_facing facing;
+    bool recording;          /* a video is being recorded */
+    int64_t photos_taken;    /* 0 .. CAMERA_COUNTER_MAX */
+    int64_t videos_recorded; /* 0 .. CAMERA_COUNTER_MAX */
+    bool permission;         /* false: the app may not use the camera, every tool fails */
+};
+
+struct camera {
+    struct camera_state state;
+};
+
+static struct camera_state camera_default_state(void) {
+    struct camera_state s = {
+        .zoom = 1.0,
+        .flash = CAMERA_FLASH_OFF,
+        .focus_x = 0.5,
+        .focus_y = 0.5,
+        .ae_af_locked = false,
+        .exposure_ev = 0.0,
+        .white_balance = CAMERA_WB_AUTO,
+        .timer_s = 0,
+        .aspect_ratio = CAMERA_ASPECT_4_3,
+        .quality_priority = CAMERA_PRIORITY_QUALITY,
+        .scene_mode = CAMERA_SCENE_AUTO,
+        .jpeg_quality = 95,
+        .grid = false,
+        .horizon_level = false,
+        .facing = CAMERA_FACING_BACK,
+        .recording = false,
+        .photos_taken = 0,
+        .videos_recorded = 0,
+        .permission = true,
+    };
+    return s;
+}
+
+static void lens_zoom_range(enum camera_facing facing, double *min, double *max) {
+    if (facing == CAMERA_FACING_FRONT) {
+        *min = CAMERA_ZOOM_FRONT_MIN;
+        *max = CAMERA_ZOOM_FRONT_MAX;
+    } else {
+        *min = CAMERA_ZOOM_BACK_MIN;
+        *max = CAMERA_ZOOM_BACK_MAX;
+    }
+}
+
+/* "the back camera zooms from 0.5x to 10x" */
+static void zoom_range_message(enum camera_facing facing, char *buf, size_t size) {
+    double min, max;
+    lens_zoom_range(facing, &min, &max);
+    pipit_format(buf, size, "the %s camera zooms from %gx to %gx", FACING_NAMES[facing], min, max);
+}
+
+/* ============================================================================
+ * state keys: the JSON names and conversions */
+
+enum camera_key {
+    KEY_ZOOM,
+    KEY_FLASH,
+    KEY_FOCUS_X,
+    KEY_FOCUS_Y,
+    KEY_AE_AF_LOCKED,
+    KEY_EXPOSURE_EV,
+    KEY_WHITE_BALANCE,
+    KEY_TIMER_S,
+    KEY_ASPECT_RATIO,
+    KEY_QUALITY_PRIORITY,
+    KEY_SCENE_MODE,
+    KEY_JPEG_QUALITY,
+    KEY_GRID,
+    KEY_HORIZON_LEVEL,
+    KEY_FACING,
+    KEY_RECORDING,
+    KEY_PHOTOS_TAKEN,
+    KEY_VIDEOS_RECORDED,
+    KEY_PERMISSION,
+    KEY_COUNT,
+};
+
+static const char *const KEY_NAMES[KEY_COUNT] = {
+    [KEY_ZOOM] = "zoom",
+    [KEY_FLASH] = "flash",
+    [KEY_FOCUS_X] = "focus_x",
+    [KEY_FOCUS_Y] = "focus_y",
+    [KEY_AE_AF_LOCKED] = "ae_af_locked",
+    [KEY_EXPOSURE_EV] = "exposure_ev",
+    [KEY_WHITE_BALANCE] = "white_balance",
+    [KEY_TIMER_S] = "timer_s",
+    [KEY_ASPECT_RATIO] = "aspect_ratio",
+    [KEY_QUALITY_PRIORITY] = "quality_priority",
+    [KEY_SCENE_MODE] = "scene_mode",
+    [KEY_JPEG_QUALITY] = "jpeg_quality",
+    [KEY_GRID] = "grid",
+    [KEY_HORIZON_LEVEL] = "horizon_level",
+    [KEY_FACING] = "facing",
+    [KEY_RECORDING] = "recording",
+    [KEY_PHOTOS_TAKEN] = "photos_taken",
+    [KEY_VIDEOS_RECORDED] = "videos_recorded",
+    [KEY_PERMISSION] = "permission",
+};
+
+static int key_find(const char *name) {
+    for (int k = 0; k < KEY_COUNT; k++) {
+        if (strcmp(KEY_NAMES[k], name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* The value of one key as a new JSON reference (NULL on allocation failure). */
+static json_t *key_to_json(const struct camera_state *s, enum camera_key k) {
+    switch (k) {
+        case KEY_ZOOM:
+            return json_real(s->zoom);
+        case KEY_FLASH:
+            return json_string(FLASH_NAMES[s->flash]);
+        case KEY_FOCUS_X:
+            return json_real(s->focus_x);
+        case KEY_FOCUS_Y:
+            return json_real(s->focus_y);
+        case KEY_AE_AF_LOCKED:
+            return json_boolean(s->ae_af_locked);
+        case KEY_EXPOSURE_EV:
+            return json_real(s->exposure_ev);
+        case KEY_WHITE_BALANCE:
+            return json_string(WB_NAMES[s->white_balance]);
+        case KEY_TIMER_S:
+            return json_integer(s->timer_s);
+        case KEY_ASPECT_RATIO:
+            return json_string(ASPECT_NAMES[s->aspect_ratio]);
+        case KEY_QUALITY_PRIORITY:
+            return json_string(PRIORITY_NAMES[s->quality_priority]);
+        case KEY_SCENE_MODE:
+            return json_string(SCENE_NAMES[s->scene_mode]);
+        case KEY_JPEG_QUALITY:
+            return json_integer(s->jpeg_quality);
+        case KEY_GRID:
+            return json_boolean(s->grid);
+        case KEY_HORIZON_LEVEL:
+            return json_boolean(s->horizon_level);
+        case KEY_FACING:
+            return json_string(FACING_NAMES[s->facing]);
+        case KEY_RECORDING:
+            return json_boolean(s->recording);
+        case KEY_PHOTOS_TAKEN:
+            return json_integer((json_int_t)s->photos_taken);
+        case KEY_VIDEOS_RECORDED:
+            return json_integer((json_int_t)s->videos_recorded);
+        case KEY_PERMISSION:
+            return json_boolean(s->permission);
+        case KEY_COUNT:
+            break;
+    }
+    return NULL;
+}
+
+/* Object of the keys whose bit is set in `mask`, from `s`. NULL on allocation
+ * failure. */
+static json_t *keys_to_json(const struct camera_state *s, uint32_t mask) {
+    json_t *obj = json_object();
+    if (obj == NULL) {
+        return NULL;
+    }
+    for (int k = 0; k < KEY_COUNT; k++) {
+        if ((mask & (UINT32_C(1) << k)) == 0) {
+            continue;
+        }
+        /* json_object_set_new() takes the value even when it fails; NULL fails */
+        if (json_object_set_new(obj, KEY_NAMES[k], key_to_json(s, (enum camera_key)k)) != 0) {
+            json_decref(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+#define ALL_KEYS ((UINT32_C(1) << KEY_COUNT) - 1)
+
+/* ============================================================================
+ * reading JSON values (shared by tool arguments and state overrides) */
+
+/* A finite number, JSON integer or real. -0 becomes 0. */
+static bool json_get_real(const json_t *v, double *out) {
+    if (!json_is_number(v)) {
+        return false;
+    }
+    double x = json_number_value(v);
+    if (!isfinite(x)) {
+        return false;
+    }
+    *out = x == 0.0 ? 0.0 : x;
+    return true;
+}
+
+/* An integer: a JSON integer, or a real with an integral value (models write
+ * 5.0). Reals are range-checked before the conversion (no UB on 1e300). */
+static bool json_get_int(const json_t *v, int64_t *out) {
+    if (json_is_integer(v)) {
+        *out = (int64_t)json_integer_value(v);
+        return true;
+    }
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        if (isfinite(x) && x == floor(x) && fabs(x) <= 9007199254740992.0) {
+            *out = (int64_t)x;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool json_get_bool(const json_t *v, bool *out) {
+    if (!json_is_boolean(v)) {
+        return false;
+    }
+    *out = json_is_true(v);
+    return true;
+}
+
+/* Index of the string `v` in `names`, -1 when `v` is not one of them. */
+static int json_get_enum(const json_t *v, const char *const *names, int n) {
+    if (!json_is_string(v)) {
+        return -1;
+    }
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    for (int i = 0; i < n; i++) {
+        if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* "\"off\", \"on\" or \"auto\"" */
+static void join_names(const char *const *names, int n, char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < size; i++) {
+        const char *sep = i == 0 ? "" : (i == n - 1 ? " or " : ", ");
+        pipit_format(buf + used, size - used, "%s\"%s\"", sep, names[i]);
+        used += strlen(buf + used);
+    }
+}
+
+static bool timer_value_ok(int64_t seconds) {
+    for (size_t i = 0; i < sizeof(TIMER_VALUES) / sizeof(TIMER_VALUES[0]); i++) {
+        if (TIMER_VALUES[i] == seconds) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ============================================================================
+ * set_state */
+
+/* What a key accepts, for error messages. */
+static void key_expectation(enum camera_key k, char *buf, size_t size) {
+    switch (k) {
+        case KEY_ZOOM:
+            pipit_format(buf, size, "a number from %g to %g, or %g to %g on the front camera",
+                         CAMERA_ZOOM_BACK_MIN, CAMERA_ZOOM_BACK_MAX, CAMERA_ZOOM_FRONT_MIN,
+                         CAMERA_ZOOM_FRONT_MAX);
+            break;
+        case KEY_FOCUS_X:
+        case KEY_FOCUS_Y:
+            pipit_format(buf, size, "a number from 0 to 1");
+            break;
+        case KEY_EXPOSURE_EV:
+            pipit_format(buf, size, "a number from %g to %g", CAMERA_EV_MIN, CAMERA_EV_MAX);
+            break;
+        case KEY_TIMER_S:
+            pipit_format(buf, size, TIMER_VALUES_TEXT);
+            break;
+        case KEY_JPEG_QUALITY:
+            pipit_format(buf, size, "an integer from %d to %d", CAMERA_JPEG_MIN, CAMERA_JPEG_MAX);
+            break;
+        case KEY_PHOTOS_TAKEN:
+        case KEY_VIDEOS_RECORDED:
+            pipit_format(buf, size, "an integer from 0 to %d", CAMERA_COUNTER_MAX);
+            break;
+        case KEY_AE_AF_LOCKED:
+        case KEY_GRID:
+        case KEY_HORIZON_LEVEL:
+        case KEY_RECORDING:
+        case KEY_PERMISSION:
+            pipit_format(buf, size, "true or false");
+            break;
+        case KEY_FLASH:
+            join_names(FLASH_NAMES, CAMERA_FLASH_COUNT, buf, size);
+            break;
+        case KEY_WHITE_BALANCE:
+            join_names(WB_NAMES, CAMERA_WB_COUNT, buf, size);
+            break;
+        case KEY_ASPECT_RATIO:
+            join_names(ASPECT_NAMES, CAMERA_ASPECT_COUNT, buf, size);
+            break;
+        case KEY_QUALITY_PRIORITY:
+            join_names(PRIORITY_NAMES, CAMERA_PRIORITY_COUNT, buf, size);
+            break;
+        case KEY_SCENE_MODE:
+            join_names(SCENE_NAMES, CAMERA_SCENE_COUNT, buf, size);
+            break;
+        case KEY_FACING:
+            join_names(FACING_NAMES, CAMERA_FACING_COUNT, buf, size);
+            break;
+        case KEY_COUNT:
+            pipit_format(buf, size, "nothing");
+            break;
+    }
+}
+
+static bool real_in(const json_t *v, double min, double max, double *out) {
+    double x;
+    if (!json_get_real(v, &x) || x < min || x > max) {
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+static bool int_in(const json_t *v, int64_t min, int64_t max, int64_t *out) {
+    int64_t x;
+    if (!json_get_int(v, &x) || x < min || x > max) {
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* Store `v` into key `k` of `s` when it is inside the key's own domain (the
+ * zoom's dependence on the lens is checked after all keys are in). */
+static bool key_from_json(struct camera_state *s, enum camera_key k, const json_t *v) {
+    int64_t i = 0;
+    int e = -1;
+    switch (k) {
+        case KEY_ZOOM:
+            return real_in(v, CAMERA_ZOOM_BACK_MIN, CAMERA_ZOOM_BACK_MAX, &s->zoom);
+        case KEY_FOCUS_X:
+            return real_in(v, 0.0, 1.0, &s->focus_x);
+        case KEY_FOCUS_Y:
+            return real_in(v, 0.0, 1.0, &s->focus_y);
+        case KEY_EXPOSURE_EV:
+            return real_in(v, CAMERA_EV_MIN, CAMERA_EV_MAX, &s->exposure_ev);
+        case KEY_TIMER_S:
+            if (!json_get_int(v, &i) || !timer_value_ok(i)) {
+                return false;
+            }
+            s->timer_s = (int32_t)i;
+            return true;
+        case KEY_JPEG_QUALITY:
+            if (!int_in(v, CAMERA_JPEG_MIN, CAMERA_JPEG_MAX, &i)) {
+                return false;
+            }
+            s->jpeg_quality = (int32_t)i;
+            return true;
+        case KEY_PHOTOS_TAKEN:
+            return int_in(v, 0, CAMERA_COUNTER_MAX, &s->photos_taken);
+        case KEY_VIDEOS_RECORDED:
+            return int_in(v, 0, CAMERA_COUNTER_MAX, &s->videos_recorded);
+        case KEY_AE_AF_LOCKED:
+            return json_get_bool(v, &s->ae_af_locked);
+        case KEY_GRID:
+            return json_get_bool(v, &s->grid);
+        case KEY_HORIZON_LEVEL:
+            return json_get_bool(v, &s->horizon_level);
+        case KEY_RECORDING:
+            return json_get_bool(v, &s->recording);
+        case KEY_PERMISSION:
+            return json_get_bool(v, &s->permission);
+        case KEY_FLASH:
+            e = json_get_enum(v, FLASH_NAMES, CAMERA_FLASH_COUNT);
+            if (e >= 0) {
+                s->flash = (enum camera_flash)e;
+            }
+            return e >= 0;
+        case KEY_WHITE_BALANCE:
+            e = json_get_enum(v, WB_NAMES, CAMERA_WB_COUNT);
+            if (e >= 0) {
+                s->white_balance = (enum camera_white_balance)e;
+            }
+            return e >= 0;
+        case KEY_ASPECT_RATIO:
+            e = json_get_enum(v, ASPECT_NAMES, CAMERA_ASPECT_COUNT);
+            if (e >= 0) {
+                s->aspect_ratio = (enum camera_aspect_ratio)e;
+            }
+            return e >= 0;
+        case KEY_QUALITY_PRIORITY:
+            e = json_get_enum(v, PRIORITY_NAMES, CAMERA_PRIORITY_COUNT);
+            if (e >= 0) {
+                s->quality_priority = (enum camera_priority)e;
+            }
+            return e >= 0;
+        case KEY_SCENE_MODE:
+            e = json_get_enum(v, SCENE_NAMES, CAMERA_SCENE_COUNT);
+            if (e >= 0) {
+                s->scene_mode = (enum camera_scene)e;
+            }
+            return e >= 0;
+        case KEY_FACING:
+            e = json_get_enum(v, FACING_NAMES, CAMERA_FACING_COUNT);
+            if (e >= 0) {
+                s->facing = (enum camera_facing)e;
+            }
+            return e >= 0;
+        case KEY_COUNT:
+            break;
+    }
+    return false;
+}
+
+static enum pipit_status
+camera_set_state(void *self, const json_t *overrides, struct pipit_error *err) {
+    struct camera *cam = self;
+    char value[96];
+    char expect[160];
+    if (cam == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "camera: set_state: NULL camera");
+    }
+    if (!json_is_object(overrides)) {
+        device_describe_json(overrides, value, sizeof(value));
+        return pipit_error_set(err, PIPIT_ERR_JSON, "camera: state overrides are not an object: %s",
+                               value);
+    }
+    /* all-or-nothing: apply to a copy, commit only when every key is good */
+    struct camera_state next = cam->state;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)overrides, key, v) {
+        int k = key_find(key);
+        if (k < 0) {
+            device_describe_string(key, value, sizeof(value));
+            return pipit_error_set(err, PIPIT_ERR_JSON, "camera: unknown state key: %s", value);
+        }
+        if (!key_from_json(&next, (enum camera_key)k, v)) {
+            device_describe_json(v, value, sizeof(value));
+            key_expectation((enum camera_key)k, expect, sizeof(expect));
+            return pipit_error_set(err, PIPIT_ERR_JSON,
+                                   "camera: invalid state value: %s: %s (expected %s)",
+                                   KEY_NAMES[k], value, expect);
+        }
+    }
+    double min, max;
+    lens_zoom_range(next.facing, &min, &max);
+    if (next.zoom < min || next.zoom > max) {
+        zoom_range_message(next.facing, expect, sizeof(expect));
+        return pipit_error_set(err, PIPIT_ERR_JSON,
+                               "camera: invalid state value: zoom: %g with facing \"%s\" (%s)",
+                               next.zoom, FACING_NAMES[next.facing], expect);
+    }
+    cam->state = next;
+    return PIPIT_OK;
+}
+
+static json_t *camera_get_state(const void *self) {
+    const struct camera *cam = self;
+    if (cam == NULL) {
+        return NULL;
+    }
+    return keys_to_json(&cam->state, ALL_KEYS);
+}
+
+/* ============================================================================
+ * tools */
+
+/* One call in progress: the tool works on `next` and marks in `changed` the
+ * keys to report; the dispatcher commits `next` when the tool succeeds. */
+struct camera_call {
+    const json_t *args; /* an object */
+    const struct camera_state *now;
+    struct camera_state next;
+    uint32_t changed;
+    struct device_result *r;
+};
+
+static void mark(struct camera_call *c, enum camera_key k) {
+    c->changed |= UINT32_C(1) << k;
+}
+
+/* Fail the call with invalid_argument, naming the argument and its value. */
+static bool bad_arg(struct camera_call *c, const char *name, const json_t *v, const char *expect) {
+    char value[96];
+    if (v == NULL) {
+        device_result_fail(c->r, "invalid_argument", "argument \"%s\" is missing", name);
+    } else {
+        device_describe_json(v, value, sizeof(value));
+        device_result_fail(c->r, "invalid_argument", "argument \"%s\" must be %s, got %s", name,
+                           expect, value);
+    }
+    return false;
+}
+
+static bool arg_real(struct camera_call *c, const char *name, double *out) {
+    const json_t *v = json_object_get(c->args, name);
+    if (!json_get_real(v, out)) {
+        return bad_arg(c, name, v, "a number");
+    }
+    return true;
+}
+
+static bool arg_bool(struct camera_call *c, const char *name, bool *out) {
+    const json_t *v = json_object_get(c->args, name);
+    if (!json_get_bool(v, out)) {
+        return bad_arg(c, name, v, "true or false");
+    }
+    return true;
+}
+
+static bool
+arg_enum(struct camera_call *c, const char *name, const char *const *names, int n, int *out) {
+    const json_t *v = json_object_get(c->args, name);
+    *out = json_get_enum(v, names, n);
+    if (*out < 0) {
+        char expect[160];
+        join_names(names, n, expect, sizeof(expect));
+        return bad_arg(c, name, v, expect);
+    }
+    return true;
+}
+
+static bool busy_recording(struct camera_call *c, const char *what) {
+    device_result_fail(c->r, "busy_recording", "%s while recording", what);
+    return false;
+}
+
+static bool tool_take_photo(struct camera_call *c) {
+    if (c->now->photos_taken >= CAMERA_COUNTER_MAX) {
+        device_result_fail(c->r, "storage_full", "the camera's storage is full");
+        return false;
+    }
+    c->next.photos_taken++;
+    mark(c, KEY_PHOTOS_TAKEN);
+    return true;
+}
+
+static bool tool_record_video(struct camera_call *c) {
+    int action;
+    if (!arg_enum(c, "action", RECORD_NAMES, CAMERA_RECORD_COUNT, &action)) {
+        return false;
+    }
+    if (action == CAMERA_RECORD_START) {
+        if (c->now->recording) {
+            device_result_fail(c->r, "already_recording", "a video is already recording");
+            return false;
+        }
+        if (c->now->videos_recorded >= CAMERA_COUNTER_MAX) {
+            device_result_fail(c->r, "storage_full", "the camera's storage is full");
+            return false;
+        }
+        c->next.recording = true;
+        mark(c, KEY_RECORDING);
+        return true;
+    }
+    if (!c->now->recording) {
+        device_result_fail(c->r, "not_recording", "no video is recording");
+        return false;
+    }
+    c->next.recording = false;
+    if (c->next.videos_recorded < CAMERA_COUNTER_MAX) {
+        c->next.videos_recorded++;
+    }
+    mark(c, KEY_RECORDING);
+    mark(c, KEY_VIDEOS_RECORDED);
+    return true;
+}
+
+static bool tool_set_zoom(struct camera_call *c) {
+    double level, min, max;
+    if (!arg_real(c, "level", &level)) {
+        return false;
+    }
+    lens_zoom_range(c->now->facing, &min, &max);
+    if (level < min || level > max) {
+        char msg[128];
+        zoom_range_message(c->now->facing, msg, sizeof(msg));
+        device_result_fail(c->r, "zoom_out_of_range", "%s", msg);
+        return false;
+    }
+    c->next.zoom = level;
+    mark(c, KEY_ZOOM);
+    return true;
+}
+
+static bool tool_adjust_zoom(struct camera_call *c) {
+    int direction;
+    double min, max;
+    if (!arg_enum(c, "direction", DIRECTION_NAMES, CAMERA_ZOOM_COUNT, &direction)) {
+        return false;
+    }
+    lens_zoom_range(c->now->facing, &min, &max);
+    double z = c->now->zoom + (direction == CAMERA_ZOOM_IN ? CAMERA_ZOOM_STEP : -CAMERA_ZOOM_STEP);
+    c->next.zoom = z < min ? min : (z > max ? max : z);
+    mark(c, KEY_ZOOM);
+    return true;
+}
+
+static bool tool_set_flash(struct camera_call *c) {
+    int mode;
+    if (!arg_enum(c, "mode", FLASH_NAMES, CAMERA_FLASH_COUNT, &mode)) {
+        return false;
+    }
+    if (c->now->facing == CAMERA_FACING_FRONT && mode != CAMERA_FLASH_OFF) {
+        device_result_fail(c->r, "no_flash_on_front_camera", "the front camera has no flash");
+        return false;
+    }
+    if (c->now->recording && mode != (int)c->now->flash) {
+        device_result_fail(c->r, "flash_unavailable_while_recording",
+                           "the flash can't be changed while recording");
+        return false;
+    }
+    c->next.flash = (enum camera_flash)mode;
+    mark(c, KEY_FLASH);
+    return true;
+}
+
+static bool tool_tap_to_focus(struct camera_call *c) {
+    const char *names[2] = {"x", "y"};
+    double xy[2];
+    for (int i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(c->args, names[i]);
+        if (!real_in(v, 0.0, 1.0, &xy[i])) {
+            return bad_arg(c, names[i], v, "a number from 0 to 1");
+        }
+    }
+    if (c->now->ae_af_locked) {
+        device_result_fail(c->r, "ae_af_locked",
+                           "focus is locked: the AE/AF lock has to be turned off first");
+        return false;
+    }
+    c->next.focus_x = xy[0];
+    c->next.focus_y = xy[1];
+    mark(c, KEY_FOCUS_X);
+    mark(c, KEY_FOCUS_Y);
+    return true;
+}
+
+static bool tool_set_ae_af_lock(struct camera_call *c) {
+    if (!arg_bool(c, "locked", &c->next.ae_af_locked)) {
+        return false;
+    }
+    mark(c, KEY_AE_AF_LOCKED);
+    return true;
+}
+
+static bool tool_set_exposure(struct camera_call *c) {
+    double ev;
+    if (!arg_real(c, "ev", &ev)) {
+        return false;
+    }
+    if (ev < CAMERA_EV_MIN || ev > CAMERA_EV_MAX) {
+        device_result_fail(c->r, "exposure_out_of_range", "exposure goes from %g EV to +%g EV",
+                           CAMERA_EV_MIN, CAMERA_EV_MAX);
+        return false;
+    }
+    c->next.exposure_ev = ev;
+    mark(c, KEY_EXPOSURE_EV);
+    return true;
+}
+
+static bool tool_set_white_balance(struct camera_call *c) {
+    int mode;
+    if (!arg_enum(c, "mode", WB_NAMES, CAMERA_WB_COUNT, &mode)) {
+        return false;
+    }
+    c->next.white_balance = (enum camera_white_balance)mode;
+    mark(c, KEY_WHITE_BALANCE);
+    return true;
+}
+
+static bool tool_set_timer(struct camera_call *c) {
+    const json_t *v = json_object_get(c->args, "seconds");
+    int64_t seconds;
+    if (!json_get_int(v, &seconds) || !timer_value_ok(seconds)) {
+        return bad_arg(c, "seconds", v, TIMER_VALUES_TEXT);
+    }
+    c->next.timer_s = (int32_t)seconds;
+    mark(c, KEY_TIMER_S);
+    return true;
+}
+
+static bool tool_set_aspect_ratio(struct camera_call *c) {
+    int ratio;
+    if (!arg_enum(c, "ratio", ASPECT_NAMES, CAMERA_ASPECT_COUNT, &ratio)) {
+        return false;
+    }
+    if (c->now->recording && ratio != (int)c->now->aspect_ratio) {
+        return busy_recording(c, "the aspect ratio can't be changed");
+    }
+    c->next.aspect_ratio = (enum camera_aspect_ratio)ratio;
+    mark(c, KEY_ASPECT_RATIO);
+    return true;
+}
+
+static bool tool_set_quality_priority(struct camera_call *c) {
+    int priority;
+    if (!arg_enum(c, "priority", PRIORITY_NAMES, CAMERA_PRIORITY_COUNT, &priority)) {
+        return false;
+    }
+    c->next.quality_priority = (enum camera_priority)priority;
+    mark(c, KEY_QUALITY_PRIORITY);
+    return true;
+}
+
+static bool tool_set_scene_mode(struct camera_call *c) {
+    int mode;
+    if (!arg_enum(c, "mode", SCENE_NAMES, CAMERA_SCENE_COUNT, &mode)) {
+        return false;
+    }
+    c->next.scene_mode = (enum camera_scene)mode;
+    mark(c, KEY_SCENE_MODE);
+    return true;
+}
+
+static bool tool_set_jpeg_quality(struct camera_call *c) {
+    const json_t *v = json_object_get(c->args, "quality");
+    int64_t q;
+    if (!int_in(v, CAMERA_JPEG_MIN, CAMERA_JPEG_MAX, &q)) {
+        return bad_arg(c, "quality", v, "an integer from 50 to 100");
+    }
+    if (c->now->recording && q != c->now->jpeg_quality) {
+        return busy_recording(c, "the JPEG quality can't be changed");
+    }
+    c->next.jpeg_quality = (int32_t)q;
+    mark(c, KEY_JPEG_QUALITY);
+    return true;
+}
+
+static bool tool_set_grid(struct camera_call *c) {
+    if (!arg_bool(c, "enabled", &c->next.grid)) {
+        return false;
+    }
+    mark(c, KEY_GRID);
+    return true;
+}
+
+static bool tool_set_horizon_level(struct camera_call *c) {
+    if (!arg_bool(c, "enabled", &c->next.horizon_level)) {
+        return false;
+    }
+    mark(c, KEY_HORIZON_LEVEL);
+    return true;
+}
+
+static bool tool_switch_camera(struct camera_call *c) {
+    int facing;
+    double min, max;
+    if (!arg_enum(c, "facing", FACING_NAMES, CAMERA_FACING_COUNT, &facing)) {
+        return false;
+    }
+    if (c->now->recording && facing != (int)c->now->facing) {
+        return busy_recording(c, "the camera can't be switched");
+    }
+    c->next.facing = (enum camera_facing)facing;
+    mark(c, KEY_FACING);
+    /* the new lens may not reach the current zoom: clamp and report it */
+    lens_zoom_range(c->next.facing, &min, &max);
+    double z = c->now->zoom < min ? min : (c->now->zoom > max ? max : c->now->zoom);
+    if (z != c->now->zoom) {
+        c->next.zoom = z;
+        mark(c, KEY_ZOOM);
+    }
+    return true;
+}
+
+struct camera_tool {
+    const char *name;
+    bool (*run)(struct camera_call *c);
+};
+
+static const struct camera_tool TOOLS[] = {
+    {"take_photo", tool_take_photo},
+    {"record_video", tool_record_video},
+    {"set_zoom", tool_set_zoom},
+    {"adjust_zoom", tool_adjust_zoom},
+    {"set_flash", tool_set_flash},
+    {"tap_to_focus", tool_tap_to_focus},
+    {"set_ae_af_lock", tool_set_ae_af_lock},
+    {"set_exposure", tool_set_exposure},
+    {"set_white_balance", tool_set_white_balance},
+    {"set_timer", tool_set_timer},
+    {"set_aspect_ratio", tool_set_aspect_ratio},
+    {"set_quality_priority", tool_set_quality_priority},
+    {"set_scene_mode", tool_set_scene_mode},
+    {"set_jpeg_quality", tool_set_jpeg_quality},
+    {"set_grid", tool_set_grid},
+    {"set_horizon_level", tool_set_horizon_level},
+    {"switch_camera", tool_switch_camera},
+};
+
+static enum pipit_status
+camera_call(void *self, const char *tool, const json_t *args, struct device_result *r) {
+    struct camera *cam = self;
+    char value[96];
+    if (r == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    memset(r, 0, sizeof(*r));
+    if (cam == NULL || tool == NULL) {
+        device_result_fail(r, "invalid_argument", "no camera or no tool name");
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    const struct camera_tool *t = NULL;
+    for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++) {
+        if (strcmp(TOOLS[i].name, tool) == 0) {
+            t = &TOOLS[i];
+            break;
+        }
+    }
+    if (t == NULL) {
+        device_describe_string(tool, value, sizeof(value));
+        device_result_fail(r, "unknown_tool", "the camera has no tool %s", value);
+        return PIPIT_ERR_UNKNOWN_TOOL;
+    }
+    json_t *empty = NULL;
+    if (args == NULL) {
+        empty = json_object();
+        if (empty == NULL) {
+            return PIPIT_ERR_NOMEM;
+        }
+        args = empty;
+    } else if (!json_is_object(args)) {
+        device_describe_json(args, value, sizeof(value));
+        device_result_fail(r, "invalid_argument", "the arguments must be an object, got %s", value);
+        return PIPIT_ERR_INVALID_ARGS;
+    }
+    if (!cam->state.permission) {
+        json_decref(empty);
+        device_result_fail(r, "permission_denied", "the app is not allowed to use the camera");
+        return PIPIT_OK;
+    }
+    struct camera_call c = {
+        .args = args,
+        .now = &cam->state,
+        .next = cam->state,
+        .changed = 0,
+        .r = r,
+    };
+    bool ok = t->run(&c);
+    json_decref(empty);
+    if (!ok) {
+        return PIPIT_OK;
+    }
+    json_t *data = keys_to_json(&c.next, c.changed);
+    if (data == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    cam->state = c.next;
+    r->ok = true;
+    r->data = data;
+    return PIPIT_OK;
+}
+
+/* ============================================================================
+ * lifecycle */
+
+static void camera_destroy(void *self) {
+    free(self);
+}
+
+static const struct device_ops CAMERA_OPS = {
+    .name = "camera",
+    .destroy = camera_destroy,
+    .call = camera_call,
+    .get_state = camera_get_state,
+    .set_state = camera_set_state,
+};
+
+enum pipit_status camera_device_new(struct device *out) {
+    if (out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    out->ops = NULL;
+    out->self = NULL;
+    struct camera *cam = malloc(sizeof(*cam));
+    if (cam == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    cam->state = camera_default_state();
+    out->ops = &CAMERA_OPS;
+    out->self = cam;
+    return PIPIT_OK;
+}
