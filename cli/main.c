@@ -24,6 +24,7 @@ static const struct {
     {"make-lora", cmd_make_lora, "write a tiny random LoRA adapter GGUF for such a model"},
     {"bench-engine", cmd_bench_engine, "print prefill and decode tokens/s for a model"},
     {"demo", cmd_demo, "engine demo: permanent prefix kept in KV, ephemeral turns rewound"},
+    {"tools", cmd_tools, "check, show and count the tokens of a tool specification"},
 };
 
 static void usage(FILE *out) {

@@ -507,6 +507,141 @@ enum pipit_status pipit_make_lora(const struct pipit_make_lora_params *params,
                                   const char *out_path,
                                   struct pipit_error *err);
 
+/* ============================================================================
+ * tool specifications
+ *
+ * A tool set is loaded from a JSON file: an array of tools in the OpenAI
+ * function-calling shape plus pipit's own "pipit" object per tool (sentence
+ * templates, undo). The format, the JSON Schema subset, the limits and the
+ * error messages are documented in docs/toolspec.md.
+ *
+ *     struct pipit_toolset *ts = NULL;
+ *     struct pipit_error err;
+ *     if (pipit_toolset_load_file("tools/camera.json", &ts, &err) != PIPIT_OK) {
+ *         fprintf(stderr, "%s\n", err.text); // "tools/camera.json:12:7: $[3]...: ..."
+ *     }
+ *     char *compact = NULL;
+ *     pipit_toolset_serialize(ts, PIPIT_TOOLSPEC_COMPACT, &compact);
+ *     ...
+ *     pipit_free(compact);
+ *     pipit_toolset_free(ts);
+ *
+ * A toolset is read-only after loading and may be shared across threads. */
+struct pipit_toolset;
+
+/* Serializations of a tool set, as a model would see it. */
+enum pipit_toolspec_format {
+    PIPIT_TOOLSPEC_OPENAPI = 0,  /* pretty JSON array (2-space indent), full schemas */
+    PIPIT_TOOLSPEC_MINIFIED = 1, /* the same array, no whitespace */
+    PIPIT_TOOLSPEC_COMPACT = 2,  /* one signature line per tool: set_zoom(level: number 0.5..10) */
+    PIPIT_TOOLSPEC_JIT = 3,      /* one line per tool: name - description */
+};
+#define PIPIT_TOOLSPEC_N_FORMATS 4
+
+/* What undoing a tool's call means (the spec's "pipit.undo"). */
+enum pipit_undo_kind {
+    PIPIT_UNDO_NO_STATE = 0,   /* "undo" omitted: the tool changes nothing (read-only) */
+    PIPIT_UNDO_IMPOSSIBLE = 1, /* "undo": "none": it changes something that cannot be undone */
+    PIPIT_UNDO_KEYS = 2,       /* "undo": {"keys": [...]}: restore these state keys */
+};
+
+/* Load a specification file (at most 1 MiB). Errors: PIPIT_ERR_IO (the file
+ * cannot be read; err->text names it), PIPIT_ERR_SPEC (syntax or content; err
+ * has line, column, offset and "FILE:LINE:COL: JSON.PATH: what is wrong"),
+ * PIPIT_ERR_NOMEM. On failure *out is NULL. */
+enum pipit_status
+pipit_toolset_load_file(const char *path, struct pipit_toolset **out, struct pipit_error *err);
+
+/* Load a specification from `len` bytes of `text`; `name` (NULL: "<string>")
+ * stands for the file name in messages. */
+enum pipit_status pipit_toolset_load_string(const char *text,
+                                            size_t len,
+                                            const char *name,
+                                            struct pipit_toolset **out,
+                                            struct pipit_error *err);
+
+void pipit_toolset_free(struct pipit_toolset *ts);
+
+size_t pipit_toolset_n_tools(const struct pipit_toolset *ts);
+
+/* Name and one-line description of the tool at `index`; NULL when out of range.
+ * Borrowed for the toolset's lifetime. */
+const char *pipit_toolset_tool_name(const struct pipit_toolset *ts, size_t index);
+const char *pipit_toolset_tool_description(const struct pipit_toolset *ts, size_t index);
+
+/* Index of the tool called `name`, or -1. */
+int32_t pipit_toolset_find(const struct pipit_toolset *ts, const char *name);
+
+/* The whole tool set in `format`, NUL-terminated, freed with pipit_free().
+ * Deterministic: the same file always gives the same bytes. */
+enum pipit_status pipit_toolset_serialize(const struct pipit_toolset *ts,
+                                          enum pipit_toolspec_format format,
+                                          char **out);
+
+/* One tool in `format` (the element of the array for the JSON formats, the line
+ * without its newline for the others), freed with pipit_free(). */
+enum pipit_status pipit_toolset_serialize_tool(const struct pipit_toolset *ts,
+                                               size_t index,
+                                               enum pipit_toolspec_format format,
+                                               char **out);
+
+/* Token counts, indexed by enum pipit_toolspec_format. */
+struct pipit_token_counts {
+    int32_t by_format[PIPIT_TOOLSPEC_N_FORMATS];
+};
+
+/* Count tokens with `model`'s tokenizer (no BOS, special tokens not parsed; a
+ * vocab_only model is enough). `per_tool` (may be NULL) receives n_tools
+ * entries: each tool's own serialization. `total` (may be NULL) receives the
+ * count of the whole serialization, which includes the array brackets and
+ * separators, so it is not exactly the sum. Errors: PIPIT_ERR_TOKENIZE. */
+enum pipit_status pipit_toolset_count_tokens(const struct pipit_toolset *ts,
+                                             const struct pipit_model *model,
+                                             struct pipit_token_counts *per_tool,
+                                             struct pipit_token_counts *total);
+
+/* One problem with a call's arguments, e.g. path "args.level", message
+ * "20 is above the maximum 10". Both NUL-terminated, cut if too long. */
+struct pipit_arg_problem {
+    char path[128];
+    char message[256];
+};
+
+/* Validate the JSON text `args_json` (`len` bytes) as the arguments of tool
+ * `tool_name`: types, enums, ranges, required and unknown keys, maxLength,
+ * maxItems, nested objects and arrays. An integer parameter accepts a number
+ * with zero fractional part (2.0). Up to `max_problems` problems are written to
+ * `problems` (may be NULL when max_problems is 0); *n_problems receives how
+ * many were written. Returns PIPIT_OK (no problems), PIPIT_ERR_UNKNOWN_TOOL,
+ * PIPIT_ERR_JSON (the text does not parse: one problem at "args" says why) or
+ * PIPIT_ERR_INVALID_ARGS. */
+enum pipit_status pipit_toolset_validate_args(const struct pipit_toolset *ts,
+                                              const char *tool_name,
+                                              const char *args_json,
+                                              size_t len,
+                                              struct pipit_arg_problem *problems,
+                                              size_t max_problems,
+                                              size_t *n_problems);
+
+/* The success sentence template of the tool at `index` ("Done." when the spec
+ * has none); NULL when out of range. Placeholders: {arg or result key},
+ * {error}, {code}; "{{" and "}}" are literal braces. */
+const char *pipit_toolset_success_template(const struct pipit_toolset *ts, size_t index);
+
+/* The failure template for reason `code`: the tool's template for that code,
+ * else its catch-all "*", else "I couldn't do that: {error}.". NULL when out of
+ * range. */
+const char *
+pipit_toolset_failure_template(const struct pipit_toolset *ts, size_t index, const char *code);
+
+/* What undo means for the tool at `index`. For PIPIT_UNDO_KEYS, *keys
+ * (borrowed) and *n_keys receive the state keys to restore; otherwise NULL and
+ * 0. Either output may be NULL. Out of range: PIPIT_UNDO_NO_STATE. */
+enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
+                                        size_t index,
+                                        const char *const **keys,
+                                        size_t *n_keys);
+
 #ifdef __cplusplus
 }
 #endif

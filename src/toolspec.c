@@ -1,0 +1,1899 @@
+/*
+ * toolspec.c - tool specifications: parse (jansson), validate, serialize in
+ * four formats, count tokens, validate call arguments.
+ *
+ * Parsing happens in two passes. jansson parses the text (syntax errors come
+ * with its line/column); then the document is checked against pipit's format.
+ * jansson does not remember where a value came from, so when a semantic check
+ * fails, a small scanner walks the original text again, rebuilding JSON paths
+ * as it goes, and stops at the value (or key) whose path is the one being
+ * reported: errors always carry file:line:column and the JSON path. The scanner
+ * only runs on error and only over text jansson has already accepted.
+ *
+ * Everything is bounded: file size, tool count, properties, depth, string
+ * lengths (see toolspec.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "toolspec.h"
+
+#include "status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_CAP 512
+
+static const char *DEFAULT_SUCCESS = "Done.";
+static const char *DEFAULT_FAILURE = "I couldn't do that: {error}.";
+
+/* ============================================================================
+ * small helpers */
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d != NULL) {
+        memcpy(d, s, n + 1);
+    }
+    return d;
+}
+
+static bool is_identifier(const char *s) {
+    if (s == NULL || s[0] == '\0') {
+        return false;
+    }
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_')) {
+        return false;
+    }
+    for (const char *p = s + 1; *p != '\0'; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Length in code points of UTF-8 text (jansson guarantees valid UTF-8). */
+static size_t utf8_len(const char *s, size_t bytes) {
+    size_t n = 0;
+    for (size_t i = 0; i < bytes; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            n++;
+        }
+    }
+    return n;
+}
+
+/* JSON type name as a user reads it: integers and reals are both "number". */
+static const char *json_kind(const json_t *v) {
+    switch (json_typeof(v)) {
+        case JSON_OBJECT:
+            return "object";
+        case JSON_ARRAY:
+            return "array";
+        case JSON_STRING:
+            return "string";
+        case JSON_INTEGER:
+        case JSON_REAL:
+            return "number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+            return "boolean";
+        case JSON_NULL:
+            return "null";
+    }
+    return "value";
+}
+
+const char *pipit_schema_type_name(enum pipit_schema_type type) {
+    switch (type) {
+        case PIPIT_SCHEMA_OBJECT:
+            return "object";
+        case PIPIT_SCHEMA_STRING:
+            return "string";
+        case PIPIT_SCHEMA_NUMBER:
+            return "number";
+        case PIPIT_SCHEMA_INTEGER:
+            return "integer";
+        case PIPIT_SCHEMA_BOOLEAN:
+            return "boolean";
+        case PIPIT_SCHEMA_ARRAY:
+            return "array";
+    }
+    return "?";
+}
+
+/* Shortest "%g" text that reads back as exactly `v` (integers print without a
+ * fraction: 10, 0.5, -2). */
+static void format_number(char *buf, size_t size, double v) {
+    if (isfinite(v) && floor(v) == v && fabs(v) < 1e15) {
+        pipit_format(buf, size, "%.0f", v);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        pipit_format(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) {
+            return;
+        }
+    }
+}
+
+static void format_json_number(char *buf, size_t size, const json_t *v) {
+    if (json_is_integer(v)) {
+        pipit_format(buf, size, "%lld", (long long)json_integer_value(v));
+    } else {
+        format_number(buf, size, json_number_value(v));
+    }
+}
+
+/* Append a key to a JSON path: ".key" for identifiers, ["key"] otherwise. The
+ * scanner and the checker both build paths with this, so they compare equal. */
+static void path_key(char *out, size_t cap, const char *base, const char *key) {
+    if (is_identifier(key)) {
+        pipit_format(out, cap, "%s.%s", base, key);
+        return;
+    }
+    char esc[PATH_CAP];
+    size_t j = 0;
+    for (const char *p = key; *p != '\0' && j + 3 < sizeof(esc); p++) {
+        if (*p == '"' || *p == '\\') {
+            esc[j++] = '\\';
+        }
+        esc[j++] = *p;
+    }
+    esc[j] = '\0';
+    pipit_format(out, cap, "%s[\"%s\"]", base, esc);
+}
+
+static void path_index(char *out, size_t cap, const char *base, size_t index) {
+    pipit_format(out, cap, "%s[%zu]", base, index);
+}
+
+/* ============================================================================
+ * locating a JSON path in the text (only on error) */
+
+struct locator {
+    const char *text;
+    size_t len;
+    size_t pos;
+    const char *target;
+    bool want_key;
+    int64_t found;
+};
+
+static void loc_ws(struct locator *L) {
+    while (L->pos < L->len && (L->text[L->pos] == ' ' || L->text[L->pos] == '\t' ||
+                               L->text[L->pos] == '\n' || L->text[L->pos] == '\r')) {
+        L->pos++;
+    }
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+static unsigned loc_hex4(struct locator *L) {
+    unsigned v = 0;
+    for (int i = 0; i < 4 && L->pos < L->len; i++) {
+        int h = hexval(L->text[L->pos++]);
+        v = v * 16 + (unsigned)(h < 0 ? 0 : h);
+    }
+    return v;
+}
+
+/* Decode the string at pos (which is at '"') into out (cut at cap). */
+static void loc_string(struct locator *L, char *out, size_t cap) {
+    size_t j = 0;
+    L->pos++; /* opening quote */
+    while (L->pos < L->len && L->text[L->pos] != '"') {
+        char c = L->text[L->pos++];
+        unsigned char tmp[4];
+        size_t n = 0;
+        if (c != '\\') {
+            tmp[n++] = (unsigned char)c;
+        } else if (L->pos < L->len) {
+            char e = L->text[L->pos++];
+            unsigned cp = 0;
+            switch (e) {
+                case 'n':
+                    cp = '\n';
+                    break;
+                case 't':
+                    cp = '\t';
+                    break;
+                case 'r':
+                    cp = '\r';
+                    break;
+                case 'b':
+                    cp = '\b';
+                    break;
+                case 'f':
+                    cp = '\f';
+                    break;
+                case 'u':
+                    cp = loc_hex4(L);
+                    if (cp >= 0xD800 && cp < 0xDC00 && L->pos + 1 < L->len &&
+                        L->text[L->pos] == '\\' && L->text[L->pos + 1] == 'u') {
+                        L->pos += 2;
+                        unsigned lo = loc_hex4(L);
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    }
+                    break;
+                default:
+                    cp = (unsigned char)e;
+                    break;
+            }
+            if (cp < 0x80) {
+                tmp[n++] = (unsigned char)cp;
+            } else if (cp < 0x800) {
+                tmp[n++] = (unsigned char)(0xC0 | (cp >> 6));
+                tmp[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                tmp[n++] = (unsigned char)(0xE0 | (cp >> 12));
+                tmp[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                tmp[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            } else {
+                tmp[n++] = (unsigned char)(0xF0 | (cp >> 18));
+                tmp[n++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+                tmp[n++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                tmp[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            }
+        }
+        for (size_t k = 0; k < n && j + 1 < cap; k++) {
+            out[j++] = (char)tmp[k];
+        }
+    }
+    L->pos++; /* closing quote */
+    if (cap > 0) {
+        out[j] = '\0';
+    }
+}
+
+/* Scan one value whose path is `path` (key_off: offset of its key, -1 if
+ * none). Returns false to stop (found, or malformed/too deep). */
+static bool loc_value(struct locator *L, const char *path, int64_t key_off, int depth) {
+    loc_ws(L);
+    if (L->pos >= L->len || depth > 64) {
+        return false;
+    }
+    if (strcmp(path, L->target) == 0) {
+        L->found = L->want_key && key_off >= 0 ? key_off : (int64_t)L->pos;
+        return false;
+    }
+    char c = L->text[L->pos];
+    char child[PATH_CAP];
+    if (c == '{') {
+        L->pos++;
+        for (;;) {
+            loc_ws(L);
+            if (L->pos >= L->len) {
+                return false;
+            }
+            if (L->text[L->pos] == '}') {
+                L->pos++;
+                return true;
+            }
+            if (L->text[L->pos] == ',') {
+                L->pos++;
+                continue;
+            }
+            if (L->text[L->pos] != '"') {
+                return false;
+            }
+            int64_t koff = (int64_t)L->pos;
+            char key[PATH_CAP];
+            loc_string(L, key, sizeof(key));
+            loc_ws(L);
+            if (L->pos >= L->len || L->text[L->pos] != ':') {
+                return false;
+            }
+            L->pos++;
+            path_key(child, sizeof(child), path, key);
+            if (!loc_value(L, child, koff, depth + 1)) {
+                return false;
+            }
+        }
+    }
+    if (c == '[') {
+        L->pos++;
+        size_t index = 0;
+        for (;;) {
+            loc_ws(L);
+            if (L->pos >= L->len) {
+                return false;
+            }
+            if (L->text[L->pos] == ']') {
+                L->pos++;
+                return true;
+            }
+            if (L->text[L->pos] == ',') {
+                L->pos++;
+                continue;
+            }
+            path_index(child, sizeof(child), path, index++);
+            if (!loc_value(L, child, -1, depth + 1)) {
+                return false;
+            }
+        }
+    }
+    if (c == '"') {
+        char skip[8];
+        loc_string(L, skip, sizeof(skip));
+        return true;
+    }
+    /* number, true, false, null */
+    while (L->pos < L->len && strchr(",}] \t\r\n", L->text[L->pos]) == NULL) {
+        L->pos++;
+    }
+    return true;
+}
+
+/* Byte offset of the value (or its key) at `path`, -1 when not found. */
+static int64_t locate_path(const char *text, size_t len, const char *path, bool want_key) {
+    struct locator L = {text, len, 0, path, want_key, -1};
+    /* skip a UTF-8 byte order mark if any */
+    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF) {
+        L.pos = 3;
+    }
+    loc_value(&L, "$", -1, 0);
+    return L.found;
+}
+
+static void
+offset_to_line_col(const char *text, size_t len, int64_t off, int32_t *line, int32_t *col) {
+    int32_t l = 1, c = 1;
+    for (int64_t i = 0; i < off && (size_t)i < len; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+/* ============================================================================
+ * parser state and error reporting */
+
+struct parser {
+    const char *name; /* file name for messages */
+    const char *text;
+    size_t len;
+    struct pipit_error *err;
+    enum pipit_status status; /* first failure, PIPIT_OK while none */
+};
+
+/* Report a content error at `path` (the key when at_key, else the value). */
+static void spec_fail(struct parser *P, const char *path, bool at_key, const char *fmt, ...)
+    PIPIT_PRINTF(4, 5);
+
+static void spec_fail(struct parser *P, const char *path, bool at_key, const char *fmt, ...) {
+    if (P->status != PIPIT_OK) {
+        return; /* keep the first error */
+    }
+    P->status = PIPIT_ERR_SPEC;
+    char what[384];
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    if (P->err == NULL) {
+        return;
+    }
+    int64_t off = locate_path(P->text, P->len, path, at_key);
+    P->err->status = PIPIT_ERR_SPEC;
+    if (off >= 0) {
+        offset_to_line_col(P->text, P->len, off, &P->err->line, &P->err->column);
+        P->err->offset = off;
+        pipit_format(P->err->text, sizeof(P->err->text), "%s:%d:%d: %s: %s", P->name,
+                     (int)P->err->line, (int)P->err->column, path, what);
+    } else {
+        P->err->line = 0;
+        P->err->column = 0;
+        P->err->offset = -1;
+        pipit_format(P->err->text, sizeof(P->err->text), "%s: %s: %s", P->name, path, what);
+    }
+}
+
+static void nomem(struct parser *P) {
+    if (P->status == PIPIT_OK) {
+        P->status =
+            pipit_error_set(P->err, PIPIT_ERR_NOMEM, "toolspec: out of memory: %s", P->name);
+    }
+}
+
+/* A string member: NULL when absent (if optional) or on error. */
+static const char *get_string(struct parser *P,
+                              const json_t *obj,
+                              const char *key,
+                              const char *path,
+                              bool required,
+                              size_t max_bytes,
+                              bool non_empty) {
+    char p[PATH_CAP];
+    path_key(p, sizeof(p), path, key);
+    const json_t *v = json_object_get(obj, key);
+    if (v == NULL) {
+        if (required) {
+            spec_fail(P, path, false, "missing \"%s\"", key);
+        }
+        return NULL;
+    }
+    if (!json_is_string(v)) {
+        spec_fail(P, p, false, "expected a string, got %s", json_kind(v));
+        return NULL;
+    }
+    size_t n = json_string_length(v);
+    if (n > max_bytes) {
+        spec_fail(P, p, false, "string is %zu bytes long, the limit is %zu", n, max_bytes);
+        return NULL;
+    }
+    if (non_empty && n == 0) {
+        spec_fail(P, p, false, "must not be empty");
+        return NULL;
+    }
+    if (strlen(json_string_value(v)) != n) {
+        spec_fail(P, p, false, "string contains a NUL character");
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+/* Reject keys of `obj` not in `allowed` (NULL-terminated). */
+static bool only_keys(struct parser *P,
+                      const json_t *obj,
+                      const char *path,
+                      const char *const *allowed,
+                      const char *what) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a != NULL; a++) {
+            if (strcmp(*a, key) == 0) {
+                ok = true;
+                break;
+            }
+        }
+        if (!ok) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), path, key);
+            spec_fail(P, p, true, "unknown key \"%s\" in %s", key, what);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ============================================================================
+ * templates */
+
+/* Placeholders are {identifier}; "{{" and "}}" are literal braces. */
+static bool check_template(struct parser *P, const char *text, const char *path) {
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '{') {
+            if (i + 1 < n && text[i + 1] == '{') {
+                i++;
+                continue;
+            }
+            size_t j = i + 1;
+            while (j < n && text[j] != '}' && text[j] != '{') {
+                j++;
+            }
+            if (j >= n || text[j] != '}') {
+                spec_fail(P, path, false, "template: unbalanced \"{\" at character %zu",
+                          utf8_len(text, i) + 1);
+                return false;
+            }
+            char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
+            size_t len = j - i - 1;
+            if (len == 0 || len > PIPIT_TOOLSPEC_MAX_NAME) {
+                spec_fail(P, path, false,
+                          "template: placeholder at character %zu must be {name} with a name of "
+                          "1..%d characters",
+                          utf8_len(text, i) + 1, PIPIT_TOOLSPEC_MAX_NAME);
+                return false;
+            }
+            memcpy(name, text + i + 1, len);
+            name[len] = '\0';
+            if (!is_identifier(name)) {
+                spec_fail(P, path, false,
+                          "template: placeholder {%s} is not an identifier [a-zA-Z_][a-zA-Z0-9_]*",
+                          name);
+                return false;
+            }
+            i = j;
+        } else if (text[i] == '}') {
+            if (i + 1 < n && text[i + 1] == '}') {
+                i++;
+                continue;
+            }
+            spec_fail(P, path, false, "template: unbalanced \"}\" at character %zu",
+                      utf8_len(text, i) + 1);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ============================================================================
+ * schema */
+
+static void schema_free(struct pipit_schema *s) {
+    if (s == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < s->n_props; i++) {
+        free(s->props[i].name);
+        schema_free(s->props[i].schema);
+    }
+    free(s->props);
+    if (s->enum_str != NULL) {
+        for (size_t i = 0; i < s->n_enum; i++) {
+            free(s->enum_str[i]);
+        }
+    }
+    free(s->enum_str);
+    free(s->enum_num);
+    free((void *)s->enum_json);
+    schema_free(s->items);
+    free(s);
+}
+
+static const char *const KW_COMMON[] = {"type", "description", NULL};
+static const char *const KW_OBJECT[] = {"properties", "required", "additionalProperties", NULL};
+static const char *const KW_STRING[] = {"enum", "maxLength", NULL};
+static const char *const KW_NUMBER[] = {"enum", "minimum", "maximum", NULL};
+static const char *const KW_ARRAY[] = {"items", "maxItems", NULL};
+static const char *const KW_NONE[] = {NULL};
+
+static bool kw_in(const char *const *list, const char *key) {
+    for (; *list != NULL; list++) {
+        if (strcmp(*list, key) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool check_keywords(struct parser *P,
+                           const json_t *node,
+                           const char *path,
+                           enum pipit_schema_type type) {
+    const char *const *own = type == PIPIT_SCHEMA_OBJECT    ? KW_OBJECT
+                             : type == PIPIT_SCHEMA_STRING  ? KW_STRING
+                             : type == PIPIT_SCHEMA_ARRAY   ? KW_ARRAY
+                             : type == PIPIT_SCHEMA_BOOLEAN ? KW_NONE
+                                                            : KW_NUMBER;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)node, key, v) {
+        if (kw_in(KW_COMMON, key) || kw_in(own, key)) {
+            continue;
+        }
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, key);
+        if (kw_in(KW_OBJECT, key) || kw_in(KW_STRING, key) || kw_in(KW_NUMBER, key) ||
+            kw_in(KW_ARRAY, key)) {
+            spec_fail(P, p, true, "keyword \"%s\" does not apply to type %s", key,
+                      pipit_schema_type_name(type));
+        } else {
+            spec_fail(P, p, true,
+                      "unsupported JSON Schema keyword \"%s\" (supported: type, description, "
+                      "properties, required, additionalProperties, enum, maxLength, minimum, "
+                      "maximum, items, maxItems)",
+                      key);
+        }
+        return false;
+    }
+    return true;
+}
+
+/* A non-negative integer limit such as maxLength; -1 on error (reported). */
+static int64_t get_count(struct parser *P, const json_t *node, const char *key, const char *path) {
+    const json_t *v = json_object_get(node, key);
+    char p[PATH_CAP];
+    path_key(p, sizeof(p), path, key);
+    if (!json_is_integer(v)) {
+        spec_fail(P, p, false, "expected a non-negative integer, got %s", json_kind(v));
+        return -1;
+    }
+    json_int_t n = json_integer_value(v);
+    if (n < 0 || n > (json_int_t)PIPIT_TOOLSPEC_MAX_FILE_BYTES) {
+        spec_fail(P, p, false, "%lld is out of range 0..%d", (long long)n,
+                  PIPIT_TOOLSPEC_MAX_FILE_BYTES);
+        return -1;
+    }
+    return (int64_t)n;
+}
+
+static bool is_integral(double v) {
+    return isfinite(v) && floor(v) == v && fabs(v) <= 9007199254740992.0;
+}
+
+static bool
+parse_enum(struct parser *P, struct pipit_schema *s, const json_t *arr, const char *path) {
+    if (!json_is_array(arr)) {
+        spec_fail(P, path, false, "expected an array, got %s", json_kind(arr));
+        return false;
+    }
+    size_t n = json_array_size(arr);
+    if (n == 0 || n > PIPIT_TOOLSPEC_MAX_ENUM) {
+        spec_fail(P, path, false, "an enum needs 1..%d values, got %zu", PIPIT_TOOLSPEC_MAX_ENUM,
+                  n);
+        return false;
+    }
+    s->enum_json = calloc(n, sizeof(*s->enum_json));
+    if (s->type == PIPIT_SCHEMA_STRING) {
+        s->enum_str = calloc(n, sizeof(char *));
+    } else {
+        s->enum_num = calloc(n, sizeof(double));
+    }
+    if (s->enum_json == NULL || (s->enum_str == NULL && s->enum_num == NULL)) {
+        nomem(P);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(arr, i);
+        char p[PATH_CAP];
+        path_index(p, sizeof(p), path, i);
+        s->enum_json[i] = v;
+        if (s->type == PIPIT_SCHEMA_STRING) {
+            if (!json_is_string(v)) {
+                spec_fail(P, p, false, "expected a string, got %s", json_kind(v));
+                return false;
+            }
+            size_t len = json_string_length(v);
+            if (len == 0 || len > PIPIT_TOOLSPEC_MAX_ENUM_STRING ||
+                strlen(json_string_value(v)) != len) {
+                spec_fail(P, p, false, "enum strings must be 1..%d bytes without NUL",
+                          PIPIT_TOOLSPEC_MAX_ENUM_STRING);
+                return false;
+            }
+            for (size_t k = 0; k < i; k++) {
+                if (strcmp(s->enum_str[k], json_string_value(v)) == 0) {
+                    spec_fail(P, p, false, "duplicate enum value \"%s\"", json_string_value(v));
+                    return false;
+                }
+            }
+            s->enum_str[i] = dup_str(json_string_value(v));
+            if (s->enum_str[i] == NULL) {
+                nomem(P);
+                return false;
+            }
+        } else {
+            if (!json_is_number(v)) {
+                spec_fail(P, p, false, "expected a number, got %s", json_kind(v));
+                return false;
+            }
+            double d = json_number_value(v);
+            if (s->type == PIPIT_SCHEMA_INTEGER && !is_integral(d)) {
+                char num[64];
+                format_json_number(num, sizeof(num), v);
+                spec_fail(P, p, false, "%s is not an integer", num);
+                return false;
+            }
+            for (size_t k = 0; k < i; k++) {
+                if (s->enum_num[k] == d) {
+                    char num[64];
+                    format_json_number(num, sizeof(num), v);
+                    spec_fail(P, p, false, "duplicate enum value %s", num);
+                    return false;
+                }
+            }
+            s->enum_num[i] = d;
+        }
+        s->n_enum = i + 1;
+    }
+    return true;
+}
+
+static struct pipit_schema *
+parse_schema(struct parser *P, const json_t *node, const char *path, int depth);
+
+static bool parse_object_schema(struct parser *P,
+                                struct pipit_schema *s,
+                                const json_t *node,
+                                const char *path,
+                                int depth) {
+    const json_t *props = json_object_get(node, "properties");
+    char pp[PATH_CAP];
+    path_key(pp, sizeof(pp), path, "properties");
+    if (props != NULL) {
+        if (!json_is_object(props)) {
+            spec_fail(P, pp, false, "expected an object, got %s", json_kind(props));
+            return false;
+        }
+        size_t n = json_object_size(props);
+        if (n > PIPIT_TOOLSPEC_MAX_PROPERTIES) {
+            spec_fail(P, pp, false, "%zu properties, the limit is %d", n,
+                      PIPIT_TOOLSPEC_MAX_PROPERTIES);
+            return false;
+        }
+        s->props = calloc(n > 0 ? n : 1, sizeof(*s->props));
+        if (s->props == NULL) {
+            nomem(P);
+            return false;
+        }
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)props, key, v) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), pp, key);
+            if (!is_identifier(key) || strlen(key) > PIPIT_TOOLSPEC_MAX_NAME) {
+                spec_fail(P, p, true,
+                          "property name \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]* and have at "
+                          "most %d characters",
+                          key, PIPIT_TOOLSPEC_MAX_NAME);
+                return false;
+            }
+            struct pipit_schema_prop *prop = &s->props[s->n_props];
+            prop->name = dup_str(key);
+            if (prop->name == NULL) {
+                nomem(P);
+                return false;
+            }
+            s->n_props++;
+            prop->schema = parse_schema(P, v, p, depth + 1);
+            if (prop->schema == NULL) {
+                return false;
+            }
+        }
+    }
+    const json_t *req = json_object_get(node, "required");
+    if (req != NULL) {
+        char rp[PATH_CAP];
+        path_key(rp, sizeof(rp), path, "required");
+        if (!json_is_array(req)) {
+            spec_fail(P, rp, false, "expected an array, got %s", json_kind(req));
+            return false;
+        }
+        for (size_t i = 0; i < json_array_size(req); i++) {
+            const json_t *v = json_array_get(req, i);
+            char p[PATH_CAP];
+            path_index(p, sizeof(p), rp, i);
+            if (!json_is_string(v)) {
+                spec_fail(P, p, false, "expected a string, got %s", json_kind(v));
+                return false;
+            }
+            struct pipit_schema_prop *found = NULL;
+            for (size_t k = 0; k < s->n_props; k++) {
+                if (strcmp(s->props[k].name, json_string_value(v)) == 0) {
+                    found = &s->props[k];
+                }
+            }
+            if (found == NULL) {
+                spec_fail(P, p, false, "required \"%s\" is not a property", json_string_value(v));
+                return false;
+            }
+            if (found->required) {
+                spec_fail(P, p, false, "\"%s\" is listed twice", json_string_value(v));
+                return false;
+            }
+            found->required = true;
+        }
+    }
+    const json_t *ap = json_object_get(node, "additionalProperties");
+    if (ap != NULL && !json_is_false(ap)) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "additionalProperties");
+        spec_fail(P, p, false, "only false is supported (unknown keys are always rejected)");
+        return false;
+    }
+    return true;
+}
+
+static bool
+parse_range(struct parser *P, struct pipit_schema *s, const json_t *node, const char *path) {
+    static const char *const names[2] = {"minimum", "maximum"};
+    for (int k = 0; k < 2; k++) {
+        const json_t *v = json_object_get(node, names[k]);
+        if (v == NULL) {
+            continue;
+        }
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, names[k]);
+        if (!json_is_number(v)) {
+            spec_fail(P, p, false, "expected a number, got %s", json_kind(v));
+            return false;
+        }
+        if (k == 0) {
+            s->has_min = true;
+            s->min = json_number_value(v);
+        } else {
+            s->has_max = true;
+            s->max = json_number_value(v);
+        }
+    }
+    if (s->has_min && s->has_max && s->min > s->max) {
+        char p[PATH_CAP], a[64], b[64];
+        path_key(p, sizeof(p), path, "maximum");
+        format_number(a, sizeof(a), s->max);
+        format_number(b, sizeof(b), s->min);
+        spec_fail(P, p, false, "maximum %s is below minimum %s", a, b);
+        return false;
+    }
+    return true;
+}
+
+static struct pipit_schema *
+parse_schema(struct parser *P, const json_t *node, const char *path, int depth) {
+    if (!json_is_object(node)) {
+        spec_fail(P, path, false, "expected a schema object, got %s", json_kind(node));
+        return NULL;
+    }
+    if (depth > PIPIT_TOOLSPEC_MAX_DEPTH) {
+        spec_fail(P, path, false, "schema nested deeper than %d levels", PIPIT_TOOLSPEC_MAX_DEPTH);
+        return NULL;
+    }
+    const json_t *t = json_object_get(node, "type");
+    char tp[PATH_CAP];
+    path_key(tp, sizeof(tp), path, "type");
+    if (t == NULL) {
+        spec_fail(P, path, false, "missing \"type\"");
+        return NULL;
+    }
+    if (!json_is_string(t)) {
+        spec_fail(P, tp, false, "expected a string, got %s%s", json_kind(t),
+                  json_is_array(t) ? " (type unions are not supported)" : "");
+        return NULL;
+    }
+    static const char *const type_names[] = {"object",  "string",  "number",
+                                             "integer", "boolean", "array"};
+    int type = -1;
+    for (int i = 0; i < 6; i++) {
+        if (strcmp(json_string_value(t), type_names[i]) == 0) {
+            type = i;
+        }
+    }
+    if (type < 0) {
+        spec_fail(P, tp, false,
+                  "unsupported type \"%s\" (supported: object, string, number, integer, "
+                  "boolean, array)",
+                  json_string_value(t));
+        return NULL;
+    }
+    struct pipit_schema *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        nomem(P);
+        return NULL;
+    }
+    s->type = (enum pipit_schema_type)type;
+    s->json = node;
+    s->max_length = -1;
+    s->max_items = -1;
+    bool ok = check_keywords(P, node, path, s->type);
+    if (ok && json_object_get(node, "description") != NULL) {
+        s->description =
+            get_string(P, node, "description", path, false, PIPIT_TOOLSPEC_MAX_DESCRIPTION, false);
+        ok = s->description != NULL;
+    }
+    if (ok && s->type == PIPIT_SCHEMA_OBJECT) {
+        ok = parse_object_schema(P, s, node, path, depth);
+    }
+    if (ok && (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER)) {
+        ok = parse_range(P, s, node, path);
+    }
+    if (ok && s->type == PIPIT_SCHEMA_STRING && json_object_get(node, "maxLength") != NULL) {
+        s->max_length = get_count(P, node, "maxLength", path);
+        ok = s->max_length >= 0;
+    }
+    if (ok && json_object_get(node, "enum") != NULL) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "enum");
+        ok = parse_enum(P, s, json_object_get(node, "enum"), p);
+    }
+    if (ok && s->type == PIPIT_SCHEMA_ARRAY) {
+        const json_t *items = json_object_get(node, "items");
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "items");
+        if (items == NULL) {
+            spec_fail(P, path, false, "an array schema needs \"items\"");
+            ok = false;
+        } else {
+            s->items = parse_schema(P, items, p, depth + 1);
+            ok = s->items != NULL;
+        }
+        if (ok && json_object_get(node, "maxItems") != NULL) {
+            s->max_items = get_count(P, node, "maxItems", path);
+            ok = s->max_items >= 0;
+        }
+    }
+    if (!ok) {
+        schema_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ============================================================================
+ * tools */
+
+static void tool_clear(struct pipit_tool *t) {
+    free(t->name);
+    free(t->description);
+    schema_free(t->params);
+    free(t->success);
+    for (size_t i = 0; i < t->n_failures; i++) {
+        free(t->failures[i].code);
+        free(t->failures[i].text);
+    }
+    free(t->failures);
+    for (size_t i = 0; i < t->n_undo_keys; i++) {
+        free(t->undo_keys[i]);
+    }
+    free(t->undo_keys);
+    memset(t, 0, sizeof(*t));
+}
+
+static bool is_code(const char *s) {
+    if (strcmp(s, "*") == 0) {
+        return true;
+    }
+    if (s[0] == '\0') {
+        return false;
+    }
+    for (const char *p = s; *p != '\0'; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '.' || *p == '-')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+parse_undo(struct parser *P, struct pipit_tool *t, const json_t *undo, const char *path) {
+    if (json_is_string(undo)) {
+        if (strcmp(json_string_value(undo), "none") != 0) {
+            spec_fail(P, path, false, "expected \"none\" or {\"keys\": [...]}, got \"%s\"",
+                      json_string_value(undo));
+            return false;
+        }
+        t->undo = PIPIT_UNDO_IMPOSSIBLE;
+        return true;
+    }
+    if (!json_is_object(undo)) {
+        spec_fail(P, path, false, "expected \"none\" or {\"keys\": [...]}, got %s",
+                  json_kind(undo));
+        return false;
+    }
+    static const char *const allowed[] = {"keys", NULL};
+    if (!only_keys(P, undo, path, allowed, "undo")) {
+        return false;
+    }
+    const json_t *keys = json_object_get(undo, "keys");
+    char kp[PATH_CAP];
+    path_key(kp, sizeof(kp), path, "keys");
+    if (keys == NULL) {
+        spec_fail(P, path, false, "missing \"keys\"");
+        return false;
+    }
+    if (!json_is_array(keys)) {
+        spec_fail(P, kp, false, "expected an array, got %s", json_kind(keys));
+        return false;
+    }
+    size_t n = json_array_size(keys);
+    if (n == 0 || n > PIPIT_TOOLSPEC_MAX_UNDO_KEYS) {
+        spec_fail(P, kp, false, "expected 1..%d state keys, got %zu", PIPIT_TOOLSPEC_MAX_UNDO_KEYS,
+                  n);
+        return false;
+    }
+    t->undo_keys = calloc(n, sizeof(char *));
+    if (t->undo_keys == NULL) {
+        nomem(P);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(keys, i);
+        char p[PATH_CAP];
+        path_index(p, sizeof(p), kp, i);
+        if (!json_is_string(v) || !is_identifier(json_string_value(v)) ||
+            json_string_length(v) > PIPIT_TOOLSPEC_MAX_NAME) {
+            spec_fail(P, p, false, "a state key must be a string matching [a-zA-Z_][a-zA-Z0-9_]*");
+            return false;
+        }
+        for (size_t k = 0; k < i; k++) {
+            if (strcmp(t->undo_keys[k], json_string_value(v)) == 0) {
+                spec_fail(P, p, false, "duplicate state key \"%s\"", json_string_value(v));
+                return false;
+            }
+        }
+        t->undo_keys[i] = dup_str(json_string_value(v));
+        if (t->undo_keys[i] == NULL) {
+            nomem(P);
+            return false;
+        }
+        t->n_undo_keys = i + 1;
+    }
+    t->undo = PIPIT_UNDO_KEYS;
+    return true;
+}
+
+static bool
+parse_pipit(struct parser *P, struct pipit_tool *t, const json_t *pp, const char *path) {
+    if (!json_is_object(pp)) {
+        spec_fail(P, path, false, "expected an object, got %s", json_kind(pp));
+        return false;
+    }
+    static const char *const allowed[] = {"success", "failure", "undo", NULL};
+    if (!only_keys(P, pp, path, allowed, "pipit")) {
+        return false;
+    }
+    char p[PATH_CAP];
+    if (json_object_get(pp, "success") != NULL) {
+        const char *s =
+            get_string(P, pp, "success", path, false, PIPIT_TOOLSPEC_MAX_TEMPLATE, true);
+        path_key(p, sizeof(p), path, "success");
+        if (s == NULL || !check_template(P, s, p)) {
+            return false;
+        }
+        t->success = dup_str(s);
+        if (t->success == NULL) {
+            nomem(P);
+            return false;
+        }
+    }
+    const json_t *fail = json_object_get(pp, "failure");
+    if (fail != NULL) {
+        char fp[PATH_CAP];
+        path_key(fp, sizeof(fp), path, "failure");
+        if (!json_is_object(fail)) {
+            spec_fail(P, fp, false, "expected an object of code: template, got %s",
+                      json_kind(fail));
+            return false;
+        }
+        size_t n = json_object_size(fail);
+        if (n > PIPIT_TOOLSPEC_MAX_CODES) {
+            spec_fail(P, fp, false, "%zu failure templates, the limit is %d", n,
+                      PIPIT_TOOLSPEC_MAX_CODES);
+            return false;
+        }
+        if (n > 0 && json_object_get(fail, "*") == NULL) {
+            spec_fail(P, fp, false, "missing the catch-all \"*\" template");
+            return false;
+        }
+        t->failures = calloc(n > 0 ? n : 1, sizeof(*t->failures));
+        if (t->failures == NULL) {
+            nomem(P);
+            return false;
+        }
+        const char *code;
+        json_t *v;
+        json_object_foreach((json_t *)fail, code, v) {
+            path_key(p, sizeof(p), fp, code);
+            if (!is_code(code) || strlen(code) > PIPIT_TOOLSPEC_MAX_NAME) {
+                spec_fail(P, p, true,
+                          "failure code \"%s\" must be \"*\" or 1..%d characters of "
+                          "[a-zA-Z0-9_.-]",
+                          code, PIPIT_TOOLSPEC_MAX_NAME);
+                return false;
+            }
+            const char *s = get_string(P, fail, code, fp, false, PIPIT_TOOLSPEC_MAX_TEMPLATE, true);
+            if (s == NULL || !check_template(P, s, p)) {
+                return false;
+            }
+            struct pipit_tool_template *tt = &t->failures[t->n_failures];
+            tt->code = dup_str(code);
+            tt->text = dup_str(s);
+            if (tt->code == NULL || tt->text == NULL) {
+                free(tt->code);
+                free(tt->text);
+                nomem(P);
+                return false;
+            }
+            t->n_failures++;
+        }
+    }
+    const json_t *undo = json_object_get(pp, "undo");
+    t->undo = PIPIT_UNDO_NO_STATE;
+    if (undo != NULL) {
+        path_key(p, sizeof(p), path, "undo");
+        return parse_undo(P, t, undo, p);
+    }
+    return true;
+}
+
+static bool
+parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const char *path) {
+    if (!json_is_object(entry)) {
+        spec_fail(P, path, false, "expected a tool object, got %s", json_kind(entry));
+        return false;
+    }
+    static const char *const allowed[] = {"type", "function", "pipit", NULL};
+    if (!only_keys(P, entry, path, allowed, "a tool (expected type, function, pipit)")) {
+        return false;
+    }
+    const char *type = get_string(P, entry, "type", path, true, 64, false);
+    if (type == NULL) {
+        return false;
+    }
+    if (strcmp(type, "function") != 0) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "type");
+        spec_fail(P, p, false, "expected \"function\", got \"%s\"", type);
+        return false;
+    }
+    const json_t *fn = json_object_get(entry, "function");
+    char fp[PATH_CAP];
+    path_key(fp, sizeof(fp), path, "function");
+    if (fn == NULL) {
+        spec_fail(P, path, false, "missing \"function\"");
+        return false;
+    }
+    if (!json_is_object(fn)) {
+        spec_fail(P, fp, false, "expected an object, got %s", json_kind(fn));
+        return false;
+    }
+    t->function = fn;
+    static const char *const fn_allowed[] = {"name", "description", "parameters", "strict", NULL};
+    if (!only_keys(P, fn, fp, fn_allowed, "a function (expected name, description, parameters)")) {
+        return false;
+    }
+    const char *name = get_string(P, fn, "name", fp, true, 1024, true);
+    if (name == NULL) {
+        return false;
+    }
+    char np[PATH_CAP];
+    path_key(np, sizeof(np), fp, "name");
+    if (strlen(name) > PIPIT_TOOLSPEC_MAX_NAME) {
+        spec_fail(P, np, false, "tool name is %zu characters long, the limit is %d", strlen(name),
+                  PIPIT_TOOLSPEC_MAX_NAME);
+        return false;
+    }
+    if (!is_identifier(name)) {
+        spec_fail(P, np, false, "tool name \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]*", name);
+        return false;
+    }
+    const char *desc =
+        get_string(P, fn, "description", fp, true, PIPIT_TOOLSPEC_MAX_DESCRIPTION, true);
+    if (desc == NULL) {
+        return false;
+    }
+    const json_t *strict = json_object_get(fn, "strict");
+    if (strict != NULL && !json_is_boolean(strict)) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), fp, "strict");
+        spec_fail(P, p, false, "expected a boolean, got %s", json_kind(strict));
+        return false;
+    }
+    t->name = dup_str(name);
+    t->description = dup_str(desc);
+    if (t->name == NULL || t->description == NULL) {
+        nomem(P);
+        return false;
+    }
+    const json_t *params = json_object_get(fn, "parameters");
+    char pp[PATH_CAP];
+    path_key(pp, sizeof(pp), fp, "parameters");
+    if (params != NULL) {
+        t->params = parse_schema(P, params, pp, 1);
+        if (t->params == NULL) {
+            return false;
+        }
+        if (t->params->type != PIPIT_SCHEMA_OBJECT) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), pp, "type");
+            spec_fail(P, p, false, "parameters must be of type object, got %s",
+                      pipit_schema_type_name(t->params->type));
+            return false;
+        }
+    } else {
+        /* omitted parameters: a tool without arguments */
+        t->params = calloc(1, sizeof(*t->params));
+        if (t->params == NULL) {
+            nomem(P);
+            return false;
+        }
+        t->params->type = PIPIT_SCHEMA_OBJECT;
+        t->params->max_length = -1;
+        t->params->max_items = -1;
+    }
+    const json_t *pip = json_object_get(entry, "pipit");
+    t->undo = PIPIT_UNDO_NO_STATE;
+    if (pip != NULL) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "pipit");
+        return parse_pipit(P, t, pip, p);
+    }
+    return true;
+}
+
+/* ============================================================================
+ * loading */
+
+void pipit_toolset_free(struct pipit_toolset *ts) {
+    if (ts == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        tool_clear(&ts->tools[i]);
+    }
+    free(ts->tools);
+    json_decref(ts->root);
+    free(ts->name);
+    free(ts);
+}
+
+enum pipit_status pipit_toolset_load_string(const char *text,
+                                            size_t len,
+                                            const char *name,
+                                            struct pipit_toolset **out,
+                                            struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "toolspec: out is NULL");
+    }
+    *out = NULL;
+    if (text == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "toolspec: text is NULL");
+    }
+    if (name == NULL) {
+        name = "<string>";
+    }
+    if (len > PIPIT_TOOLSPEC_MAX_FILE_BYTES) {
+        return pipit_error_set(err, PIPIT_ERR_SPEC,
+                               "%s: specification is %zu bytes, the limit is %d bytes", name, len,
+                               PIPIT_TOOLSPEC_MAX_FILE_BYTES);
+    }
+    struct parser P = {name, text, len, err, PIPIT_OK};
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        if (err != NULL) {
+            err->status = PIPIT_ERR_SPEC;
+            err->line = jerr.line > 0 ? jerr.line : 0;
+            err->column = jerr.column > 0 ? jerr.column : 0;
+            err->offset = jerr.position >= 0 ? jerr.position : -1;
+            pipit_format(err->text, sizeof(err->text), "%s:%d:%d: $: invalid JSON: %s", name,
+                         (int)err->line, (int)err->column, jerr.text);
+        }
+        return PIPIT_ERR_SPEC;
+    }
+    struct pipit_toolset *ts = calloc(1, sizeof(*ts));
+    if (ts == NULL || (ts->name = dup_str(name)) == NULL) {
+        free(ts);
+        json_decref(root);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "toolspec: out of memory: %s", name);
+    }
+    ts->root = root;
+    if (!json_is_array(root)) {
+        spec_fail(&P, "$", false, "expected an array of tools, got %s", json_kind(root));
+    } else if (json_array_size(root) == 0 || json_array_size(root) > PIPIT_TOOLSPEC_MAX_TOOLS) {
+        spec_fail(&P, "$", false, "expected 1..%d tools, got %zu", PIPIT_TOOLSPEC_MAX_TOOLS,
+                  json_array_size(root));
+    } else {
+        size_t n = json_array_size(root);
+        ts->tools = calloc(n, sizeof(*ts->tools));
+        if (ts->tools == NULL) {
+            nomem(&P);
+        }
+        for (size_t i = 0; i < n && P.status == PIPIT_OK; i++) {
+            char path[PATH_CAP];
+            path_index(path, sizeof(path), "$", i);
+            ts->n_tools = i + 1;
+            if (!parse_tool(&P, &ts->tools[i], json_array_get(root, i), path)) {
+                break;
+            }
+            for (size_t k = 0; k < i; k++) {
+                if (strcmp(ts->tools[k].name, ts->tools[i].name) == 0) {
+                    char np[PATH_CAP];
+                    pipit_format(np, sizeof(np), "%s.function.name", path);
+                    spec_fail(&P, np, false, "duplicate tool name \"%s\" (first defined at $[%zu])",
+                              ts->tools[i].name, k);
+                    break;
+                }
+            }
+        }
+    }
+    if (P.status != PIPIT_OK) {
+        pipit_toolset_free(ts);
+        return P.status;
+    }
+    *out = ts;
+    return PIPIT_OK;
+}
+
+enum pipit_status
+pipit_toolset_load_file(const char *path, struct pipit_toolset **out, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL || path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "toolspec: path or out is NULL");
+    }
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "toolspec: cannot open: %s: %s", path,
+                               strerror(errno));
+    }
+    char *buf = malloc(PIPIT_TOOLSPEC_MAX_FILE_BYTES + 1);
+    if (buf == NULL) {
+        fclose(f);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "toolspec: out of memory: %s", path);
+    }
+    size_t n = fread(buf, 1, PIPIT_TOOLSPEC_MAX_FILE_BYTES + 1, f);
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return pipit_error_set(err, PIPIT_ERR_IO, "toolspec: cannot read: %s", path);
+    }
+    if (n > PIPIT_TOOLSPEC_MAX_FILE_BYTES) {
+        free(buf);
+        return pipit_error_set(err, PIPIT_ERR_SPEC,
+                               "%s: specification is larger than the limit of %d bytes", path,
+                               PIPIT_TOOLSPEC_MAX_FILE_BYTES);
+    }
+    enum pipit_status st = pipit_toolset_load_string(buf, n, path, out, err);
+    free(buf);
+    return st;
+}
+
+/* ============================================================================
+ * accessors */
+
+const struct pipit_tool *pipit_toolset_tool(const struct pipit_toolset *ts, size_t index) {
+    if (ts == NULL || index >= ts->n_tools) {
+        return NULL;
+    }
+    return &ts->tools[index];
+}
+
+size_t pipit_toolset_n_tools(const struct pipit_toolset *ts) {
+    return ts == NULL ? 0 : ts->n_tools;
+}
+
+const char *pipit_toolset_tool_name(const struct pipit_toolset *ts, size_t index) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    return t == NULL ? NULL : t->name;
+}
+
+const char *pipit_toolset_tool_description(const struct pipit_toolset *ts, size_t index) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    return t == NULL ? NULL : t->description;
+}
+
+int32_t pipit_toolset_find(const struct pipit_toolset *ts, const char *name) {
+    if (ts == NULL || name == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        if (strcmp(ts->tools[i].name, name) == 0) {
+            return (int32_t)i;
+        }
+    }
+    return -1;
+}
+
+const char *pipit_toolset_success_template(const struct pipit_toolset *ts, size_t index) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    if (t == NULL) {
+        return NULL;
+    }
+    return t->success != NULL ? t->success : DEFAULT_SUCCESS;
+}
+
+const char *
+pipit_toolset_failure_template(const struct pipit_toolset *ts, size_t index, const char *code) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    if (t == NULL) {
+        return NULL;
+    }
+    const char *star = NULL;
+    for (size_t i = 0; i < t->n_failures; i++) {
+        if (code != NULL && strcmp(t->failures[i].code, code) == 0) {
+            return t->failures[i].text;
+        }
+        if (strcmp(t->failures[i].code, "*") == 0) {
+            star = t->failures[i].text;
+        }
+    }
+    return star != NULL ? star : DEFAULT_FAILURE;
+}
+
+enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
+                                        size_t index,
+                                        const char *const **keys,
+                                        size_t *n_keys) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    if (keys != NULL) {
+        *keys = NULL;
+    }
+    if (n_keys != NULL) {
+        *n_keys = 0;
+    }
+    if (t == NULL) {
+        return PIPIT_UNDO_NO_STATE;
+    }
+    if (t->undo == PIPIT_UNDO_KEYS) {
+        if (keys != NULL) {
+            *keys = (const char *const *)t->undo_keys;
+        }
+        if (n_keys != NULL) {
+            *n_keys = t->n_undo_keys;
+        }
+    }
+    return t->undo;
+}
+
+/* ============================================================================
+ * serialization */
+
+/* A growable string; `failed` sticks after the first allocation failure. */
+struct sbuf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n) {
+    if (b->failed) {
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap > 0 ? b->cap : 256;
+        while (b->len + n + 1 > cap) {
+            cap *= 2;
+        }
+        char *d = realloc(b->data, cap);
+        if (d == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s) {
+    sb_add(b, s, strlen(s));
+}
+
+/* One line of text: newlines and tabs become spaces. */
+static void sb_line(struct sbuf *b, const char *s) {
+    for (const char *p = s; *p != '\0'; p++) {
+        char c = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
+        sb_add(b, &c, 1);
+    }
+}
+
+static void compact_type(struct sbuf *b, const struct pipit_schema *s);
+
+static void compact_props(struct sbuf *b, const struct pipit_schema *s) {
+    for (size_t i = 0; i < s->n_props; i++) {
+        if (i > 0) {
+            sb_str(b, ", ");
+        }
+        sb_str(b, s->props[i].name);
+        sb_str(b, s->props[i].required ? ": " : "?: ");
+        compact_type(b, s->props[i].schema);
+    }
+}
+
+static void compact_type(struct sbuf *b, const struct pipit_schema *s) {
+    char num[64], num2[64];
+    if (s->n_enum > 0) {
+        for (size_t i = 0; i < s->n_enum; i++) {
+            if (i > 0) {
+                sb_str(b, "|");
+            }
+            if (s->type == PIPIT_SCHEMA_STRING) {
+                char *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY);
+                if (q == NULL) {
+                    b->failed = true;
+                    return;
+                }
+                sb_str(b, q);
+                free(q);
+            } else {
+                format_json_number(num, sizeof(num), s->enum_json[i]);
+                sb_str(b, num);
+            }
+        }
+        return;
+    }
+    switch (s->type) {
+        case PIPIT_SCHEMA_OBJECT:
+            sb_str(b, "{");
+            compact_props(b, s);
+            sb_str(b, "}");
+            break;
+        case PIPIT_SCHEMA_STRING:
+            sb_str(b, "string");
+            if (s->max_length >= 0) {
+                pipit_format(num, sizeof(num), "<=%lld", (long long)s->max_length);
+                sb_str(b, num);
+            }
+            break;
+        case PIPIT_SCHEMA_NUMBER:
+        case PIPIT_SCHEMA_INTEGER:
+            sb_str(b, pipit_schema_type_name(s->type));
+            if (s->has_min && s->has_max) {
+                format_number(num, sizeof(num), s->min);
+                format_number(num2, sizeof(num2), s->max);
+                sb_str(b, " ");
+                sb_str(b, num);
+                sb_str(b, "..");
+                sb_str(b, num2);
+            } else if (s->has_min) {
+                format_number(num, sizeof(num), s->min);
+                sb_str(b, " >=");
+                sb_str(b, num);
+            } else if (s->has_max) {
+                format_number(num, sizeof(num), s->max);
+                sb_str(b, " <=");
+                sb_str(b, num);
+            }
+            break;
+        case PIPIT_SCHEMA_BOOLEAN:
+            sb_str(b, "boolean");
+            break;
+        case PIPIT_SCHEMA_ARRAY:
+            compact_type(b, s->items);
+            if (s->max_items >= 0) {
+                pipit_format(num, sizeof(num), "[<=%lld]", (long long)s->max_items);
+                sb_str(b, num);
+            } else {
+                sb_str(b, "[]");
+            }
+            break;
+    }
+}
+
+static void tool_line(struct sbuf *b, const struct pipit_tool *t, enum pipit_toolspec_format f) {
+    sb_str(b, t->name);
+    if (f == PIPIT_TOOLSPEC_COMPACT) {
+        sb_str(b, "(");
+        compact_props(b, t->params);
+        sb_str(b, ")");
+    }
+    sb_str(b, " - ");
+    sb_line(b, t->description);
+}
+
+/* {"type":"function","function":<the spec's function object>} (new reference). */
+static json_t *tool_json(const struct pipit_tool *t) {
+    return json_pack("{s:s,s:O}", "type", "function", "function", t->function);
+}
+
+static size_t json_flags(enum pipit_toolspec_format f) {
+    return (f == PIPIT_TOOLSPEC_OPENAPI ? JSON_INDENT(2) : JSON_COMPACT) | JSON_REAL_PRECISION(15);
+}
+
+static enum pipit_status
+check_format(const struct pipit_toolset *ts, enum pipit_toolspec_format format, char **out) {
+    if (out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    if (ts == NULL || (int)format < 0 || (int)format >= PIPIT_TOOLSPEC_N_FORMATS) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_toolset_serialize_tool(const struct pipit_toolset *ts,
+                                               size_t index,
+                                               enum pipit_toolspec_format format,
+                                               char **out) {
+    enum pipit_status st = check_format(ts, format, out);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    if (index >= ts->n_tools) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    const struct pipit_tool *t = &ts->tools[index];
+    if (format == PIPIT_TOOLSPEC_OPENAPI || format == PIPIT_TOOLSPEC_MINIFIED) {
+        json_t *j = tool_json(t);
+        *out = j != NULL ? json_dumps(j, json_flags(format)) : NULL;
+        json_decref(j);
+        return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+    }
+    struct sbuf b = {0};
+    tool_line(&b, t, format);
+    if (b.failed) {
+        free(b.data);
+        return PIPIT_ERR_NOMEM;
+    }
+    *out = b.data;
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_toolset_serialize(const struct pipit_toolset *ts,
+                                          enum pipit_toolspec_format format,
+                                          char **out) {
+    enum pipit_status st = check_format(ts, format, out);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    if (format == PIPIT_TOOLSPEC_OPENAPI || format == PIPIT_TOOLSPEC_MINIFIED) {
+        json_t *arr = json_array();
+        bool ok = arr != NULL;
+        for (size_t i = 0; i < ts->n_tools && ok; i++) {
+            ok = json_array_append_new(arr, tool_json(&ts->tools[i])) == 0;
+        }
+        *out = ok ? json_dumps(arr, json_flags(format)) : NULL;
+        json_decref(arr);
+        return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+    }
+    struct sbuf b = {0};
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        tool_line(&b, &ts->tools[i], format);
+        sb_str(&b, "\n");
+    }
+    if (b.failed) {
+        free(b.data);
+        return PIPIT_ERR_NOMEM;
+    }
+    *out = b.data;
+    return PIPIT_OK;
+}
+
+/* ============================================================================
+ * token counts */
+
+static enum pipit_status count_text(const struct pipit_model *model, const char *text, int32_t *n) {
+    int32_t need = pipit_tokenize(model, text, false, false, NULL, 0);
+    if (need == INT32_MIN) {
+        return PIPIT_ERR_TOKENIZE;
+    }
+    *n = need < 0 ? -need : need;
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_toolset_count_tokens(const struct pipit_toolset *ts,
+                                             const struct pipit_model *model,
+                                             struct pipit_token_counts *per_tool,
+                                             struct pipit_token_counts *total) {
+    if (ts == NULL || model == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    for (int f = 0; f < PIPIT_TOOLSPEC_N_FORMATS; f++) {
+        char *text = NULL;
+        enum pipit_status st;
+        if (total != NULL) {
+            st = pipit_toolset_serialize(ts, (enum pipit_toolspec_format)f, &text);
+            if (st == PIPIT_OK) {
+                st = count_text(model, text, &total->by_format[f]);
+            }
+            free(text);
+            if (st != PIPIT_OK) {
+                return st;
+            }
+        }
+        for (size_t i = 0; per_tool != NULL && i < ts->n_tools; i++) {
+            st = pipit_toolset_serialize_tool(ts, i, (enum pipit_toolspec_format)f, &text);
+            if (st == PIPIT_OK) {
+                st = count_text(model, text, &per_tool[i].by_format[f]);
+            }
+            free(text);
+            if (st != PIPIT_OK) {
+                return st;
+            }
+        }
+    }
+    return PIPIT_OK;
+}
+
+/* ============================================================================
+ * argument validation */
+
+struct problems {
+    struct pipit_arg_problem *list;
+    size_t max, n, found;
+};
+
+static void problem(struct problems *pr, const char *path, const char *fmt, ...) PIPIT_PRINTF(3, 4);
+
+static void problem(struct problems *pr, const char *path, const char *fmt, ...) {
+    pr->found++;
+    if (pr->list == NULL || pr->n >= pr->max) {
+        return;
+    }
+    struct pipit_arg_problem *p = &pr->list[pr->n++];
+    pipit_format(p->path, sizeof(p->path), "%s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(p->message, sizeof(p->message), fmt, ap);
+    va_end(ap);
+}
+
+static void enum_list(const struct pipit_schema *s, char *buf, size_t size) {
+    struct sbuf b = {0};
+    compact_type(&b, s);
+    pipit_format(buf, size, "%s", b.data != NULL ? b.data : "");
+    free(b.data);
+}
+
+static void
+check_value(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    char num[64], lim[64], list[192];
+    switch (s->type) {
+        case PIPIT_SCHEMA_OBJECT: {
+            if (!json_is_object(v)) {
+                problem(pr, path, "expected an object, got %s", json_kind(v));
+                return;
+            }
+            const char *key;
+            json_t *child;
+            json_object_foreach((json_t *)v, key, child) {
+                bool known = false;
+                for (size_t i = 0; i < s->n_props && !known; i++) {
+                    known = strcmp(s->props[i].name, key) == 0;
+                }
+                if (!known) {
+                    char p[PATH_CAP];
+                    path_key(p, sizeof(p), path, key);
+                    problem(pr, p, "unknown argument \"%s\"", key);
+                }
+            }
+            for (size_t i = 0; i < s->n_props; i++) {
+                char p[PATH_CAP];
+                path_key(p, sizeof(p), path, s->props[i].name);
+                const json_t *c = json_object_get(v, s->props[i].name);
+                if (c == NULL) {
+                    if (s->props[i].required) {
+                        problem(pr, p, "required argument is missing");
+                    }
+                    continue;
+                }
+                check_value(s->props[i].schema, c, p, pr);
+            }
+            return;
+        }
+        case PIPIT_SCHEMA_STRING: {
+            if (!json_is_string(v)) {
+                problem(pr, path, "expected a string, got %s", json_kind(v));
+                return;
+            }
+            if (s->n_enum > 0) {
+                for (size_t i = 0; i < s->n_enum; i++) {
+                    if (strcmp(s->enum_str[i], json_string_value(v)) == 0) {
+                        return;
+                    }
+                }
+                enum_list(s, list, sizeof(list));
+                char *q = json_dumps(v, JSON_ENCODE_ANY);
+                problem(pr, path, "%s is not one of %s", q != NULL ? q : "the value", list);
+                free(q);
+                return;
+            }
+            size_t len = utf8_len(json_string_value(v), json_string_length(v));
+            if (s->max_length >= 0 && (int64_t)len > s->max_length) {
+                problem(pr, path, "is %zu characters long, above the maximum %lld", len,
+                        (long long)s->max_length);
+            }
+            return;
+        }
+        case PIPIT_SCHEMA_NUMBER:
+        case PIPIT_SCHEMA_INTEGER: {
+            if (!json_is_number(v)) {
+                problem(pr, path, "expected %s, got %s",
+                        s->type == PIPIT_SCHEMA_INTEGER ? "an integer" : "a number", json_kind(v));
+                return;
+            }
+            double d = json_number_value(v);
+            format_json_number(num, sizeof(num), v);
+            if (s->type == PIPIT_SCHEMA_INTEGER && !is_integral(d)) {
+                problem(pr, path, "%s is not an integer", num);
+                return;
+            }
+            if (s->n_enum > 0) {
+                for (size_t i = 0; i < s->n_enum; i++) {
+                    if (s->enum_num[i] == d) {
+                        return;
+                    }
+                }
+                enum_list(s, list, sizeof(list));
+                problem(pr, path, "%s is not one of %s", num, list);
+                return;
+            }
+            if (s->has_min && d < s->min) {
+                format_number(lim, sizeof(lim), s->min);
+                problem(pr, path, "%s is below the minimum %s", num, lim);
+            } else if (s->has_max && d > s->max) {
+                format_number(lim, sizeof(lim), s->max);
+                problem(pr, path, "%s is above the maximum %s", num, lim);
+            }
+            return;
+        }
+        case PIPIT_SCHEMA_BOOLEAN:
+            if (!json_is_boolean(v)) {
+                problem(pr, path, "expected a boolean, got %s", json_kind(v));
+            }
+            return;
+        case PIPIT_SCHEMA_ARRAY: {
+            if (!json_is_array(v)) {
+                problem(pr, path, "expected an array, got %s", json_kind(v));
+                return;
+            }
+            size_t n = json_array_size(v);
+            if (s->max_items >= 0 && (int64_t)n > s->max_items) {
+                problem(pr, path, "has %zu items, above the maximum %lld", n,
+                        (long long)s->max_items);
+            }
+            for (size_t i = 0; i < n; i++) {
+                char p[PATH_CAP];
+                path_index(p, sizeof(p), path, i);
+                check_value(s->items, json_array_get(v, i), p, pr);
+            }
+            return;
+        }
+    }
+}
+
+enum pipit_status pipit_tool_check_args(const struct pipit_tool *tool,
+                                        const json_t *args,
+                                        struct pipit_arg_problem *problems,
+                                        size_t max_problems,
+                                        size_t *n_problems) {
+    struct problems pr = {problems, max_problems, 0, 0};
+    if (n_problems != NULL) {
+        *n_problems = 0;
+    }
+    if (tool == NULL || args == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    check_value(tool->params, args, "args", &pr);
+    if (n_problems != NULL) {
+        *n_problems = pr.n;
+    }
+    return pr.found == 0 ? PIPIT_OK : PIPIT_ERR_INVALID_ARGS;
+}
+
+enum pipit_status pipit_toolset_validate_args(const struct pipit_toolset *ts,
+                                              const char *tool_name,
+                                              const char *args_json,
+                                              size_t len,
+                                              struct pipit_arg_problem *problems,
+                                              size_t max_problems,
+                                              size_t *n_problems) {
+    if (n_problems != NULL) {
+        *n_problems = 0;
+    }
+    if (ts == NULL || tool_name == NULL || args_json == NULL ||
+        (problems == NULL && max_problems > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int32_t idx = pipit_toolset_find(ts, tool_name);
+    if (idx < 0) {
+        return PIPIT_ERR_UNKNOWN_TOOL;
+    }
+    json_error_t jerr;
+    json_t *args = json_loadb(args_json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (args == NULL) {
+        struct problems pr = {problems, max_problems, 0, 0};
+        problem(&pr, "args", "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        if (n_problems != NULL) {
+            *n_problems = pr.n;
+        }
+        return PIPIT_ERR_JSON;
+    }
+    enum pipit_status st =
+        pipit_tool_check_args(&ts->tools[idx], args, problems, max_problems, n_problems);
+    json_decref(args);
+    return st;
+}
