@@ -18,6 +18,7 @@
 #include "toolspec.h"
 
 #include "status.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1438,66 +1439,25 @@ enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
 /* ============================================================================
  * serialization */
 
-/* A growable string; `failed` sticks after the first allocation failure. */
-struct sbuf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-};
+static void compact_type(struct strbuf *b, const struct pipit_schema *s);
 
-static void sb_add(struct sbuf *b, const char *s, size_t n) {
-    if (b->failed) {
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap > 0 ? b->cap : 256;
-        while (b->len + n + 1 > cap) {
-            cap *= 2;
-        }
-        char *d = realloc(b->data, cap);
-        if (d == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s) {
-    sb_add(b, s, strlen(s));
-}
-
-/* One line of text: newlines and tabs become spaces. */
-static void sb_line(struct sbuf *b, const char *s) {
-    for (const char *p = s; *p != '\0'; p++) {
-        char c = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
-        sb_add(b, &c, 1);
-    }
-}
-
-static void compact_type(struct sbuf *b, const struct pipit_schema *s);
-
-static void compact_props(struct sbuf *b, const struct pipit_schema *s) {
+static void compact_props(struct strbuf *b, const struct pipit_schema *s) {
     for (size_t i = 0; i < s->n_props; i++) {
         if (i > 0) {
-            sb_str(b, ", ");
+            strbuf_str(b, ", ");
         }
-        sb_str(b, s->props[i].name);
-        sb_str(b, s->props[i].required ? ": " : "?: ");
+        strbuf_str(b, s->props[i].name);
+        strbuf_str(b, s->props[i].required ? ": " : "?: ");
         compact_type(b, s->props[i].schema);
     }
 }
 
-static void compact_type(struct sbuf *b, const struct pipit_schema *s) {
+static void compact_type(struct strbuf *b, const struct pipit_schema *s) {
     char num[64], num2[64];
     if (s->n_enum > 0) {
         for (size_t i = 0; i < s->n_enum; i++) {
             if (i > 0) {
-                sb_str(b, "|");
+                strbuf_str(b, "|");
             }
             if (s->type == PIPIT_SCHEMA_STRING) {
                 char *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY);
@@ -1505,72 +1465,72 @@ static void compact_type(struct sbuf *b, const struct pipit_schema *s) {
                     b->failed = true;
                     return;
                 }
-                sb_str(b, q);
+                strbuf_str(b, q);
                 free(q);
             } else {
                 format_json_number(num, sizeof(num), s->enum_json[i]);
-                sb_str(b, num);
+                strbuf_str(b, num);
             }
         }
         return;
     }
     switch (s->type) {
         case PIPIT_SCHEMA_OBJECT:
-            sb_str(b, "{");
+            strbuf_str(b, "{");
             compact_props(b, s);
-            sb_str(b, "}");
+            strbuf_str(b, "}");
             break;
         case PIPIT_SCHEMA_STRING:
-            sb_str(b, "string");
+            strbuf_str(b, "string");
             if (s->max_length >= 0) {
                 pipit_format(num, sizeof(num), "<=%lld", (long long)s->max_length);
-                sb_str(b, num);
+                strbuf_str(b, num);
             }
             break;
         case PIPIT_SCHEMA_NUMBER:
         case PIPIT_SCHEMA_INTEGER:
-            sb_str(b, pipit_schema_type_name(s->type));
+            strbuf_str(b, pipit_schema_type_name(s->type));
             if (s->has_min && s->has_max) {
                 format_number(num, sizeof(num), s->min);
                 format_number(num2, sizeof(num2), s->max);
-                sb_str(b, " ");
-                sb_str(b, num);
-                sb_str(b, "..");
-                sb_str(b, num2);
+                strbuf_str(b, " ");
+                strbuf_str(b, num);
+                strbuf_str(b, "..");
+                strbuf_str(b, num2);
             } else if (s->has_min) {
                 format_number(num, sizeof(num), s->min);
-                sb_str(b, " >=");
-                sb_str(b, num);
+                strbuf_str(b, " >=");
+                strbuf_str(b, num);
             } else if (s->has_max) {
                 format_number(num, sizeof(num), s->max);
-                sb_str(b, " <=");
-                sb_str(b, num);
+                strbuf_str(b, " <=");
+                strbuf_str(b, num);
             }
             break;
         case PIPIT_SCHEMA_BOOLEAN:
-            sb_str(b, "boolean");
+            strbuf_str(b, "boolean");
             break;
         case PIPIT_SCHEMA_ARRAY:
             compact_type(b, s->items);
             if (s->max_items >= 0) {
                 pipit_format(num, sizeof(num), "[<=%lld]", (long long)s->max_items);
-                sb_str(b, num);
+                strbuf_str(b, num);
             } else {
-                sb_str(b, "[]");
+                strbuf_str(b, "[]");
             }
             break;
     }
 }
 
-static void tool_line(struct sbuf *b, const struct pipit_tool *t, enum pipit_toolspec_format f) {
-    sb_str(b, t->name);
+static void tool_line(struct strbuf *b, const struct pipit_tool *t, enum pipit_toolspec_format f) {
+    strbuf_str(b, t->name);
     if (f == PIPIT_TOOLSPEC_COMPACT) {
-        sb_str(b, "(");
+        strbuf_str(b, "(");
         compact_props(b, t->params);
-        sb_str(b, ")");
+        strbuf_str(b, ")");
     }
-    sb_str(b, " - ");
-    sb_line(b, t->description);
+    strbuf_str(b, " - ");
+    strbuf_line(b, t->description);
 }
 
 /* {"type":"function","function":<the spec's function object>} (new reference). */
@@ -1612,14 +1572,10 @@ enum pipit_status pipit_toolset_serialize_tool(const struct pipit_toolset *ts,
         json_decref(j);
         return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
     }
-    struct sbuf b = {0};
+    struct strbuf b = {0};
     tool_line(&b, t, format);
-    if (b.failed) {
-        free(b.data);
-        return PIPIT_ERR_NOMEM;
-    }
-    *out = b.data;
-    return PIPIT_OK;
+    *out = strbuf_take(&b);
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
 }
 
 enum pipit_status pipit_toolset_serialize(const struct pipit_toolset *ts,
@@ -1639,17 +1595,13 @@ enum pipit_status pipit_toolset_serialize(const struct pipit_toolset *ts,
         json_decref(arr);
         return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
     }
-    struct sbuf b = {0};
+    struct strbuf b = {0};
     for (size_t i = 0; i < ts->n_tools; i++) {
         tool_line(&b, &ts->tools[i], format);
-        sb_str(&b, "\n");
+        strbuf_str(&b, "\n");
     }
-    if (b.failed) {
-        free(b.data);
-        return PIPIT_ERR_NOMEM;
-    }
-    *out = b.data;
-    return PIPIT_OK;
+    *out = strbuf_take(&b);
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
 }
 
 /* ============================================================================
@@ -1722,7 +1674,7 @@ static void problem(struct problems *pr, const char *path, const char *fmt, ...)
 }
 
 static void enum_list(const struct pipit_schema *s, char *buf, size_t size) {
-    struct sbuf b = {0};
+    struct strbuf b = {0};
     compact_type(&b, s);
     pipit_format(buf, size, "%s", b.data != NULL ? b.data : "");
     free(b.data);
