@@ -1,0 +1,757 @@
+/*
+ * router.c - pre-model decisions: undo detection and compound-utterance
+ * segmentation, with word lists only.
+ *
+ * Both decisions work on the same token stream. The tokenizer walks at most
+ * ROUTER_MAX_INPUT bytes and produces at most MAX_TOKENS tokens, each either a
+ * word (letters, digits, non-ASCII letters, inner apostrophes, "2.5", "16:9",
+ * "auto-focus") with its lowercased form, or a separator punctuation mark
+ * ("," ";" "." "!" "?" ":" "..." dashes). Quotes, brackets and other symbols
+ * are skipped like spaces. Tokens remember their byte offsets, so segments are
+ * copied from the original text with its casing.
+ *
+ * Undo: drop politeness fillers at both ends; what is left must be exactly one
+ * undo phrase. Anything more ("undo the timer") is another intent.
+ *
+ * Split: a separator run is a maximal run of separator punctuation and
+ * conjunctions ("and", "then", "also", "plus", "afterwards", "after that").
+ * The utterance is cut at a run when the text since the last cut holds a verb
+ * or keyword and the text up to the next run starts with a verb or holds a
+ * keyword, unless the run is a lone "and" inside a fixed pair ("black and
+ * white", "between 3 and 5", ...).
+ *
+ * Invariants: no allocation except router_new(); every write into a caller's
+ * buffer is bounded by ROUTER_MAX_SEGMENT; a cut never splits a UTF-8
+ * character.
+ */
+#include "router.h"
+
+#include "status.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 256 /* tokens looked at; text after them stays in the last segment */
+#define MAX_PHRASE (ROUTER_MAX_WORDS * ROUTER_WORD_CAP)
+
+/* ============================================================================
+ * word lists (constant: the default lexicon) */
+
+/* Command verbs: count anywhere on the left side, at the start of the right. */
+static const char *const VERBS[] = {
+    "turn",   "switch",     "set",      "zoom",       "take",     "snap",   "shoot",
+    "start",  "stop",       "record",   "enable",     "disable",  "use",    "put",
+    "change", "make",       "lock",     "unlock",     "focus",    "tap",    "capture",
+    "flip",   "toggle",     "adjust",   "increase",   "decrease", "raise",  "lower",
+    "reduce", "boost",      "activate", "deactivate", "apply",    "select", "choose",
+    "pick",   "open",       "close",    "show",       "hide",     "call",   "text",
+    "send",   "email",      "message",  "play",       "pause",    "resume", "begin",
+    "undo",   "revert",     "add",      "remove",     "clear",    "reset",  "save",
+    "delete", "straighten", "brighten", "darken",     "dim",      "mute",   "unmute",
+    "crop",   "rotate",     "search",   "remind",     "navigate", "share",  "restore",
+};
+
+/* Camera (and phone) keywords: count anywhere on either side. */
+static const char *const KEYWORDS[] = {
+    "flash",     "torch",      "timer",   "countdown",  "grid",    "exposure", "white balance",
+    "night",     "portrait",   "hdr",     "aspect",     "ratio",   "quality",  "mode",
+    "photo",     "photos",     "picture", "pictures",   "pic",     "pics",     "shot",
+    "video",     "videos",     "front",   "back",       "rear",    "selfie",   "brighter",
+    "darker",    "brightness", "level",   "horizon",    "zoom",    "focus",    "jpeg",
+    "scene",     "camera",     "lens",    "iso",        "shutter", "burst",    "macro",
+    "landscape", "panorama",   "wide",    "ultra wide", "filter",  "ae af",    "lock",
+    "recording",
+};
+
+/* Words allowed before the verb at the start of a right side ("and please
+ * take", "then can you take", "and I want you to take"). */
+static const char *const LEAD_INS[] = {
+    "please", "also",   "then",  "now",      "just",    "and",   "can",  "could",      "would",
+    "will",   "you",    "lets",  "let",      "us",      "me",    "i",    "want",       "wanna",
+    "to",     "kindly", "maybe", "quickly",  "finally", "after", "that", "afterwards", "go",
+    "ahead",  "oh",     "hey",   "actually", "wait",    "no",    "ok",   "okay",
+};
+
+/* A left side that starts with one of these takes something back or negates it
+ * ("never mind the flash, take a photo", "don't use the flash, just take a
+ * photo"): it is not a command of its own, so the utterance is not cut there
+ * and the model sees it whole. */
+static const char *const RETRACTIONS[] = {
+    "never mind", "nevermind", "forget", "dont", "do not", "not", "without",
+};
+
+/* Conjunctions that separate commands (besides punctuation and "after that"). */
+static const char *const CONJUNCTIONS[] = {"and", "then", "also", "plus", "afterwards"};
+
+/* A lone "and" between these words is part of one phrase, never a cut. */
+static const char *const AND_PAIRS[][2] = {
+    {"black", "white"}, {"white", "black"}, {"rock", "roll"},  {"salt", "pepper"},
+    {"in", "out"},      {"out", "in"},      {"back", "forth"}, {"up", "down"},
+    {"down", "up"},     {"on", "off"},      {"off", "on"},     {"front", "back"},
+    {"back", "front"},  {"left", "right"},  {"right", "left"}, {"bread", "butter"},
+    {"more", "more"},   {"again", "again"}, {"over", "over"},  {"slow", "steady"},
+    {"now", "then"},    {"light", "dark"},  {"dark", "light"}, {"near", "far"},
+};
+
+/* The whole intent is "revert the last action". Words as the tokenizer makes
+ * them: lowercase, apostrophes dropped. */
+static const char *const UNDO_PHRASES[] = {
+    "undo",
+    "undo that",
+    "undo it",
+    "undo this",
+    "undo last",
+    "undo the last",
+    "undo the last one",
+    "undo the last thing",
+    "undo the last change",
+    "undo the last action",
+    "undo my last change",
+    "undo the change",
+    "undo that change",
+    "never mind",
+    "nevermind",
+    "never mind that",
+    "nevermind that",
+    "put it back",
+    "put that back",
+    "put it back the way it was",
+    "put it back how it was",
+    "put everything back",
+    "change it back",
+    "change that back",
+    "set it back",
+    "switch it back",
+    "turn it back",
+    "revert",
+    "revert that",
+    "revert it",
+    "revert the change",
+    "revert the last change",
+    "revert last change",
+    "revert to how it was",
+    "go back to how it was",
+    "go back to the way it was",
+    "go back to before",
+    "back to how it was",
+    "back to the way it was",
+    "make it like before",
+    "make it how it was",
+    "cancel that",
+    "cancel the last one",
+    "cancel the last change",
+    "cancel the last action",
+    "take that back",
+    "take it back",
+    "scratch that",
+    "reverse that",
+    "reverse it",
+    "restore it",
+    "restore that",
+};
+
+/* Politeness and hesitation dropped at both ends of an undo utterance. */
+static const char *const FILLERS[] = {
+    "please",       "actually", "oh",      "wait",   "hey",       "oops",    "whoops",
+    "no",           "nope",     "sorry",   "um",     "uh",        "umm",     "hmm",
+    "ok",           "okay",     "just",    "thanks", "thank you", "can you", "could you",
+    "would you",    "will you", "can we",  "lets",   "pipit",     "ah",      "ugh",
+    "go ahead and", "i said",   "i meant", "now",    "quickly",   "again",   "right now",
+    "for me",       "kindly",   "ahh",     "darn",   "dang",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ============================================================================
+ * tokenizer */
+
+enum tok_kind {
+    TOK_WORD = 0,
+    TOK_PUNCT = 1,
+};
+
+struct tok {
+    uint16_t start;              /* byte offset of the first byte in the utterance */
+    uint16_t end;                /* byte offset one past the last byte */
+    uint8_t kind;                /* enum tok_kind */
+    char lower[ROUTER_WORD_CAP]; /* word: lowercase, apostrophes dropped; "" when too long.
+                                   punctuation: the mark ("," ";" "." "!" "?" ":" "-") */
+};
+
+struct toks {
+    struct tok t[MAX_TOKENS];
+    size_t n;   /* tokens */
+    size_t len; /* bytes of the utterance looked at */
+};
+
+static bool is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
+
+static bool is_alnum(unsigned char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static char to_lower(unsigned char c) {
+    return (char)((c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c);
+}
+
+/* Length of `s` looked at: at most ROUTER_MAX_INPUT bytes, cut back so that no
+ * UTF-8 character is split. *too_long tells whether text was left out. */
+static size_t bounded_len(const char *s, bool *too_long) {
+    size_t n = 0;
+    while (n < ROUTER_MAX_INPUT && s[n] != '\0') {
+        n++;
+    }
+    *too_long = s[n] != '\0';
+    if (*too_long) {
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
+            n--;
+        }
+    }
+    return n;
+}
+
+/* Typographic marks, as UTF-8 "E2 80 xx": returns xx when s[i..] is one, else 0. */
+static unsigned char typo_mark(const char *s, size_t i, size_t len) {
+    if (i + 2 < len && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80) {
+        unsigned char x = (unsigned char)s[i + 2];
+        if (x == 0x93 || x == 0x94 || x == 0x98 || x == 0x99 || x == 0x9C || x == 0x9D ||
+            x == 0xA6) {
+            return x;
+        }
+    }
+    return 0;
+}
+
+static bool is_apostrophe_at(const char *s, size_t i, size_t len, size_t *width) {
+    unsigned char m = typo_mark(s, i, len);
+    if (s[i] == '\'') {
+        *width = 1;
+        return true;
+    }
+    if (m == 0x98 || m == 0x99) {
+        *width = 3;
+        return true;
+    }
+    return false;
+}
+
+/* A byte that starts or continues a word: ASCII letter/digit or any non-ASCII
+ * byte that is not part of a typographic mark. */
+static bool is_word_byte(const char *s, size_t i, size_t len) {
+    unsigned char c = (unsigned char)s[i];
+    if (is_alnum(c)) {
+        return true;
+    }
+    if (c < 0x80) {
+        return false;
+    }
+    /* inside a typographic mark's 3 bytes? (lead byte checked by the caller's walk) */
+    return typo_mark(s, i, len) == 0;
+}
+
+static size_t scan_word(const char *s, size_t i, size_t len, struct tok *t) {
+    size_t n_lower = 0;
+    bool too_long = false;
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        size_t w = 0;
+        if (is_word_byte(s, i, len)) {
+            /* a multi-byte character is copied whole */
+            size_t clen = 1;
+            if (c >= 0xC0) {
+                while (i + clen < len && ((unsigned char)s[i + clen] & 0xC0) == 0x80 && clen < 4) {
+                    clen++;
+                }
+            }
+            for (size_t k = 0; k < clen; k++) {
+                if (n_lower + 1 < sizeof(t->lower)) {
+                    t->lower[n_lower++] = to_lower((unsigned char)s[i + k]);
+                } else {
+                    too_long = true;
+                }
+            }
+            i += clen;
+        } else if (is_apostrophe_at(s, i, len, &w) && i + w < len && is_word_byte(s, i + w, len) &&
+                   !is_digit((unsigned char)s[i + w])) {
+            i += w; /* "don't" -> "dont" */
+        } else if ((c == '.' || c == ':' || c == ',') && i > 0 &&
+                   is_digit((unsigned char)s[i - 1]) && i + 1 < len &&
+                   is_digit((unsigned char)s[i + 1])) {
+            if (n_lower + 1 < sizeof(t->lower)) { /* "2.5", "16:9", "1,000" */
+                t->lower[n_lower++] = (char)c;
+            } else {
+                too_long = true;
+            }
+            i++;
+        } else if (c == '-' && i > 0 && is_alnum((unsigned char)s[i - 1]) && i + 1 < len &&
+                   is_alnum((unsigned char)s[i + 1])) {
+            if (n_lower + 1 < sizeof(t->lower)) { /* "auto-focus" */
+                t->lower[n_lower++] = '-';
+            } else {
+                too_long = true;
+            }
+            i++;
+        } else {
+            break;
+        }
+    }
+    t->lower[too_long ? 0 : n_lower] = '\0';
+    return i;
+}
+
+static void tokenize(const char *s, size_t len, struct toks *out) {
+    out->n = 0;
+    out->len = len;
+    size_t i = 0;
+    while (i < len && out->n < MAX_TOKENS) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned char m = typo_mark(s, i, len);
+        struct tok *t = &out->t[out->n];
+        if (is_space(c)) {
+            i++;
+        } else if (m == 0xA6 || m == 0x93 || m == 0x94) { /* ellipsis, en and em dash */
+            t->start = (uint16_t)i;
+            t->end = (uint16_t)(i + 3);
+            t->kind = TOK_PUNCT;
+            t->lower[0] = m == 0xA6 ? '.' : '-';
+            t->lower[1] = '\0';
+            out->n++;
+            i += 3;
+        } else if (m != 0) { /* quotes outside words */
+            i += 3;
+        } else if (is_word_byte(s, i, len)) {
+            t->start = (uint16_t)i;
+            t->kind = TOK_WORD;
+            i = scan_word(s, i, len, t);
+            t->end = (uint16_t)i;
+            out->n++;
+        } else if (c == ',' || c == ';' || c == '.' || c == '!' || c == '?' || c == ':') {
+            t->start = (uint16_t)i;
+            t->end = (uint16_t)(i + 1);
+            t->kind = TOK_PUNCT;
+            t->lower[0] = (char)c;
+            t->lower[1] = '\0';
+            out->n++;
+            i++;
+        } else {
+            i++; /* quotes, brackets, other symbols */
+        }
+    }
+}
+
+static bool is_word(const struct toks *ts, size_t i, const char *w) {
+    return i < ts->n && ts->t[i].kind == TOK_WORD && strcmp(ts->t[i].lower, w) == 0;
+}
+
+/* Number of tokens the phrase ("white balance") matches at token i, all of them
+ * words before `end`; 0 when it does not match. */
+static size_t match_phrase(const struct toks *ts, size_t i, size_t end, const char *phrase) {
+    size_t k = 0;
+    const char *p = phrase;
+    while (*p != '\0') {
+        const char *sp = strchr(p, ' ');
+        size_t wl = sp != NULL ? (size_t)(sp - p) : strlen(p);
+        if (i + k >= end || ts->t[i + k].kind != TOK_WORD) {
+            return 0;
+        }
+        const char *w = ts->t[i + k].lower;
+        if (strlen(w) != wl || memcmp(w, p, wl) != 0) {
+            return 0;
+        }
+        k++;
+        p += wl;
+        if (*p == ' ') {
+            p++;
+        }
+    }
+    return k;
+}
+
+static size_t
+match_any(const struct toks *ts, size_t i, size_t end, const char *const *list, size_t n_list) {
+    for (size_t k = 0; k < n_list; k++) {
+        size_t m = match_phrase(ts, i, end, list[k]);
+        if (m > 0) {
+            return m;
+        }
+    }
+    return 0;
+}
+
+/* ============================================================================
+ * undo */
+
+bool router_is_undo(const char *utterance) {
+    if (utterance == NULL) {
+        return false;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(utterance, &too_long);
+    if (too_long) {
+        return false;
+    }
+    struct toks ts;
+    tokenize(utterance, len, &ts);
+
+    /* words only: punctuation anywhere is ignored */
+    struct toks w;
+    w.n = 0;
+    w.len = len;
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == TOK_WORD) {
+            w.t[w.n++] = ts.t[i];
+        }
+    }
+
+    size_t lo = 0;
+    size_t hi = w.n;
+    for (;;) { /* leading fillers */
+        size_t m = match_any(&w, lo, hi, FILLERS, COUNT(FILLERS));
+        if (m == 0) {
+            break;
+        }
+        lo += m;
+    }
+    for (bool again = true; again && hi > lo;) { /* trailing fillers */
+        again = false;
+        for (size_t k = 0; k < COUNT(FILLERS); k++) {
+            for (size_t nw = 1; nw <= ROUTER_MAX_WORDS && nw <= hi - lo; nw++) {
+                if (match_phrase(&w, hi - nw, hi, FILLERS[k]) == nw) {
+                    hi -= nw;
+                    again = true;
+                    break;
+                }
+            }
+            if (again) {
+                break;
+            }
+        }
+    }
+    if (hi <= lo) {
+        return false; /* only fillers ("oops", "oh no") */
+    }
+    for (size_t k = 0; k < COUNT(UNDO_PHRASES); k++) {
+        if (match_phrase(&w, lo, hi, UNDO_PHRASES[k]) == hi - lo) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ============================================================================
+ * lexicon */
+
+struct router_word {
+    enum router_word_kind kind;
+    char phrase[MAX_PHRASE]; /* normalized: lowercase words joined by one space */
+};
+
+struct router {
+    struct router_word words[ROUTER_MAX_KEYWORDS];
+    size_t n;
+};
+
+struct router *router_new(void) {
+    return calloc(1, sizeof(struct router));
+}
+
+void router_free(struct router *r) {
+    free(r);
+}
+
+enum pipit_status router_add_keyword(struct router *r,
+                                     enum router_word_kind kind,
+                                     const char *phrase,
+                                     struct pipit_error *err) {
+    if (r == NULL || phrase == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "router: add keyword: %s",
+                               r == NULL ? "NULL router" : "NULL phrase");
+    }
+    if (kind != ROUTER_WORD_VERB && kind != ROUTER_WORD_KEYWORD) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "router: unknown word kind: %d",
+                               (int)kind);
+    }
+    bool too_long = false;
+    size_t len = bounded_len(phrase, &too_long);
+    struct toks ts;
+    tokenize(phrase, len, &ts);
+    char norm[MAX_PHRASE];
+    size_t n = 0;
+    bool ok = !too_long && ts.n >= 1 && ts.n <= ROUTER_MAX_WORDS;
+    for (size_t i = 0; ok && i < ts.n; i++) {
+        size_t wl = strlen(ts.t[i].lower);
+        if (ts.t[i].kind != TOK_WORD || wl == 0 || n + wl + 2 > sizeof(norm)) {
+            ok = false;
+            break;
+        }
+        if (n > 0) {
+            norm[n++] = ' ';
+        }
+        memcpy(norm + n, ts.t[i].lower, wl);
+        n += wl;
+    }
+    if (!ok) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "router: keyword must be 1 to %d words of letters and digits, "
+                               "each under %d bytes: \"%.64s\"",
+                               ROUTER_MAX_WORDS, ROUTER_WORD_CAP, phrase);
+    }
+    norm[n] = '\0';
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->words[i].kind == kind && strcmp(r->words[i].phrase, norm) == 0) {
+            return PIPIT_OK;
+        }
+    }
+    if (r->n >= ROUTER_MAX_KEYWORDS) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "router: too many keywords (at most %d): \"%.64s\"",
+                               ROUTER_MAX_KEYWORDS, phrase);
+    }
+    r->words[r->n].kind = kind;
+    memcpy(r->words[r->n].phrase, norm, n + 1);
+    r->n++;
+    return PIPIT_OK;
+}
+
+/* A verb (default or extra) at token i before `end`: tokens matched, or 0. */
+static size_t match_verb(const struct router *r, const struct toks *ts, size_t i, size_t end) {
+    size_t m = match_any(ts, i, end, VERBS, COUNT(VERBS));
+    for (size_t k = 0; m == 0 && r != NULL && k < r->n; k++) {
+        if (r->words[k].kind == ROUTER_WORD_VERB) {
+            m = match_phrase(ts, i, end, r->words[k].phrase);
+        }
+    }
+    return m;
+}
+
+/* "2x", "0.5x" (zoom) and "16:9" (aspect ratio) count as keywords. */
+static bool is_numeric_keyword(const char *w) {
+    size_t n = strlen(w);
+    if (n < 2 || !is_digit((unsigned char)w[0])) {
+        return false;
+    }
+    bool colon = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)w[i];
+        if (c == ':') {
+            colon = true;
+        } else if (!(is_digit(c) || c == '.' || (c == 'x' && i == n - 1))) {
+            return false;
+        }
+    }
+    return colon || w[n - 1] == 'x';
+}
+
+static size_t match_keyword(const struct router *r, const struct toks *ts, size_t i, size_t end) {
+    if (i < end && ts->t[i].kind == TOK_WORD && is_numeric_keyword(ts->t[i].lower)) {
+        return 1;
+    }
+    size_t m = match_any(ts, i, end, KEYWORDS, COUNT(KEYWORDS));
+    for (size_t k = 0; m == 0 && r != NULL && k < r->n; k++) {
+        if (r->words[k].kind == ROUTER_WORD_KEYWORD) {
+            m = match_phrase(ts, i, end, r->words[k].phrase);
+        }
+    }
+    return m;
+}
+
+/* ============================================================================
+ * split */
+
+/* Length of the separator run starting at token i (0: no run there). */
+static size_t separator_run(const struct toks *ts, size_t i) {
+    size_t j = i;
+    while (j < ts->n) {
+        if (ts->t[j].kind == TOK_PUNCT) {
+            j++;
+        } else if (match_any(ts, j, ts->n, CONJUNCTIONS, COUNT(CONJUNCTIONS)) > 0) {
+            j++;
+        } else if (match_phrase(ts, j, ts->n, "after that") == 2) {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    return j - i;
+}
+
+static bool is_number_word(const char *w) {
+    static const char *const NUMBERS[] = {"one",   "two",   "three", "four", "five", "six",
+                                          "seven", "eight", "nine",  "ten",  "half"};
+    if (is_digit((unsigned char)w[0])) {
+        return true;
+    }
+    for (size_t k = 0; k < COUNT(NUMBERS); k++) {
+        if (strcmp(w, NUMBERS[k]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A lone "and" at token a that joins one phrase rather than two commands. */
+static bool
+and_is_protected(const struct router *r, const struct toks *ts, size_t seg_start, size_t a) {
+    if (a == 0 || a + 1 >= ts->n || ts->t[a - 1].kind != TOK_WORD ||
+        ts->t[a + 1].kind != TOK_WORD) {
+        return false;
+    }
+    const char *prev = ts->t[a - 1].lower;
+    const char *next = ts->t[a + 1].lower;
+    for (size_t k = 0; k < COUNT(AND_PAIRS); k++) {
+        if (strcmp(prev, AND_PAIRS[k][0]) == 0 && strcmp(next, AND_PAIRS[k][1]) == 0) {
+            return true;
+        }
+    }
+    if (strcmp(next, "a") == 0 && is_word(ts, a + 2, "half")) {
+        return true; /* "one and a half" */
+    }
+    if (is_number_word(prev) && is_number_word(next)) {
+        return true; /* "3 and 5" */
+    }
+    /* "between 3 and 5 seconds", "between the front and the back camera"; but
+     * "switch between cameras and take a photo" is two commands */
+    if (match_verb(r, ts, a + 1, ts->n) > 0) {
+        return false;
+    }
+    for (size_t k = a; k > seg_start && a - k < 4; k--) {
+        if (is_word(ts, k - 1, "between")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool left_is_command(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    size_t s = b;
+    while (s < e && match_any(ts, s, e, LEAD_INS, COUNT(LEAD_INS)) > 0) {
+        s++;
+    }
+    if (match_any(ts, s, e, RETRACTIONS, COUNT(RETRACTIONS)) > 0) {
+        return false;
+    }
+    for (size_t i = b; i < e; i++) {
+        if (match_verb(r, ts, i, e) > 0 || match_keyword(r, ts, i, e) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool right_is_command(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    size_t i = b;
+    while (i < e && match_any(ts, i, e, LEAD_INS, COUNT(LEAD_INS)) > 0) {
+        i++;
+    }
+    if (i < e && match_verb(r, ts, i, e) > 0) {
+        return true;
+    }
+    for (size_t k = b; k < e; k++) {
+        if (match_keyword(r, ts, k, e) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Byte that may be trimmed at a segment's edge (ASCII only; '-' and '+' stay:
+ * "-1", "+2"). */
+static bool is_trim_byte(unsigned char c) {
+    return is_space(c) || (c != '\0' && strchr(",.;:!?\"'()[]{}", c) != NULL);
+}
+
+/* Copy [b, e) of `s` into `out` with edges trimmed; cut at a character boundary
+ * when too long. Returns the length written. */
+static size_t copy_segment(const char *s, size_t b, size_t e, char out[ROUTER_MAX_SEGMENT]) {
+    for (;;) {
+        if (b < e && is_trim_byte((unsigned char)s[b])) {
+            b++;
+        } else if (b < e && typo_mark(s, b, e) != 0) {
+            b += 3;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (e > b && is_trim_byte((unsigned char)s[e - 1])) {
+            e--;
+        } else if (e >= b + 3 && typo_mark(s, e - 3, e) != 0) {
+            e -= 3;
+        } else {
+            break;
+        }
+    }
+    size_t n = e - b;
+    if (n > ROUTER_MAX_SEGMENT - 1) {
+        n = ROUTER_MAX_SEGMENT - 1;
+        while (n > 0 && ((unsigned char)s[b + n] & 0xC0) == 0x80) {
+            n--;
+        }
+        while (n > 0 && is_space((unsigned char)s[b + n - 1])) {
+            n--;
+        }
+    }
+    memcpy(out, s + b, n);
+    out[n] = '\0';
+    return n;
+}
+
+size_t router_split_with(const struct router *r,
+                         const char *utterance,
+                         char segments[][ROUTER_MAX_SEGMENT],
+                         size_t max_segments) {
+    if (utterance == NULL || segments == NULL || max_segments == 0) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(utterance, &too_long);
+    struct toks ts;
+    tokenize(utterance, len, &ts);
+
+    size_t n_seg = 0;
+    size_t seg_tok = 0;  /* first token of the current segment */
+    size_t seg_byte = 0; /* first byte of the current segment */
+    size_t i = 0;
+    while (i < ts.n && n_seg + 1 < max_segments) {
+        size_t run = separator_run(&ts, i);
+        if (run == 0) {
+            i++;
+            continue;
+        }
+        size_t a = i;       /* first separator token */
+        size_t b = i + run; /* first token after the run */
+        size_t e = b;       /* end of the right side: the next run or the end */
+        while (e < ts.n && separator_run(&ts, e) == 0) {
+            e++;
+        }
+        bool cut = a > seg_tok && b < ts.n && left_is_command(r, &ts, seg_tok, a) &&
+                   right_is_command(r, &ts, b, e);
+        if (cut && run == 1 && is_word(&ts, a, "and") && and_is_protected(r, &ts, seg_tok, a)) {
+            cut = false;
+        }
+        if (cut) {
+            if (copy_segment(utterance, seg_byte, ts.t[a].start, segments[n_seg]) > 0) {
+                n_seg++;
+            }
+            seg_tok = b;
+            seg_byte = ts.t[b].start;
+        }
+        i = b;
+    }
+    if (copy_segment(utterance, seg_byte, len, segments[n_seg]) > 0) {
+        n_seg++;
+    }
+    return n_seg;
+}
+
+size_t
+router_split(const char *utterance, char segments[][ROUTER_MAX_SEGMENT], size_t max_segments) {
+    return router_split_with(NULL, utterance, segments, max_segments);
+}

@@ -1,0 +1,126 @@
+/*
+ * router.h - pre-model decisions: undo and compound-utterance segmentation.
+ *
+ * The router looks at the raw utterance before any model call and answers two
+ * cheap questions with word lists, never with a model:
+ *
+ *   1. Is the whole utterance a request to revert the last action ("undo",
+ *      "never mind", "put it back")? Then the agent reverts from its action
+ *      log and the model is not called at all (seed 003, recommendation 4).
+ *   2. Is it several commands joined by conjunctions ("zoom in and turn on the
+ *      flash")? Then the agent runs one capped step per segment (seed 003,
+ *      recommendation 1). A single command stays one segment.
+ *
+ *     char seg[3][ROUTER_MAX_SEGMENT];
+ *     if (router_is_undo(utt)) {
+ *         ... revert from the action log ...
+ *     } else {
+ *         size_t n = router_split(utt, seg, 3);   // n == 0: empty utterance
+ *         for (size_t i = 0; i < n; i++) { ... one step on seg[i] ... }
+ *     }
+ *
+ * The rules, the word lists and the cases the heuristics get wrong on purpose
+ * are in docs/router.md.
+ *
+ * Invariants:
+ * - Bounded: only the first ROUTER_MAX_INPUT bytes of an utterance are looked
+ *   at (cut back to a UTF-8 character boundary); every segment is a
+ *   NUL-terminated string of at most ROUTER_MAX_SEGMENT - 1 bytes, cut on a
+ *   character boundary. Nothing is allocated except by router_new().
+ * - Matching is ASCII case-insensitive; segments keep the original casing.
+ * - No global mutable state: the default word lists are constant; a caller that
+ *   needs more words makes a `struct router`.
+ *
+ * Thread safety: the plain functions are reentrant. A `struct router` may be
+ * shared by readers once no more keywords are added.
+ */
+#ifndef PIPIT_ROUTER_H
+#define PIPIT_ROUTER_H
+
+#include "pipit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ROUTER_MAX_INPUT    1024 /* bytes of an utterance that are looked at */
+#define ROUTER_MAX_SEGMENT  256  /* bytes per segment, NUL included */
+#define ROUTER_MAX_KEYWORDS 64   /* extra words a `struct router` can hold */
+#define ROUTER_MAX_WORDS    3    /* words per lexicon phrase ("white balance") */
+#define ROUTER_WORD_CAP     24   /* bytes per word, NUL included (longer: never matches) */
+
+/* ============================================================================
+ * undo */
+
+/* True when the utterance's whole intent is to revert the last action: one of
+ * the undo phrases ("undo", "undo that", "never mind", "put it back", "change
+ * it back", "revert", "go back to how it was", "cancel that", "take that
+ * back", "scratch that", ...), in any casing, with punctuation anywhere and
+ * politeness fillers ("please", "actually", "oh", "wait", "hey", "oops", "no",
+ * "sorry", "can you", ...) before or after it. False when an undo word is part
+ * of another intent ("don't undo anything", "undo the timer and zoom in",
+ * "never mind the flash, take a photo"): the model handles those. NULL, empty
+ * and over-long (> ROUTER_MAX_INPUT bytes) utterances are not undo. */
+bool router_is_undo(const char *utterance);
+
+/* ============================================================================
+ * compound segmentation */
+
+/* Split `utterance` into at most `max_segments` commands, written to
+ * `segments[0 .. n-1]`; returns n. Splits happen at a separator (",", ";",
+ * ".", "!", "?", "and", "then", "also", "plus", "afterwards", "after that",
+ * or a run of them such as ", and then") only when both sides look like
+ * commands: the left side holds a command verb or a camera keyword, and the
+ * right side starts with a verb or holds a keyword (docs/router.md has the
+ * lexicon). Fixed pairs are never split: "black and white", "zoom in and out",
+ * "on and off", "between 3 and 5", "one and a half", ...
+ *
+ * - A single command gives one segment: the trimmed utterance.
+ * - Segment edges are trimmed of whitespace and punctuation; casing is kept.
+ * - When there are more commands than `max_segments`, the tail from the last
+ *   segment's start to the end of the utterance (separators included) becomes
+ *   the last segment, so nothing the person said is dropped.
+ * - Returns 0 for NULL, an empty or punctuation-only utterance, NULL
+ *   `segments` or `max_segments` == 0. */
+size_t
+router_split(const char *utterance, char segments[][ROUTER_MAX_SEGMENT], size_t max_segments);
+
+/* ============================================================================
+ * configurable lexicon */
+
+/* What an extra word means to the splitter. */
+enum router_word_kind {
+    ROUTER_WORD_VERB = 0,    /* a command verb: counts at the start of the right side
+                                ("dim the screen") and anywhere on the left side */
+    ROUTER_WORD_KEYWORD = 1, /* a device keyword: counts anywhere on either side
+                                ("torch", "slow motion") */
+};
+
+/* The default lexicon plus up to ROUTER_MAX_KEYWORDS extra words. */
+struct router;
+
+/* A router with the default lexicon only; NULL when out of memory. Free with
+ * router_free(). */
+struct router *router_new(void);
+
+/* NULL is a no-op. */
+void router_free(struct router *r);
+
+/* Add a verb or keyword phrase of 1 to ROUTER_MAX_WORDS words (letters, digits
+ * and apostrophes; each word shorter than ROUTER_WORD_CAP bytes; matched
+ * case-insensitively, whole words only). Adding a phrase twice is harmless.
+ * Errors (err may be NULL): PIPIT_ERR_INVALID_ARG for a NULL router, an empty
+ * phrase, too many or too long words, or a full lexicon; the router is
+ * unchanged. */
+enum pipit_status router_add_keyword(struct router *r,
+                                     enum router_word_kind kind,
+                                     const char *phrase,
+                                     struct pipit_error *err);
+
+/* router_split() with the default lexicon plus `r`'s words. `r` NULL means the
+ * default lexicon only (exactly router_split()). */
+size_t router_split_with(const struct router *r,
+                         const char *utterance,
+                         char segments[][ROUTER_MAX_SEGMENT],
+                         size_t max_segments);
+
+#endif /* PIPIT_ROUTER_H */

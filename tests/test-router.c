@@ -1,0 +1,370 @@
+/*
+ * test-router.c - undo detection and compound-utterance segmentation, as
+ * tables of utterances with the expected answer.
+ */
+#include "router.h"
+#include "testutil.h"
+
+/* ============================================================================
+ * undo */
+
+struct undo_case {
+    const char *utterance;
+    bool undo;
+};
+
+static const struct undo_case UNDO_CASES[] = {
+    /* the phrases */
+    {"undo", true},
+    {"undo that", true},
+    {"never mind", true},
+    {"nevermind", true},
+    {"put it back", true},
+    {"change it back", true},
+    {"revert", true},
+    {"revert that", true},
+    {"go back to how it was", true},
+    {"cancel that", true},
+    {"take that back", true},
+    {"oops undo", true},
+    {"undo please", true},
+    {"scratch that", true},
+    {"undo the last change", true},
+    {"put it back the way it was", true},
+    /* casing, punctuation, whitespace */
+    {"UNDO", true},
+    {"Undo That!", true},
+    {"  undo.  ", true},
+    {"Never mind.", true},
+    {"never-mind", false}, /* one hyphenated word, not the phrase */
+    {"Never, mind!", true},
+    {"\tput it back\n", true},
+    {"\"undo\"", true},
+    {"undo\xE2\x80\xA6", true},                  /* "undo…" */
+    {"\xE2\x80\x9Cundo that\xE2\x80\x9D", true}, /* curly quotes */
+    /* fillers at either end */
+    {"please undo", true},
+    {"actually, undo that", true},
+    {"oh wait, never mind", true},
+    {"hey, change it back please", true},
+    {"oops, sorry, undo that please", true},
+    {"no no, put it back", true},
+    {"can you undo that", true},
+    {"could you please undo that?", true},
+    {"undo that, thanks", true},
+    {"okay just revert it", true},
+    {"hmm... never mind", true},
+    /* other intents that merely contain undo words */
+    {"don't undo anything", false},
+    {"don\xE2\x80\x99t undo anything", false},
+    {"go back camera", false},
+    {"go back", false},
+    {"put the flash back on", false},
+    {"never mind the flash, take a photo", false},
+    {"undo the timer and zoom in", false},
+    {"undo that and zoom in", false},
+    {"cancel the timer", false},
+    {"cancel", false},
+    {"switch back to the front camera", false},
+    {"take a photo", false},
+    {"turn the flash back on", false},
+    {"what does undo do", false},
+    {"can you undo things", false},
+    {"oops", false},
+    {"oh no", false},
+    {"please", false},
+    {"", false},
+    {"   ", false},
+    {"!!!", false},
+    {"undo undo", false},
+    {"revert the zoom to 1x", false},
+    {"how do I put it back", false},
+};
+
+static void test_undo_table(void **state) {
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(UNDO_CASES) / sizeof(UNDO_CASES[0]); i++) {
+        bool got = router_is_undo(UNDO_CASES[i].utterance);
+        if (got != UNDO_CASES[i].undo) {
+            print_error("undo(\"%s\") = %d, expected %d\n", UNDO_CASES[i].utterance, got,
+                        UNDO_CASES[i].undo);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_undo_bounds(void **state) {
+    (void)state;
+    assert_false(router_is_undo(NULL));
+    /* too long to be an undo, even if it starts like one */
+    char big[ROUTER_MAX_INPUT + 100];
+    memset(big, ' ', sizeof(big) - 1);
+    memcpy(big, "undo", 4);
+    big[sizeof(big) - 1] = '\0';
+    assert_false(router_is_undo(big));
+    /* a very long single word never matches and never overflows */
+    memset(big, 'u', sizeof(big) - 1);
+    assert_false(router_is_undo(big));
+    /* many fillers are fine */
+    assert_true(router_is_undo("please please please please please undo please please"));
+}
+
+/* ============================================================================
+ * split */
+
+struct split_case {
+    const char *utterance;
+    size_t max;
+    size_t n;
+    const char *seg[3];
+};
+
+static const struct split_case SPLIT_CASES[] = {
+    /* must split */
+    {"zoom in and turn on the flash", 3, 2, {"zoom in", "turn on the flash"}},
+    {"night mode and a 3 second timer", 3, 2, {"night mode", "a 3 second timer"}},
+    {"switch to the front camera, then take a photo",
+     3,
+     2,
+     {"switch to the front camera", "take a photo"}},
+    {"turn on the grid and set the timer to 10 seconds and take a picture",
+     3,
+     3,
+     {"turn on the grid", "set the timer to 10 seconds", "take a picture"}},
+    {"Zoom in, and turn on the flash.", 3, 2, {"Zoom in", "turn on the flash"}},
+    {"Zoom in. Turn on the flash.", 3, 2, {"Zoom in", "Turn on the flash"}},
+    {"zoom to 2x and then take a selfie", 3, 2, {"zoom to 2x", "take a selfie"}},
+    {"turn off hdr; switch to portrait mode", 3, 2, {"turn off hdr", "switch to portrait mode"}},
+    {"set aspect ratio to 16:9 plus turn on the grid",
+     3,
+     2,
+     {"set aspect ratio to 16:9", "turn on the grid"}},
+    {"make it brighter also lock focus", 3, 2, {"make it brighter", "lock focus"}},
+    {"take a picture of the sunset and make it brighter",
+     3,
+     2,
+     {"take a picture of the sunset", "make it brighter"}},
+    {"set white balance to daylight and exposure to +1",
+     3,
+     2,
+     {"set white balance to daylight", "exposure to +1"}},
+    {"zoom in and out and take a photo", 3, 2, {"zoom in and out", "take a photo"}},
+    {"Turn on the flash and please take a photo",
+     3,
+     2,
+     {"Turn on the flash", "please take a photo"}},
+    {"zoom in and I want you to take a photo", 3, 2, {"zoom in", "I want you to take a photo"}},
+    {"switch between cameras and take a photo", 3, 2, {"switch between cameras", "take a photo"}},
+    {"undo that and zoom in", 3, 2, {"undo that", "zoom in"}},
+    {"set exposure to 2.5 and after that take a photo",
+     3,
+     2,
+     {"set exposure to 2.5", "take a photo"}},
+    {"Zoom in \xE2\x80\x94 turn on the flash", 3, 2, {"Zoom in", "turn on the flash"}},
+    /* more commands than segments: the tail stays in the last one */
+    {"turn on the grid and set the timer to 10 seconds and take a picture",
+     2,
+     2,
+     {"turn on the grid", "set the timer to 10 seconds and take a picture"}},
+    {"zoom in and turn on the flash", 1, 1, {"zoom in and turn on the flash"}},
+    {"zoom in, turn on the flash, set a timer, and take a photo",
+     3,
+     3,
+     {"zoom in", "turn on the flash", "set a timer, and take a photo"}},
+    /* must not split */
+    {"take a photo", 3, 1, {"take a photo"}},
+    {"  Take a photo, please!  ", 3, 1, {"Take a photo, please"}},
+    {"set the filter to black and white", 3, 1, {"set the filter to black and white"}},
+    {"switch to black and white mode", 3, 1, {"switch to black and white mode"}},
+    {"zoom in and out", 3, 1, {"zoom in and out"}},
+    {"play some rock and roll", 3, 1, {"play some rock and roll"}},
+    {"take a photo of the salt and pepper", 3, 1, {"take a photo of the salt and pepper"}},
+    {"set a timer between 3 and 5 seconds", 3, 1, {"set a timer between 3 and 5 seconds"}},
+    {"zoom to one and a half x", 3, 1, {"zoom to one and a half x"}},
+    {"turn the flash on and off", 3, 1, {"turn the flash on and off"}},
+    {"record a video of me and my dog", 3, 1, {"record a video of me and my dog"}},
+    {"call Tom and Jerry", 3, 1, {"call Tom and Jerry"}},
+    {"hey, take a photo", 3, 1, {"hey, take a photo"}},
+    {"okay and take a photo", 3, 1, {"okay and take a photo"}},
+    {"if it's dark then turn on the flash", 3, 1, {"if it's dark then turn on the flash"}},
+    {"what's the weather and the time", 3, 1, {"what's the weather and the time"}},
+    {"take a photo and", 3, 1, {"take a photo and"}},
+    {"and take a photo", 3, 1, {"and take a photo"}},
+    {"set zoom to 2.5", 3, 1, {"set zoom to 2.5"}},
+    {"set exposure to -1", 3, 1, {"set exposure to -1"}},
+    {"zoom in...", 3, 1, {"zoom in"}},
+    {"Café photo, s'il vous plaît", 3, 1, {"Café photo, s'il vous plaît"}},
+    {"never mind the flash, take a photo", 3, 1, {"never mind the flash, take a photo"}},
+    {"actually don't use the flash, just take a photo",
+     3,
+     1,
+     {"actually don't use the flash, just take a photo"}},
+    {"forget the timer and take a photo", 3, 1, {"forget the timer and take a photo"}},
+    {"what's the weather, and take a photo", 3, 1, {"what's the weather, and take a photo"}},
+    {"send a text to mom and dad", 3, 1, {"send a text to mom and dad"}},
+    {"go ahead and take a photo", 3, 1, {"go ahead and take a photo"}},
+    {"put it back and take a photo", 3, 2, {"put it back", "take a photo"}},
+    {"can you turn on the grid and then level the horizon?",
+     3,
+     2,
+     {"can you turn on the grid", "level the horizon"}},
+    /* nothing to say */
+    {"", 3, 0, {NULL}},
+    {"   ", 3, 0, {NULL}},
+    {" ,;. ! ", 3, 0, {NULL}},
+};
+
+static void test_split_table(void **state) {
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(SPLIT_CASES) / sizeof(SPLIT_CASES[0]); i++) {
+        const struct split_case *c = &SPLIT_CASES[i];
+        char seg[3][ROUTER_MAX_SEGMENT];
+        memset(seg, 0x55, sizeof(seg));
+        size_t n = router_split(c->utterance, seg, c->max);
+        bool ok = n == c->n;
+        for (size_t k = 0; ok && k < n; k++) {
+            ok = strcmp(seg[k], c->seg[k]) == 0;
+        }
+        if (!ok) {
+            print_error("split(\"%s\", %zu) gave %zu:", c->utterance, c->max, n);
+            for (size_t k = 0; k < n && k < 3; k++) {
+                print_error(" [%s]", seg[k]);
+            }
+            print_error(", expected %zu\n", c->n);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_split_misuse(void **state) {
+    (void)state;
+    char seg[3][ROUTER_MAX_SEGMENT];
+    assert_int_equal(router_split(NULL, seg, 3), 0);
+    assert_int_equal(router_split("zoom in", NULL, 3), 0);
+    assert_int_equal(router_split("zoom in", seg, 0), 0);
+}
+
+/* Over-long input: only the first ROUTER_MAX_INPUT bytes count, segments are
+ * cut to fit on a character boundary, nothing overflows (ASan/valgrind run
+ * this too). */
+static void test_split_bounds(void **state) {
+    (void)state;
+    char seg[3][ROUTER_MAX_SEGMENT];
+
+    /* one long command of multi-byte characters */
+    char big[4096];
+    size_t n = 0;
+    memcpy(big, "take a photo of ", 16);
+    n = 16;
+    while (n + 2 < sizeof(big) - 1) {
+        big[n++] = (char)0xC3; /* "é" */
+        big[n++] = (char)0xA9;
+    }
+    big[n] = '\0';
+    assert_int_equal(router_split(big, seg, 3), 1);
+    size_t len = strlen(seg[0]);
+    assert_true(len <= ROUTER_MAX_SEGMENT - 1);
+    assert_true(len >= ROUTER_MAX_SEGMENT - 3);
+    assert_int_equal((unsigned char)seg[0][len - 1], 0xA9); /* whole characters only */
+    assert_memory_equal(seg[0], "take a photo of ", 16);
+
+    /* a split whose second command starts after ROUTER_MAX_INPUT: ignored */
+    memset(big, 'x', sizeof(big));
+    memcpy(big, "zoom in ", 8);
+    memcpy(big + 2000, " and turn on the flash", 22);
+    big[2022] = '\0';
+    for (size_t i = 8; i < 2000; i += 8) {
+        big[i] = ' ';
+    }
+    assert_int_equal(router_split(big, seg, 3), 1);
+    assert_true(strlen(seg[0]) <= ROUTER_MAX_SEGMENT - 1);
+    assert_memory_equal(seg[0], "zoom in", 7);
+
+    /* many separators: token cap reached, still bounded */
+    n = 0;
+    while (n + 25 < sizeof(big)) {
+        memcpy(big + n, "zoom in and take a photo ", 25);
+        n += 25;
+    }
+    big[n] = '\0';
+    assert_int_equal(router_split(big, seg, 3), 3);
+    assert_string_equal(seg[0], "zoom in");
+    assert_string_equal(seg[1], "take a photo zoom in"); /* no separator between repeats */
+    assert_true(strlen(seg[2]) <= ROUTER_MAX_SEGMENT - 1);
+
+    /* a comma storm */
+    memset(big, ',', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    assert_int_equal(router_split(big, seg, 3), 0);
+}
+
+/* ============================================================================
+ * configurable lexicon */
+
+static void test_extra_lexicon(void **state) {
+    (void)state;
+    char seg[3][ROUTER_MAX_SEGMENT];
+    const char *utt = "zoom in and dim the screen";
+    /* "dim" is a default verb; "slow motion" is not a default keyword */
+    assert_int_equal(router_split(utt, seg, 3), 2);
+    assert_int_equal(router_split("zoom in and slow motion", seg, 3), 1);
+
+    struct router *r = router_new();
+    assert_non_null(r);
+    struct pipit_error err;
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "Slow Motion", &err), PIPIT_OK);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "slow motion", &err), PIPIT_OK);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_VERB, "wave", &err), PIPIT_OK);
+    assert_int_equal(router_split_with(r, "zoom in and slow motion", seg, 3), 2);
+    assert_string_equal(seg[1], "slow motion");
+    assert_int_equal(router_split_with(r, "zoom in and wave at me", seg, 3), 2);
+    assert_int_equal(router_split("zoom in and wave at me", seg, 3), 1);
+    /* "slow" alone is not the phrase */
+    assert_int_equal(router_split_with(r, "zoom in and slow down", seg, 3), 1);
+    /* NULL router: the default lexicon */
+    assert_int_equal(router_split_with(NULL, "zoom in and slow motion", seg, 3), 1);
+
+    /* bad phrases */
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "", &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "router: "));
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "a b c d", &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "slow, motion", &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(
+        router_add_keyword(r, ROUTER_WORD_KEYWORD, "supercalifragilisticexpialidocious", &err),
+        PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(router_add_keyword(r, (enum router_word_kind)7, "x", &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(router_add_keyword(NULL, ROUTER_WORD_VERB, "x", &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_VERB, NULL, NULL), PIPIT_ERR_INVALID_ARG);
+
+    /* capacity */
+    int added = 2;
+    for (int i = 0; added < ROUTER_MAX_KEYWORDS; i++, added++) {
+        char w[16];
+        snprintf(w, sizeof(w), "word%d", i);
+        assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, w, &err), PIPIT_OK);
+    }
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "one more", &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "too many keywords"));
+    /* a duplicate is still fine when full */
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_VERB, "wave", &err), PIPIT_OK);
+
+    router_free(r);
+    router_free(NULL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_undo_table),   cmocka_unit_test(test_undo_bounds),
+        cmocka_unit_test(test_split_table),  cmocka_unit_test(test_split_misuse),
+        cmocka_unit_test(test_split_bounds), cmocka_unit_test(test_extra_lexicon),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
