@@ -382,6 +382,8 @@ struct pipit_perf {
     int64_t n_decode_tokens;  /* tokens decoded one by one or forced */
     int64_t n_decode_calls;   /* llama_decode calls made for decode/forced tokens */
     int64_t n_sample_calls;   /* tokens sampled */
+    int64_t n_grammar_fast;   /* constrained samples whose first, unmasked draw the grammar
+                                 allowed (no vocabulary-wide mask was needed) */
     double t_prefill_ms;      /* wall time in prefill */
     double t_decode_ms;       /* wall time in decode */
     double t_sample_ms;       /* wall time in sampling (including grammar) */
@@ -443,6 +445,17 @@ enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token
 /* Forget accepted tokens: the grammar and triggers start again. */
 void pipit_sampler_reset(struct pipit_sampler *smpl);
 
+/* Check `text` against a GBNF grammar with llama.cpp's own grammar engine: *prefix_ok is true
+ * when the text can be continued into a sentence of the grammar, *complete when it already is
+ * one (end of generation allowed). The text is fed byte by byte, through tokens whose text is
+ * one byte. Errors: PIPIT_ERR_GRAMMAR (the grammar does not parse), PIPIT_ERR_TOKENIZE (a byte
+ * has no single-byte token in this vocabulary). */
+enum pipit_status pipit_gbnf_match(const struct pipit_model *model,
+                                   const char *gbnf,
+                                   const char *text,
+                                   bool *prefix_ok,
+                                   bool *complete);
+
 /* ============================================================================
  * generation */
 
@@ -464,6 +477,26 @@ enum pipit_status pipit_generate(struct pipit_context *ctx,
                                  const struct pipit_generate_params *params,
                                  int32_t *out_tokens,
                                  int32_t *n_out);
+
+/* ============================================================================
+ * thermal state
+ *
+ * How hot the device is, in the five levels of Android's
+ * PowerManager.getCurrentThermalStatus() (its EMERGENCY and SHUTDOWN fold into
+ * CRITICAL). The harness scales threads, step delay and token limits by it and
+ * pauses the loop at CRITICAL; the table and the sysfs thresholds are in
+ * docs/policy.md. Append-only: values are never renumbered. */
+enum pipit_thermal {
+    PIPIT_THERMAL_NONE = 0,     /* cool: full speed */
+    PIPIT_THERMAL_LIGHT = 1,    /* warm: still full speed */
+    PIPIT_THERMAL_MODERATE = 2, /* half the threads and tokens, 200 ms between steps */
+    PIPIT_THERMAL_SEVERE = 3,   /* one thread, a quarter of the tokens, 500 ms between steps */
+    PIPIT_THERMAL_CRITICAL = 4, /* the agent loop is paused */
+};
+
+/* A static English name: "none", "light", "moderate", "severe", "critical";
+ * "unknown thermal state" for any other value. Never NULL. */
+const char *pipit_thermal_str(enum pipit_thermal t);
 
 /* ============================================================================
  * test models */
@@ -641,6 +674,78 @@ enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
                                         size_t index,
                                         const char *const **keys,
                                         size_t *n_keys);
+
+/* ============================================================================
+ * grammars and calls
+ *
+ * A call is written in one of two syntaxes:
+ *   PIPIT_SYNTAX_PIPIT   <call>set_zoom(level=2.5, note="x")    pipit's own, short in tokens:
+ *                        top-level arguments as key=value in schema order, values in JSON
+ *   PIPIT_SYNTAX_HERMES  <tool_call>\n{"name": "set_zoom", "arguments":
+ * {"level": 2.5}}\n</tool_call> the Hermes/Qwen style many instruct models are trained on A
+ * compiled grammar set gives llama.cpp GBNF for "exactly one call to one of these tools" (starting
+ * with the trigger "<call>" / "<tool_call>", so it also serves as a lazy grammar), for "the trigger
+ * and a tool name" (just-in-time stage 1) and for "the arguments of this one tool" (stage 2).
+ * Values are exact: enums, integer ranges and fixed-point number ranges (at most 3 fractional
+ * digits), bounded strings and arrays, so a constrained call always passes
+ * pipit_toolset_validate_args(). See docs/grammar.md. */
+
+enum pipit_call_syntax {
+    PIPIT_SYNTAX_PIPIT = 0,
+    PIPIT_SYNTAX_HERMES = 1,
+};
+
+/* "pipit" / "hermes". */
+const char *pipit_call_syntax_str(enum pipit_call_syntax syntax);
+
+/* The text that starts a call: "<call>" or "<tool_call>". */
+const char *pipit_call_syntax_trigger(enum pipit_call_syntax syntax);
+
+struct pipit_grammar;
+
+struct pipit_grammar_params {
+    enum pipit_call_syntax syntax; /* (default PIPIT_SYNTAX_PIPIT) */
+    uint32_t max_string_chars;     /* cap on any string value, in characters, below the
+                                      schema's maxLength (default 128): bounds the tokens a
+                                      call can spend on free text */
+    uint32_t max_array_items;      /* cap on arrays without maxItems (default 8) */
+};
+
+struct pipit_grammar_params pipit_grammar_default_params(void);
+
+/* Compile once per tool set; the result is read-only and reusable. `params` NULL = defaults. */
+enum pipit_status pipit_grammar_compile(const struct pipit_toolset *ts,
+                                        const struct pipit_grammar_params *params,
+                                        struct pipit_grammar **out,
+                                        struct pipit_error *err);
+void pipit_grammar_free(struct pipit_grammar *g);
+
+/* GBNF texts (root rule "root"), borrowed for the grammar's lifetime. */
+const char *pipit_grammar_call(const struct pipit_grammar *g);
+const char *pipit_grammar_names(const struct pipit_grammar *g);
+const char *pipit_grammar_args(const struct pipit_grammar *g, size_t tool_index);
+enum pipit_call_syntax pipit_grammar_syntax(const struct pipit_grammar *g);
+
+/* A parsed call: the tool name and its arguments as a compact JSON object. */
+struct pipit_call {
+    char name[72];
+    char *args_json; /* owned; freed by pipit_call_clear() */
+};
+
+/* True when `text` contains the syntax's trigger: the output is a call, not plain text. */
+bool pipit_call_detect(enum pipit_call_syntax syntax, const char *text);
+
+/* Parse model output holding one call. Text before the trigger is ignored; after the call only
+ * whitespace may follow. Errors: PIPIT_ERR_PARSE with err->offset/column at the problem and a
+ * message such as "call: expected '=' after argument 'level' at column 17". The name is not
+ * checked against a tool set (pipit_toolset_validate_args does that). */
+enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
+                                   const char *text,
+                                   struct pipit_call *out,
+                                   struct pipit_error *err);
+
+/* Free a call's arguments and zero it. */
+void pipit_call_clear(struct pipit_call *call);
 
 #ifdef __cplusplus
 }

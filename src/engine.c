@@ -146,6 +146,7 @@ struct pipit_model {
     struct llama_model *lm;
     const struct llama_vocab *vocab;
     struct pipit_model_info info;
+    int32_t byte_token[256]; /* a token whose text is exactly this byte, -1 if none */
 };
 
 struct pipit_model_params pipit_model_default_params(void) {
@@ -277,6 +278,20 @@ enum pipit_status pipit_model_load(const char *path,
     m->info.has_chat_template = llama_model_chat_template(lm, NULL) != NULL;
     pipit_format(m->info.arch, sizeof(m->info.arch), "%s", arch);
     llama_model_desc(lm, m->info.desc, sizeof(m->info.desc));
+    /* single-byte tokens: any text can be fed to a grammar byte by byte */
+    for (int i = 0; i < 256; i++) {
+        m->byte_token[i] = -1;
+    }
+    for (int32_t t = 0; t < m->info.n_vocab; t++) {
+        char piece[8];
+        if (llama_vocab_is_control(m->vocab, t)) {
+            continue;
+        }
+        int32_t n = llama_token_to_piece(m->vocab, t, piece, sizeof(piece), 0, true);
+        if (n == 1 && m->byte_token[(unsigned char)piece[0]] < 0) {
+            m->byte_token[(unsigned char)piece[0]] = t;
+        }
+    }
     *out = m;
     return PIPIT_OK;
 }
@@ -1049,8 +1064,21 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     free(smpl);
 }
 
-/* Accept `token` into the grammar only if the grammar allows it (never lets
- * llama.cpp throw). */
+/* All tokens with their logits, unsorted. */
+static void
+candidates_from_logits(struct pipit_sampler *s, const float *logits, llama_token_data_array *arr) {
+    for (int32_t i = 0; i < s->n_vocab; i++) {
+        s->cand[i].id = i;
+        s->cand[i].logit = logits[i];
+        s->cand[i].p = 0.0f;
+    }
+    arr->data = s->cand;
+    arr->size = (size_t)s->n_vocab;
+    arr->selected = -1;
+    arr->sorted = false;
+}
+
+/* Accept `token` into the grammar only if the grammar allows it (never lets llama.cpp throw). */
 static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token token) {
     llama_token_data one = {.id = token, .logit = 0.0f, .p = 0.0f};
     llama_token_data_array arr = {.data = &one, .size = 1, .selected = -1, .sorted = false};
@@ -1122,22 +1150,30 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
         return -PIPIT_ERR_STATE;
     }
     double t0 = pipit_now_ms();
-    for (int32_t i = 0; i < smpl->n_vocab; i++) {
-        smpl->cand[i].id = i;
-        smpl->cand[i].logit = logits[i];
-        smpl->cand[i].p = 0.0f;
-    }
-    llama_token_data_array arr = {
-        .data = smpl->cand,
-        .size = (size_t)smpl->n_vocab,
-        .selected = -1,
-        .sorted = false,
-    };
+    llama_token_data_array arr;
     bool constrained = smpl->grammar != NULL && (!smpl->lazy || smpl->triggered);
-    if (constrained) {
-        llama_sampler_apply(smpl->grammar, &arr);
+    /* Constrained: sample without the grammar first and keep the token when the grammar allows
+     * it; mask the whole vocabulary only on rejection. Greedy picks the same token as masking
+     * first; temperature sampling keeps the masked distribution (a rejected draw is redrawn
+     * from the masked candidates), except that top-k/top-p then act on the unmasked ranking. */
+    for (int pass = constrained ? 0 : 1; pass < 2; pass++) {
+        candidates_from_logits(smpl, logits, &arr);
+        if (pass == 1 && constrained) {
+            llama_sampler_apply(smpl->grammar, &arr);
+        }
+        llama_sampler_apply(smpl->chain, &arr);
+        if (pass == 0 && arr.selected >= 0 && (size_t)arr.selected < arr.size) {
+            llama_token_data one = arr.data[arr.selected];
+            one.logit = 0.0f;
+            llama_token_data_array check = {
+                .data = &one, .size = 1, .selected = -1, .sorted = false};
+            llama_sampler_apply(smpl->grammar, &check);
+            if (!isinf(one.logit)) {
+                ctx->perf.n_grammar_fast++;
+                break; /* allowed: keep the draw */
+            }
+        }
     }
-    llama_sampler_apply(smpl->chain, &arr);
     int32_t result;
     if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
         isinf(arr.data[arr.selected].logit)) {
@@ -1189,6 +1225,49 @@ void pipit_sampler_reset(struct pipit_sampler *smpl) {
     if (smpl->text != NULL) {
         smpl->text[0] = '\0';
     }
+}
+
+enum pipit_status pipit_gbnf_match(const struct pipit_model *model,
+                                   const char *gbnf,
+                                   const char *text,
+                                   bool *prefix_ok,
+                                   bool *complete) {
+    if (model == NULL || gbnf == NULL || text == NULL || prefix_ok == NULL || complete == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *prefix_ok = false;
+    *complete = false;
+    last_llama_error[0] = '\0';
+    struct llama_sampler *g = llama_sampler_init_grammar(model->vocab, gbnf, "root");
+    if (g == NULL) {
+        return PIPIT_ERR_GRAMMAR;
+    }
+    /* Byte by byte through single-byte tokens: the grammar works on text, and a tokenizer
+     * could add a dummy space prefix. */
+    bool ok = true;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0' && ok; c++) {
+        int32_t tok = model->byte_token[*c];
+        if (tok < 0) {
+            llama_sampler_free(g);
+            return PIPIT_ERR_TOKENIZE;
+        }
+        ok = grammar_accept_checked(g, tok);
+    }
+    *prefix_ok = ok;
+    if (ok) {
+        llama_token eos = llama_vocab_eos(model->vocab);
+        if (eos < 0) {
+            eos = llama_vocab_eot(model->vocab);
+        }
+        if (eos >= 0) {
+            llama_token_data one = {.id = eos, .logit = 0.0f, .p = 0.0f};
+            llama_token_data_array arr = {.data = &one, .size = 1, .selected = -1, .sorted = false};
+            llama_sampler_apply(g, &arr);
+            *complete = !isinf(one.logit);
+        }
+    }
+    llama_sampler_free(g);
+    return PIPIT_OK;
 }
 
 /* ============================================================================
