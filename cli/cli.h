@@ -22,6 +22,8 @@ int cmd_make_model(int argc, char **argv);
 int cmd_make_lora(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_chat(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 
 /* Option parsing shared by the commands: `--name value` pairs and flags. Each

@@ -20,6 +20,8 @@ static const struct {
     int (*fn)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"chat", cmd_chat, "talk to the agent: each line is an utterance"},
+    {"run", cmd_run, "run utterances through the agent (arguments or stdin), --json for apps"},
     {"make-model", cmd_make_model, "write a tiny random llama GGUF with a real tokenizer"},
     {"make-lora", cmd_make_lora, "write a tiny random LoRA adapter GGUF for such a model"},
     {"bench-engine", cmd_bench_engine, "print prefill and decode tokens/s for a model"},

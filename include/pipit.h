@@ -193,6 +193,11 @@ struct pipit_model_info {
 
 void pipit_model_get_info(const struct pipit_model *model, struct pipit_model_info *info);
 
+/* The GGUF metadata value of `key` as a string into `buf` (NUL-terminated). Returns its length,
+ * or -1 when the key is absent. */
+int32_t
+pipit_model_meta_str(const struct pipit_model *model, const char *key, char *buf, size_t size);
+
 /* True when `token` ends generation (EOS, EOT and the like). */
 bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token);
 
@@ -288,8 +293,9 @@ struct pipit_context_params {
                                 capped at 4096 (default 2048) */
     uint32_t n_batch;        /* max tokens per llama_decode call during prefill (default
                                 512) */
-    int32_t n_threads;       /* CPU threads; 0 = pipit_cpu_count() (default 0). Never use
-                                more threads than free cores: ggml threads spin-wait. */
+    int32_t n_threads;       /* CPU threads; 0 = half the usable cores, at most 4 (default
+                                0). Never use more threads than free cores: ggml threads
+                                spin-wait, and one too many costs 10-100x on a busy machine */
     pipit_abort_fn abort_fn; /* optional cancellation poll, NULL = none */
     void *abort_user_data;   /* passed to abort_fn */
 };
@@ -746,6 +752,271 @@ enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
 
 /* Free a call's arguments and zero it. */
 void pipit_call_clear(struct pipit_call *call);
+
+/* ============================================================================
+ * agent
+ *
+ * One turn: route (undo, compound segmentation; no model) -> one constrained decode per
+ * segment -> validate -> execute -> a sentence from the tool's template and the real result.
+ * The harness owns every limit: steps, wall clock, tokens per decode, the identical-failure
+ * breaker, thermal throttling, cancellation. See docs/agent.md.
+ *
+ *     struct pipit_agent_params ap = pipit_agent_default_params();
+ *     ap.device = "camera";
+ *     struct pipit_agent *agent = NULL;
+ *     pipit_agent_new(model, toolset, &ap, &agent, &err);
+ *     struct pipit_turn *turn = NULL;
+ *     pipit_agent_turn(agent, "zoom in to 2x and turn on the flash", &turn);
+ *     puts(turn->sentence);            // "Zoom set to 2x. Flash is on."
+ *     pipit_turn_free(turn);
+ *     pipit_agent_free(agent);
+ *
+ * Thread safety: one thread runs turns; pipit_agent_cancel() may be called from any thread.
+ */
+
+struct pipit_agent;
+
+/* What a tool handler reports. Strings are NUL-terminated; cut to fit. */
+struct pipit_tool_output {
+    bool ok;              /* the action happened */
+    char code[64];        /* failure: stable reason code, e.g. "zoom_out_of_range" */
+    char message[256];    /* failure: human message the template shows as {error} */
+    char data_json[1024]; /* success: a JSON object of what changed ("" or "{}": nothing) */
+};
+
+/* A custom tool handler. `args_json` is a JSON object already validated against the tool's
+ * schema. Return PIPIT_OK after filling `out` (also for failures of the action: ok = false);
+ * any other status is reported as a failure with code "handler_error". */
+typedef enum pipit_status (*pipit_tool_fn)(const char *tool,
+                                           const char *args_json,
+                                           struct pipit_tool_output *out,
+                                           void *user_data);
+
+struct pipit_agent_params {
+    const char *device;           /* built-in simulated device: "camera", "phone" or NULL
+                                     (custom handlers only) (default "camera") */
+    const char *device_init_json; /* device state overrides, NULL = defaults */
+    int32_t syntax;               /* enum pipit_call_syntax, or -1: Hermes when the model has
+                                     a chat template, else pipit's own (default -1) */
+    bool grammar;                 /* grammar-constrained calls (default true) */
+    bool lazy_grammar;            /* plain text allowed until the call's trigger (default
+                                     true); false forces every answer to be a call */
+    const char *system_prompt;    /* NULL: the model's pipit.prompt.system or pipit's default */
+    uint32_t n_ctx;               /* context window (default 2048) */
+    int32_t n_threads;            /* base CPU threads, 0 = the engine's default (default 0) */
+    float temperature;            /* <= 0: greedy (default 0) */
+    uint32_t seed;                /* sampling seed (default 42) */
+    int32_t max_steps;            /* model steps per turn (default 3) */
+    double turn_budget_ms;        /* wall-clock budget per turn, <= 0 unlimited (default
+                                     15000; tighter than on a GPU, see docs/policy.md) */
+    int32_t max_tokens;           /* tokens per decode before thermal scaling (default 96) */
+    int32_t breaker_threshold;    /* identical failures in a row that stop (default 2) */
+    int32_t undo_slots;           /* actions remembered for undo (default 8, >= 1) */
+};
+
+struct pipit_agent_params pipit_agent_default_params(void);
+
+/* Create an agent. `model` and `tools` are borrowed and must outlive it. Errors: the device
+ * name is unknown or its init JSON is bad (PIPIT_ERR_INVALID_ARG / PIPIT_ERR_JSON), the
+ * grammar or the context cannot be built. */
+enum pipit_status pipit_agent_new(struct pipit_model *model,
+                                  const struct pipit_toolset *tools,
+                                  const struct pipit_agent_params *params,
+                                  struct pipit_agent **out,
+                                  struct pipit_error *err);
+
+void pipit_agent_free(struct pipit_agent *agent);
+
+/* Message of the agent's last failure. Borrowed. */
+const char *pipit_agent_errmsg(const struct pipit_agent *agent);
+
+/* Handle `tool` with `fn` instead of the device (the tool must be in the tool set). */
+enum pipit_status pipit_agent_register_tool(struct pipit_agent *agent,
+                                            const char *tool,
+                                            pipit_tool_fn fn,
+                                            void *user_data);
+
+/* The thermal state the host reports (see enum pipit_thermal): threads, step delay and
+ * token limit follow seed 001's table; CRITICAL pauses turns. */
+void pipit_agent_set_thermal(struct pipit_agent *agent, enum pipit_thermal state);
+
+/* Read the thermal state from /sys/class/thermal (Linux) and apply it. */
+enum pipit_status pipit_agent_update_thermal(struct pipit_agent *agent, struct pipit_error *err);
+
+/* Stop the running turn at the next decode step (any thread). The agent stays usable. */
+void pipit_agent_cancel(struct pipit_agent *agent);
+
+/* The device state as JSON (free with pipit_free); NULL without a device. */
+char *pipit_agent_state_json(const struct pipit_agent *agent);
+
+/* One call the turn made, with its outcome. */
+struct pipit_call_record {
+    char tool[72];
+    char *args_json;          /* as decoded (compact JSON), "" when it did not parse */
+    enum pipit_status status; /* PIPIT_OK: executed (see ok); PIPIT_ERR_PARSE,
+                                 PIPIT_ERR_UNKNOWN_TOOL, PIPIT_ERR_INVALID_ARGS: refused
+                                 before any handler ran */
+    bool executed;            /* a handler ran */
+    bool ok;                  /* ... and the action happened */
+    char code[64];            /* failure reason code */
+    char message[256];        /* failure message (or the validation problem) */
+    char *data_json;          /* success data, "{}" when none */
+    char *sentence;           /* this call's sentence */
+};
+
+/* Flags of a turn. */
+enum pipit_turn_flag {
+    PIPIT_TURN_UNDO = 1 << 0,             /* routed to undo, no model call */
+    PIPIT_TURN_COMPOUND = 1 << 1,         /* split into several steps */
+    PIPIT_TURN_NARRATION_CAUGHT = 1 << 2, /* plain text claimed an action; replaced */
+    PIPIT_TURN_BREAKER = 1 << 3,          /* identical failures stopped the turn */
+    PIPIT_TURN_BUDGET = 1 << 4,           /* the wall-clock budget stopped the turn */
+    PIPIT_TURN_STEP_CAP = 1 << 5,         /* more segments than max_steps */
+    PIPIT_TURN_CANCELLED = 1 << 6,        /* pipit_agent_cancel() stopped it */
+    PIPIT_TURN_PLAIN_TEXT = 1 << 7,       /* a step answered in words */
+    PIPIT_TURN_PAUSED = 1 << 8,           /* thermal CRITICAL: nothing was run */
+    PIPIT_TURN_TOKEN_LIMIT = 1 << 9,      /* a decode hit the token limit */
+};
+
+struct pipit_turn {
+    char *sentence;                  /* what the person reads */
+    struct pipit_call_record *calls; /* n_calls entries */
+    size_t n_calls;
+    uint32_t flags;                   /* enum pipit_turn_flag bits */
+    int32_t n_steps;                  /* segments handled */
+    int32_t model_calls;              /* decodes run */
+    int64_t prefill_tokens;           /* all tokens prefilled this turn */
+    int64_t permanent_prefill_tokens; /* ... of which permanent prefix (0 once it is cached) */
+    int64_t decode_tokens;            /* tokens generated */
+    int32_t n_permanent;              /* permanent prefix length after the turn */
+    int32_t n_ephemeral_max;          /* longest ephemeral tail during the turn */
+    double latency_ms;                /* the whole turn */
+    double ttft_ms;                   /* first step: start to first generated token */
+    char *state_json;                 /* device state after the turn, NULL without a device */
+    char *model_text;                 /* the last step's raw model output (for -v) */
+};
+
+/* Run one turn. `*out` is freed with pipit_turn_free(). Returns PIPIT_OK when a turn result
+ * was produced (its flags say what stopped it), or an engine error. */
+enum pipit_status
+pipit_agent_turn(struct pipit_agent *agent, const char *utterance, struct pipit_turn **out);
+
+void pipit_turn_free(struct pipit_turn *turn);
+
+/* The turn as one JSON object (sentence, calls, flags, counters, state), freed with
+ * pipit_free(): the `pipit run --json` line. */
+char *pipit_turn_to_json(const struct pipit_turn *turn);
+
+/* ============================================================================
+ * cloud delegation
+ *
+ * `process_with_cloud_llm` hands a request the small model cannot handle to a larger model
+ * behind an OpenAI-compatible chat-completions API (llama-server, vLLM, OpenAI, ...): one
+ * POST {url}/v1/chat/completions with a short system message and the user's query. Nothing
+ * leaves the device unless a URL is configured. See docs/cloud.md.
+ *
+ *     struct pipit_cloud_params cp = pipit_cloud_default_params();
+ *     pipit_cloud_params_from_env(&cp);          // PIPIT_CLOUD_URL, PIPIT_CLOUD_KEY, ...
+ *     struct pipit_cloud *cloud = NULL;
+ *     pipit_cloud_init(&cp, &cloud, &err);
+ *     struct pipit_cloud_result res = {0};
+ *     pipit_cloud_ask(cloud, "what is the exposure triangle?", "not a camera control",
+ *                     8000.0, &res);             // at most 8 s, retries included
+ *     puts(res.ok ? res.answer : res.message);   // res.summary: one line for memory
+ *     pipit_cloud_result_clear(&res);
+ *     pipit_cloud_free(cloud);
+ *
+ * Failures are results, not statuses: res.ok is false and res.code is one of
+ *   "cloud_not_configured"  no URL is set (nothing was sent)
+ *   "cloud_timeout"         no answer within the timeouts or the budget
+ *   "cloud_error"           HTTP error status, connection refused, truncated body, invalid
+ *                           JSON, body over the size limit, no choices[0].message.content
+ * with res.message naming the specifics (status code, host:port, bytes).
+ *
+ * Thread safety: a handle is used by one thread at a time; handles are independent. */
+
+struct pipit_cloud;
+
+#define PIPIT_CLOUD_SUMMARY_MAX 120 /* bytes of the distilled line, without the NUL */
+
+struct pipit_cloud_params {
+    const char *url;            /* base URL such as "http://127.0.0.1:8080" (requests go to
+                                   <url>/v1/chat/completions; a URL already ending in
+                                   /chat/completions is used as is); NULL or "" = not
+                                   configured (default NULL). http and https only */
+    const char *api_key;        /* sent as "Authorization: Bearer <key>"; NULL = none
+                                   (default NULL) */
+    const char *model;          /* the request's "model"; NULL = field omitted, which
+                                   llama-server accepts and hosted APIs do not (default NULL) */
+    const char *extra_json;     /* a JSON object merged into the request body, e.g.
+                                   {"temperature": 0.2}; NULL = none (default NULL) */
+    int32_t connect_timeout_ms; /* per attempt, to establish the connection (default 3000) */
+    int32_t timeout_ms;         /* per attempt, the whole exchange (default 20000) */
+    int32_t retries;            /* extra attempts after a timeout or HTTP 5xx, 0..5 (default
+                                   2) */
+    int32_t backoff_ms;         /* sleep before the first retry, doubled for each further one
+                                   (default 250) */
+    int32_t max_tokens;         /* the request's max_tokens, 0 = omitted (default 256) */
+    size_t max_response_bytes;  /* response bodies above this are refused, 1 KiB..64 MiB
+                                   (default 262144) */
+    size_t max_answer_bytes;    /* the answer kept, cut on a word boundary with "...",
+                                   64..65536 (default 1024) */
+};
+
+struct pipit_cloud_params pipit_cloud_default_params(void);
+
+/* Fill url, api_key and model from the environment variables PIPIT_CLOUD_URL, PIPIT_CLOUD_KEY
+ * and PIPIT_CLOUD_MODEL, each only when set and not empty. The pointers are borrowed from the
+ * environment: call pipit_cloud_init() before changing it. NULL is a no-op. */
+void pipit_cloud_params_from_env(struct pipit_cloud_params *params);
+
+/* Create a client; strings are copied. `params` NULL = defaults (not configured). Errors:
+ * PIPIT_ERR_INVALID_ARG (a URL that is not http(s) or too long, a key with control characters,
+ * a value out of range, extra_json not an object), PIPIT_ERR_BACKEND (libcurl failed to
+ * initialise), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_cloud_init(const struct pipit_cloud_params *params,
+                                   struct pipit_cloud **out,
+                                   struct pipit_error *err);
+
+void pipit_cloud_free(struct pipit_cloud *cloud);
+
+/* True when a URL is configured. False for NULL. */
+bool pipit_cloud_configured(const struct pipit_cloud *cloud);
+
+/* Message of the handle's last API misuse or allocation failure. Borrowed. */
+const char *pipit_cloud_errmsg(const struct pipit_cloud *cloud);
+
+/* What one delegation produced. Zero it before the first use. */
+struct pipit_cloud_result {
+    bool ok;
+    char *answer; /* ok: the answer, trimmed, bounded by max_answer_bytes, valid UTF-8;
+                     owned (pipit_cloud_result_clear); NULL on failure */
+    char summary[PIPIT_CLOUD_SUMMARY_MAX + 1]; /* ok: the distilled line for memory: the
+                                                  answer's first sentence on one line */
+    char code[64];       /* failure: "cloud_not_configured", "cloud_timeout" or "cloud_error" */
+    char message[256];   /* failure: a lower-case phrase for the template's {error}, e.g.
+                            "HTTP 500 from 127.0.0.1:8080 (3 attempts)" */
+    int32_t http_status; /* the last HTTP status received, 0 when none */
+    int32_t attempts;    /* requests sent (0: nothing left the device) */
+    double latency_ms;   /* the whole call: attempts, backoff and parsing */
+};
+
+/* Ask the cloud model. `query` is the user's request with the context it needs (at most 8 KiB,
+ * valid UTF-8); `reason` why the device cannot handle it (NULL allowed, at most 1 KiB);
+ * `budget_ms` the wall-clock time left for the call: attempts, backoff and parsing all end
+ * within it; <= 0 (or NaN) means no time is left (cloud_timeout, nothing sent), HUGE_VAL means
+ * no limit beyond the per-attempt timeouts. `cloud` NULL behaves as not configured. `out` is
+ * overwritten (zero it or clear it first). Returns PIPIT_OK when `out` holds a result (success
+ * or failure); PIPIT_ERR_INVALID_ARG (query or out NULL, query too long or not UTF-8) or
+ * PIPIT_ERR_NOMEM otherwise, with pipit_cloud_errmsg() saying why. */
+enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
+                                  const char *query,
+                                  const char *reason,
+                                  double budget_ms,
+                                  struct pipit_cloud_result *out);
+
+/* Free out->answer and zero the result. NULL is a no-op. */
+void pipit_cloud_result_clear(struct pipit_cloud_result *result);
 
 #ifdef __cplusplus
 }

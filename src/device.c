@@ -5,6 +5,7 @@
 #include "device.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray
@@ -166,4 +167,42 @@ void device_describe_json(const json_t *v, char *buf, size_t size) {
             pipit_format(buf, size, "an object");
             break;
     }
+}
+
+void device_state_line(const struct device *dev, char *buf, size_t size) {
+    if (buf == NULL || size == 0) {
+        return;
+    }
+    buf[0] = '\0';
+    if (dev == NULL || dev->ops == NULL) {
+        return;
+    }
+    if (dev->ops->state_line != NULL) {
+        dev->ops->state_line(dev->self, buf, size);
+        return;
+    }
+    /* generic: scalar keys as key=value, in the state's order */
+    json_t *state = dev->ops->get_state != NULL ? dev->ops->get_state(dev->self) : NULL;
+    size_t used = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(state, key, v) {
+        char val[64];
+        if (json_is_string(v)) {
+            pipit_format(val, sizeof(val), "%s", json_string_value(v));
+        } else if (json_is_boolean(v)) {
+            pipit_format(val, sizeof(val), "%s", json_is_true(v) ? "yes" : "no");
+        } else if (json_is_number(v)) {
+            pipit_format(val, sizeof(val), "%g", json_number_value(v));
+        } else {
+            continue;
+        }
+        int n = snprintf(buf + used, size - used, "%s%s=%s", used > 0 ? " " : "", key, val);
+        if (n < 0 || (size_t)n >= size - used) {
+            buf[used] = '\0';
+            break;
+        }
+        used += (size_t)n;
+    }
+    json_decref(state);
 }

@@ -97,7 +97,17 @@ struct device_ops {
      * naming the key and the value, and changes NOTHING (all-or-nothing). An
      * empty object is a no-op. Used for scenario `init` and by undo. */
     enum pipit_status (*set_state)(void *self, const json_t *overrides, struct pipit_error *err);
+
+    /* Optional (may be NULL): a compact one-line summary of the state the model needs
+     * for relative commands, written NUL-terminated into buf (cut to size), e.g. the
+     * camera's "zoom=1 flash=off facing=back recording=no timer=0 mode=auto". It is the
+     * prompt's "State:" line (docs/prompt.md). */
+    void (*state_line)(const void *self, char *buf, size_t size);
 };
+
+/* The device's state line: ops->state_line, or when a device has none, the state's
+ * scalar keys as "key=value" pairs. Always NUL-terminated. */
+void device_state_line(const struct device *dev, char *buf, size_t size);
 
 /* Destroy the device behind `dev` and zero `dev`. NULL or zeroed is a no-op. */
 void device_free(struct device *dev);

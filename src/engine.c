@@ -311,6 +311,15 @@ void pipit_model_get_info(const struct pipit_model *model, struct pipit_model_in
     *info = model->info;
 }
 
+int32_t
+pipit_model_meta_str(const struct pipit_model *model, const char *key, char *buf, size_t size) {
+    if (model == NULL || key == NULL || buf == NULL || size == 0) {
+        return -1;
+    }
+    buf[0] = '\0';
+    return llama_model_meta_val_str(model->lm, key, buf, size);
+}
+
 bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token) {
     return model != NULL && llama_vocab_is_eog(model->vocab, token);
 }
@@ -585,7 +594,10 @@ enum pipit_status pipit_context_init(struct pipit_model *model,
     if (n_batch > n_ctx) {
         n_batch = n_ctx;
     }
-    int32_t n_threads = p.n_threads > 0 ? p.n_threads : pipit_cpu_count();
+    /* default: half the usable cores (at most 4): ggml threads spin-wait, and a thread more
+     * than the free cores costs 10-100x on a busy machine */
+    int32_t half = (pipit_cpu_count() + 1) / 2;
+    int32_t n_threads = p.n_threads > 0 ? p.n_threads : (half > 4 ? 4 : half);
 
     struct pipit_context *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {

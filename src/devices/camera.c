@@ -993,12 +993,28 @@ static void camera_destroy(void *self) {
     free(self);
 }
 
+/* The prompt's state line (docs/prompt.md): what relative commands need. */
+static void camera_state_line(const void *self, char *buf, size_t size) {
+    if (buf == NULL || size == 0) {
+        return;
+    }
+    if (self == NULL) {
+        buf[0] = '\0';
+        return;
+    }
+    const struct camera_state *s = &((const struct camera *)self)->state;
+    pipit_format(buf, size, "zoom=%g flash=%s facing=%s recording=%s timer=%d mode=%s", s->zoom,
+                 FLASH_NAMES[s->flash], FACING_NAMES[s->facing], s->recording ? "yes" : "no",
+                 (int)s->timer_s, SCENE_NAMES[s->scene_mode]);
+}
+
 static const struct device_ops CAMERA_OPS = {
     .name = "camera",
     .destroy = camera_destroy,
     .call = camera_call,
     .get_state = camera_get_state,
     .set_state = camera_set_state,
+    .state_line = camera_state_line,
 };
 
 enum pipit_status camera_device_new(struct device *out) {

@@ -1,0 +1,986 @@
+/*
+ * agent.c - one turn: route -> decode -> validate -> execute -> render.
+ *
+ *   1. Route, no model: "undo" and the like revert the last action from the action log;
+ *      a compound utterance is split into at most max_steps segments (router.c).
+ *   2. Prompt: the permanent prefix (system text, tools) is queued once and stays in the
+ *      backend's KV cache; each step prefills only "State: ...\nUser: ...\nAssistant: ".
+ *   3. One decode per segment: plain text, or a grammar-locked call (lazy: the grammar starts
+ *      at the call's trigger).
+ *   4. Parse and re-validate the call against the tool set, then execute it (custom handler,
+ *      else the device). Parse errors, unknown tools and bad arguments never reach a handler.
+ *   5. The sentence comes from the tool's template and the real result; plain text that claims
+ *      an action is replaced by an honest sentence.
+ * The harness owns every limit (policy.c): steps, wall clock, tokens per decode, thermal
+ * throttling, the identical-failure breaker, cancellation.
+ *
+ * Invariants: between turns the backend's ephemeral tail is empty; the action log holds at most
+ * undo_slots entries, newest last; the breaker persists across turns (the same call failing
+ * turn after turn trips it too).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent.h"
+
+#include "device.h"
+#include "devices/camera.h"
+#include "devices/phone.h"
+#include "log.h"
+#include "policy.h"
+#include "render.h"
+#include "router.h"
+#include "status.h"
+#include "strbuf.h"
+#include "toolspec.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define AGENT_MAX_HANDLERS  64
+#define AGENT_MAX_UTTERANCE 4096
+
+static const char *DEFAULT_SYSTEM =
+    "You control a device with tools. Reply with one tool call, or briefly in words.";
+
+struct action_entry {
+    int32_t tool;              /* tool index */
+    enum pipit_undo_kind kind; /* PIPIT_UNDO_KEYS or PIPIT_UNDO_IMPOSSIBLE */
+    json_t *snapshot;          /* KEYS: the keys' values before the call (owned) */
+};
+
+struct custom_handler {
+    int32_t tool;
+    pipit_tool_fn fn;
+    void *user_data;
+};
+
+struct pipit_agent {
+    struct pipit_model *model; /* NULL with a scripted backend */
+    const struct pipit_toolset *ts;
+    struct pipit_agent_params params;
+    enum pipit_call_syntax syntax;
+    bool chat_template; /* prompts through the model's chat template (Hermes) */
+    struct pipit_grammar *grammar;
+    struct backend backend;
+    struct device device;   /* ops NULL: no device */
+    char *system_text;      /* the permanent prompt text queued at creation */
+    char *chat_system;      /* chat-template mode: the system message */
+    size_t chat_prefix_len; /* chat-template mode: bytes of the rendered system message */
+
+    struct policy_breaker breaker;
+    enum pipit_thermal thermal;
+    struct action_entry *log; /* undo_slots entries, the newest last */
+    int32_t log_n;
+    struct custom_handler handlers[AGENT_MAX_HANDLERS];
+    size_t n_handlers;
+    atomic_bool cancel;
+    char errmsg[512];
+};
+
+/* ============================================================================ defaults */
+
+struct pipit_agent_params pipit_agent_default_params(void) {
+    struct policy_params pp = policy_default_params(false);
+    struct pipit_agent_params p = {
+        .device = "camera",
+        .device_init_json = NULL,
+        .syntax = -1,
+        .grammar = true,
+        .lazy_grammar = true,
+        .system_prompt = NULL,
+        .n_ctx = 2048,
+        .n_threads = 0,
+        .temperature = 0.0f,
+        .seed = 42,
+        .max_steps = pp.max_steps,
+        .turn_budget_ms = pp.turn_budget_ms,
+        .max_tokens = 96,
+        .breaker_threshold = pp.breaker_threshold,
+        .undo_slots = 8,
+    };
+    return p;
+}
+
+/* ============================================================================ prompt */
+
+/* Hermes/Qwen system message: the system text and the tools as minified JSON. */
+static char *hermes_system(const struct pipit_toolset *ts, const char *system) {
+    struct strbuf b = {0};
+    strbuf_str(&b, system);
+    strbuf_str(&b, "\n\n# Tools\n\nYou may call one or more functions to assist with the user "
+                   "query.\n\nYou are provided with function signatures within <tools></tools> "
+                   "XML tags:\n<tools>");
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        char *line = NULL;
+        if (pipit_toolset_serialize_tool(ts, i, PIPIT_TOOLSPEC_MINIFIED, &line) == PIPIT_OK) {
+            strbuf_str(&b, "\n");
+            strbuf_str(&b, line);
+        } else {
+            b.failed = true;
+        }
+        pipit_free(line);
+    }
+    strbuf_str(&b, "\n</tools>\n\nFor each function call, return a json object with function "
+                   "name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+                   "{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>");
+    return strbuf_take(&b);
+}
+
+/* Build and queue the permanent prefix. */
+static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_error *err) {
+    char meta[1024] = {0};
+    const char *system = a->params.system_prompt;
+    if (system == NULL && a->model != NULL &&
+        pipit_model_meta_str(a->model, "pipit.prompt.system", meta, sizeof(meta)) >= 0) {
+        system = meta;
+    }
+    if (system == NULL) {
+        system = DEFAULT_SYSTEM;
+    }
+    if (a->chat_template) {
+        a->chat_system = hermes_system(a->ts, system);
+        if (a->chat_system == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+        }
+        struct pipit_chat_message sys = {"system", a->chat_system};
+        enum pipit_status st =
+            pipit_chat_apply_template(a->model, &sys, 1, false, "chatml", &a->system_text);
+        if (st != PIPIT_OK) {
+            return pipit_error_set(err, st, "agent: the model's chat template failed");
+        }
+        a->chat_prefix_len = strlen(a->system_text);
+    } else {
+        bool tools_in_prompt = true;
+        char tools_meta[32] = {0};
+        if (a->model != NULL &&
+            pipit_model_meta_str(a->model, "pipit.prompt.tools", tools_meta, sizeof(tools_meta)) >=
+                0 &&
+            strcmp(tools_meta, "none") == 0) {
+            tools_in_prompt = false;
+        }
+        struct strbuf b = {0};
+        strbuf_str(&b, system);
+        strbuf_str(&b, "\n");
+        if (tools_in_prompt) {
+            char *compact = NULL;
+            if (pipit_toolset_serialize(a->ts, PIPIT_TOOLSPEC_COMPACT, &compact) != PIPIT_OK) {
+                strbuf_free(&b);
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+            }
+            strbuf_str(&b, "Tools:\n");
+            strbuf_str(&b, compact);
+            pipit_free(compact);
+        }
+        a->system_text = strbuf_take(&b);
+        if (a->system_text == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+        }
+    }
+    return a->backend.ops->add_permanent(a->backend.self, a->system_text);
+}
+
+/* The ephemeral text of one step. In chat-template mode it is the rendering of
+ * [system, user] minus the rendering of [system]. */
+static char *step_prompt(struct pipit_agent *a, const char *segment) {
+    char state[512] = "";
+    if (a->device.ops != NULL) {
+        device_state_line(&a->device, state, sizeof(state));
+    }
+    struct strbuf b = {0};
+    if (!a->chat_template) {
+        strbuf_printf(&b, "State: %s\nUser: ", state);
+        strbuf_line(&b, segment);
+        strbuf_str(&b, "\nAssistant: ");
+        return strbuf_take(&b);
+    }
+    struct strbuf user = {0};
+    strbuf_printf(&user, "State: %s\n", state);
+    /* a user must not be able to type the template's control text */
+    for (const char *p = segment; *p != '\0'; p++) {
+        if (p[0] == '<' && (p[1] == '|' || strncmp(p + 1, "tool_call>", 10) == 0 ||
+                            strncmp(p + 1, "/tool_call>", 11) == 0)) {
+            strbuf_add(&user, "(", 1);
+        } else {
+            strbuf_add(&user, p, 1);
+        }
+    }
+    struct pipit_chat_message msgs[2] = {{"system", a->chat_system},
+                                         {"user", user.data != NULL ? user.data : ""}};
+    char *full = NULL;
+    enum pipit_status st = pipit_chat_apply_template(a->model, msgs, 2, true, "chatml", &full);
+    strbuf_free(&user);
+    if (st != PIPIT_OK || full == NULL) {
+        pipit_free(full);
+        return NULL;
+    }
+    if (strlen(full) >= a->chat_prefix_len &&
+        strncmp(full, a->system_text, a->chat_prefix_len) == 0) {
+        strbuf_str(&b, full + a->chat_prefix_len);
+    } else {
+        /* the template re-renders earlier messages differently: fall back to ChatML */
+        strbuf_printf(&b, "<|im_start|>user\n%s<|im_end|>\n<|im_start|>assistant\n",
+                      msgs[1].content);
+    }
+    pipit_free(full);
+    return strbuf_take(&b);
+}
+
+const char *agent_permanent_text(const struct pipit_agent *agent) {
+    return agent != NULL ? agent->system_text : NULL;
+}
+
+/* ============================================================================ creation */
+
+static enum pipit_status make_device(struct pipit_agent *a, struct pipit_error *err) {
+    const char *name = a->params.device;
+    if (name == NULL || name[0] == '\0') {
+        return PIPIT_OK;
+    }
+    enum pipit_status st;
+    if (strcmp(name, "camera") == 0) {
+        st = camera_device_new(&a->device);
+    } else if (strcmp(name, "phone") == 0) {
+        st = phone_device_new(&a->device);
+    } else {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "agent: unknown device '%s' (known: camera, phone)", name);
+    }
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "agent: cannot create the %s device", name);
+    }
+    if (a->params.device_init_json != NULL) {
+        json_error_t jerr;
+        json_t *init = json_loads(a->params.device_init_json, 0, &jerr);
+        if (!json_is_object(init)) {
+            json_decref(init);
+            return pipit_error_set(err, PIPIT_ERR_JSON,
+                                   "agent: device init is not a JSON object: %s (line %d)",
+                                   jerr.text, jerr.line);
+        }
+        st = a->device.ops->set_state(a->device.self, init, err);
+        json_decref(init);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+    }
+    return PIPIT_OK;
+}
+
+enum pipit_status agent_new_with_backend(struct pipit_model *model,
+                                         const struct pipit_toolset *tools,
+                                         const struct pipit_agent_params *params,
+                                         struct backend backend,
+                                         struct pipit_agent **out,
+                                         struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL || tools == NULL || backend.ops == NULL) {
+        backend_free(&backend);
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: NULL argument");
+    }
+    *out = NULL;
+    struct pipit_agent *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        backend_free(&backend);
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+    }
+    a->model = model;
+    a->ts = tools;
+    a->backend = backend;
+    a->params = params != NULL ? *params : pipit_agent_default_params();
+    struct pipit_agent_params *p = &a->params;
+    if (p->max_steps < 1 || p->max_steps > 8 || p->max_tokens < 1 || p->max_tokens > 4096 ||
+        p->undo_slots < 1 || p->undo_slots > 256) {
+        pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                        "agent: max_steps %d (1..8), max_tokens %d (1..4096) or undo_slots %d "
+                        "(1..256) out of range",
+                        (int)p->max_steps, (int)p->max_tokens, (int)p->undo_slots);
+        pipit_agent_free(a);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    bool has_template = false;
+    if (model != NULL) {
+        struct pipit_model_info info;
+        pipit_model_get_info(model, &info);
+        has_template = info.has_chat_template;
+    }
+    if (p->syntax < 0) {
+        a->syntax = has_template ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
+    } else if (p->syntax == PIPIT_SYNTAX_PIPIT || p->syntax == PIPIT_SYNTAX_HERMES) {
+        a->syntax = (enum pipit_call_syntax)p->syntax;
+    } else {
+        pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: unknown syntax %d", (int)p->syntax);
+        pipit_agent_free(a);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    a->chat_template = model != NULL && a->syntax == PIPIT_SYNTAX_HERMES;
+    policy_breaker_init(&a->breaker, p->breaker_threshold);
+    atomic_init(&a->cancel, false);
+    a->log = calloc((size_t)p->undo_slots, sizeof(*a->log));
+    struct pipit_grammar_params gp = pipit_grammar_default_params();
+    gp.syntax = a->syntax;
+    enum pipit_status st = a->log == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
+    if (st == PIPIT_OK) {
+        st = pipit_grammar_compile(tools, &gp, &a->grammar, err);
+    }
+    if (st == PIPIT_OK) {
+        st = make_device(a, err);
+    }
+    if (st == PIPIT_OK) {
+        st = prepare_prompt(a, err);
+    }
+    if (st != PIPIT_OK) {
+        if (err != NULL && err->text[0] == '\0') {
+            pipit_error_set(err, st, "agent: cannot be created: %s", pipit_status_str(st));
+        }
+        pipit_agent_free(a);
+        return st;
+    }
+    *out = a;
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_agent_new(struct pipit_model *model,
+                                  const struct pipit_toolset *tools,
+                                  const struct pipit_agent_params *params,
+                                  struct pipit_agent **out,
+                                  struct pipit_error *err) {
+    if (model == NULL || tools == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: NULL argument");
+    }
+    struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    struct backend b;
+    enum pipit_status st =
+        backend_llama_new(model, p.n_ctx, p.n_threads, p.temperature, p.seed, &b, err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    return agent_new_with_backend(model, tools, &p, b, out, err);
+}
+
+void pipit_agent_free(struct pipit_agent *a) {
+    if (a == NULL) {
+        return;
+    }
+    for (int32_t i = 0; a->log != NULL && i < a->log_n; i++) {
+        json_decref(a->log[i].snapshot);
+    }
+    free(a->log);
+    device_free(&a->device);
+    backend_free(&a->backend);
+    pipit_grammar_free(a->grammar);
+    free(a->system_text);
+    free(a->chat_system);
+    free(a);
+}
+
+const char *pipit_agent_errmsg(const struct pipit_agent *agent) {
+    return agent != NULL ? agent->errmsg : "agent: NULL";
+}
+
+enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
+                                            const char *tool,
+                                            pipit_tool_fn fn,
+                                            void *user_data) {
+    if (a == NULL || tool == NULL || fn == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int32_t idx = pipit_toolset_find(a->ts, tool);
+    if (idx < 0) {
+        pipit_format(a->errmsg, sizeof(a->errmsg), "agent: no tool '%s' in the tool set", tool);
+        return PIPIT_ERR_UNKNOWN_TOOL;
+    }
+    for (size_t i = 0; i < a->n_handlers; i++) {
+        if (a->handlers[i].tool == idx) {
+            a->handlers[i].fn = fn;
+            a->handlers[i].user_data = user_data;
+            return PIPIT_OK;
+        }
+    }
+    if (a->n_handlers >= AGENT_MAX_HANDLERS) {
+        return PIPIT_ERR_NOMEM;
+    }
+    a->handlers[a->n_handlers++] = (struct custom_handler){idx, fn, user_data};
+    return PIPIT_OK;
+}
+
+void pipit_agent_set_thermal(struct pipit_agent *a, enum pipit_thermal state) {
+    if (a != NULL) {
+        a->thermal = state;
+    }
+}
+
+enum pipit_status pipit_agent_update_thermal(struct pipit_agent *a, struct pipit_error *err) {
+    if (a == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    enum pipit_thermal t = PIPIT_THERMAL_NONE;
+    enum pipit_status st = policy_thermal_read(NULL, &t, err);
+    if (st == PIPIT_OK) {
+        a->thermal = t;
+    }
+    return st;
+}
+
+void pipit_agent_cancel(struct pipit_agent *a) {
+    if (a != NULL) {
+        atomic_store(&a->cancel, true);
+        a->backend.ops->cancel(a->backend.self);
+    }
+}
+
+char *pipit_agent_state_json(const struct pipit_agent *a) {
+    if (a == NULL || a->device.ops == NULL) {
+        return NULL;
+    }
+    json_t *s = a->device.ops->get_state(a->device.self);
+    char *out = s != NULL ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(s);
+    return out;
+}
+
+/* ============================================================================ the turn */
+
+struct turn_build {
+    struct pipit_turn *turn;
+    struct strbuf sentence;
+    size_t cap_calls;
+};
+
+static void say(struct turn_build *tb, const char *text) {
+    if (text == NULL || text[0] == '\0') {
+        return;
+    }
+    if (tb->sentence.len > 0) {
+        strbuf_str(&tb->sentence, " ");
+    }
+    strbuf_str(&tb->sentence, text);
+}
+
+static struct pipit_call_record *new_record(struct turn_build *tb) {
+    struct pipit_turn *t = tb->turn;
+    if (t->n_calls == tb->cap_calls) {
+        size_t cap = tb->cap_calls > 0 ? tb->cap_calls * 2 : 4;
+        struct pipit_call_record *c = realloc(t->calls, cap * sizeof(*c));
+        if (c == NULL) {
+            return NULL;
+        }
+        t->calls = c;
+        tb->cap_calls = cap;
+    }
+    struct pipit_call_record *r = &t->calls[t->n_calls++];
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static char *dup_cstr(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d != NULL) {
+        memcpy(d, s, n + 1);
+    }
+    return d;
+}
+
+/* A tool name for sentences: "set_white_balance" -> "set white balance". */
+static void human_name(const char *tool, char *buf, size_t size) {
+    pipit_format(buf, size, "%s", tool);
+    for (char *p = buf; *p != '\0'; p++) {
+        if (*p == '_') {
+            *p = ' ';
+        }
+    }
+}
+
+static void
+log_push(struct pipit_agent *a, int32_t tool, enum pipit_undo_kind kind, json_t *snapshot) {
+    if (a->log_n == a->params.undo_slots) {
+        json_decref(a->log[0].snapshot);
+        memmove(a->log, a->log + 1, sizeof(*a->log) * (size_t)(a->log_n - 1));
+        a->log_n--;
+    }
+    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot};
+}
+
+/* Revert the newest logged action. */
+static void do_undo(struct pipit_agent *a, struct turn_build *tb) {
+    tb->turn->flags |= PIPIT_TURN_UNDO;
+    if (a->log_n == 0) {
+        say(tb, "There's nothing to undo.");
+        return;
+    }
+    struct action_entry e = a->log[--a->log_n];
+    char name[96];
+    human_name(a->ts->tools[e.tool].name, name, sizeof(name));
+    char buf[512];
+    if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
+        pipit_format(buf, sizeof(buf), "I can't undo the last action (%s): it can't be undone.",
+                     name);
+        say(tb, buf);
+        return;
+    }
+    struct pipit_error err;
+    enum pipit_status st = a->device.ops != NULL
+                               ? a->device.ops->set_state(a->device.self, e.snapshot, &err)
+                               : PIPIT_ERR_STATE;
+    if (st != PIPIT_OK) {
+        pipit_format(buf, sizeof(buf), "I couldn't undo the last action (%s).", name);
+        say(tb, buf);
+        json_decref(e.snapshot);
+        return;
+    }
+    struct strbuf b = {0};
+    strbuf_str(&b, "Undone: ");
+    const char *key;
+    json_t *v;
+    bool first = true;
+    json_object_foreach(e.snapshot, key, v) {
+        json_t *wrap = json_pack("{sO}", "v", v);
+        char *text = render_template("{v}", wrap, NULL, NULL, NULL);
+        json_decref(wrap);
+        strbuf_printf(&b, "%s%s is back to %s", first ? "" : ", ", key, text != NULL ? text : "?");
+        free(text);
+        first = false;
+    }
+    strbuf_str(&b, ".");
+    char *s = strbuf_take(&b);
+    say(tb, s != NULL ? s : "Undone.");
+    free(s);
+    json_decref(e.snapshot);
+}
+
+/* Run the handler for a validated call. Fills rec (executed, ok, code, message, data_json). */
+static void execute(struct pipit_agent *a,
+                    int32_t tool,
+                    const json_t *args,
+                    struct pipit_call_record *rec,
+                    json_t **data) {
+    const char *name = a->ts->tools[tool].name;
+    *data = NULL;
+    for (size_t i = 0; i < a->n_handlers; i++) {
+        if (a->handlers[i].tool != tool) {
+            continue;
+        }
+        struct pipit_tool_output out;
+        memset(&out, 0, sizeof(out));
+        char *args_json = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        enum pipit_status st = a->handlers[i].fn(name, args_json != NULL ? args_json : "{}", &out,
+                                                 a->handlers[i].user_data);
+        free(args_json);
+        rec->executed = true;
+        out.code[sizeof(out.code) - 1] = '\0';
+        out.message[sizeof(out.message) - 1] = '\0';
+        out.data_json[sizeof(out.data_json) - 1] = '\0';
+        if (st != PIPIT_OK) {
+            rec->ok = false;
+            pipit_format(rec->code, sizeof(rec->code), "handler_error");
+            pipit_format(rec->message, sizeof(rec->message), "the %s handler failed: %s", name,
+                         pipit_status_str(st));
+            return;
+        }
+        rec->ok = out.ok;
+        if (out.ok) {
+            json_t *d = out.data_json[0] != '\0' ? json_loads(out.data_json, 0, NULL) : NULL;
+            *data = json_is_object(d) ? d : json_object();
+            if (!json_is_object(d)) {
+                json_decref(d);
+            }
+        } else {
+            pipit_format(rec->code, sizeof(rec->code), "%s",
+                         out.code[0] != '\0' ? out.code : "failed");
+            pipit_format(rec->message, sizeof(rec->message), "%s", out.message);
+        }
+        return;
+    }
+    if (a->device.ops != NULL) {
+        struct device_result r;
+        memset(&r, 0, sizeof(r));
+        enum pipit_status st = a->device.ops->call(a->device.self, name, args, &r);
+        if (st == PIPIT_OK || st == PIPIT_ERR_INVALID_ARGS) {
+            rec->executed = true;
+            rec->ok = st == PIPIT_OK && r.ok;
+            if (rec->ok) {
+                *data = r.data != NULL ? json_incref(r.data) : json_object();
+            } else {
+                pipit_format(rec->code, sizeof(rec->code), "%s", r.code);
+                pipit_format(rec->message, sizeof(rec->message), "%s", r.message);
+            }
+            device_result_clear(&r);
+            return;
+        }
+        device_result_clear(&r);
+    }
+    /* nobody handles it */
+    rec->executed = false;
+    rec->ok = false;
+    if (strcmp(name, "process_with_cloud_llm") == 0) {
+        pipit_format(rec->code, sizeof(rec->code), "cloud_not_configured");
+        pipit_format(rec->message, sizeof(rec->message), "The cloud assistant isn't configured");
+    } else {
+        pipit_format(rec->code, sizeof(rec->code), "no_handler");
+        pipit_format(rec->message, sizeof(rec->message), "nothing on this device handles %s", name);
+    }
+}
+
+/* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
+static json_t *undo_snapshot(struct pipit_agent *a, int32_t tool) {
+    const char *const *keys = NULL;
+    size_t n = 0;
+    if (pipit_toolset_undo(a->ts, (size_t)tool, &keys, &n) != PIPIT_UNDO_KEYS ||
+        a->device.ops == NULL) {
+        return NULL;
+    }
+    json_t *state = a->device.ops->get_state(a->device.self);
+    json_t *snap = json_object();
+    for (size_t i = 0; i < n && state != NULL && snap != NULL; i++) {
+        json_t *v = json_object_get(state, keys[i]);
+        if (v != NULL) {
+            json_object_set(snap, keys[i], v);
+        }
+    }
+    json_decref(state);
+    return snap;
+}
+
+/* Handle one decoded step output. Returns false when the turn must stop (breaker). */
+static bool handle_output(struct pipit_agent *a, struct turn_build *tb, const char *text) {
+    if (!pipit_call_detect(a->syntax, text)) {
+        /* plain text: never let it narrate an action no tool performed */
+        tb->turn->flags |= PIPIT_TURN_PLAIN_TEXT;
+        if (render_claims_action(text, a->ts)) {
+            tb->turn->flags |= PIPIT_TURN_NARRATION_CAUGHT;
+            say(tb, render_no_action_sentence());
+        } else {
+            /* trim surrounding whitespace */
+            while (*text == ' ' || *text == '\n') {
+                text++;
+            }
+            say(tb, text[0] != '\0' ? text : "Sorry, I didn't get that.");
+        }
+        return true;
+    }
+    struct pipit_call_record *rec = new_record(tb);
+    if (rec == NULL) {
+        return false;
+    }
+    struct pipit_call call;
+    struct pipit_error err;
+    if (pipit_call_parse(a->syntax, text, &call, &err) != PIPIT_OK) {
+        rec->status = PIPIT_ERR_PARSE;
+        rec->args_json = dup_cstr("");
+        rec->data_json = dup_cstr("{}");
+        pipit_format(rec->code, sizeof(rec->code), "parse_error");
+        pipit_format(rec->message, sizeof(rec->message), "%s", err.text);
+        rec->sentence = dup_cstr("I couldn't understand that as a command, so I did nothing.");
+        say(tb, rec->sentence);
+        return true;
+    }
+    pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+    rec->args_json = dup_cstr(call.args_json);
+    int32_t tool = pipit_toolset_find(a->ts, call.name);
+    struct pipit_arg_problem problems[4];
+    size_t n_problems = 0;
+    enum pipit_status vst =
+        tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
+                 : pipit_toolset_validate_args(a->ts, call.name, call.args_json,
+                                               strlen(call.args_json), problems, 4, &n_problems);
+    char buf[512];
+    if (vst != PIPIT_OK) {
+        rec->status = vst == PIPIT_ERR_JSON ? PIPIT_ERR_INVALID_ARGS : vst;
+        rec->data_json = dup_cstr("{}");
+        if (vst == PIPIT_ERR_UNKNOWN_TOOL) {
+            pipit_format(rec->code, sizeof(rec->code), "unknown_tool");
+            pipit_format(rec->message, sizeof(rec->message), "there is no tool named %s",
+                         call.name);
+            pipit_format(buf, sizeof(buf), "I can't do that: there is no tool named %s.",
+                         call.name);
+        } else {
+            pipit_format(rec->code, sizeof(rec->code), "invalid_arguments");
+            pipit_format(rec->message, sizeof(rec->message), "%s: %s",
+                         n_problems > 0 ? problems[0].path : "args",
+                         n_problems > 0 ? problems[0].message : "invalid");
+            pipit_format(buf, sizeof(buf), "I didn't run %s: %s.", call.name, rec->message);
+        }
+        rec->sentence = dup_cstr(buf);
+        say(tb, rec->sentence);
+        pipit_call_clear(&call);
+        return true;
+    }
+    json_t *args = json_loads(call.args_json, 0, NULL);
+    json_t *snapshot = undo_snapshot(a, tool);
+    json_t *data = NULL;
+    execute(a, tool, args, rec, &data);
+    rec->status = PIPIT_OK;
+    char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    rec->data_json = data_json != NULL ? data_json : dup_cstr("{}");
+    const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
+                               : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
+    rec->sentence = render_template(tmpl, args, data, rec->message, rec->code);
+    say(tb, rec->sentence);
+
+    enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
+    if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
+        log_push(a, tool, kind, snapshot);
+        snapshot = NULL;
+    } else if (rec->ok && kind == PIPIT_UNDO_IMPOSSIBLE) {
+        log_push(a, tool, kind, NULL);
+    }
+    json_decref(snapshot);
+    char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+    bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
+                                         rec->ok, rec->code);
+    free(canon);
+    json_decref(args);
+    json_decref(data);
+    pipit_call_clear(&call);
+    if (tripped) {
+        tb->turn->flags |= PIPIT_TURN_BREAKER;
+        pipit_format(buf, sizeof(buf), "I'll stop trying: %s failed again (%s).", rec->tool,
+                     rec->message[0] != '\0' ? rec->message : rec->code);
+        say(tb, buf);
+        return false;
+    }
+    return true;
+}
+
+static void sleep_ms(double ms) {
+    if (ms <= 0) {
+        return;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000.0),
+                          .tv_nsec = (long)(fmod(ms, 1000.0) * 1e6)};
+    nanosleep(&ts, NULL);
+}
+
+enum pipit_status
+pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
+    if (a == NULL || utterance == NULL || out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    struct turn_build tb = {0};
+    tb.turn = calloc(1, sizeof(*tb.turn));
+    if (tb.turn == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    struct pipit_turn *t = tb.turn;
+    atomic_store(&a->cancel, false);
+    double t0 = pipit_now_ms();
+    struct policy_clock clock;
+    policy_clock_start(&clock, a->params.turn_budget_ms);
+    int32_t half = (pipit_cpu_count() + 1) / 2;
+    int32_t base_threads = a->params.n_threads > 0 ? a->params.n_threads : (half > 4 ? 4 : half);
+    struct policy_limits lim;
+    policy_thermal_limits(a->thermal, base_threads, a->params.max_tokens, &lim);
+    enum pipit_status status = PIPIT_OK;
+
+    char utt[AGENT_MAX_UTTERANCE];
+    pipit_format(utt, sizeof(utt), "%s", utterance);
+    if (lim.paused) {
+        t->flags |= PIPIT_TURN_PAUSED;
+        say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
+    } else if (router_is_undo(utt)) {
+        do_undo(a, &tb);
+    } else {
+        /* one more segment than allowed tells us the utterance was cut */
+        char segs[9][ROUTER_MAX_SEGMENT];
+        size_t n = router_split(utt, segs, (size_t)a->params.max_steps + 1);
+        if (n > (size_t)a->params.max_steps) {
+            t->flags |= PIPIT_TURN_STEP_CAP;
+            n = router_split(utt, segs, (size_t)a->params.max_steps);
+        }
+        if (n > 1) {
+            t->flags |= PIPIT_TURN_COMPOUND;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (atomic_load(&a->cancel)) {
+                t->flags |= PIPIT_TURN_CANCELLED;
+                break;
+            }
+            if (i > 0) {
+                sleep_ms(fmin(lim.step_delay_ms, policy_clock_remaining_ms(&clock)));
+            }
+            if (policy_clock_expired(&clock)) {
+                t->flags |= PIPIT_TURN_BUDGET;
+                char buf[400];
+                pipit_format(buf, sizeof(buf), "I ran out of time before \"%s\".", segs[i]);
+                say(&tb, buf);
+                break;
+            }
+            t->n_steps++;
+            if (router_is_undo(segs[i])) {
+                do_undo(a, &tb);
+                continue;
+            }
+            char *prompt = step_prompt(a, segs[i]);
+            if (prompt == NULL) {
+                status = PIPIT_ERR_NOMEM;
+                break;
+            }
+            struct backend_step_params sp = {
+                .grammar = a->params.grammar ? pipit_grammar_call(a->grammar) : NULL,
+                .lazy = a->params.lazy_grammar,
+                .trigger = pipit_call_syntax_trigger(a->syntax),
+                .syntax = a->syntax,
+                .max_tokens = lim.max_tokens,
+                .n_threads = lim.n_threads,
+                .clock = &clock,
+                .parse_special = a->chat_template,
+            };
+            struct backend_step_output so;
+            enum pipit_status st = a->backend.ops->step(a->backend.self, prompt, &sp, &so);
+            free(prompt);
+            int32_t np = 0, ne = 0;
+            a->backend.ops->lengths(a->backend.self, &np, &ne);
+            if (ne > t->n_ephemeral_max) {
+                t->n_ephemeral_max = ne;
+            }
+            a->backend.ops->rewind(a->backend.self);
+            t->model_calls++;
+            t->prefill_tokens += so.prefill_tokens + so.permanent_tokens;
+            t->permanent_prefill_tokens += so.permanent_tokens;
+            t->decode_tokens += so.decode_tokens;
+            if (i == 0) {
+                t->ttft_ms = so.ttft_ms;
+            }
+            if (st != PIPIT_OK) {
+                free(so.text);
+                pipit_format(a->errmsg, sizeof(a->errmsg), "agent: the model step failed: %s",
+                             pipit_status_str(st));
+                status = st;
+                break;
+            }
+            free(t->model_text);
+            t->model_text = so.text;
+            if (so.cancelled || atomic_load(&a->cancel)) {
+                t->flags |= PIPIT_TURN_CANCELLED;
+                say(&tb, "Cancelled.");
+                break;
+            }
+            if (so.out_of_time) {
+                t->flags |= PIPIT_TURN_BUDGET;
+                char buf[400];
+                pipit_format(buf, sizeof(buf), "I ran out of time on \"%s\", so I did nothing.",
+                             segs[i]);
+                say(&tb, buf);
+                break;
+            }
+            if (so.token_limit) {
+                t->flags |= PIPIT_TURN_TOKEN_LIMIT;
+            }
+            if (!handle_output(a, &tb, so.text != NULL ? so.text : "")) {
+                break;
+            }
+        }
+        if ((t->flags & PIPIT_TURN_STEP_CAP) != 0 && (t->flags & PIPIT_TURN_BREAKER) == 0) {
+            say(&tb, "(That was more than I do in one go; the rest was not done.)");
+        }
+    }
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    t->n_permanent = np;
+    t->sentence = strbuf_take(&tb.sentence);
+    if (t->sentence == NULL) {
+        status = PIPIT_ERR_NOMEM;
+    }
+    t->state_json = pipit_agent_state_json(a);
+    t->latency_ms = pipit_now_ms() - t0;
+    if (status != PIPIT_OK && status != PIPIT_ERR_ABORTED) {
+        pipit_turn_free(t);
+        return status;
+    }
+    *out = t;
+    return PIPIT_OK;
+}
+
+void pipit_turn_free(struct pipit_turn *t) {
+    if (t == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < t->n_calls; i++) {
+        free(t->calls[i].args_json);
+        free(t->calls[i].data_json);
+        free(t->calls[i].sentence);
+    }
+    free(t->calls);
+    free(t->sentence);
+    free(t->state_json);
+    free(t->model_text);
+    free(t);
+}
+
+/* ============================================================================ JSON */
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} FLAG_NAMES[] = {
+    {PIPIT_TURN_UNDO, "undo"},
+    {PIPIT_TURN_COMPOUND, "compound"},
+    {PIPIT_TURN_NARRATION_CAUGHT, "narration_caught"},
+    {PIPIT_TURN_BREAKER, "breaker"},
+    {PIPIT_TURN_BUDGET, "budget"},
+    {PIPIT_TURN_STEP_CAP, "step_cap"},
+    {PIPIT_TURN_CANCELLED, "cancelled"},
+    {PIPIT_TURN_PLAIN_TEXT, "plain_text"},
+    {PIPIT_TURN_PAUSED, "paused"},
+    {PIPIT_TURN_TOKEN_LIMIT, "token_limit"},
+};
+
+static json_t *json_or_string(const char *text) {
+    json_t *j = text != NULL && text[0] != '\0' ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+    return j != NULL ? j : json_string(text != NULL ? text : "");
+}
+
+char *pipit_turn_to_json(const struct pipit_turn *t) {
+    if (t == NULL) {
+        return NULL;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "sentence", json_string(t->sentence != NULL ? t->sentence : ""));
+    json_t *calls = json_array();
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const struct pipit_call_record *c = &t->calls[i];
+        json_t *jc = json_object();
+        json_object_set_new(jc, "tool", json_string(c->tool));
+        json_object_set_new(jc, "args", json_or_string(c->args_json));
+        json_object_set_new(jc, "status", json_string(pipit_status_str(c->status)));
+        json_object_set_new(jc, "executed", json_boolean(c->executed));
+        json_object_set_new(jc, "ok", json_boolean(c->ok));
+        if (!c->ok) {
+            json_object_set_new(jc, "code", json_string(c->code));
+            json_object_set_new(jc, "message", json_string(c->message));
+        }
+        json_object_set_new(jc, "data", json_or_string(c->data_json));
+        json_object_set_new(jc, "sentence", json_string(c->sentence != NULL ? c->sentence : ""));
+        json_array_append_new(calls, jc);
+    }
+    json_object_set_new(o, "calls", calls);
+    json_t *flags = json_array();
+    for (size_t i = 0; i < sizeof(FLAG_NAMES) / sizeof(FLAG_NAMES[0]); i++) {
+        if ((t->flags & FLAG_NAMES[i].bit) != 0) {
+            json_array_append_new(flags, json_string(FLAG_NAMES[i].name));
+        }
+    }
+    json_object_set_new(o, "flags", flags);
+    json_object_set_new(o, "state",
+                        t->state_json != NULL ? json_or_string(t->state_json) : json_null());
+    json_t *c = json_object();
+    json_object_set_new(c, "steps", json_integer(t->n_steps));
+    json_object_set_new(c, "model_calls", json_integer(t->model_calls));
+    json_object_set_new(c, "prefill_tokens", json_integer(t->prefill_tokens));
+    json_object_set_new(c, "permanent_prefill_tokens", json_integer(t->permanent_prefill_tokens));
+    json_object_set_new(c, "decode_tokens", json_integer(t->decode_tokens));
+    json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
+    json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
+    json_object_set_new(c, "latency_ms", json_real(t->latency_ms));
+    json_object_set_new(c, "ttft_ms", json_real(t->ttft_ms));
+    json_object_set_new(o, "counters", c);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}

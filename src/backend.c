@@ -1,0 +1,283 @@
+/*
+ * backend.c - the llama backend: an engine context whose permanent prefix holds the system
+ * text, tools and memory, and whose ephemeral tail holds one step (see backend.h).
+ *
+ * Invariants: between steps the context's ephemeral tail is empty; `pending` holds permanent
+ * text not yet prefilled (prefilled at the start of the next step, before its ephemeral text).
+ */
+#include "backend.h"
+
+#include "status.h"
+#include "strbuf.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct llama_backend {
+    struct pipit_model *model;
+    struct pipit_context *ctx;
+    float temperature;
+    uint32_t seed;
+    uint32_t n_steps;      /* steps run: varies the seed per step */
+    struct strbuf pending; /* permanent text waiting to be prefilled */
+    bool bos_done;         /* the BOS has been added to the permanent prefix */
+    atomic_bool cancel;
+    /* the grammar sampler is rebuilt only when the grammar text or mode changes */
+    struct pipit_sampler *smpl;
+    char *smpl_grammar;
+    bool smpl_lazy;
+};
+
+static enum pipit_status lb_add_permanent(void *self, const char *text) {
+    struct llama_backend *b = self;
+    strbuf_str(&b->pending, text);
+    return b->pending.failed ? PIPIT_ERR_NOMEM : PIPIT_OK;
+}
+
+/* Tokenize and append `text` to `region`; *n receives the token count. */
+static enum pipit_status append_text(struct llama_backend *b,
+                                     enum pipit_region region,
+                                     const char *text,
+                                     bool add_special,
+                                     bool parse_special,
+                                     int64_t *n) {
+    int32_t *toks = NULL, nt = 0;
+    enum pipit_status st =
+        pipit_tokenize_alloc(b->model, text, add_special, parse_special, &toks, &nt);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    st = pipit_context_append(b->ctx, region, toks, nt);
+    pipit_free(toks);
+    if (st == PIPIT_OK) {
+        *n += nt;
+    }
+    return st;
+}
+
+static enum pipit_status ensure_sampler(struct llama_backend *b,
+                                        const struct backend_step_params *p) {
+    const char *g = p->grammar;
+    bool same = b->smpl != NULL && b->smpl_lazy == p->lazy &&
+                ((g == NULL && b->smpl_grammar == NULL) ||
+                 (g != NULL && b->smpl_grammar != NULL && strcmp(g, b->smpl_grammar) == 0));
+    if (same) {
+        pipit_sampler_reset(b->smpl);
+        return PIPIT_OK;
+    }
+    pipit_sampler_free(b->smpl);
+    free(b->smpl_grammar);
+    b->smpl = NULL;
+    b->smpl_grammar = NULL;
+    struct pipit_sampler_params sp = pipit_sampler_default_params();
+    sp.temperature = b->temperature;
+    sp.seed = b->seed + b->n_steps;
+    sp.grammar = g;
+    const char *patterns[1] = {p->trigger};
+    if (g != NULL && p->lazy && p->trigger != NULL) {
+        sp.grammar_lazy = true;
+        sp.trigger_patterns = patterns;
+        sp.n_trigger_patterns = 1;
+    }
+    struct pipit_error err;
+    enum pipit_status st = pipit_sampler_init(b->model, &sp, &b->smpl, &err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    if (g != NULL) {
+        b->smpl_grammar = malloc(strlen(g) + 1);
+        if (b->smpl_grammar == NULL) {
+            pipit_sampler_free(b->smpl);
+            b->smpl = NULL;
+            return PIPIT_ERR_NOMEM;
+        }
+        memcpy(b->smpl_grammar, g, strlen(g) + 1);
+    }
+    b->smpl_lazy = p->lazy;
+    return PIPIT_OK;
+}
+
+/* A complete call ends the step without waiting for the end-of-generation token. */
+static bool call_complete(enum pipit_call_syntax syntax, const char *text) {
+    if (!pipit_call_detect(syntax, text)) {
+        return false;
+    }
+    size_t n = strlen(text);
+    if (syntax == PIPIT_SYNTAX_HERMES) {
+        return n >= 12 && strstr(text, "</tool_call>") != NULL;
+    }
+    if (n == 0 || text[n - 1] != ')') {
+        return false;
+    }
+    struct pipit_call c;
+    bool ok = pipit_call_parse(syntax, text, &c, NULL) == PIPIT_OK;
+    pipit_call_clear(&c);
+    return ok;
+}
+
+static enum pipit_status lb_step(void *self,
+                                 const char *ephemeral,
+                                 const struct backend_step_params *p,
+                                 struct backend_step_output *out) {
+    struct llama_backend *b = self;
+    memset(out, 0, sizeof(*out));
+    double t0 = pipit_now_ms();
+    atomic_store(&b->cancel, false);
+    if (p->n_threads > 0) {
+        pipit_context_set_threads(b->ctx, p->n_threads);
+    }
+    enum pipit_status st = PIPIT_OK;
+    if (b->pending.len > 0) {
+        st = append_text(b, PIPIT_REGION_PERMANENT, b->pending.data, !b->bos_done, p->parse_special,
+                         &out->permanent_tokens);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+        b->bos_done = true;
+        strbuf_free(&b->pending);
+    }
+    st = append_text(b, PIPIT_REGION_EPHEMERAL, ephemeral, !b->bos_done, p->parse_special,
+                     &out->prefill_tokens);
+    b->bos_done = true;
+    if (st == PIPIT_ERR_ABORTED) {
+        out->cancelled = true;
+        return PIPIT_OK;
+    }
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    st = ensure_sampler(b, p);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    b->n_steps++;
+    struct strbuf text = {0};
+    strbuf_str(&text, "");
+    for (int32_t i = 0; i < p->max_tokens; i++) {
+        if (atomic_load(&b->cancel)) {
+            out->cancelled = true;
+            break;
+        }
+        if (p->clock != NULL && policy_clock_expired(p->clock)) {
+            out->out_of_time = true;
+            break;
+        }
+        int32_t tok = pipit_sampler_sample(b->smpl, b->ctx);
+        if (i == 0) {
+            out->ttft_ms = pipit_now_ms() - t0;
+        }
+        if (tok < 0) {
+            st = (enum pipit_status)(-tok);
+            break;
+        }
+        if (pipit_model_token_is_eog(b->model, tok)) {
+            break;
+        }
+        char piece[256];
+        int32_t n = pipit_token_piece(b->model, tok, piece, sizeof(piece));
+        if (n > 0) {
+            strbuf_add(&text, piece, (size_t)n);
+        }
+        out->decode_tokens++;
+        if (p->grammar != NULL && call_complete(p->syntax, text.data)) {
+            break; /* the call is whole: the next token could only end generation */
+        }
+        st = pipit_context_decode_token(b->ctx, tok);
+        if (st == PIPIT_ERR_ABORTED) {
+            out->cancelled = true;
+            st = PIPIT_OK;
+            break;
+        }
+        if (st != PIPIT_OK) {
+            break;
+        }
+        if (i + 1 == p->max_tokens) {
+            out->token_limit = true;
+        }
+    }
+    out->text = strbuf_take(&text);
+    if (out->text == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    return st;
+}
+
+static void lb_rewind(void *self) {
+    struct llama_backend *b = self;
+    pipit_context_rewind(b->ctx);
+}
+
+static void lb_cancel(void *self) {
+    struct llama_backend *b = self;
+    atomic_store(&b->cancel, true);
+    pipit_context_cancel(b->ctx);
+}
+
+static void lb_lengths(const void *self, int32_t *n_permanent, int32_t *n_ephemeral) {
+    const struct llama_backend *b = self;
+    *n_permanent = pipit_context_n_permanent(b->ctx);
+    *n_ephemeral = pipit_context_n_ephemeral(b->ctx);
+}
+
+static void lb_destroy(void *self) {
+    struct llama_backend *b = self;
+    if (b == NULL) {
+        return;
+    }
+    pipit_sampler_free(b->smpl);
+    free(b->smpl_grammar);
+    pipit_context_free(b->ctx);
+    strbuf_free(&b->pending);
+    free(b);
+}
+
+static const struct backend_ops LLAMA_BACKEND_OPS = {
+    .add_permanent = lb_add_permanent,
+    .step = lb_step,
+    .rewind = lb_rewind,
+    .cancel = lb_cancel,
+    .lengths = lb_lengths,
+    .destroy = lb_destroy,
+};
+
+enum pipit_status backend_llama_new(struct pipit_model *model,
+                                    uint32_t n_ctx,
+                                    int32_t n_threads,
+                                    float temperature,
+                                    uint32_t seed,
+                                    struct backend *out,
+                                    struct pipit_error *err) {
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "backend: NULL argument");
+    }
+    memset(out, 0, sizeof(*out));
+    struct llama_backend *b = calloc(1, sizeof(*b));
+    if (b == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "backend: out of memory");
+    }
+    struct pipit_context_params cp = pipit_context_default_params();
+    cp.n_ctx = n_ctx;
+    cp.n_threads = n_threads;
+    enum pipit_status st = pipit_context_init(model, &cp, &b->ctx, err);
+    if (st != PIPIT_OK) {
+        free(b);
+        return st;
+    }
+    b->model = model;
+    b->temperature = temperature;
+    b->seed = seed;
+    atomic_init(&b->cancel, false);
+    out->ops = &LLAMA_BACKEND_OPS;
+    out->self = b;
+    return PIPIT_OK;
+}
+
+void backend_free(struct backend *b) {
+    if (b == NULL || b->ops == NULL) {
+        return;
+    }
+    b->ops->destroy(b->self);
+    b->ops = NULL;
+    b->self = NULL;
+}

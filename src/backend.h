@@ -1,0 +1,83 @@
+/*
+ * backend.h - the model side of an agent turn, behind a small interface.
+ *
+ * The agent (agent.c) owns the loop, the limits, the tools and the sentence; a backend owns the
+ * KV cache and the decoding: it keeps a permanent prefix, prefills one step's ephemeral text,
+ * decodes (constrained by a grammar when asked), and rewinds. Two implementations:
+ *   - the llama backend (backend.c): pipit's engine on a real model;
+ *   - a scripted fake (tests/fake_backend.h): returns canned outputs, for unit-testing the
+ *     loop logic. It is used in addition to, never instead of, tests on real models.
+ */
+#ifndef PIPIT_BACKEND_H
+#define PIPIT_BACKEND_H
+
+#include "pipit.h"
+#include "policy.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What one decode step is asked to do. */
+struct backend_step_params {
+    const char *grammar;        /* GBNF of a call, NULL = unconstrained */
+    bool lazy;                  /* the grammar waits for `trigger` (plain text allowed) */
+    const char *trigger;        /* the call's opening text, e.g. "<call>" */
+    enum pipit_call_syntax syntax; /* to know when a call is complete (stop early) */
+    int32_t max_tokens;         /* generated tokens at most */
+    int32_t n_threads;          /* threads for this step (thermal state) */
+    const struct policy_clock *clock; /* checked between tokens; NULL = none */
+    bool parse_special;         /* the ephemeral text holds special-token text (chat
+                                   templates); false for pipit's plain format, so a user
+                                   cannot type a control token */
+};
+
+/* What one decode step produced. */
+struct backend_step_output {
+    char *text;               /* generated text (owned, free with free) */
+    int64_t prefill_tokens;   /* ephemeral tokens prefilled for this step */
+    int64_t permanent_tokens; /* permanent tokens prefilled during this step (pending
+                                 permanent text is prefilled first) */
+    int64_t decode_tokens;    /* tokens generated */
+    double ttft_ms;           /* from the step's start to its first generated token */
+    bool token_limit;         /* stopped at max_tokens */
+    bool out_of_time;         /* stopped because the clock expired */
+    bool cancelled;           /* stopped by backend_cancel */
+};
+
+struct backend_ops {
+    /* Queue text for the end of the permanent prefix; it is prefilled at the start of the
+     * next step (so a turn pays for it, and a counter shows it). */
+    enum pipit_status (*add_permanent)(void *self, const char *text);
+    /* Prefill `ephemeral` and decode. Returns PIPIT_OK when the step ran (even if cut by a
+     * limit: see the output flags), or the engine's error. */
+    enum pipit_status (*step)(void *self,
+                              const char *ephemeral,
+                              const struct backend_step_params *params,
+                              struct backend_step_output *out);
+    /* Drop the step's ephemeral tokens. */
+    void (*rewind)(void *self);
+    /* Ask a running step to stop (any thread). */
+    void (*cancel)(void *self);
+    /* Tokens in the permanent prefix and in the ephemeral tail right now. */
+    void (*lengths)(const void *self, int32_t *n_permanent, int32_t *n_ephemeral);
+    void (*destroy)(void *self);
+};
+
+struct backend {
+    const struct backend_ops *ops;
+    void *self;
+};
+
+/* The llama backend on `model` (borrowed; must outlive it). `n_ctx`/`n_threads` as in
+ * pipit_context_params; `temperature` <= 0 decodes greedily. */
+enum pipit_status backend_llama_new(struct pipit_model *model,
+                                    uint32_t n_ctx,
+                                    int32_t n_threads,
+                                    float temperature,
+                                    uint32_t seed,
+                                    struct backend *out,
+                                    struct pipit_error *err);
+
+void backend_free(struct backend *b);
+
+#endif /* PIPIT_BACKEND_H */

@@ -1,0 +1,122 @@
+/*
+ * fake_backend.h - a scripted backend for unit-testing the agent's loop logic.
+ *
+ * Each step returns the next scripted output (the model's text) instead of decoding, and
+ * records what the agent asked for (the ephemeral prompt, the step parameters). It is used in
+ * addition to the tests on real models, never instead of them.
+ */
+#ifndef PIPIT_FAKE_BACKEND_H
+#define PIPIT_FAKE_BACKEND_H
+
+#include "backend.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FAKE_MAX_STEPS 16
+
+struct fake_backend {
+    const char *script[FAKE_MAX_STEPS]; /* outputs, in order; NULL = "" */
+    int n_script;
+    int next;                           /* index of the next output */
+    char prompts[FAKE_MAX_STEPS][1024]; /* ephemeral prompts seen */
+    struct backend_step_params params[FAKE_MAX_STEPS];
+    int n_steps;
+    int64_t permanent_pending; /* bytes of permanent text queued, not yet "prefilled" */
+    int64_t permanent_len;
+    double delay_ms;         /* each step takes this long (checking the clock) */
+    bool block_until_cancel; /* a step runs until cancelled */
+    atomic_bool cancel;
+};
+
+static inline enum pipit_status fake_add_permanent(void *self, const char *text) {
+    struct fake_backend *f = self;
+    f->permanent_pending += (int64_t)strlen(text);
+    return PIPIT_OK;
+}
+
+static inline double fake_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static inline enum pipit_status fake_step(void *self,
+                                          const char *ephemeral,
+                                          const struct backend_step_params *p,
+                                          struct backend_step_output *out) {
+    struct fake_backend *f = self;
+    memset(out, 0, sizeof(*out));
+    atomic_store(&f->cancel, false);
+    if (f->n_steps < FAKE_MAX_STEPS) {
+        snprintf(f->prompts[f->n_steps], sizeof(f->prompts[0]), "%s", ephemeral);
+        f->params[f->n_steps] = *p;
+    }
+    f->n_steps++;
+    out->permanent_tokens = f->permanent_pending;
+    f->permanent_len += f->permanent_pending;
+    f->permanent_pending = 0;
+    out->prefill_tokens = (int64_t)strlen(ephemeral);
+    double t0 = fake_now_ms();
+    while (f->block_until_cancel || fake_now_ms() - t0 < f->delay_ms) {
+        if (atomic_load(&f->cancel)) {
+            out->cancelled = true;
+            break;
+        }
+        if (p->clock != NULL && policy_clock_expired(p->clock)) {
+            out->out_of_time = true;
+            break;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    const char *text =
+        f->next < f->n_script && f->script[f->next] != NULL ? f->script[f->next] : "";
+    f->next++;
+    out->text = malloc(strlen(text) + 1);
+    if (out->text == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    memcpy(out->text, text, strlen(text) + 1);
+    out->decode_tokens = (int64_t)strlen(text);
+    out->ttft_ms = 1.0;
+    return PIPIT_OK;
+}
+
+static inline void fake_rewind(void *self) {
+    (void)self;
+}
+
+static inline void fake_cancel(void *self) {
+    struct fake_backend *f = self;
+    atomic_store(&f->cancel, true);
+}
+
+static inline void fake_lengths(const void *self, int32_t *n_permanent, int32_t *n_ephemeral) {
+    const struct fake_backend *f = self;
+    *n_permanent = (int32_t)f->permanent_len;
+    *n_ephemeral = 0;
+}
+
+static inline void fake_destroy(void *self) {
+    (void)self; /* owned by the test */
+}
+
+static const struct backend_ops FAKE_BACKEND_OPS = {
+    .add_permanent = fake_add_permanent,
+    .step = fake_step,
+    .rewind = fake_rewind,
+    .cancel = fake_cancel,
+    .lengths = fake_lengths,
+    .destroy = fake_destroy,
+};
+
+static inline struct backend fake_backend_wrap(struct fake_backend *f) {
+    struct backend b = {.ops = &FAKE_BACKEND_OPS, .self = f};
+    return b;
+}
+
+#endif /* PIPIT_FAKE_BACKEND_H */

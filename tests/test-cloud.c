@@ -1,0 +1,927 @@
+/*
+ * test-cloud.c - the cloud delegation client against real sockets.
+ *
+ * Default mode (label unit): an HTTP server inside the test, a thread with a listening socket on
+ * an ephemeral port of 127.0.0.1, answers each connection with the next step of a script (a
+ * status and body, a truncated body, a body over the limit, silence, ...). Every reason code,
+ * the retry rules and the budget rule are checked against it; no other network is used.
+ *
+ * --server (label model;server): run delegation turns through a real llama-server started by
+ * scripts/llama-server.sh, which passes its address in PIPIT_TEST_SERVER_URL.
+ */
+#include "cloud.h"
+#include "testutil.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+/* Time allowed beyond a budget for the call's own bookkeeping and a loaded machine (ASan,
+ * valgrind, 2 shared cores). The budget rule itself is strict: the client stops before it. */
+#define BUDGET_MARGIN_MS 300.0
+
+/* ============================================================================
+ * the scripted HTTP server */
+
+enum step_kind {
+    STEP_REPLY = 0,     /* status + body with a correct Content-Length, then close */
+    STEP_HANG = 1,      /* read the request, never answer (until the client gives up) */
+    STEP_TRUNCATE = 2,  /* declare `declared` bytes, send the body, close */
+    STEP_NO_LENGTH = 3, /* HTTP/1.0 without Content-Length: body then close */
+    STEP_NOTHING = 4,   /* close right after reading the request */
+};
+
+struct step {
+    enum step_kind kind;
+    int status;
+    const char *body; /* NULL: `fill` bytes of 'x' */
+    size_t fill;
+    size_t declared;
+};
+
+struct server {
+    int fd;
+    uint16_t port;
+    int stop[2];
+    pthread_t thread;
+    const struct step *steps;
+    size_t n_steps;
+    atomic_int requests;
+    pthread_mutex_t mu;
+    char last[65536]; /* the last request, head and body */
+    size_t last_len;
+};
+
+static void send_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            return; /* the client went away: fine */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Wait until `fd` is readable or the server is told to stop; false on stop/timeout. */
+static bool wait_readable(struct server *s, int fd, int timeout_ms) {
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = s->stop[0], .events = POLLIN}};
+    int r = poll(p, 2, timeout_ms);
+    return r > 0 && (p[1].revents & POLLIN) == 0 && (p[0].revents & (POLLIN | POLLHUP)) != 0;
+}
+
+/* Read one request (head and Content-Length body) into s->last. */
+static bool read_request(struct server *s, int c) {
+    char buf[sizeof(s->last)];
+    size_t n = 0;
+    size_t need = 0;
+    while (n < sizeof(buf) - 1) {
+        if (!wait_readable(s, c, 5000)) {
+            return false;
+        }
+        ssize_t r = recv(c, buf + n, sizeof(buf) - 1 - n, 0);
+        if (r <= 0) {
+            return false;
+        }
+        n += (size_t)r;
+        buf[n] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        if (end != NULL && need == 0) {
+            const char *cl = strstr(buf, "Content-Length:");
+            long len = cl != NULL ? strtol(cl + 15, NULL, 10) : 0;
+            need = (size_t)(end + 4 - buf) + (size_t)(len > 0 ? len : 0);
+        }
+        if (need != 0 && n >= need) {
+            break;
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    memcpy(s->last, buf, n + 1);
+    s->last_len = n;
+    pthread_mutex_unlock(&s->mu);
+    return true;
+}
+
+static void respond(struct server *s, int c, const struct step *st) {
+    char *fill = NULL;
+    const char *body = st->body;
+    size_t blen = body != NULL ? strlen(body) : st->fill;
+    if (body == NULL) {
+        fill = malloc(blen + 1);
+        if (fill == NULL) {
+            return; /* no cmocka asserts off the main thread */
+        }
+        memset(fill, 'x', blen);
+        fill[blen] = '\0';
+        body = fill;
+    }
+    char head[256];
+    switch (st->kind) {
+        case STEP_REPLY:
+            snprintf(head, sizeof(head),
+                     "HTTP/1.1 %d Scripted\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     st->status, blen);
+            send_all(c, head, strlen(head));
+            send_all(c, body, blen);
+            break;
+        case STEP_TRUNCATE:
+            snprintf(head, sizeof(head),
+                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     st->declared);
+            send_all(c, head, strlen(head));
+            send_all(c, body, blen);
+            break;
+        case STEP_NO_LENGTH:
+            snprintf(head, sizeof(head),
+                     "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n");
+            send_all(c, head, strlen(head));
+            send_all(c, body, blen);
+            break;
+        case STEP_HANG: {
+            /* until the client closes or the server stops */
+            char tmp[256];
+            while (wait_readable(s, c, -1) && recv(c, tmp, sizeof(tmp), 0) > 0) {
+            }
+            break;
+        }
+        case STEP_NOTHING:
+            break;
+    }
+    free(fill);
+}
+
+static void *server_main(void *arg) {
+    struct server *s = arg;
+    for (;;) {
+        if (!wait_readable(s, s->fd, -1)) {
+            break;
+        }
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0) {
+            continue;
+        }
+        if (read_request(s, c)) {
+            int i = atomic_fetch_add(&s->requests, 1);
+            size_t k = (size_t)i < s->n_steps ? (size_t)i : s->n_steps - 1;
+            respond(s, c, &s->steps[k]);
+        }
+        close(c);
+    }
+    return NULL;
+}
+
+/* A bound socket on an ephemeral 127.0.0.1 port; listening when `listen_too`. */
+static int bind_local(uint16_t *port, bool listen_too) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    socklen_t len = sizeof(a);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    if (listen_too) {
+        assert_int_equal(listen(fd, 16), 0);
+    }
+    return fd;
+}
+
+static struct server *server_start(const struct step *steps, size_t n) {
+    struct server *s = calloc(1, sizeof(*s));
+    assert_non_null(s);
+    s->steps = steps;
+    s->n_steps = n;
+    atomic_init(&s->requests, 0);
+    pthread_mutex_init(&s->mu, NULL);
+    s->fd = bind_local(&s->port, true);
+    assert_int_equal(pipe(s->stop), 0);
+    assert_int_equal(pthread_create(&s->thread, NULL, server_main, s), 0);
+    return s;
+}
+
+static void server_stop(struct server *s) {
+    assert_int_equal(write(s->stop[1], "x", 1), 1);
+    pthread_join(s->thread, NULL);
+    close(s->fd);
+    close(s->stop[0]);
+    close(s->stop[1]);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+static void server_url(const struct server *s, char *buf, size_t size) {
+    snprintf(buf, size, "http://127.0.0.1:%u", (unsigned)s->port);
+}
+
+static int server_requests(struct server *s) {
+    return atomic_load(&s->requests);
+}
+
+/* A copy of the last request's JSON body (the caller decrefs). */
+static json_t *server_last_body(struct server *s) {
+    pthread_mutex_lock(&s->mu);
+    const char *b = strstr(s->last, "\r\n\r\n");
+    json_t *j = b != NULL ? json_loads(b + 4, 0, NULL) : NULL;
+    pthread_mutex_unlock(&s->mu);
+    return j;
+}
+
+static bool server_last_has(struct server *s, const char *text) {
+    pthread_mutex_lock(&s->mu);
+    bool r = strstr(s->last, text) != NULL;
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+/* ============================================================================
+ * helpers */
+
+static const char OK_BODY[] =
+    "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
+    "{\"role\":\"assistant\",\"content\":\"  The exposure triangle is aperture, shutter speed "
+    "and ISO. Each one trades light for something else.\\n\"},\"finish_reason\":\"stop\"}]}";
+
+static struct pipit_cloud *new_cloud(const struct server *s, struct pipit_cloud_params *p) {
+    char url[64];
+    struct pipit_cloud_params d = pipit_cloud_default_params();
+    if (p == NULL) {
+        p = &d;
+    }
+    if (s != NULL) {
+        server_url(s, url, sizeof(url));
+        p->url = url;
+    }
+    p->backoff_ms = p->backoff_ms == 250 ? 20 : p->backoff_ms; /* fast tests */
+    struct pipit_cloud *c = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_cloud_init(p, &c, &err), PIPIT_OK);
+    assert_non_null(c);
+    return c;
+}
+
+/* Run one case: the script, a params tweak, the budget; returns the result (caller clears). */
+static void ask(const struct step *steps,
+                size_t n,
+                struct pipit_cloud_params *p,
+                double budget_ms,
+                struct pipit_cloud_result *res,
+                int *requests,
+                double *elapsed_ms) {
+    struct server *s = server_start(steps, n);
+    struct pipit_cloud *c = new_cloud(s, p);
+    double t0 = pipit_now_ms();
+    assert_int_equal(pipit_cloud_ask(c, "what is the exposure triangle?", "not a camera control",
+                                     budget_ms, res),
+                     PIPIT_OK);
+    if (elapsed_ms != NULL) {
+        *elapsed_ms = pipit_now_ms() - t0;
+    }
+    pipit_cloud_free(c);
+    if (requests != NULL) {
+        *requests = server_requests(s);
+    }
+    server_stop(s);
+}
+
+static void assert_failure(const struct pipit_cloud_result *r, const char *code, const char *in) {
+    assert_false(r->ok);
+    assert_null(r->answer);
+    assert_string_equal(r->code, code);
+    if (in != NULL && strstr(r->message, in) == NULL) {
+        fail_msg("message \"%s\" lacks \"%s\"", r->message, in);
+    }
+}
+
+/* ============================================================================
+ * cases */
+
+static void test_ok(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.api_key = "sk-test";
+    p.model = "big-model";
+    p.extra_json = "{\"temperature\": 0.25}";
+    struct pipit_cloud *c = new_cloud(s, &p);
+    assert_true(pipit_cloud_configured(c));
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(
+        pipit_cloud_ask(c, "what is the exposure triangle?", "not a camera control", 5000, &r),
+        PIPIT_OK);
+    assert_true(r.ok);
+    assert_string_equal(r.code, "");
+    assert_string_equal(r.answer, "The exposure triangle is aperture, shutter speed and ISO. "
+                                  "Each one trades light for something else.");
+    assert_string_equal(r.summary, "The exposure triangle is aperture, shutter speed and ISO.");
+    assert_int_equal(r.attempts, 1);
+    assert_int_equal(r.http_status, 200);
+    assert_true(r.latency_ms > 0 && r.latency_ms < 5000);
+    assert_int_equal(server_requests(s), 1);
+
+    /* the request: path, headers, body */
+    assert_true(server_last_has(s, "POST /v1/chat/completions HTTP/1.1"));
+    assert_true(server_last_has(s, "Authorization: Bearer sk-test"));
+    assert_true(server_last_has(s, "Content-Type: application/json"));
+    json_t *body = server_last_body(s);
+    assert_non_null(body);
+    assert_string_equal(json_string_value(json_object_get(body, "model")), "big-model");
+    assert_int_equal(json_integer_value(json_object_get(body, "max_tokens")), 256);
+    assert_true(json_is_false(json_object_get(body, "stream")));
+    assert_true(json_real_value(json_object_get(body, "temperature")) == 0.25);
+    json_t *msgs = json_object_get(body, "messages");
+    assert_int_equal(json_array_size(msgs), 2);
+    json_t *sys = json_array_get(msgs, 0);
+    json_t *user = json_array_get(msgs, 1);
+    assert_string_equal(json_string_value(json_object_get(sys, "role")), "system");
+    const char *sys_text = json_string_value(json_object_get(sys, "content"));
+    assert_non_null(strstr(sys_text, "small on-device assistant"));
+    assert_non_null(strstr(sys_text, "not a camera control"));
+    assert_string_equal(json_string_value(json_object_get(user, "role")), "user");
+    assert_string_equal(json_string_value(json_object_get(user, "content")),
+                        "what is the exposure triangle?");
+    json_decref(body);
+
+    /* the same handle again: a second call works (connection cache kept) */
+    pipit_cloud_result_clear(&r);
+    assert_null(r.answer);
+    assert_int_equal(pipit_cloud_ask(c, "again", NULL, 5000, &r), PIPIT_OK);
+    assert_true(r.ok);
+    assert_int_equal(server_requests(s), 2);
+    pipit_cloud_result_clear(&r);
+    pipit_cloud_free(c);
+    server_stop(s);
+}
+
+static void test_http_500_retried(void **state) {
+    (void)state;
+    static const struct step steps[] = {
+        {STEP_REPLY, 500, "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}", 0, 0}};
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, "q", "r", 10000, &r), PIPIT_OK);
+    assert_failure(&r, "cloud_error", "HTTP 500 from 127.0.0.1:");
+    assert_non_null(strstr(r.message, "boom"));
+    assert_non_null(strstr(r.message, "(3 attempts)"));
+    char port[16];
+    snprintf(port, sizeof(port), ":%u", (unsigned)s->port);
+    assert_non_null(strstr(r.message, port));
+    assert_int_equal(r.attempts, 3); /* 1 + retries (2) */
+    assert_int_equal(r.http_status, 500);
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 3);
+    server_stop(s);
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_503_then_200(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 503, "busy", 0, 0},
+                                        {STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct pipit_cloud_result r = {0};
+    int n = 0;
+    ask(steps, 2, NULL, 10000, &r, &n, NULL);
+    assert_true(r.ok);
+    assert_int_equal(r.attempts, 2);
+    assert_int_equal(n, 2);
+    assert_int_equal(r.http_status, 200);
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_http_400_not_retried(void **state) {
+    (void)state;
+    static const struct step steps[] = {
+        {STEP_REPLY, 400, "{\"error\":{\"message\":\"model 'x' not found\"}}", 0, 0},
+        {STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 2);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, "q", "r", 10000, &r), PIPIT_OK);
+    assert_failure(&r, "cloud_error", "HTTP 400 from 127.0.0.1:");
+    assert_non_null(strstr(r.message, "not found"));
+    assert_int_equal(r.attempts, 1);
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 1);
+    server_stop(s);
+    pipit_cloud_result_clear(&r);
+}
+
+/* A server that accepts and never answers: the budget cuts the only attempt. */
+static void test_hang_budget(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_HANG, 0, "", 0, 0}};
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.timeout_ms = 20000;
+    struct pipit_cloud_result r = {0};
+    double elapsed = 0;
+    const double budget = 700;
+    ask(steps, 1, &p, budget, &r, NULL, &elapsed);
+    assert_failure(&r, "cloud_timeout", "didn't answer in time");
+    assert_int_equal(r.attempts, 1);
+    assert_true(r.latency_ms <= budget + 50); /* the client's own rule */
+    if (elapsed >= budget + BUDGET_MARGIN_MS) {
+        fail_msg("took %.0f ms for a %.0f ms budget", elapsed, budget);
+    }
+    pipit_cloud_result_clear(&r);
+}
+
+/* Per-attempt timeouts are retried, each attempt gets its own timeout. */
+static void test_hang_retried(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_HANG, 0, "", 0, 0}};
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.timeout_ms = 150;
+    p.backoff_ms = 10;
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud *c = new_cloud(s, &p);
+    struct pipit_cloud_result r = {0};
+    double t0 = pipit_now_ms();
+    assert_int_equal(pipit_cloud_ask(c, "q", "r", HUGE_VAL, &r), PIPIT_OK);
+    double elapsed = pipit_now_ms() - t0;
+    assert_failure(&r, "cloud_timeout", "(3 attempts,");
+    assert_int_equal(r.attempts, 3);
+    assert_true(elapsed >= 3 * 150 - 10);
+    assert_true(elapsed < 3 * 150 + 30 + BUDGET_MARGIN_MS);
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 3);
+    server_stop(s);
+    pipit_cloud_result_clear(&r);
+}
+
+/* Retries stop when the next one (backoff included) would not fit in the budget. */
+static void test_budget_limits_retries(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_HANG, 0, "", 0, 0}};
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.timeout_ms = 300;
+    p.retries = 5;
+    p.backoff_ms = 100;
+    struct pipit_cloud_result r = {0};
+    double elapsed = 0;
+    ask(steps, 1, &p, 800, &r, NULL, &elapsed);
+    assert_failure(&r, "cloud_timeout", NULL);
+    assert_int_equal(r.attempts, 2); /* 300 + 100 + 300, then 200 more would not fit */
+    assert_true(elapsed < 800 + BUDGET_MARGIN_MS);
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_no_budget_left(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    const double budgets[] = {0, -5, 10, NAN};
+    for (size_t i = 0; i < 4; i++) {
+        struct pipit_cloud_result r = {0};
+        assert_int_equal(pipit_cloud_ask(c, "q", "r", budgets[i], &r), PIPIT_OK);
+        assert_failure(&r, "cloud_timeout", "nothing sent");
+        assert_int_equal(r.attempts, 0);
+        pipit_cloud_result_clear(&r);
+    }
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 0);
+    server_stop(s);
+}
+
+static void test_truncated(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_TRUNCATE, 200, "{\"choices\":[{\"mess", 0, 500}};
+    struct pipit_cloud_result r = {0};
+    ask(steps, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "cut off after 18 of 500 bytes");
+    assert_int_equal(r.attempts, 1);
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_invalid_json(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, "{\"choices\": [1, 2", 0, 0}};
+    struct pipit_cloud_result r = {0};
+    ask(steps, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "invalid JSON from 127.0.0.1:");
+    assert_int_equal(r.attempts, 1);
+    pipit_cloud_result_clear(&r);
+
+    static const struct step html[] = {{STEP_REPLY, 200, "<html>hello</html>", 0, 0}};
+    ask(html, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "invalid JSON");
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_missing_content(void **state) {
+    (void)state;
+    static const char *const bodies[] = {
+        "{}",
+        "{\"choices\": []}",
+        "{\"choices\": [{\"message\": {\"role\": \"assistant\", \"content\": null}}]}",
+        "{\"choices\": [{\"text\": \"legacy\"}]}",
+        "[1]",
+    };
+    for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+        struct step steps[] = {{STEP_REPLY, 200, bodies[i], 0, 0}};
+        struct pipit_cloud_result r = {0};
+        ask(steps, 1, NULL, 10000, &r, NULL, NULL);
+        assert_failure(&r, "cloud_error", "no choices[0].message.content");
+        pipit_cloud_result_clear(&r);
+    }
+    static const struct step empty[] = {
+        {STEP_REPLY, 200, "{\"choices\": [{\"message\": {\"content\": \" \\n \"}}]}", 0, 0}};
+    struct pipit_cloud_result r = {0};
+    ask(empty, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "an empty answer");
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_over_limit(void **state) {
+    (void)state;
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.max_response_bytes = 4096;
+    /* with a Content-Length: refused before reading */
+    static const struct step big[] = {{STEP_REPLY, 200, NULL, 300000, 0}};
+    struct pipit_cloud_result r = {0};
+    ask(big, 1, &p, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "over the 4096-byte limit");
+    pipit_cloud_result_clear(&r);
+    /* without one: the write callback stops at the limit */
+    static const struct step stream[] = {{STEP_NO_LENGTH, 200, NULL, 300000, 0}};
+    p = pipit_cloud_default_params();
+    p.max_response_bytes = 4096;
+    ask(stream, 1, &p, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "over the 4096-byte limit");
+    pipit_cloud_result_clear(&r);
+    /* the default limit (256 KiB) */
+    static const struct step huge[] = {{STEP_NO_LENGTH, 200, NULL, 300 * 1024, 0}};
+    ask(huge, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "over the 262144-byte limit");
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_closed_without_answer(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_NOTHING, 0, "", 0, 0}};
+    struct pipit_cloud_result r = {0};
+    ask(steps, 1, NULL, 10000, &r, NULL, NULL);
+    assert_failure(&r, "cloud_error", "closed the connection without answering");
+    assert_int_equal(r.attempts, 1);
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_refused(void **state) {
+    (void)state;
+    uint16_t port = 0;
+    int fd = bind_local(&port, false); /* bound, not listening: connections are refused */
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%u/", (unsigned)port);
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.url = url;
+    struct pipit_cloud *c = NULL;
+    assert_int_equal(pipit_cloud_init(&p, &c, NULL), PIPIT_OK);
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, "q", "r", 10000, &r), PIPIT_OK);
+    char want[64];
+    snprintf(want, sizeof(want), "cannot connect to 127.0.0.1:%u: connection refused",
+             (unsigned)port);
+    assert_failure(&r, "cloud_error", want);
+    assert_int_equal(r.attempts, 1);
+    assert_true(r.latency_ms < 2000);
+    pipit_cloud_result_clear(&r);
+    pipit_cloud_free(c);
+    close(fd);
+}
+
+static void test_not_configured(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 1);
+    /* defaults and an empty environment: no URL */
+    unsetenv("PIPIT_CLOUD_URL");
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    pipit_cloud_params_from_env(&p);
+    assert_null(p.url);
+    struct pipit_cloud *c = NULL;
+    assert_int_equal(pipit_cloud_init(&p, &c, NULL), PIPIT_OK);
+    assert_false(pipit_cloud_configured(c));
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, "q", "r", 10000, &r), PIPIT_OK);
+    assert_failure(&r, "cloud_not_configured", "isn't configured");
+    assert_int_equal(r.attempts, 0);
+    assert_int_equal(r.http_status, 0);
+    pipit_cloud_result_clear(&r);
+    pipit_cloud_free(c);
+    /* a NULL handle and an empty URL behave the same */
+    assert_false(pipit_cloud_configured(NULL));
+    assert_int_equal(pipit_cloud_ask(NULL, "q", NULL, 10000, &r), PIPIT_OK);
+    assert_failure(&r, "cloud_not_configured", NULL);
+    pipit_cloud_result_clear(&r);
+    p.url = "";
+    assert_int_equal(pipit_cloud_init(&p, &c, NULL), PIPIT_OK);
+    assert_false(pipit_cloud_configured(c));
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 0); /* nothing reached any server */
+    server_stop(s);
+}
+
+static void test_env(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 1);
+    char url[64];
+    server_url(s, url, sizeof(url));
+    setenv("PIPIT_CLOUD_URL", url, 1);
+    setenv("PIPIT_CLOUD_KEY", "env-key", 1);
+    setenv("PIPIT_CLOUD_MODEL", "env-model", 1);
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    pipit_cloud_params_from_env(&p);
+    struct pipit_cloud *c = NULL;
+    assert_int_equal(pipit_cloud_init(&p, &c, NULL), PIPIT_OK);
+    unsetenv("PIPIT_CLOUD_URL");
+    unsetenv("PIPIT_CLOUD_KEY");
+    unsetenv("PIPIT_CLOUD_MODEL");
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, "q", NULL, 10000, &r), PIPIT_OK);
+    assert_true(r.ok);
+    assert_true(server_last_has(s, "Authorization: Bearer env-key"));
+    json_t *body = server_last_body(s);
+    assert_string_equal(json_string_value(json_object_get(body, "model")), "env-model");
+    json_decref(body);
+    pipit_cloud_result_clear(&r);
+    pipit_cloud_free(c);
+    server_stop(s);
+}
+
+static void test_bad_params(void **state) {
+    (void)state;
+    struct pipit_cloud *c = (struct pipit_cloud *)&c;
+    struct pipit_error err;
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.url = "ftp://127.0.0.1/";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    assert_null(c);
+    assert_non_null(strstr(err.text, "http or https"));
+    p.url = "http://[::1";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    p.url = "http://127.0.0.1:1";
+    p.api_key = "bad\nkey";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    assert_null(strstr(err.text, "bad")); /* the key is never quoted */
+    p.api_key = NULL;
+    p.retries = 9;
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    p.retries = 2;
+    p.max_response_bytes = 10;
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    p.max_response_bytes = 4096;
+    p.extra_json = "[1]";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    p.extra_json = "{";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_cloud_init(&p, NULL, &err), PIPIT_ERR_INVALID_ARG);
+    pipit_cloud_free(NULL);
+    pipit_cloud_result_clear(NULL);
+    pipit_cloud_params_from_env(NULL);
+
+    /* misuse of ask */
+    p = pipit_cloud_default_params();
+    p.url = "http://127.0.0.1:1";
+    assert_int_equal(pipit_cloud_init(&p, &c, &err), PIPIT_OK);
+    struct pipit_cloud_result r = {0};
+    assert_int_equal(pipit_cloud_ask(c, NULL, NULL, 1000, &r), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_cloud_ask(c, "q", NULL, 1000, NULL), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_cloud_ask(c, "bad \xff utf8", NULL, 1000, &r), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(pipit_cloud_errmsg(c), "UTF-8"));
+    char *big = malloc(10000);
+    assert_non_null(big);
+    memset(big, 'a', 9999);
+    big[9999] = '\0';
+    assert_int_equal(pipit_cloud_ask(c, big, NULL, 1000, &r), PIPIT_ERR_INVALID_ARG);
+    free(big);
+    pipit_cloud_free(c);
+}
+
+/* The answer is bounded on a word boundary; the summary is one line. */
+static void test_answer_bounded(void **state) {
+    (void)state;
+    static const struct step steps[] = {
+        {STEP_REPLY, 200,
+         "{\"choices\":[{\"message\":{\"content\":\"## Night mode\\n\\nNight mode keeps the "
+         "shutter open longer\\tand merges several frames so that dark scenes look brighter "
+         "without a flash, at the cost of motion blur. Hold still.\"}}]}",
+         0, 0}};
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.max_answer_bytes = 64;
+    struct pipit_cloud_result r = {0};
+    ask(steps, 1, &p, 10000, &r, NULL, NULL);
+    assert_true(r.ok);
+    assert_true(strlen(r.answer) <= 64);
+    assert_string_equal(r.answer,
+                        "## Night mode\n\nNight mode keeps the shutter open longer and...");
+    /* from the whole answer: the heading skipped, the first sentence cut to the limit */
+    assert_true(strlen(r.summary) <= PIPIT_CLOUD_SUMMARY_MAX);
+    assert_string_equal(r.summary, "Night mode keeps the shutter open longer and merges several "
+                                   "frames so that dark scenes look brighter without a flash...");
+    pipit_cloud_result_clear(&r);
+}
+
+static void test_distill(void **state) {
+    (void)state;
+    char buf[PIPIT_CLOUD_SUMMARY_MAX + 1];
+    cloud_distill("Paris is the capital of France. It is big.", buf, sizeof(buf));
+    assert_string_equal(buf, "Paris is the capital of France.");
+    cloud_distill("  Yes!\nIt works.", buf, sizeof(buf));
+    assert_string_equal(buf, "Yes!");
+    cloud_distill("The lens is f/1.8 wide, really", buf, sizeof(buf));
+    assert_string_equal(buf, "The lens is f/1.8 wide, really");
+    cloud_distill("* first line\nsecond line", buf, sizeof(buf));
+    assert_string_equal(buf, "first line second line");
+    cloud_distill("", buf, sizeof(buf));
+    assert_string_equal(buf, "");
+    cloud_distill(NULL, buf, sizeof(buf));
+    assert_string_equal(buf, "");
+
+    /* long, no sentence end: cut at a word, "..." included in the limit */
+    char text[600];
+    text[0] = '\0';
+    for (int i = 0; i < 60; i++) {
+        strncat(text, "word ", sizeof(text) - strlen(text) - 1);
+    }
+    cloud_distill(text, buf, sizeof(buf));
+    assert_true(strlen(buf) <= PIPIT_CLOUD_SUMMARY_MAX);
+    assert_true(strlen(buf) >= PIPIT_CLOUD_SUMMARY_MAX - 8);
+    assert_string_equal(buf + strlen(buf) - 7, "word...");
+
+    /* one long word of multi-byte characters: cut on a character boundary */
+    char wide[400];
+    size_t o = 0;
+    for (int i = 0; i < 100; i++) {
+        memcpy(wide + o, "\xc3\xa9", 2); /* é */
+        o += 2;
+    }
+    wide[o] = '\0';
+    cloud_distill(wide, buf, sizeof(buf));
+    size_t n = strlen(buf);
+    assert_true(n <= PIPIT_CLOUD_SUMMARY_MAX);
+    assert_string_equal(buf + n - 3, "...");
+    assert_int_equal((n - 3) % 2, 0);
+
+    /* a small buffer is respected */
+    char small[16];
+    cloud_distill("Paris is the capital of France.", small, sizeof(small));
+    assert_true(strlen(small) <= 15);
+    assert_string_equal(small, "Paris is the...");
+}
+
+/* The agent's entry point: a device_result with data or a code. */
+static void test_tool_call(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0},
+                                        {STEP_REPLY, 404, "not here", 0, 0}};
+    struct server *s = server_start(steps, 2);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    json_t *args = json_pack("{s:s, s:s}", CLOUD_ARG_QUERY, "what is ISO?", CLOUD_ARG_REASON,
+                             "general knowledge");
+    struct device_result r = {0};
+    struct pipit_cloud_result detail;
+    assert_int_equal(cloud_tool_call(c, args, 5000, &r, &detail), PIPIT_OK);
+    assert_true(r.ok);
+    assert_string_equal(json_string_value(json_object_get(r.data, "summary")),
+                        "The exposure triangle is aperture, shutter speed and ISO.");
+    assert_non_null(strstr(json_string_value(json_object_get(r.data, "answer")), "Each one"));
+    assert_int_equal(detail.attempts, 1);
+    assert_true(detail.latency_ms > 0);
+    pipit_cloud_result_clear(&detail);
+    device_result_clear(&r);
+
+    assert_int_equal(cloud_tool_call(c, args, 5000, &r, NULL), PIPIT_OK);
+    assert_false(r.ok);
+    assert_null(r.data);
+    assert_string_equal(r.code, "cloud_error");
+    assert_non_null(strstr(r.message, "HTTP 404"));
+    device_result_clear(&r);
+
+    /* not configured */
+    assert_int_equal(cloud_tool_call(NULL, args, 5000, &r, NULL), PIPIT_OK);
+    assert_string_equal(r.code, "cloud_not_configured");
+    device_result_clear(&r);
+    json_decref(args);
+
+    /* bad arguments */
+    json_t *bad = json_pack("{s:i}", CLOUD_ARG_QUERY, 3);
+    assert_int_equal(cloud_tool_call(c, bad, 5000, &r, NULL), PIPIT_ERR_INVALID_ARGS);
+    assert_string_equal(r.code, "invalid_argument");
+    device_result_clear(&r);
+    json_decref(bad);
+    assert_int_equal(cloud_tool_call(c, NULL, 5000, &r, NULL), PIPIT_ERR_INVALID_ARGS);
+    device_result_clear(&r);
+    assert_int_equal(cloud_tool_call(c, NULL, 5000, NULL, NULL), PIPIT_ERR_INVALID_ARG);
+
+    pipit_cloud_free(c);
+    assert_int_equal(server_requests(s), 2);
+    server_stop(s);
+}
+
+/* ============================================================================
+ * --server: delegation turns through a real llama-server */
+
+static int run_server_turns(void) {
+    const char *url = getenv("PIPIT_TEST_SERVER_URL");
+    if (url == NULL || url[0] == '\0') {
+        fprintf(stderr, "test-cloud --server: PIPIT_TEST_SERVER_URL is not set "
+                        "(run through scripts/llama-server.sh run)\n");
+        return 77;
+    }
+    struct pipit_cloud_params p = pipit_cloud_default_params();
+    p.url = url;
+    p.max_tokens = 24;
+    p.timeout_ms = 60000;
+    /* a random model may end at once: ignore_eos (llama-server) keeps the answer non-empty */
+    p.extra_json = "{\"ignore_eos\": true, \"temperature\": 0.8, \"seed\": 7}";
+    struct pipit_cloud *c = NULL;
+    struct pipit_error err;
+    if (pipit_cloud_init(&p, &c, &err) != PIPIT_OK) {
+        fprintf(stderr, "test-cloud --server: %s\n", err.text);
+        return 1;
+    }
+    static const char *const queries[][2] = {
+        {"What is the exposure triangle?", "general photography knowledge"},
+        {"Write a caption for a sunset photo at the beach.", "creative writing"},
+        {"Translate 'take a photo' into French.", "translation"},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+        struct pipit_cloud_result r = {0};
+        enum pipit_status st = pipit_cloud_ask(c, queries[i][0], queries[i][1], 120000, &r);
+        bool good = st == PIPIT_OK && r.ok && r.answer != NULL && r.answer[0] != '\0' &&
+                    strlen(r.summary) <= PIPIT_CLOUD_SUMMARY_MAX && r.summary[0] != '\0' &&
+                    r.latency_ms > 0 && r.attempts >= 1 && r.http_status == 200;
+        fprintf(stderr, "turn %zu: %s %.0f ms, %d attempt(s)\n  answer: %.200s\n  summary: %s\n",
+                i + 1, good ? "ok" : "FAILED", r.latency_ms, (int)r.attempts,
+                r.ok ? r.answer : r.message, r.summary);
+        failures += good ? 0 : 1;
+        pipit_cloud_result_clear(&r);
+    }
+    /* through the agent's entry point too */
+    json_t *args = json_pack("{s:s, s:s}", CLOUD_ARG_QUERY, "Suggest a name for my camera.",
+                             CLOUD_ARG_REASON, "not a camera control");
+    struct device_result dr = {0};
+    enum pipit_status st = cloud_tool_call(c, args, 120000, &dr, NULL);
+    const char *summary = dr.ok ? json_string_value(json_object_get(dr.data, "summary")) : NULL;
+    bool good = st == PIPIT_OK && dr.ok && summary != NULL && summary[0] != '\0' &&
+                strlen(summary) <= PIPIT_CLOUD_SUMMARY_MAX;
+    fprintf(stderr, "tool call: %s %s\n", good ? "ok" : "FAILED", dr.ok ? summary : dr.message);
+    failures += good ? 0 : 1;
+    device_result_clear(&dr);
+    json_decref(args);
+    pipit_cloud_free(c);
+    fprintf(stderr, "test-cloud --server: %d failure(s)\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    /* loopback only: never through a proxy from the environment */
+    static const char *const proxies[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
+                                          "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof(proxies) / sizeof(proxies[0]); i++) {
+        unsetenv(proxies[i]);
+    }
+    if (argc > 1 && strcmp(argv[1], "--server") == 0) {
+        return run_server_turns();
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ok),
+        cmocka_unit_test(test_http_500_retried),
+        cmocka_unit_test(test_503_then_200),
+        cmocka_unit_test(test_http_400_not_retried),
+        cmocka_unit_test(test_hang_budget),
+        cmocka_unit_test(test_hang_retried),
+        cmocka_unit_test(test_budget_limits_retries),
+        cmocka_unit_test(test_no_budget_left),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_invalid_json),
+        cmocka_unit_test(test_missing_content),
+        cmocka_unit_test(test_over_limit),
+        cmocka_unit_test(test_closed_without_answer),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_not_configured),
+        cmocka_unit_test(test_env),
+        cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_answer_bounded),
+        cmocka_unit_test(test_distill),
+        cmocka_unit_test(test_tool_call),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
