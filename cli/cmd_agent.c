@@ -26,6 +26,7 @@ struct agent_opts {
     const char *device;
     const char *init;
     const char *syntax;
+    const char *cloud_url;
     long threads;
     long max_steps;
     double budget_ms;
@@ -89,6 +90,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             cli_opt_str(argc, argv, &i, "--device", &o->device, &bad) ||
             cli_opt_str(argc, argv, &i, "--init", &o->init, &bad) ||
             cli_opt_str(argc, argv, &i, "--syntax", &o->syntax, &bad) ||
+            cli_opt_str(argc, argv, &i, "--cloud-url", &o->cloud_url, &bad) ||
             cli_opt_int(argc, argv, &i, "--threads", 0, 512, &o->threads, &bad) ||
             cli_opt_int(argc, argv, &i, "--max-steps", 1, 8, &o->max_steps, &bad) ||
             cli_opt_float(argc, argv, &i, "--budget-ms", 0, 1e9, &o->budget_ms, &bad)) {
@@ -113,6 +115,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
 }
 
 struct agent_session {
+    struct pipit_cloud *cloud;
     struct pipit_model *model;
     struct pipit_toolset *tools;
     struct pipit_agent *agent;
@@ -122,6 +125,7 @@ static void session_free(struct agent_session *s) {
     pipit_agent_free(s->agent);
     pipit_toolset_free(s->tools);
     pipit_model_free(s->model);
+    pipit_cloud_free(s->cloud);
 }
 
 static int session_open(const struct agent_opts *o, const char *cmd, struct agent_session *s) {
@@ -165,6 +169,20 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         session_free(s);
         return CLI_EXIT_FAIL;
     }
+    struct pipit_cloud_params cp = pipit_cloud_default_params();
+    pipit_cloud_params_from_env(&cp);
+    if (o->cloud_url != NULL) {
+        cp.url = o->cloud_url;
+    }
+    if (pipit_cloud_init(&cp, &s->cloud, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit %s: %s\n", cmd, err.text);
+        session_free(s);
+        return CLI_EXIT_FAIL;
+    }
+    pipit_agent_set_cloud(s->agent, s->cloud);
+    if (pipit_cloud_configured(s->cloud) && !o->json) {
+        fprintf(stderr, "pipit %s: questions for the cloud assistant go to %s\n", cmd, cp.url);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -202,6 +220,9 @@ static int run_one(struct agent_session *s, const struct agent_opts *o, const ch
         printf("%s\n", t->sentence);
     }
     fflush(stdout);
+    if (t->cloud_requests > 0 && !o->json) {
+        fprintf(stderr, "  (this request went to the cloud assistant)\n");
+    }
     if (o->verbose) {
         print_verbose(t);
     }

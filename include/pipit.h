@@ -836,6 +836,12 @@ enum pipit_status pipit_agent_register_tool(struct pipit_agent *agent,
                                             pipit_tool_fn fn,
                                             void *user_data);
 
+/* The cloud endpoint for the process_with_cloud_llm tool (borrowed; NULL = none, the
+ * default: then nothing leaves the device and the tool fails with cloud_not_configured).
+ * A custom handler registered for the tool takes precedence. */
+struct pipit_cloud;
+void pipit_agent_set_cloud(struct pipit_agent *agent, struct pipit_cloud *cloud);
+
 /* The thermal state the host reports (see enum pipit_thermal): threads, step delay and
  * token limit follow seed 001's table; CRITICAL pauses turns. */
 void pipit_agent_set_thermal(struct pipit_agent *agent, enum pipit_thermal state);
@@ -888,6 +894,7 @@ struct pipit_turn {
     int64_t prefill_tokens;           /* all tokens prefilled this turn */
     int64_t permanent_prefill_tokens; /* ... of which permanent prefix (0 once it is cached) */
     int64_t decode_tokens;            /* tokens generated */
+    int32_t cloud_requests;           /* delegations sent to the cloud endpoint */
     int32_t n_permanent;              /* permanent prefix length after the turn */
     int32_t n_ephemeral_max;          /* longest ephemeral tail during the turn */
     double latency_ms;                /* the whole turn */

@@ -22,6 +22,7 @@
 
 #include "agent.h"
 
+#include "cloud.h"
 #include "device.h"
 #include "devices/camera.h"
 #include "devices/phone.h"
@@ -78,6 +79,7 @@ struct pipit_agent {
     int32_t log_n;
     struct custom_handler handlers[AGENT_MAX_HANDLERS];
     size_t n_handlers;
+    struct pipit_cloud *cloud; /* borrowed; NULL = not configured */
     atomic_bool cancel;
     char errmsg[512];
 };
@@ -408,6 +410,12 @@ enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
     return PIPIT_OK;
 }
 
+void pipit_agent_set_cloud(struct pipit_agent *a, struct pipit_cloud *cloud) {
+    if (a != NULL) {
+        a->cloud = cloud;
+    }
+}
+
 void pipit_agent_set_thermal(struct pipit_agent *a, enum pipit_thermal state) {
     if (a != NULL) {
         a->thermal = state;
@@ -557,6 +565,8 @@ static void do_undo(struct pipit_agent *a, struct turn_build *tb) {
 static void execute(struct pipit_agent *a,
                     int32_t tool,
                     const json_t *args,
+                    const struct policy_clock *clock,
+                    struct pipit_turn *turn,
                     struct pipit_call_record *rec,
                     json_t **data) {
     const char *name = a->ts->tools[tool].name;
@@ -614,13 +624,29 @@ static void execute(struct pipit_agent *a,
         }
         device_result_clear(&r);
     }
+    if (strcmp(name, "process_with_cloud_llm") == 0) {
+        /* delegation: nothing leaves the device unless an endpoint is configured */
+        struct device_result r;
+        memset(&r, 0, sizeof(r));
+        if (pipit_cloud_configured(a->cloud)) {
+            turn->cloud_requests++;
+        }
+        cloud_tool_call(a->cloud, args, policy_clock_remaining_ms(clock), &r, NULL);
+        rec->executed = true;
+        rec->ok = r.ok;
+        if (r.ok) {
+            *data = r.data != NULL ? json_incref(r.data) : json_object();
+        } else {
+            pipit_format(rec->code, sizeof(rec->code), "%s", r.code);
+            pipit_format(rec->message, sizeof(rec->message), "%s", r.message);
+        }
+        device_result_clear(&r);
+        return;
+    }
     /* nobody handles it */
     rec->executed = false;
     rec->ok = false;
-    if (strcmp(name, "process_with_cloud_llm") == 0) {
-        pipit_format(rec->code, sizeof(rec->code), "cloud_not_configured");
-        pipit_format(rec->message, sizeof(rec->message), "The cloud assistant isn't configured");
-    } else {
+    {
         pipit_format(rec->code, sizeof(rec->code), "no_handler");
         pipit_format(rec->message, sizeof(rec->message), "nothing on this device handles %s", name);
     }
@@ -647,7 +673,10 @@ static json_t *undo_snapshot(struct pipit_agent *a, int32_t tool) {
 }
 
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
-static bool handle_output(struct pipit_agent *a, struct turn_build *tb, const char *text) {
+static bool handle_output(struct pipit_agent *a,
+                          struct turn_build *tb,
+                          const char *text,
+                          const struct policy_clock *clock) {
     if (!pipit_call_detect(a->syntax, text)) {
         /* plain text: never let it narrate an action no tool performed */
         tb->turn->flags |= PIPIT_TURN_PLAIN_TEXT;
@@ -713,7 +742,7 @@ static bool handle_output(struct pipit_agent *a, struct turn_build *tb, const ch
     json_t *args = json_loads(call.args_json, 0, NULL);
     json_t *snapshot = undo_snapshot(a, tool);
     json_t *data = NULL;
-    execute(a, tool, args, rec, &data);
+    execute(a, tool, args, clock, tb->turn, rec, &data);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : dup_cstr("{}");
@@ -872,7 +901,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             if (so.token_limit) {
                 t->flags |= PIPIT_TURN_TOKEN_LIMIT;
             }
-            if (!handle_output(a, &tb, so.text != NULL ? so.text : "")) {
+            if (!handle_output(a, &tb, so.text != NULL ? so.text : "", &clock)) {
                 break;
             }
         }
@@ -975,6 +1004,7 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "prefill_tokens", json_integer(t->prefill_tokens));
     json_object_set_new(c, "permanent_prefill_tokens", json_integer(t->permanent_prefill_tokens));
     json_object_set_new(c, "decode_tokens", json_integer(t->decode_tokens));
+    json_object_set_new(c, "cloud_requests", json_integer(t->cloud_requests));
     json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
     json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
     json_object_set_new(c, "latency_ms", json_real(t->latency_ms));

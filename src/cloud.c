@@ -362,9 +362,10 @@ static bool is_space(unsigned char ch) {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
 }
 
-/* Copy `src` (n bytes) into a clean string: invalid bytes as '?', control characters other
- * than newline dropped (tab and CR become a space), with `one_line` every whitespace run
- * becomes one space; leading and trailing whitespace trimmed. Returns a malloc'ed string. */
+/* Copy `src` (n bytes) into a clean string: invalid bytes as '?'; control characters (C0 and
+ * C1) dropped; whitespace runs (U+2028/U+2029, NEL and no-break space included) become one space,
+ * except that without `one_line` newlines are kept, at most two in a row (one blank line); leading
+ * and trailing whitespace trimmed. Returns a malloc'ed string. */
 static char *clean_text(const char *src, size_t n, bool one_line) {
     char *d = malloc(n + 1);
     if (d == NULL) {
@@ -372,34 +373,43 @@ static char *clean_text(const char *src, size_t n, bool one_line) {
     }
     size_t o = 0;
     size_t i = 0;
-    bool pending_space = false;
+    int newlines = 0;   /* pending newlines (kept only without one_line) */
+    bool space = false; /* pending space */
     while (i < n) {
         const unsigned char *s = (const unsigned char *)src + i;
-        if (is_space(s[0])) {
-            if (!one_line && s[0] == '\n') {
-                /* keep newlines, but drop the spaces before them */
-                while (o > 0 && d[o - 1] == ' ') {
-                    o--;
-                }
-                if (o > 0) {
-                    d[o++] = '\n';
-                }
-                pending_space = false;
-            } else if (o > 0 && d[o - 1] != '\n') {
-                pending_space = true;
+        size_t len = utf8_len(s, n - i);
+        if (len == 1 && is_space(s[0])) {
+            if (s[0] == '\n' && !one_line) {
+                newlines++;
+            } else {
+                space = true;
             }
             i++;
             continue;
         }
-        if (s[0] < 0x20 || s[0] == 0x7f) {
-            i++;
+        if ((len == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) ||
+            (len == 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))) {
+            space = true; /* line / paragraph separator, NEL, no-break space */
+            i += len;
             continue;
         }
-        if (pending_space) {
-            d[o++] = ' ';
-            pending_space = false;
+        if ((len == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+            (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)) {
+            i += len; /* C0 / C1 control character */
+            continue;
         }
-        size_t len = utf8_len(s, n - i);
+        if (o > 0) { /* separators between text only: leading whitespace is dropped */
+            if (newlines > 0) {
+                d[o++] = '\n';
+                if (newlines > 1) {
+                    d[o++] = '\n';
+                }
+            } else if (space) {
+                d[o++] = ' ';
+            }
+        }
+        newlines = 0;
+        space = false;
         if (len == 0) {
             d[o++] = '?';
             i++;
@@ -408,9 +418,6 @@ static char *clean_text(const char *src, size_t n, bool one_line) {
             o += len;
             i += len;
         }
-    }
-    while (o > 0 && (d[o - 1] == ' ' || d[o - 1] == '\n')) {
-        o--;
     }
     d[o] = '\0';
     return d;

@@ -10,8 +10,11 @@
 #include "fake_backend.h"
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sys/socket.h>
 
 #define CAMERA_SPEC PIPIT_SOURCE_DIR "/tools/camera.json"
 
@@ -406,6 +409,7 @@ static void test_cloud_unconfigured_and_json(void **state) {
                          "reason_for_escalation=\"knowledge\")"};
     script(&fx, 1, out);
     struct pipit_turn *t = turn(&fx, "what's the capital of France?");
+    assert_int_equal(t->cloud_requests, 0); /* nothing left the device */
     assert_false(t->calls[0].ok);
     assert_string_equal(t->calls[0].code, "cloud_not_configured");
     assert_non_null(strstr(t->sentence, "isn't configured"));
@@ -425,6 +429,44 @@ static void test_cloud_unconfigured_and_json(void **state) {
     pipit_free(j);
     pipit_turn_free(t);
     teardown_fx(&fx);
+}
+
+static void test_cloud_configured_but_refused(void **state) {
+    (void)state;
+    /* a port that is bound but not listening: connections are refused, no race */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", (int)ntohs(addr.sin_port));
+    struct pipit_cloud_params cp = pipit_cloud_default_params();
+    cp.url = url;
+    cp.retries = 0;
+    struct pipit_cloud *cloud = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_cloud_init(&cp, &cloud, &err), PIPIT_OK);
+
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    pipit_agent_set_cloud(fx.agent, cloud);
+    const char *out[] = {"<call>process_with_cloud_llm(user_query_context=\"write a poem\", "
+                         "reason_for_escalation=\"creative\")"};
+    script(&fx, 1, out);
+    struct pipit_turn *t = turn(&fx, "write me a poem about cats");
+    assert_int_equal(t->cloud_requests, 1);
+    assert_false(t->calls[0].ok);
+    assert_string_equal(t->calls[0].code, "cloud_error");
+    assert_non_null(strstr(t->sentence, t->calls[0].message)); /* the real reason, via {error} */
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    pipit_cloud_free(cloud);
+    close(fd);
 }
 
 static void test_bad_params(void **state) {
@@ -600,6 +642,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_narration_is_caught),
         cmocka_unit_test(test_cancel_and_thermal),
         cmocka_unit_test(test_cloud_unconfigured_and_json),
+        cmocka_unit_test(test_cloud_configured_but_refused),
         cmocka_unit_test(test_bad_params),
     };
     const struct CMUnitTest model[] = {

@@ -737,6 +737,22 @@ static void test_answer_bounded(void **state) {
     pipit_cloud_result_clear(&r);
 }
 
+/* Control characters, odd line breaks and blank lines are cleaned out of the answer. */
+static void test_answer_cleaned(void **state) {
+    (void)state;
+    static const struct step steps[] = {
+        {STEP_REPLY, 200,
+         "{\"choices\":[{\"message\":{\"content\":\"\\n\\t Line one.\\u2028still one \\n\\n\\n"
+         "\\nLine\\u0085two\\u00a0 \\u0007x\\u009by \\r\\n\"}}]}",
+         0, 0}};
+    struct pipit_cloud_result r = {0};
+    ask(steps, 1, NULL, 10000, &r, NULL, NULL);
+    assert_true(r.ok);
+    assert_string_equal(r.answer, "Line one. still one\n\nLine two xy");
+    assert_string_equal(r.summary, "Line one.");
+    pipit_cloud_result_clear(&r);
+}
+
 static void test_distill(void **state) {
     (void)state;
     char buf[PIPIT_CLOUD_SUMMARY_MAX + 1];
@@ -920,6 +936,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_answer_bounded),
+        cmocka_unit_test(test_answer_cleaned),
         cmocka_unit_test(test_distill),
         cmocka_unit_test(test_tool_call),
     };

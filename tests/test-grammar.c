@@ -191,7 +191,7 @@ static void sweep_numbers(struct pipit_model *m,
     const char *gbnf = pipit_grammar_args(g, (size_t)idx);
     int n_accepted = 0;
     for (double v = from; v <= to + 1e-9; v += step) {
-        char num[64], text[128], args[128];
+        char num[64], text[256], args[256];
         if (decimals >= 0) {
             snprintf(num, sizeof(num), "%.*f", decimals, v);
         } else {
