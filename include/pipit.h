@@ -358,6 +358,10 @@ enum pipit_status pipit_context_rewind(struct pipit_context *ctx);
  * n_ephemeral). */
 enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t keep);
 
+/* Shorten the permanent prefix to its first `n_keep` tokens (0 <= n_keep <= n_permanent), e.g.
+ * to rebuild trimmed memory. The ephemeral tail must be empty (else PIPIT_ERR_STATE). */
+enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_keep);
+
 /* Make the ephemeral tail part of the permanent prefix. */
 enum pipit_status pipit_context_commit(struct pipit_context *ctx);
 
@@ -792,6 +796,18 @@ typedef enum pipit_status (*pipit_tool_fn)(const char *tool,
                                            struct pipit_tool_output *out,
                                            void *user_data);
 
+/* What the agent keeps in context between turns (docs/memory.md). */
+enum pipit_memory_mode {
+    PIPIT_MEMORY_NONE = 0, /* nothing: each turn sees the system text, tools and state line */
+    PIPIT_MEMORY_FULL = 1, /* conventional: every turn's user line, answer and tool result
+                              stay in the context */
+    PIPIT_MEMORY_CSO = 2,  /* the Context State Object: short key: value lines written from
+                              tool results (and the State-Tracker), appended as deltas */
+};
+
+/* "none" / "full" / "cso". */
+const char *pipit_memory_mode_str(enum pipit_memory_mode mode);
+
 struct pipit_agent_params {
     const char *device;           /* built-in simulated device: "camera", "phone" or NULL
                                      (custom handlers only) (default "camera") */
@@ -812,6 +828,13 @@ struct pipit_agent_params {
     int32_t max_tokens;           /* tokens per decode before thermal scaling (default 96) */
     int32_t breaker_threshold;    /* identical failures in a row that stop (default 2) */
     int32_t undo_slots;           /* actions remembered for undo (default 8, >= 1) */
+    int32_t tools_format;         /* how tools appear in the prompt: enum
+                                     pipit_toolspec_format; PIPIT_TOOLSPEC_JIT = names and
+                                     descriptions only, the chosen tool's schema is injected
+                                     in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
+    int32_t memory;               /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
+    int32_t context_budget;       /* tokens the permanent prefix may reach before the oldest
+                                     memory lines are trimmed; 0 = n_ctx / 2 (default 0) */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);
@@ -830,7 +853,8 @@ void pipit_agent_free(struct pipit_agent *agent);
 /* Message of the agent's last failure. Borrowed. */
 const char *pipit_agent_errmsg(const struct pipit_agent *agent);
 
-/* Handle `tool` with `fn` instead of the device (the tool must be in the tool set). */
+/* Handle `tool` with `fn` instead of the device (the tool must be in the tool set). `fn` NULL
+ * removes the handler: the device handles the tool again. */
 enum pipit_status pipit_agent_register_tool(struct pipit_agent *agent,
                                             const char *tool,
                                             pipit_tool_fn fn,
@@ -882,6 +906,9 @@ enum pipit_turn_flag {
     PIPIT_TURN_PLAIN_TEXT = 1 << 7,       /* a step answered in words */
     PIPIT_TURN_PAUSED = 1 << 8,           /* thermal CRITICAL: nothing was run */
     PIPIT_TURN_TOKEN_LIMIT = 1 << 9,      /* a decode hit the token limit */
+    PIPIT_TURN_OVER_BUDGET = 1 << 10,     /* the permanent prefix exceeds the context budget
+                                            and only the system text, tools and pinned memory
+                                            are left (never dropped silently) */
 };
 
 struct pipit_turn {
@@ -895,6 +922,10 @@ struct pipit_turn {
     int64_t permanent_prefill_tokens; /* ... of which permanent prefix (0 once it is cached) */
     int64_t decode_tokens;            /* tokens generated */
     int32_t cloud_requests;           /* delegations sent to the cloud endpoint */
+    int64_t memory_prefill_tokens;    /* memory delta (or rebuilt memory) prefilled this turn */
+    int32_t memory_lines;             /* lines in the memory after the turn */
+    int32_t memory_bytes;             /* bytes of the memory (the CSO size in cso mode) */
+    int32_t trimmed_lines;            /* memory lines trimmed this turn to fit the budget */
     int32_t n_permanent;              /* permanent prefix length after the turn */
     int32_t n_ephemeral_max;          /* longest ephemeral tail during the turn */
     double latency_ms;                /* the whole turn */

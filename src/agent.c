@@ -26,7 +26,9 @@
 #include "device.h"
 #include "devices/camera.h"
 #include "devices/phone.h"
+#include "grammar.h"
 #include "log.h"
+#include "memory.h"
 #include "policy.h"
 #include "render.h"
 #include "router.h"
@@ -79,7 +81,10 @@ struct pipit_agent {
     int32_t log_n;
     struct custom_handler handlers[AGENT_MAX_HANDLERS];
     size_t n_handlers;
-    struct pipit_cloud *cloud; /* borrowed; NULL = not configured */
+    struct pipit_cloud *cloud;    /* borrowed; NULL = not configured */
+    struct memory mem;            /* what stays in context between turns */
+    int32_t system_tokens;        /* permanent tokens of the system text and tools; -1 unknown */
+    size_t superseded_at_rebuild; /* mem.n_superseded when the KV memory was last rebuilt */
     atomic_bool cancel;
     char errmsg[512];
 };
@@ -104,6 +109,9 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .max_tokens = 96,
         .breaker_threshold = pp.breaker_threshold,
         .undo_slots = 8,
+        .tools_format = PIPIT_TOOLSPEC_COMPACT,
+        .memory = PIPIT_MEMORY_CSO,
+        .context_budget = 0,
     };
     return p;
 }
@@ -111,7 +119,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
 /* ============================================================================ prompt */
 
 /* Hermes/Qwen system message: the system text and the tools as minified JSON. */
-static char *hermes_system(const struct pipit_toolset *ts, const char *system) {
+static char *hermes_system(const struct pipit_toolset *ts, const char *system, int32_t format) {
     struct strbuf b = {0};
     strbuf_str(&b, system);
     strbuf_str(&b, "\n\n# Tools\n\nYou may call one or more functions to assist with the user "
@@ -119,7 +127,10 @@ static char *hermes_system(const struct pipit_toolset *ts, const char *system) {
                    "XML tags:\n<tools>");
     for (size_t i = 0; i < ts->n_tools; i++) {
         char *line = NULL;
-        if (pipit_toolset_serialize_tool(ts, i, PIPIT_TOOLSPEC_MINIFIED, &line) == PIPIT_OK) {
+        /* JIT: names and descriptions only; the chosen tool's schema comes in stage 2 */
+        enum pipit_toolspec_format f =
+            format == PIPIT_TOOLSPEC_JIT ? PIPIT_TOOLSPEC_JIT : PIPIT_TOOLSPEC_MINIFIED;
+        if (pipit_toolset_serialize_tool(ts, i, f, &line) == PIPIT_OK) {
             strbuf_str(&b, "\n");
             strbuf_str(&b, line);
         } else {
@@ -145,7 +156,7 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
         system = DEFAULT_SYSTEM;
     }
     if (a->chat_template) {
-        a->chat_system = hermes_system(a->ts, system);
+        a->chat_system = hermes_system(a->ts, system, a->params.tools_format);
         if (a->chat_system == NULL) {
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
         }
@@ -170,12 +181,16 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
         strbuf_str(&b, "\n");
         if (tools_in_prompt) {
             char *compact = NULL;
-            if (pipit_toolset_serialize(a->ts, PIPIT_TOOLSPEC_COMPACT, &compact) != PIPIT_OK) {
+            if (pipit_toolset_serialize(a->ts, (enum pipit_toolspec_format)a->params.tools_format,
+                                        &compact) != PIPIT_OK) {
                 strbuf_free(&b);
                 return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
             }
             strbuf_str(&b, "Tools:\n");
             strbuf_str(&b, compact);
+            if (b.len > 0 && b.data[b.len - 1] != '\n') {
+                strbuf_str(&b, "\n"); /* the JSON formats end without one */
+            }
             pipit_free(compact);
         }
         a->system_text = strbuf_take(&b);
@@ -188,19 +203,25 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
 
 /* The ephemeral text of one step. In chat-template mode it is the rendering of
  * [system, user] minus the rendering of [system]. */
-static char *step_prompt(struct pipit_agent *a, const char *segment) {
+static char *step_prompt(struct pipit_agent *a, const char *segment, const char *tool_line) {
     char state[512] = "";
     if (a->device.ops != NULL) {
         device_state_line(&a->device, state, sizeof(state));
     }
     struct strbuf b = {0};
     if (!a->chat_template) {
+        if (tool_line != NULL) {
+            strbuf_printf(&b, "Tool: %s\n", tool_line);
+        }
         strbuf_printf(&b, "State: %s\nUser: ", state);
         strbuf_line(&b, segment);
         strbuf_str(&b, "\nAssistant: ");
         return strbuf_take(&b);
     }
     struct strbuf user = {0};
+    if (tool_line != NULL) {
+        strbuf_printf(&user, "Tool: %s\n", tool_line);
+    }
     strbuf_printf(&user, "State: %s\n", state);
     /* a user must not be able to type the template's control text */
     for (const char *p = segment; *p != '\0'; p++) {
@@ -304,6 +325,17 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         pipit_agent_free(a);
         return PIPIT_ERR_INVALID_ARG;
     }
+    if (p->tools_format < PIPIT_TOOLSPEC_OPENAPI || p->tools_format > PIPIT_TOOLSPEC_JIT ||
+        p->memory < PIPIT_MEMORY_NONE || p->memory > PIPIT_MEMORY_CSO || p->context_budget < 0) {
+        pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                        "agent: tools_format %d (0..3), memory %d (0..2) or context_budget %d "
+                        "out of range",
+                        (int)p->tools_format, (int)p->memory, (int)p->context_budget);
+        pipit_agent_free(a);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    memory_init(&a->mem, (enum pipit_memory_mode)p->memory);
+    a->system_tokens = -1;
     bool has_template = false;
     if (model != NULL) {
         struct pipit_model_info info;
@@ -372,6 +404,7 @@ void pipit_agent_free(struct pipit_agent *a) {
         json_decref(a->log[i].snapshot);
     }
     free(a->log);
+    memory_free(&a->mem);
     device_free(&a->device);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
@@ -388,7 +421,7 @@ enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
                                             const char *tool,
                                             pipit_tool_fn fn,
                                             void *user_data) {
-    if (a == NULL || tool == NULL || fn == NULL) {
+    if (a == NULL || tool == NULL) {
         return PIPIT_ERR_INVALID_ARG;
     }
     int32_t idx = pipit_toolset_find(a->ts, tool);
@@ -398,10 +431,17 @@ enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
     }
     for (size_t i = 0; i < a->n_handlers; i++) {
         if (a->handlers[i].tool == idx) {
+            if (fn == NULL) { /* unregister: the device handles the tool again */
+                a->handlers[i] = a->handlers[--a->n_handlers];
+                return PIPIT_OK;
+            }
             a->handlers[i].fn = fn;
             a->handlers[i].user_data = user_data;
             return PIPIT_OK;
         }
+    }
+    if (fn == NULL) {
+        return PIPIT_OK;
     }
     if (a->n_handlers >= AGENT_MAX_HANDLERS) {
         return PIPIT_ERR_NOMEM;
@@ -456,6 +496,8 @@ char *pipit_agent_state_json(const struct pipit_agent *a) {
 struct turn_build {
     struct pipit_turn *turn;
     struct strbuf sentence;
+    struct strbuf outputs; /* the steps' raw outputs (full-history memory) */
+    struct strbuf prompts; /* the first step's prompt (full-history memory) */
     size_t cap_calls;
 };
 
@@ -736,6 +778,7 @@ static bool handle_output(struct pipit_agent *a,
         }
         rec->sentence = dup_cstr(buf);
         say(tb, rec->sentence);
+        memory_record_call(&a->mem, rec->tool, rec->args_json, false, rec->code, "{}", NULL, false);
         pipit_call_clear(&call);
         return true;
     }
@@ -759,6 +802,15 @@ static bool handle_output(struct pipit_agent *a,
         log_push(a, tool, kind, NULL);
     }
     json_decref(snapshot);
+    char state_line[512] = "";
+    if (a->device.ops != NULL) {
+        device_state_line(&a->device, state_line, sizeof(state_line));
+    }
+    bool read_only = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE;
+    if (memory_record_call(&a->mem, rec->tool, rec->args_json, rec->ok, rec->code, rec->data_json,
+                           state_line, read_only) != PIPIT_OK) {
+        pipit_log(PIPIT_LOG_WARN, "agent: memory: out of memory");
+    }
     char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
     bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
                                          rec->ok, rec->code);
@@ -785,6 +837,344 @@ static void sleep_ms(double ms) {
     nanosleep(&ts, NULL);
 }
 
+/* Run one backend step and account for it in the turn. On a limit (cancel, time) the turn's
+ * flags and sentence say so and *stop is set. */
+static enum pipit_status run_step(struct pipit_agent *a,
+                                  struct turn_build *tb,
+                                  const char *prompt,
+                                  const struct backend_step_params *sp,
+                                  bool first,
+                                  const char *segment,
+                                  struct backend_step_output *so,
+                                  bool *stop) {
+    struct pipit_turn *t = tb->turn;
+    *stop = false;
+    enum pipit_status st = a->backend.ops->step(a->backend.self, prompt, sp, so);
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (ne > t->n_ephemeral_max) {
+        t->n_ephemeral_max = ne;
+    }
+    a->backend.ops->rewind(a->backend.self);
+    t->model_calls++;
+    t->prefill_tokens += so->prefill_tokens + so->permanent_tokens;
+    t->permanent_prefill_tokens += so->permanent_tokens;
+    t->decode_tokens += so->decode_tokens;
+    if (first && t->model_calls == 1) {
+        t->ttft_ms = so->ttft_ms;
+    }
+    if (st != PIPIT_OK) {
+        pipit_format(a->errmsg, sizeof(a->errmsg), "agent: the model step failed: %s",
+                     pipit_status_str(st));
+        *stop = true;
+        return st;
+    }
+    if (so->cancelled || atomic_load(&a->cancel)) {
+        t->flags |= PIPIT_TURN_CANCELLED;
+        say(tb, "Cancelled.");
+        *stop = true;
+    } else if (so->out_of_time) {
+        t->flags |= PIPIT_TURN_BUDGET;
+        char buf[400];
+        pipit_format(buf, sizeof(buf), "I ran out of time on \"%s\", so I did nothing.", segment);
+        say(tb, buf);
+        *stop = true;
+    } else if (so->token_limit) {
+        t->flags |= PIPIT_TURN_TOKEN_LIMIT;
+    }
+    return PIPIT_OK;
+}
+
+/* JIT stage 1 is whole once the trigger, a tool name and the arguments' opener are written. */
+static bool jit_name_complete(const char *text, void *user_data) {
+    const struct pipit_agent *a = user_data;
+    if (!pipit_call_detect(a->syntax, text)) {
+        return false;
+    }
+    size_t n = strlen(text);
+    return n > 0 && text[n - 1] == (a->syntax == PIPIT_SYNTAX_HERMES ? '{' : '(');
+}
+
+/* JIT stage 2 is whole once head + arguments form a call. */
+struct jit_args_ctx {
+    const struct pipit_agent *agent;
+    const char *head;
+};
+
+static bool jit_args_complete(const char *text, void *user_data) {
+    const struct jit_args_ctx *c = user_data;
+    size_t n = strlen(text);
+    if (n == 0) {
+        return false;
+    }
+    if (c->agent->syntax == PIPIT_SYNTAX_HERMES) {
+        return strstr(text, "</tool_call>") != NULL;
+    }
+    if (text[n - 1] != ')') {
+        return false;
+    }
+    struct strbuf b = {0};
+    strbuf_str(&b, c->head);
+    strbuf_str(&b, text);
+    struct pipit_call call;
+    bool ok = !b.failed && pipit_call_parse(c->agent->syntax, b.data, &call, NULL) == PIPIT_OK;
+    pipit_call_clear(&call);
+    strbuf_free(&b);
+    return ok;
+}
+
+/* The tool a JIT stage-1 output chose, or -1. */
+static int32_t jit_chosen_tool(const struct pipit_agent *a, const char *text) {
+    const char *at = strstr(text, pipit_call_syntax_trigger(a->syntax));
+    if (at == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        struct strbuf head = {0};
+        grammar_call_head(a->syntax, a->ts->tools[i].name, &head);
+        bool hit = !head.failed && strncmp(at, head.data, head.len) == 0 &&
+                   (at[head.len] == '(' || at[head.len] == '{');
+        strbuf_free(&head);
+        if (hit) {
+            return (int32_t)i;
+        }
+    }
+    return -1;
+}
+
+/* Decode one segment: one constrained decode, or two in JIT mode (the tool's name, then its
+ * arguments with its compact schema in the ephemeral context). *text receives the model's
+ * output (in JIT mode the whole call); NULL with PIPIT_OK when a limit stopped the step. */
+static enum pipit_status decode_segment(struct pipit_agent *a,
+                                        struct turn_build *tb,
+                                        const char *segment,
+                                        const struct policy_clock *clock,
+                                        const struct policy_limits *lim,
+                                        bool first,
+                                        char **text) {
+    *text = NULL;
+    bool jit = a->params.tools_format == PIPIT_TOOLSPEC_JIT;
+    char *prompt = step_prompt(a, segment, NULL);
+    if (prompt == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    struct backend_step_params sp = {
+        .grammar = !a->params.grammar ? NULL
+                   : jit              ? pipit_grammar_names(a->grammar)
+                                      : pipit_grammar_call(a->grammar),
+        .lazy = a->params.lazy_grammar,
+        .trigger = pipit_call_syntax_trigger(a->syntax),
+        .syntax = a->syntax,
+        .max_tokens = lim->max_tokens,
+        .n_threads = lim->n_threads,
+        .clock = clock,
+        .parse_special = a->chat_template,
+        .is_complete = jit && a->params.grammar ? jit_name_complete : NULL,
+        .complete_user_data = a,
+    };
+    struct backend_step_output so;
+    bool stop = false;
+    enum pipit_status st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
+    if (tb->prompts.len == 0) {
+        strbuf_str(&tb->prompts, prompt); /* the conventional history keeps what was asked */
+    }
+    free(prompt);
+    if (stop || st != PIPIT_OK) {
+        free(so.text);
+        return st;
+    }
+    int32_t tool = jit ? jit_chosen_tool(a, so.text) : -1;
+    if (tool < 0) {
+        *text = so.text; /* plain text, a whole call (not JIT), or a malformed choice */
+        return PIPIT_OK;
+    }
+    /* stage 2: the chosen tool's compact schema joins the ephemeral context */
+    free(so.text);
+    char *line = NULL;
+    st = pipit_toolset_serialize_tool(a->ts, (size_t)tool, PIPIT_TOOLSPEC_COMPACT, &line);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    struct strbuf head = {0};
+    grammar_call_head(a->syntax, a->ts->tools[tool].name, &head);
+    char *prompt2 = step_prompt(a, segment, line);
+    pipit_free(line);
+    struct strbuf full = {0};
+    strbuf_str(&full, prompt2 != NULL ? prompt2 : "");
+    strbuf_str(&full, head.data != NULL ? head.data : "");
+    bool failed = full.failed || head.failed || prompt2 == NULL;
+    free(prompt2);
+    if (failed) {
+        strbuf_free(&full);
+        strbuf_free(&head);
+        return PIPIT_ERR_NOMEM;
+    }
+    struct jit_args_ctx jc = {a, head.data};
+    struct backend_step_params sp2 = sp;
+    sp2.grammar = a->params.grammar ? pipit_grammar_args(a->grammar, (size_t)tool) : NULL;
+    sp2.lazy = false;
+    sp2.is_complete = jit_args_complete;
+    sp2.complete_user_data = &jc;
+    st = run_step(a, tb, full.data, &sp2, false, segment, &so, &stop);
+    strbuf_free(&full);
+    if (stop || st != PIPIT_OK) {
+        free(so.text);
+        strbuf_free(&head);
+        return st;
+    }
+    strbuf_str(&head, so.text != NULL ? so.text : "");
+    free(so.text);
+    *text = strbuf_take(&head);
+    return *text != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+}
+
+/* Collect every step's raw output of the turn (for the full-history memory). */
+static void all_output_add(struct turn_build *tb, const char *text) {
+    if (tb->outputs.len > 0) {
+        strbuf_str(&tb->outputs, " | ");
+    }
+    strbuf_str(&tb->outputs, text);
+}
+
+/* After a turn: prefill the system prefix if no step did, append the memory delta to the
+ * permanent prefix (only the delta is prefilled), and trim the oldest memory lines when the
+ * prefix exceeds the context budget. */
+static enum pipit_status
+remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
+    struct pipit_turn *t = tb->turn;
+    enum pipit_status st = PIPIT_OK;
+    if (a->mem.mode == PIPIT_MEMORY_FULL) {
+        /* the conventional transcript keeps every tool result as JSON */
+        struct strbuf results = {0};
+        for (size_t i = 0; i < t->n_calls; i++) {
+            const struct pipit_call_record *c = &t->calls[i];
+            if (i > 0) {
+                strbuf_str(&results, " ");
+            }
+            if (c->ok) {
+                strbuf_printf(&results, "{\"ok\":true,\"data\":%s}",
+                              c->data_json != NULL ? c->data_json : "{}");
+            } else {
+                json_t *e = json_pack("{s:b,s:{s:s,s:s}}", "ok", 0, "error", "code", c->code,
+                                      "message", c->message);
+                char *d = e != NULL ? json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+                strbuf_str(&results, d != NULL ? d : "{\"ok\":false}");
+                free(d);
+                json_decref(e);
+            }
+        }
+        if (tb->prompts.len == 0) { /* no model step (undo): the user line still counts */
+            strbuf_printf(&tb->prompts, "User: %s\n", utterance);
+        }
+        st = memory_record_exchange(&a->mem, tb->prompts.data != NULL ? tb->prompts.data : "",
+                                    tb->outputs.data != NULL ? tb->outputs.data : "",
+                                    results.data != NULL ? results.data : "",
+                                    tb->sentence.data != NULL ? tb->sentence.data : "");
+        strbuf_free(&results);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+    }
+    st = memory_end_turn(&a->mem);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    int64_t n = 0;
+    st = a->backend.ops->flush(a->backend.self, &n);
+    t->permanent_prefill_tokens += n;
+    t->prefill_tokens += n;
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (a->system_tokens < 0) {
+        a->system_tokens = np; /* the system text and tools, before any memory */
+    }
+    char *delta = memory_take_delta(&a->mem);
+    if (delta == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    if (delta[0] != '\0' && a->chat_template) {
+        /* in a chat template, memory lines travel as a system message */
+        struct pipit_chat_message msg = {"system", delta};
+        char *wrapped = NULL;
+        st = pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped);
+        free(delta);
+        delta = wrapped;
+        if (st != PIPIT_OK || delta == NULL) {
+            free(delta);
+            return st != PIPIT_OK ? st : PIPIT_ERR_NOMEM;
+        }
+    }
+    if (delta[0] != '\0') {
+        n = 0;
+        st = a->backend.ops->add_permanent(a->backend.self, delta);
+        if (st == PIPIT_OK) {
+            st = a->backend.ops->flush(a->backend.self, &n);
+        }
+        t->memory_prefill_tokens += n;
+        t->prefill_tokens += n;
+    }
+    free(delta);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    int32_t budget =
+        a->params.context_budget > 0 ? a->params.context_budget : (int32_t)a->params.n_ctx / 2;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (np <= budget) {
+        return PIPIT_OK;
+    }
+    int32_t mem_tokens = np - a->system_tokens;
+    int32_t room = budget - a->system_tokens;
+    if (room <= 0 || mem_tokens <= 0) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
+        return PIPIT_OK;
+    }
+    /* bytes scale with tokens: keep about 80% of the room so the next turns fit too */
+    size_t bytes = memory_bytes(&a->mem);
+    size_t target = (size_t)((double)bytes * 0.8 * room / mem_tokens);
+    size_t dropped = memory_trim(&a->mem, target);
+    t->trimmed_lines += (int32_t)dropped;
+    /* superseded facts still sit in the KV cache: a rebuild alone may be enough */
+    bool stale = a->mem.n_superseded != a->superseded_at_rebuild;
+    if (dropped == 0 && !stale) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* only pinned lines are left */
+        return PIPIT_OK;
+    }
+    a->superseded_at_rebuild = a->mem.n_superseded;
+    /* rebuild the memory part of the prefix from the kept lines */
+    char *all = memory_text(&a->mem);
+    char *none = memory_take_delta(&a->mem); /* everything is in `all` */
+    free(none);
+    if (all != NULL && all[0] != '\0' && a->chat_template) {
+        struct pipit_chat_message msg = {"system", all};
+        char *wrapped = NULL;
+        if (pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped) != PIPIT_OK) {
+            free(all);
+            return PIPIT_ERR_TEMPLATE;
+        }
+        free(all);
+        all = wrapped;
+    }
+    if (all == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    n = 0;
+    st = a->backend.ops->truncate(a->backend.self, a->system_tokens);
+    if (st == PIPIT_OK && all[0] != '\0') {
+        st = a->backend.ops->add_permanent(a->backend.self, all);
+        if (st == PIPIT_OK) {
+            st = a->backend.ops->flush(a->backend.self, &n);
+        }
+    }
+    free(all);
+    t->memory_prefill_tokens += n;
+    t->prefill_tokens += n;
+    return st;
+}
+
 enum pipit_status
 pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
     if (a == NULL || utterance == NULL || out == NULL) {
@@ -809,6 +1199,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
 
     char utt[AGENT_MAX_UTTERANCE];
     pipit_format(utt, sizeof(utt), "%s", utterance);
+    if (!lim.paused && memory_begin_turn(&a->mem, utt) != PIPIT_OK) {
+        status = PIPIT_ERR_NOMEM;
+    }
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
@@ -845,63 +1238,16 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 do_undo(a, &tb);
                 continue;
             }
-            char *prompt = step_prompt(a, segs[i]);
-            if (prompt == NULL) {
-                status = PIPIT_ERR_NOMEM;
-                break;
-            }
-            struct backend_step_params sp = {
-                .grammar = a->params.grammar ? pipit_grammar_call(a->grammar) : NULL,
-                .lazy = a->params.lazy_grammar,
-                .trigger = pipit_call_syntax_trigger(a->syntax),
-                .syntax = a->syntax,
-                .max_tokens = lim.max_tokens,
-                .n_threads = lim.n_threads,
-                .clock = &clock,
-                .parse_special = a->chat_template,
-            };
-            struct backend_step_output so;
-            enum pipit_status st = a->backend.ops->step(a->backend.self, prompt, &sp, &so);
-            free(prompt);
-            int32_t np = 0, ne = 0;
-            a->backend.ops->lengths(a->backend.self, &np, &ne);
-            if (ne > t->n_ephemeral_max) {
-                t->n_ephemeral_max = ne;
-            }
-            a->backend.ops->rewind(a->backend.self);
-            t->model_calls++;
-            t->prefill_tokens += so.prefill_tokens + so.permanent_tokens;
-            t->permanent_prefill_tokens += so.permanent_tokens;
-            t->decode_tokens += so.decode_tokens;
-            if (i == 0) {
-                t->ttft_ms = so.ttft_ms;
-            }
-            if (st != PIPIT_OK) {
-                free(so.text);
-                pipit_format(a->errmsg, sizeof(a->errmsg), "agent: the model step failed: %s",
-                             pipit_status_str(st));
-                status = st;
+            char *text = NULL;
+            status = decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);
+            if (status != PIPIT_OK || text == NULL) {
+                free(text);
                 break;
             }
             free(t->model_text);
-            t->model_text = so.text;
-            if (so.cancelled || atomic_load(&a->cancel)) {
-                t->flags |= PIPIT_TURN_CANCELLED;
-                say(&tb, "Cancelled.");
-                break;
-            }
-            if (so.out_of_time) {
-                t->flags |= PIPIT_TURN_BUDGET;
-                char buf[400];
-                pipit_format(buf, sizeof(buf), "I ran out of time on \"%s\", so I did nothing.",
-                             segs[i]);
-                say(&tb, buf);
-                break;
-            }
-            if (so.token_limit) {
-                t->flags |= PIPIT_TURN_TOKEN_LIMIT;
-            }
-            if (!handle_output(a, &tb, so.text != NULL ? so.text : "", &clock)) {
+            t->model_text = text;
+            all_output_add(&tb, text);
+            if (!handle_output(a, &tb, text, &clock)) {
                 break;
             }
         }
@@ -909,9 +1255,16 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             say(&tb, "(That was more than I do in one go; the rest was not done.)");
         }
     }
+    if (status == PIPIT_OK && !lim.paused && (t->flags & PIPIT_TURN_CANCELLED) == 0) {
+        status = remember(a, &tb, utt);
+    }
+    strbuf_free(&tb.outputs);
+    strbuf_free(&tb.prompts);
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     t->n_permanent = np;
+    t->memory_lines = (int32_t)a->mem.n;
+    t->memory_bytes = (int32_t)memory_bytes(&a->mem);
     t->sentence = strbuf_take(&tb.sentence);
     if (t->sentence == NULL) {
         status = PIPIT_ERR_NOMEM;
@@ -958,6 +1311,7 @@ static const struct {
     {PIPIT_TURN_PLAIN_TEXT, "plain_text"},
     {PIPIT_TURN_PAUSED, "paused"},
     {PIPIT_TURN_TOKEN_LIMIT, "token_limit"},
+    {PIPIT_TURN_OVER_BUDGET, "over_budget"},
 };
 
 static json_t *json_or_string(const char *text) {
@@ -1005,6 +1359,10 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "permanent_prefill_tokens", json_integer(t->permanent_prefill_tokens));
     json_object_set_new(c, "decode_tokens", json_integer(t->decode_tokens));
     json_object_set_new(c, "cloud_requests", json_integer(t->cloud_requests));
+    json_object_set_new(c, "memory_prefill_tokens", json_integer(t->memory_prefill_tokens));
+    json_object_set_new(c, "memory_lines", json_integer(t->memory_lines));
+    json_object_set_new(c, "memory_bytes", json_integer(t->memory_bytes));
+    json_object_set_new(c, "trimmed_lines", json_integer(t->trimmed_lines));
     json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
     json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
     json_object_set_new(c, "latency_ms", json_real(t->latency_ms));

@@ -22,6 +22,7 @@ struct llama_backend {
     uint32_t n_steps;      /* steps run: varies the seed per step */
     struct strbuf pending; /* permanent text waiting to be prefilled */
     bool bos_done;         /* the BOS has been added to the permanent prefix */
+    bool parse_special;    /* permanent text holds special-token text (chat templates) */
     atomic_bool cancel;
     /* the grammar sampler is rebuilt only when the grammar text or mode changes */
     struct pipit_sampler *smpl;
@@ -33,6 +34,31 @@ static enum pipit_status lb_add_permanent(void *self, const char *text) {
     struct llama_backend *b = self;
     strbuf_str(&b->pending, text);
     return b->pending.failed ? PIPIT_ERR_NOMEM : PIPIT_OK;
+}
+
+static enum pipit_status append_text(struct llama_backend *b,
+                                     enum pipit_region region,
+                                     const char *text,
+                                     bool add_special,
+                                     bool parse_special,
+                                     int64_t *n);
+
+static enum pipit_status lb_flush(void *self, int64_t *n_tokens) {
+    struct llama_backend *b = self;
+    int64_t n = 0;
+    if (b->pending.len > 0) {
+        enum pipit_status st = append_text(b, PIPIT_REGION_PERMANENT, b->pending.data, !b->bos_done,
+                                           b->parse_special, &n);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+        b->bos_done = true;
+        strbuf_free(&b->pending);
+    }
+    if (n_tokens != NULL) {
+        *n_tokens += n;
+    }
+    return PIPIT_OK;
 }
 
 /* Tokenize and append `text` to `region`; *n receives the token count. */
@@ -127,15 +153,10 @@ static enum pipit_status lb_step(void *self,
     if (p->n_threads > 0) {
         pipit_context_set_threads(b->ctx, p->n_threads);
     }
-    enum pipit_status st = PIPIT_OK;
-    if (b->pending.len > 0) {
-        st = append_text(b, PIPIT_REGION_PERMANENT, b->pending.data, !b->bos_done, p->parse_special,
-                         &out->permanent_tokens);
-        if (st != PIPIT_OK) {
-            return st;
-        }
-        b->bos_done = true;
-        strbuf_free(&b->pending);
+    b->parse_special = p->parse_special;
+    enum pipit_status st = lb_flush(b, &out->permanent_tokens);
+    if (st != PIPIT_OK) {
+        return st;
     }
     st = append_text(b, PIPIT_REGION_EPHEMERAL, ephemeral, !b->bos_done, p->parse_special,
                      &out->prefill_tokens);
@@ -180,7 +201,10 @@ static enum pipit_status lb_step(void *self,
             strbuf_add(&text, piece, (size_t)n);
         }
         out->decode_tokens++;
-        if (p->grammar != NULL && call_complete(p->syntax, text.data)) {
+        bool complete = p->is_complete != NULL
+                            ? p->is_complete(text.data, p->complete_user_data)
+                            : p->grammar != NULL && call_complete(p->syntax, text.data);
+        if (complete) {
             break; /* the call is whole: the next token could only end generation */
         }
         st = pipit_context_decode_token(b->ctx, tok);
@@ -201,6 +225,11 @@ static enum pipit_status lb_step(void *self,
         return PIPIT_ERR_NOMEM;
     }
     return st;
+}
+
+static enum pipit_status lb_truncate(void *self, int32_t n_keep) {
+    struct llama_backend *b = self;
+    return pipit_context_truncate(b->ctx, n_keep);
 }
 
 static void lb_rewind(void *self) {
@@ -235,6 +264,8 @@ static void lb_destroy(void *self) {
 static const struct backend_ops LLAMA_BACKEND_OPS = {
     .add_permanent = lb_add_permanent,
     .step = lb_step,
+    .flush = lb_flush,
+    .truncate = lb_truncate,
     .rewind = lb_rewind,
     .cancel = lb_cancel,
     .lengths = lb_lengths,

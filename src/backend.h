@@ -19,16 +19,20 @@
 
 /* What one decode step is asked to do. */
 struct backend_step_params {
-    const char *grammar;        /* GBNF of a call, NULL = unconstrained */
-    bool lazy;                  /* the grammar waits for `trigger` (plain text allowed) */
-    const char *trigger;        /* the call's opening text, e.g. "<call>" */
-    enum pipit_call_syntax syntax; /* to know when a call is complete (stop early) */
-    int32_t max_tokens;         /* generated tokens at most */
-    int32_t n_threads;          /* threads for this step (thermal state) */
+    const char *grammar;              /* GBNF of a call, NULL = unconstrained */
+    bool lazy;                        /* the grammar waits for `trigger` (plain text allowed) */
+    const char *trigger;              /* the call's opening text, e.g. "<call>" */
+    enum pipit_call_syntax syntax;    /* to know when a call is complete (stop early) */
+    int32_t max_tokens;               /* generated tokens at most */
+    int32_t n_threads;                /* threads for this step (thermal state) */
     const struct policy_clock *clock; /* checked between tokens; NULL = none */
-    bool parse_special;         /* the ephemeral text holds special-token text (chat
-                                   templates); false for pipit's plain format, so a user
-                                   cannot type a control token */
+    bool parse_special;               /* the ephemeral text holds special-token text (chat
+                                         templates); false for pipit's plain format, so a user
+                                         cannot type a control token */
+    /* Optional: true when the text generated so far is whole and decoding can stop (NULL: a
+     * complete call in `syntax`). */
+    bool (*is_complete)(const char *text, void *user_data);
+    void *complete_user_data;
 };
 
 /* What one decode step produced. */
@@ -54,6 +58,10 @@ struct backend_ops {
                               const char *ephemeral,
                               const struct backend_step_params *params,
                               struct backend_step_output *out);
+    /* Prefill the queued permanent text now; *n_tokens (may be NULL) receives its tokens. */
+    enum pipit_status (*flush)(void *self, int64_t *n_tokens);
+    /* Shorten the permanent prefix to `n_keep` tokens (the ephemeral tail is empty). */
+    enum pipit_status (*truncate)(void *self, int32_t n_keep);
     /* Drop the step's ephemeral tokens. */
     void (*rewind)(void *self);
     /* Ask a running step to stop (any thread). */

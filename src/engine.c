@@ -850,6 +850,27 @@ enum pipit_status pipit_context_rewind(struct pipit_context *ctx) {
     return pipit_context_rewind_to(ctx, 0);
 }
 
+enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_keep) {
+    if (ctx == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    if (ctx->n_eph > 0) {
+        return ctx_fail(ctx, PIPIT_ERR_STATE,
+                        "engine: truncate: the ephemeral tail holds %d tokens (rewind first)",
+                        (int)ctx->n_eph);
+    }
+    if (n_keep < 0 || n_keep > ctx->n_perm) {
+        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: truncate keep %d outside 0..%d",
+                        (int)n_keep, (int)ctx->n_perm);
+    }
+    if (n_keep < ctx->n_perm) {
+        kv_truncate(ctx, n_keep);
+        ctx->n_perm = n_keep;
+        ctx->has_logits = false;
+    }
+    return PIPIT_OK;
+}
+
 enum pipit_status pipit_context_commit(struct pipit_context *ctx) {
     if (ctx == NULL) {
         return PIPIT_ERR_INVALID_ARG;

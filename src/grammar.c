@@ -548,6 +548,8 @@ static char *compile_names(const struct pipit_toolset *ts, enum pipit_call_synta
         }
         struct strbuf head = {0};
         grammar_call_head(syntax, ts->tools[i].name, &head);
+        /* the arguments' opener ends the name: no tool name is a prefix of another's call */
+        strbuf_str(&head, syntax == PIPIT_SYNTAX_HERMES ? "{" : "(");
         gbnf_lit(&b, head.data != NULL ? head.data : "");
         strbuf_free(&head);
     }

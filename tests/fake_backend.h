@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#define FAKE_MAX_STEPS 16
+#define FAKE_MAX_STEPS 64
 
 struct fake_backend {
     const char *script[FAKE_MAX_STEPS]; /* outputs, in order; NULL = "" */
@@ -27,14 +27,27 @@ struct fake_backend {
     int n_steps;
     int64_t permanent_pending; /* bytes of permanent text queued, not yet "prefilled" */
     int64_t permanent_len;
-    double delay_ms;         /* each step takes this long (checking the clock) */
-    bool block_until_cancel; /* a step runs until cancelled */
+    char permanent[32768];           /* the permanent text (queued and prefilled), for assertions */
+    const struct pipit_model *vocab; /* when set, tokens are counted with its tokenizer */
+    double delay_ms;                 /* each step takes this long (checking the clock) */
+    bool block_until_cancel;         /* a step runs until cancelled */
     atomic_bool cancel;
 };
 
+/* Tokens of `text`: the vocabulary's count when one is set, else one per byte. */
+static inline int64_t fake_tokens(const struct fake_backend *f, const char *text) {
+    if (f->vocab != NULL) {
+        int32_t n = pipit_tokenize(f->vocab, text, false, false, NULL, 0);
+        return n < 0 ? -(int64_t)n : n;
+    }
+    return (int64_t)strlen(text);
+}
+
 static inline enum pipit_status fake_add_permanent(void *self, const char *text) {
     struct fake_backend *f = self;
-    f->permanent_pending += (int64_t)strlen(text);
+    f->permanent_pending += fake_tokens(f, text);
+    size_t used = strlen(f->permanent);
+    snprintf(f->permanent + used, sizeof(f->permanent) - used, "%s", text);
     return PIPIT_OK;
 }
 
@@ -59,7 +72,7 @@ static inline enum pipit_status fake_step(void *self,
     out->permanent_tokens = f->permanent_pending;
     f->permanent_len += f->permanent_pending;
     f->permanent_pending = 0;
-    out->prefill_tokens = (int64_t)strlen(ephemeral);
+    out->prefill_tokens = fake_tokens(f, ephemeral);
     double t0 = fake_now_ms();
     while (f->block_until_cancel || fake_now_ms() - t0 < f->delay_ms) {
         if (atomic_load(&f->cancel)) {
@@ -86,6 +99,28 @@ static inline enum pipit_status fake_step(void *self,
     return PIPIT_OK;
 }
 
+static inline enum pipit_status fake_flush(void *self, int64_t *n_tokens) {
+    struct fake_backend *f = self;
+    if (n_tokens != NULL) {
+        *n_tokens += f->permanent_pending;
+    }
+    f->permanent_len += f->permanent_pending;
+    f->permanent_pending = 0;
+    return PIPIT_OK;
+}
+
+static inline enum pipit_status fake_truncate(void *self, int32_t n_keep) {
+    struct fake_backend *f = self;
+    if (n_keep < 0 || n_keep > f->permanent_len) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    f->permanent_len = n_keep;
+    if ((size_t)n_keep < sizeof(f->permanent)) {
+        f->permanent[n_keep] = '\0'; /* a "token" is a byte */
+    }
+    return PIPIT_OK;
+}
+
 static inline void fake_rewind(void *self) {
     (void)self;
 }
@@ -108,6 +143,8 @@ static inline void fake_destroy(void *self) {
 static const struct backend_ops FAKE_BACKEND_OPS = {
     .add_permanent = fake_add_permanent,
     .step = fake_step,
+    .flush = fake_flush,
+    .truncate = fake_truncate,
     .rewind = fake_rewind,
     .cancel = fake_cancel,
     .lengths = fake_lengths,

@@ -51,6 +51,7 @@ static void teardown_fx(struct fixture *fx) {
 
 static void script(struct fixture *fx, int n, const char *const *outputs) {
     for (int i = 0; i < n; i++) {
+        assert_true(fx->fake.n_script < FAKE_MAX_STEPS);
         fx->fake.script[fx->fake.n_script++] = outputs[i];
     }
 }
@@ -499,6 +500,307 @@ static void test_bad_params(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* ============================================================================ memory, JIT */
+
+/* 25 scripted camera turns; returns the permanent prefix growth from turn 1 to turn 25. */
+static const char *const CAMERA_SESSION[][2] = {
+    {"zoom in to 2x", "<call>set_zoom(level=2)"},
+    {"turn on the flash", "<call>set_flash(mode=\"on\")"},
+    {"take a photo", "<call>take_photo()"},
+    {"night mode please", "<call>set_scene_mode(mode=\"night\")"},
+    {"3 second timer", "<call>set_timer(seconds=3)"},
+    {"grid on", "<call>set_grid(enabled=true)"},
+    {"thanks, that looks great", "Glad it helps!"},
+    {"zoom out a bit", "<call>adjust_zoom(direction=\"out\")"},
+    {"white balance cloudy", "<call>set_white_balance(mode=\"cloudy\")"},
+    {"focus on the top left", "<call>tap_to_focus(x=0.2, y=0.2)"},
+    {"lock the focus", "<call>set_ae_af_lock(locked=true)"},
+    {"unlock it", "<call>set_ae_af_lock(locked=false)"},
+    {"brighter", "<call>set_exposure(ev=1)"},
+    {"16 by 9", "<call>set_aspect_ratio(ratio=\"16:9\")"},
+    {"start recording", "<call>record_video(action=\"start\")"},
+    {"flash off", "<call>set_flash(mode=\"off\")"},
+    {"snap one", "<call>take_photo()"},
+    {"stop the video", "<call>record_video(action=\"stop\")"},
+    {"level the horizon", "<call>set_horizon_level(enabled=true)"},
+    {"faster shots", "<call>set_quality_priority(priority=\"speed\")"},
+    {"jpeg quality 80", "<call>set_jpeg_quality(quality=80)"},
+    {"portrait mode", "<call>set_scene_mode(mode=\"portrait\")"},
+    {"selfie camera", "<call>switch_camera(facing=\"front\")"},
+    {"zoom 2x", "<call>set_zoom(level=2)"},
+    {"take the picture", "<call>take_photo()"},
+};
+
+static const char *const PHONE_SESSION[][2] = {
+    {"text mom that I'll be late", "<call>send_message(recipient=\"Mom\", body=\"I'll be late\")"},
+    {"my laptop won't boot, open a ticket",
+     "<call>create_ticket(summary=\"laptop won't boot\", priority=\"high\")"},
+    {"set an alarm for 6:45", "<call>set_alarm(time=\"06:45\", label=\"gym\")"},
+    {"start a 15 minute timer", "<call>set_timer(minutes=15)"},
+    {"find my photos from the beach", "<call>search_photos(query=\"beach\")"},
+    {"turn on bluetooth", "<call>set_bluetooth(enabled=true)"},
+    {"note that the wifi password is on the fridge",
+     "<call>create_note(title=\"wifi\", body=\"password on the fridge\")"},
+    {"thanks!", "You're welcome!"},
+    {"what's the status of my ticket", "<call>get_ticket_status(ticket_id=\"T-1001\")"},
+    {"cancel that timer", "<call>cancel_timer(timer_id=\"TM-1\")"},
+    {"read my messages", "<call>read_messages()"},
+    {"navigate to the office", "<call>navigate_to(destination=\"office\", mode=\"driving\")"},
+    {"airplane mode on", "<call>set_airplane_mode(enabled=true)"},
+    {"airplane mode off", "<call>set_airplane_mode(enabled=false)"},
+    {"find the budget spreadsheet", "<call>find_file(name=\"budget\")"},
+    {"add buy milk to that note", "<call>append_note(note_id=\"N-1\", text=\"buy milk\")"},
+    {"start another timer for 5 minutes", "<call>set_timer(minutes=5)"},
+    {"wifi off", "<call>set_wifi(enabled=false)"},
+    {"wifi on again", "<call>set_wifi(enabled=true)"},
+    {"open a low priority ticket for the printer",
+     "<call>create_ticket(summary=\"printer jams\", priority=\"low\")"},
+    {"alarm at 7", "<call>set_alarm(time=\"07:00\", label=\"work\")"},
+    {"tell Sam I'm on my way", "<call>send_message(recipient=\"Sam Lee\", body=\"on my way\")"},
+    {"how are you?", "I'm doing well, thanks for asking."},
+    {"bluetooth off", "<call>set_bluetooth(enabled=false)"},
+    {"note: call the bank", "<call>create_note(title=\"todo\", body=\"call the bank\")"},
+};
+
+/* 25 scripted turns; the permanent prefix's growth from turn 1 to the last turn. */
+static int32_t session_growth(const char *device,
+                              const char *const (*turns)[2],
+                              size_t n_turns,
+                              int memory,
+                              const struct pipit_model *vocab) {
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.memory = memory;
+    p.device = device;
+    p.n_ctx = 65536; /* no trimming in this comparison */
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    char spec[512];
+    snprintf(spec, sizeof(spec), "%s/tools/%s.json", PIPIT_SOURCE_DIR, device);
+    assert_int_equal(pipit_toolset_load_file(spec, &fx.ts, &err), PIPIT_OK);
+    assert_int_equal(
+        agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        PIPIT_OK);
+    fx.fake.vocab = vocab;
+    int32_t first = 0, last = 0;
+    for (size_t i = 0; i < n_turns; i++) {
+        script(&fx, 1, &turns[i][1]);
+        struct pipit_turn *t = turn(&fx, turns[i][0]);
+        if (turns[i][1][0] == '<' && t->n_calls != 1) {
+            fail_msg("%s turn %zu: %s", device, i, t->sentence);
+        }
+        if (getenv("PIPIT_TEST_DUMP") != NULL) {
+            print_message("turn %zu: %zu calls, flags %u: %s\n", i, t->n_calls, t->flags,
+                          t->sentence);
+        }
+        if (i > 0) {
+            /* only the new memory is prefilled, never the prefix again */
+            assert_int_equal(t->permanent_prefill_tokens, 0);
+            assert_int_equal(t->n_permanent, last + t->memory_prefill_tokens);
+        }
+        if (i == 0) {
+            first = t->n_permanent;
+        }
+        last = t->n_permanent;
+        pipit_turn_free(t);
+    }
+    if (getenv("PIPIT_TEST_DUMP") != NULL) { /* the whole prefix, for a look */
+        FILE *f = fopen(getenv("PIPIT_TEST_DUMP"), "a");
+        if (f != NULL) {
+            fprintf(f, "=== memory mode %d\n%s\n", memory, fx.fake.permanent);
+            fclose(f);
+        }
+    }
+    teardown_fx(&fx);
+    return last - first;
+}
+
+static void test_context_growth_cso_vs_full(void **state) {
+    (void)state;
+    /* tokens as the 32K llama-spm tokenizer counts them (a vocab-only model) */
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct pipit_model *vocab = NULL;
+    struct pipit_error err;
+    assert_int_equal(
+        pipit_model_load(PIPIT_VOCAB_DIR "/ggml-vocab-llama-spm.gguf", &mp, &vocab, &err),
+        PIPIT_OK);
+    const struct {
+        const char *device;
+        const char *const (*turns)[2];
+        size_t n;
+    } sessions[] = {
+        {"camera", CAMERA_SESSION, sizeof(CAMERA_SESSION) / sizeof(CAMERA_SESSION[0])},
+        {"phone", PHONE_SESSION, sizeof(PHONE_SESSION) / sizeof(PHONE_SESSION[0])},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(sessions[k].n, 25);
+        int32_t full = session_growth(sessions[k].device, sessions[k].turns, sessions[k].n,
+                                      PIPIT_MEMORY_FULL, vocab);
+        int32_t cso = session_growth(sessions[k].device, sessions[k].turns, sessions[k].n,
+                                     PIPIT_MEMORY_CSO, vocab);
+        int32_t none = session_growth(sessions[k].device, sessions[k].turns, sessions[k].n,
+                                      PIPIT_MEMORY_NONE, vocab);
+        print_message("%s, 25 turns: context growth full %d, cso %d, none %d tokens (%.1fx)\n",
+                      sessions[k].device, full, cso, none, (double)full / (cso > 0 ? cso : 1));
+        assert_int_equal(none, 0);
+        assert_true(cso > 0);
+        assert_true(cso * 10 <= full);
+    }
+    pipit_model_free(vocab);
+}
+
+/* The phone: an ID made on turn 2 is what the memory keeps for turn 10. */
+static void test_id_from_turn_2_used_on_turn_10(void **state) {
+    (void)state;
+    static const char *const turns[][2] = {
+        {"hi there", "Hello! What can I do?"},
+        {"my laptop won't boot, open a high priority ticket",
+         "<call>create_ticket(summary=\"laptop won't boot\", priority=\"high\")"},
+        {"turn on bluetooth", "<call>set_bluetooth(enabled=true)"},
+        {"set an alarm for 7:30", "<call>set_alarm(time=\"07:30\")"},
+        {"start a 10 minute timer", "<call>set_timer(minutes=10)"},
+        {"wifi off", "<call>set_wifi(enabled=false)"},
+        {"wifi back on", "<call>set_wifi(enabled=true)"},
+        {"note: buy milk", "<call>create_note(title=\"shopping\", body=\"buy milk\")"},
+        {"thanks", "You're welcome!"},
+    };
+    for (int mode = PIPIT_MEMORY_NONE; mode <= PIPIT_MEMORY_CSO; mode += 2) {
+        struct pipit_agent_params p = pipit_agent_default_params();
+        p.device = "phone";
+        p.memory = mode;
+        struct fixture fx;
+        memset(&fx, 0, sizeof(fx));
+        struct pipit_error err;
+        assert_int_equal(
+            pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err), PIPIT_OK);
+        assert_int_equal(
+            agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+            PIPIT_OK);
+        char made[32] = "";
+        for (size_t i = 0; i < sizeof(turns) / sizeof(turns[0]); i++) {
+            script(&fx, 1, &turns[i][1]);
+            struct pipit_turn *t = turn(&fx, turns[i][0]);
+            if (i == 1) {
+                json_t *d = json_loads(t->calls[0].data_json, 0, NULL);
+                snprintf(made, sizeof(made), "%s",
+                         json_string_value(json_object_get(d, "ticket_id")));
+                json_decref(d);
+            }
+            pipit_turn_free(t);
+        }
+        assert_true(made[0] != '\0');
+        /* turn 10: a model can only name the ticket if the context holds its ID */
+        const char *at = strstr(fx.fake.permanent, "ticket_id: T-");
+        char out[128];
+        if (at != NULL) {
+            char id[32] = "";
+            sscanf(at + strlen("ticket_id: "), "%31[^,\n]", id);
+            snprintf(out, sizeof(out), "<call>get_ticket_status(ticket_id=\"%s\")", id);
+        } else {
+            snprintf(out, sizeof(out), "Which ticket do you mean?");
+        }
+        const char *o = out;
+        script(&fx, 1, &o);
+        struct pipit_turn *t = turn(&fx, "what's the status of that ticket?");
+        if (mode == PIPIT_MEMORY_CSO) {
+            assert_int_equal(t->n_calls, 1);
+            assert_true(t->calls[0].ok);
+            assert_non_null(strstr(t->calls[0].args_json, made));
+        } else {
+            assert_int_equal(t->n_calls, 0); /* without memory the ID is gone */
+        }
+        pipit_turn_free(t);
+        teardown_fx(&fx);
+    }
+}
+
+static void setup_phone(struct fixture *fx, const struct pipit_agent_params *p) {
+    memset(fx, 0, sizeof(*fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx->ts, &err),
+                     PIPIT_OK);
+    if (agent_new_with_backend(NULL, fx->ts, p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+}
+
+static void test_context_budget_trims_memory(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = "phone";
+    struct fixture fx;
+    setup_phone(&fx, &p);
+    const char *hi[] = {"Hello!"};
+    script(&fx, 1, hi);
+    struct pipit_turn *t = turn(&fx, "hi");
+    int32_t system = t->n_permanent - t->memory_prefill_tokens;
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* every note gets an ID line, which is never superseded: memory grows until trimmed */
+    p.context_budget = system + 150;
+    setup_phone(&fx, &p);
+    int32_t trimmed = 0;
+    for (int i = 0; i < 20; i++) {
+        char call[96];
+        snprintf(call, sizeof(call), "<call>create_note(title=\"note %d\", body=\"remember %d\")",
+                 i, i);
+        const char *c = call;
+        script(&fx, 1, &c);
+        t = turn(&fx, "take a note");
+        assert_int_equal(t->n_calls, 1);
+        assert_true(t->calls[0].ok);
+        assert_true(t->n_permanent <= p.context_budget);
+        trimmed += t->trimmed_lines;
+        pipit_turn_free(t);
+    }
+    assert_true(trimmed > 0);
+    /* the system text is never dropped, the newest facts stay */
+    assert_non_null(strstr(fx.fake.permanent, "Tools:\n"));
+    assert_non_null(strstr(fx.fake.permanent, "note_id: N-"));
+    teardown_fx(&fx);
+
+    /* a budget below the system text: nothing is dropped silently, the turn says so */
+    p.context_budget = 10;
+    setup_phone(&fx, &p);
+    script(&fx, 1, hi);
+    t = turn(&fx, "hi");
+    assert_true(t->flags & PIPIT_TURN_OVER_BUDGET);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+static void test_jit_two_stages(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.tools_format = PIPIT_TOOLSPEC_JIT;
+    struct fixture fx;
+    setup_with(&fx, &p);
+    const char *out[] = {"<call>set_zoom(", "(level=2)", "Hi!"};
+    script(&fx, 3, out);
+    struct pipit_turn *t = turn(&fx, "zoom in to 2x");
+    assert_int_equal(t->model_calls, 2);
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->calls[0].ok);
+    assert_state(&fx, "zoom", "2.0");
+    /* the prompt lists names only; stage 2 carries the one schema and the forced head */
+    assert_null(strstr(fx.fake.permanent, "0.5..10"));
+    assert_non_null(strstr(fx.fake.permanent, "set_zoom - "));
+    assert_non_null(strstr(fx.fake.prompts[1], "Tool: set_zoom(level: number 0.5..10)"));
+    const char *p1 = fx.fake.prompts[1];
+    assert_string_equal(p1 + strlen(p1) - strlen("Assistant: <call>set_zoom"),
+                        "Assistant: <call>set_zoom");
+    assert_false(fx.fake.params[1].lazy);
+    pipit_turn_free(t);
+    /* plain text needs one stage */
+    t = turn(&fx, "hello");
+    assert_int_equal(t->model_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* ============================================================================ model */
 
 static struct pipit_agent *
@@ -538,11 +840,12 @@ static void test_real_model_prefix_cached(void **state) {
         assert_true(t->calls[0].executed);
         if (i == 0) {
             assert_true(t->permanent_prefill_tokens > 100);
-            n_perm = t->n_permanent;
         } else {
             assert_int_equal(t->permanent_prefill_tokens, 0); /* turns 2..N */
-            assert_int_equal(t->n_permanent, n_perm);
+            /* the prefix grows by exactly the memory delta prefilled */
+            assert_int_equal(t->n_permanent, n_perm + t->memory_prefill_tokens);
         }
+        n_perm = t->n_permanent;
         assert_true(t->prefill_tokens - t->permanent_prefill_tokens < 64);
         pipit_turn_free(t);
     }
@@ -644,6 +947,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cloud_unconfigured_and_json),
         cmocka_unit_test(test_cloud_configured_but_refused),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_context_growth_cso_vs_full),
+        cmocka_unit_test(test_id_from_turn_2_used_on_turn_10),
+        cmocka_unit_test(test_context_budget_trims_memory),
+        cmocka_unit_test(test_jit_two_stages),
     };
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_real_model_prefix_cached),

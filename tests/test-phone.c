@@ -242,7 +242,7 @@ static void test_defaults(void **state) {
     assert_json_equal(json_array_get(contacts, 0), want);
     json_decref(want);
     json_decref(contacts);
-    assert_line(dev, "wifi=on bluetooth=off airplane=off alarms=1 timers=0 unread=2 "
+    assert_line(dev, "wifi=on bluetooth=off airplane_mode=off alarms=1 timers=0 unread=2 "
                      "navigating=no ride=no");
 }
 
@@ -343,7 +343,7 @@ static void test_timer_ids(void **state) {
     struct device *dev = *state;
     call_ok(dev, "set_timer", "{\"minutes\": 10}", "{\"timer_id\": \"TM-1\", \"minutes\": 10}");
     call_ok(dev, "set_timer", "{\"minutes\": 25.0}", "{\"timer_id\": \"TM-2\", \"minutes\": 25}");
-    assert_line(dev, "wifi=on bluetooth=off airplane=off alarms=1 timers=2 unread=2 "
+    assert_line(dev, "wifi=on bluetooth=off airplane_mode=off alarms=1 timers=2 unread=2 "
                      "navigating=no ride=no");
     call_ok(dev, "cancel_timer", "{\"timer_id\": \"TM-1\"}",
             "{\"timer_id\": \"TM-1\", \"minutes\": 10, \"status\": \"cancelled\"}");
@@ -514,7 +514,7 @@ static void test_read_messages(void **state) {
             " \"summary\": \"Jordan Lee: me: \\\"Running 10 minutes late\\\"; Jordan Lee:"
             " \\\"No worries, see you soon\\\"\"}");
     /* reading does not change the state (the pack's read_messages has no undo) */
-    assert_line(dev, "wifi=on bluetooth=off airplane=off alarms=1 timers=0 unread=2 "
+    assert_line(dev, "wifi=on bluetooth=off airplane_mode=off alarms=1 timers=0 unread=2 "
                      "navigating=no ride=no");
     call_fails(dev, "read_messages", "{\"thread_id\": \"TH-9\"}", "not_found",
                "there is no conversation \"TH-9\"");
@@ -623,7 +623,7 @@ static void test_navigation(void **state) {
     assert_state_key(dev, "navigation",
                      "{\"destination\": \"San Francisco International Airport\", \"mode\":"
                      " \"driving\", \"eta_min\": 42}");
-    assert_line(dev, "wifi=on bluetooth=off airplane=off alarms=1 timers=0 unread=2 "
+    assert_line(dev, "wifi=on bluetooth=off airplane_mode=off alarms=1 timers=0 unread=2 "
                      "navigating=yes ride=no");
     call_ok(dev, "navigate_to", "{\"destination\": \"Ferry Building\", \"mode\": \"walking\"}",
             "{\"destination\": \"Ferry Building\", \"mode\": \"walking\", \"eta_min\": 36}");
@@ -710,7 +710,7 @@ static void test_radios_and_offline(void **state) {
     call_ok(dev, "create_ticket", "{\"summary\": \"x\", \"priority\": \"low\"}",
             "{\"ticket_id\": \"T-1001\", \"status\": \"open\", \"priority\": \"low\"}");
     call_ok(dev, "set_wifi", "{\"enabled\": false}", "{\"wifi\": false}");
-    assert_line(dev, "wifi=off bluetooth=on airplane=on alarms=1 timers=0 unread=2 "
+    assert_line(dev, "wifi=off bluetooth=on airplane_mode=on alarms=1 timers=0 unread=2 "
                      "navigating=no ride=no");
     const char *msg = "the phone is offline: airplane mode is on and Wi-Fi is off";
     call_fails(dev, "send_message", "{\"recipient\": \"Mom\", \"body\": \"Landed\"}", "offline",
@@ -980,7 +980,7 @@ static void test_set_state_all_or_nothing(void **state) {
     assert_state_key(
         dev, "files",
         "[{\"id\": \"F-1\", \"path\": \"/a.txt\", \"size_kb\": 0, \"locked\": false}]");
-    assert_line(dev, "wifi=on bluetooth=off airplane=off alarms=1 timers=0 unread=0 "
+    assert_line(dev, "wifi=on bluetooth=off airplane_mode=off alarms=1 timers=0 unread=0 "
                      "navigating=yes ride=no");
 }
 

@@ -2824,7 +2824,7 @@ static void phone_state_line(const void *self, char *buf, size_t size) {
         unread += thread_unread(&s->threads[i]);
     }
     pipit_format(buf, size,
-                 "wifi=%s bluetooth=%s airplane=%s alarms=%zu timers=%zu unread=%zu "
+                 "wifi=%s bluetooth=%s airplane_mode=%s alarms=%zu timers=%zu unread=%zu "
                  "navigating=%s ride=%s",
                  s->wifi ? "on" : "off", s->bluetooth ? "on" : "off",
                  s->airplane_mode ? "on" : "off", s->n_alarms, s->n_timers, unread,

@@ -1,0 +1,195 @@
+/*
+ * test-memory.c - the agent's memory: the Context State Object and the full history.
+ */
+#include "memory.h"
+#include "testutil.h"
+
+static void test_cso_lines(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    assert_int_equal(memory_begin_turn(&m, "zoom in to 2x"), PIPIT_OK);
+    assert_int_equal(memory_record_call(&m, "set_zoom", "{\"level\":2}", true, "", "{\"zoom\":2.0}",
+                                        NULL, false),
+                     PIPIT_OK);
+    assert_int_equal(memory_end_turn(&m), PIPIT_OK); /* done: no open goal */
+    assert_int_equal(memory_begin_turn(&m, "flash on"), PIPIT_OK);
+    assert_int_equal(memory_record_call(&m, "set_flash", "{\"mode\":\"on\"}", false,
+                                        "flash_unavailable_while_recording", "{}", NULL, false),
+                     PIPIT_OK);
+    assert_int_equal(memory_end_turn(&m), PIPIT_OK);
+    assert_int_equal(memory_begin_turn(&m, "open a ticket"), PIPIT_OK);
+    assert_int_equal(memory_record_call(&m, "create_ticket", "{}", true, "",
+                                        "{\"ticket_id\":\"T-1001\",\"status\":\"open\"}", NULL,
+                                        false),
+                     PIPIT_OK);
+    assert_int_equal(memory_end_turn(&m), PIPIT_OK);
+    assert_int_equal(memory_begin_turn(&m, "who wrote Hamlet?"), PIPIT_OK);
+    assert_int_equal(memory_record_call(&m, "process_with_cloud_llm", "{}", true, "",
+                                        "{\"answer\":\"Shakespeare wrote it. More...\","
+                                        "\"summary\":\"Shakespeare wrote it.\"}",
+                                        NULL, false),
+                     PIPIT_OK);
+    assert_int_equal(memory_end_turn(&m), PIPIT_OK);
+    assert_int_equal(memory_begin_turn(&m, "thanks!"), PIPIT_OK);
+    assert_int_equal(memory_end_turn(&m), PIPIT_OK);
+    char *text = memory_text(&m);
+    assert_string_equal(text, "zoom: 2\n"
+                              "tool_error: set_flash flash_unavailable_while_recording\n"
+                              "user_goal: flash on\n"
+                              "ticket_id: T-1001, status: open\n"
+                              "cloud: Shakespeare wrote it.\n");
+    free(text);
+    /* deltas: everything once, then nothing */
+    char *d = memory_take_delta(&m);
+    assert_true(strlen(d) > 0);
+    free(d);
+    d = memory_take_delta(&m);
+    assert_string_equal(d, "");
+    free(d);
+    memory_free(&m);
+}
+
+static void test_cso_rules(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    const char *line = "zoom=2 flash=on facing=back";
+    /* keys the state line shows are not repeated; when nothing else changed, no line */
+    memory_record_call(&m, "set_zoom", "{}", true, "", "{\"zoom\":2.0}", line, false);
+    assert_int_equal(m.n, 0);
+    memory_record_call(&m, "switch_camera", "{}", true, "", "{\"facing\":\"front\",\"zoom\":1}",
+                       line, false);
+    assert_int_equal(m.n, 0);
+    /* a newer value of the same fact supersedes the older line */
+    memory_record_call(&m, "set_grid", "{}", true, "", "{\"grid\":true}", line, false);
+    memory_record_call(&m, "set_grid", "{}", true, "", "{\"grid\":false}", line, false);
+    char *text = memory_text(&m);
+    assert_string_equal(text, "grid: false\n");
+    free(text);
+    assert_int_equal(m.n_superseded, 1);
+    /* entities: a known ID is not repeated, only its new facts */
+    memory_record_call(&m, "create_ticket", "{}", true, "",
+                       "{\"ticket_id\":\"T-1\",\"status\":\"open\",\"priority\":\"high\"}", NULL,
+                       false);
+    memory_record_call(&m, "update", "{}", true, "",
+                       "{\"ticket_id\":\"T-1\",\"status\":\"closed\",\"priority\":\"high\"}", NULL,
+                       false);
+    memory_record_call(&m, "update", "{}", true, "",
+                       "{\"ticket_id\":\"T-1\",\"status\":\"closed\"}", NULL, false);
+    /* a read keeps only what it showed, by ID */
+    memory_record_call(&m, "search_photos", "{}", true, "",
+                       "{\"count\":2,\"photos\":[{\"photo_id\":\"P-1\",\"place\":\"Rome\"},"
+                       "{\"photo_id\":\"P-2\",\"place\":\"Oslo\"}],\"summary\":\"2 photos\"}",
+                       NULL, true);
+    text = memory_text(&m);
+    assert_string_equal(text, "grid: false\n"
+                              "ticket_id: T-1, status: open, priority: high\n"
+                              "ticket_id: T-1, status: closed\n"
+                              "photos: P-1, P-2\n");
+    free(text);
+    memory_free(&m);
+}
+
+static void test_trim_keeps_pinned(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    memory_begin_turn(&m, "x");
+    memory_record_call(&m, "set_flash", "{}", false, "busy", "{}", NULL, false); /* pinned error */
+    for (int i = 0; i < 20; i++) {
+        char data[64];
+        snprintf(data, sizeof(data), "{\"photo_id\":\"P%d\",\"n\":%d}", i, i);
+        memory_record_call(&m, "set_zoom", "{}", true, "", data, NULL, false);
+    }
+    memory_begin_turn(&m, "what now?");
+    memory_record_call(&m, "set_grid", "{}", false, "busy", "{}", NULL, false);
+    memory_end_turn(&m); /* a failed turn: its goal is pinned */
+    size_t before = m.n;
+    size_t dropped = memory_trim(&m, 140);
+    assert_true(dropped > 0);
+    assert_int_equal(m.n, before - dropped);
+    assert_int_equal(m.n_trimmed, dropped);
+    assert_int_equal(m.n_trims, 1);
+    char *text = memory_text(&m);
+    assert_non_null(strstr(text, "tool_error: set_flash busy"));
+    assert_non_null(strstr(text, "user_goal: what now?"));
+    assert_non_null(strstr(text, "n: 19")); /* the newest survive */
+    assert_null(strstr(text, "n: 0\n"));    /* the oldest go first */
+    free(text);
+    /* a success resolves the error: then it can be trimmed too */
+    memory_record_call(&m, "set_flash", "{}", true, "", "{\"flash\":\"on\"}", NULL, false);
+    memory_trim(&m, 0);
+    text = memory_text(&m);
+    assert_string_equal(text, "tool_error: set_grid busy\nuser_goal: what now?\n");
+    free(text);
+    memory_free(&m);
+}
+
+static void test_full_history_and_tracker(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_FULL);
+    memory_begin_turn(&m, "zoom in");
+    assert_int_equal(
+        memory_record_call(&m, "set_zoom", "{}", true, "", "{\"zoom\":2}", NULL, false), PIPIT_OK);
+    assert_int_equal(
+        memory_record_exchange(
+            &m, "State: zoom=1\nUser: zoom in\nAssistant: ", "<call>adjust_zoom(direction=\"in\")",
+            "{\"ok\":true,\"data\":{\"zoom\":2}}", "Zoomed in to 2x."),
+        PIPIT_OK);
+    memory_end_turn(&m);
+    char *text = memory_text(&m);
+    assert_string_equal(text, "State: zoom=1\nUser: zoom in\n"
+                              "Assistant: <call>adjust_zoom(direction=\"in\")\n"
+                              "Tool: {\"ok\":true,\"data\":{\"zoom\":2}}\n"
+                              "Assistant: Zoomed in to 2x.\n");
+    free(text);
+    assert_false(memory_add_tracker_line(&m, "need_info: x")); /* not in full mode */
+    memory_free(&m);
+
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    assert_true(memory_add_tracker_line(&m, "need_info: which photo to share"));
+    assert_false(memory_add_tracker_line(&m, "need_info: which photo to share")); /* dup */
+    assert_false(memory_add_tracker_line(&m, "Need Info: x"));
+    assert_false(memory_add_tracker_line(&m, "no colon here"));
+    assert_false(memory_add_tracker_line(&m, "key: "));
+    assert_false(memory_add_tracker_line(&m, NULL));
+    memory_free(&m);
+
+    memory_init(&m, PIPIT_MEMORY_NONE);
+    memory_begin_turn(&m, "zoom");
+    memory_record_call(&m, "set_zoom", "{}", true, "", "{\"zoom\":2}", NULL, false);
+    memory_end_turn(&m);
+    assert_int_equal(m.n, 0);
+    memory_free(&m);
+    assert_string_equal(pipit_memory_mode_str(PIPIT_MEMORY_CSO), "cso");
+}
+
+static void test_lines_are_bounded(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    char big[2000];
+    memset(big, 'a', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    memory_begin_turn(&m, big);
+    memory_record_call(&m, "set_grid", "{}", false, "busy", "{}", NULL, false);
+    memory_end_turn(&m);
+    assert_int_equal(m.n, 2);
+    assert_true(strlen(m.lines[1].text) <= MEMORY_MAX_LINE);
+    char data[64];
+    snprintf(data, sizeof(data), "{\"note\":\"line1\\nline2\"}");
+    memory_record_call(&m, "create_note", "{}", true, "", data, NULL, false);
+    assert_null(strchr(m.lines[2].text, '\n'));
+    memory_free(&m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cso_lines),         cmocka_unit_test(test_cso_rules),
+        cmocka_unit_test(test_trim_keeps_pinned), cmocka_unit_test(test_full_history_and_tracker),
+        cmocka_unit_test(test_lines_are_bounded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
