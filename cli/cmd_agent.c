@@ -27,6 +27,7 @@ struct agent_opts {
     const char *init;
     const char *syntax;
     const char *cloud_url;
+    const char *session;
     long threads;
     long max_steps;
     double budget_ms;
@@ -91,6 +92,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             cli_opt_str(argc, argv, &i, "--init", &o->init, &bad) ||
             cli_opt_str(argc, argv, &i, "--syntax", &o->syntax, &bad) ||
             cli_opt_str(argc, argv, &i, "--cloud-url", &o->cloud_url, &bad) ||
+            cli_opt_str(argc, argv, &i, "--session", &o->session, &bad) ||
             cli_opt_int(argc, argv, &i, "--threads", 0, 512, &o->threads, &bad) ||
             cli_opt_int(argc, argv, &i, "--max-steps", 1, 8, &o->max_steps, &bad) ||
             cli_opt_float(argc, argv, &i, "--budget-ms", 0, 1e9, &o->budget_ms, &bad)) {
@@ -180,6 +182,15 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         return CLI_EXIT_FAIL;
     }
     pipit_agent_set_cloud(s->agent, s->cloud);
+    if (o->session != NULL && access(o->session, F_OK) == 0) {
+        struct pipit_session_info info;
+        if (pipit_agent_load(s->agent, o->session, &info, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit %s: %s (starting a new session)\n", cmd, err.text);
+        } else if (!o->json) {
+            fprintf(stderr, "pipit %s: resumed %s: %s, %d memory lines\n", cmd, o->session,
+                    info.note, info.memory_lines);
+        }
+    }
     if (pipit_cloud_configured(s->cloud) && !o->json) {
         fprintf(stderr, "pipit %s: questions for the cloud assistant go to %s\n", cmd, cp.url);
     }
@@ -197,11 +208,13 @@ static void print_verbose(const struct pipit_turn *t) {
                 c->status == PIPIT_OK && c->ok ? "" : "");
     }
     fprintf(stderr,
-            "  [%d model call%s, prefilled %lld (permanent %lld), decoded %lld, permanent "
-            "%d tokens, ephemeral max %d, %.0f ms, first token %.0f ms]\n",
+            "  [%d model call%s, prefilled %lld (permanent %lld, memory %lld), decoded %lld; "
+            "permanent %d tokens, ephemeral max %d; memory %d lines / %d bytes%s; %.0f ms, "
+            "first token %.0f ms]\n",
             t->model_calls, t->model_calls == 1 ? "" : "s", (long long)t->prefill_tokens,
-            (long long)t->permanent_prefill_tokens, (long long)t->decode_tokens, t->n_permanent,
-            t->n_ephemeral_max, t->latency_ms, t->ttft_ms);
+            (long long)t->permanent_prefill_tokens, (long long)t->memory_prefill_tokens,
+            (long long)t->decode_tokens, t->n_permanent, t->n_ephemeral_max, t->memory_lines,
+            t->memory_bytes, t->trimmed_lines > 0 ? ", trimmed" : "", t->latency_ms, t->ttft_ms);
 }
 
 /* One utterance through the agent; prints the result. */
@@ -220,6 +233,12 @@ static int run_one(struct agent_session *s, const struct agent_opts *o, const ch
         printf("%s\n", t->sentence);
     }
     fflush(stdout);
+    if (o->session != NULL) {
+        struct pipit_error err;
+        if (pipit_agent_save(s->agent, o->session, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit: %s\n", err.text);
+        }
+    }
     if (t->cloud_requests > 0 && !o->json) {
         fprintf(stderr, "  (this request went to the cloud assistant)\n");
     }

@@ -198,6 +198,10 @@ void pipit_model_get_info(const struct pipit_model *model, struct pipit_model_in
 int32_t
 pipit_model_meta_str(const struct pipit_model *model, const char *key, char *buf, size_t size);
 
+/* A 64-bit fingerprint of the model (its shape and a sample of its weights): session files
+ * record it and refuse a KV state made by another model. */
+uint64_t pipit_model_fingerprint(const struct pipit_model *model);
+
 /* True when `token` ends generation (EOS, EOT and the like). */
 bool pipit_model_token_is_eog(const struct pipit_model *model, int32_t token);
 
@@ -361,6 +365,17 @@ enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t kee
 /* Shorten the permanent prefix to its first `n_keep` tokens (0 <= n_keep <= n_permanent), e.g.
  * to rebuild trimmed memory. The ephemeral tail must be empty (else PIPIT_ERR_STATE). */
 enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_keep);
+
+/* The permanent prefix's KV state and tokens as one opaque blob (the ephemeral tail must be
+ * empty: PIPIT_ERR_STATE). *out is freed with pipit_free(). Restore it with
+ * pipit_context_load_state() into a context of the same model and n_ctx. */
+enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **out, size_t *len);
+
+/* Replace both regions with a blob from pipit_context_save_state(). A blob that is truncated,
+ * malformed or from another model is refused (PIPIT_ERR_CORRUPT) and leaves the context empty
+ * (both regions cleared), never half-loaded. */
+enum pipit_status
+pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t len);
 
 /* Make the ephemeral tail part of the permanent prefix. */
 enum pipit_status pipit_context_commit(struct pipit_context *ctx);
@@ -940,6 +955,32 @@ enum pipit_status
 pipit_agent_turn(struct pipit_agent *agent, const char *utterance, struct pipit_turn **out);
 
 void pipit_turn_free(struct pipit_turn *turn);
+
+/* Save the session (memory, action log, device state and the KV state of the context) to
+ * `path` atomically: a temp file, fsync, rename, with a version and a checksum. A crash at any
+ * point leaves the previous file or the new one. Call between turns. */
+enum pipit_status
+pipit_agent_save(struct pipit_agent *agent, const char *path, struct pipit_error *err);
+
+/* What a load restored. */
+struct pipit_session_info {
+    bool kv_restored;     /* the KV cache came from the file: the next turn prefills 0
+                             permanent tokens; false: it was rebuilt from the memory (another
+                             model, changed prompt), and the next turn prefills it */
+    int32_t n_permanent;  /* permanent tokens after the load */
+    int32_t memory_lines; /* memory lines restored */
+    char note[256];       /* what happened, for people */
+};
+
+/* Resume a session saved by pipit_agent_save(). A file that is missing, truncated, damaged
+ * (checksum), of another format version or malformed is refused with a message naming it
+ * (PIPIT_ERR_IO / PIPIT_ERR_CORRUPT / PIPIT_ERR_STATE) and the agent is unchanged. A file from
+ * another model or prompt restores the memory, log and device state and rebuilds the context
+ * from the memory (info->kv_restored = false). `info` may be NULL. */
+enum pipit_status pipit_agent_load(struct pipit_agent *agent,
+                                   const char *path,
+                                   struct pipit_session_info *info,
+                                   struct pipit_error *err);
 
 /* The turn as one JSON object (sentence, calls, flags, counters, state), freed with
  * pipit_free(): the `pipit run --json` line. */

@@ -32,6 +32,7 @@
 #include "policy.h"
 #include "render.h"
 #include "router.h"
+#include "session.h"
 #include "status.h"
 #include "strbuf.h"
 #include "toolspec.h"
@@ -1371,4 +1372,221 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return s;
+}
+
+/* ============================================================================ sessions */
+
+/* The JSON part of a session: everything but the KV state. */
+static char *session_json(const struct pipit_agent *a) {
+    json_t *log = json_array();
+    for (int32_t i = 0; i < a->log_n; i++) {
+        const struct action_entry *e = &a->log[i];
+        json_array_append_new(log, json_pack("{s:s,s:i,s:O?}", "tool", a->ts->tools[e->tool].name,
+                                             "kind", (int)e->kind, "snapshot", e->snapshot));
+    }
+    json_t *device = a->device.ops != NULL ? a->device.ops->get_state(a->device.self) : NULL;
+    json_t *root = json_pack(
+        "{s:i,s:s,s:s?,s:i,s:i,s:I,s:I,s:I,s:o,s:o,s:o}", "pipit_session", SESSION_VERSION,
+        "syntax", pipit_call_syntax_str(a->syntax), "device_name", a->params.device, "tools_format",
+        (int)a->params.tools_format, "memory_mode", (int)a->params.memory, "prompt_hash",
+        (json_int_t)(session_fnv1a(SESSION_FNV_OFFSET, a->system_text, strlen(a->system_text)) >>
+                     1),
+        "system_tokens", (json_int_t)a->system_tokens, "superseded_at_rebuild",
+        (json_int_t)a->superseded_at_rebuild, "memory", memory_to_json(&a->mem), "log", log,
+        "device", device != NULL ? device : json_null());
+    char *s = root != NULL ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    return s;
+}
+
+enum pipit_status
+pipit_agent_save(struct pipit_agent *a, const char *path, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (a == NULL || path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: save: NULL argument");
+    }
+    /* the system prefix must be in the KV cache before its state is saved */
+    int64_t n = 0;
+    enum pipit_status st = a->backend.ops->flush(a->backend.self, &n);
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "agent: save: cannot prefill the prompt");
+    }
+    if (a->system_tokens < 0) {
+        int32_t np = 0, ne = 0;
+        a->backend.ops->lengths(a->backend.self, &np, &ne);
+        a->system_tokens = np;
+    }
+    char *json = session_json(a);
+    uint8_t *kv = NULL;
+    size_t kv_len = 0;
+    st = json == NULL ? PIPIT_ERR_NOMEM : a->backend.ops->save_kv(a->backend.self, &kv, &kv_len);
+    if (st == PIPIT_OK) {
+        st = session_write(path, a->model != NULL ? pipit_model_fingerprint(a->model) : 0, json, kv,
+                           kv_len, err);
+    } else {
+        pipit_error_set(err, st, "agent: save: cannot capture the KV state");
+    }
+    free(json);
+    free(kv);
+    return st;
+}
+
+/* Rebuild the permanent prefix from text: the system prompt (prefilled now, to know its length)
+ * and the memory (prefilled on the next step). */
+static enum pipit_status rebuild_prefix(struct pipit_agent *a) {
+    a->backend.ops->reset(a->backend.self);
+    enum pipit_status st = a->backend.ops->add_permanent(a->backend.self, a->system_text);
+    int64_t n = 0;
+    if (st == PIPIT_OK) {
+        st = a->backend.ops->flush(a->backend.self, &n);
+    }
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    a->system_tokens = np;
+    char *text = memory_text(&a->mem);
+    if (st == PIPIT_OK && text != NULL && text[0] != '\0') {
+        if (a->chat_template) {
+            struct pipit_chat_message msg = {"system", text};
+            char *wrapped = NULL;
+            st = pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped);
+            free(text);
+            text = wrapped;
+        }
+        if (st == PIPIT_OK) {
+            st = a->backend.ops->add_permanent(a->backend.self, text);
+        }
+    }
+    free(text);
+    a->superseded_at_rebuild = a->mem.n_superseded;
+    return text == NULL && st == PIPIT_OK ? PIPIT_OK : st;
+}
+
+enum pipit_status pipit_agent_load(struct pipit_agent *a,
+                                   const char *path,
+                                   struct pipit_session_info *info,
+                                   struct pipit_error *err) {
+    pipit_error_clear(err);
+    struct pipit_session_info dummy;
+    if (info == NULL) {
+        info = &dummy;
+    }
+    memset(info, 0, sizeof(*info));
+    if (a == NULL || path == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: load: NULL argument");
+    }
+    uint64_t fp = 0;
+    char *json_text = NULL;
+    uint8_t *kv = NULL;
+    size_t kv_len = 0;
+    enum pipit_status st = session_read(path, &fp, &json_text, &kv, &kv_len, err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    json_error_t jerr;
+    json_t *root = json_loads(json_text, 0, &jerr);
+    free(json_text);
+    const json_t *log = json_object_get(root, "log");
+    const json_t *device = json_object_get(root, "device");
+    const char *syntax = json_string_value(json_object_get(root, "syntax"));
+    json_int_t tools_format = json_integer_value(json_object_get(root, "tools_format"));
+    if (!json_is_object(root) || !json_is_array(log) || syntax == NULL) {
+        json_decref(root);
+        free(kv);
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "agent: load: %s: malformed session JSON",
+                               path);
+    }
+    if (strcmp(syntax, pipit_call_syntax_str(a->syntax)) != 0 ||
+        tools_format != a->params.tools_format) {
+        pipit_error_set(err, PIPIT_ERR_STATE,
+                        "agent: load: %s was made with the %s syntax and tools format %d; "
+                        "this agent uses %s and %d",
+                        path, syntax, (int)tools_format, pipit_call_syntax_str(a->syntax),
+                        (int)a->params.tools_format);
+        json_decref(root);
+        free(kv);
+        return PIPIT_ERR_STATE;
+    }
+    /* everything is checked before anything changes: the action log... */
+    struct action_entry *entries = calloc((size_t)a->params.undo_slots, sizeof(*entries));
+    int32_t n_entries = 0;
+    size_t i;
+    json_t *e;
+    bool ok = entries != NULL;
+    json_array_foreach(log, i, e) {
+        if (!ok) {
+            break;
+        }
+        int32_t tool = pipit_toolset_find(a->ts, json_string_value(json_object_get(e, "tool")));
+        json_int_t kind = json_integer_value(json_object_get(e, "kind"));
+        json_t *snap = json_object_get(e, "snapshot");
+        ok = tool >= 0 && (kind == PIPIT_UNDO_KEYS || kind == PIPIT_UNDO_IMPOSSIBLE);
+        if (ok && n_entries < a->params.undo_slots) {
+            entries[n_entries++] = (struct action_entry){
+                tool, (enum pipit_undo_kind)kind, json_is_object(snap) ? json_incref(snap) : NULL};
+        }
+    }
+    /* ...the memory, on a copy... */
+    struct memory mem;
+    memory_init(&mem, a->mem.mode);
+    if (ok) {
+        st = memory_from_json(&mem, json_object_get(root, "memory"), err);
+    } else {
+        st = pipit_error_set(err, PIPIT_ERR_CORRUPT, "agent: load: %s: $.log is malformed", path);
+    }
+    /* ...and the device state (all-or-nothing by contract) last */
+    if (st == PIPIT_OK && a->device.ops != NULL && json_is_object(device)) {
+        st = a->device.ops->set_state(a->device.self, device, err);
+    }
+    if (st != PIPIT_OK) {
+        for (int32_t k = 0; k < n_entries; k++) {
+            json_decref(entries[k].snapshot);
+        }
+        free(entries);
+        memory_free(&mem);
+        json_decref(root);
+        free(kv);
+        return st;
+    }
+    for (int32_t k = 0; k < a->log_n; k++) {
+        json_decref(a->log[k].snapshot);
+    }
+    free(a->log);
+    a->log = entries;
+    a->log_n = n_entries;
+    memory_free(&a->mem);
+    a->mem = mem;
+    policy_breaker_reset(&a->breaker);
+
+    /* the KV state: only from the same model and the same prompt; else rebuilt from the CSO */
+    json_int_t prompt_hash = json_integer_value(json_object_get(root, "prompt_hash"));
+    json_int_t mine =
+        (json_int_t)(session_fnv1a(SESSION_FNV_OFFSET, a->system_text, strlen(a->system_text)) >>
+                     1);
+    uint64_t my_fp = a->model != NULL ? pipit_model_fingerprint(a->model) : 0;
+    const char *why = NULL;
+    if (fp != my_fp) {
+        why = "the session was made with another model";
+    } else if (prompt_hash != mine) {
+        why = "the system prompt or tools changed";
+    } else if (a->backend.ops->load_kv(a->backend.self, kv, kv_len) != PIPIT_OK) {
+        why = "the KV state does not fit this context";
+    }
+    free(kv);
+    if (why == NULL) {
+        info->kv_restored = true;
+        a->system_tokens = (int32_t)json_integer_value(json_object_get(root, "system_tokens"));
+        a->superseded_at_rebuild =
+            (size_t)json_integer_value(json_object_get(root, "superseded_at_rebuild"));
+        pipit_format(info->note, sizeof(info->note), "restored the KV state");
+    } else {
+        st = rebuild_prefix(a);
+        pipit_format(info->note, sizeof(info->note), "%s: rebuilt the context from the memory",
+                     why);
+    }
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    info->n_permanent = np;
+    info->memory_lines = (int32_t)a->mem.n;
+    json_decref(root);
+    return st;
 }

@@ -232,6 +232,26 @@ static enum pipit_status lb_truncate(void *self, int32_t n_keep) {
     return pipit_context_truncate(b->ctx, n_keep);
 }
 
+static enum pipit_status lb_save_kv(void *self, uint8_t **out, size_t *len) {
+    struct llama_backend *b = self;
+    return pipit_context_save_state(b->ctx, out, len);
+}
+
+static enum pipit_status lb_load_kv(void *self, const uint8_t *data, size_t len) {
+    struct llama_backend *b = self;
+    strbuf_free(&b->pending);
+    enum pipit_status st = pipit_context_load_state(b->ctx, data, len);
+    b->bos_done = st == PIPIT_OK && pipit_context_n_permanent(b->ctx) > 0;
+    return st;
+}
+
+static void lb_reset(void *self) {
+    struct llama_backend *b = self;
+    strbuf_free(&b->pending);
+    pipit_context_clear(b->ctx);
+    b->bos_done = false;
+}
+
 static void lb_rewind(void *self) {
     struct llama_backend *b = self;
     pipit_context_rewind(b->ctx);
@@ -266,6 +286,9 @@ static const struct backend_ops LLAMA_BACKEND_OPS = {
     .step = lb_step,
     .flush = lb_flush,
     .truncate = lb_truncate,
+    .save_kv = lb_save_kv,
+    .load_kv = lb_load_kv,
+    .reset = lb_reset,
     .rewind = lb_rewind,
     .cancel = lb_cancel,
     .lengths = lb_lengths,

@@ -62,6 +62,12 @@ struct backend_ops {
     enum pipit_status (*flush)(void *self, int64_t *n_tokens);
     /* Shorten the permanent prefix to `n_keep` tokens (the ephemeral tail is empty). */
     enum pipit_status (*truncate)(void *self, int32_t n_keep);
+    /* The permanent prefix's KV state as a blob (free with free); the tail must be empty. */
+    enum pipit_status (*save_kv)(void *self, uint8_t **out, size_t *len);
+    /* Restore a blob from save_kv; on failure the prefix is empty. */
+    enum pipit_status (*load_kv)(void *self, const uint8_t *data, size_t len);
+    /* Drop everything: the prefix is rebuilt from queued text (add_permanent). */
+    void (*reset)(void *self);
     /* Drop the step's ephemeral tokens. */
     void (*rewind)(void *self);
     /* Ask a running step to stop (any thread). */

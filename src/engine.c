@@ -147,6 +147,7 @@ struct pipit_model {
     const struct llama_vocab *vocab;
     struct pipit_model_info info;
     int32_t byte_token[256]; /* a token whose text is exactly this byte, -1 if none */
+    uint64_t fingerprint;    /* sizes, description and a sample of the weights (sessions) */
 };
 
 struct pipit_model_params pipit_model_default_params(void) {
@@ -220,6 +221,45 @@ check_gguf_file(const char *path, char *arch, size_t arch_size, struct pipit_err
     return PIPIT_OK;
 }
 
+/* FNV-1a over the model's shape and the first 64 KiB of its tensor data: two random models of
+ * the same shape differ, the same file copied elsewhere does not. */
+static uint64_t model_fingerprint(const char *path, const struct pipit_model_info *info) {
+    uint64_t h = 14695981039346656037ull;
+    const unsigned char *p = (const unsigned char *)info;
+    int64_t shape[6] = {info->n_vocab, info->n_ctx_train,       info->n_embd,
+                        info->n_layer, (int64_t)info->n_params, (int64_t)info->size_bytes};
+    p = (const unsigned char *)shape;
+    for (size_t i = 0; i < sizeof(shape); i++) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *g = gguf_init_from_file(path, gp);
+    FILE *f = fopen(path, "rb");
+    if (g != NULL && f != NULL && fseek(f, (long)gguf_get_data_offset(g), SEEK_SET) == 0) {
+        unsigned char buf[4096];
+        for (int block = 0; block < 16; block++) {
+            size_t n = fread(buf, 1, sizeof(buf), f);
+            for (size_t i = 0; i < n; i++) {
+                h = (h ^ buf[i]) * 1099511628211ull;
+            }
+            if (n < sizeof(buf)) {
+                break;
+            }
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (g != NULL) {
+        gguf_free(g);
+    }
+    return h;
+}
+
+uint64_t pipit_model_fingerprint(const struct pipit_model *model) {
+    return model != NULL ? model->fingerprint : 0;
+}
+
 enum pipit_status pipit_model_load(const char *path,
                                    const struct pipit_model_params *params,
                                    struct pipit_model **out,
@@ -278,6 +318,7 @@ enum pipit_status pipit_model_load(const char *path,
     m->info.has_chat_template = llama_model_chat_template(lm, NULL) != NULL;
     pipit_format(m->info.arch, sizeof(m->info.arch), "%s", arch);
     llama_model_desc(lm, m->info.desc, sizeof(m->info.desc));
+    m->fingerprint = model_fingerprint(path, &m->info);
     /* single-byte tokens: any text can be fed to a grammar byte by byte */
     for (int i = 0; i < 256; i++) {
         m->byte_token[i] = -1;
@@ -868,6 +909,104 @@ enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_ke
         ctx->n_perm = n_keep;
         ctx->has_logits = false;
     }
+    return PIPIT_OK;
+}
+
+/* State blob: "PKV1", u32 n_vocab, i32 n_perm, n_perm tokens (i32), u64 kv bytes, kv bytes. */
+#define STATE_MAGIC "PKV1"
+
+enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **out, size_t *len) {
+    if (ctx == NULL || out == NULL || len == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    *len = 0;
+    if (ctx->n_eph > 0) {
+        return ctx_fail(ctx, PIPIT_ERR_STATE,
+                        "engine: save state: the ephemeral tail holds %d tokens (rewind first)",
+                        (int)ctx->n_eph);
+    }
+    size_t kv = llama_state_seq_get_size(ctx->lctx, 0);
+    size_t head = 4 + 4 + 4 + sizeof(int32_t) * (size_t)ctx->n_perm + 8;
+    uint8_t *buf = malloc(head + kv);
+    if (buf == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    uint32_t n_vocab = (uint32_t)ctx->model->info.n_vocab;
+    int32_t n_perm = ctx->n_perm;
+    uint64_t kv64 = kv;
+    size_t o = 0;
+    memcpy(buf + o, STATE_MAGIC, 4);
+    o += 4;
+    memcpy(buf + o, &n_vocab, 4);
+    o += 4;
+    memcpy(buf + o, &n_perm, 4);
+    o += 4;
+    memcpy(buf + o, ctx->tokens, sizeof(int32_t) * (size_t)n_perm);
+    o += sizeof(int32_t) * (size_t)n_perm;
+    memcpy(buf + o, &kv64, 8);
+    o += 8;
+    size_t got = llama_state_seq_get_data(ctx->lctx, buf + o, kv, 0);
+    if (got != kv) {
+        free(buf);
+        return ctx_fail(ctx, PIPIT_ERR_DECODE, "engine: save state: llama.cpp wrote %zu of %zu",
+                        got, kv);
+    }
+    *out = buf;
+    *len = o + kv;
+    return PIPIT_OK;
+}
+
+enum pipit_status
+pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t len) {
+    if (ctx == NULL || (data == NULL && len > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    pipit_context_clear(ctx);
+    uint32_t n_vocab = 0;
+    int32_t n_perm = 0;
+    uint64_t kv = 0;
+    if (len < 12 || memcmp(data, STATE_MAGIC, 4) != 0) {
+        return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: not a pipit KV state");
+    }
+    memcpy(&n_vocab, data + 4, 4);
+    memcpy(&n_perm, data + 8, 4);
+    if (n_vocab != (uint32_t)ctx->model->info.n_vocab) {
+        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
+                        "engine: load state: made for a %u-token vocabulary, this model has %d",
+                        n_vocab, (int)ctx->model->info.n_vocab);
+    }
+    if (n_perm < 0 || (uint32_t)n_perm > ctx->n_ctx ||
+        len < 12 + sizeof(int32_t) * (size_t)n_perm + 8) {
+        return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: %d tokens do not fit",
+                        (int)n_perm);
+    }
+    size_t o = 12;
+    const uint8_t *toks = data + o;
+    o += sizeof(int32_t) * (size_t)n_perm;
+    memcpy(&kv, data + o, 8);
+    o += 8;
+    if (kv != len - o) {
+        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
+                        "engine: load state: %llu KV bytes announced, %zu present",
+                        (unsigned long long)kv, len - o);
+    }
+    for (int32_t i = 0; i < n_perm; i++) {
+        int32_t t;
+        memcpy(&t, toks + sizeof(int32_t) * (size_t)i, sizeof(t));
+        if (t < 0 || t >= ctx->model->info.n_vocab) {
+            return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: token %d invalid", (int)t);
+        }
+        ctx->tokens[i] = t;
+    }
+    if (n_perm > 0 && llama_state_seq_set_data(ctx->lctx, data + o, (size_t)kv, 0) == 0) {
+        pipit_context_clear(ctx);
+        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
+                        "engine: load state: llama.cpp refused the KV data (other model or size)");
+    }
+    ctx->n_perm = n_perm;
+    ctx->n_eph = 0;
+    ctx->has_logits = false;
     return PIPIT_OK;
 }
 

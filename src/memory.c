@@ -498,3 +498,59 @@ size_t memory_trim(struct memory *m, size_t max_bytes) {
     }
     return dropped;
 }
+
+/* ============================================================================ persistence */
+
+json_t *memory_to_json(const struct memory *m) {
+    json_t *lines = json_array();
+    for (size_t i = 0; i < m->n && lines != NULL; i++) {
+        json_array_append_new(lines, json_pack("{s:s,s:i,s:b,s:s}", "text", m->lines[i].text,
+                                               "kind", (int)m->lines[i].kind, "pinned",
+                                               (int)m->lines[i].pinned, "tool", m->lines[i].tool));
+    }
+    return json_pack("{s:s,s:o,s:I,s:I,s:I}", "mode", pipit_memory_mode_str(m->mode), "lines",
+                     lines, "n_trimmed", (json_int_t)m->n_trimmed, "n_trims",
+                     (json_int_t)m->n_trims, "n_superseded", (json_int_t)m->n_superseded);
+}
+
+enum pipit_status memory_from_json(struct memory *m, const json_t *j, struct pipit_error *err) {
+    const json_t *lines = json_object_get(j, "lines");
+    const char *mode = json_string_value(json_object_get(j, "mode"));
+    if (!json_is_array(lines) || mode == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "memory: $.memory: lines or mode missing");
+    }
+    if (strcmp(mode, pipit_memory_mode_str(m->mode)) != 0) {
+        return pipit_error_set(err, PIPIT_ERR_STATE,
+                               "memory: the session was made in memory mode '%s', this agent "
+                               "uses '%s'",
+                               mode, pipit_memory_mode_str(m->mode));
+    }
+    struct memory fresh;
+    memory_init(&fresh, m->mode);
+    size_t i;
+    json_t *line;
+    json_array_foreach(lines, i, line) {
+        const char *text = json_string_value(json_object_get(line, "text"));
+        json_int_t kind = json_integer_value(json_object_get(line, "kind"));
+        const json_t *pinned = json_object_get(line, "pinned");
+        const char *tool = json_string_value(json_object_get(line, "tool"));
+        if (text == NULL || kind < MEM_GOAL || kind > MEM_HISTORY || !json_is_boolean(pinned) ||
+            tool == NULL) {
+            memory_free(&fresh);
+            return pipit_error_set(err, PIPIT_ERR_CORRUPT, "memory: $.memory.lines[%zu] malformed",
+                                   i);
+        }
+        if (add_line(&fresh, text, (enum memory_kind)kind, json_is_true(pinned), tool,
+                     kind == MEM_HISTORY ? (1u << 20) : MEMORY_MAX_LINE) != PIPIT_OK) {
+            memory_free(&fresh);
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "memory: out of memory");
+        }
+    }
+    fresh.n_trimmed = (size_t)json_integer_value(json_object_get(j, "n_trimmed"));
+    fresh.n_trims = (size_t)json_integer_value(json_object_get(j, "n_trims"));
+    fresh.n_superseded = (size_t)json_integer_value(json_object_get(j, "n_superseded"));
+    fresh.delta_from = fresh.n; /* everything restored is already in the context */
+    memory_free(m);
+    *m = fresh;
+    return PIPIT_OK;
+}

@@ -21,6 +21,7 @@
 
 #include "pipit.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,5 +104,11 @@ size_t memory_trim(struct memory *m, size_t max_bytes);
 
 /* Bytes of memory_text(). */
 size_t memory_bytes(const struct memory *m);
+
+/* The memory as JSON (new reference) for session files, and back. memory_from_json replaces
+ * `m` (whose mode must match: PIPIT_ERR_STATE) only when the whole object is valid
+ * (PIPIT_ERR_CORRUPT otherwise); the restored lines count as already in the context. */
+json_t *memory_to_json(const struct memory *m);
+enum pipit_status memory_from_json(struct memory *m, const json_t *j, struct pipit_error *err);
 
 #endif /* PIPIT_MEMORY_H */

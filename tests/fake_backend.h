@@ -121,6 +121,41 @@ static inline enum pipit_status fake_truncate(void *self, int32_t n_keep) {
     return PIPIT_OK;
 }
 
+static inline enum pipit_status fake_save_kv(void *self, uint8_t **out, size_t *len) {
+    struct fake_backend *f = self;
+    /* the "KV state" of the fake is its permanent text */
+    size_t n = strlen(f->permanent) + 1;
+    *out = malloc(n + sizeof(int64_t));
+    if (*out == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    memcpy(*out, &f->permanent_len, sizeof(int64_t));
+    memcpy(*out + sizeof(int64_t), f->permanent, n);
+    *len = n + sizeof(int64_t);
+    return PIPIT_OK;
+}
+
+static inline enum pipit_status fake_load_kv(void *self, const uint8_t *data, size_t len) {
+    struct fake_backend *f = self;
+    if (len < sizeof(int64_t) + 1 || data[len - 1] != '\0' ||
+        len - sizeof(int64_t) > sizeof(f->permanent)) {
+        f->permanent[0] = '\0';
+        f->permanent_len = 0;
+        return PIPIT_ERR_CORRUPT;
+    }
+    memcpy(&f->permanent_len, data, sizeof(int64_t));
+    memcpy(f->permanent, data + sizeof(int64_t), len - sizeof(int64_t));
+    f->permanent_pending = 0;
+    return PIPIT_OK;
+}
+
+static inline void fake_reset(void *self) {
+    struct fake_backend *f = self;
+    f->permanent[0] = '\0';
+    f->permanent_len = 0;
+    f->permanent_pending = 0;
+}
+
 static inline void fake_rewind(void *self) {
     (void)self;
 }
@@ -145,6 +180,9 @@ static const struct backend_ops FAKE_BACKEND_OPS = {
     .step = fake_step,
     .flush = fake_flush,
     .truncate = fake_truncate,
+    .save_kv = fake_save_kv,
+    .load_kv = fake_load_kv,
+    .reset = fake_reset,
     .rewind = fake_rewind,
     .cancel = fake_cancel,
     .lengths = fake_lengths,

@@ -1,0 +1,386 @@
+/*
+ * test-session.c - session files: atomic saves, refusal of damaged files, exact resumption.
+ *
+ *   test-session          unit: the file format, the damaged-file corpus, SIGKILL during saves
+ *   test-session --model  real models: KV state round trip (logits equal), agent resume with 0
+ *                         permanent tokens prefilled and the same next answer, another model
+ */
+#include "agent.h"
+#include "fake_backend.h"
+#include "session.h"
+#include "testutil.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static char dir[] = "/tmp/pipit-session-XXXXXX";
+
+static int setup(void **state) {
+    (void)state;
+    return mkdtemp(dir) != NULL ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_in(char *buf, size_t size, const char *name) {
+    snprintf(buf, size, "%s/%s", dir, name);
+}
+
+/* ============================================================================ unit */
+
+static void test_round_trip(void **state) {
+    (void)state;
+    char path[512];
+    path_in(path, sizeof(path), "a.session");
+    const uint8_t kv[] = {1, 2, 3, 4, 5, 0, 255};
+    struct pipit_error err;
+    assert_int_equal(session_write(path, 42, "{\"x\":1}", kv, sizeof(kv), &err), PIPIT_OK);
+    uint64_t fp = 0;
+    char *json = NULL;
+    uint8_t *back = NULL;
+    size_t n = 0;
+    assert_int_equal(session_read(path, &fp, &json, &back, &n, &err), PIPIT_OK);
+    assert_int_equal(fp, 42);
+    assert_string_equal(json, "{\"x\":1}");
+    assert_int_equal(n, sizeof(kv));
+    assert_memory_equal(back, kv, sizeof(kv));
+    free(json);
+    free(back);
+    /* no temp file is left behind */
+    char tmp[600];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_equal(session_read("/nonexistent/x.session", &fp, &json, &back, &n, &err),
+                     PIPIT_ERR_IO);
+    assert_non_null(strstr(err.text, "/nonexistent/x.session"));
+}
+
+static void expect_refused(const char *path, enum pipit_status want, const char *needle) {
+    uint64_t fp;
+    char *json = (char *)0x1;
+    uint8_t *kv = (uint8_t *)0x1;
+    size_t n;
+    struct pipit_error err;
+    enum pipit_status st = session_read(path, &fp, &json, &kv, &n, &err);
+    if (st != want || strstr(err.text, needle) == NULL || strstr(err.text, path) == NULL) {
+        fail_msg("%s: got %s '%s', want %s with '%s'", path, pipit_status_str(st), err.text,
+                 pipit_status_str(want), needle);
+    }
+    assert_null(json);
+    assert_null(kv);
+}
+
+static void test_damaged_files_are_refused(void **state) {
+    (void)state;
+    char good[512], bad[512];
+    path_in(good, sizeof(good), "good.session");
+    path_in(bad, sizeof(bad), "bad.session");
+    uint8_t kv[300];
+    for (size_t i = 0; i < sizeof(kv); i++) {
+        kv[i] = (uint8_t)(i * 7);
+    }
+    struct pipit_error err;
+    const char *json = "{\"pipit_session\":1,\"memory\":{\"mode\":\"cso\",\"lines\":[]}}";
+    assert_int_equal(session_write(good, 7, json, kv, sizeof(kv), &err), PIPIT_OK);
+    size_t n = 0;
+    unsigned char *bytes = test_read_file(good, &n);
+
+    /* truncated at many points */
+    const size_t cuts[] = {0, 3, 8, 39, 40, 60, n / 2, n - 9, n - 1};
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        test_write_file(bad, bytes, cuts[i]);
+        expect_refused(bad, PIPIT_ERR_CORRUPT, cuts[i] < 48 ? "truncated" : "do not add up");
+    }
+    /* a flipped bit anywhere is caught */
+    for (size_t off = 0; off < n; off += 13) {
+        if (off >= 8 && off < 12) {
+            continue; /* the version field: below */
+        }
+        bytes[off] ^= 0x10;
+        test_write_file(bad, bytes, n);
+        uint64_t fp;
+        char *j = NULL;
+        uint8_t *k = NULL;
+        size_t kn;
+        enum pipit_status st = session_read(bad, &fp, &j, &k, &kn, &err);
+        if (st == PIPIT_OK) {
+            fail_msg("a flipped bit at offset %zu was not noticed", off);
+        }
+        assert_null(j);
+        bytes[off] ^= 0x10;
+    }
+    /* another format version */
+    bytes[8] = 9;
+    test_write_file(bad, bytes, n);
+    expect_refused(bad, PIPIT_ERR_STATE, "format version 9");
+    bytes[8] = SESSION_VERSION;
+    /* not a session at all */
+    test_write_file(bad, "hello world, this is not a pipit session file at all", 52);
+    expect_refused(bad, PIPIT_ERR_CORRUPT, "not a pipit session");
+    free(bytes);
+}
+
+/* SIGKILL at random moments during saves, 200 times: the file is always the old session or the
+ * new one, never a mix or a torn write. */
+static void test_kill_during_save(void **state) {
+    (void)state;
+    char path[512];
+    path_in(path, sizeof(path), "kill.session");
+    static uint8_t kv_a[64 * 1024], kv_b[96 * 1024];
+    memset(kv_a, 'a', sizeof(kv_a));
+    memset(kv_b, 'b', sizeof(kv_b));
+    struct pipit_error err;
+    assert_int_equal(session_write(path, 1, "{\"v\":\"a\"}", kv_a, sizeof(kv_a), &err), PIPIT_OK);
+    srand(12345);
+    int saw_a = 0, saw_b = 0;
+    for (int round = 0; round < 200; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0;; i++) {
+                bool b = i % 2 == 0;
+                session_write(path, 1, b ? "{\"v\":\"b\"}" : "{\"v\":\"a\"}", b ? kv_b : kv_a,
+                              b ? sizeof(kv_b) : sizeof(kv_a), NULL);
+            }
+        }
+        struct timespec ts = {0, (long)(rand() % 3000) * 1000}; /* 0..3 ms */
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        uint64_t fp;
+        char *json = NULL;
+        uint8_t *kv = NULL;
+        size_t n = 0;
+        enum pipit_status st = session_read(path, &fp, &json, &kv, &n, &err);
+        if (st != PIPIT_OK) {
+            fail_msg("round %d: %s", round, err.text);
+        }
+        if (strcmp(json, "{\"v\":\"a\"}") == 0) {
+            assert_int_equal(n, sizeof(kv_a));
+            assert_memory_equal(kv, kv_a, n);
+            saw_a++;
+        } else {
+            assert_string_equal(json, "{\"v\":\"b\"}");
+            assert_int_equal(n, sizeof(kv_b));
+            assert_memory_equal(kv, kv_b, n);
+            saw_b++;
+        }
+        free(json);
+        free(kv);
+    }
+    print_message("200 kills: old/new session found %d/%d times\n", saw_a, saw_b);
+    assert_int_equal(saw_a + saw_b, 200);
+}
+
+/* The agent's session on the scripted backend: memory, undo log and device state come back. */
+static void test_agent_resume_fake(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err),
+                     PIPIT_OK);
+    struct fake_backend f1;
+    memset(&f1, 0, sizeof(f1));
+    f1.script[f1.n_script++] = "<call>set_white_balance(mode=\"cloudy\")";
+    f1.script[f1.n_script++] = "<call>set_zoom(level=3)";
+    struct pipit_agent *a = NULL;
+    assert_int_equal(agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f1), &a, &err),
+                     PIPIT_OK);
+    struct pipit_turn *t = NULL;
+    assert_int_equal(pipit_agent_turn(a, "cloudy white balance", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    assert_int_equal(pipit_agent_turn(a, "zoom 3x", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    char path[512];
+    path_in(path, sizeof(path), "agent.session");
+    assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
+    pipit_agent_free(a);
+
+    struct fake_backend f2;
+    memset(&f2, 0, sizeof(f2));
+    assert_int_equal(agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f2), &a, &err),
+                     PIPIT_OK);
+    struct pipit_session_info info;
+    assert_int_equal(pipit_agent_load(a, path, &info, &err), PIPIT_OK);
+    assert_true(info.kv_restored);
+    assert_int_equal(info.memory_lines, 1); /* white_balance: cloudy */
+    assert_non_null(strstr(f2.permanent, "white_balance: cloudy"));
+    char *s = pipit_agent_state_json(a);
+    assert_non_null(strstr(s, "\"zoom\":3"));
+    pipit_free(s);
+    /* the undo log came back too, and the next turn prefills no permanent token */
+    assert_int_equal(pipit_agent_turn(a, "undo", &t), PIPIT_OK);
+    assert_non_null(strstr(t->sentence, "zoom is back to 1"));
+    assert_int_equal(t->permanent_prefill_tokens, 0);
+    pipit_turn_free(t);
+    /* a damaged file changes nothing */
+    char bad[512];
+    path_in(bad, sizeof(bad), "agent-bad.session");
+    test_write_file(bad, "PIPITSES", 8);
+    assert_int_equal(pipit_agent_load(a, bad, &info, &err), PIPIT_ERR_CORRUPT);
+    s = pipit_agent_state_json(a);
+    assert_non_null(strstr(s, "\"zoom\":1"));
+    pipit_free(s);
+    /* a session of another memory mode is refused */
+    pipit_agent_free(a);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.memory = PIPIT_MEMORY_FULL;
+    struct fake_backend f3;
+    memset(&f3, 0, sizeof(f3));
+    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f3), &a, &err),
+                     PIPIT_OK);
+    assert_int_equal(pipit_agent_load(a, path, &info, &err), PIPIT_ERR_STATE);
+    assert_non_null(strstr(err.text, "memory mode"));
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+}
+
+/* ============================================================================ model */
+
+static void test_kv_state_logits_equal(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_model_info info;
+    pipit_model_get_info(m, &info);
+    int32_t np, nn;
+    int32_t *p = test_tokens(m, "You control a camera. Memory: zoom: 2, flash: on.", &np);
+    int32_t *n = test_tokens(m, "\nUser: take a photo\nAssistant:", &nn);
+    struct pipit_context *a = test_new_context(m, 512);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    float *la = test_copy_logits(a, info.n_vocab);
+    assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_ERR_STATE); /* tail */
+
+    struct pipit_context *b = test_new_context(m, 512);
+    uint8_t *blob2 = NULL;
+    assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
+    assert_int_equal(pipit_context_save_state(a, &blob2, &len), PIPIT_OK);
+    assert_int_equal(pipit_context_load_state(b, blob2, len), PIPIT_OK);
+    assert_int_equal(pipit_context_n_permanent(b), np);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    float *lb = test_copy_logits(b, info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+
+    /* a damaged blob is refused and leaves the context empty */
+    blob2[0] = 'X';
+    assert_int_equal(pipit_context_load_state(b, blob2, len), PIPIT_ERR_CORRUPT);
+    assert_int_equal(pipit_context_n_permanent(b), 0);
+    blob2[0] = 'P';
+    assert_int_equal(pipit_context_load_state(b, blob2, len - 5), PIPIT_ERR_CORRUPT);
+    /* a blob of another vocabulary is refused */
+    struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_context *c = test_new_context(q, 512);
+    assert_int_equal(pipit_context_load_state(c, blob2, len), PIPIT_ERR_CORRUPT);
+    assert_non_null(strstr(pipit_context_errmsg(c), "vocabulary"));
+    pipit_context_free(c);
+    pipit_model_free(q);
+
+    free(la);
+    free(lb);
+    pipit_free(blob);
+    pipit_free(blob2);
+    pipit_free(p);
+    pipit_free(n);
+    pipit_context_free(a);
+    pipit_context_free(b);
+    pipit_model_free(m);
+}
+
+static struct pipit_agent *model_agent(struct pipit_model *m, struct pipit_toolset *ts) {
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.lazy_grammar = false; /* every answer is a valid call, even from a random model */
+    p.syntax = PIPIT_SYNTAX_PIPIT;
+    p.turn_budget_ms = 0;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return a;
+}
+
+static void test_agent_resume_real_model(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err),
+                     PIPIT_OK);
+    const char *utts[] = {"white balance cloudy", "grid on", "brighter"};
+    struct pipit_agent *a = model_agent(m, ts);
+    struct pipit_turn *t = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
+        pipit_turn_free(t);
+    }
+    char path[512];
+    path_in(path, sizeof(path), "model.session");
+    assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
+    /* the uninterrupted session's next turn */
+    assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
+    char *expected = strdup(t->model_text);
+    int32_t expected_perm = t->n_permanent;
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+
+    /* a new process would do this: fresh agent, load, next turn */
+    a = model_agent(m, ts);
+    struct pipit_session_info info;
+    if (pipit_agent_load(a, path, &info, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_true(info.kv_restored);
+    assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
+    assert_int_equal(t->permanent_prefill_tokens, 0);
+    assert_string_equal(t->model_text, expected);
+    assert_int_equal(t->n_permanent, expected_perm);
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+
+    /* another model: the KV state is refused, the memory rebuilds the context */
+    struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
+    a = model_agent(q, ts);
+    if (pipit_agent_load(a, path, &info, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_false(info.kv_restored);
+    assert_non_null(strstr(info.note, "another model"));
+    assert_true(info.memory_lines > 0);
+    assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
+    assert_true(t->permanent_prefill_tokens > 0); /* the memory, prefilled once */
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+    pipit_model_free(q);
+
+    free(expected);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest unit[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_damaged_files_are_refused),
+        cmocka_unit_test(test_kill_during_save),
+        cmocka_unit_test(test_agent_resume_fake),
+    };
+    const struct CMUnitTest model[] = {
+        cmocka_unit_test(test_kv_state_logits_equal),
+        cmocka_unit_test(test_agent_resume_real_model),
+    };
+    if (argc > 1 && strcmp(argv[1], "--model") == 0) {
+        return cmocka_run_group_tests(model, setup, teardown);
+    }
+    return cmocka_run_group_tests(unit, setup, teardown);
+}
