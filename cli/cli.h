@@ -21,6 +21,8 @@ enum {
 int cmd_make_model(int argc, char **argv);
 int cmd_make_lora(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_run(int argc, char **argv);

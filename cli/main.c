@@ -25,6 +25,8 @@ static const struct {
     {"make-model", cmd_make_model, "write a tiny random llama GGUF with a real tokenizer"},
     {"make-lora", cmd_make_lora, "write a tiny random LoRA adapter GGUF for such a model"},
     {"bench-engine", cmd_bench_engine, "print prefill and decode tokens/s for a model"},
+    {"eval", cmd_eval, "run scenario sets in the ablation configurations: F1, tokens, latency"},
+    {"bench", cmd_bench, "benchmark tables: grammar cost, TTFT, context per format and memory"},
     {"demo", cmd_demo, "engine demo: permanent prefix kept in KV, ephemeral turns rewound"},
     {"tools", cmd_tools, "check, show and count the tokens of a tool specification"},
 };

@@ -1097,6 +1097,217 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
 /* Free out->answer and zero the result. NULL is a no-op. */
 void pipit_cloud_result_clear(struct pipit_cloud_result *result);
 
+/* ============================================================================
+ * evaluation: scenario sets, the ablation configurations, reports (docs/eval.md)
+ *
+ * A scenario set is a JSON Lines file, one scenario per line: a device, its initial state,
+ * and turns with what the user says, the tool calls the agent should make, the device state
+ * after the turn and words the sentence must contain; optional injected tool failures. Every
+ * scenario runs in every configuration with a fresh agent; the report gives tool-call
+ * precision/recall/F1, state and reply accuracy, the valid-call rate, model calls per
+ * utterance, prefilled and context tokens per turn and latency, overall and per category.
+ *
+ *     struct pipit_scenarios *set = NULL;
+ *     pipit_scenarios_load_file("eval/camera.jsonl", &set, &err);  // "FILE:LINE: $.path: ..."
+ *     struct pipit_eval_device dev = {"camera", camera_tools};
+ *     pipit_scenarios_check(set, &dev, 1, &err);                   // expectations vs device
+ *     struct pipit_eval_config cfg[2];
+ *     pipit_eval_config_find("baseline", &cfg[0]);
+ *     pipit_eval_config_find("combined", &cfg[1]);
+ *     struct pipit_eval_params ep = pipit_eval_default_params();
+ *     ep.agent.n_threads = 1;
+ *     ep.devices = &dev;
+ *     ep.n_devices = 1;
+ *     struct pipit_eval_report *rep = NULL;
+ *     pipit_eval_run(model, set, cfg, 2, &ep, &rep, &err);
+ *     struct pipit_eval_metrics m;
+ *     pipit_eval_report_metrics(rep, 1, NULL, &m);                 // combined, overall
+ *     char *md = pipit_eval_report_markdown(rep);                  // pipit_free
+ *     pipit_eval_report_free(rep);
+ *     pipit_scenarios_free(set);
+ *
+ * Thread safety: sets and reports are read-only once built and may be shared; a run uses the
+ * model like any agent does (one thread). */
+
+#define PIPIT_SCENARIO_MAX_TURNS 64 /* turns per scenario */
+
+/* A loaded scenario set. Read-only. */
+struct pipit_scenarios;
+
+/* Load a JSON Lines scenario file (blank lines and lines starting with '#' are skipped).
+ * Errors: PIPIT_ERR_IO (err->text names the file), PIPIT_ERR_JSON with err->line and a message
+ * "FILE:LINE: JSON.PATH: what is wrong", e.g. "eval/camera.jsonl:12: $.turns[1].expect[0].args:
+ * expected an object", PIPIT_ERR_NOMEM. On failure *out is NULL. */
+enum pipit_status
+pipit_scenarios_load_file(const char *path, struct pipit_scenarios **out, struct pipit_error *err);
+
+/* The same from `len` bytes of `text`; `name` (NULL: "<string>") stands for the file name. */
+enum pipit_status pipit_scenarios_load_string(const char *text,
+                                              size_t len,
+                                              const char *name,
+                                              struct pipit_scenarios **out,
+                                              struct pipit_error *err);
+
+void pipit_scenarios_free(struct pipit_scenarios *set);
+
+size_t pipit_scenarios_count(const struct pipit_scenarios *set);
+
+/* Facts about scenario `index`, borrowed for the set's lifetime; NULL / 0 when out of range. */
+const char *pipit_scenarios_id(const struct pipit_scenarios *set, size_t index);
+const char *pipit_scenarios_category(const struct pipit_scenarios *set, size_t index);
+const char *pipit_scenarios_device(const struct pipit_scenarios *set, size_t index);
+int32_t pipit_scenarios_n_turns(const struct pipit_scenarios *set, size_t index);
+
+/* The tool set a device runs with ("camera" -> tools/camera.json, loaded by the caller). */
+struct pipit_eval_device {
+    const char *device;                /* "camera", "phone" */
+    const struct pipit_toolset *tools; /* borrowed */
+};
+
+/* Check every scenario against its device without a model (the oracle): the tools exist, the
+ * expected calls' arguments validate (required arguments a scenario leaves free get a
+ * placeholder), a turn never expects more calls than the router gives it steps, and the
+ * expected calls executed on the simulated device, from `init`, with the injected failures
+ * and the router's undo, leave exactly the expected `state`. Errors: PIPIT_ERR_JSON naming
+ * the file, line, JSON path and the difference; PIPIT_ERR_INVALID_ARG for a device without a
+ * tool set. */
+enum pipit_status pipit_scenarios_check(const struct pipit_scenarios *set,
+                                        const struct pipit_eval_device *devices,
+                                        size_t n_devices,
+                                        struct pipit_error *err);
+
+/* One agent configuration of the ablation (the paper's Table 1). */
+struct pipit_eval_config {
+    char name[32];        /* e.g. "combined" */
+    int32_t tools_format; /* enum pipit_toolspec_format */
+    int32_t memory;       /* enum pipit_memory_mode */
+    bool grammar;         /* grammar-constrained calls */
+};
+
+/* The standard configurations, in order:
+ *   baseline            OpenAPI schemas, full history, no grammar (the paper's reference)
+ *   compact             compact schemas, full history, grammar
+ *   jit                 JIT (names first, then the tool's schema), full history, grammar
+ *   cso                 compact schemas, Context State Object memory, grammar
+ *   combined            JIT + CSO, grammar
+ * and the same five with the grammar switched the other way: "baseline-grammar",
+ * "compact-nogrammar", "jit-nogrammar", "cso-nogrammar", "combined-nogrammar". */
+size_t pipit_eval_config_count(void);
+
+/* Standard configuration `index` into *out; false when out of range. */
+bool pipit_eval_config_get(size_t index, struct pipit_eval_config *out);
+
+/* A standard configuration by name. Errors: PIPIT_ERR_INVALID_ARG (unknown name). */
+enum pipit_status pipit_eval_config_find(const char *name, struct pipit_eval_config *out);
+
+/* Called after each scenario of each configuration. */
+typedef void (*pipit_eval_progress_fn)(const char *config,
+                                       size_t config_index,
+                                       size_t n_configs,
+                                       size_t scenarios_done,
+                                       size_t n_scenarios,
+                                       void *user_data);
+
+struct pipit_eval_params {
+    struct pipit_agent_params agent;         /* the base of every agent (n_threads, n_ctx, budget,
+                                                syntax, ...); device, device_init_json, tools_format,
+                                                memory and grammar are set per scenario and config
+                                                (default pipit_agent_default_params()) */
+    const struct pipit_eval_device *devices; /* tool set per device (borrowed) */
+    size_t n_devices;
+    struct pipit_cloud *cloud;       /* endpoint for process_with_cloud_llm, NULL = none (the
+                                        call then fails with cloud_not_configured; it still counts
+                                        as made) */
+    pipit_eval_progress_fn progress; /* NULL = silent */
+    void *progress_user_data;
+};
+
+struct pipit_eval_params pipit_eval_default_params(void);
+
+/* Aggregate metrics of a set of turns. Ratios are in 0..1; a ratio with no cases is -1. */
+struct pipit_eval_metrics {
+    int32_t n_scenarios;
+    int32_t n_turns;
+    int32_t n_errors;       /* turns where the agent returned an error */
+    int64_t calls_expected; /* expected calls */
+    int64_t calls_made;     /* calls attempted */
+    int64_t calls_correct;  /* made calls matched one-to-one to expectations */
+    int64_t calls_valid;    /* made calls that parsed and validated */
+    double precision;       /* correct / made (1 when none made) */
+    double recall;          /* correct / expected (1 when none expected) */
+    double f1;              /* harmonic mean (0 when both are 0) */
+    double state_accuracy;  /* turns whose listed state keys match / turns listing state */
+    double reply_accuracy;  /* turns whose sentence has every reply_contains / such turns */
+    double valid_call_rate; /* valid / made (-1 when none made) */
+    double model_calls_per_utterance; /* decodes per turn (this and the token and latency
+                                         figures leave error turns out) */
+    double prefill_tokens_per_turn;   /* tokens prefilled per turn (ephemeral + permanent) */
+    double context_tokens_per_turn;   /* mean of n_permanent + n_ephemeral_max per turn */
+    double latency_ms_p50;
+    double latency_ms_p95;
+    double ttft_ms_p50; /* over turns with a model call; -1 when none */
+    double ttft_ms_p95;
+};
+
+/* The results of a run (below). Read-only. */
+struct pipit_eval_report;
+
+/* Run every scenario of `set` in every configuration: a fresh agent per scenario
+ * (pipit_agent_new on `model`); per turn the injected failures are registered as handlers
+ * (pipit_agent_register_tool) and removed again afterwards. A turn whose agent fails, and
+ * every turn of a scenario whose agent cannot be created, is recorded as an error (the
+ * report's n_errors and misses say why) and the run goes on. Errors: PIPIT_ERR_INVALID_ARG
+ * (NULL model or set, no configs, a scenario's device without a tool set), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_eval_run(struct pipit_model *model,
+                                 const struct pipit_scenarios *set,
+                                 const struct pipit_eval_config *configs,
+                                 size_t n_configs,
+                                 const struct pipit_eval_params *params,
+                                 struct pipit_eval_report **out,
+                                 struct pipit_error *err);
+
+void pipit_eval_report_free(struct pipit_eval_report *report);
+
+size_t pipit_eval_report_n_configs(const struct pipit_eval_report *report);
+const char *pipit_eval_report_config(const struct pipit_eval_report *report, size_t index);
+
+/* Categories in order of first appearance. Borrowed. */
+size_t pipit_eval_report_n_categories(const struct pipit_eval_report *report);
+const char *pipit_eval_report_category(const struct pipit_eval_report *report, size_t index);
+
+/* Metrics of configuration `config` over all turns (`category` NULL) or one category.
+ * Errors: PIPIT_ERR_INVALID_ARG (index out of range, unknown category). */
+enum pipit_status pipit_eval_report_metrics(const struct pipit_eval_report *report,
+                                            size_t config,
+                                            const char *category,
+                                            struct pipit_eval_metrics *out);
+
+/* Mean context tokens (n_permanent + n_ephemeral_max) at each turn index 0, 1, ... over the
+ * scenarios that have that turn (`category` NULL = all; error turns left out, -1 where no turn
+ * is left): up to `max` values into `out`.
+ * Returns the number of turn indices (which may exceed `max`), -1 on bad arguments. */
+int32_t pipit_eval_report_context_tokens(const struct pipit_eval_report *report,
+                                         size_t config,
+                                         const char *category,
+                                         double *out,
+                                         int32_t max);
+
+/* The report as JSON: {"configs": {NAME: {"overall": {...}, "by_category": {CAT: {...}},
+ * "misses": [...]}}}; keys in docs/eval.md. Freed with pipit_free(); NULL when out of memory. */
+char *pipit_eval_report_json(const struct pipit_eval_report *report);
+
+/* Markdown tables: metrics per configuration, F1 per category, context tokens per turn. */
+char *pipit_eval_report_markdown(const struct pipit_eval_report *report);
+
+/* A standalone SVG of context tokens per turn, one polyline per configuration (the paper's
+ * Figure 4); `category` NULL = all scenarios. */
+char *pipit_eval_report_svg(const struct pipit_eval_report *report, const char *category);
+
+/* The first `max` misses of configuration `config` (what was expected, what the agent did),
+ * one per line. Freed with pipit_free(). */
+char *pipit_eval_report_misses(const struct pipit_eval_report *report, size_t config, size_t max);
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1832 @@
+/*
+ * eval.c - scenario sets, the ablation configurations, scoring and reports.
+ *
+ * A scenario is one JSON line (docs/eval.md): a device, its initial state, turns with the
+ * user's words and what should happen, and injected tool failures. Running a set means, for
+ * every configuration and every scenario, a fresh agent and one pipit_agent_turn() per turn;
+ * every turn becomes an `eval_turn_record` and metrics are computed from those records on
+ * demand, overall or per category. The oracle (pipit_scenarios_check) runs the expected calls
+ * on the simulated device instead of a model, which catches expectations that contradict the
+ * device.
+ *
+ * Invariants: a report's categories are at most EVAL_MAX_CATEGORIES names; records are kept
+ * per configuration in run order; misses are capped at EVAL_MAX_MISSES lines per
+ * configuration. Nothing here prints; progress goes to a callback.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "eval.h"
+
+#include "device.h"
+#include "devices/camera.h"
+#include "devices/phone.h"
+#include "router.h"
+#include "status.h"
+#include "strbuf.h"
+#include "toolspec.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define EVAL_MAX_UTTERANCE 4000
+#define EVAL_MAX_INJECT    16
+#define EVAL_UNDO_SLOTS    8
+
+/* ============================================================================ parsing */
+
+struct parse_ctx {
+    const char *name;
+    int32_t line;
+    struct pipit_error *err;
+};
+
+static enum pipit_status bad(const struct parse_ctx *pc, const char *path, const char *fmt, ...)
+    PIPIT_PRINTF(3, 4);
+
+static enum pipit_status bad(const struct parse_ctx *pc, const char *path, const char *fmt, ...) {
+    char msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    pipit_error_set(pc->err, PIPIT_ERR_JSON, "%s:%d: %s: %s", pc->name, (int)pc->line, path, msg);
+    if (pc->err != NULL) {
+        pc->err->line = pc->line;
+    }
+    return PIPIT_ERR_JSON;
+}
+
+static const char *json_type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+        case JSON_OBJECT:
+            return "an object";
+        case JSON_ARRAY:
+            return "an array";
+        case JSON_STRING:
+            return "a string";
+        case JSON_INTEGER:
+        case JSON_REAL:
+            return "a number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+            return "a boolean";
+        default:
+            return "null";
+    }
+}
+
+/* Reject keys outside `allowed` (NULL-terminated). */
+static enum pipit_status check_keys(const struct parse_ctx *pc,
+                                    const json_t *obj,
+                                    const char *path,
+                                    const char *const *allowed) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        bool ok = false;
+        for (size_t i = 0; allowed[i] != NULL && !ok; i++) {
+            ok = strcmp(key, allowed[i]) == 0;
+        }
+        if (!ok) {
+            struct strbuf b = {0};
+            for (size_t i = 0; allowed[i] != NULL; i++) {
+                strbuf_printf(&b, "%s\"%s\"", i > 0 ? ", " : "", allowed[i]);
+            }
+            char *list = strbuf_take(&b);
+            enum pipit_status st = bad(pc, path, "unknown key \"%.40s\" (expected %s)", key,
+                                       list != NULL ? list : "?");
+            free(list);
+            return st;
+        }
+    }
+    return PIPIT_OK;
+}
+
+/* A string member: required or optional, 1..max_len bytes. */
+static enum pipit_status get_string(const struct parse_ctx *pc,
+                                    const json_t *obj,
+                                    const char *parent,
+                                    const char *key,
+                                    bool required,
+                                    size_t max_len,
+                                    const char **out) {
+    char path[160];
+    pipit_format(path, sizeof(path), "%s.%s", parent, key);
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (v == NULL) {
+        return required ? bad(pc, path, "missing") : PIPIT_OK;
+    }
+    if (!json_is_string(v)) {
+        return bad(pc, path, "expected a string, got %s", json_type_name(v));
+    }
+    size_t n = json_string_length(v);
+    if (n == 0 || n > max_len) {
+        return bad(pc, path, "expected 1 to %zu bytes, got %zu", max_len, n);
+    }
+    *out = json_string_value(v);
+    return PIPIT_OK;
+}
+
+static enum pipit_status
+parse_expect(const struct parse_ctx *pc, const json_t *arr, const char *path) {
+    if (!json_is_array(arr)) {
+        return bad(pc, path, "expected an array of calls, got %s", json_type_name(arr));
+    }
+    if (json_array_size(arr) > EVAL_MAX_EXPECT) {
+        return bad(pc, path, "at most %d expected calls per turn, got %zu", EVAL_MAX_EXPECT,
+                   json_array_size(arr));
+    }
+    static const char *const keys[] = {"tool", "args", "tol", NULL};
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+        char p[160];
+        pipit_format(p, sizeof(p), "%s[%zu]", path, i);
+        if (!json_is_object(e)) {
+            return bad(pc, p, "expected an object {\"tool\": ..., \"args\": {...}}, got %s",
+                       json_type_name(e));
+        }
+        enum pipit_status st = check_keys(pc, e, p, keys);
+        const char *tool = NULL;
+        if (st == PIPIT_OK) {
+            st = get_string(pc, e, p, "tool", true, 71, &tool);
+        }
+        if (st != PIPIT_OK) {
+            return st;
+        }
+        json_t *args = json_object_get(e, "args");
+        if (args != NULL && !json_is_object(args)) {
+            char pa[176];
+            pipit_format(pa, sizeof(pa), "%s.args", p);
+            return bad(pc, pa, "expected an object, got %s", json_type_name(args));
+        }
+        json_t *tol = json_object_get(e, "tol");
+        if (tol != NULL && (!json_is_number(tol) || !(json_number_value(tol) >= 0))) {
+            char pt[176];
+            pipit_format(pt, sizeof(pt), "%s.tol", p);
+            return bad(pc, pt, "expected a number >= 0");
+        }
+    }
+    return PIPIT_OK;
+}
+
+static enum pipit_status parse_turn(const struct parse_ctx *pc, const json_t *t, size_t index) {
+    char path[64];
+    pipit_format(path, sizeof(path), "$.turns[%zu]", index);
+    if (!json_is_object(t)) {
+        return bad(pc, path, "expected an object, got %s", json_type_name(t));
+    }
+    static const char *const keys[] = {"user", "expect", "state", "reply_contains", "notes", NULL};
+    enum pipit_status st = check_keys(pc, t, path, keys);
+    const char *user = NULL;
+    if (st == PIPIT_OK) {
+        st = get_string(pc, t, path, "user", true, EVAL_MAX_UTTERANCE, &user);
+    }
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    char p[96];
+    json_t *expect = json_object_get(t, "expect");
+    pipit_format(p, sizeof(p), "%s.expect", path);
+    if (expect == NULL) {
+        return bad(pc, p, "missing (use [] when no tool call is expected)");
+    }
+    st = parse_expect(pc, expect, p);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    json_t *state = json_object_get(t, "state");
+    if (state != NULL && !json_is_object(state)) {
+        pipit_format(p, sizeof(p), "%s.state", path);
+        return bad(pc, p, "expected an object of state keys, got %s", json_type_name(state));
+    }
+    json_t *rc = json_object_get(t, "reply_contains");
+    if (rc != NULL) {
+        pipit_format(p, sizeof(p), "%s.reply_contains", path);
+        if (!json_is_array(rc)) {
+            return bad(pc, p, "expected an array of strings, got %s", json_type_name(rc));
+        }
+        size_t i;
+        json_t *s;
+        json_array_foreach(rc, i, s) {
+            if (!json_is_string(s) || json_string_length(s) == 0) {
+                char pi[112];
+                pipit_format(pi, sizeof(pi), "%s[%zu]", p, i);
+                return bad(pc, pi, "expected a non-empty string");
+            }
+        }
+    }
+    return PIPIT_OK;
+}
+
+static enum pipit_status
+parse_inject(const struct parse_ctx *pc, const json_t *arr, size_t n_turns) {
+    if (!json_is_array(arr)) {
+        return bad(pc, "$.inject", "expected an array, got %s", json_type_name(arr));
+    }
+    if (json_array_size(arr) > EVAL_MAX_INJECT) {
+        return bad(pc, "$.inject", "at most %d injections, got %zu", EVAL_MAX_INJECT,
+                   json_array_size(arr));
+    }
+    static const char *const keys[] = {"turn", "tool", "error", "message", NULL};
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+        char p[64];
+        pipit_format(p, sizeof(p), "$.inject[%zu]", i);
+        if (!json_is_object(e)) {
+            return bad(pc, p, "expected an object, got %s", json_type_name(e));
+        }
+        enum pipit_status st = check_keys(pc, e, p, keys);
+        const char *s = NULL;
+        if (st == PIPIT_OK) {
+            st = get_string(pc, e, p, "tool", true, 71, &s);
+        }
+        if (st == PIPIT_OK) {
+            st = get_string(pc, e, p, "error", true, 63, &s);
+        }
+        if (st == PIPIT_OK) {
+            st = get_string(pc, e, p, "message", false, 255, &s);
+        }
+        if (st != PIPIT_OK) {
+            return st;
+        }
+        json_t *turn = json_object_get(e, "turn");
+        char pt[80];
+        pipit_format(pt, sizeof(pt), "%s.turn", p);
+        if (!json_is_integer(turn)) {
+            return bad(pc, pt, turn == NULL ? "missing" : "expected an integer turn index");
+        }
+        json_int_t k = json_integer_value(turn);
+        if (k < 0 || (size_t)k >= n_turns) {
+            return bad(pc, pt, "turn %lld is out of range (the scenario has %zu turns)",
+                       (long long)k, n_turns);
+        }
+    }
+    return PIPIT_OK;
+}
+
+static enum pipit_status
+parse_scenario(const struct parse_ctx *pc, json_t *root, struct eval_scenario *sc) {
+    if (!json_is_object(root)) {
+        return bad(pc, "$", "expected a scenario object, got %s", json_type_name(root));
+    }
+    static const char *const keys[] = {"id",    "category", "device", "init",
+                                       "turns", "inject",   "notes",  NULL};
+    enum pipit_status st = check_keys(pc, root, "$", keys);
+    const char *id = NULL, *cat = NULL, *dev = NULL;
+    if (st == PIPIT_OK) {
+        st = get_string(pc, root, "$", "id", true, sizeof(sc->id) - 1, &id);
+    }
+    if (st == PIPIT_OK) {
+        st = get_string(pc, root, "$", "category", true, sizeof(sc->category) - 1, &cat);
+    }
+    if (st == PIPIT_OK) {
+        st = get_string(pc, root, "$", "device", false, sizeof(sc->device) - 1, &dev);
+    }
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    json_t *init = json_object_get(root, "init");
+    if (init != NULL && !json_is_object(init)) {
+        return bad(pc, "$.init", "expected an object of state keys, got %s", json_type_name(init));
+    }
+    json_t *turns = json_object_get(root, "turns");
+    if (turns == NULL) {
+        return bad(pc, "$.turns", "missing");
+    }
+    if (!json_is_array(turns) || json_array_size(turns) == 0 ||
+        json_array_size(turns) > PIPIT_SCENARIO_MAX_TURNS) {
+        return bad(pc, "$.turns", "expected an array of 1 to %d turns", PIPIT_SCENARIO_MAX_TURNS);
+    }
+    for (size_t i = 0; i < json_array_size(turns); i++) {
+        st = parse_turn(pc, json_array_get(turns, i), i);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+    }
+    json_t *inject = json_object_get(root, "inject");
+    if (inject != NULL) {
+        st = parse_inject(pc, inject, json_array_size(turns));
+        if (st != PIPIT_OK) {
+            return st;
+        }
+    }
+    pipit_format(sc->id, sizeof(sc->id), "%s", id);
+    pipit_format(sc->category, sizeof(sc->category), "%s", cat);
+    pipit_format(sc->device, sizeof(sc->device), "%s", dev != NULL ? dev : "camera");
+    sc->line = pc->line;
+    sc->init = init != NULL ? json_incref(init) : NULL;
+    sc->turns = json_incref(turns);
+    sc->inject = inject != NULL ? json_incref(inject) : NULL;
+    return PIPIT_OK;
+}
+
+void pipit_scenarios_free(struct pipit_scenarios *set) {
+    if (set == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        json_decref(set->items[i].init);
+        json_decref(set->items[i].turns);
+        json_decref(set->items[i].inject);
+    }
+    free(set->items);
+    free(set);
+}
+
+enum pipit_status pipit_scenarios_load_string(const char *text,
+                                              size_t len,
+                                              const char *name,
+                                              struct pipit_scenarios **out,
+                                              struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL || (text == NULL && len > 0)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "eval: NULL argument");
+    }
+    *out = NULL;
+    struct pipit_scenarios *set = calloc(1, sizeof(*set));
+    if (set == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+    }
+    pipit_format(set->name, sizeof(set->name), "%s", name != NULL ? name : "<string>");
+    struct parse_ctx pc = {set->name, 0, err};
+    size_t cap = 0;
+    size_t pos = 0;
+    enum pipit_status st = PIPIT_OK;
+    while (pos < len && st == PIPIT_OK) {
+        pc.line++;
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', len - pos);
+        size_t n = nl != NULL ? (size_t)(nl - line) : len - pos;
+        pos += n + (nl != NULL ? 1 : 0);
+        size_t k = 0;
+        while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r')) {
+            k++;
+        }
+        if (k == n || line[k] == '#') {
+            continue;
+        }
+        if (n > EVAL_MAX_LINE) {
+            st = bad(&pc, "$", "the line is longer than %d bytes", EVAL_MAX_LINE);
+            break;
+        }
+        if (set->n == EVAL_MAX_SCENARIOS) {
+            st = bad(&pc, "$", "more than %d scenarios", EVAL_MAX_SCENARIOS);
+            break;
+        }
+        json_error_t jerr;
+        json_t *root = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
+        if (root == NULL) {
+            st = pipit_error_set(err, PIPIT_ERR_JSON, "%s:%d:%d: $: invalid JSON: %s", set->name,
+                                 (int)pc.line, jerr.column, jerr.text);
+            if (err != NULL) {
+                err->line = pc.line;
+                err->column = jerr.column;
+            }
+            break;
+        }
+        if (set->n == cap) {
+            size_t nc = cap > 0 ? cap * 2 : 64;
+            struct eval_scenario *items = realloc(set->items, nc * sizeof(*items));
+            if (items == NULL) {
+                json_decref(root);
+                st = pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+                break;
+            }
+            set->items = items;
+            cap = nc;
+        }
+        struct eval_scenario *sc = &set->items[set->n];
+        memset(sc, 0, sizeof(*sc));
+        st = parse_scenario(&pc, root, sc);
+        json_decref(root);
+        if (st != PIPIT_OK) {
+            break;
+        }
+        for (size_t i = 0; i < set->n; i++) {
+            if (strcmp(set->items[i].id, sc->id) == 0) {
+                st = bad(&pc, "$.id", "duplicate id \"%s\" (first on line %d)", sc->id,
+                         (int)set->items[i].line);
+                json_decref(sc->init);
+                json_decref(sc->turns);
+                json_decref(sc->inject);
+                break;
+            }
+        }
+        if (st == PIPIT_OK) {
+            set->n++;
+        }
+    }
+    if (st == PIPIT_OK && set->n == 0) {
+        pc.line = 0;
+        st = pipit_error_set(err, PIPIT_ERR_JSON, "%s: no scenarios", set->name);
+    }
+    if (st != PIPIT_OK) {
+        pipit_scenarios_free(set);
+        return st;
+    }
+    *out = set;
+    return PIPIT_OK;
+}
+
+enum pipit_status
+pipit_scenarios_load_file(const char *path, struct pipit_scenarios **out, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (path == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "eval: NULL argument");
+    }
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "eval: cannot open %s", path);
+    }
+    struct strbuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        strbuf_add(&b, chunk, n);
+        if (b.len > (size_t)EVAL_MAX_SCENARIOS * 4096) {
+            break;
+        }
+    }
+    bool read_error = ferror(f) != 0;
+    fclose(f);
+    if (read_error || b.len > (size_t)EVAL_MAX_SCENARIOS * 4096) {
+        strbuf_free(&b);
+        return pipit_error_set(err, PIPIT_ERR_IO, "eval: cannot read %s%s", path,
+                               read_error ? "" : " (file too large)");
+    }
+    size_t len = b.len;
+    char *text = strbuf_take(&b);
+    if (text == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+    }
+    enum pipit_status st = pipit_scenarios_load_string(text, len, path, out, err);
+    free(text);
+    return st;
+}
+
+size_t pipit_scenarios_count(const struct pipit_scenarios *set) {
+    return set != NULL ? set->n : 0;
+}
+
+const char *pipit_scenarios_id(const struct pipit_scenarios *set, size_t i) {
+    return set != NULL && i < set->n ? set->items[i].id : NULL;
+}
+
+const char *pipit_scenarios_category(const struct pipit_scenarios *set, size_t i) {
+    return set != NULL && i < set->n ? set->items[i].category : NULL;
+}
+
+const char *pipit_scenarios_device(const struct pipit_scenarios *set, size_t i) {
+    return set != NULL && i < set->n ? set->items[i].device : NULL;
+}
+
+int32_t pipit_scenarios_n_turns(const struct pipit_scenarios *set, size_t i) {
+    return set != NULL && i < set->n ? (int32_t)json_array_size(set->items[i].turns) : 0;
+}
+
+/* ============================================================================ configurations */
+
+static const struct pipit_eval_config STANDARD_CONFIGS[] = {
+    {"baseline", PIPIT_TOOLSPEC_OPENAPI, PIPIT_MEMORY_FULL, false},
+    {"compact", PIPIT_TOOLSPEC_COMPACT, PIPIT_MEMORY_FULL, true},
+    {"jit", PIPIT_TOOLSPEC_JIT, PIPIT_MEMORY_FULL, true},
+    {"cso", PIPIT_TOOLSPEC_COMPACT, PIPIT_MEMORY_CSO, true},
+    {"combined", PIPIT_TOOLSPEC_JIT, PIPIT_MEMORY_CSO, true},
+    {"baseline-grammar", PIPIT_TOOLSPEC_OPENAPI, PIPIT_MEMORY_FULL, true},
+    {"compact-nogrammar", PIPIT_TOOLSPEC_COMPACT, PIPIT_MEMORY_FULL, false},
+    {"jit-nogrammar", PIPIT_TOOLSPEC_JIT, PIPIT_MEMORY_FULL, false},
+    {"cso-nogrammar", PIPIT_TOOLSPEC_COMPACT, PIPIT_MEMORY_CSO, false},
+    {"combined-nogrammar", PIPIT_TOOLSPEC_JIT, PIPIT_MEMORY_CSO, false},
+};
+#define N_STANDARD_CONFIGS (sizeof(STANDARD_CONFIGS) / sizeof(STANDARD_CONFIGS[0]))
+
+size_t pipit_eval_config_count(void) {
+    return N_STANDARD_CONFIGS;
+}
+
+bool pipit_eval_config_get(size_t index, struct pipit_eval_config *out) {
+    if (out == NULL || index >= N_STANDARD_CONFIGS) {
+        return false;
+    }
+    *out = STANDARD_CONFIGS[index];
+    return true;
+}
+
+enum pipit_status pipit_eval_config_find(const char *name, struct pipit_eval_config *out) {
+    for (size_t i = 0; name != NULL && out != NULL && i < N_STANDARD_CONFIGS; i++) {
+        if (strcmp(name, STANDARD_CONFIGS[i].name) == 0) {
+            *out = STANDARD_CONFIGS[i];
+            return PIPIT_OK;
+        }
+    }
+    return PIPIT_ERR_INVALID_ARG;
+}
+
+static const char *format_name(int32_t f) {
+    static const char *const names[] = {"openapi", "minified", "compact", "jit"};
+    return f >= 0 && f < PIPIT_TOOLSPEC_N_FORMATS ? names[f] : "unknown";
+}
+
+static const char *memory_name(int32_t m) {
+    static const char *const names[] = {"none", "full", "cso"};
+    return m >= 0 && m <= 2 ? names[m] : "unknown";
+}
+
+/* ============================================================================ matching */
+
+/* ASCII case-insensitive substring search. */
+static bool contains_ci(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    if (n == 0) {
+        return true;
+    }
+    for (const char *p = hay; *p != '\0'; p++) {
+        if (strncasecmp(p, needle, n) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Equal within `tol` for numbers; strings ignoring ASCII case when `ci`. */
+static bool json_near(const json_t *a, const json_t *b, double tol, bool ci) {
+    if (a == NULL || b == NULL) {
+        return a == b;
+    }
+    if (json_is_number(a) && json_is_number(b)) {
+        return fabs(json_number_value(a) - json_number_value(b)) <= tol;
+    }
+    if (json_typeof(a) != json_typeof(b)) {
+        return false;
+    }
+    switch (json_typeof(a)) {
+        case JSON_STRING:
+            return ci ? strcasecmp(json_string_value(a), json_string_value(b)) == 0
+                      : strcmp(json_string_value(a), json_string_value(b)) == 0;
+        case JSON_ARRAY: {
+            if (json_array_size(a) != json_array_size(b)) {
+                return false;
+            }
+            for (size_t i = 0; i < json_array_size(a); i++) {
+                if (!json_near(json_array_get(a, i), json_array_get(b, i), tol, ci)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case JSON_OBJECT: {
+            if (json_object_size(a) != json_object_size(b)) {
+                return false;
+            }
+            const char *key;
+            json_t *v;
+            json_object_foreach((json_t *)a, key, v) {
+                if (!json_near(v, json_object_get(b, key), tol, ci)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        default:
+            return true; /* true, false, null of the same type */
+    }
+}
+
+static bool args_match(const json_t *exp, const json_t *args) {
+    json_t *want = json_object_get(exp, "args");
+    if (want == NULL) {
+        return true;
+    }
+    json_t *tolj = json_object_get(exp, "tol");
+    double tol = json_is_number(tolj) ? json_number_value(tolj) : EVAL_DEFAULT_TOL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(want, key, v) {
+        if (!json_near(v, json_object_get(args, key), tol, true)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool eval_call_matches(const json_t *exp, const char *tool, const char *args_json) {
+    const char *want = json_string_value(json_object_get(exp, "tool"));
+    if (want == NULL || tool == NULL || strcmp(want, tool) != 0) {
+        return false;
+    }
+    if (json_object_get(exp, "args") == NULL) {
+        return true;
+    }
+    json_t *args =
+        args_json != NULL && args_json[0] != '\0' ? json_loads(args_json, 0, NULL) : NULL;
+    bool ok = json_is_object(args) && args_match(exp, args);
+    json_decref(args);
+    return ok;
+}
+
+/* Kuhn's augmenting path for expectation e. */
+static bool
+augment(size_t e, size_t n_exp, size_t n_calls, const bool *adj, bool *seen, int32_t *call_owner) {
+    for (size_t c = 0; c < n_calls; c++) {
+        if (!adj[e * n_calls + c] || seen[c]) {
+            continue;
+        }
+        seen[c] = true;
+        if (call_owner[c] < 0 ||
+            augment((size_t)call_owner[c], n_exp, n_calls, adj, seen, call_owner)) {
+            call_owner[c] = (int32_t)e;
+            return true;
+        }
+    }
+    return false;
+}
+
+int32_t eval_match_calls(const json_t *expect,
+                         const struct pipit_call_record *calls,
+                         size_t n_calls,
+                         bool *matched_call) {
+    size_t n_exp = json_array_size(expect);
+    for (size_t c = 0; matched_call != NULL && c < n_calls; c++) {
+        matched_call[c] = false;
+    }
+    if (n_exp == 0 || n_calls == 0) {
+        return 0;
+    }
+    bool *adj = calloc(n_exp * n_calls, sizeof(bool));
+    bool *seen = calloc(n_calls, sizeof(bool));
+    int32_t *owner = malloc(n_calls * sizeof(int32_t));
+    int32_t matched = 0;
+    if (adj != NULL && seen != NULL && owner != NULL) {
+        for (size_t c = 0; c < n_calls; c++) {
+            owner[c] = -1;
+            for (size_t e = 0; e < n_exp; e++) {
+                /* only calls that parsed and validated can be correct */
+                adj[e * n_calls + c] =
+                    calls[c].status == PIPIT_OK &&
+                    eval_call_matches(json_array_get(expect, e), calls[c].tool, calls[c].args_json);
+            }
+        }
+        for (size_t e = 0; e < n_exp; e++) {
+            memset(seen, 0, n_calls * sizeof(bool));
+            if (augment(e, n_exp, n_calls, adj, seen, owner)) {
+                matched++;
+            }
+        }
+        for (size_t c = 0; matched_call != NULL && c < n_calls; c++) {
+            matched_call[c] = owner[c] >= 0;
+        }
+    }
+    free(adj);
+    free(seen);
+    free(owner);
+    return matched;
+}
+
+static void describe(const json_t *v, char *buf, size_t size) {
+    char *s = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    pipit_format(buf, size, "%s", s != NULL ? s : "(missing)");
+    free(s);
+}
+
+bool eval_state_matches(const json_t *want, const json_t *got, char *diff, size_t diff_size) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)want, key, v) {
+        json_t *g = json_object_get(got, key);
+        if (!json_near(v, g, EVAL_DEFAULT_TOL, false)) {
+            if (diff != NULL) {
+                char a[96], b[96];
+                describe(v, a, sizeof(a));
+                describe(g, b, sizeof(b));
+                pipit_format(diff, diff_size, "%s: want %s, got %s", key, a, b);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+bool eval_reply_matches(const json_t *needles, const char *sentence) {
+    size_t i;
+    json_t *s;
+    json_array_foreach(needles, i, s) {
+        if (sentence == NULL || !contains_ci(sentence, json_string_value(s))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void eval_prf(int64_t correct, int64_t made, int64_t expected, double *p, double *r, double *f1) {
+    double pp = made > 0 ? (double)correct / (double)made : 1.0;
+    double rr = expected > 0 ? (double)correct / (double)expected : 1.0;
+    *p = pp;
+    *r = rr;
+    *f1 = pp + rr > 0 ? 2.0 * pp * rr / (pp + rr) : 0.0;
+}
+
+/* ============================================================================ reports */
+
+struct config_data {
+    struct pipit_eval_config cfg;
+    struct eval_turn_record *t;
+    size_t n, cap;
+    struct strbuf misses;
+    int32_t n_misses;
+};
+
+struct pipit_eval_report {
+    struct config_data *cfgs;
+    size_t n_cfgs;
+    char categories[EVAL_MAX_CATEGORIES][32];
+    size_t n_categories;
+};
+
+struct pipit_eval_report *eval_report_new(const struct pipit_eval_config *configs, size_t n) {
+    struct pipit_eval_report *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return NULL;
+    }
+    r->cfgs = calloc(n > 0 ? n : 1, sizeof(*r->cfgs));
+    if (r->cfgs == NULL) {
+        free(r);
+        return NULL;
+    }
+    r->n_cfgs = n;
+    for (size_t i = 0; i < n; i++) {
+        r->cfgs[i].cfg = configs[i];
+        r->cfgs[i].cfg.name[sizeof(r->cfgs[i].cfg.name) - 1] = '\0';
+    }
+    return r;
+}
+
+void pipit_eval_report_free(struct pipit_eval_report *r) {
+    if (r == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < r->n_cfgs; i++) {
+        free(r->cfgs[i].t);
+        strbuf_free(&r->cfgs[i].misses);
+    }
+    free(r->cfgs);
+    free(r);
+}
+
+int32_t eval_report_category(struct pipit_eval_report *r, const char *category) {
+    for (size_t i = 0; i < r->n_categories; i++) {
+        if (strcmp(r->categories[i], category) == 0) {
+            return (int32_t)i;
+        }
+    }
+    if (r->n_categories == EVAL_MAX_CATEGORIES) {
+        return -1;
+    }
+    pipit_format(r->categories[r->n_categories], sizeof(r->categories[0]), "%s", category);
+    return (int32_t)r->n_categories++;
+}
+
+bool eval_report_add(struct pipit_eval_report *r, size_t config, const struct eval_turn_record *t) {
+    if (r == NULL || config >= r->n_cfgs || t == NULL) {
+        return false;
+    }
+    struct config_data *c = &r->cfgs[config];
+    if (c->n == c->cap) {
+        size_t nc = c->cap > 0 ? c->cap * 2 : 256;
+        struct eval_turn_record *a = realloc(c->t, nc * sizeof(*a));
+        if (a == NULL) {
+            return false;
+        }
+        c->t = a;
+        c->cap = nc;
+    }
+    c->t[c->n++] = *t;
+    return true;
+}
+
+void eval_report_miss(struct pipit_eval_report *r, size_t config, const char *line) {
+    if (r == NULL || config >= r->n_cfgs || r->cfgs[config].n_misses >= EVAL_MAX_MISSES) {
+        return;
+    }
+    strbuf_str(&r->cfgs[config].misses, line);
+    strbuf_str(&r->cfgs[config].misses, "\n");
+    r->cfgs[config].n_misses++;
+}
+
+size_t pipit_eval_report_n_configs(const struct pipit_eval_report *r) {
+    return r != NULL ? r->n_cfgs : 0;
+}
+
+const char *pipit_eval_report_config(const struct pipit_eval_report *r, size_t i) {
+    return r != NULL && i < r->n_cfgs ? r->cfgs[i].cfg.name : NULL;
+}
+
+size_t pipit_eval_report_n_categories(const struct pipit_eval_report *r) {
+    return r != NULL ? r->n_categories : 0;
+}
+
+const char *pipit_eval_report_category(const struct pipit_eval_report *r, size_t i) {
+    return r != NULL && i < r->n_categories ? r->categories[i] : NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values; -1 when empty. */
+static double percentile(const double *v, size_t n, double q) {
+    if (n == 0) {
+        return -1;
+    }
+    size_t k = (size_t)ceil(q * (double)n);
+    return v[k > 0 ? k - 1 : 0];
+}
+
+/* Category name -> index; -1 = all; -2 = unknown. */
+static int32_t find_category(const struct pipit_eval_report *r, const char *category) {
+    if (category == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < r->n_categories; i++) {
+        if (strcmp(r->categories[i], category) == 0) {
+            return (int32_t)i;
+        }
+    }
+    return -2;
+}
+
+static void
+compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metrics *m) {
+    memset(m, 0, sizeof(*m));
+    double *lat = malloc((c->n > 0 ? c->n : 1) * sizeof(double));
+    double *ttft = malloc((c->n > 0 ? c->n : 1) * sizeof(double));
+    size_t n_lat = 0, n_ttft = 0, n_ok = 0;
+    int64_t state_n = 0, state_ok = 0, reply_n = 0, reply_ok = 0, model_calls = 0, prefill = 0,
+            context = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct eval_turn_record *t = &c->t[i];
+        if (cat >= 0 && t->category != cat) {
+            continue;
+        }
+        m->n_turns++;
+        m->n_scenarios += t->turn_index == 0 ? 1 : 0;
+        m->n_errors += t->error ? 1 : 0;
+        m->calls_expected += t->n_expected;
+        m->calls_made += t->n_made;
+        m->calls_correct += t->n_correct;
+        m->calls_valid += t->n_valid;
+        state_n += t->state_checked ? 1 : 0;
+        state_ok += t->state_checked && t->state_ok ? 1 : 0;
+        reply_n += t->reply_checked ? 1 : 0;
+        reply_ok += t->reply_checked && t->reply_ok ? 1 : 0;
+        if (t->error) {
+            continue; /* no counters: left out of the token and latency figures */
+        }
+        n_ok++;
+        model_calls += t->model_calls;
+        prefill += t->prefill_tokens;
+        context += t->context_tokens;
+        if (lat != NULL) {
+            lat[n_lat++] = t->latency_ms;
+        }
+        if (ttft != NULL && t->model_calls > 0 && t->ttft_ms >= 0) {
+            ttft[n_ttft++] = t->ttft_ms;
+        }
+    }
+    eval_prf(m->calls_correct, m->calls_made, m->calls_expected, &m->precision, &m->recall, &m->f1);
+    m->state_accuracy = state_n > 0 ? (double)state_ok / (double)state_n : -1;
+    m->reply_accuracy = reply_n > 0 ? (double)reply_ok / (double)reply_n : -1;
+    m->valid_call_rate = m->calls_made > 0 ? (double)m->calls_valid / (double)m->calls_made : -1;
+    double nt = n_ok > 0 ? (double)n_ok : 1;
+    m->model_calls_per_utterance = (double)model_calls / nt;
+    m->prefill_tokens_per_turn = (double)prefill / nt;
+    m->context_tokens_per_turn = (double)context / nt;
+    if (lat != NULL) {
+        qsort(lat, n_lat, sizeof(double), cmp_double);
+    }
+    if (ttft != NULL) {
+        qsort(ttft, n_ttft, sizeof(double), cmp_double);
+    }
+    m->latency_ms_p50 = lat != NULL ? percentile(lat, n_lat, 0.50) : -1;
+    m->latency_ms_p95 = lat != NULL ? percentile(lat, n_lat, 0.95) : -1;
+    m->ttft_ms_p50 = ttft != NULL ? percentile(ttft, n_ttft, 0.50) : -1;
+    m->ttft_ms_p95 = ttft != NULL ? percentile(ttft, n_ttft, 0.95) : -1;
+    free(lat);
+    free(ttft);
+}
+
+enum pipit_status pipit_eval_report_metrics(const struct pipit_eval_report *r,
+                                            size_t config,
+                                            const char *category,
+                                            struct pipit_eval_metrics *out) {
+    if (r == NULL || out == NULL || config >= r->n_cfgs) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int32_t cat = find_category(r, category);
+    if (cat == -2) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    compute_metrics(&r->cfgs[config], cat, out);
+    return PIPIT_OK;
+}
+
+int32_t pipit_eval_report_context_tokens(const struct pipit_eval_report *r,
+                                         size_t config,
+                                         const char *category,
+                                         double *out,
+                                         int32_t max) {
+    if (r == NULL || config >= r->n_cfgs || (out == NULL && max > 0) || max < 0) {
+        return -1;
+    }
+    int32_t cat = find_category(r, category);
+    if (cat == -2) {
+        return -1;
+    }
+    const struct config_data *c = &r->cfgs[config];
+    double sum[PIPIT_SCENARIO_MAX_TURNS] = {0};
+    int64_t cnt[PIPIT_SCENARIO_MAX_TURNS] = {0};
+    int32_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct eval_turn_record *t = &c->t[i];
+        if ((cat >= 0 && t->category != cat) || t->turn_index < 0 ||
+            t->turn_index >= PIPIT_SCENARIO_MAX_TURNS || t->error) {
+            continue;
+        }
+        sum[t->turn_index] += t->context_tokens;
+        cnt[t->turn_index]++;
+        if (t->turn_index + 1 > n) {
+            n = t->turn_index + 1;
+        }
+    }
+    for (int32_t i = 0; i < n && i < max; i++) {
+        out[i] = cnt[i] > 0 ? sum[i] / (double)cnt[i] : -1.0; /* no data at this turn */
+    }
+    return n;
+}
+
+/* ============================================================================ oracle */
+
+struct oracle_log {
+    json_t *snap[EVAL_UNDO_SLOTS]; /* NULL: an action that cannot be undone */
+    int32_t n;
+};
+
+static void oracle_push(struct oracle_log *log, json_t *snap) {
+    if (log->n == EVAL_UNDO_SLOTS) {
+        json_decref(log->snap[0]);
+        memmove(log->snap, log->snap + 1, sizeof(log->snap[0]) * (EVAL_UNDO_SLOTS - 1));
+        log->n--;
+    }
+    log->snap[log->n++] = snap;
+}
+
+static enum pipit_status make_device(const char *name, struct device *dev) {
+    memset(dev, 0, sizeof(*dev));
+    if (strcmp(name, "camera") == 0) {
+        return camera_device_new(dev);
+    }
+    if (strcmp(name, "phone") == 0) {
+        return phone_device_new(dev);
+    }
+    return PIPIT_ERR_INVALID_ARG;
+}
+
+static const struct pipit_toolset *
+find_tools(const struct pipit_eval_device *devices, size_t n, const char *device) {
+    for (size_t i = 0; devices != NULL && i < n; i++) {
+        if (devices[i].device != NULL && strcmp(devices[i].device, device) == 0) {
+            return devices[i].tools;
+        }
+    }
+    return NULL;
+}
+
+/* A value for a required argument the scenario leaves free. */
+static json_t *placeholder(const struct pipit_schema *s) {
+    switch (s->type) {
+        case PIPIT_SCHEMA_STRING:
+            return json_string(s->n_enum > 0 ? s->enum_str[0] : "placeholder");
+        case PIPIT_SCHEMA_NUMBER:
+        case PIPIT_SCHEMA_INTEGER:
+            if (s->n_enum > 0) {
+                return json_deep_copy(s->enum_json[0]);
+            }
+            return s->type == PIPIT_SCHEMA_INTEGER
+                       ? json_integer(s->has_min ? (json_int_t)s->min : 0)
+                       : json_real(s->has_min ? s->min : 0.0);
+        case PIPIT_SCHEMA_BOOLEAN:
+            return json_false();
+        case PIPIT_SCHEMA_ARRAY:
+            return json_array();
+        default:
+            return json_object();
+    }
+}
+
+static bool injected(const json_t *inject, size_t turn, const char *tool) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(inject, i, e) {
+        if ((size_t)json_integer_value(json_object_get(e, "turn")) == turn &&
+            strcmp(json_string_value(json_object_get(e, "tool")), tool) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One expected call on the device. */
+static enum pipit_status oracle_call(const struct parse_ctx *pc,
+                                     const struct pipit_toolset *ts,
+                                     struct device *dev,
+                                     struct oracle_log *log,
+                                     const json_t *exp,
+                                     const char *path,
+                                     bool fail_injected) {
+    const char *tool = json_string_value(json_object_get(exp, "tool"));
+    int32_t idx = pipit_toolset_find(ts, tool);
+    char p[192];
+    pipit_format(p, sizeof(p), "%s.tool", path);
+    if (idx < 0) {
+        return bad(pc, p, "no tool \"%s\" in %s", tool, ts->name);
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)idx);
+    json_t *args = json_object_get(exp, "args");
+    args = args != NULL ? json_deep_copy(args) : json_object();
+    for (size_t i = 0; args != NULL && i < t->params->n_props; i++) {
+        const struct pipit_schema_prop *prop = &t->params->props[i];
+        if (prop->required && json_object_get(args, prop->name) == NULL) {
+            json_object_set_new(args, prop->name, placeholder(prop->schema));
+        }
+    }
+    char *text = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
+    if (text == NULL) {
+        json_decref(args);
+        return pipit_error_set(pc->err, PIPIT_ERR_NOMEM, "eval: out of memory");
+    }
+    struct pipit_arg_problem prob[1];
+    size_t n_prob = 0;
+    enum pipit_status vst =
+        pipit_toolset_validate_args(ts, tool, text, strlen(text), prob, 1, &n_prob);
+    free(text);
+    if (vst != PIPIT_OK) {
+        json_decref(args);
+        pipit_format(p, sizeof(p), "%s.args", path);
+        return bad(pc, p, "%s: %s (a grammar-constrained call can never be this)",
+                   n_prob > 0 ? prob[0].path : "args", n_prob > 0 ? prob[0].message : "invalid");
+    }
+    if (fail_injected) {
+        json_decref(args);
+        return PIPIT_OK;
+    }
+    const char *const *keys = NULL;
+    size_t n_keys = 0;
+    enum pipit_undo_kind kind = pipit_toolset_undo(ts, (size_t)idx, &keys, &n_keys);
+    json_t *snap = NULL;
+    if (kind == PIPIT_UNDO_KEYS) {
+        json_t *state = dev->ops->get_state(dev->self);
+        snap = json_object();
+        for (size_t i = 0; i < n_keys && state != NULL && snap != NULL; i++) {
+            json_t *v = json_object_get(state, keys[i]);
+            if (v != NULL) {
+                json_object_set(snap, keys[i], v);
+            }
+        }
+        json_decref(state);
+    }
+    struct device_result r;
+    memset(&r, 0, sizeof(r));
+    enum pipit_status st = dev->ops->call(dev->self, tool, args, &r);
+    bool ok = st == PIPIT_OK && r.ok;
+    device_result_clear(&r);
+    json_decref(args);
+    if (ok && kind == PIPIT_UNDO_KEYS && snap != NULL) {
+        oracle_push(log, snap);
+        snap = NULL;
+    } else if (ok && kind == PIPIT_UNDO_IMPOSSIBLE) {
+        oracle_push(log, NULL);
+    }
+    json_decref(snap);
+    return PIPIT_OK;
+}
+
+static enum pipit_status check_scenario(const struct pipit_scenarios *set,
+                                        const struct eval_scenario *sc,
+                                        const struct pipit_eval_device *devices,
+                                        size_t n_devices,
+                                        struct pipit_error *err) {
+    struct parse_ctx pc = {set->name, sc->line, err};
+    const struct pipit_toolset *ts = find_tools(devices, n_devices, sc->device);
+    if (ts == NULL) {
+        return bad(&pc, "$.device", "no tool set for device \"%s\"", sc->device);
+    }
+    struct device dev;
+    if (make_device(sc->device, &dev) != PIPIT_OK) {
+        return bad(&pc, "$.device", "unknown device \"%s\" (known: camera, phone)", sc->device);
+    }
+    struct oracle_log log = {{0}, 0};
+    enum pipit_status st = PIPIT_OK;
+    if (sc->init != NULL) {
+        struct pipit_error derr;
+        pipit_error_clear(&derr);
+        if (dev.ops->set_state(dev.self, sc->init, &derr) != PIPIT_OK) {
+            st = bad(&pc, "$.init", "%s", derr.text);
+        }
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(sc->inject, i, e) {
+        if (st != PIPIT_OK) {
+            break;
+        }
+        const char *tool = json_string_value(json_object_get(e, "tool"));
+        if (pipit_toolset_find(ts, tool) < 0) {
+            char p[64];
+            pipit_format(p, sizeof(p), "$.inject[%zu].tool", i);
+            st = bad(&pc, p, "no tool \"%s\" in %s", tool, ts->name);
+        }
+    }
+    for (size_t t = 0; st == PIPIT_OK && t < json_array_size(sc->turns); t++) {
+        const json_t *turn = json_array_get(sc->turns, t);
+        const char *user = json_string_value(json_object_get(turn, "user"));
+        const json_t *expect = json_object_get(turn, "expect");
+        size_t n_exp = json_array_size(expect);
+        char path[64];
+        pipit_format(path, sizeof(path), "$.turns[%zu]", t);
+        char p[96];
+        if (router_is_undo(user)) {
+            if (n_exp > 0) {
+                pipit_format(p, sizeof(p), "%s.expect", path);
+                st = bad(&pc, p, "\"%s\" is an undo for the router: no call can be made", user);
+                break;
+            }
+            if (log.n > 0) {
+                json_t *snap = log.snap[--log.n];
+                struct pipit_error derr;
+                if (snap != NULL && dev.ops->set_state(dev.self, snap, &derr) != PIPIT_OK) {
+                    st = bad(&pc, path, "undo failed on the device: %s", derr.text);
+                }
+                json_decref(snap);
+            }
+        } else {
+            char segs[3][ROUTER_MAX_SEGMENT];
+            size_t n_seg = router_split(user, segs, 3);
+            for (size_t k = 0; k < n_seg; k++) {
+                if (router_is_undo(segs[k])) {
+                    pipit_format(p, sizeof(p), "%s.user", path);
+                    st = bad(&pc, p,
+                             "an undo inside a compound utterance (\"%s\") is not "
+                             "supported by the oracle",
+                             segs[k]);
+                }
+            }
+            if (st == PIPIT_OK && n_exp > n_seg) {
+                pipit_format(p, sizeof(p), "%s.expect", path);
+                st = bad(&pc, p,
+                         "%zu calls expected, but the router makes %zu step%s of \"%s\" (one "
+                         "call per step)",
+                         n_exp, n_seg, n_seg == 1 ? "" : "s", user);
+            }
+            for (size_t k = 0; st == PIPIT_OK && k < n_exp; k++) {
+                const json_t *x = json_array_get(expect, k);
+                pipit_format(p, sizeof(p), "%s.expect[%zu]", path, k);
+                const char *tool = json_string_value(json_object_get(x, "tool"));
+                st = oracle_call(&pc, ts, &dev, &log, x, p, injected(sc->inject, t, tool));
+            }
+        }
+        const json_t *want = json_object_get(turn, "state");
+        if (st == PIPIT_OK && want != NULL) {
+            json_t *got = dev.ops->get_state(dev.self);
+            char diff[256];
+            if (!eval_state_matches(want, got, diff, sizeof(diff))) {
+                pipit_format(p, sizeof(p), "%s.state", path);
+                st = bad(&pc, p, "%s (after the expected calls on the simulated %s)", diff,
+                         sc->device);
+            }
+            json_decref(got);
+        }
+    }
+    for (int32_t k = 0; k < log.n; k++) {
+        json_decref(log.snap[k]);
+    }
+    device_free(&dev);
+    return st;
+}
+
+enum pipit_status pipit_scenarios_check(const struct pipit_scenarios *set,
+                                        const struct pipit_eval_device *devices,
+                                        size_t n_devices,
+                                        struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (set == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "eval: NULL scenario set");
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        enum pipit_status st = check_scenario(set, &set->items[i], devices, n_devices, err);
+        if (st != PIPIT_OK) {
+            return st;
+        }
+    }
+    return PIPIT_OK;
+}
+
+/* ============================================================================ running */
+
+struct pipit_eval_params pipit_eval_default_params(void) {
+    struct pipit_eval_params p;
+    memset(&p, 0, sizeof(p));
+    p.agent = pipit_agent_default_params();
+    return p;
+}
+
+struct inject_data {
+    char code[64];
+    char message[256];
+};
+
+static enum pipit_status
+inject_fn(const char *tool, const char *args_json, struct pipit_tool_output *out, void *user_data) {
+    (void)tool;
+    (void)args_json;
+    const struct inject_data *d = user_data;
+    out->ok = false;
+    pipit_format(out->code, sizeof(out->code), "%s", d->code);
+    pipit_format(out->message, sizeof(out->message), "%s", d->message);
+    return PIPIT_OK;
+}
+
+static void call_list(struct strbuf *b, const struct pipit_turn *t) {
+    strbuf_str(b, "[");
+    for (size_t i = 0; t != NULL && i < t->n_calls; i++) {
+        const struct pipit_call_record *c = &t->calls[i];
+        strbuf_printf(b, "%s%s%s%s", i > 0 ? ", " : "", c->tool[0] != '\0' ? c->tool : "?",
+                      c->args_json != NULL ? c->args_json : "",
+                      c->status != PIPIT_OK ? " (refused)"
+                      : c->ok               ? ""
+                                            : " (failed)");
+    }
+    strbuf_str(b, "]");
+}
+
+/* Run one scenario turn and record it. */
+static enum pipit_status run_turn(struct pipit_agent *agent,
+                                  const struct eval_scenario *sc,
+                                  size_t t_index,
+                                  int32_t category,
+                                  struct pipit_eval_report *rep,
+                                  size_t config) {
+    const json_t *turn = json_array_get(sc->turns, t_index);
+    const char *user = json_string_value(json_object_get(turn, "user"));
+    const json_t *expect = json_object_get(turn, "expect");
+    const json_t *want_state = json_object_get(turn, "state");
+    const json_t *want_reply = json_object_get(turn, "reply_contains");
+
+    struct inject_data inj[EVAL_MAX_INJECT];
+    const char *inj_tool[EVAL_MAX_INJECT];
+    size_t n_inj = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(sc->inject, i, e) {
+        if ((size_t)json_integer_value(json_object_get(e, "turn")) != t_index ||
+            n_inj == EVAL_MAX_INJECT) {
+            continue;
+        }
+        const char *code = json_string_value(json_object_get(e, "error"));
+        const char *msg = json_string_value(json_object_get(e, "message"));
+        pipit_format(inj[n_inj].code, sizeof(inj[n_inj].code), "%s", code);
+        if (msg != NULL) {
+            pipit_format(inj[n_inj].message, sizeof(inj[n_inj].message), "%s", msg);
+        } else {
+            pipit_format(inj[n_inj].message, sizeof(inj[n_inj].message), "injected failure (%s)",
+                         code);
+        }
+        inj_tool[n_inj] = json_string_value(json_object_get(e, "tool"));
+        pipit_agent_register_tool(agent, inj_tool[n_inj], inject_fn, &inj[n_inj]);
+        n_inj++;
+    }
+    struct pipit_turn *t = NULL;
+    enum pipit_status st = pipit_agent_turn(agent, user, &t);
+    for (size_t k = 0; k < n_inj; k++) {
+        pipit_agent_register_tool(agent, inj_tool[k], NULL, NULL);
+    }
+
+    struct eval_turn_record rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.category = category;
+    rec.turn_index = (int32_t)t_index;
+    rec.n_expected = (int32_t)json_array_size(expect);
+    rec.state_checked = want_state != NULL;
+    rec.reply_checked = want_reply != NULL;
+    rec.ttft_ms = -1;
+    char diff[256] = "";
+    if (st != PIPIT_OK || t == NULL) {
+        rec.error = true;
+    } else {
+        rec.n_made = (int32_t)t->n_calls;
+        for (size_t k = 0; k < t->n_calls; k++) {
+            rec.n_valid += t->calls[k].status == PIPIT_OK ? 1 : 0;
+        }
+        rec.n_correct = eval_match_calls(expect, t->calls, t->n_calls, NULL);
+        if (want_state != NULL) {
+            json_t *got = t->state_json != NULL ? json_loads(t->state_json, 0, NULL) : NULL;
+            rec.state_ok = eval_state_matches(want_state, got, diff, sizeof(diff));
+            json_decref(got);
+        }
+        if (want_reply != NULL) {
+            rec.reply_ok = eval_reply_matches(want_reply, t->sentence);
+        }
+        rec.model_calls = t->model_calls;
+        rec.prefill_tokens = t->prefill_tokens;
+        rec.context_tokens = t->n_permanent + t->n_ephemeral_max;
+        rec.latency_ms = t->latency_ms;
+        rec.ttft_ms = t->model_calls > 0 ? t->ttft_ms : -1;
+    }
+    bool calls_ok = rec.n_correct == rec.n_expected && rec.n_made == rec.n_expected;
+    if (rec.error || !calls_ok || (rec.state_checked && !rec.state_ok) ||
+        (rec.reply_checked && !rec.reply_ok)) {
+        struct strbuf b = {0};
+        strbuf_printf(&b, "%s turn %zu \"%.80s\": ", sc->id, t_index, user);
+        if (rec.error) {
+            strbuf_printf(&b, "agent error: %s", pipit_agent_errmsg(agent));
+        } else {
+            char *exp_text = json_dumps(expect, JSON_COMPACT);
+            strbuf_printf(&b, "expected %s, made ", exp_text != NULL ? exp_text : "?");
+            free(exp_text);
+            call_list(&b, t);
+            if (rec.state_checked && !rec.state_ok) {
+                strbuf_printf(&b, "; state %s", diff);
+            }
+            if (rec.reply_checked && !rec.reply_ok) {
+                strbuf_printf(&b, "; reply \"%.120s\" lacks a reply_contains word", t->sentence);
+            }
+        }
+        char *line = strbuf_take(&b);
+        if (line != NULL) {
+            for (char *p = line; *p != '\0'; p++) {
+                if (*p == '\n') {
+                    *p = ' ';
+                }
+            }
+            eval_report_miss(rep, config, line);
+        }
+        free(line);
+    }
+    pipit_turn_free(t);
+    return eval_report_add(rep, config, &rec) ? PIPIT_OK : PIPIT_ERR_NOMEM;
+}
+
+enum pipit_status eval_run_with(eval_agent_factory factory,
+                                void *factory_user_data,
+                                const struct pipit_scenarios *set,
+                                const struct pipit_eval_config *configs,
+                                size_t n_configs,
+                                const struct pipit_eval_params *params,
+                                struct pipit_eval_report **out,
+                                struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (factory == NULL || set == NULL || configs == NULL || n_configs == 0 || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "eval: NULL argument or no configurations");
+    }
+    *out = NULL;
+    struct pipit_eval_params ep = params != NULL ? *params : pipit_eval_default_params();
+    for (size_t s = 0; s < set->n; s++) {
+        if (find_tools(ep.devices, ep.n_devices, set->items[s].device) == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "eval: %s:%d: no tool set for device \"%s\"", set->name,
+                                   (int)set->items[s].line, set->items[s].device);
+        }
+    }
+    struct pipit_eval_report *rep = eval_report_new(configs, n_configs);
+    if (rep == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+    }
+    enum pipit_status st = PIPIT_OK;
+    for (size_t c = 0; c < n_configs && st == PIPIT_OK; c++) {
+        for (size_t s = 0; s < set->n && st == PIPIT_OK; s++) {
+            const struct eval_scenario *sc = &set->items[s];
+            int32_t cat = eval_report_category(rep, sc->category);
+            if (cat < 0) {
+                st = pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "eval: more than %d categories",
+                                     EVAL_MAX_CATEGORIES);
+                break;
+            }
+            struct pipit_agent_params ap = ep.agent;
+            char *init = sc->init != NULL ? json_dumps(sc->init, JSON_COMPACT) : NULL;
+            ap.device = sc->device;
+            ap.device_init_json = init;
+            ap.tools_format = configs[c].tools_format;
+            ap.memory = configs[c].memory;
+            ap.grammar = configs[c].grammar;
+            struct pipit_agent *agent = NULL;
+            struct pipit_error aerr;
+            pipit_error_clear(&aerr);
+            enum pipit_status ast =
+                factory(factory_user_data, find_tools(ep.devices, ep.n_devices, sc->device), &ap,
+                        &agent, &aerr);
+            free(init);
+            size_t n_turns = json_array_size(sc->turns);
+            if (ast != PIPIT_OK || agent == NULL) {
+                /* every turn of the scenario is an error; the run goes on */
+                char line[700];
+                pipit_format(line, sizeof(line), "%s: the agent could not be created: %s", sc->id,
+                             aerr.text);
+                eval_report_miss(rep, c, line);
+                for (size_t t = 0; t < n_turns && st == PIPIT_OK; t++) {
+                    const json_t *turn = json_array_get(sc->turns, t);
+                    struct eval_turn_record rec;
+                    memset(&rec, 0, sizeof(rec));
+                    rec.category = cat;
+                    rec.turn_index = (int32_t)t;
+                    rec.n_expected = (int32_t)json_array_size(json_object_get(turn, "expect"));
+                    rec.state_checked = json_object_get(turn, "state") != NULL;
+                    rec.reply_checked = json_object_get(turn, "reply_contains") != NULL;
+                    rec.error = true;
+                    rec.ttft_ms = -1;
+                    if (!eval_report_add(rep, c, &rec)) {
+                        st = PIPIT_ERR_NOMEM;
+                    }
+                }
+            } else {
+                pipit_agent_set_cloud(agent, ep.cloud);
+                for (size_t t = 0; t < n_turns && st == PIPIT_OK; t++) {
+                    st = run_turn(agent, sc, t, cat, rep, c);
+                }
+                pipit_agent_free(agent);
+            }
+            if (ep.progress != NULL) {
+                ep.progress(configs[c].name, c, n_configs, s + 1, set->n, ep.progress_user_data);
+            }
+        }
+    }
+    if (st != PIPIT_OK) {
+        if (err != NULL && err->text[0] == '\0') {
+            pipit_error_set(err, st, "eval: %s", pipit_status_str(st));
+        }
+        pipit_eval_report_free(rep);
+        return st;
+    }
+    *out = rep;
+    return PIPIT_OK;
+}
+
+static enum pipit_status llama_factory(void *user_data,
+                                       const struct pipit_toolset *tools,
+                                       const struct pipit_agent_params *params,
+                                       struct pipit_agent **out,
+                                       struct pipit_error *err) {
+    return pipit_agent_new(user_data, tools, params, out, err);
+}
+
+enum pipit_status pipit_eval_run(struct pipit_model *model,
+                                 const struct pipit_scenarios *set,
+                                 const struct pipit_eval_config *configs,
+                                 size_t n_configs,
+                                 const struct pipit_eval_params *params,
+                                 struct pipit_eval_report **out,
+                                 struct pipit_error *err) {
+    if (model == NULL) {
+        pipit_error_clear(err);
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "eval: NULL model");
+    }
+    return eval_run_with(llama_factory, model, set, configs, n_configs, params, out, err);
+}
+
+/* ============================================================================ JSON */
+
+static json_t *ratio(double v) {
+    return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *metrics_json(const struct pipit_eval_report *r, size_t c, int32_t cat) {
+    struct pipit_eval_metrics m;
+    compute_metrics(&r->cfgs[c], cat, &m);
+    json_t *o = json_object();
+    json_object_set_new(o, "n_scenarios", json_integer(m.n_scenarios));
+    json_object_set_new(o, "n_turns", json_integer(m.n_turns));
+    json_object_set_new(o, "n_errors", json_integer(m.n_errors));
+    json_object_set_new(o, "calls_expected", json_integer(m.calls_expected));
+    json_object_set_new(o, "calls_made", json_integer(m.calls_made));
+    json_object_set_new(o, "calls_correct", json_integer(m.calls_correct));
+    json_object_set_new(o, "calls_valid", json_integer(m.calls_valid));
+    json_object_set_new(o, "precision", json_real(m.precision));
+    json_object_set_new(o, "recall", json_real(m.recall));
+    json_object_set_new(o, "f1", json_real(m.f1));
+    json_object_set_new(o, "state_accuracy", ratio(m.state_accuracy));
+    json_object_set_new(o, "reply_accuracy", ratio(m.reply_accuracy));
+    json_object_set_new(o, "valid_call_rate", ratio(m.valid_call_rate));
+    json_object_set_new(o, "model_calls_per_utterance", json_real(m.model_calls_per_utterance));
+    json_object_set_new(o, "prefill_tokens_per_turn", json_real(m.prefill_tokens_per_turn));
+    double ctx[PIPIT_SCENARIO_MAX_TURNS];
+    int32_t n = pipit_eval_report_context_tokens(r, c, cat >= 0 ? r->categories[cat] : NULL, ctx,
+                                                 PIPIT_SCENARIO_MAX_TURNS);
+    json_t *a = json_array();
+    for (int32_t i = 0; i < n && i < PIPIT_SCENARIO_MAX_TURNS; i++) {
+        json_array_append_new(a, ctx[i] < 0 ? json_null() : json_real(ctx[i]));
+    }
+    json_object_set_new(o, "context_tokens", a);
+    json_object_set_new(o, "context_tokens_per_turn", json_real(m.context_tokens_per_turn));
+    json_object_set_new(o, "latency_ms_p50", ratio(m.latency_ms_p50));
+    json_object_set_new(o, "latency_ms_p95", ratio(m.latency_ms_p95));
+    json_object_set_new(o, "ttft_ms_p50", ratio(m.ttft_ms_p50));
+    json_object_set_new(o, "ttft_ms_p95", ratio(m.ttft_ms_p95));
+    return o;
+}
+
+char *pipit_eval_report_json(const struct pipit_eval_report *r) {
+    if (r == NULL) {
+        return NULL;
+    }
+    json_t *root = json_object();
+    json_t *cfgs = json_object();
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        const struct config_data *cd = &r->cfgs[c];
+        json_t *o = json_object();
+        json_t *params = json_object();
+        json_object_set_new(params, "tools_format", json_string(format_name(cd->cfg.tools_format)));
+        json_object_set_new(params, "memory", json_string(memory_name(cd->cfg.memory)));
+        json_object_set_new(params, "grammar", json_boolean(cd->cfg.grammar));
+        json_object_set_new(o, "params", params);
+        json_object_set_new(o, "overall", metrics_json(r, c, -1));
+        json_t *bc = json_object();
+        for (size_t k = 0; k < r->n_categories; k++) {
+            json_object_set_new(bc, r->categories[k], metrics_json(r, c, (int32_t)k));
+        }
+        json_object_set_new(o, "by_category", bc);
+        json_t *misses = json_array();
+        const char *p = cd->misses.data;
+        while (p != NULL && *p != '\0') {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl != NULL ? (size_t)(nl - p) : strlen(p);
+            json_array_append_new(misses, json_stringn(p, n));
+            p += n + (nl != NULL ? 1 : 0);
+        }
+        json_object_set_new(o, "misses", misses);
+        json_object_set_new(cfgs, cd->cfg.name, o);
+    }
+    json_object_set_new(root, "configs", cfgs);
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    json_decref(root);
+    return s;
+}
+
+char *pipit_eval_report_misses(const struct pipit_eval_report *r, size_t config, size_t max) {
+    if (r == NULL || config >= r->n_cfgs) {
+        return NULL;
+    }
+    struct strbuf b = {0};
+    const char *p = r->cfgs[config].misses.data;
+    for (size_t k = 0; p != NULL && *p != '\0' && k < max; k++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
+        strbuf_add(&b, p, n);
+        p += n;
+    }
+    return strbuf_take(&b);
+}
+
+/* ============================================================================ markdown */
+
+static void md_ratio(struct strbuf *b, double v) {
+    if (v < 0) {
+        strbuf_str(b, " n/a |");
+    } else {
+        strbuf_printf(b, " %.3f |", v);
+    }
+}
+
+static void md_ms(struct strbuf *b, double v) {
+    if (v < 0) {
+        strbuf_str(b, " n/a |");
+    } else {
+        strbuf_printf(b, " %.1f |", v);
+    }
+}
+
+char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
+    if (r == NULL) {
+        return NULL;
+    }
+    struct strbuf b = {0};
+    strbuf_str(&b, "| config | tools | memory | grammar | P | R | F1 | state acc | reply acc | "
+                   "valid calls | model calls/utt | prefill/turn | context/turn | p50 ms | p95 ms "
+                   "| TTFT p50 ms | errors |\n");
+    strbuf_str(&b, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                   "---:|\n");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        struct pipit_eval_metrics m;
+        compute_metrics(&r->cfgs[c], -1, &m);
+        const struct pipit_eval_config *cfg = &r->cfgs[c].cfg;
+        strbuf_printf(&b, "| %s | %s | %s | %s |", cfg->name, format_name(cfg->tools_format),
+                      memory_name(cfg->memory), cfg->grammar ? "yes" : "no");
+        md_ratio(&b, m.precision);
+        md_ratio(&b, m.recall);
+        md_ratio(&b, m.f1);
+        md_ratio(&b, m.state_accuracy);
+        md_ratio(&b, m.reply_accuracy);
+        md_ratio(&b, m.valid_call_rate);
+        strbuf_printf(&b, " %.2f | %.1f | %.1f |", m.model_calls_per_utterance,
+                      m.prefill_tokens_per_turn, m.context_tokens_per_turn);
+        md_ms(&b, m.latency_ms_p50);
+        md_ms(&b, m.latency_ms_p95);
+        md_ms(&b, m.ttft_ms_p50);
+        strbuf_printf(&b, " %d |\n", (int)m.n_errors);
+    }
+    /* F1 per category */
+    strbuf_str(&b, "\nF1 (precision / recall) by category:\n\n| category | scenarios |");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        strbuf_printf(&b, " %s |", r->cfgs[c].cfg.name);
+    }
+    strbuf_str(&b, "\n|---|---:|");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        strbuf_str(&b, "---:|");
+    }
+    strbuf_str(&b, "\n");
+    for (size_t k = 0; k < r->n_categories; k++) {
+        struct pipit_eval_metrics m0;
+        compute_metrics(&r->cfgs[0], (int32_t)k, &m0);
+        strbuf_printf(&b, "| %s | %d |", r->categories[k], (int)m0.n_scenarios);
+        for (size_t c = 0; c < r->n_cfgs; c++) {
+            struct pipit_eval_metrics m;
+            compute_metrics(&r->cfgs[c], (int32_t)k, &m);
+            strbuf_printf(&b, " %.2f (%.2f / %.2f) |", m.f1, m.precision, m.recall);
+        }
+        strbuf_str(&b, "\n");
+    }
+    /* context per turn */
+    strbuf_str(&b,
+               "\nContext tokens per turn (mean of n_permanent + n_ephemeral_max):\n\n| turn |");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        strbuf_printf(&b, " %s |", r->cfgs[c].cfg.name);
+    }
+    strbuf_str(&b, "\n|---:|");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        strbuf_str(&b, "---:|");
+    }
+    strbuf_str(&b, "\n");
+    double ctx[16][PIPIT_SCENARIO_MAX_TURNS];
+    int32_t n_max = 0;
+    size_t n_cfg_shown = r->n_cfgs < 16 ? r->n_cfgs : 16;
+    for (size_t c = 0; c < n_cfg_shown; c++) {
+        int32_t n = pipit_eval_report_context_tokens(r, c, NULL, ctx[c], PIPIT_SCENARIO_MAX_TURNS);
+        n_max = n > n_max ? n : n_max;
+    }
+    for (int32_t i = 0; i < n_max && i < PIPIT_SCENARIO_MAX_TURNS; i++) {
+        strbuf_printf(&b, "| %d |", (int)i);
+        for (size_t c = 0; c < n_cfg_shown; c++) {
+            if (ctx[c][i] < 0) {
+                strbuf_str(&b, " n/a |");
+            } else {
+                strbuf_printf(&b, " %.0f |", ctx[c][i]);
+            }
+        }
+        strbuf_str(&b, "\n");
+    }
+    return strbuf_take(&b);
+}
+
+/* ============================================================================ SVG */
+
+/* A "nice" tick step for a range: 1, 2 or 5 times a power of ten. */
+static double nice_step(double range, int target) {
+    double raw = range / (double)target;
+    double mag = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
+    double f = raw / mag;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+static void xml_text(struct strbuf *b, const char *s) {
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+            case '<':
+                strbuf_str(b, "&lt;");
+                break;
+            case '>':
+                strbuf_str(b, "&gt;");
+                break;
+            case '&':
+                strbuf_str(b, "&amp;");
+                break;
+            case '"':
+                strbuf_str(b, "&quot;");
+                break;
+            default:
+                strbuf_add(b, s, 1);
+        }
+    }
+}
+
+char *pipit_eval_report_svg(const struct pipit_eval_report *r, const char *category) {
+    if (r == NULL || find_category(r, category) == -2) {
+        return NULL;
+    }
+    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    const double W = 760, H = 440, ml = 70, mr = 190, mt = 40, mb = 55;
+    const double pw = W - ml - mr, ph = H - mt - mb;
+    size_t n_cfg = r->n_cfgs;
+    double(*ctx)[PIPIT_SCENARIO_MAX_TURNS] = calloc(n_cfg > 0 ? n_cfg : 1, sizeof(*ctx));
+    int32_t *nt = calloc(n_cfg > 0 ? n_cfg : 1, sizeof(int32_t));
+    if (ctx == NULL || nt == NULL) {
+        free(ctx);
+        free(nt);
+        return NULL;
+    }
+    int32_t n_max = 1;
+    double y_max = 1;
+    for (size_t c = 0; c < n_cfg; c++) {
+        nt[c] = pipit_eval_report_context_tokens(r, c, category, ctx[c], PIPIT_SCENARIO_MAX_TURNS);
+        if (nt[c] > PIPIT_SCENARIO_MAX_TURNS) {
+            nt[c] = PIPIT_SCENARIO_MAX_TURNS;
+        }
+        n_max = nt[c] > n_max ? nt[c] : n_max;
+        for (int32_t i = 0; i < nt[c]; i++) {
+            y_max = ctx[c][i] > y_max ? ctx[c][i] : y_max;
+        }
+    }
+    double ystep = nice_step(y_max, 5);
+    double ytop = ceil(y_max / ystep) * ystep;
+    double xspan = n_max > 1 ? (double)(n_max - 1) : 1;
+    struct strbuf b = {0};
+    strbuf_printf(&b,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+                  W, H, W, H);
+    strbuf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W,
+                  H);
+    strbuf_printf(&b,
+                  "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">Context "
+                  "tokens per assistant turn",
+                  ml + pw / 2);
+    if (category != NULL) {
+        strbuf_str(&b, " (");
+        xml_text(&b, category);
+        strbuf_str(&b, ")");
+    }
+    strbuf_str(&b, "</text>\n");
+    /* grid and y ticks */
+    for (double v = 0; v <= ytop + ystep / 2; v += ystep) {
+        double y = mt + ph - v / ytop * ph;
+        strbuf_printf(&b,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n",
+                      ml, y, ml + pw, y, ml - 6, y + 4, v);
+    }
+    /* x ticks */
+    double xstep = n_max > 12 ? nice_step(xspan, 10) : 1;
+    for (double v = 0; v <= xspan + 1e-9; v += xstep) {
+        double x = ml + v / xspan * pw;
+        strbuf_printf(&b,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n"
+                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n",
+                      x, mt + ph, x, mt + ph + 5, x, mt + ph + 19, v);
+    }
+    /* axes */
+    strbuf_printf(&b,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n"
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n",
+                  ml, mt, ml, mt + ph, ml, mt + ph, ml + pw, mt + ph);
+    strbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">assistant turn</text>\n",
+                  ml + pw / 2, H - 14);
+    strbuf_printf(&b,
+                  "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
+                  "%.1f)\">context tokens</text>\n",
+                  mt + ph / 2, mt + ph / 2);
+    /* series and legend */
+    for (size_t c = 0; c < n_cfg; c++) {
+        const char *color = colors[c % (sizeof(colors) / sizeof(colors[0]))];
+        const char *dash = c >= 10 ? " stroke-dasharray=\"5,3\"" : "";
+        strbuf_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                      color, dash);
+        bool first = true;
+        for (int32_t i = 0; i < nt[c]; i++) {
+            if (ctx[c][i] < 0) {
+                continue; /* no scenario reached this turn without an error */
+            }
+            strbuf_printf(&b, "%s%.1f,%.1f", first ? "" : " ", ml + (double)i / xspan * pw,
+                          mt + ph - ctx[c][i] / ytop * ph);
+            first = false;
+        }
+        strbuf_str(&b, "\"/>\n");
+        double ly = mt + 10 + (double)c * 20;
+        strbuf_printf(&b,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                      "stroke-width=\"3\"/>\n<text x=\"%.1f\" y=\"%.1f\">",
+                      W - mr + 15, ly, W - mr + 40, ly, color, W - mr + 46, ly + 4);
+        xml_text(&b, r->cfgs[c].cfg.name);
+        strbuf_str(&b, "</text>\n");
+    }
+    strbuf_str(&b, "</svg>\n");
+    free(ctx);
+    free(nt);
+    return strbuf_take(&b);
+}

@@ -1,0 +1,714 @@
+/*
+ * test-eval.c - scenario sets, matching, scoring, reports, the oracle.
+ *
+ *   test-eval          unit: parsing (good files, bad files named by line and JSON path), the
+ *                      matching rules, precision/recall/F1 edge cases, metrics from hand-made
+ *                      records, an end-to-end run on the scripted fake backend with known
+ *                      numbers, the JSON and SVG shapes, and the eval/ sets against the devices
+ *   test-eval --model  a short run of real scenarios on the tiny random 32K model (1 thread)
+ */
+#include "agent.h"
+#include "eval.h"
+#include "fake_backend.h"
+#include "testutil.h"
+
+#include <jansson.h>
+
+#define CAMERA_SPEC PIPIT_SOURCE_DIR "/tools/camera.json"
+#define PHONE_SPEC  PIPIT_SOURCE_DIR "/tools/phone.json"
+
+static struct pipit_toolset *load_tools(const char *path) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
+static struct pipit_scenarios *load(const char *text) {
+    struct pipit_scenarios *set = NULL;
+    struct pipit_error err;
+    if (pipit_scenarios_load_string(text, strlen(text), "t.jsonl", &set, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return set;
+}
+
+/* ============================================================================ parsing */
+
+static void test_parse_good(void **state) {
+    (void)state;
+    const char *text =
+        "# a comment\n"
+        "\n"
+        "{\"id\": \"a\", \"category\": \"single\", \"turns\": [{\"user\": \"zoom in\", "
+        "\"expect\": [{\"tool\": \"adjust_zoom\", \"args\": {\"direction\": \"in\"}}], "
+        "\"state\": {\"zoom\": 2}}]}\n"
+        "  {\"id\": \"b\", \"category\": \"undo\", \"device\": \"phone\", \"init\": {\"wifi\": "
+        "false}, \"turns\": [{\"user\": \"x\", \"expect\": []}, {\"user\": \"y\", \"expect\": "
+        "[{\"tool\": \"set_wifi\", \"tol\": 0.5}], \"reply_contains\": [\"wifi\"]}], "
+        "\"inject\": [{\"turn\": 1, \"tool\": \"set_wifi\", \"error\": \"busy\"}], \"notes\": "
+        "\"n\"}";
+    struct pipit_scenarios *set = load(text);
+    assert_int_equal(pipit_scenarios_count(set), 2);
+    assert_string_equal(pipit_scenarios_id(set, 0), "a");
+    assert_string_equal(pipit_scenarios_device(set, 0), "camera");
+    assert_string_equal(pipit_scenarios_category(set, 1), "undo");
+    assert_string_equal(pipit_scenarios_device(set, 1), "phone");
+    assert_int_equal(pipit_scenarios_n_turns(set, 1), 2);
+    assert_null(pipit_scenarios_id(set, 2));
+    assert_int_equal(set->items[1].line, 4);
+    pipit_scenarios_free(set);
+    pipit_scenarios_free(NULL);
+}
+
+static void test_parse_errors(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        int line;
+        const char *want;
+    } cases[] = {
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": []}]}\n"
+         "{\"id\": \"b\",",
+         2, "t.jsonl:2:"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\"}]}", 1,
+         "t.jsonl:1: $.turns[0].expect: missing"},
+        {"\n{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": []}, "
+         "{\"user\": \"v\", \"expect\": [{\"tool\": \"t\", \"args\": [1]}]}]}",
+         2, "t.jsonl:2: $.turns[1].expect[0].args: expected an object, got an array"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expcet\": []}]}", 1,
+         "$.turns[0]: unknown key \"expcet\""},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": []}], "
+         "\"inject\": [{\"turn\": 3, \"tool\": \"t\", \"error\": \"e\"}]}",
+         1, "$.inject[0].turn: turn 3 is out of range"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": []}]}\n"
+         "{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": []}]}",
+         2, "$.id: duplicate id \"a\" (first on line 1)"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": []}", 1, "$.turns: expected an array"},
+        {"{\"id\": 7, \"category\": \"c\", \"turns\": []}", 1, "$.id: expected a string"},
+        {"[1, 2]", 1, "$: expected a scenario object, got an array"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": "
+         "[{\"tool\": \"t\", \"tol\": -1}]}]}",
+         1, "$.turns[0].expect[0].tol: expected a number >= 0"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": [], "
+         "\"reply_contains\": [\"\"]}]}",
+         1, "$.turns[0].reply_contains[0]: expected a non-empty string"},
+        {"# only a comment\n\n", 0, "t.jsonl: no scenarios"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct pipit_scenarios *set = NULL;
+        struct pipit_error err;
+        enum pipit_status st = pipit_scenarios_load_string(cases[i].text, strlen(cases[i].text),
+                                                           "t.jsonl", &set, &err);
+        assert_int_equal(st, PIPIT_ERR_JSON);
+        assert_null(set);
+        if (strstr(err.text, cases[i].want) == NULL) {
+            fail_msg("case %zu: '%s' does not contain '%s'", i, err.text, cases[i].want);
+        }
+        assert_int_equal(err.line, cases[i].line);
+    }
+    struct pipit_scenarios *set = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_scenarios_load_file("/nonexistent/x.jsonl", &set, &err), PIPIT_ERR_IO);
+    assert_non_null(strstr(err.text, "/nonexistent/x.jsonl"));
+}
+
+/* ============================================================================ matching */
+
+static json_t *J(const char *text) {
+    json_error_t e;
+    json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
+    if (j == NULL) {
+        fail_msg("bad test JSON %s: %s", text, e.text);
+    }
+    return j;
+}
+
+static bool matches(const char *exp, const char *tool, const char *args) {
+    json_t *e = J(exp);
+    bool ok = eval_call_matches(e, tool, args);
+    json_decref(e);
+    return ok;
+}
+
+static void test_call_matching(void **state) {
+    (void)state;
+    const char *zoom2 = "{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}";
+    assert_true(matches(zoom2, "set_zoom", "{\"level\":2}"));
+    assert_true(matches(zoom2, "set_zoom", "{\"level\":2.0000001}")); /* within 1e-6 */
+    assert_false(matches(zoom2, "set_zoom", "{\"level\":2.01}"));
+    assert_false(matches(zoom2, "adjust_zoom", "{\"level\":2}"));
+    assert_false(matches(zoom2, "set_zoom", "{}"));
+    assert_false(matches(zoom2, "set_zoom", ""));
+    /* the call's own tolerance */
+    assert_true(matches("{\"tool\": \"tap_to_focus\", \"args\": {\"x\": 0.1, \"y\": 0.1}, "
+                        "\"tol\": 0.1}",
+                        "tap_to_focus", "{\"x\":0.18,\"y\":0.02}"));
+    assert_false(matches("{\"tool\": \"tap_to_focus\", \"args\": {\"x\": 0.1}, \"tol\": 0.1}",
+                         "tap_to_focus", "{\"x\":0.25,\"y\":0.02}"));
+    /* unlisted keys are free; no args matches anything */
+    assert_true(matches("{\"tool\": \"send_message\", \"args\": {\"recipient\": \"Mom\"}}",
+                        "send_message", "{\"recipient\":\"mom\",\"body\":\"hi\"}"));
+    assert_true(matches("{\"tool\": \"take_photo\"}", "take_photo", "{}"));
+    assert_true(matches("{\"tool\": \"process_with_cloud_llm\"}", "process_with_cloud_llm",
+                        "{\"user_query_context\":\"x\"}"));
+    /* types must agree except integer vs real */
+    assert_false(matches("{\"tool\": \"set_grid\", \"args\": {\"enabled\": true}}", "set_grid",
+                         "{\"enabled\":\"true\"}"));
+    assert_true(matches("{\"tool\": \"set_timer\", \"args\": {\"seconds\": 3}}", "set_timer",
+                        "{\"seconds\":3.0}"));
+}
+
+static struct pipit_call_record rec(const char *tool, const char *args, enum pipit_status st) {
+    struct pipit_call_record r;
+    memset(&r, 0, sizeof(r));
+    snprintf(r.tool, sizeof(r.tool), "%s", tool);
+    r.args_json = (char *)args;
+    r.status = st;
+    return r;
+}
+
+static void test_multiset_matching(void **state) {
+    (void)state;
+    struct pipit_call_record calls[3] = {rec("take_photo", "{}", PIPIT_OK),
+                                         rec("take_photo", "{}", PIPIT_OK),
+                                         rec("take_photo", "{}", PIPIT_OK)};
+    json_t *two = J("[{\"tool\": \"take_photo\"}, {\"tool\": \"take_photo\"}]");
+    bool used[3];
+    assert_int_equal(eval_match_calls(two, calls, 3, used), 2);
+    assert_int_equal(used[0] + used[1] + used[2], 2);
+    assert_int_equal(eval_match_calls(two, calls, 1, NULL), 1);
+    json_decref(two);
+
+    /* an args-less expectation must not steal the call a specific one needs */
+    json_t *e = J("[{\"tool\": \"set_zoom\"}, {\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]");
+    struct pipit_call_record z[2] = {rec("set_zoom", "{\"level\":2}", PIPIT_OK),
+                                     rec("set_zoom", "{\"level\":3}", PIPIT_OK)};
+    assert_int_equal(eval_match_calls(e, z, 2, NULL), 2);
+    /* a refused call is never correct */
+    z[0].status = PIPIT_ERR_INVALID_ARGS;
+    assert_int_equal(eval_match_calls(e, z, 2, NULL), 1);
+    json_decref(e);
+
+    json_t *none = J("[]");
+    assert_int_equal(eval_match_calls(none, calls, 3, used), 0);
+    assert_false(used[0]);
+    assert_int_equal(eval_match_calls(none, NULL, 0, NULL), 0);
+    json_decref(none);
+}
+
+static void test_state_and_reply(void **state) {
+    (void)state;
+    json_t *want = J("{\"zoom\": 2, \"flash\": \"on\"}");
+    json_t *got = J("{\"zoom\": 2.0, \"flash\": \"on\", \"grid\": false}");
+    char diff[128];
+    assert_true(eval_state_matches(want, got, diff, sizeof(diff)));
+    json_object_set_new(got, "flash", json_string("ON"));
+    assert_false(eval_state_matches(want, got, diff, sizeof(diff)));
+    assert_string_equal(diff, "flash: want \"on\", got \"ON\"");
+    json_t *missing = J("{\"zoom\": 2}");
+    json_t *w2 = J("{\"timer_s\": 0}");
+    assert_false(eval_state_matches(w2, missing, diff, sizeof(diff)));
+    assert_string_equal(diff, "timer_s: want 0, got (missing)");
+    json_decref(want);
+    json_decref(got);
+    json_decref(missing);
+    json_decref(w2);
+
+    json_t *needles = J("[\"zoom\", \"BACK TO 1\"]");
+    assert_true(eval_reply_matches(needles, "Undone: zoom is back to 1."));
+    assert_false(eval_reply_matches(needles, "Undone: flash is back to off."));
+    assert_false(eval_reply_matches(needles, NULL));
+    json_decref(needles);
+}
+
+/* ============================================================================ scoring */
+
+static void test_prf(void **state) {
+    (void)state;
+    double p, r, f;
+    eval_prf(0, 0, 0, &p, &r, &f); /* nothing expected, nothing made: perfect */
+    assert_true(p == 1.0 && r == 1.0 && f == 1.0);
+    eval_prf(0, 0, 2, &p, &r, &f); /* no calls made */
+    assert_true(p == 1.0 && r == 0.0 && f == 0.0);
+    eval_prf(0, 2, 0, &p, &r, &f); /* none expected, two made */
+    assert_true(p == 0.0 && r == 1.0 && f == 0.0);
+    eval_prf(0, 3, 3, &p, &r, &f); /* all wrong */
+    assert_true(p == 0.0 && r == 0.0 && f == 0.0);
+    eval_prf(2, 3, 4, &p, &r, &f);
+    assert_true(fabs(p - 2.0 / 3.0) < 1e-12 && fabs(r - 0.5) < 1e-12);
+    assert_true(fabs(f - 4.0 / 7.0) < 1e-12);
+}
+
+static void test_report_metrics(void **state) {
+    (void)state;
+    struct pipit_eval_config cfg[2];
+    assert_int_equal(pipit_eval_config_find("cso", &cfg[0]), PIPIT_OK);
+    assert_int_equal(pipit_eval_config_find("baseline", &cfg[1]), PIPIT_OK);
+    struct pipit_eval_report *r = eval_report_new(cfg, 2);
+    assert_non_null(r);
+    int32_t single = eval_report_category(r, "single");
+    int32_t undo = eval_report_category(r, "undo");
+    assert_int_equal(eval_report_category(r, "single"), single);
+    /* scenario 1 (single): one turn; scenario 2 (undo): two turns */
+    struct eval_turn_record t[3] = {
+        {.category = single,
+         .turn_index = 0,
+         .n_expected = 2,
+         .n_made = 3,
+         .n_correct = 2,
+         .n_valid = 2,
+         .state_checked = true,
+         .state_ok = true,
+         .model_calls = 2,
+         .prefill_tokens = 100,
+         .context_tokens = 300,
+         .latency_ms = 10,
+         .ttft_ms = 4},
+        {.category = undo,
+         .turn_index = 0,
+         .n_expected = 1,
+         .n_made = 1,
+         .n_correct = 0,
+         .n_valid = 1,
+         .state_checked = true,
+         .state_ok = false,
+         .model_calls = 1,
+         .prefill_tokens = 50,
+         .context_tokens = 200,
+         .latency_ms = 30,
+         .ttft_ms = 8},
+        {.category = undo,
+         .turn_index = 1,
+         .n_expected = 0,
+         .n_made = 0,
+         .n_correct = 0,
+         .reply_checked = true,
+         .reply_ok = true,
+         .model_calls = 0,
+         .prefill_tokens = 0,
+         .context_tokens = 250,
+         .latency_ms = 20,
+         .ttft_ms = -1},
+    };
+    for (int i = 0; i < 3; i++) {
+        assert_true(eval_report_add(r, 0, &t[i]));
+    }
+    struct pipit_eval_metrics m;
+    assert_int_equal(pipit_eval_report_metrics(r, 0, NULL, &m), PIPIT_OK);
+    assert_int_equal(m.n_scenarios, 2);
+    assert_int_equal(m.n_turns, 3);
+    assert_int_equal(m.calls_expected, 3);
+    assert_int_equal(m.calls_made, 4);
+    assert_int_equal(m.calls_correct, 2);
+    assert_true(fabs(m.precision - 0.5) < 1e-12);
+    assert_true(fabs(m.recall - 2.0 / 3.0) < 1e-12);
+    assert_true(fabs(m.state_accuracy - 0.5) < 1e-12);
+    assert_true(fabs(m.reply_accuracy - 1.0) < 1e-12);
+    assert_true(fabs(m.valid_call_rate - 0.75) < 1e-12);
+    assert_true(fabs(m.model_calls_per_utterance - 1.0) < 1e-12);
+    assert_true(fabs(m.prefill_tokens_per_turn - 50.0) < 1e-12);
+    assert_true(fabs(m.context_tokens_per_turn - 250.0) < 1e-12);
+    assert_true(m.latency_ms_p50 == 20 && m.latency_ms_p95 == 30);
+    assert_true(m.ttft_ms_p50 == 4 && m.ttft_ms_p95 == 8);
+
+    assert_int_equal(pipit_eval_report_metrics(r, 0, "undo", &m), PIPIT_OK);
+    assert_int_equal(m.n_scenarios, 1);
+    assert_true(m.precision == 0.0 && m.recall == 0.0 && m.f1 == 0.0);
+    assert_true(m.valid_call_rate == 1.0);
+    assert_int_equal(pipit_eval_report_metrics(r, 0, "nope", &m), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_eval_report_metrics(r, 2, NULL, &m), PIPIT_ERR_INVALID_ARG);
+
+    /* an empty configuration: ratios without cases are -1, P/R/F1 are 1 */
+    assert_int_equal(pipit_eval_report_metrics(r, 1, NULL, &m), PIPIT_OK);
+    assert_int_equal(m.n_turns, 0);
+    assert_true(m.state_accuracy == -1 && m.valid_call_rate == -1 && m.latency_ms_p50 == -1);
+    assert_true(m.f1 == 1.0);
+
+    double ctx[4];
+    assert_int_equal(pipit_eval_report_context_tokens(r, 0, NULL, ctx, 4), 2);
+    assert_true(ctx[0] == 250.0 && ctx[1] == 250.0);
+    assert_int_equal(pipit_eval_report_context_tokens(r, 0, "single", ctx, 4), 1);
+    assert_true(ctx[0] == 300.0);
+    assert_int_equal(pipit_eval_report_context_tokens(r, 1, NULL, ctx, 4), 0);
+    pipit_eval_report_free(r);
+}
+
+static void test_configs(void **state) {
+    (void)state;
+    assert_int_equal(pipit_eval_config_count(), 10);
+    struct pipit_eval_config c;
+    assert_int_equal(pipit_eval_config_find("baseline", &c), PIPIT_OK);
+    assert_int_equal(c.tools_format, PIPIT_TOOLSPEC_OPENAPI);
+    assert_int_equal(c.memory, PIPIT_MEMORY_FULL);
+    assert_false(c.grammar);
+    assert_int_equal(pipit_eval_config_find("combined", &c), PIPIT_OK);
+    assert_int_equal(c.tools_format, PIPIT_TOOLSPEC_JIT);
+    assert_int_equal(c.memory, PIPIT_MEMORY_CSO);
+    assert_true(c.grammar);
+    assert_int_equal(pipit_eval_config_find("cso-nogrammar", &c), PIPIT_OK);
+    assert_int_equal(c.tools_format, PIPIT_TOOLSPEC_COMPACT);
+    assert_false(c.grammar);
+    assert_int_equal(pipit_eval_config_find("bogus", &c), PIPIT_ERR_INVALID_ARG);
+    assert_false(pipit_eval_config_get(10, &c));
+    for (size_t i = 0; pipit_eval_config_get(i, &c); i++) {
+        struct pipit_eval_config d;
+        assert_int_equal(pipit_eval_config_find(c.name, &d), PIPIT_OK);
+    }
+}
+
+/* ============================================================================ end to end (fake) */
+
+#define E2E_MAX 16
+
+struct fake_factory {
+    struct fake_backend fakes[E2E_MAX];
+    const char *const *scripts[E2E_MAX]; /* per scenario, NULL-terminated */
+    int n_scenarios;
+    int next;
+    struct pipit_agent_params seen[E2E_MAX];
+};
+
+static enum pipit_status fake_factory(void *user_data,
+                                      const struct pipit_toolset *tools,
+                                      const struct pipit_agent_params *params,
+                                      struct pipit_agent **out,
+                                      struct pipit_error *err) {
+    struct fake_factory *ff = user_data;
+    int k = ff->next++;
+    assert_true(k < E2E_MAX);
+    struct fake_backend *f = &ff->fakes[k];
+    memset(f, 0, sizeof(*f));
+    const char *const *s = ff->scripts[k % ff->n_scenarios];
+    for (int i = 0; s != NULL && s[i] != NULL && i < FAKE_MAX_STEPS; i++) {
+        f->script[f->n_script++] = s[i];
+    }
+    ff->seen[k] = *params;
+    return agent_new_with_backend(NULL, tools, params, fake_backend_wrap(f), out, err);
+}
+
+static const char *E2E_SET =
+    "{\"id\": \"s1\", \"category\": \"single\", \"turns\": ["
+    "{\"user\": \"zoom in to 2x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": "
+    "2}}],"
+    " \"state\": {\"zoom\": 2}},"
+    "{\"user\": \"never mind\", \"expect\": [], \"state\": {\"zoom\": 1}, \"reply_contains\": "
+    "[\"zoom\"]}]}\n"
+    "{\"id\": \"s2\", \"category\": \"error-recovery\", \"turns\": ["
+    "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}], \"state\": "
+    "{\"photos_taken\": 0}},"
+    "{\"user\": \"try again\", \"expect\": [{\"tool\": \"take_photo\"}], \"state\": "
+    "{\"photos_taken\": 1}}],"
+    " \"inject\": [{\"turn\": 0, \"tool\": \"take_photo\", \"error\": \"camera_busy\"}]}\n"
+    "{\"id\": \"s3\", \"category\": \"error-recovery\", \"init\": {\"zoom\": 3.0}, \"turns\": ["
+    "{\"user\": \"flash on\", \"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": "
+    "\"on\"}}], \"state\": {\"flash\": \"off\", \"zoom\": 3}},"
+    "{\"user\": \"flash on again\", \"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": "
+    "\"on\"}}], \"state\": {\"flash\": \"on\"}}],"
+    " \"inject\": [{\"turn\": 0, \"tool\": \"set_flash\", \"error\": \"hardware_error\"}]}\n";
+
+static const char *const SCRIPT_S1[] = {"<call>set_zoom(level=2)", NULL};
+static const char *const SCRIPT_S2[] = {"<call>take_photo()", "<call>set_flash(mode=\"on\")", NULL};
+static const char *const SCRIPT_S3[] = {"<call>set_flash(mode=\"on\")",
+                                        "<call>set_flash(mode=\"on\")", NULL};
+
+static struct pipit_eval_report *run_fake(struct fake_factory *ff,
+                                          const struct pipit_toolset *cam,
+                                          const char *const *config_names,
+                                          size_t n_configs) {
+    struct pipit_scenarios *set = load(E2E_SET);
+    memset(ff, 0, sizeof(*ff));
+    ff->scripts[0] = SCRIPT_S1;
+    ff->scripts[1] = SCRIPT_S2;
+    ff->scripts[2] = SCRIPT_S3;
+    ff->n_scenarios = 3;
+    struct pipit_eval_device dev = {"camera", cam};
+    struct pipit_error err;
+    assert_int_equal(pipit_scenarios_check(set, &dev, 1, &err), PIPIT_OK);
+    struct pipit_eval_config cfg[4];
+    for (size_t i = 0; i < n_configs; i++) {
+        assert_int_equal(pipit_eval_config_find(config_names[i], &cfg[i]), PIPIT_OK);
+    }
+    struct pipit_eval_params ep = pipit_eval_default_params();
+    ep.agent.n_threads = 1;
+    ep.devices = &dev;
+    ep.n_devices = 1;
+    struct pipit_eval_report *rep = NULL;
+    if (eval_run_with(fake_factory, ff, set, cfg, n_configs, &ep, &rep, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    pipit_scenarios_free(set);
+    return rep;
+}
+
+static void test_end_to_end_fake(void **state) {
+    (void)state;
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct fake_factory ff;
+    const char *names[] = {"cso"};
+    struct pipit_eval_report *rep = run_fake(&ff, cam, names, 1);
+    /* the configuration reached the agent */
+    assert_int_equal(ff.next, 3);
+    assert_int_equal(ff.seen[0].tools_format, PIPIT_TOOLSPEC_COMPACT);
+    assert_int_equal(ff.seen[0].memory, PIPIT_MEMORY_CSO);
+    assert_true(ff.seen[0].grammar);
+    assert_int_equal(ff.seen[0].n_threads, 1);
+
+    struct pipit_eval_metrics m;
+    assert_int_equal(pipit_eval_report_metrics(rep, 0, NULL, &m), PIPIT_OK);
+    if (getenv("EVAL_DEBUG") != NULL) {
+        char *dbg = pipit_eval_report_misses(rep, 0, 10);
+        fprintf(stderr, "%s", dbg);
+        pipit_free(dbg);
+    }
+    assert_int_equal(m.n_scenarios, 3);
+    assert_int_equal(m.n_turns, 6);
+    assert_int_equal(m.n_errors, 0);
+    assert_int_equal(m.calls_expected, 5);
+    assert_int_equal(m.calls_made, 5);
+    assert_int_equal(m.calls_correct, 4); /* s2's retry called set_flash */
+    assert_true(fabs(m.precision - 0.8) < 1e-12 && fabs(m.recall - 0.8) < 1e-12);
+    assert_true(fabs(m.f1 - 0.8) < 1e-12);
+    /* injected failures left the state alone and were removed after their turn */
+    assert_true(fabs(m.state_accuracy - 5.0 / 6.0) < 1e-12);
+    assert_true(m.reply_accuracy == 1.0);
+    assert_true(m.valid_call_rate == 1.0);
+    assert_true(fabs(m.model_calls_per_utterance - 5.0 / 6.0) < 1e-12); /* undo: no model */
+
+    assert_int_equal(pipit_eval_report_metrics(rep, 0, "error-recovery", &m), PIPIT_OK);
+    assert_int_equal(m.n_scenarios, 2);
+    assert_int_equal(m.calls_correct, 3);
+
+    char *misses = pipit_eval_report_misses(rep, 0, 10);
+    assert_non_null(misses);
+    assert_non_null(strstr(misses, "s2 turn 1 \"try again\""));
+    assert_non_null(strstr(misses, "photos_taken: want 1, got 0"));
+    assert_null(strstr(misses, "s1 turn"));
+    pipit_free(misses);
+
+    /* the JSON report's shape */
+    char *js = pipit_eval_report_json(rep);
+    assert_non_null(js);
+    json_t *root = J(js);
+    json_t *c = json_object_get(json_object_get(root, "configs"), "cso");
+    assert_non_null(c);
+    json_t *overall = json_object_get(c, "overall");
+    static const char *const keys[] = {"precision",
+                                       "recall",
+                                       "f1",
+                                       "state_accuracy",
+                                       "valid_call_rate",
+                                       "model_calls_per_utterance",
+                                       "prefill_tokens_per_turn",
+                                       "context_tokens",
+                                       "latency_ms_p50",
+                                       "latency_ms_p95"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (json_object_get(overall, keys[i]) == NULL) {
+            fail_msg("overall lacks %s", keys[i]);
+        }
+    }
+    assert_true(fabs(json_real_value(json_object_get(overall, "f1")) - 0.8) < 1e-9);
+    assert_int_equal(json_array_size(json_object_get(overall, "context_tokens")), 2);
+    json_t *bc = json_object_get(c, "by_category");
+    assert_int_equal(json_object_size(bc), 2);
+    assert_non_null(json_object_get(json_object_get(bc, "single"), "f1"));
+    assert_non_null(json_object_get(json_object_get(bc, "error-recovery"), "recall"));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c, "params"), "memory")),
+                        "cso");
+    json_decref(root);
+    pipit_free(js);
+
+    char *md = pipit_eval_report_markdown(rep);
+    assert_non_null(strstr(md, "| cso | compact | cso | yes | 0.800 | 0.800 | 0.800 |"));
+    pipit_free(md);
+    pipit_eval_report_free(rep);
+    pipit_toolset_free(cam);
+}
+
+static size_t count(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+static void test_svg(void **state) {
+    (void)state;
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct fake_factory ff;
+    const char *names[] = {"baseline", "compact", "cso"};
+    struct pipit_eval_report *rep = run_fake(&ff, cam, names, 3);
+    char *svg = pipit_eval_report_svg(rep, NULL);
+    assert_non_null(svg);
+    assert_int_equal(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39), 0);
+    assert_non_null(strstr(svg, "</svg>\n"));
+    assert_int_equal(count(svg, "<polyline"), 3);
+    assert_int_equal(count(svg, "<polyline"), count(svg, "\"/>\n<line x1=\"585.0\"")); /* closed */
+    assert_int_equal(count(svg, "<text"), count(svg, "</text>"));
+    assert_non_null(strstr(svg, ">baseline</text>"));
+    assert_non_null(strstr(svg, "assistant turn"));
+    pipit_free(svg);
+    char *one = pipit_eval_report_svg(rep, "single");
+    assert_non_null(one);
+    pipit_free(one);
+    assert_null(pipit_eval_report_svg(rep, "no-such-category"));
+    pipit_eval_report_free(rep);
+    pipit_toolset_free(cam);
+}
+
+/* ============================================================================ oracle */
+
+static void check_fails(const char *text, const char *want) {
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct pipit_eval_device dev = {"camera", cam};
+    struct pipit_scenarios *set = load(text);
+    struct pipit_error err;
+    assert_int_equal(pipit_scenarios_check(set, &dev, 1, &err), PIPIT_ERR_JSON);
+    if (strstr(err.text, want) == NULL) {
+        fail_msg("'%s' does not contain '%s'", err.text, want);
+    }
+    pipit_scenarios_free(set);
+    pipit_toolset_free(cam);
+}
+
+static void test_oracle_catches(void **state) {
+    (void)state;
+    /* the front camera cannot zoom to 5x: the expected state is wrong */
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"facing\": \"front\"}, "
+                "\"turns\": [{\"user\": \"zoom to 5x\", \"expect\": [{\"tool\": \"set_zoom\", "
+                "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 5}}]}",
+                "t.jsonl:1: $.turns[0].state: zoom: want 5, got 1.0");
+    /* an injected failure changes nothing */
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"flash on\", "
+                "\"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": \"on\"}}], \"state\": "
+                "{\"flash\": \"on\"}}], \"inject\": [{\"turn\": 0, \"tool\": \"set_flash\", "
+                "\"error\": \"e\"}]}",
+                "flash: want \"on\", got \"off\"");
+    /* undo goes through the router: no call can be expected */
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"never mind\", "
+                "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 1}}]}]}",
+                "$.turns[0].expect: \"never mind\" is an undo for the router");
+    /* more calls than the router gives steps */
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
+                "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}, {\"tool\": "
+                "\"take_photo\"}]}]}",
+                "2 calls expected, but the router makes 1 step");
+    /* unknown tools and arguments no grammar can produce */
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": "
+                "[{\"tool\": \"make_coffee\"}]}]}",
+                "$.turns[0].expect[0].tool: no tool \"make_coffee\"");
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": "
+                "[{\"tool\": \"set_timer\", \"args\": {\"seconds\": 7}}]}]}",
+                "$.turns[0].expect[0].args: args.seconds");
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"zomm\": 2}, \"turns\": "
+                "[{\"user\": \"u\", \"expect\": []}]}",
+                "$.init: camera: unknown state key: \"zomm\"");
+    check_fails("{\"id\": \"x\", \"category\": \"c\", \"device\": \"toaster\", \"turns\": "
+                "[{\"user\": \"u\", \"expect\": []}]}",
+                "$.device: no tool set for device \"toaster\"");
+}
+
+/* The shipped scenario sets are valid and agree with the simulated devices. */
+static void test_shipped_sets(void **state) {
+    (void)state;
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct pipit_toolset *phone = load_tools(PHONE_SPEC);
+    struct pipit_eval_device devs[2] = {{"camera", cam}, {"phone", phone}};
+    static const struct {
+        const char *path;
+        size_t min;
+    } sets[] = {{PIPIT_SOURCE_DIR "/eval/camera.jsonl", 150},
+                {PIPIT_SOURCE_DIR "/eval/phone.jsonl", 40}};
+    for (size_t k = 0; k < 2; k++) {
+        struct pipit_scenarios *set = NULL;
+        struct pipit_error err;
+        if (pipit_scenarios_load_file(sets[k].path, &set, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        assert_true(pipit_scenarios_count(set) >= sets[k].min);
+        if (pipit_scenarios_check(set, devs, 2, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        static const char *const cats[] = {"single", "compound",       "conversational", "cloud",
+                                           "undo",   "error-recovery", "multi-turn"};
+        for (size_t c = 0; c < sizeof(cats) / sizeof(cats[0]); c++) {
+            bool found = false;
+            for (size_t i = 0; i < pipit_scenarios_count(set) && !found; i++) {
+                found = strcmp(pipit_scenarios_category(set, i), cats[c]) == 0;
+            }
+            if (!found) {
+                fail_msg("%s has no %s scenario", sets[k].path, cats[c]);
+            }
+        }
+        pipit_scenarios_free(set);
+    }
+    pipit_toolset_free(cam);
+    pipit_toolset_free(phone);
+}
+
+/* ============================================================================ real model */
+
+static void test_model_short_run(void **state) {
+    (void)state;
+    struct pipit_model *model = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct pipit_scenarios *set =
+        load("{\"id\": \"a\", \"category\": \"single\", \"turns\": [{\"user\": \"zoom in to 2x\", "
+             "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}], \"state\": "
+             "{\"zoom\": 2}}, {\"user\": \"never mind\", \"expect\": [], \"state\": {\"zoom\": "
+             "1}}]}\n"
+             "{\"id\": \"b\", \"category\": \"compound\", \"turns\": [{\"user\": \"turn on the "
+             "grid and take a photo\", \"expect\": [{\"tool\": \"set_grid\", \"args\": "
+             "{\"enabled\": true}}, {\"tool\": \"take_photo\"}]}]}\n");
+    struct pipit_eval_device dev = {"camera", cam};
+    struct pipit_eval_config cfg[2];
+    assert_int_equal(pipit_eval_config_find("compact", &cfg[0]), PIPIT_OK);
+    assert_int_equal(pipit_eval_config_find("compact-nogrammar", &cfg[1]), PIPIT_OK);
+    struct pipit_eval_params ep = pipit_eval_default_params();
+    ep.agent.n_threads = 1;
+    ep.agent.max_tokens = 24;
+    ep.devices = &dev;
+    ep.n_devices = 1;
+    struct pipit_eval_report *rep = NULL;
+    struct pipit_error err;
+    if (pipit_eval_run(model, set, cfg, 2, &ep, &rep, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    for (size_t c = 0; c < 2; c++) {
+        struct pipit_eval_metrics m;
+        assert_int_equal(pipit_eval_report_metrics(rep, c, NULL, &m), PIPIT_OK);
+        assert_int_equal(m.n_turns, 3);
+        assert_int_equal(m.n_errors, 0);
+        assert_true(m.context_tokens_per_turn > 0);
+        assert_true(m.latency_ms_p50 > 0);
+        if (c == 0) { /* with the grammar every call that was made validates */
+            assert_true(m.valid_call_rate == -1 || m.valid_call_rate == 1.0);
+        }
+    }
+    pipit_eval_report_free(rep);
+    pipit_scenarios_free(set);
+    pipit_toolset_free(cam);
+    pipit_model_free(model);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--model") == 0) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_model_short_run),
+        };
+        return cmocka_run_group_tests_name("eval-model", tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_good),      cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_call_matching),   cmocka_unit_test(test_multiset_matching),
+        cmocka_unit_test(test_state_and_reply), cmocka_unit_test(test_prf),
+        cmocka_unit_test(test_report_metrics),  cmocka_unit_test(test_configs),
+        cmocka_unit_test(test_end_to_end_fake), cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_oracle_catches),  cmocka_unit_test(test_shipped_sets),
+    };
+    return cmocka_run_group_tests_name("eval", tests, NULL, NULL);
+}
