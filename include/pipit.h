@@ -377,6 +377,9 @@ enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **
 enum pipit_status
 pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t len);
 
+/* Bytes of the context's KV state (both regions): its memory cost. */
+size_t pipit_context_kv_bytes(struct pipit_context *ctx);
+
 /* Make the ephemeral tail part of the permanent prefix. */
 enum pipit_status pipit_context_commit(struct pipit_context *ctx);
 
@@ -444,6 +447,7 @@ struct pipit_sampler_params {
     size_t n_trigger_patterns;
     const int32_t *trigger_tokens;
     size_t n_trigger_tokens;
+
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void);
@@ -850,6 +854,12 @@ struct pipit_agent_params {
     int32_t memory;               /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
     int32_t context_budget;       /* tokens the permanent prefix may reach before the oldest
                                      memory lines are trimmed; 0 = n_ctx / 2 (default 0) */
+    bool state_tracker;           /* run the State-Tracker after each turn (memory cso): a
+                                     second context on the same model writes extra CSO lines
+                                     (default false: it costs a decode per turn and needs a
+                                     model or adapter trained for it, see docs/memory.md) */
+    const char *tracker_adapter;  /* LoRA adapter GGUF for the State-Tracker context, NULL =
+                                     the base model prompted with the paper's prompt */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);
@@ -941,6 +951,9 @@ struct pipit_turn {
     int32_t memory_lines;             /* lines in the memory after the turn */
     int32_t memory_bytes;             /* bytes of the memory (the CSO size in cso mode) */
     int32_t trimmed_lines;            /* memory lines trimmed this turn to fit the budget */
+    double tracker_ms;                /* the State-Tracker's update (0 when off) */
+    int32_t tracker_lines;            /* lines it added to the CSO this turn */
+    int64_t tracker_kv_bytes;         /* its context's KV state (its memory cost) */
     int32_t n_permanent;              /* permanent prefix length after the turn */
     int32_t n_ephemeral_max;          /* longest ephemeral tail during the turn */
     double latency_ms;                /* the whole turn */

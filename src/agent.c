@@ -36,6 +36,7 @@
 #include "status.h"
 #include "strbuf.h"
 #include "toolspec.h"
+#include "tracker.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -86,6 +87,8 @@ struct pipit_agent {
     struct memory mem;            /* what stays in context between turns */
     int32_t system_tokens;        /* permanent tokens of the system text and tools; -1 unknown */
     size_t superseded_at_rebuild; /* mem.n_superseded when the KV memory was last rebuilt */
+    struct tracker *tracker;      /* the State-Tracker context, NULL when off */
+    struct pipit_adapter *tracker_lora; /* its adapter, NULL = prompted base model */
     atomic_bool cancel;
     char errmsg[512];
 };
@@ -113,6 +116,8 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .tools_format = PIPIT_TOOLSPEC_COMPACT,
         .memory = PIPIT_MEMORY_CSO,
         .context_budget = 0,
+        .state_tracker = false,
+        .tracker_adapter = NULL,
     };
     return p;
 }
@@ -368,6 +373,19 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     if (st == PIPIT_OK) {
         st = prepare_prompt(a, err);
     }
+    if (st == PIPIT_OK && p->state_tracker && p->memory == PIPIT_MEMORY_CSO) {
+        if (model == NULL) {
+            st = pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                 "agent: the State-Tracker needs a model");
+        } else {
+            if (p->tracker_adapter != NULL) {
+                st = pipit_adapter_load(model, p->tracker_adapter, &a->tracker_lora, err);
+            }
+            if (st == PIPIT_OK) {
+                st = tracker_new(model, p->n_ctx, p->n_threads, a->tracker_lora, &a->tracker, err);
+            }
+        }
+    }
     if (st != PIPIT_OK) {
         if (err != NULL && err->text[0] == '\0') {
             pipit_error_set(err, st, "agent: cannot be created: %s", pipit_status_str(st));
@@ -406,6 +424,8 @@ void pipit_agent_free(struct pipit_agent *a) {
     }
     free(a->log);
     memory_free(&a->mem);
+    tracker_free(a->tracker);
+    pipit_adapter_free(a->tracker_lora);
     device_free(&a->device);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
@@ -1044,26 +1064,26 @@ static enum pipit_status
 remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     struct pipit_turn *t = tb->turn;
     enum pipit_status st = PIPIT_OK;
-    if (a->mem.mode == PIPIT_MEMORY_FULL) {
-        /* the conventional transcript keeps every tool result as JSON */
-        struct strbuf results = {0};
-        for (size_t i = 0; i < t->n_calls; i++) {
-            const struct pipit_call_record *c = &t->calls[i];
-            if (i > 0) {
-                strbuf_str(&results, " ");
-            }
-            if (c->ok) {
-                strbuf_printf(&results, "{\"ok\":true,\"data\":%s}",
-                              c->data_json != NULL ? c->data_json : "{}");
-            } else {
-                json_t *e = json_pack("{s:b,s:{s:s,s:s}}", "ok", 0, "error", "code", c->code,
-                                      "message", c->message);
-                char *d = e != NULL ? json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-                strbuf_str(&results, d != NULL ? d : "{\"ok\":false}");
-                free(d);
-                json_decref(e);
-            }
+    /* the tool results as JSON: the conventional transcript and the State-Tracker read them */
+    struct strbuf results = {0};
+    for (size_t i = 0; i < t->n_calls; i++) {
+        const struct pipit_call_record *c = &t->calls[i];
+        if (i > 0) {
+            strbuf_str(&results, " ");
         }
+        if (c->ok) {
+            strbuf_printf(&results, "{\"ok\":true,\"data\":%s}",
+                          c->data_json != NULL ? c->data_json : "{}");
+        } else {
+            json_t *e = json_pack("{s:b,s:{s:s,s:s}}", "ok", 0, "error", "code", c->code, "message",
+                                  c->message);
+            char *d = e != NULL ? json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+            strbuf_str(&results, d != NULL ? d : "{\"ok\":false}");
+            free(d);
+            json_decref(e);
+        }
+    }
+    if (a->mem.mode == PIPIT_MEMORY_FULL) {
         if (tb->prompts.len == 0) { /* no model step (undo): the user line still counts */
             strbuf_printf(&tb->prompts, "User: %s\n", utterance);
         }
@@ -1071,10 +1091,36 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
                                     tb->outputs.data != NULL ? tb->outputs.data : "",
                                     results.data != NULL ? results.data : "",
                                     tb->sentence.data != NULL ? tb->sentence.data : "");
-        strbuf_free(&results);
-        if (st != PIPIT_OK) {
-            return st;
+    }
+    if (st == PIPIT_OK && a->tracker != NULL) {
+        /* the State-Tracker writes what the harness facts do not capture */
+        struct strbuf msgs = {0};
+        strbuf_printf(&msgs, "user: %s\n", utterance);
+        if (tb->outputs.len > 0) {
+            strbuf_printf(&msgs, "assistant: %s\n", tb->outputs.data);
         }
+        if (results.len > 0) {
+            strbuf_printf(&msgs, "tool: %s\n", results.data);
+        }
+        char *lines = NULL;
+        struct tracker_stats ts;
+        st = msgs.failed ? PIPIT_ERR_NOMEM : tracker_update(a->tracker, msgs.data, &lines, &ts);
+        strbuf_free(&msgs);
+        t->tracker_ms = ts.ms;
+        t->tracker_kv_bytes = ts.kv_bytes;
+        for (char *line = lines; st == PIPIT_OK && line != NULL && *line != '\0';) {
+            char *nl = strchr(line, '\n');
+            if (nl != NULL) {
+                *nl = '\0';
+            }
+            t->tracker_lines += memory_add_tracker_line(&a->mem, line) ? 1 : 0;
+            line = nl != NULL ? nl + 1 : NULL;
+        }
+        free(lines);
+    }
+    strbuf_free(&results);
+    if (st != PIPIT_OK) {
+        return st;
     }
     st = memory_end_turn(&a->mem);
     if (st != PIPIT_OK) {
@@ -1095,6 +1141,13 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     char *delta = memory_take_delta(&a->mem);
     if (delta == NULL) {
         return PIPIT_ERR_NOMEM;
+    }
+    if (a->tracker != NULL && delta[0] != '\0') {
+        st = tracker_append_cso(a->tracker, delta); /* both contexts hold the same CSO */
+        if (st != PIPIT_OK) {
+            free(delta);
+            return st;
+        }
     }
     if (delta[0] != '\0' && a->chat_template) {
         /* in a chat template, memory lines travel as a system message */
@@ -1364,6 +1417,9 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "memory_lines", json_integer(t->memory_lines));
     json_object_set_new(c, "memory_bytes", json_integer(t->memory_bytes));
     json_object_set_new(c, "trimmed_lines", json_integer(t->trimmed_lines));
+    json_object_set_new(c, "tracker_ms", json_real(t->tracker_ms));
+    json_object_set_new(c, "tracker_lines", json_integer(t->tracker_lines));
+    json_object_set_new(c, "tracker_kv_bytes", json_integer(t->tracker_kv_bytes));
     json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
     json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
     json_object_set_new(c, "latency_ms", json_real(t->latency_ms));

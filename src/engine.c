@@ -1010,6 +1010,10 @@ pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t 
     return PIPIT_OK;
 }
 
+size_t pipit_context_kv_bytes(struct pipit_context *ctx) {
+    return ctx != NULL ? llama_state_seq_get_size(ctx->lctx, 0) : 0;
+}
+
 enum pipit_status pipit_context_commit(struct pipit_context *ctx) {
     if (ctx == NULL) {
         return PIPIT_ERR_INVALID_ARG;

@@ -933,6 +933,53 @@ static void test_real_model_cancel_mid_decode(void **state) {
     pipit_model_free(m);
 }
 
+static void test_real_model_state_tracker(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *ts = camera_tools();
+    for (int with_adapter = 0; with_adapter < 2; with_adapter++) {
+        struct pipit_agent_params p = pipit_agent_default_params();
+        p.n_threads = 1;
+        p.syntax = PIPIT_SYNTAX_PIPIT;
+        p.lazy_grammar = false;
+        p.turn_budget_ms = 0;
+        p.state_tracker = true;
+        p.tracker_adapter = with_adapter ? TEST_LORA_A : NULL;
+        struct pipit_agent *a = NULL;
+        struct pipit_error err;
+        if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        int64_t kv_before = 0;
+        for (int i = 0; i < 3; i++) {
+            struct pipit_turn *t = NULL;
+            assert_int_equal(pipit_agent_turn(a, "white balance cloudy", &t), PIPIT_OK);
+            /* measured every turn; its context grows only by the CSO delta and its lines */
+            assert_true(t->tracker_ms > 0.0);
+            assert_true(t->tracker_kv_bytes > kv_before || i == 0);
+            kv_before = t->tracker_kv_bytes;
+            char *j = pipit_turn_to_json(t);
+            assert_non_null(strstr(j, "\"tracker_ms\""));
+            pipit_free(j);
+            pipit_turn_free(t);
+        }
+        pipit_agent_free(a);
+    }
+    /* an adapter made for another model is a clear error */
+    struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.state_tracker = true;
+    p.tracker_adapter = TEST_LORA_A;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_agent_new(q, ts, &p, &a, &err), PIPIT_ERR_ADAPTER);
+    assert_null(a);
+    pipit_model_free(q);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_single_call_and_template),
@@ -956,6 +1003,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_real_model_prefix_cached),
         cmocka_unit_test(test_real_model_hermes),
         cmocka_unit_test(test_real_model_cancel_mid_decode),
+        cmocka_unit_test(test_real_model_state_tracker),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         return cmocka_run_group_tests(model, NULL, NULL);

@@ -1,0 +1,189 @@
+/*
+ * tracker.c - the State-Tracker context (see tracker.h).
+ *
+ * Prompt layout (the paper's, shortened to its rules and two examples):
+ *   permanent   <BOS>{rules}{examples}Full Checklist So Far:\n# This is the start...\n{CSO}
+ *   ephemeral   New Messages:\n{messages}New Lines to Append:\n
+ *   generated   "key: value\n" lines, or "# NO_UPDATE"
+ */
+#include "tracker.h"
+
+#include "status.h"
+#include "strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *TRACKER_PROMPT =
+    "You analyze new conversation turns and generate a concise, append-only log entry. Output "
+    "ONLY the new lines to append to the checklist; never repeat what the checklist already "
+    "holds. Use single words for keys (user_goal, completed_steps, tool_error, need_info, "
+    "agent_refusals). Log the user's goal if new, completed steps without repeating them, "
+    "unresolved tool errors, and details later turns need (names, IDs). If nothing is new, "
+    "output exactly: # NO_UPDATE\n\n"
+    "Example:\nFull Checklist So Far:\n# This is the start of the conversation.\n"
+    "New Messages:\nuser: Predict the stock market prices for Google tomorrow.\n"
+    "assistant: I can't predict prices, but I can search for analyst views.\n"
+    "New Lines to Append:\nuser_goal: get analyst predictions for google stock\n"
+    "agent_refusals: cannot predict stock prices\n\n"
+    "Example:\nFull Checklist So Far:\nuser_goal: enable power saving mode\n"
+    "New Messages:\nassistant: <call>set_wifi(enabled=false)\n"
+    "tool: {\"ok\":true,\"data\":{\"wifi\":false}}\n"
+    "New Lines to Append:\ncompleted_steps: wifi disabled\n\n"
+    "Full Checklist So Far:\n# This is the start of the conversation.\n";
+
+/* "# NO_UPDATE", or 1..3 lines "key: value". */
+static const char *TRACKER_GRAMMAR = "root ::= \"# NO_UPDATE\" | line line? line?\n"
+                                     "line ::= [a-z] [a-z_]{0,23} \": \" [^\\n]{1,100} \"\\n\"\n";
+
+struct tracker {
+    struct pipit_model *model;
+    struct pipit_context *ctx;
+    struct pipit_sampler *smpl;
+    bool primed; /* the prompt is in the permanent prefix */
+};
+
+enum pipit_status tracker_new(struct pipit_model *model,
+                              uint32_t n_ctx,
+                              int32_t n_threads,
+                              struct pipit_adapter *adapter,
+                              struct tracker **out,
+                              struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "tracker: NULL argument");
+    }
+    *out = NULL;
+    struct tracker *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "tracker: out of memory");
+    }
+    t->model = model;
+    struct pipit_context_params cp = pipit_context_default_params();
+    cp.n_ctx = n_ctx;
+    cp.n_threads = n_threads;
+    enum pipit_status st = pipit_context_init(model, &cp, &t->ctx, err);
+    if (st == PIPIT_OK && adapter != NULL) {
+        float one = 1.0f;
+        st = pipit_context_set_adapters(t->ctx, &adapter, &one, 1);
+        if (st != PIPIT_OK) {
+            pipit_error_set(err, st, "tracker: %s", pipit_context_errmsg(t->ctx));
+        }
+    }
+    if (st == PIPIT_OK) {
+        struct pipit_sampler_params sp = pipit_sampler_default_params();
+        sp.grammar = TRACKER_GRAMMAR;
+        st = pipit_sampler_init(model, &sp, &t->smpl, err);
+    }
+    if (st != PIPIT_OK) {
+        tracker_free(t);
+        return st;
+    }
+    *out = t;
+    return PIPIT_OK;
+}
+
+void tracker_free(struct tracker *t) {
+    if (t == NULL) {
+        return;
+    }
+    pipit_sampler_free(t->smpl);
+    pipit_context_free(t->ctx);
+    free(t);
+}
+
+static enum pipit_status
+append(struct tracker *t, enum pipit_region region, const char *text, bool bos, int64_t *n) {
+    int32_t *toks = NULL, nt = 0;
+    enum pipit_status st = pipit_tokenize_alloc(t->model, text, bos, false, &toks, &nt);
+    if (st == PIPIT_OK) {
+        st = pipit_context_append(t->ctx, region, toks, nt);
+        *n += nt;
+    }
+    pipit_free(toks);
+    return st;
+}
+
+static enum pipit_status prime(struct tracker *t, int64_t *n) {
+    if (t->primed) {
+        return PIPIT_OK;
+    }
+    enum pipit_status st = append(t, PIPIT_REGION_PERMANENT, TRACKER_PROMPT, true, n);
+    t->primed = st == PIPIT_OK;
+    return st;
+}
+
+enum pipit_status tracker_append_cso(struct tracker *t, const char *delta) {
+    if (t == NULL || delta == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int64_t n = 0;
+    enum pipit_status st = prime(t, &n);
+    if (st == PIPIT_OK && delta[0] != '\0') {
+        st = append(t, PIPIT_REGION_PERMANENT, delta, false, &n);
+    }
+    return st;
+}
+
+enum pipit_status
+tracker_update(struct tracker *t, const char *messages, char **out, struct tracker_stats *stats) {
+    if (t == NULL || messages == NULL || out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    struct tracker_stats s;
+    memset(&s, 0, sizeof(s));
+    double t0 = pipit_now_ms();
+    enum pipit_status st = prime(t, &s.prefill_tokens);
+    struct strbuf prompt = {0};
+    strbuf_str(&prompt, "New Messages:\n");
+    strbuf_str(&prompt, messages);
+    strbuf_str(&prompt, "New Lines to Append:\n");
+    if (st == PIPIT_OK) {
+        st = prompt.failed
+                 ? PIPIT_ERR_NOMEM
+                 : append(t, PIPIT_REGION_EPHEMERAL, prompt.data, false, &s.prefill_tokens);
+    }
+    strbuf_free(&prompt);
+    struct strbuf text = {0};
+    strbuf_str(&text, "");
+    if (st == PIPIT_OK) {
+        pipit_sampler_reset(t->smpl);
+        int32_t toks[TRACKER_MAX_TOKENS];
+        int32_t n = 0;
+        struct pipit_generate_params gp = pipit_generate_default_params();
+        gp.max_tokens = TRACKER_MAX_TOKENS;
+        st = pipit_generate(t->ctx, t->smpl, &gp, toks, &n);
+        s.decode_tokens = n;
+        for (int32_t i = 0; i < n; i++) {
+            char piece[128];
+            int32_t k = pipit_token_piece(t->model, toks[i], piece, sizeof(piece));
+            if (k > 0) {
+                strbuf_add(&text, piece, (size_t)k);
+            }
+        }
+    }
+    pipit_context_rewind(t->ctx);
+    s.n_permanent = pipit_context_n_permanent(t->ctx);
+    s.kv_bytes = (int64_t)pipit_context_kv_bytes(t->ctx);
+    s.ms = pipit_now_ms() - t0;
+    if (stats != NULL) {
+        *stats = s;
+    }
+    if (st != PIPIT_OK) {
+        strbuf_free(&text);
+        return st;
+    }
+    /* "# NO_UPDATE" (or nothing whole) appends nothing */
+    if (text.data == NULL || strncmp(text.data, "# NO_UPDATE", 11) == 0) {
+        strbuf_free(&text);
+        *out = malloc(1);
+        if (*out == NULL) {
+            return PIPIT_ERR_NOMEM;
+        }
+        (*out)[0] = '\0';
+        return PIPIT_OK;
+    }
+    *out = strbuf_take(&text);
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+}
