@@ -21,12 +21,13 @@ enum {
 int cmd_make_model(int argc, char **argv);
 int cmd_make_lora(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv);
-int cmd_eval(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_bench_grammar(int argc, char **argv); /* cmd_bench_grammar.c */
 
 /* Option parsing shared by the commands: `--name value` pairs and flags. Each
  * returns true when argv[*i] is the option, consuming its value; on a missing

@@ -27,6 +27,7 @@ static const struct {
     {"bench-engine", cmd_bench_engine, "print prefill and decode tokens/s for a model"},
     {"eval", cmd_eval, "run scenario sets in the ablation configurations: F1, tokens, latency"},
     {"bench", cmd_bench, "benchmark tables: grammar cost, TTFT, context per format and memory"},
+    {"bench-grammar", cmd_bench_grammar, "cost of grammar-locked calls: GBNF vs pipit's decoder"},
     {"demo", cmd_demo, "engine demo: permanent prefix kept in KV, ephemeral turns rewound"},
     {"tools", cmd_tools, "check, show and count the tokens of a tool specification"},
 };

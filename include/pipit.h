@@ -415,6 +415,11 @@ struct pipit_perf {
     double t_prefill_ms;      /* wall time in prefill */
     double t_decode_ms;       /* wall time in decode */
     double t_sample_ms;       /* wall time in sampling (including grammar) */
+    /* fast constrained decoding (docs/fastgrammar.md) */
+    int64_t n_forced_tokens;  /* tokens the grammar forced, appended without a draw (jump-forward
+                                 and single-candidate steps) */
+    int64_t n_draws;          /* constrained tokens drawn from a distribution */
+    double t_constraint_ms;   /* wall time in the grammar constraint alone (either path) */
 };
 
 void pipit_context_get_perf(const struct pipit_context *ctx, struct pipit_perf *perf);
@@ -448,6 +453,10 @@ struct pipit_sampler_params {
     const int32_t *trigger_tokens;
     size_t n_trigger_tokens;
 
+    /* pipit's own decoder for `grammar` (docs/fastgrammar.md), borrowed, must outlive the
+     * sampler. NULL (default) = llama.cpp's grammar sampler. A grammar outside the fast
+     * decoder's subset falls back to llama.cpp's sampler. */
+    struct pipit_fastgrammar *fast_grammar;
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void);
@@ -860,6 +869,9 @@ struct pipit_agent_params {
                                      model or adapter trained for it, see docs/memory.md) */
     const char *tracker_adapter;  /* LoRA adapter GGUF for the State-Tracker context, NULL =
                                      the base model prompted with the paper's prompt */
+    bool fast_grammar;            /* pipit's own constrained decoder with jump-forward
+                                     instead of llama.cpp's grammar sampler (default false;
+                                     docs/fastgrammar.md) */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);
@@ -1320,6 +1332,84 @@ char *pipit_eval_report_svg(const struct pipit_eval_report *report, const char *
  * one per line. Freed with pipit_free(). */
 char *pipit_eval_report_misses(const struct pipit_eval_report *report, size_t config, size_t max);
 
+
+/* ============================================================================
+ * fast constrained decoding (docs/fastgrammar.md)
+ *
+ * pipit's own decoder for the call grammars pipit_grammar_compile() emits (and any GBNF of the
+ * same subset: literals, character classes, groups, alternatives, ?, *, +, {m,n}, rules
+ * without recursion). A grammar is compiled to a byte automaton; each automaton state knows
+ * the tokens it allows, so a constrained step costs time proportional to the allowed set, not
+ * to the vocabulary, and text the grammar forces is appended without sampling
+ * (pipit_sampler_forced). One pipit_fastgrammar serves one model and caches every grammar it
+ * has seen; one thread at a time.
+ *
+ *     struct pipit_fastgrammar *fg = NULL;
+ *     pipit_fastgrammar_init(model, &fg, &err);
+ *     sp.grammar = pipit_grammar_call(g);
+ *     sp.fast_grammar = fg;                    // instead of llama.cpp's grammar sampler
+ *     pipit_sampler_init(model, &sp, &smpl, &err);
+ *     for (;;) {
+ *         int32_t forced[64];
+ *         int32_t nf = pipit_sampler_forced(smpl, ctx, forced, 64);
+ *         if (nf > 0) { pipit_context_decode_forced(ctx, forced, nf); continue; }
+ *         int32_t tok = pipit_sampler_sample(smpl, ctx);  ...
+ *     }
+ *     ...
+ *     pipit_sampler_free(smpl);
+ *     pipit_fastgrammar_free(fg);              // after its samplers
+ */
+
+struct pipit_fastgrammar;
+
+/* Index `model`'s vocabulary (borrowed; must outlive the decoder). */
+enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
+                                         struct pipit_fastgrammar **out,
+                                         struct pipit_error *err);
+
+void pipit_fastgrammar_free(struct pipit_fastgrammar *fg);
+
+/* Compile `gbnf` now (a sampler compiles it on first use otherwise). PIPIT_ERR_GRAMMAR when the
+ * text does not parse or lies outside the subset (err says why). */
+enum pipit_status pipit_fastgrammar_add(struct pipit_fastgrammar *fg,
+                                        const char *gbnf,
+                                        struct pipit_error *err);
+
+/* Check `text` against `gbnf` with the fast decoder's automaton; the same contract as
+ * pipit_gbnf_match(). The automaton is stricter on malformed UTF-8 (see the doc). */
+enum pipit_status pipit_fastgrammar_match(struct pipit_fastgrammar *fg,
+                                          const char *gbnf,
+                                          const char *text,
+                                          bool *prefix_ok,
+                                          bool *complete);
+
+struct pipit_fastgrammar_info {
+    int32_t n_vocab;          /* tokens of the model */
+    int32_t n_grammars;       /* grammars compiled so far (fast path) */
+    int32_t n_unsupported;    /* grammars that fell back to llama.cpp's sampler */
+    int32_t dfa_states;       /* automaton states materialized, all grammars */
+    int32_t listed_states;    /* states with a cached allowed-token list */
+    uint64_t index_bytes;     /* memory of the vocabulary index */
+    uint64_t automaton_bytes; /* memory of the automata */
+    double t_index_ms;        /* time to build the vocabulary index */
+    double t_compile_ms;      /* time compiling grammars (parse + NFA + start state) */
+};
+
+void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,
+                                struct pipit_fastgrammar_info *info);
+
+/* Jump-forward: when the grammar allows exactly one continuation, the tokens of that text
+ * (tokenized with the model's tokenizer; the last one is left to the model, since it could
+ * merge with what follows, unless the text completes the grammar) are written to `tokens`
+ * (capacity n_max) and accepted into the sampler. Returns their number (0: nothing forced,
+ * an unconstrained or llama.cpp-grammar sampler, or a lazy grammar not yet triggered). The
+ * caller appends them with pipit_context_decode_forced(); they count as
+ * pipit_perf.n_forced_tokens. `ctx` supplies the previous token (for token boundaries) and
+ * the counters. */
+int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
+                             struct pipit_context *ctx,
+                             int32_t *tokens,
+                             int32_t n_max);
 
 #ifdef __cplusplus
 }

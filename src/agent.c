@@ -992,6 +992,7 @@ static enum pipit_status decode_segment(struct pipit_agent *a,
         .parse_special = a->chat_template,
         .is_complete = jit && a->params.grammar ? jit_name_complete : NULL,
         .complete_user_data = a,
+        .fast_grammar = a->params.fast_grammar, /* docs/fastgrammar.md */
     };
     struct backend_step_output so;
     bool stop = false;

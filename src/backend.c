@@ -28,6 +28,8 @@ struct llama_backend {
     struct pipit_sampler *smpl;
     char *smpl_grammar;
     bool smpl_lazy;
+    bool smpl_fast;                 /* the sampler uses `fg` (pipit's decoder) */
+    struct pipit_fastgrammar *fg;   /* made on the first step that asks for it */
 };
 
 static enum pipit_status lb_add_permanent(void *self, const char *text) {
@@ -85,7 +87,7 @@ static enum pipit_status append_text(struct llama_backend *b,
 static enum pipit_status ensure_sampler(struct llama_backend *b,
                                         const struct backend_step_params *p) {
     const char *g = p->grammar;
-    bool same = b->smpl != NULL && b->smpl_lazy == p->lazy &&
+    bool same = b->smpl != NULL && b->smpl_lazy == p->lazy && b->smpl_fast == p->fast_grammar &&
                 ((g == NULL && b->smpl_grammar == NULL) ||
                  (g != NULL && b->smpl_grammar != NULL && strcmp(g, b->smpl_grammar) == 0));
     if (same) {
@@ -100,6 +102,15 @@ static enum pipit_status ensure_sampler(struct llama_backend *b,
     sp.temperature = b->temperature;
     sp.seed = b->seed + b->n_steps;
     sp.grammar = g;
+    if (g != NULL && p->fast_grammar) { /* fast decoding: one decoder per backend (model) */
+        if (b->fg == NULL) {
+            enum pipit_status fst = pipit_fastgrammar_init(b->model, &b->fg, NULL);
+            if (fst != PIPIT_OK) {
+                return fst;
+            }
+        }
+        sp.fast_grammar = b->fg;
+    }
     const char *patterns[1] = {p->trigger};
     if (g != NULL && p->lazy && p->trigger != NULL) {
         sp.grammar_lazy = true;
@@ -121,6 +132,7 @@ static enum pipit_status ensure_sampler(struct llama_backend *b,
         memcpy(b->smpl_grammar, g, strlen(g) + 1);
     }
     b->smpl_lazy = p->lazy;
+    b->smpl_fast = p->fast_grammar;
     return PIPIT_OK;
 }
 
@@ -183,6 +195,44 @@ static enum pipit_status lb_step(void *self,
         if (p->clock != NULL && policy_clock_expired(p->clock)) {
             out->out_of_time = true;
             break;
+        }
+        if (p->fast_grammar && p->grammar != NULL) {
+            /* jump-forward: text the grammar forces is appended in one batch, never sampled */
+            int32_t forced[64];
+            int32_t nf = pipit_sampler_forced(b->smpl, b->ctx, forced, 64);
+            if (nf > 0 && i + nf <= p->max_tokens) {
+                for (int32_t k = 0; k < nf; k++) {
+                    char fp[256];
+                    int32_t fn = pipit_token_piece(b->model, forced[k], fp, sizeof(fp));
+                    if (fn > 0) {
+                        strbuf_add(&text, fp, (size_t)fn);
+                    }
+                }
+                out->decode_tokens += nf;
+                if (i == 0) {
+                    out->ttft_ms = pipit_now_ms() - t0;
+                }
+                i += nf - 1;
+                bool whole = p->is_complete != NULL
+                                 ? p->is_complete(text.data, p->complete_user_data)
+                                 : call_complete(p->syntax, text.data);
+                if (whole) {
+                    break; /* the call is whole: nothing to decode */
+                }
+                st = pipit_context_decode_forced(b->ctx, forced, nf);
+                if (st == PIPIT_ERR_ABORTED) {
+                    out->cancelled = true;
+                    st = PIPIT_OK;
+                    break;
+                }
+                if (st != PIPIT_OK) {
+                    break;
+                }
+                if (i + 1 == p->max_tokens) {
+                    out->token_limit = true;
+                }
+                continue;
+            }
         }
         int32_t tok = pipit_sampler_sample(b->smpl, b->ctx);
         if (i == 0) {
@@ -275,6 +325,7 @@ static void lb_destroy(void *self) {
         return;
     }
     pipit_sampler_free(b->smpl);
+    pipit_fastgrammar_free(b->fg); /* after its sampler */
     free(b->smpl_grammar);
     pipit_context_free(b->ctx);
     strbuf_free(&b->pending);

@@ -33,6 +33,9 @@ struct backend_step_params {
      * complete call in `syntax`). */
     bool (*is_complete)(const char *text, void *user_data);
     void *complete_user_data;
+    /* pipit's own constrained decoder with jump-forward instead of llama.cpp's grammar sampler
+     * (docs/fastgrammar.md); grammars outside its subset still use llama.cpp's */
+    bool fast_grammar;
 };
 
 /* What one decode step produced. */

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 
+#include "fastgrammar.h"
 #include "ggml-backend.h"
 #include "gguf.h"
 #include "llama.h"
@@ -1116,7 +1117,15 @@ struct pipit_sampler {
     char *text; /* output since the last reset (lazy pattern mode), NUL-terminated
                  */
     size_t text_len;
+
+    /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
+    struct fg_automaton *fast; /* NULL: llama.cpp's grammar sampler (or none) */
+    const struct fg_index *fast_ix;
+    int32_t fast_state; /* automaton state after the text accepted so far */
+    int32_t *fast_buf;  /* n_vocab tokens: the exact allowed set after repeated rejections */
 };
+
+static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
 
 struct pipit_sampler_params pipit_sampler_default_params(void) {
     struct pipit_sampler_params p = {
@@ -1170,8 +1179,10 @@ enum pipit_status pipit_sampler_init(const struct pipit_model *model,
     if (p.grammar != NULL) {
         const char *root = p.grammar_root != NULL ? p.grammar_root : "root";
         last_llama_error[0] = '\0';
-        s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
-        if (s->grammar == NULL) {
+        if (!fast_attach(s, &p)) { /* fast decoder when asked and the grammar fits it */
+            s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
+        }
+        if (s->grammar == NULL && s->fast == NULL) {
             pipit_sampler_free(s);
             return pipit_error_set(err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
                                    last_llama_error[0] != '\0' ? last_llama_error : "parse error");
@@ -1237,6 +1248,7 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     }
     free(smpl->text);
     free(smpl->cand);
+    free(smpl->fast_buf);
     free(smpl);
 }
 
@@ -1266,13 +1278,269 @@ static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token to
     return true;
 }
 
+/* ============================================================================
+ * fast constrained decoding (docs/fastgrammar.md)
+ *
+ * With pipit_sampler_params.fast_grammar the grammar is pipit's own automaton
+ * (src/fastgrammar.c) instead of llama.cpp's grammar sampler. Per step:
+ *   - a state with a small allowed set (a cached token list): the chain samples from those
+ *     tokens only (plus EOG when the call is complete); one candidate = no draw at all;
+ *   - a large state (string bodies): draw from the whole vocabulary and check the draw by
+ *     walking its bytes; after FAST_MAX_REJECTS rejected draws, the exact allowed set.
+ * Greedy picks exactly the token the masked vocabulary would give; temperature sampling
+ * keeps the masked distribution (top-k/top-p act on the candidate set of the step).
+ * pipit_sampler_forced() is the jump-forward.
+ */
+
+#define FAST_MAX_REJECTS 8
+#define FAST_MAX_FORCED  256 /* bytes of forced text per jump */
+#define FAST_MAX_CONTEXT 64  /* bytes of the previous token used as left context */
+
+/* Use the fast decoder for p->grammar when asked and the grammar fits it. */
+static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p) {
+    if (p->fast_grammar == NULL || p->grammar == NULL ||
+        (p->grammar_root != NULL && strcmp(p->grammar_root, "root") != 0) ||
+        fg_model_of(p->fast_grammar) != s->model) {
+        return false;
+    }
+    struct fg_automaton *a = NULL;
+    if (fg_lookup(p->fast_grammar, p->grammar, &a, NULL, 0) != PIPIT_OK) {
+        return false; /* outside the subset: llama.cpp's sampler */
+    }
+    s->fast_buf = malloc(sizeof(int32_t) * (size_t)s->n_vocab);
+    if (s->fast_buf == NULL) {
+        return false;
+    }
+    s->fast = a;
+    s->fast_ix = fg_index_of(p->fast_grammar);
+    s->fast_state = fg_start(a);
+    return true;
+}
+
+/* Whether the automaton allows `token` now; *next receives the state after it. */
+static bool fast_allows(struct pipit_sampler *s, int32_t token, int32_t *next) {
+    if (pipit_model_token_is_eog(s->model, token)) {
+        *next = s->fast_state;
+        return fg_accepting(s->fast, s->fast_state);
+    }
+    *next = fg_step_token(s->fast, s->fast_state, token);
+    return *next >= 0;
+}
+
+/* Feed one token to whichever grammar the sampler has; false (nothing changed) when the grammar
+ * does not allow it. */
+static bool grammar_feed_token(struct pipit_sampler *s, llama_token token) {
+    if (s->fast == NULL) {
+        return grammar_accept_checked(s->grammar, token);
+    }
+    int32_t next;
+    if (!fast_allows(s, token, &next)) {
+        return false;
+    }
+    s->fast_state = next;
+    return true;
+}
+
+/* Lazy trigger: the automaton reads the text from the trigger on. */
+static bool fast_feed_text(struct pipit_sampler *s, const char *text) {
+    int32_t next = fg_step_bytes(s->fast, s->fast_state, text, strlen(text));
+    if (next < 0) {
+        return false;
+    }
+    s->fast_state = next;
+    return true;
+}
+
+static int32_t fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
+    double t0 = pipit_now_ms();
+    struct fg_automaton *a = s->fast;
+    int32_t n_eog = 0;
+    const int32_t *eog = fg_index_eog(s->fast_ix, &n_eog);
+    bool accepting = fg_accepting(a, s->fast_state);
+    const int32_t *toks = NULL;
+    int32_t n = fg_allowed(a, s->fast_state, &toks);
+    double t_con = pipit_now_ms() - t0;
+    llama_token_data_array arr;
+    int32_t result = -1, next = FG_DEAD;
+    bool drawn = true;
+    if (n < 0) {
+        /* a large state: draw first, check the draw */
+        int32_t rejected[FAST_MAX_REJECTS];
+        int n_rej = 0;
+        while (result < 0 && n_rej < FAST_MAX_REJECTS) {
+            candidates_from_logits(s, logits, &arr);
+            for (int k = 0; k < n_rej; k++) {
+                s->cand[rejected[k]].logit = -INFINITY;
+            }
+            llama_sampler_apply(s->chain, &arr);
+            if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
+                isinf(arr.data[arr.selected].logit)) {
+                break;
+            }
+            int32_t tok = arr.data[arr.selected].id;
+            double tc = pipit_now_ms();
+            if (fast_allows(s, tok, &next)) {
+                result = tok;
+            } else {
+                rejected[n_rej++] = tok;
+            }
+            t_con += pipit_now_ms() - tc;
+        }
+        if (result < 0) {
+            double tc = pipit_now_ms();
+            n = fg_allowed_all(a, s->fast_state, s->fast_buf);
+            toks = s->fast_buf;
+            t_con += pipit_now_ms() - tc;
+        }
+    }
+    if (result < 0) {
+        size_t total = (size_t)n + (accepting ? (size_t)n_eog : 0);
+        if (total == 0) {
+            ctx->perf.t_sample_ms += pipit_now_ms() - t0;
+            ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: the grammar allows no token");
+            return -PIPIT_ERR_NO_CANDIDATES;
+        }
+        for (size_t i = 0; i < total; i++) {
+            llama_token t = i < (size_t)n ? toks[i] : eog[i - (size_t)n];
+            s->cand[i] = (llama_token_data){.id = t, .logit = logits[t], .p = 0.0f};
+        }
+        if (total == 1) {
+            result = s->cand[0].id; /* forced: no draw */
+            drawn = false;
+        } else {
+            arr = (llama_token_data_array){
+                .data = s->cand, .size = total, .selected = -1, .sorted = false};
+            llama_sampler_apply(s->chain, &arr);
+            if (arr.selected < 0 || (size_t)arr.selected >= arr.size) {
+                ctx->perf.t_sample_ms += pipit_now_ms() - t0;
+                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: nothing selected");
+                return -PIPIT_ERR_NO_CANDIDATES;
+            }
+            result = arr.data[arr.selected].id;
+        }
+        double tc = pipit_now_ms();
+        fast_allows(s, result, &next);
+        t_con += pipit_now_ms() - tc;
+    }
+    llama_sampler_accept(s->chain, result);
+    s->fast_state = next;
+    if (drawn) {
+        ctx->perf.n_draws++;
+    } else {
+        ctx->perf.n_forced_tokens++;
+    }
+    ctx->perf.t_constraint_ms += t_con;
+    ctx->perf.t_sample_ms += pipit_now_ms() - t0;
+    ctx->perf.n_sample_calls++;
+    return result;
+}
+
+/* Tokenize buf[0..n) and find the token where its last `tail` bytes begin: *first receives
+ * that index. Returns the token count, or -1 when no token boundary falls there (or the pieces
+ * do not spell the text). */
+static int32_t fast_tokenize_tail(const struct pipit_sampler *s,
+                                  const char *buf,
+                                  size_t n,
+                                  size_t tail,
+                                  llama_token *toks,
+                                  int32_t cap,
+                                  int32_t *first) {
+    int32_t nt = llama_tokenize(s->model->vocab, buf, (int32_t)n, toks, cap, false, true);
+    if (nt <= 0) {
+        return -1;
+    }
+    size_t total = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        int32_t pn;
+        const char *pp = fg_index_piece(s->fast_ix, toks[i], &pn);
+        if (pp == NULL) {
+            return -1;
+        }
+        total += (size_t)pn;
+    }
+    if (total < tail) {
+        return -1;
+    }
+    size_t boundary = total - tail, at = 0;
+    *first = -1;
+    for (int32_t i = 0; i < nt; i++) {
+        int32_t pn;
+        const char *pp = fg_index_piece(s->fast_ix, toks[i], &pn);
+        if (at == boundary) {
+            *first = i;
+        }
+        if (at >= boundary && memcmp(pp, buf + n - tail + (at - boundary), (size_t)pn) != 0) {
+            return -1;
+        }
+        at += (size_t)pn;
+    }
+    return *first >= 0 ? nt : -1;
+}
+
+int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
+                             struct pipit_context *ctx,
+                             int32_t *tokens,
+                             int32_t n_max) {
+    if (smpl == NULL || ctx == NULL || tokens == NULL || n_max <= 0 || smpl->fast == NULL ||
+        (smpl->lazy && !smpl->triggered) || smpl->fast_state < 0) {
+        return 0;
+    }
+    double t0 = pipit_now_ms();
+    struct fg_automaton *a = smpl->fast;
+    char buf[FAST_MAX_CONTEXT + FAST_MAX_FORCED];
+    char *text = buf + FAST_MAX_CONTEXT;
+    size_t len = fg_forced_text(a, smpl->fast_state, text, FAST_MAX_FORCED);
+    int32_t used = 0;
+    if (len > 0) {
+        bool ends = fg_accepting(a, fg_step_bytes(a, smpl->fast_state, text, len));
+        /* the previous token as left context, so the forced tokens are the ones the tokenizer
+         * would cut from the whole text; without it when that fails */
+        size_t pre = 0;
+        int32_t n_cached = 0;
+        const int32_t *cached = pipit_context_tokens(ctx, &n_cached);
+        if (n_cached > 0) {
+            int32_t pn;
+            const char *pp = fg_index_piece(smpl->fast_ix, cached[n_cached - 1], &pn);
+            if (pp != NULL && pn <= FAST_MAX_CONTEXT) {
+                pre = (size_t)pn;
+                memcpy(text - pre, pp, pre);
+            }
+        }
+        llama_token toks[FAST_MAX_FORCED + FAST_MAX_CONTEXT + 8];
+        int32_t cap = (int32_t)(sizeof(toks) / sizeof(toks[0]));
+        int32_t first = -1;
+        int32_t nt = fast_tokenize_tail(smpl, text - pre, pre + len, len, toks, cap, &first);
+        if (nt < 0 && pre > 0) {
+            nt = fast_tokenize_tail(smpl, text, len, len, toks, cap, &first);
+        }
+        if (nt > 0) {
+            int32_t use = nt - first - (ends ? 0 : 1); /* the last may merge with what follows */
+            if (use > n_max) {
+                use = n_max;
+            }
+            for (int32_t i = 0; i < use; i++) {
+                int32_t next = fg_step_token(a, smpl->fast_state, toks[first + i]);
+                if (next < 0) {
+                    break; /* cannot happen: the pieces spell the forced text */
+                }
+                smpl->fast_state = next;
+                llama_sampler_accept(smpl->chain, toks[first + i]);
+                tokens[used++] = toks[first + i];
+            }
+        }
+    }
+    ctx->perf.n_forced_tokens += used;
+    ctx->perf.t_constraint_ms += pipit_now_ms() - t0;
+    return used;
+}
+
 /* Lazy mode, not yet triggered: record `token` and fire the grammar when a
  * trigger matches. */
 static enum pipit_status lazy_observe(struct pipit_sampler *s, llama_token token) {
     for (size_t i = 0; i < s->n_trigger_tokens; i++) {
         if (s->trigger_tokens[i] == token) {
             s->triggered = true;
-            return grammar_accept_checked(s->grammar, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+            return grammar_feed_token(s, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
         }
     }
     if (s->n_patterns == 0) {
@@ -1297,6 +1565,9 @@ static enum pipit_status lazy_observe(struct pipit_sampler *s, llama_token token
          * works on text, so any tokenization of it leads to the same grammar state.
          */
         const char *from = s->text + start;
+        if (s->fast != NULL) { /* the automaton reads the text itself */
+            return fast_feed_text(s, from) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+        }
         int32_t cap = (int32_t)strlen(from) + 8;
         int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
         if (toks == NULL) {
@@ -1325,6 +1596,9 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
         ctx_fail(ctx, PIPIT_ERR_STATE, "engine: sample: no logits (append or decode first)");
         return -PIPIT_ERR_STATE;
     }
+    if (smpl->fast != NULL && (!smpl->lazy || smpl->triggered)) {
+        return fast_sample(smpl, ctx, logits);
+    }
     double t0 = pipit_now_ms();
     llama_token_data_array arr;
     bool constrained = smpl->grammar != NULL && (!smpl->lazy || smpl->triggered);
@@ -1335,7 +1609,9 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
     for (int pass = constrained ? 0 : 1; pass < 2; pass++) {
         candidates_from_logits(smpl, logits, &arr);
         if (pass == 1 && constrained) {
+            double tg = pipit_now_ms();
             llama_sampler_apply(smpl->grammar, &arr);
+            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
         }
         llama_sampler_apply(smpl->chain, &arr);
         if (pass == 0 && arr.selected >= 0 && (size_t)arr.selected < arr.size) {
@@ -1343,7 +1619,9 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
             one.logit = 0.0f;
             llama_token_data_array check = {
                 .data = &one, .size = 1, .selected = -1, .sorted = false};
+            double tg = pipit_now_ms();
             llama_sampler_apply(smpl->grammar, &check);
+            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
             if (!isinf(one.logit)) {
                 ctx->perf.n_grammar_fast++;
                 break; /* allowed: keep the draw */
@@ -1360,8 +1638,11 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
         llama_sampler_accept(smpl->chain, result);
         enum pipit_status st = PIPIT_OK;
         if (constrained) {
+            double tg = pipit_now_ms();
             llama_sampler_accept(smpl->grammar, result); /* allowed: it survived the mask */
-        } else if (smpl->grammar != NULL) {
+            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
+            ctx->perf.n_draws++;
+        } else if (smpl->grammar != NULL || smpl->fast != NULL) {
             st = lazy_observe(smpl, result);
         }
         if (st != PIPIT_OK) {
@@ -1379,13 +1660,13 @@ enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token
         return PIPIT_ERR_INVALID_ARG;
     }
     llama_sampler_accept(smpl->chain, token);
-    if (smpl->grammar == NULL) {
+    if (smpl->grammar == NULL && smpl->fast == NULL) {
         return PIPIT_OK;
     }
     if (smpl->lazy && !smpl->triggered) {
         return lazy_observe(smpl, token);
     }
-    return grammar_accept_checked(smpl->grammar, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+    return grammar_feed_token(smpl, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
 }
 
 void pipit_sampler_reset(struct pipit_sampler *smpl) {
@@ -1395,6 +1676,9 @@ void pipit_sampler_reset(struct pipit_sampler *smpl) {
     llama_sampler_reset(smpl->chain);
     if (smpl->grammar != NULL) {
         llama_sampler_reset(smpl->grammar);
+    }
+    if (smpl->fast != NULL) {
+        smpl->fast_state = fg_start(smpl->fast);
     }
     smpl->triggered = false;
     smpl->text_len = 0;

@@ -1,0 +1,1471 @@
+/*
+ * fastgrammar.c - GBNF (pipit's subset) -> byte NFA -> lazy DFA, and the token trie that turns
+ * DFA states into allowed-token lists (see fastgrammar.h, docs/fastgrammar.md).
+ *
+ * Invariants:
+ * - NFA state 0 is the final (accepting) state. "Important" states are the byte states and the
+ *   final state; a DFA state is the sorted set of important states in an epsilon closure.
+ * - Every byte range of the NFA starts and ends on a byte-class boundary, so a DFA row needs one
+ *   entry per class, not per byte.
+ * - Code-point classes are compiled to well-formed UTF-8 (no surrogates, no overlong forms).
+ * - The trie holds every token with non-empty text that does not end generation; EOG tokens are
+ *   allowed exactly in accepting states (as in llama.cpp's grammar sampler).
+ */
+#include "fastgrammar.h"
+
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FG_MAX_NFA_STATES (4 * 1024 * 1024)
+#define FG_MAX_DFA_STATES (1024 * 1024)
+#define FG_MAX_RULES      65536
+#define FG_MAX_DEPTH      256 /* rule-reference and parenthesis nesting */
+#define FG_MAX_REPEAT     65536
+#define FG_UNKNOWN        (-2)
+
+/* ============================================================================ growable arrays */
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) {
+        return true;
+    }
+    size_t n = *cap > 0 ? *cap : 64;
+    while (n < need) {
+        n *= 2;
+    }
+    void *q = realloc(*p, n * elem);
+    if (q == NULL) {
+        return false;
+    }
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* ============================================================================ vocabulary index */
+
+struct fg_index {
+    const struct pipit_model *model;
+    int32_t n_vocab;
+    char *blob;   /* every piece, back to back */
+    int64_t *off; /* n_vocab + 1 offsets into blob */
+    int32_t *eog; /* end-of-generation tokens */
+    int32_t n_eog;
+    /* trie: node 0 is the root (empty text) */
+    int32_t n_nodes;
+    uint8_t *byte;     /* the byte that leads into the node */
+    int32_t *child;    /* first child (children in increasing byte order), -1 none */
+    int32_t *sibling;  /* next sibling, -1 none */
+    int32_t *tok;      /* first token whose text ends here, -1 none */
+    int32_t *tok_next; /* per token: the next token with the same text, -1 none */
+};
+
+struct piece_ref {
+    const char *p;
+    int32_t n;
+    int32_t tok;
+};
+
+static int cmp_piece(const void *x, const void *y) {
+    const struct piece_ref *a = x, *b = y;
+    int32_t n = a->n < b->n ? a->n : b->n;
+    int c = memcmp(a->p, b->p, (size_t)n);
+    if (c != 0) {
+        return c;
+    }
+    if (a->n != b->n) {
+        return a->n < b->n ? -1 : 1;
+    }
+    return a->tok < b->tok ? -1 : a->tok > b->tok;
+}
+
+void fg_index_free(struct fg_index *ix) {
+    if (ix == NULL) {
+        return;
+    }
+    free(ix->blob);
+    free(ix->off);
+    free(ix->eog);
+    free(ix->byte);
+    free(ix->child);
+    free(ix->sibling);
+    free(ix->tok);
+    free(ix->tok_next);
+    free(ix);
+}
+
+enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index **out) {
+    *out = NULL;
+    struct pipit_model_info info;
+    pipit_model_get_info(model, &info);
+    struct fg_index *ix = calloc(1, sizeof(*ix));
+    if (ix == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    ix->model = model;
+    ix->n_vocab = info.n_vocab;
+    size_t nv = (size_t)info.n_vocab;
+    size_t blob_cap = 0, blob_len = 0;
+    ix->off = malloc(sizeof(int64_t) * (nv + 1));
+    ix->eog = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
+    ix->tok_next = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
+    struct piece_ref *refs = malloc(sizeof(*refs) * (nv > 0 ? nv : 1));
+    bool ok = ix->off != NULL && ix->eog != NULL && ix->tok_next != NULL && refs != NULL;
+    char buf[1024];
+    for (size_t t = 0; ok && t < nv; t++) {
+        ix->off[t] = (int64_t)blob_len;
+        ix->tok_next[t] = -1;
+        if (pipit_model_token_is_eog(model, (int32_t)t)) {
+            ix->eog[ix->n_eog++] = (int32_t)t;
+            continue;
+        }
+        int32_t n = pipit_token_piece(model, (int32_t)t, buf, (int32_t)sizeof(buf));
+        if (n <= 0) {
+            continue; /* no text (or absurdly long): never matches grammar text */
+        }
+        ok = grow((void **)&ix->blob, &blob_cap, blob_len + (size_t)n, 1);
+        if (ok) {
+            memcpy(ix->blob + blob_len, buf, (size_t)n);
+            blob_len += (size_t)n;
+        }
+    }
+    size_t n_refs = 0;
+    if (ok) {
+        ix->off[nv] = (int64_t)blob_len;
+        for (size_t t = 0; t < nv; t++) {
+            int32_t n = (int32_t)(ix->off[t + 1] - ix->off[t]);
+            if (n > 0) {
+                refs[n_refs++] = (struct piece_ref){ix->blob + ix->off[t], n, (int32_t)t};
+            }
+        }
+        qsort(refs, n_refs, sizeof(*refs), cmp_piece);
+    }
+    /* the trie, in one pass over the sorted pieces: a stack of the current path's nodes */
+    size_t node_cap = 0;
+    int32_t path[1025];
+    int32_t depth = 0;
+    path[0] = 0;
+    int32_t *last_child = NULL;
+    size_t last_cap = 0;
+    const struct piece_ref *prev = NULL;
+    ix->n_nodes = 1;
+    ok = ok && grow((void **)&ix->byte, &node_cap, 1, 1);
+    size_t c1 = 0, c2 = 0, c3 = 0;
+    ok = ok && grow((void **)&ix->child, &c1, 1, sizeof(int32_t)) &&
+         grow((void **)&ix->sibling, &c2, 1, sizeof(int32_t)) &&
+         grow((void **)&ix->tok, &c3, 1, sizeof(int32_t)) &&
+         grow((void **)&last_child, &last_cap, 1, sizeof(int32_t));
+    if (ok) {
+        ix->byte[0] = 0;
+        ix->child[0] = ix->sibling[0] = ix->tok[0] = last_child[0] = -1;
+    }
+    for (size_t i = 0; ok && i < n_refs; i++) {
+        const struct piece_ref *r = &refs[i];
+        int32_t lcp = 0;
+        if (prev != NULL) {
+            while (lcp < r->n && lcp < prev->n && r->p[lcp] == prev->p[lcp]) {
+                lcp++;
+            }
+        }
+        depth = lcp;
+        for (int32_t k = lcp; ok && k < r->n; k++) {
+            int32_t id = ix->n_nodes;
+            ok = grow((void **)&ix->byte, &node_cap, (size_t)id + 1, 1) &&
+                 grow((void **)&ix->child, &c1, (size_t)id + 1, sizeof(int32_t)) &&
+                 grow((void **)&ix->sibling, &c2, (size_t)id + 1, sizeof(int32_t)) &&
+                 grow((void **)&ix->tok, &c3, (size_t)id + 1, sizeof(int32_t)) &&
+                 grow((void **)&last_child, &last_cap, (size_t)id + 1, sizeof(int32_t));
+            if (!ok) {
+                break;
+            }
+            ix->n_nodes++;
+            ix->byte[id] = (uint8_t)r->p[k];
+            ix->child[id] = ix->sibling[id] = ix->tok[id] = last_child[id] = -1;
+            int32_t parent = path[depth];
+            if (last_child[parent] < 0) {
+                ix->child[parent] = id;
+            } else {
+                ix->sibling[last_child[parent]] = id;
+            }
+            last_child[parent] = id;
+            path[++depth] = id;
+        }
+        if (!ok) {
+            break;
+        }
+        /* the node of the whole piece: append the token to its list (sorted by id) */
+        int32_t node = path[r->n];
+        if (ix->tok[node] < 0) {
+            ix->tok[node] = r->tok;
+        } else {
+            int32_t t = ix->tok[node];
+            while (ix->tok_next[t] >= 0) {
+                t = ix->tok_next[t];
+            }
+            ix->tok_next[t] = r->tok;
+        }
+        prev = r;
+    }
+    free(last_child);
+    free(refs);
+    if (!ok) {
+        fg_index_free(ix);
+        return PIPIT_ERR_NOMEM;
+    }
+    *out = ix;
+    return PIPIT_OK;
+}
+
+int32_t fg_index_n_vocab(const struct fg_index *ix) {
+    return ix->n_vocab;
+}
+
+const char *fg_index_piece(const struct fg_index *ix, int32_t token, int32_t *n) {
+    if (token < 0 || token >= ix->n_vocab) {
+        *n = 0;
+        return NULL;
+    }
+    *n = (int32_t)(ix->off[token + 1] - ix->off[token]);
+    return *n > 0 ? ix->blob + ix->off[token] : NULL;
+}
+
+const int32_t *fg_index_eog(const struct fg_index *ix, int32_t *n) {
+    *n = ix->n_eog;
+    return ix->eog;
+}
+
+size_t fg_index_bytes(const struct fg_index *ix) {
+    size_t nv = (size_t)ix->n_vocab, nn = (size_t)ix->n_nodes;
+    return sizeof(*ix) + (size_t)ix->off[nv] + (nv + 1) * sizeof(int64_t) +
+           nv * 2 * sizeof(int32_t) + nn * (1 + 3 * sizeof(int32_t));
+}
+
+/* ============================================================================ GBNF parser */
+
+enum node_kind {
+    N_SEQ,   /* a = first kid index in kids, b = count */
+    N_ALT,   /* same */
+    N_LIT,   /* a = offset in lit bytes, b = length */
+    N_CLASS, /* a = offset in ranges (pairs), b = pairs; already normalized, not negated */
+    N_REF,   /* a = rule */
+    N_REP,   /* a = node, b = min, c = max (-1 = unbounded) */
+};
+
+struct node {
+    enum node_kind kind;
+    int32_t a, b, c;
+};
+
+struct rule {
+    char name[128];
+    int32_t body;     /* node, -1 until defined */
+    bool in_progress; /* being inlined (recursion check) */
+};
+
+struct parser {
+    const char *s;
+    size_t pos;
+    struct node *nodes;
+    size_t n_nodes, cap_nodes;
+    int32_t *kids;
+    size_t n_kids, cap_kids;
+    uint8_t *lit;
+    size_t n_lit, cap_lit;
+    uint32_t *ranges;
+    size_t n_ranges, cap_ranges; /* in uint32 units (2 per range) */
+    struct rule *rules;
+    size_t n_rules, cap_rules;
+    char *msg;
+    size_t msg_size;
+    bool failed;
+};
+
+static void perr(struct parser *p, const char *what) {
+    if (!p->failed) {
+        snprintf(p->msg, p->msg_size, "fastgrammar: %s at offset %zu", what, p->pos);
+    }
+    p->failed = true;
+}
+
+static int32_t new_node(struct parser *p, enum node_kind k, int32_t a, int32_t b, int32_t c) {
+    if (!grow((void **)&p->nodes, &p->cap_nodes, p->n_nodes + 1, sizeof(struct node))) {
+        perr(p, "out of memory");
+        return -1;
+    }
+    p->nodes[p->n_nodes] = (struct node){k, a, b, c};
+    return (int32_t)p->n_nodes++;
+}
+
+static void skip_space(struct parser *p, bool newlines) {
+    for (;;) {
+        char c = p->s[p->pos];
+        if (c == ' ' || c == '\t' || ((c == '\n' || c == '\r') && newlines)) {
+            p->pos++;
+        } else if (c == '#') {
+            while (p->s[p->pos] != '\0' && p->s[p->pos] != '\n') {
+                p->pos++;
+            }
+        } else {
+            return;
+        }
+    }
+}
+
+static bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+}
+
+static int32_t rule_index(struct parser *p, const char *name, size_t n) {
+    for (size_t i = 0; i < p->n_rules; i++) {
+        if (strlen(p->rules[i].name) == n && memcmp(p->rules[i].name, name, n) == 0) {
+            return (int32_t)i;
+        }
+    }
+    if (n >= sizeof(p->rules[0].name) || p->n_rules >= FG_MAX_RULES ||
+        !grow((void **)&p->rules, &p->cap_rules, p->n_rules + 1, sizeof(struct rule))) {
+        perr(p, "rule name too long or too many rules");
+        return -1;
+    }
+    struct rule *r = &p->rules[p->n_rules];
+    memcpy(r->name, name, n);
+    r->name[n] = '\0';
+    r->body = -1;
+    r->in_progress = false;
+    return (int32_t)p->n_rules++;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/* One (possibly escaped) character of a literal or class as a code point. */
+static uint32_t parse_char(struct parser *p) {
+    const unsigned char *s = (const unsigned char *)p->s;
+    if (s[p->pos] == '\\') {
+        p->pos++;
+        char e = (char)s[p->pos++];
+        int digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+        if (digits > 0) {
+            uint32_t v = 0;
+            for (int i = 0; i < digits; i++) {
+                int h = hexval((char)s[p->pos]);
+                if (h < 0) {
+                    perr(p, "bad hex escape");
+                    return 0;
+                }
+                v = v * 16 + (uint32_t)h;
+                p->pos++;
+            }
+            return v;
+        }
+        switch (e) {
+            case 'n':
+                return '\n';
+            case 'r':
+                return '\r';
+            case 't':
+                return '\t';
+            case '\\':
+            case '"':
+            case '[':
+            case ']':
+            case '-':
+            case '^':
+                return (uint32_t)(unsigned char)e;
+            default:
+                perr(p, "unknown escape");
+                return 0;
+        }
+    }
+    /* a UTF-8 code point */
+    unsigned char c = s[p->pos];
+    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t v = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    p->pos++;
+    for (int i = 1; i < n; i++) {
+        if ((s[p->pos] & 0xC0) != 0x80) {
+            perr(p, "malformed UTF-8 in the grammar");
+            return 0;
+        }
+        v = (v << 6) | (s[p->pos++] & 0x3Fu);
+    }
+    return v;
+}
+
+static size_t utf8_encode(uint32_t cp, uint8_t out[4]) {
+    if (cp < 0x80) {
+        out[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (uint8_t)(0xC0 | (cp >> 6));
+        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | (cp >> 12));
+        out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | (cp >> 18));
+    out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static int cmp_range(const void *x, const void *y) {
+    const uint32_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static int32_t parse_alt(struct parser *p, int depth);
+
+static int32_t parse_literal(struct parser *p) {
+    p->pos++; /* '"' */
+    size_t start = p->n_lit;
+    while (!p->failed && p->s[p->pos] != '"') {
+        if (p->s[p->pos] == '\0') {
+            perr(p, "unterminated literal");
+            return -1;
+        }
+        uint8_t enc[4];
+        size_t n = utf8_encode(parse_char(p), enc);
+        if (!grow((void **)&p->lit, &p->cap_lit, p->n_lit + n, 1)) {
+            perr(p, "out of memory");
+            return -1;
+        }
+        memcpy(p->lit + p->n_lit, enc, n);
+        p->n_lit += n;
+    }
+    p->pos++;
+    return new_node(p, N_LIT, (int32_t)start, (int32_t)(p->n_lit - start), 0);
+}
+
+static int32_t parse_class(struct parser *p) {
+    p->pos++; /* '[' */
+    bool negated = false;
+    if (p->s[p->pos] == '^') {
+        negated = true;
+        p->pos++;
+    }
+    uint32_t tmp[2 * 256];
+    size_t n = 0;
+    while (!p->failed && p->s[p->pos] != ']') {
+        if (p->s[p->pos] == '\0' || n >= 256) {
+            perr(p, "unterminated or too long character class");
+            return -1;
+        }
+        uint32_t lo = parse_char(p), hi = lo;
+        if (p->s[p->pos] == '-' && p->s[p->pos + 1] != ']' && p->s[p->pos + 1] != '\0') {
+            p->pos++;
+            hi = parse_char(p);
+        }
+        if (hi > 0x10FFFF) {
+            hi = 0x10FFFF;
+        }
+        if (lo <= hi) {
+            tmp[2 * n] = lo;
+            tmp[2 * n + 1] = hi;
+            n++;
+        }
+    }
+    p->pos++;
+    /* normalize: sort, merge, complement when negated, drop surrogates */
+    qsort(tmp, n, 2 * sizeof(uint32_t), cmp_range);
+    uint32_t merged[2 * 256];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && tmp[2 * i] <= merged[2 * m - 1] + 1) {
+            if (tmp[2 * i + 1] > merged[2 * m - 1]) {
+                merged[2 * m - 1] = tmp[2 * i + 1];
+            }
+        } else {
+            merged[2 * m] = tmp[2 * i];
+            merged[2 * m + 1] = tmp[2 * i + 1];
+            m++;
+        }
+    }
+    uint32_t fin[2 * 260];
+    size_t f = 0;
+    if (negated) {
+        uint32_t next = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (merged[2 * i] > next) {
+                fin[2 * f] = next;
+                fin[2 * f + 1] = merged[2 * i] - 1;
+                f++;
+            }
+            next = merged[2 * i + 1] + 1;
+        }
+        if (next <= 0x10FFFF) {
+            fin[2 * f] = next;
+            fin[2 * f + 1] = 0x10FFFF;
+            f++;
+        }
+    } else {
+        memcpy(fin, merged, sizeof(uint32_t) * 2 * m);
+        f = m;
+    }
+    size_t start = p->n_ranges;
+    for (size_t i = 0; i < f; i++) {
+        uint32_t lo = fin[2 * i], hi = fin[2 * i + 1];
+        uint32_t parts[4];
+        size_t np = 0;
+        if (lo < 0xD800 && hi >= 0xD800) {
+            parts[np++] = lo;
+            parts[np++] = 0xD7FF;
+            lo = 0xE000;
+        } else if (lo >= 0xD800 && lo <= 0xDFFF) {
+            lo = 0xE000;
+        }
+        if (lo <= hi) {
+            parts[np++] = lo;
+            parts[np++] = hi;
+        }
+        if (!grow((void **)&p->ranges, &p->cap_ranges, p->n_ranges + np, sizeof(uint32_t))) {
+            perr(p, "out of memory");
+            return -1;
+        }
+        memcpy(p->ranges + p->n_ranges, parts, np * sizeof(uint32_t));
+        p->n_ranges += np;
+    }
+    return new_node(p, N_CLASS, (int32_t)start, (int32_t)((p->n_ranges - start) / 2), 0);
+}
+
+static long parse_uint(struct parser *p) {
+    long v = 0;
+    if (p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+        perr(p, "expected a number");
+        return -1;
+    }
+    while (p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
+        v = v * 10 + (p->s[p->pos++] - '0');
+        if (v > FG_MAX_REPEAT) {
+            perr(p, "repetition count too large");
+            return -1;
+        }
+    }
+    return v;
+}
+
+static int32_t parse_seq(struct parser *p, int depth) {
+    int32_t items[512];
+    size_t n = 0;
+    for (;;) {
+        skip_space(p, depth > 0);
+        char c = p->s[p->pos];
+        int32_t item = -1;
+        if (c == '"') {
+            item = parse_literal(p);
+        } else if (c == '[') {
+            item = parse_class(p);
+        } else if (c == '(') {
+            p->pos++;
+            item = parse_alt(p, depth + 1);
+            skip_space(p, true);
+            if (p->s[p->pos] != ')') {
+                perr(p, "expected ')'");
+                return -1;
+            }
+            p->pos++;
+        } else if (is_name_char(c)) {
+            size_t s0 = p->pos;
+            while (is_name_char(p->s[p->pos])) {
+                p->pos++;
+            }
+            int32_t r = rule_index(p, p->s + s0, p->pos - s0);
+            item = r >= 0 ? new_node(p, N_REF, r, 0, 0) : -1;
+        } else if (c == '.') {
+            perr(p, "'.' is not supported");
+            return -1;
+        } else {
+            break; /* '|', ')', newline, end */
+        }
+        if (p->failed || item < 0) {
+            return -1;
+        }
+        /* postfix operators */
+        for (;;) {
+            char o = p->s[p->pos];
+            if (o == '?') {
+                item = new_node(p, N_REP, item, 0, 1);
+                p->pos++;
+            } else if (o == '*') {
+                item = new_node(p, N_REP, item, 0, -1);
+                p->pos++;
+            } else if (o == '+') {
+                item = new_node(p, N_REP, item, 1, -1);
+                p->pos++;
+            } else if (o == '{') {
+                p->pos++;
+                skip_space(p, false);
+                long lo = parse_uint(p), hi = lo;
+                skip_space(p, false);
+                if (p->s[p->pos] == ',') {
+                    p->pos++;
+                    skip_space(p, false);
+                    hi = p->s[p->pos] == '}' ? -1 : parse_uint(p);
+                    skip_space(p, false);
+                }
+                if (p->failed || p->s[p->pos] != '}' || (hi >= 0 && hi < lo)) {
+                    perr(p, "bad repetition");
+                    return -1;
+                }
+                p->pos++;
+                item = new_node(p, N_REP, item, (int32_t)lo, (int32_t)hi);
+            } else {
+                break;
+            }
+            if (item < 0) {
+                return -1;
+            }
+        }
+        if (n >= sizeof(items) / sizeof(items[0])) {
+            perr(p, "sequence too long");
+            return -1;
+        }
+        items[n++] = item;
+    }
+    if (!grow((void **)&p->kids, &p->cap_kids, p->n_kids + n, sizeof(int32_t))) {
+        perr(p, "out of memory");
+        return -1;
+    }
+    memcpy(p->kids + p->n_kids, items, n * sizeof(int32_t));
+    p->n_kids += n;
+    return new_node(p, N_SEQ, (int32_t)(p->n_kids - n), (int32_t)n, 0);
+}
+
+static int32_t parse_alt(struct parser *p, int depth) {
+    if (depth > FG_MAX_DEPTH) {
+        perr(p, "nesting too deep");
+        return -1;
+    }
+    int32_t alts[1024];
+    size_t n = 0;
+    for (;;) {
+        int32_t s = parse_seq(p, depth);
+        if (s < 0) {
+            return -1;
+        }
+        if (n >= sizeof(alts) / sizeof(alts[0])) {
+            perr(p, "too many alternatives");
+            return -1;
+        }
+        alts[n++] = s;
+        skip_space(p, depth > 0);
+        if (p->s[p->pos] != '|') {
+            break;
+        }
+        p->pos++;
+    }
+    if (n == 1) {
+        return alts[0];
+    }
+    if (!grow((void **)&p->kids, &p->cap_kids, p->n_kids + n, sizeof(int32_t))) {
+        perr(p, "out of memory");
+        return -1;
+    }
+    memcpy(p->kids + p->n_kids, alts, n * sizeof(int32_t));
+    p->n_kids += n;
+    return new_node(p, N_ALT, (int32_t)(p->n_kids - n), (int32_t)n, 0);
+}
+
+static void parse_grammar(struct parser *p) {
+    for (;;) {
+        skip_space(p, true);
+        if (p->s[p->pos] == '\0' || p->failed) {
+            return;
+        }
+        size_t s0 = p->pos;
+        while (is_name_char(p->s[p->pos])) {
+            p->pos++;
+        }
+        if (p->pos == s0) {
+            perr(p, "expected a rule name");
+            return;
+        }
+        int32_t r = rule_index(p, p->s + s0, p->pos - s0);
+        skip_space(p, false);
+        if (r < 0 || strncmp(p->s + p->pos, "::=", 3) != 0) {
+            perr(p, "expected '::='");
+            return;
+        }
+        p->pos += 3;
+        int32_t body = parse_alt(p, 0);
+        if (body < 0) {
+            return;
+        }
+        if (p->rules[r].body >= 0) {
+            perr(p, "rule defined twice");
+            return;
+        }
+        p->rules[r].body = body;
+    }
+}
+
+/* ============================================================================ NFA */
+
+struct nstate {
+    int32_t out, out2; /* byte state: out = next; epsilon state: up to two successors */
+    uint8_t lo, hi;
+    uint8_t is_byte;
+};
+
+struct dstate {
+    int32_t set_off, set_n; /* important NFA states, sorted, in set pool */
+    bool accept;
+    int16_t forced;   /* FG_UNKNOWN, -1 none, or the one byte that may follow */
+    int32_t list_n;   /* FG_UNKNOWN, -1 large, or the number of allowed tokens */
+    int64_t list_off; /* into lists */
+};
+
+struct fg_automaton {
+    const struct fg_index *ix;
+    struct nstate *nfa;
+    size_t n_nfa, cap_nfa;
+    uint8_t cls[256];
+    int32_t n_cls;
+    /* DFA */
+    struct dstate *dfa;
+    size_t n_dfa, cap_dfa;
+    int32_t *trans; /* n_dfa * n_cls */
+    size_t cap_trans;
+    int32_t *sets;
+    size_t n_sets, cap_sets;
+    int32_t *hash; /* open addressing: DFA ids, -1 empty */
+    size_t hash_cap;
+    int32_t *lists;
+    size_t n_lists, cap_lists;
+    int32_t start;
+    /* scratch */
+    int32_t *mark; /* per NFA state: generation stamp */
+    int32_t gen;
+    int32_t *stack, *found;
+    int32_t *walk_buf;
+    size_t walk_cap;
+};
+
+static int32_t nfa_add(struct fg_automaton *a, struct parser *p, struct nstate s) {
+    if (a->n_nfa >= FG_MAX_NFA_STATES) {
+        perr(p, "grammar too large for the fast path");
+        return -1;
+    }
+    if (!grow((void **)&a->nfa, &a->cap_nfa, a->n_nfa + 1, sizeof(struct nstate))) {
+        perr(p, "out of memory");
+        return -1;
+    }
+    a->nfa[a->n_nfa] = s;
+    return (int32_t)a->n_nfa++;
+}
+
+static int32_t nfa_split(struct fg_automaton *a, struct parser *p, int32_t x, int32_t y) {
+    return nfa_add(a, p, (struct nstate){x, y, 0, 0, 0});
+}
+
+static int32_t nfa_byte(struct fg_automaton *a, struct parser *p, int lo, int hi, int32_t next) {
+    return nfa_add(a, p, (struct nstate){next, -1, (uint8_t)lo, (uint8_t)hi, 1});
+}
+
+/* UTF-8 byte-range sequences for the code points [lo, hi], as alternatives into `next`;
+ * *alt accumulates the alternatives (-1 = none yet). */
+static void utf8_ranges(struct fg_automaton *a,
+                        struct parser *p,
+                        uint32_t lo,
+                        uint32_t hi,
+                        int32_t next,
+                        int32_t *alt) {
+    static const uint32_t limits[3] = {0x7F, 0x7FF, 0xFFFF};
+    if (p->failed) {
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (lo <= limits[i] && hi > limits[i]) {
+            utf8_ranges(a, p, lo, limits[i], next, alt);
+            utf8_ranges(a, p, limits[i] + 1, hi, next, alt);
+            return;
+        }
+    }
+    uint8_t el[4], eh[4];
+    size_t n = utf8_encode(lo, el);
+    utf8_encode(hi, eh);
+    for (size_t i = 1; i < n; i++) {
+        uint32_t m = (1u << (6 * i)) - 1;
+        if ((lo & ~m) != (hi & ~m)) {
+            if ((lo & m) != 0) {
+                utf8_ranges(a, p, lo, lo | m, next, alt);
+                utf8_ranges(a, p, (lo | m) + 1, hi, next, alt);
+                return;
+            }
+            if ((hi & m) != m) {
+                utf8_ranges(a, p, lo, (hi & ~m) - 1, next, alt);
+                utf8_ranges(a, p, hi & ~m, hi, next, alt);
+                return;
+            }
+        }
+    }
+    int32_t s = next;
+    for (size_t k = n; k-- > 0;) {
+        s = nfa_byte(a, p, el[k], eh[k], s);
+    }
+    *alt = *alt < 0 ? s : nfa_split(a, p, s, *alt);
+}
+
+/* Build `node` so that it continues into `next`; returns its start state. */
+static int32_t build(struct fg_automaton *a, struct parser *p, int32_t node, int32_t next, int d) {
+    if (p->failed || node < 0) {
+        return -1;
+    }
+    if (d > FG_MAX_DEPTH) {
+        perr(p, "rules nested too deep");
+        return -1;
+    }
+    const struct node nd = p->nodes[node];
+    switch (nd.kind) {
+        case N_LIT: {
+            int32_t s = next;
+            for (int32_t i = nd.b; i-- > 0;) {
+                uint8_t c = p->lit[nd.a + i];
+                s = nfa_byte(a, p, c, c, s);
+            }
+            return s;
+        }
+        case N_CLASS: {
+            int32_t alt = -1;
+            for (int32_t i = 0; i < nd.b; i++) {
+                utf8_ranges(a, p, p->ranges[nd.a + 2 * i], p->ranges[nd.a + 2 * i + 1], next, &alt);
+            }
+            return alt >= 0 ? alt : nfa_split(a, p, -1, -1); /* empty class: a dead end */
+        }
+        case N_SEQ: {
+            int32_t s = next;
+            for (int32_t i = nd.b; i-- > 0 && !p->failed;) {
+                s = build(a, p, p->kids[nd.a + i], s, d + 1);
+            }
+            return s;
+        }
+        case N_ALT: {
+            int32_t s = build(a, p, p->kids[nd.a + nd.b - 1], next, d + 1);
+            for (int32_t i = nd.b - 1; i-- > 0 && !p->failed;) {
+                s = nfa_split(a, p, build(a, p, p->kids[nd.a + i], next, d + 1), s);
+            }
+            return s;
+        }
+        case N_REF: {
+            struct rule *r = &p->rules[nd.a];
+            if (r->body < 0) {
+                perr(p, "undefined rule");
+                return -1;
+            }
+            if (r->in_progress) {
+                perr(p, "recursive rules are outside the fast path");
+                return -1;
+            }
+            r->in_progress = true;
+            int32_t s = build(a, p, r->body, next, d + 1);
+            p->rules[nd.a].in_progress = false;
+            return s;
+        }
+        case N_REP: {
+            int32_t s;
+            if (nd.c < 0) {
+                /* loop: L -> x -> L | next */
+                int32_t loop = nfa_split(a, p, -1, next);
+                int32_t body = build(a, p, nd.a, loop, d + 1);
+                if (loop >= 0) {
+                    a->nfa[loop].out = body;
+                }
+                s = loop;
+            } else {
+                /* up to (max - min) optional copies, nested: x (x (x)?)? */
+                s = next;
+                for (int32_t k = 0; k < nd.c - nd.b && !p->failed; k++) {
+                    s = nfa_split(a, p, build(a, p, nd.a, s, d + 1), next);
+                }
+            }
+            for (int32_t k = 0; k < nd.b && !p->failed; k++) {
+                s = build(a, p, nd.a, s, d + 1);
+            }
+            return s;
+        }
+    }
+    return -1;
+}
+
+/* ============================================================================ DFA */
+
+static uint64_t hash_set(const int32_t *s, int32_t n) {
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
+    for (int32_t i = 0; i < n; i++) {
+        h = (h ^ (uint32_t)s[i]) * 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static int cmp_i32(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Epsilon closure of a->stack[0..n) into a->found (sorted important states); returns count. */
+static int32_t closure(struct fg_automaton *a, int32_t n) {
+    a->gen++;
+    int32_t nf = 0;
+    while (n > 0) {
+        int32_t s = a->stack[--n];
+        if (s < 0 || a->mark[s] == a->gen) {
+            continue;
+        }
+        a->mark[s] = a->gen;
+        const struct nstate *st = &a->nfa[s];
+        if (st->is_byte || s == 0) {
+            a->found[nf++] = s;
+        } else {
+            a->stack[n++] = st->out;
+            a->stack[n++] = st->out2;
+        }
+    }
+    qsort(a->found, (size_t)nf, sizeof(int32_t), cmp_i32);
+    return nf;
+}
+
+static bool hash_grow(struct fg_automaton *a) {
+    size_t cap = a->hash_cap > 0 ? a->hash_cap * 2 : 1024;
+    int32_t *h = malloc(sizeof(int32_t) * cap);
+    if (h == NULL) {
+        return false;
+    }
+    for (size_t i = 0; i < cap; i++) {
+        h[i] = -1;
+    }
+    for (size_t d = 0; d < a->n_dfa; d++) {
+        uint64_t k = hash_set(a->sets + a->dfa[d].set_off, a->dfa[d].set_n);
+        size_t i = (size_t)k & (cap - 1);
+        while (h[i] >= 0) {
+            i = (i + 1) & (cap - 1);
+        }
+        h[i] = (int32_t)d;
+    }
+    free(a->hash);
+    a->hash = h;
+    a->hash_cap = cap;
+    return true;
+}
+
+/* The DFA state of the set a->found[0..n): found or created. FG_DEAD for the empty set or when
+ * out of memory / states. */
+static int32_t intern(struct fg_automaton *a, int32_t n) {
+    if (n == 0) {
+        return FG_DEAD;
+    }
+    if ((a->n_dfa + 1) * 2 > a->hash_cap && !hash_grow(a)) {
+        return FG_DEAD;
+    }
+    uint64_t k = hash_set(a->found, n);
+    size_t i = (size_t)k & (a->hash_cap - 1);
+    while (a->hash[i] >= 0) {
+        const struct dstate *d = &a->dfa[a->hash[i]];
+        if (d->set_n == n && memcmp(a->sets + d->set_off, a->found, sizeof(int32_t) * n) == 0) {
+            return a->hash[i];
+        }
+        i = (i + 1) & (a->hash_cap - 1);
+    }
+    if (a->n_dfa >= FG_MAX_DFA_STATES ||
+        !grow((void **)&a->dfa, &a->cap_dfa, a->n_dfa + 1, sizeof(struct dstate)) ||
+        !grow((void **)&a->sets, &a->cap_sets, a->n_sets + (size_t)n, sizeof(int32_t)) ||
+        !grow((void **)&a->trans, &a->cap_trans, (a->n_dfa + 1) * (size_t)a->n_cls,
+              sizeof(int32_t))) {
+        return FG_DEAD;
+    }
+    int32_t id = (int32_t)a->n_dfa++;
+    memcpy(a->sets + a->n_sets, a->found, sizeof(int32_t) * n);
+    bool accept = a->found[0] == 0;
+    a->dfa[id] = (struct dstate){(int32_t)a->n_sets, n, accept, FG_UNKNOWN, FG_UNKNOWN, 0};
+    a->n_sets += (size_t)n;
+    for (int32_t c = 0; c < a->n_cls; c++) {
+        a->trans[(size_t)id * (size_t)a->n_cls + (size_t)c] = FG_UNKNOWN;
+    }
+    a->hash[i] = id;
+    return id;
+}
+
+static inline int32_t delta(struct fg_automaton *a, int32_t s, uint8_t b) {
+    size_t at = (size_t)s * (size_t)a->n_cls + a->cls[b];
+    int32_t v = a->trans[at];
+    if (v != FG_UNKNOWN) {
+        return v;
+    }
+    const struct dstate *d = &a->dfa[s];
+    int32_t n = 0;
+    for (int32_t i = 0; i < d->set_n; i++) {
+        const struct nstate *st = &a->nfa[a->sets[d->set_off + i]];
+        if (st->is_byte && st->lo <= b && b <= st->hi) {
+            a->stack[n++] = st->out;
+        }
+    }
+    v = intern(a, closure(a, n));
+    a->trans[at] = v; /* trans may have moved: index again */
+    return v;
+}
+
+/* ============================================================================ compile */
+
+void fg_automaton_free(struct fg_automaton *a) {
+    if (a == NULL) {
+        return;
+    }
+    free(a->nfa);
+    free(a->dfa);
+    free(a->trans);
+    free(a->sets);
+    free(a->hash);
+    free(a->lists);
+    free(a->mark);
+    free(a->stack);
+    free(a->found);
+    free(a->walk_buf);
+    free(a);
+}
+
+static void parser_free(struct parser *p) {
+    free(p->nodes);
+    free(p->kids);
+    free(p->lit);
+    free(p->ranges);
+    free(p->rules);
+}
+
+enum pipit_status fg_automaton_new(const struct fg_index *ix,
+                                   const char *gbnf,
+                                   struct fg_automaton **out,
+                                   char *msg,
+                                   size_t msg_size) {
+    char dummy[8];
+    if (msg == NULL || msg_size == 0) {
+        msg = dummy;
+        msg_size = sizeof(dummy);
+    }
+    msg[0] = '\0';
+    *out = NULL;
+    if (ix == NULL || gbnf == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    struct parser p = {.s = gbnf, .msg = msg, .msg_size = msg_size};
+    struct fg_automaton *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    a->ix = ix;
+    parse_grammar(&p);
+    int32_t root = -1;
+    for (size_t i = 0; !p.failed && i < p.n_rules; i++) {
+        if (strcmp(p.rules[i].name, "root") == 0) {
+            root = (int32_t)i;
+        }
+    }
+    if (!p.failed && root < 0) {
+        perr(&p, "no root rule");
+    }
+    if (!p.failed) {
+        nfa_split(a, &p, -1, -1); /* state 0: final */
+        int32_t body = new_node(&p, N_REF, root, 0, 0);
+        int32_t start = build(a, &p, body, 0, 0);
+        /* the start state is an epsilon into `start` (state 0 must stay final) */
+        if (!p.failed) {
+            a->start = start;
+        }
+    }
+    enum pipit_status st = p.failed ? PIPIT_ERR_GRAMMAR : PIPIT_OK;
+    if (st == PIPIT_OK &&
+        (st = (a->mark = calloc(a->n_nfa, sizeof(int32_t))) != NULL &&
+                      (a->stack = malloc(sizeof(int32_t) * (3 * a->n_nfa + 4))) != NULL &&
+                      (a->found = malloc(sizeof(int32_t) * a->n_nfa)) != NULL
+                  ? PIPIT_OK
+                  : PIPIT_ERR_NOMEM) == PIPIT_OK) {
+        /* byte classes: every range edge is a class boundary */
+        bool cut[257] = {false};
+        cut[0] = true;
+        for (size_t i = 0; i < a->n_nfa; i++) {
+            if (a->nfa[i].is_byte) {
+                cut[a->nfa[i].lo] = true;
+                cut[a->nfa[i].hi + 1] = true;
+            }
+        }
+        int32_t c = -1;
+        for (int b = 0; b < 256; b++) {
+            c += cut[b] ? 1 : 0;
+            a->cls[b] = (uint8_t)c;
+        }
+        a->n_cls = c + 1;
+        a->stack[0] = a->start;
+        a->start = intern(a, closure(a, 1));
+        if (a->start < 0) {
+            snprintf(msg, msg_size, "fastgrammar: the grammar accepts nothing");
+            st = PIPIT_ERR_GRAMMAR;
+        }
+    }
+    parser_free(&p);
+    if (st != PIPIT_OK) {
+        fg_automaton_free(a);
+        return st;
+    }
+    *out = a;
+    return PIPIT_OK;
+}
+
+/* ============================================================================ queries */
+
+int32_t fg_start(const struct fg_automaton *a) {
+    return a->start;
+}
+
+bool fg_accepting(const struct fg_automaton *a, int32_t state) {
+    return state >= 0 && a->dfa[state].accept;
+}
+
+int32_t fg_step_bytes(struct fg_automaton *a, int32_t state, const char *bytes, size_t n) {
+    for (size_t i = 0; i < n && state >= 0; i++) {
+        state = delta(a, state, (uint8_t)bytes[i]);
+    }
+    return state;
+}
+
+int32_t fg_step_token(struct fg_automaton *a, int32_t state, int32_t token) {
+    int32_t n;
+    const char *p = fg_index_piece(a->ix, token, &n);
+    if (p == NULL) {
+        return FG_DEAD;
+    }
+    return fg_step_bytes(a, state, p, (size_t)n);
+}
+
+/* Depth-first walk of the trie below `node` in lockstep with the DFA from `state`; tokens go to
+ * a->walk_buf. Returns false when more than `limit` tokens were found. */
+static bool walk(struct fg_automaton *a, int32_t node, int32_t state, size_t *n, size_t limit) {
+    const struct fg_index *ix = a->ix;
+    for (int32_t c = ix->child[node]; c >= 0; c = ix->sibling[c]) {
+        int32_t t = delta(a, state, ix->byte[c]);
+        if (t < 0) {
+            continue;
+        }
+        for (int32_t tok = ix->tok[c]; tok >= 0; tok = ix->tok_next[tok]) {
+            if (*n >= limit) {
+                return false;
+            }
+            if (!grow((void **)&a->walk_buf, &a->walk_cap, *n + 1, sizeof(int32_t))) {
+                return false;
+            }
+            a->walk_buf[(*n)++] = tok;
+        }
+        if (ix->child[c] >= 0 && !walk(a, c, t, n, limit)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int32_t fg_allowed(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
+    *tokens = NULL;
+    if (state < 0) {
+        return 0;
+    }
+    if (a->dfa[state].list_n == FG_UNKNOWN) {
+        size_t n = 0;
+        bool small = walk(a, 0, state, &n, FG_LARGE_LIMIT);
+        if (!small) {
+            a->dfa[state].list_n = -1;
+        } else if (grow((void **)&a->lists, &a->cap_lists, a->n_lists + n, sizeof(int32_t))) {
+            memcpy(a->lists + a->n_lists, a->walk_buf, sizeof(int32_t) * n);
+            a->dfa[state].list_off = (int64_t)a->n_lists;
+            a->dfa[state].list_n = (int32_t)n;
+            a->n_lists += n;
+        } else {
+            return -1; /* out of memory: treat as large (draw and check) */
+        }
+    }
+    const struct dstate *d = &a->dfa[state];
+    if (d->list_n >= 0) {
+        *tokens = a->lists + d->list_off;
+    }
+    return d->list_n;
+}
+
+int32_t fg_allowed_all(struct fg_automaton *a, int32_t state, int32_t *out) {
+    if (state < 0) {
+        return 0;
+    }
+    size_t n = 0;
+    if (!walk(a, 0, state, &n, (size_t)a->ix->n_vocab + 1)) {
+        /* out of memory mid-walk: fall back to checking token by token */
+        n = 0;
+        for (int32_t t = 0; t < a->ix->n_vocab; t++) {
+            if (fg_step_token(a, state, t) >= 0) {
+                out[n++] = t;
+            }
+        }
+        return (int32_t)n;
+    }
+    memcpy(out, a->walk_buf, sizeof(int32_t) * n);
+    return (int32_t)n;
+}
+
+/* The one byte that may follow `state`, or -1. */
+static int forced_byte(struct fg_automaton *a, int32_t state) {
+    struct dstate *d = &a->dfa[state];
+    if (d->forced != FG_UNKNOWN) {
+        return d->forced;
+    }
+    int b = -1;
+    if (!d->accept) {
+        for (int32_t i = 0; i < d->set_n; i++) {
+            const struct nstate *st = &a->nfa[a->sets[d->set_off + i]];
+            if (st->lo != st->hi || (b >= 0 && st->lo != b)) {
+                b = -1;
+                break;
+            }
+            b = st->lo;
+        }
+    }
+    d->forced = (int16_t)b;
+    return b;
+}
+
+size_t fg_forced_text(struct fg_automaton *a, int32_t state, char *buf, size_t cap) {
+    size_t n = 0;
+    while (state >= 0 && n < cap) {
+        int b = forced_byte(a, state);
+        if (b < 0) {
+            break;
+        }
+        buf[n++] = (char)b;
+        state = delta(a, state, (uint8_t)b);
+    }
+    return n;
+}
+
+void fg_automaton_stats(const struct fg_automaton *a, struct fg_stats *st) {
+    memset(st, 0, sizeof(*st));
+    st->nfa_states = (int32_t)a->n_nfa;
+    st->dfa_states = (int32_t)a->n_dfa;
+    st->byte_classes = a->n_cls;
+    for (size_t i = 0; i < a->n_dfa; i++) {
+        if (a->dfa[i].list_n >= 0) {
+            st->listed_states++;
+            st->listed_tokens += a->dfa[i].list_n;
+        }
+    }
+    st->bytes = sizeof(*a) + a->cap_nfa * sizeof(struct nstate) +
+                a->cap_dfa * sizeof(struct dstate) + a->cap_trans * sizeof(int32_t) +
+                a->cap_sets * sizeof(int32_t) + a->hash_cap * sizeof(int32_t) +
+                a->cap_lists * sizeof(int32_t) + a->n_nfa * 4 * sizeof(int32_t) +
+                a->walk_cap * sizeof(int32_t);
+}
+
+int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states) {
+    /* breadth-first over the DFA through every byte: states are materialized in id order */
+    int32_t done = 0;
+    for (size_t s = (size_t)a->start; s < a->n_dfa && done < max_states; s++, done++) {
+        for (int b = 0; b < 256; b++) {
+            delta(a, (int32_t)s, (uint8_t)b);
+        }
+        const int32_t *toks;
+        fg_allowed(a, (int32_t)s, &toks);
+    }
+    return done;
+}
+
+/* ============================================================================ public handle */
+
+#define FG_MAX_GRAMMARS 512
+
+struct fg_entry {
+    uint64_t hash;
+    char *gbnf;
+    struct fg_automaton *a; /* NULL: outside the subset */
+};
+
+struct pipit_fastgrammar {
+    const struct pipit_model *model;
+    struct fg_index *ix;
+    struct fg_entry *entries;
+    size_t n_entries, cap_entries;
+    double t_index_ms, t_compile_ms;
+};
+
+static uint64_t hash_text(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        h = (h ^ *p) * 1099511628211ull;
+    }
+    return h;
+}
+
+enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
+                                         struct pipit_fastgrammar **out,
+                                         struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "fastgrammar: NULL argument");
+    }
+    *out = NULL;
+    struct pipit_fastgrammar *fg = calloc(1, sizeof(*fg));
+    if (fg == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "fastgrammar: out of memory");
+    }
+    fg->model = model;
+    double t0 = pipit_now_ms();
+    enum pipit_status st = fg_index_new(model, &fg->ix);
+    fg->t_index_ms = pipit_now_ms() - t0;
+    if (st != PIPIT_OK) {
+        free(fg);
+        return pipit_error_set(err, st, "fastgrammar: cannot index the vocabulary: %s",
+                               pipit_status_str(st));
+    }
+    *out = fg;
+    return PIPIT_OK;
+}
+
+void pipit_fastgrammar_free(struct pipit_fastgrammar *fg) {
+    if (fg == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < fg->n_entries; i++) {
+        free(fg->entries[i].gbnf);
+        fg_automaton_free(fg->entries[i].a);
+    }
+    free(fg->entries);
+    fg_index_free(fg->ix);
+    free(fg);
+}
+
+enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
+                            const char *gbnf,
+                            struct fg_automaton **out,
+                            char *msg,
+                            size_t msg_size) {
+    *out = NULL;
+    if (msg != NULL && msg_size > 0) {
+        msg[0] = '\0';
+    }
+    uint64_t h = hash_text(gbnf);
+    for (size_t i = 0; i < fg->n_entries; i++) {
+        if (fg->entries[i].hash == h && strcmp(fg->entries[i].gbnf, gbnf) == 0) {
+            *out = fg->entries[i].a;
+            if (*out == NULL && msg != NULL && msg_size > 0) {
+                snprintf(msg, msg_size, "fastgrammar: grammar outside the fast subset");
+            }
+            return *out != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+        }
+    }
+    if (fg->n_entries >= FG_MAX_GRAMMARS) {
+        /* bounded: forget the oldest grammar that no sampler can be using right now is not
+         * knowable here, so refuse instead (the caller falls back to llama.cpp's sampler) */
+        if (msg != NULL && msg_size > 0) {
+            snprintf(msg, msg_size, "fastgrammar: more than %d grammars", FG_MAX_GRAMMARS);
+        }
+        return PIPIT_ERR_GRAMMAR;
+    }
+    if (!grow((void **)&fg->entries, &fg->cap_entries, fg->n_entries + 1,
+              sizeof(struct fg_entry))) {
+        return PIPIT_ERR_NOMEM;
+    }
+    size_t len = strlen(gbnf);
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    memcpy(copy, gbnf, len + 1);
+    double t0 = pipit_now_ms();
+    struct fg_automaton *a = NULL;
+    enum pipit_status st = fg_automaton_new(fg->ix, gbnf, &a, msg, msg_size);
+    fg->t_compile_ms += pipit_now_ms() - t0;
+    if (st == PIPIT_ERR_NOMEM) {
+        free(copy);
+        return st;
+    }
+    fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a};
+    *out = a;
+    return a != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+}
+
+const struct fg_index *fg_index_of(const struct pipit_fastgrammar *fg) {
+    return fg->ix;
+}
+
+const struct pipit_model *fg_model_of(const struct pipit_fastgrammar *fg) {
+    return fg->model;
+}
+
+enum pipit_status
+pipit_fastgrammar_add(struct pipit_fastgrammar *fg, const char *gbnf, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (fg == NULL || gbnf == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "fastgrammar: NULL argument");
+    }
+    char msg[200];
+    struct fg_automaton *a = NULL;
+    enum pipit_status st = fg_lookup(fg, gbnf, &a, msg, sizeof(msg));
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "%s", msg[0] != '\0' ? msg : pipit_status_str(st));
+    }
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_fastgrammar_match(struct pipit_fastgrammar *fg,
+                                          const char *gbnf,
+                                          const char *text,
+                                          bool *prefix_ok,
+                                          bool *complete) {
+    if (fg == NULL || gbnf == NULL || text == NULL || prefix_ok == NULL || complete == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *prefix_ok = false;
+    *complete = false;
+    struct fg_automaton *a = NULL;
+    enum pipit_status st = fg_lookup(fg, gbnf, &a, NULL, 0);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    int32_t s = fg_step_bytes(a, fg_start(a), text, strlen(text));
+    *prefix_ok = s >= 0;
+    *complete = fg_accepting(a, s);
+    return PIPIT_OK;
+}
+
+void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,
+                                struct pipit_fastgrammar_info *info) {
+    memset(info, 0, sizeof(*info));
+    if (fg == NULL) {
+        return;
+    }
+    info->n_vocab = fg->ix->n_vocab;
+    info->index_bytes = fg_index_bytes(fg->ix);
+    info->t_index_ms = fg->t_index_ms;
+    info->t_compile_ms = fg->t_compile_ms;
+    for (size_t i = 0; i < fg->n_entries; i++) {
+        if (fg->entries[i].a == NULL) {
+            info->n_unsupported++;
+            continue;
+        }
+        struct fg_stats st;
+        fg_automaton_stats(fg->entries[i].a, &st);
+        info->n_grammars++;
+        info->dfa_states += st.dfa_states;
+        info->listed_states += st.listed_states;
+        info->automaton_bytes += st.bytes;
+    }
+}

@@ -1,0 +1,100 @@
+/*
+ * fastgrammar.h - pipit's own constrained decoder for the call grammars (internal interface;
+ * the public side is "fast constrained decoding" in pipit.h, docs/fastgrammar.md).
+ *
+ * Two objects:
+ *   struct fg_index      one model's vocabulary: every token's text in a byte trie, the
+ *                        end-of-generation tokens. Built once per model (read-only afterwards).
+ *   struct fg_automaton  one GBNF text of the subset pipit's grammar compiler emits (literals,
+ *                        code-point classes, groups, alternatives, ?, *, +, {m,n}, rule
+ *                        references without recursion), compiled to a byte NFA and determinized
+ *                        lazily. Per DFA state it caches the byte transitions, the one forced
+ *                        byte (if any) and the list of tokens the state allows.
+ *
+ * States are int32 ids >= 0; FG_DEAD (< 0) means "no sentence of the grammar starts like this".
+ * The automaton is byte-exact for well-formed UTF-8; it rejects malformed UTF-8 (overlong forms,
+ * surrogates, stray continuation bytes) which llama.cpp's grammar engine partly lets through.
+ * Not thread-safe: one thread at a time per automaton (lazy construction mutates it).
+ */
+#ifndef PIPIT_FASTGRAMMAR_H
+#define PIPIT_FASTGRAMMAR_H
+
+#include "pipit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FG_DEAD (-1)
+
+/* A state allowing more tokens than this is "large": it keeps no token list; the sampler draws
+ * first and checks the draw (string bodies, where almost every token fits). */
+#define FG_LARGE_LIMIT 4096
+
+struct fg_index;
+struct fg_automaton;
+
+/* Read the vocabulary of `model` (borrowed; must outlive the index). */
+enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index **out);
+void fg_index_free(struct fg_index *ix);
+int32_t fg_index_n_vocab(const struct fg_index *ix);
+/* The text of `token` (borrowed), *n its length; NULL for tokens without text. */
+const char *fg_index_piece(const struct fg_index *ix, int32_t token, int32_t *n);
+/* End-of-generation tokens (borrowed). */
+const int32_t *fg_index_eog(const struct fg_index *ix, int32_t *n);
+/* Bytes the index holds (memory accounting). */
+size_t fg_index_bytes(const struct fg_index *ix);
+
+/* Compile `gbnf` (root rule "root"). PIPIT_ERR_GRAMMAR when the text does not parse or lies
+ * outside the supported subset (recursion, too many states); `msg` says why. */
+enum pipit_status fg_automaton_new(const struct fg_index *ix,
+                                   const char *gbnf,
+                                   struct fg_automaton **out,
+                                   char *msg,
+                                   size_t msg_size);
+void fg_automaton_free(struct fg_automaton *a);
+
+int32_t fg_start(const struct fg_automaton *a);
+bool fg_accepting(const struct fg_automaton *a, int32_t state);
+/* The state after `n` bytes, FG_DEAD when they leave the language. */
+int32_t fg_step_bytes(struct fg_automaton *a, int32_t state, const char *bytes, size_t n);
+/* The state after `token`'s text (EOG and text-less tokens: FG_DEAD). */
+int32_t fg_step_token(struct fg_automaton *a, int32_t state, int32_t token);
+/* The tokens `state` allows (text tokens only: add the EOG tokens when fg_accepting()):
+ * returns the count and *tokens (borrowed until the next call on `a`), or -1 when the state
+ * is large (more than FG_LARGE_LIMIT tokens). */
+int32_t fg_allowed(struct fg_automaton *a, int32_t state, const int32_t **tokens);
+/* Every token `state` allows, computed without a limit into `out` (capacity n_vocab); the
+ * rare fallback after repeated rejected draws in a large state. Returns the count. */
+int32_t fg_allowed_all(struct fg_automaton *a, int32_t state, int32_t *out);
+/* The text the grammar forces from `state` on (while exactly one byte may follow and the
+ * state does not accept), at most `cap` bytes. Returns its length. */
+size_t fg_forced_text(struct fg_automaton *a, int32_t state, char *buf, size_t cap);
+
+struct fg_stats {
+    int32_t nfa_states;
+    int32_t dfa_states;    /* materialized so far */
+    int32_t byte_classes;  /* byte equivalence classes of the transition rows */
+    int32_t listed_states; /* states with a cached token list */
+    int64_t listed_tokens; /* tokens in those lists */
+    size_t bytes;          /* memory the automaton holds (not counting the index) */
+};
+void fg_automaton_stats(const struct fg_automaton *a, struct fg_stats *st);
+
+/* Materialize every DFA state reachable from the start state (and the token lists of its
+ * small states) up to `max_states`; returns the states visited. For warm-up and tests. */
+int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states);
+
+/* ============================================================================ the public handle */
+
+/* The automaton of `gbnf` in `fg` (compiled on first use and kept). PIPIT_ERR_GRAMMAR when the
+ * text lies outside the subset (remembered: later lookups fail fast), `msg` says why. */
+enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
+                            const char *gbnf,
+                            struct fg_automaton **out,
+                            char *msg,
+                            size_t msg_size);
+const struct fg_index *fg_index_of(const struct pipit_fastgrammar *fg);
+const struct pipit_model *fg_model_of(const struct pipit_fastgrammar *fg);
+
+#endif /* PIPIT_FASTGRAMMAR_H */

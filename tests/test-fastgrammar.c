@@ -1,0 +1,677 @@
+/*
+ * test-fastgrammar.c - pipit's own constrained decoder (src/fastgrammar.c, the fast section of
+ * src/engine.c) against llama.cpp's GBNF engine.
+ *
+ *   test-fastgrammar             model: the automaton accepts exactly what GBNF accepts on a
+ *                                corpus per pack and syntax (valid calls and their mutations);
+ *                                greedy decodes equal the GBNF sampler's token for token;
+ *                                jump-forward changes nothing where the tokens coincide; forced
+ *                                tokens are never drawn
+ *   test-fastgrammar --property  model;slow: 200 constrained decodes per pack and vocabulary
+ *                                (32K llama-spm, 151K qwen2) with jump-forward: every call parses
+ *                                and validates (PIPIT_PROPERTY_SEEDS overrides the count)
+ */
+#include "status.h"
+#include "testutil.h"
+#include "toolspec.h"
+
+static const char *PACKS[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
+                              PIPIT_SOURCE_DIR "/tools/phone.json"};
+
+static struct pipit_toolset *load_pack(const char *path) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
+static struct pipit_grammar *compile(struct pipit_toolset *ts, enum pipit_call_syntax syn, int s) {
+    struct pipit_grammar *g = NULL;
+    struct pipit_error err;
+    struct pipit_grammar_params gp = pipit_grammar_default_params();
+    gp.syntax = syn;
+    gp.max_string_chars = (uint32_t)s;
+    assert_int_equal(pipit_grammar_compile(ts, &gp, &g, &err), PIPIT_OK);
+    return g;
+}
+
+/* ============================================================================ decoding */
+
+struct decode_stats {
+    int64_t tokens, forced, draws, decode_calls;
+    double t_constraint_ms;
+};
+
+enum {
+    MAX_TOKENS = 256
+};
+
+/* One constrained decode after the prompt's last token; returns the text (caller frees). */
+static char *decode(struct pipit_model *m,
+                    struct pipit_context *ctx,
+                    const int32_t *last,
+                    const struct pipit_sampler_params *sp,
+                    bool jump,
+                    int32_t *toks,
+                    int32_t *n_toks,
+                    struct decode_stats *st) {
+    struct pipit_sampler *s = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_sampler_init(m, sp, &s, &err), PIPIT_OK);
+    assert_int_equal(pipit_context_rewind(ctx), PIPIT_OK);
+    assert_int_equal(pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, last, 1), PIPIT_OK);
+    pipit_context_reset_perf(ctx);
+    size_t cap = MAX_TOKENS * 64 + 1, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    int32_t n = 0;
+    while (n < MAX_TOKENS) {
+        if (jump) {
+            int32_t forced[64];
+            int32_t nf = pipit_sampler_forced(s, ctx, forced, 64);
+            if (nf > 0) {
+                if (n + nf > MAX_TOKENS) {
+                    break;
+                }
+                assert_int_equal(pipit_context_decode_forced(ctx, forced, nf), PIPIT_OK);
+                for (int32_t i = 0; i < nf; i++) {
+                    len += (size_t)pipit_token_piece(m, forced[i], text + len, 63);
+                    toks[n++] = forced[i];
+                }
+                continue;
+            }
+        }
+        int32_t tok = pipit_sampler_sample(s, ctx);
+        assert_true(tok >= 0);
+        if (pipit_model_token_is_eog(m, tok)) {
+            break;
+        }
+        len += (size_t)pipit_token_piece(m, tok, text + len, 63);
+        toks[n++] = tok;
+        assert_int_equal(pipit_context_decode_token(ctx, tok), PIPIT_OK);
+    }
+    text[len] = '\0';
+    *n_toks = n;
+    struct pipit_perf pf;
+    pipit_context_get_perf(ctx, &pf);
+    if (st != NULL) {
+        st->tokens += n;
+        st->forced += pf.n_forced_tokens;
+        st->draws += pf.n_draws;
+        st->decode_calls += pf.n_decode_calls;
+        st->t_constraint_ms += pf.t_constraint_ms;
+    }
+    pipit_sampler_free(s);
+    return text;
+}
+
+struct rig {
+    struct pipit_model *m;
+    struct pipit_context *ctx;
+    int32_t *prompt;
+    int32_t np;
+};
+
+static void rig_init(struct rig *r, const char *model, const char *prompt) {
+    r->m = test_load_model(model);
+    r->ctx = test_new_context(r->m, 1024);
+    r->prompt = test_tokens(r->m, prompt, &r->np);
+    assert_int_equal(pipit_context_append(r->ctx, PIPIT_REGION_PERMANENT, r->prompt, r->np - 1),
+                     PIPIT_OK);
+}
+
+static void rig_free(struct rig *r) {
+    pipit_free(r->prompt);
+    pipit_context_free(r->ctx);
+    pipit_model_free(r->m);
+}
+
+static struct pipit_sampler_params
+sampling(const char *grammar, struct pipit_fastgrammar *fg, float temp, uint32_t seed) {
+    struct pipit_sampler_params sp = pipit_sampler_default_params();
+    sp.grammar = grammar;
+    sp.fast_grammar = fg;
+    sp.temperature = temp;
+    sp.top_k = 0;
+    sp.top_p = 1.0f;
+    sp.seed = seed;
+    return sp;
+}
+
+/* ============================================================================ differential */
+
+static bool utf8_valid(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != '\0') {
+        int n = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
+        if (n < 0 || (n == 1 && *p < 0xC2)) {
+            return false;
+        }
+        uint32_t cp = n == 0 ? *p : n == 1 ? (*p & 0x1Fu) : n == 2 ? (*p & 0x0Fu) : (*p & 0x07u);
+        p++;
+        for (int i = 0; i < n; i++, p++) {
+            if ((*p & 0xC0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (*p & 0x3Fu);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+struct diff_stats {
+    int checked, accepted, prefixes, rejected;
+};
+
+static void check_one(struct pipit_model *m,
+                      struct pipit_fastgrammar *fg,
+                      const char *gbnf,
+                      const char *text,
+                      struct diff_stats *ds) {
+    if (!utf8_valid(text)) {
+        return; /* the automaton is deliberately stricter on malformed UTF-8 (separate test) */
+    }
+    bool gp = false, gc = false, fp = false, fc = false;
+    assert_int_equal(pipit_gbnf_match(m, gbnf, text, &gp, &gc), PIPIT_OK);
+    assert_int_equal(pipit_fastgrammar_match(fg, gbnf, text, &fp, &fc), PIPIT_OK);
+    if (gp != fp || gc != fc) {
+        fail_msg("disagreement on \"%s\": gbnf prefix=%d complete=%d, fast prefix=%d "
+                 "complete=%d",
+                 text, gp, gc, fp, fc);
+    }
+    ds->checked++;
+    ds->accepted += fc;
+    ds->prefixes += fp && !fc;
+    ds->rejected += !fp;
+}
+
+static uint32_t rng_next(uint32_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+/* Replace text[at..at+n) by `with` into out. */
+static void splice(char *out, size_t cap, const char *text, size_t at, size_t n, const char *with) {
+    snprintf(out, cap, "%.*s%s%s", (int)at, text, with, text + at + n);
+}
+
+/* Mutations of a valid call: truncations, byte edits, numbers out of range, extra spaces, key
+ * order, wrong enum values, unknown tool. */
+static void mutate_and_check(struct pipit_model *m,
+                             struct pipit_fastgrammar *fg,
+                             const char *gbnf,
+                             const char *text,
+                             uint32_t *rng,
+                             struct diff_stats *ds) {
+    size_t n = strlen(text);
+    char buf[4096];
+    if (n == 0 || n > 3000) {
+        return;
+    }
+    check_one(m, fg, gbnf, text, ds);
+    for (int k = 0; k < 3; k++) { /* truncations */
+        size_t at = rng_next(rng) % n;
+        snprintf(buf, sizeof(buf), "%.*s", (int)at, text);
+        check_one(m, fg, gbnf, buf, ds);
+    }
+    static const char *inserts[] = {" ",  "  ", "x", "0", "9",    "-",  ".",     "\"",       ",",
+                                    ", ", "}",  ")", "=", "1234", ".5", ".0001", "\xc3\xa9", "\\"};
+    for (int k = 0; k < 4; k++) { /* insertions, deletions, replacements */
+        size_t at = rng_next(rng) % n;
+        const char *ins = inserts[rng_next(rng) % (sizeof(inserts) / sizeof(inserts[0]))];
+        splice(buf, sizeof(buf), text, at, 0, ins);
+        check_one(m, fg, gbnf, buf, ds);
+        splice(buf, sizeof(buf), text, at, 1, "");
+        check_one(m, fg, gbnf, buf, ds);
+        splice(buf, sizeof(buf), text, at, 1, ins);
+        check_one(m, fg, gbnf, buf, ds);
+    }
+    /* numbers: replace a digit run with values around the edges of typical ranges */
+    static const char *nums[] = {
+        "0",      "1",    "-1",   "00", "01", "-0",     "0.5",        "0.499",      "10",
+        "10.001", "100",  "101",  "2",  "-2", "-2.001", "1.0",        "1.000",      "1.0000",
+        "9.999",  "1440", "1441", "49", "50", "3",      "1000000000", "1000000001", "0."};
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] >= '0' && text[i] <= '9' &&
+            (i == 0 || text[i - 1] == '=' || text[i - 1] == ' ')) {
+            size_t j = i;
+            while (j < n &&
+                   ((text[j] >= '0' && text[j] <= '9') || text[j] == '.' || text[j] == '-')) {
+                j++;
+            }
+            for (size_t q = 0; q < sizeof(nums) / sizeof(nums[0]); q++) {
+                splice(buf, sizeof(buf), text, i, j - i, nums[q]);
+                check_one(m, fg, gbnf, buf, ds);
+            }
+            break;
+        }
+    }
+    /* enum values and strings: a letter changed inside the first quoted value */
+    const char *q = strchr(text, '"');
+    if (q != NULL && q[1] != '\0') {
+        size_t at = (size_t)(q - text) + 1;
+        char c[2] = {text[at] == 'a' ? 'b' : 'a', '\0'};
+        splice(buf, sizeof(buf), text, at, 1, c);
+        check_one(m, fg, gbnf, buf, ds);
+    }
+    /* key order: swap the first two ", "-separated members */
+    const char *s1 = strstr(text, ", ");
+    const char *open = strpbrk(text, "({");
+    if (s1 != NULL && open != NULL && open < s1) {
+        const char *a0 = open + 1;
+        if (*a0 == '"' && strstr(text, "\"arguments\": {") != NULL) {
+            a0 = strstr(text, "\"arguments\": {") + 14;
+        }
+        const char *sep = strstr(a0, ", ");
+        if (sep != NULL) {
+            const char *b0 = sep + 2;
+            const char *b1 = b0;
+            while (*b1 != '\0' && *b1 != ',' && *b1 != ')' && *b1 != '}') {
+                b1++;
+            }
+            snprintf(buf, sizeof(buf), "%.*s%.*s, %.*s%s", (int)(a0 - text), text, (int)(b1 - b0),
+                     b0, (int)(sep - a0), a0, b1);
+            check_one(m, fg, gbnf, buf, ds);
+        }
+    }
+    /* unknown tool: a letter of the name changed */
+    const char *nm = strstr(text, "<call>");
+    size_t at = nm != NULL ? (size_t)(nm - text) + 6 : 0;
+    if (nm == NULL && (nm = strstr(text, "\"name\": \"")) != NULL) {
+        at = (size_t)(nm - text) + 9;
+    }
+    if (nm != NULL && at < n) {
+        splice(buf, sizeof(buf), text, at, 1, "q");
+        check_one(m, fg, gbnf, buf, ds);
+        splice(buf, sizeof(buf), text, at, 0, "x");
+        check_one(m, fg, gbnf, buf, ds);
+    }
+}
+
+/* Valid calls come from constrained decodes with a random model (temperature 1, the fast
+ * decoder), then each is checked with its mutations, against the call grammar and (the part
+ * after the tool's head) against that tool's argument grammar. */
+static void differential(const char *model_path, enum pipit_call_syntax syn, int n_calls) {
+    struct rig r;
+    rig_init(&r, model_path, "Tools: camera controls.\nUser: please do something\nAssistant:");
+    struct pipit_fastgrammar *fg = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_init(r.m, &fg, &err), PIPIT_OK);
+    for (size_t p = 0; p < 2; p++) {
+        struct pipit_toolset *ts = load_pack(PACKS[p]);
+        struct pipit_grammar *g = compile(ts, syn, 12);
+        const char *call = pipit_grammar_call(g);
+        struct diff_stats ds = {0};
+        uint32_t rng = 12345u + (uint32_t)p;
+        int32_t toks[MAX_TOKENS], nt;
+        for (int i = 0; i < n_calls; i++) {
+            struct pipit_sampler_params sp = sampling(call, fg, 1.0f, (uint32_t)(i + 1));
+            char *text = decode(r.m, r.ctx, r.prompt + r.np - 1, &sp, true, toks, &nt, NULL);
+            mutate_and_check(r.m, fg, call, text, &rng, &ds);
+            struct pipit_call c;
+            assert_int_equal(pipit_call_parse(syn, text, &c, &err), PIPIT_OK);
+            size_t ti = 0;
+            while (strcmp(pipit_toolset_tool_name(ts, ti), c.name) != 0) {
+                ti++;
+            }
+            pipit_call_clear(&c);
+            /* the arguments alone, against the tool's argument grammar */
+            const char *args = strchr(text, syn == PIPIT_SYNTAX_HERMES ? '{' : '(');
+            if (syn == PIPIT_SYNTAX_HERMES) {
+                args = strstr(text, "\"arguments\": ") + 13;
+            }
+            mutate_and_check(r.m, fg, pipit_grammar_args(g, ti), args, &rng, &ds);
+            /* the names grammar on the call's prefixes */
+            for (size_t k = 0; k <= strlen(text) && k < 80; k += 3) {
+                char pre[96];
+                snprintf(pre, sizeof(pre), "%.*s", (int)k, text);
+                check_one(r.m, fg, pipit_grammar_names(g), pre, &ds);
+            }
+            free(text);
+        }
+        /* hand-written edge cases */
+        static const char *edge[] = {
+            "<call>set_zoom(level=0.5)",
+            "<call>set_zoom(level=0.49)",
+            "<call>set_zoom(level=10)",
+            "<call>set_zoom(level=10.0)",
+            "<call>set_zoom(level=10.001)",
+            "<call>set_zoom(level=2.25)",
+            "<call>set_zoom(level=2.2500)",
+            "<call>set_zoom(level= 2)",
+            "<call>set_zoom(level=02)",
+            "<call>set_exposure(ev=-0)",
+            "<call>set_exposure(ev=-2)",
+            "<call>set_exposure(ev=-2.0)",
+            "<call>set_exposure(ev=-2.1)",
+            "<call>set_timer(seconds=3)",
+            "<call>set_timer(seconds=4)",
+            "<call>set_timer(minutes=1440)",
+            "<call>set_timer(minutes=0)",
+            "<call>set_alarm(time=\"07:00\")",
+            "<call>set_alarm(label=\"x\", time=\"07:00\")",
+            "<call>set_alarm(time=\"07:00\", label=\"\xe6\x97\xa5\")",
+            "<call>read_messages()",
+            "<call>read_messages( )",
+            "<call>take_photo()",
+            "<call>set_flash(mode=\"on\")",
+            "<call>set_flash(mode=\"ON\")",
+            "<call>set_flash(mode='on')",
+            "<call>tap_to_focus(x=0.5, y=1)",
+            "<call>tap_to_focus(y=1, x=0.5)",
+            "<call>tap_to_focus(x=0.5,y=1)",
+            "<call>send_message(recipient=\"123456789012\", body=\"hi\")",
+            "<call>send_message(recipient=\"1234567890123\", body=\"hi\")",
+            "<tool_call>\n{\"name\": \"take_photo\", \"arguments\": {}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"set_zoom\", \"arguments\": {\"level\": 3}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"set_zoom\", \"arguments\": {\"level\":3}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"read_messages\", \"arguments\": {}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"set_timer\", \"arguments\": {\"minutes\": "
+            "15}}\n</tool_call>",
+            "<tool_call>\n{\"name\": \"set_timer\", \"arguments\": {\"minutes\": "
+            "15}}\n</tool_call>\n",
+            "",
+            "<",
+            "<call>",
+            "<tool_call>\n"};
+        for (size_t e = 0; e < sizeof(edge) / sizeof(edge[0]); e++) {
+            mutate_and_check(r.m, fg, call, edge[e], &rng, &ds);
+        }
+        print_message("%s, %s, %s syntax: %d strings agree (%d complete, %d prefixes, %d "
+                      "rejected)\n",
+                      model_path, PACKS[p], pipit_call_syntax_str(syn), ds.checked, ds.accepted,
+                      ds.prefixes, ds.rejected);
+        assert_true(ds.accepted > 0 && ds.rejected > 0 && ds.prefixes > 0);
+        pipit_grammar_free(g);
+        pipit_toolset_free(ts);
+    }
+    pipit_fastgrammar_free(fg);
+    rig_free(&r);
+}
+
+static void test_differential_pipit(void **state) {
+    (void)state;
+    differential(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, 40);
+}
+
+static void test_differential_hermes(void **state) {
+    (void)state;
+    differential(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, 20);
+}
+
+/* The automaton reads well-formed UTF-8 only; llama.cpp's decoder lets some malformed bytes
+ * through (a documented, deliberate difference: such output would not parse as JSON anyway). */
+static void test_malformed_utf8(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_fastgrammar *fg = NULL;
+    assert_int_equal(pipit_fastgrammar_init(m, &fg, NULL), PIPIT_OK);
+    const char *g = "root ::= \"\\\"\" [^\"\\\\\\x00-\\x1f]{0,8} \"\\\"\"\n";
+    static const char *bad[] = {"\"\xc0\xa2", "\"\xed\xa0\x80\"", "\"\x80\"",
+                                "\"\xf8\x88\x80\x80\x80\"", "\"\xe0\x80\xaf\""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        bool p = true, c = true, gp = false, gc = false;
+        assert_int_equal(pipit_fastgrammar_match(fg, g, bad[i], &p, &c), PIPIT_OK);
+        assert_false(p);
+        assert_int_equal(pipit_gbnf_match(m, g, bad[i], &gp, &gc), PIPIT_OK);
+        print_message("malformed UTF-8 case %zu: fast rejects, gbnf prefix=%d complete=%d\n", i, gp,
+                      gc);
+    }
+    bool p = false, c = false;
+    assert_int_equal(
+        pipit_fastgrammar_match(fg, g, "\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"", &p, &c),
+        PIPIT_OK);
+    assert_true(p && c);
+    /* outside the subset: recursion is refused, and a sampler falls back to llama.cpp's */
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_add(fg, "root ::= \"a\" root | \"b\"\n", &err),
+                     PIPIT_ERR_GRAMMAR);
+    assert_non_null(strstr(err.text, "recursive"));
+    struct pipit_sampler_params sp = sampling("root ::= \"a\" root | \"b\"\n", fg, 0.0f, 1);
+    struct pipit_sampler *s = NULL;
+    assert_int_equal(pipit_sampler_init(m, &sp, &s, &err), PIPIT_OK);
+    pipit_sampler_free(s);
+    struct pipit_fastgrammar_info info;
+    pipit_fastgrammar_get_info(fg, &info);
+    assert_int_equal(info.n_unsupported, 1);
+    pipit_fastgrammar_free(fg);
+    pipit_fastgrammar_free(NULL);
+    pipit_model_free(m);
+}
+
+/* ============================================================================ decoding */
+
+/* Greedy: the fast decoder picks the same tokens as llama.cpp's grammar sampler; with
+ * jump-forward, a replay token by token of the same sequence draws the same sampled tokens
+ * (batched forced decoding changes nothing); forced tokens are never drawn. */
+static void greedy_equal(const char *model_path, enum pipit_call_syntax syn) {
+    static const char *prompts[] = {
+        "Tools: camera controls.\nUser: zoom in\nAssistant:",
+        "User: send a message to Ann saying hi\nAssistant:",
+        "System: call tools.\nUser: set a timer for 10 minutes\nAssistant:",
+        "User: take a photo\nAssistant:",
+    };
+    for (size_t p = 0; p < 2; p++) {
+        struct pipit_toolset *ts = load_pack(PACKS[p]);
+        struct pipit_grammar *g = compile(ts, syn, 12);
+        for (size_t q = 0; q < sizeof(prompts) / sizeof(prompts[0]); q++) {
+            struct rig r;
+            rig_init(&r, model_path, prompts[q]);
+            struct pipit_fastgrammar *fg = NULL;
+            assert_int_equal(pipit_fastgrammar_init(r.m, &fg, NULL), PIPIT_OK);
+            const char *gram = pipit_grammar_call(g);
+            int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], tc[MAX_TOKENS], na, nb, nc;
+            struct pipit_sampler_params sa = sampling(gram, NULL, 0.0f, 1);
+            struct pipit_sampler_params sb = sampling(gram, fg, 0.0f, 1);
+            struct decode_stats da = {0}, db = {0}, dc = {0};
+            char *xa = decode(r.m, r.ctx, r.prompt + r.np - 1, &sa, false, ta, &na, &da);
+            char *xb = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, false, tb, &nb, &db);
+            assert_string_equal(xa, xb);
+            assert_int_equal(na, nb);
+            assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
+            assert_int_equal(db.draws + db.forced, db.tokens + 1); /* + the final EOG */
+            /* jump-forward */
+            char *xc = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, true, tc, &nc, &dc);
+            assert_true(dc.forced > 0);
+            assert_int_equal(dc.draws + dc.forced, dc.tokens + 1);
+            struct pipit_call call;
+            struct pipit_error err;
+            assert_int_equal(pipit_call_parse(syn, xc, &call, &err), PIPIT_OK);
+            pipit_call_clear(&call);
+            /* replay the jump-forward sequence with every forced token decoded on its own
+             * (no batch): the same tokens are forced and every drawn token is the same */
+            struct pipit_sampler *s = NULL;
+            assert_int_equal(pipit_sampler_init(r.m, &sb, &s, NULL), PIPIT_OK);
+            assert_int_equal(pipit_context_rewind(r.ctx), PIPIT_OK);
+            assert_int_equal(
+                pipit_context_append(r.ctx, PIPIT_REGION_EPHEMERAL, r.prompt + r.np - 1, 1),
+                PIPIT_OK);
+            int same_prefix = 0;
+            for (int32_t i = 0; i < nc;) {
+                int32_t forced[64];
+                int32_t nf = pipit_sampler_forced(s, r.ctx, forced, 64);
+                for (int32_t k = 0; k < nf; k++, i++) {
+                    assert_true(i < nc);
+                    assert_int_equal(forced[k], tc[i]);
+                    assert_int_equal(pipit_context_decode_token(r.ctx, forced[k]), PIPIT_OK);
+                    same_prefix++;
+                }
+                if (nf > 0) {
+                    continue;
+                }
+                int32_t tok = pipit_sampler_sample(s, r.ctx);
+                assert_int_equal(tok, tc[i]);
+                assert_int_equal(pipit_context_decode_token(r.ctx, tok), PIPIT_OK);
+                same_prefix++;
+                i++;
+            }
+            pipit_sampler_free(s);
+            if (q == 0) {
+                print_message("%s, %s, %s: greedy %d tokens equal to GBNF; jump-forward %d "
+                              "tokens (%lld forced, %lld drawn), %d equal in replay\n",
+                              model_path, PACKS[p], pipit_call_syntax_str(syn), na, nc,
+                              (long long)dc.forced, (long long)dc.draws, same_prefix);
+            }
+            free(xa);
+            free(xb);
+            free(xc);
+            pipit_fastgrammar_free(fg);
+            rig_free(&r);
+        }
+        pipit_grammar_free(g);
+        pipit_toolset_free(ts);
+    }
+}
+
+static void test_greedy_spm(void **state) {
+    (void)state;
+    greedy_equal(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT);
+}
+
+static void test_greedy_qwen(void **state) {
+    (void)state;
+    greedy_equal(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
+}
+
+/* ============================================================================ agent */
+
+/* The agent with the fast decoder (grammar forced, not lazy): every call of a random model
+ * executes, in one stage and in the two JIT stages, in both syntaxes. */
+static void agent_run(const char *model_path, int syntax, int32_t tools_format) {
+    struct pipit_model *m = test_load_model(model_path);
+    struct pipit_toolset *ts = load_pack(PACKS[0]);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.syntax = syntax;
+    p.lazy_grammar = false;
+    p.turn_budget_ms = 0;
+    p.max_tokens = 128;
+    p.tools_format = tools_format;
+    p.fast_grammar = true;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *utts[] = {"zoom in to 2x", "turn on the flash", "take a photo",
+                                 "switch to the front camera"};
+    for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
+        struct pipit_turn *t = NULL;
+        assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
+        assert_int_equal(t->n_calls, 1);
+        if (t->calls[0].status != PIPIT_OK || !t->calls[0].executed) {
+            fail_msg("turn %zu: %s: %s (%s)", i, pipit_status_str(t->calls[0].status),
+                     t->calls[0].message, t->model_text);
+        }
+        pipit_turn_free(t);
+    }
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+static void test_agent_fast(void **state) {
+    (void)state;
+    agent_run(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_COMPACT);
+    agent_run(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_JIT);
+    agent_run(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, PIPIT_TOOLSPEC_COMPACT);
+}
+
+/* ============================================================================ property */
+
+static int property_seeds(void) {
+    const char *env = getenv("PIPIT_PROPERTY_SEEDS");
+    long v = env != NULL ? strtol(env, NULL, 10) : 200;
+    return v > 0 && v < 100000 ? (int)v : 200;
+}
+
+static void property(const char *model_path, enum pipit_call_syntax syn, int seeds) {
+    struct rig r;
+    rig_init(&r, model_path, "Tools: camera controls.\nUser: please do something\nAssistant:");
+    struct pipit_fastgrammar *fg = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_init(r.m, &fg, &err), PIPIT_OK);
+    for (size_t p = 0; p < 2; p++) {
+        struct pipit_toolset *ts = load_pack(PACKS[p]);
+        struct pipit_grammar *g = compile(ts, syn, 12);
+        struct decode_stats ds = {0};
+        int valid = 0;
+        double t0 = pipit_now_ms();
+        for (int seed = 1; seed <= seeds; seed++) {
+            int32_t toks[MAX_TOKENS], n;
+            struct pipit_sampler_params sp =
+                sampling(pipit_grammar_call(g), fg, 1.0f, (uint32_t)seed);
+            char *text = decode(r.m, r.ctx, r.prompt + r.np - 1, &sp, true, toks, &n, &ds);
+            if (n >= MAX_TOKENS) {
+                fail_msg("seed %d: no end after %d tokens: %s", seed, n, text);
+            }
+            struct pipit_call c;
+            if (pipit_call_parse(syn, text, &c, &err) != PIPIT_OK) {
+                fail_msg("seed %d: %s\n%s", seed, err.text, text);
+            }
+            struct pipit_arg_problem pr[4];
+            size_t n_pr = 0;
+            enum pipit_status vst = pipit_toolset_validate_args(ts, c.name, c.args_json,
+                                                                strlen(c.args_json), pr, 4, &n_pr);
+            if (vst != PIPIT_OK) {
+                fail_msg("seed %d: %s(%s): %s: %s", seed, c.name, c.args_json,
+                         pipit_status_str(vst), n_pr > 0 ? pr[0].message : "");
+            }
+            valid++;
+            pipit_call_clear(&c);
+            free(text);
+        }
+        print_message("%s, %s, %s syntax: %d/%d valid, %.0f ms; %lld tokens, %.0f%% forced, "
+                      "%.1f decode calls per call, constraint %.1f us/token\n",
+                      model_path, PACKS[p], pipit_call_syntax_str(syn), valid, seeds,
+                      pipit_now_ms() - t0, (long long)ds.tokens,
+                      100.0 * (double)ds.forced / (double)(ds.tokens > 0 ? ds.tokens : 1),
+                      (double)ds.decode_calls / seeds,
+                      1000.0 * ds.t_constraint_ms / (double)(ds.tokens > 0 ? ds.tokens : 1));
+        assert_int_equal(valid, seeds);
+        pipit_grammar_free(g);
+        pipit_toolset_free(ts);
+    }
+    pipit_fastgrammar_free(fg);
+    rig_free(&r);
+}
+
+static void test_property_spm(void **state) {
+    (void)state;
+    property(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, property_seeds());
+    property(TEST_MODEL_SPM, PIPIT_SYNTAX_HERMES, property_seeds() / 4);
+}
+
+static void test_property_qwen2(void **state) {
+    (void)state;
+    property(TEST_MODEL_QWEN, PIPIT_SYNTAX_PIPIT, property_seeds());
+    property(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, property_seeds() / 4);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest model[] = {
+        cmocka_unit_test(test_malformed_utf8),      cmocka_unit_test(test_differential_pipit),
+        cmocka_unit_test(test_differential_hermes), cmocka_unit_test(test_greedy_spm),
+        cmocka_unit_test(test_greedy_qwen),         cmocka_unit_test(test_agent_fast),
+    };
+    const struct CMUnitTest prop[] = {
+        cmocka_unit_test(test_property_spm),
+        cmocka_unit_test(test_property_qwen2),
+    };
+    if (argc > 1 && strcmp(argv[1], "--property") == 0) {
+        return cmocka_run_group_tests(prop, NULL, NULL);
+    }
+    return cmocka_run_group_tests(model, NULL, NULL);
+}
