@@ -24,7 +24,7 @@ RUN_MODEL   := $(if $(wildcard $(BUNDLED)),$(BUNDLED),$(DEMO_MODEL))
 RUN_SAY     := "zoom in to 2x" "night mode and a 3 second timer" "take a photo" "never mind" \
                "switch to the front camera and turn on the flash"
 
-.PHONY: all bootstrap build run test test-unit test-asan format format-check source-build clean \
+.PHONY: all bootstrap build run test test-unit test-asan format format-check source-build results clean \
 	llama-server
 
 all: build
@@ -72,6 +72,10 @@ source-build: bootstrap
 	@cmake --build build-source -j$(JOBS) --target pipit
 	./build-source/pipit make-model --vocab llama-spm --out build-source/demo.gguf
 	./build-source/pipit demo --model build-source/demo.gguf --tokens 4
+
+# docs/RESULTS.md: benchmarks and evaluations, regenerated (a few minutes; not a test)
+results: build
+	eval/results.sh
 
 clean:
 	rm -rf build build-asan build-source

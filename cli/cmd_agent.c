@@ -32,6 +32,7 @@ struct agent_opts {
     long max_steps;
     double budget_ms;
     bool no_grammar;
+    bool fast_grammar;
     bool verbose;
     bool json;
 };
@@ -84,6 +85,10 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
         }
         if (strcmp(argv[i], "--no-grammar") == 0) {
             o->no_grammar = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--fast-grammar") == 0) {
+            o->fast_grammar = true;
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
@@ -160,6 +165,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.device = o->device;
     ap.device_init_json = o->init;
     ap.grammar = !o->no_grammar;
+    ap.fast_grammar = o->fast_grammar;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;
     ap.turn_budget_ms = o->budget_ms;

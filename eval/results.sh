@@ -49,6 +49,17 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
     echo "![context tokens per turn](results-context.svg)"
     echo
     "$PIPIT" bench --threads 1 --workdir "$TMP" --model "$MODEL" | sed 's/^# pipit bench$/## pipit bench/; s/^## /### /'
+    echo
+    echo "## Fast constrained decoding against llama.cpp's GBNF sampler (docs/fastgrammar.md)"
+    echo
+    echo "Random test models, temperature 1, 20 calls per mode, strings capped at 12 characters."
+    for vocab in tiny-spm tiny-qwen2; do
+        echo
+        echo "### camera pack, pipit syntax, $vocab"
+        echo
+        "$PIPIT" bench-grammar --model "$BUILD/test-models/$vocab.gguf" \
+            --tools "$ROOT/tools/camera.json" --threads 1
+    done
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "wrote $OUT"
