@@ -8,11 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray
- * continuation byte, overlong or truncated sequence, control character). */
-static size_t utf8_char_len(const unsigned char *s, size_t n) {
-    if (s[0] >= 0x20 && s[0] < 0x7f) {
-        return 1;
+/* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray continuation byte,
+ * overlong or truncated sequence, surrogate, control character other than newline and tab in
+ * `multiline` text). */
+size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
+    if (s[0] < 0x80) {
+        if (s[0] >= 0x20 && s[0] != 0x7f) {
+            return 1;
+        }
+        return multiline && (s[0] == '\n' || s[0] == '\t') ? 1 : 0;
     }
     size_t len = 0;
     unsigned int min = 0;
@@ -61,7 +65,7 @@ static void describe_string(const char *s, size_t n, char *buf, size_t size) {
     size_t chars = 0;
     size_t i = 0;
     while (i < n && chars < MAX_CHARS) {
-        size_t len = utf8_char_len((const unsigned char *)s + i, n - i);
+        size_t len = device_utf8_char_len((const unsigned char *)s + i, n - i, false);
         if (o + (len == 0 ? 1 : len) > room) {
             break;
         }
@@ -85,7 +89,7 @@ static void utf8_sanitize(char *text) {
     size_t n = strlen(text);
     size_t i = 0;
     while (i < n) {
-        size_t len = utf8_char_len((const unsigned char *)text + i, n - i);
+        size_t len = device_utf8_char_len((const unsigned char *)text + i, n - i, false);
         if (len == 0) {
             text[i] = '?';
             len = 1;

@@ -384,46 +384,6 @@ static const char *const DEFAULT_STATE[] = {
 /* ============================================================================
  * text: UTF-8 checks, ASCII case folding, cutting */
 
-/* Length of the valid UTF-8 character at s[0..n); 0 when the bytes are not one
- * (stray continuation byte, overlong or truncated sequence, surrogate) or are a
- * control character other than newline and tab in multi-line text. */
-static size_t utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
-    if (s[0] < 0x80) {
-        if (s[0] >= 0x20 && s[0] != 0x7f) {
-            return 1;
-        }
-        return multiline && (s[0] == '\n' || s[0] == '\t') ? 1 : 0;
-    }
-    size_t len = 0;
-    unsigned int min = 0;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-        len = 2;
-        min = 0x80;
-    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        len = 3;
-        min = 0x800;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        len = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n) {
-        return 0;
-    }
-    unsigned int cp = s[0] & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        return 0;
-    }
-    return len;
-}
-
 /* Whether `v` is a string of valid UTF-8 (no NUL, no control characters but
  * newline and tab when `multiline`) of min_chars..max_chars characters that
  * is not all blanks when min_chars > 0. */
@@ -436,7 +396,7 @@ static bool json_text_ok(const json_t *v, size_t min_chars, size_t max_chars, bo
     size_t chars = 0;
     bool blank = true;
     for (size_t i = 0; i < n;) {
-        size_t len = utf8_char_len(s + i, n - i, multiline);
+        size_t len = device_utf8_char_len(s + i, n - i, multiline);
         if (len == 0 || ++chars > max_chars) {
             return false;
         }
@@ -528,7 +488,7 @@ static void cut_text(const char *s, size_t max_chars, char *buf, size_t size) {
     size_t chars = 0;
     size_t i = 0;
     while (i < n && chars < max_chars) {
-        size_t len = utf8_char_len((const unsigned char *)s + i, n - i, true);
+        size_t len = device_utf8_char_len((const unsigned char *)s + i, n - i, true);
         if (len == 0) {
             len = 1; /* unreachable for checked text */
         }
