@@ -259,7 +259,9 @@ static void test_kv_state_logits_equal(void **state) {
     assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_OK);
     assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
     float *la = test_copy_logits(a, info.n_vocab);
+    pipit_free(blob);
     assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_ERR_STATE); /* tail */
+    assert_null(blob);
 
     struct pipit_context *b = test_new_context(m, 512);
     uint8_t *blob2 = NULL;
