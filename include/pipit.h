@@ -416,10 +416,10 @@ struct pipit_perf {
     double t_decode_ms;       /* wall time in decode */
     double t_sample_ms;       /* wall time in sampling (including grammar) */
     /* fast constrained decoding (docs/fastgrammar.md) */
-    int64_t n_forced_tokens;  /* tokens the grammar forced, appended without a draw (jump-forward
-                                 and single-candidate steps) */
-    int64_t n_draws;          /* constrained tokens drawn from a distribution */
-    double t_constraint_ms;   /* wall time in the grammar constraint alone (either path) */
+    int64_t n_forced_tokens; /* tokens the grammar forced, appended without a draw (jump-forward
+                                and single-candidate steps) */
+    int64_t n_draws;         /* constrained tokens drawn from a distribution */
+    double t_constraint_ms;  /* wall time in the grammar constraint alone (either path) */
 };
 
 void pipit_context_get_perf(const struct pipit_context *ctx, struct pipit_perf *perf);
@@ -1332,7 +1332,6 @@ char *pipit_eval_report_svg(const struct pipit_eval_report *report, const char *
  * one per line. Freed with pipit_free(). */
 char *pipit_eval_report_misses(const struct pipit_eval_report *report, size_t config, size_t max);
 
-
 /* ============================================================================
  * fast constrained decoding (docs/fastgrammar.md)
  *
@@ -1371,9 +1370,8 @@ void pipit_fastgrammar_free(struct pipit_fastgrammar *fg);
 
 /* Compile `gbnf` now (a sampler compiles it on first use otherwise). PIPIT_ERR_GRAMMAR when the
  * text does not parse or lies outside the subset (err says why). */
-enum pipit_status pipit_fastgrammar_add(struct pipit_fastgrammar *fg,
-                                        const char *gbnf,
-                                        struct pipit_error *err);
+enum pipit_status
+pipit_fastgrammar_add(struct pipit_fastgrammar *fg, const char *gbnf, struct pipit_error *err);
 
 /* Check `text` against `gbnf` with the fast decoder's automaton; the same contract as
  * pipit_gbnf_match(). The automaton is stricter on malformed UTF-8 (see the doc). */

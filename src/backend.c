@@ -28,8 +28,8 @@ struct llama_backend {
     struct pipit_sampler *smpl;
     char *smpl_grammar;
     bool smpl_lazy;
-    bool smpl_fast;                 /* the sampler uses `fg` (pipit's decoder) */
-    struct pipit_fastgrammar *fg;   /* made on the first step that asks for it */
+    bool smpl_fast;               /* the sampler uses `fg` (pipit's decoder) */
+    struct pipit_fastgrammar *fg; /* made on the first step that asks for it */
 };
 
 static enum pipit_status lb_add_permanent(void *self, const char *text) {

@@ -1351,7 +1351,8 @@ static bool fast_feed_text(struct pipit_sampler *s, const char *text) {
     return true;
 }
 
-static int32_t fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
+static int32_t
+fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
     double t0 = pipit_now_ms();
     struct fg_automaton *a = s->fast;
     int32_t n_eog = 0;

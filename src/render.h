@@ -18,8 +18,11 @@
  * from the failure; "{{" / "}}" are literal braces. Numbers print with %g, booleans as "on" /
  * "off", strings as they are; an unresolved placeholder prints its name. Returns a new string
  * (free with free) or NULL when out of memory. */
-char *render_template(const char *tmpl, const json_t *args, const json_t *data,
-                      const char *error, const char *code);
+char *render_template(const char *tmpl,
+                      const json_t *args,
+                      const json_t *data,
+                      const char *error,
+                      const char *code);
 
 /* True when plain-text model output claims that an action was performed ("I've turned on the
  * flash", "Zoom set to 2x", "Done!") and mentions something one of the tools controls. Such
