@@ -25,6 +25,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_chat(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_grammar(int argc, char **argv); /* cmd_bench_grammar.c */

@@ -30,6 +30,7 @@ static const struct {
     {"bench-grammar", cmd_bench_grammar, "cost of grammar-locked calls: GBNF vs pipit's decoder"},
     {"demo", cmd_demo, "engine demo: permanent prefix kept in KV, ephemeral turns rewound"},
     {"tools", cmd_tools, "check, show and count the tokens of a tool specification"},
+    {"train", cmd_train, "generate data, build a vocabulary, train and export pipit's own model"},
 };
 
 static void usage(FILE *out) {

@@ -1012,6 +1012,199 @@ enum pipit_status pipit_agent_load(struct pipit_agent *agent,
 char *pipit_turn_to_json(const struct pipit_turn *turn);
 
 /* ============================================================================
+ * training: pipit's own tiny model for a fixed tool set (train/, docs/training.md)
+ *
+ * pipit makes the model it ships: a seeded generator writes camera commands and their answers
+ * in the prompt format of docs/prompt.md, a vocabulary is built from that text, and a small
+ * llama (the forward graph written in ggml, optimized with ggml_opt's AdamW, loss on the
+ * answer tokens only) is trained and written as a GGUF that libllama runs.
+ *
+ *     struct pipit_dataset *ds = NULL;
+ *     struct pipit_datagen_params dp = pipit_datagen_default_params();
+ *     pipit_datagen_camera(&dp, &ds, &err);
+ *     pipit_vocab_build(ds, "camera", 1024, "vocab.gguf", &err);
+ *     struct pipit_train_params tp = pipit_train_default_params();
+ *     tp.vocab_path = "vocab.gguf";
+ *     pipit_train(&tp, ds, "model.gguf", &result, &err);
+ *     pipit_train_evaluate("model.gguf", ds, PIPIT_SPLIT_VALID, 0, 1, NULL, NULL, &ev, &err);
+ *     pipit_dataset_free(ds);
+ *
+ * Training runs on the CPU backend with exactly params->n_threads threads (ggml threads spin:
+ * never ask for more than the free cores). Nothing here prints; progress goes to a callback. */
+
+/* A generated data set: a training split and a validation split that share no phrasing
+ * template (generalisation is measured on phrasings the model never saw). Read-only. */
+struct pipit_dataset;
+
+enum pipit_split {
+    PIPIT_SPLIT_TRAIN = 0,
+    PIPIT_SPLIT_VALID = 1, /* held out by phrasing template */
+};
+
+struct pipit_datagen_params {
+    uint64_t seed;   /* generator seed: the same seed gives the same bytes (default 1) */
+    int32_t n_train; /* examples drawn from the training templates (default 200000) */
+    int32_t n_valid; /* examples drawn from the held-out templates (default 1000) */
+};
+
+struct pipit_datagen_params pipit_datagen_default_params(void);
+
+/* One example, borrowed from its data set. */
+struct pipit_example {
+    const char *memory;    /* memory (CSO) lines before the state line, each ending in "\n";
+                              "" for none */
+    const char *state;     /* device state line: "zoom=1 flash=off facing=back recording=no ..." */
+    const char *utterance; /* what the user typed, or one router segment of it */
+    const char *output;    /* the expected answer: "<call>set_zoom(level=2)" or plain text */
+    const char *category;  /* "zoom", "flash", "relative", "cloud", "chat", ... */
+    int32_t template_id;   /* the phrasing template it came from */
+};
+
+/* Generate the camera tool pack's data set (tools/camera.json, docs/training.md). Errors:
+ * PIPIT_ERR_INVALID_ARG (sizes outside 1..10,000,000), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params,
+                                       struct pipit_dataset **out,
+                                       struct pipit_error *err);
+
+void pipit_dataset_free(struct pipit_dataset *ds);
+
+int32_t pipit_dataset_size(const struct pipit_dataset *ds, enum pipit_split split);
+
+/* Example `i` of `split` into *ex; false when out of range. */
+bool pipit_dataset_get(const struct pipit_dataset *ds,
+                       enum pipit_split split,
+                       int32_t i,
+                       struct pipit_example *ex);
+
+/* The prompt of docs/prompt.md for a model with `pipit.prompt.tools = "none"`, without BOS:
+ * "{system}\n{memory}State: {state}\nUser: {utterance}\nAssistant: " (`memory` is zero or more
+ * lines, each ending in "\n"; NULL = none). Freed with pipit_free(); NULL when out of memory. */
+char *pipit_train_prompt(const char *system,
+                         const char *memory,
+                         const char *state,
+                         const char *utterance);
+
+/* Build a SentencePiece-style ("llama") vocabulary of `n_vocab` tokens from the data set's
+ * text (prompts with `system`, and answers): <unk> <s> </s>, the 256 byte-fallback tokens
+ * <0x00>..<0xFF>, the user-defined token "<call>", then characters and BPE merges (score =
+ * -merge rank). Pieces never contain a newline and only start with "▁", so text tokenized
+ * line by line gives the same tokens as the whole; no space prefix is added. Writes a GGUF
+ * holding only tokenizer.* keys (usable as a vocab_path anywhere). Errors:
+ * PIPIT_ERR_INVALID_ARG (n_vocab outside 300..32000), PIPIT_ERR_IO, PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_vocab_build(const struct pipit_dataset *ds,
+                                    const char *system,
+                                    int32_t n_vocab,
+                                    const char *out_path,
+                                    struct pipit_error *err);
+
+/* Progress of a training run, reported every `progress_every` steps and at the end. */
+struct pipit_train_progress {
+    int64_t step;      /* optimizer steps done */
+    int64_t n_steps;   /* steps planned */
+    float loss;        /* mean cross-entropy per answer token over the last report period */
+    float lr;          /* learning rate of the last step */
+    double tok_per_s;  /* tokens (prompt + answer, padding excluded) per second so far */
+    double elapsed_s;  /* seconds since training started */
+    double eta_s;      /* estimated seconds left */
+    bool checkpointed; /* a checkpoint was written at this step */
+};
+
+typedef void (*pipit_train_progress_fn)(const struct pipit_train_progress *p, void *user_data);
+
+struct pipit_train_params {
+    const char *vocab_path;   /* GGUF with tokenizer.* keys (pipit_vocab_build or llama.cpp's) */
+    const char *system;       /* system text, stored as pipit.prompt.system (default "camera") */
+    int32_t n_embd;           /* embedding width (default 192) */
+    int32_t n_layer;          /* transformer blocks (default 3) */
+    int32_t n_head;           /* attention heads (default 4) */
+    int32_t n_ff;             /* SwiGLU width (default 512) */
+    int32_t n_ctx;            /* tokens per training row; examples are packed into rows (each
+                                 attends only to itself, positions restart at 0); an example
+                                 longer than a row is skipped (default 128) */
+    int32_t n_answer;         /* answer slots per row (answer tokens + EOS of its examples);
+                                 an example with a longer answer is skipped (default 64) */
+    int32_t n_batch;          /* rows per optimizer step (default 8) */
+    int64_t n_steps;          /* optimizer steps (default 8000) */
+    double max_seconds;       /* stop early after this much training time, 0 = no limit */
+    float lr;                 /* peak AdamW learning rate (default 4e-4) */
+    float lr_min;             /* final learning rate of the cosine decay (default 4e-5) */
+    int32_t warmup;           /* linear warm-up steps (default 200) */
+    float weight_decay;       /* AdamW decoupled weight decay (default 0.01) */
+    uint64_t seed;            /* weight init and shuffling (default 1) */
+    int32_t n_threads;        /* CPU threads, >= 1 (default 1) */
+    const char *checkpoint;   /* write the model (F32 GGUF) here every checkpoint_every steps;
+                                 NULL = no checkpoints */
+    int64_t checkpoint_every; /* (default 500) */
+    const char *resume;       /* start from the weights and step of this checkpoint (the AdamW
+                                 moments start from zero again); NULL = fresh weights */
+    pipit_train_progress_fn progress; /* NULL = silent */
+    void *progress_user_data;
+    int32_t progress_every; /* steps between reports (default 50) */
+};
+
+struct pipit_train_params pipit_train_default_params(void);
+
+struct pipit_train_result {
+    int64_t steps;        /* optimizer steps done (including resumed ones) */
+    int64_t tokens;       /* tokens trained on in this run (padding excluded) */
+    double seconds;       /* wall time of the training loop */
+    double tok_per_s;     /* tokens / seconds */
+    float loss_first;     /* mean answer-token loss of the first report period */
+    float loss_last;      /* ... and of the last */
+    int32_t n_vocab;      /* vocabulary size */
+    int32_t n_skipped;    /* training examples longer than n_ctx / n_answer, not used */
+    uint64_t n_params;    /* parameters */
+    double tokens_per_ex; /* mean tokens per used training example */
+};
+
+/* Train a llama model on the data set's training split and write it to `out_path` (F32 GGUF,
+ * atomic) with pipit.prompt.system and pipit.prompt.tools = "none". `result` may be NULL.
+ * Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_IO, PIPIT_ERR_CORRUPT (vocab or checkpoint),
+ * PIPIT_ERR_BACKEND (no CPU backend), PIPIT_ERR_TOKENIZE, PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_train(const struct pipit_train_params *params,
+                              const struct pipit_dataset *ds,
+                              const char *out_path,
+                              struct pipit_train_result *result,
+                              struct pipit_error *err);
+
+#define PIPIT_EVAL_MAX_CATEGORIES 32
+
+/* Accuracy of greedy answers, overall and per category. */
+struct pipit_eval_result {
+    int32_t n;       /* examples evaluated */
+    int32_t n_exact; /* answers identical to the expected output */
+    int32_t n_kind;  /* right kind of answer: the same tool name for a call, or plain text when
+                        plain text was expected (arguments or wording may still differ) */
+    int32_t n_categories;
+    struct {
+        char name[24];
+        int32_t n;
+        int32_t n_exact;
+        int32_t n_kind;
+    } categories[PIPIT_EVAL_MAX_CATEGORIES];
+    double seconds; /* wall time */
+};
+
+/* Called for every wrong answer: the example and what the model wrote (borrowed). */
+typedef void (*pipit_eval_miss_fn)(const struct pipit_example *ex,
+                                   const char *got,
+                                   void *user_data);
+
+/* Load `model_path` through libllama and greedy-decode (at most 64 tokens) every example of
+ * `split` (the first `max_examples`; 0 = all): BOS, the prompt with the model's
+ * pipit.prompt.system, then the answer up to end of generation. Errors: those of
+ * pipit_model_load and pipit_context_init, PIPIT_ERR_TOKENIZE, PIPIT_ERR_DECODE. */
+enum pipit_status pipit_train_evaluate(const char *model_path,
+                                       const struct pipit_dataset *ds,
+                                       enum pipit_split split,
+                                       int32_t max_examples,
+                                       int32_t n_threads,
+                                       pipit_eval_miss_fn miss,
+                                       void *user_data,
+                                       struct pipit_eval_result *result,
+                                       struct pipit_error *err);
+
+/* ============================================================================
  * cloud delegation
  *
  * `process_with_cloud_llm` hands a request the small model cannot handle to a larger model

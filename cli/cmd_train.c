@@ -1,0 +1,263 @@
+/*
+ * cmd_train.c - `pipit train`: generate the camera data, build the vocabulary, train, export
+ * and evaluate pipit's own tiny model (docs/training.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void train_usage(FILE *out) {
+    fprintf(out,
+            "usage: pipit train [options]\n"
+            "  --out FILE          model to write (default models/pipit-camera-v1.gguf)\n"
+            "  --vocab own|NAME|FILE  'own' (default): build a vocabulary from the data;\n"
+            "                      or a llama.cpp vocab name (llama-spm) or a vocab GGUF\n"
+            "  --vocab-size N      size of the own vocabulary (default 1024)\n"
+            "  --vocab-out FILE    keep the built vocabulary GGUF here\n"
+            "  --seed N            data, weights and shuffling seed (default 1)\n"
+            "  --examples N        training examples to generate (default 200000)\n"
+            "  --valid N           held-out examples to generate (default 1000)\n"
+            "  --embd N --layers N --heads N --ff N   model size (192, 3, 4, 512)\n"
+            "  --ctx N             tokens per training sequence (default 96)\n"
+            "  --answer N          answer tokens per sequence (default 48)\n"
+            "  --batch N           sequences per step (default 16)\n"
+            "  --steps N           optimizer steps (default 8000)\n"
+            "  --minutes X         stop training after X minutes (default: no limit)\n"
+            "  --lr X              peak learning rate (default 4e-4; warm-up 200, cosine)\n"
+            "  --threads N         CPU threads (default 1; never more than free cores)\n"
+            "  --checkpoint FILE   write the model every --checkpoint-every steps (500)\n"
+            "  --resume FILE       continue from a checkpoint's weights and step\n"
+            "  --eval N            held-out examples to evaluate after training (default 500,\n"
+            "                      0 = none)\n"
+            "  --eval-only MODEL   evaluate MODEL on the held-out split, no training\n"
+            "  --eval-split S      valid (default: held-out templates) or train (the training\n"
+            "                      templates; with another --seed: new examples of them)\n"
+            "  --misses N          print up to N wrong held-out answers (default 10)\n"
+            "  --dump-data FILE    write the generated data set as TSV (split, category,\n"
+            "                      template, memory lines, state, utterance, output) and stop\n");
+}
+
+static void progress(const struct pipit_train_progress *p, void *ud) {
+    (void)ud;
+    int el = (int)p->elapsed_s, eta = (int)(p->eta_s > 0 ? p->eta_s : 0);
+    fprintf(stderr,
+            "step %6lld/%lld  loss %.4f  lr %.2e  %6.0f tok/s  elapsed %d:%02d  eta %d:%02d%s\n",
+            (long long)p->step, (long long)p->n_steps, (double)p->loss, (double)p->lr, p->tok_per_s,
+            el / 60, el % 60, eta / 60, eta % 60, p->checkpointed ? "  (checkpoint)" : "");
+}
+
+struct miss_state {
+    long left;
+};
+
+static void on_miss(const struct pipit_example *ex, const char *got, void *ud) {
+    struct miss_state *m = ud;
+    if (m->left <= 0) {
+        return;
+    }
+    m->left--;
+    printf("  miss [%s] %s | %s\n    want %s\n    got  %s\n", ex->category, ex->state,
+           ex->utterance, ex->output, got);
+}
+
+static void print_eval(const char *what, const char *model, const struct pipit_eval_result *r) {
+    printf("%s exact match: %d/%d = %.1f%%, right tool or plain text: %.1f%% (%s, %.1f s)\n", what,
+           (int)r->n_exact, (int)r->n, r->n > 0 ? 100.0 * r->n_exact / r->n : 0.0,
+           r->n > 0 ? 100.0 * r->n_kind / r->n : 0.0, model, r->seconds);
+    printf("  %-14s %9s %6s %6s\n", "category", "n", "exact", "kind");
+    for (int i = 0; i < r->n_categories; i++) {
+        int n = r->categories[i].n > 0 ? r->categories[i].n : 1;
+        printf("  %-14s %9d %5.1f%% %5.1f%%\n", r->categories[i].name, (int)r->categories[i].n,
+               100.0 * r->categories[i].n_exact / n, 100.0 * r->categories[i].n_kind / n);
+    }
+}
+
+static int dump_data(const struct pipit_dataset *ds, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "pipit train: cannot write %s\n", path);
+        return CLI_EXIT_FAIL;
+    }
+    for (int split = 0; split < 2; split++) {
+        for (int32_t i = 0; i < pipit_dataset_size(ds, (enum pipit_split)split); i++) {
+            struct pipit_example ex;
+            pipit_dataset_get(ds, (enum pipit_split)split, i, &ex);
+            fprintf(f, "%s\t%s\t%d\t", split == 0 ? "train" : "valid", ex.category,
+                    (int)ex.template_id);
+            for (const char *m = ex.memory; *m != '\0'; m++) { /* lines joined by " | " */
+                if (*m != '\n') {
+                    fputc(*m, f);
+                } else if (m[1] != '\0') {
+                    fputs(" | ", f);
+                }
+            }
+            fprintf(f, "\t%s\t%s\t%s\n", ex.state, ex.utterance, ex.output);
+        }
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "pipit train: cannot write %s\n", path);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cmd_train(int argc, char **argv) {
+    struct pipit_train_params tp = pipit_train_default_params();
+    struct pipit_datagen_params dp = pipit_datagen_default_params();
+    const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
+    const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL;
+    const char *eval_split = "valid";
+    long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
+    long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
+    long ctx = tp.n_ctx, answer = tp.n_answer, batch = tp.n_batch, steps = (long)tp.n_steps;
+    long threads = 1, ckpt_every = (long)tp.checkpoint_every, n_eval = 500, misses = 10;
+    double minutes = 0.0, lr = tp.lr;
+    bool bad = false;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            train_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
+            cli_opt_str(argc, argv, &i, "--vocab", &vocab, &bad) ||
+            cli_opt_int(argc, argv, &i, "--vocab-size", 300, 32000, &vocab_size, &bad) ||
+            cli_opt_str(argc, argv, &i, "--vocab-out", &vocab_out, &bad) ||
+            cli_opt_int(argc, argv, &i, "--seed", 0, 0x7fffffffL, &seed, &bad) ||
+            cli_opt_int(argc, argv, &i, "--examples", 1, 10000000, &examples, &bad) ||
+            cli_opt_int(argc, argv, &i, "--valid", 1, 10000000, &valid, &bad) ||
+            cli_opt_int(argc, argv, &i, "--embd", 8, 4096, &embd, &bad) ||
+            cli_opt_int(argc, argv, &i, "--layers", 1, 16, &layers, &bad) ||
+            cli_opt_int(argc, argv, &i, "--heads", 1, 128, &heads, &bad) ||
+            cli_opt_int(argc, argv, &i, "--ff", 1, 65536, &ff, &bad) ||
+            cli_opt_int(argc, argv, &i, "--ctx", 8, 4096, &ctx, &bad) ||
+            cli_opt_int(argc, argv, &i, "--answer", 2, 4096, &answer, &bad) ||
+            cli_opt_int(argc, argv, &i, "--batch", 1, 4096, &batch, &bad) ||
+            cli_opt_int(argc, argv, &i, "--steps", 1, 100000000, &steps, &bad) ||
+            cli_opt_float(argc, argv, &i, "--minutes", 0.0, 1e6, &minutes, &bad) ||
+            cli_opt_float(argc, argv, &i, "--lr", 1e-7, 1.0, &lr, &bad) ||
+            cli_opt_int(argc, argv, &i, "--threads", 1, 512, &threads, &bad) ||
+            cli_opt_str(argc, argv, &i, "--checkpoint", &checkpoint, &bad) ||
+            cli_opt_int(argc, argv, &i, "--checkpoint-every", 1, 100000000, &ckpt_every, &bad) ||
+            cli_opt_str(argc, argv, &i, "--resume", &resume, &bad) ||
+            cli_opt_int(argc, argv, &i, "--eval", 0, 10000000, &n_eval, &bad) ||
+            cli_opt_str(argc, argv, &i, "--eval-only", &eval_only, &bad) ||
+            cli_opt_str(argc, argv, &i, "--eval-split", &eval_split, &bad) ||
+            cli_opt_int(argc, argv, &i, "--misses", 0, 1000000, &misses, &bad) ||
+            cli_opt_str(argc, argv, &i, "--dump-data", &dump, &bad)) {
+            continue;
+        }
+        fprintf(stderr, "pipit train: unknown option '%s'\n", argv[i]);
+        bad = true;
+    }
+    if (!bad && strcmp(eval_split, "valid") != 0 && strcmp(eval_split, "train") != 0) {
+        fprintf(stderr, "pipit train: --eval-split must be valid or train, got '%s'\n", eval_split);
+        bad = true;
+    }
+    if (bad) {
+        train_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+
+    struct pipit_error err;
+    dp.seed = (uint64_t)seed;
+    dp.n_train = (int32_t)examples;
+    dp.n_valid = (int32_t)valid;
+    struct pipit_dataset *ds = NULL;
+    if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        return CLI_EXIT_FAIL;
+    }
+    if (dump != NULL) {
+        int rc = dump_data(ds, dump);
+        pipit_dataset_free(ds);
+        return rc;
+    }
+    struct miss_state ms = {.left = misses};
+    struct pipit_eval_result ev;
+    if (eval_only != NULL) {
+        int32_t n = n_eval > 0 ? (int32_t)n_eval : 0;
+        enum pipit_split sp =
+            strcmp(eval_split, "train") == 0 ? PIPIT_SPLIT_TRAIN : PIPIT_SPLIT_VALID;
+        enum pipit_status st =
+            pipit_train_evaluate(eval_only, ds, sp, n, (int32_t)threads, on_miss, &ms, &ev, &err);
+        pipit_dataset_free(ds);
+        if (st != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            return CLI_EXIT_FAIL;
+        }
+        print_eval(sp == PIPIT_SPLIT_TRAIN ? "training templates" : "held-out", eval_only, &ev);
+        return CLI_EXIT_OK;
+    }
+
+    /* the vocabulary: built from the data, or an existing one */
+    char vocab_path[4096], tmp_vocab[4096] = "";
+    if (strcmp(vocab, "own") == 0) {
+        if (vocab_out != NULL) {
+            snprintf(vocab_path, sizeof(vocab_path), "%s", vocab_out);
+        } else {
+            snprintf(tmp_vocab, sizeof(tmp_vocab), "%s/pipit-vocab-%ld.gguf",
+                     getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (long)getpid());
+            snprintf(vocab_path, sizeof(vocab_path), "%s", tmp_vocab);
+        }
+        if (pipit_vocab_build(ds, tp.system, (int32_t)vocab_size, vocab_path, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            pipit_dataset_free(ds);
+            return CLI_EXIT_FAIL;
+        }
+    } else {
+        cli_vocab_path(vocab, vocab_path, sizeof(vocab_path));
+    }
+
+    tp.vocab_path = vocab_path;
+    tp.n_embd = (int32_t)embd;
+    tp.n_layer = (int32_t)layers;
+    tp.n_head = (int32_t)heads;
+    tp.n_ff = (int32_t)ff;
+    tp.n_ctx = (int32_t)ctx;
+    tp.n_answer = (int32_t)answer;
+    tp.n_batch = (int32_t)batch;
+    tp.n_steps = steps;
+    tp.max_seconds = minutes * 60.0;
+    tp.lr = (float)lr;
+    if (tp.lr_min > tp.lr) {
+        tp.lr_min = tp.lr / 10.0f;
+    }
+    tp.seed = (uint64_t)seed;
+    tp.n_threads = (int32_t)threads;
+    tp.checkpoint = checkpoint;
+    tp.checkpoint_every = ckpt_every;
+    tp.resume = resume;
+    tp.progress = progress;
+    struct pipit_train_result res;
+    enum pipit_status st = pipit_train(&tp, ds, out, &res, &err);
+    if (tmp_vocab[0] != '\0') {
+        remove(tmp_vocab);
+    }
+    if (st != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        pipit_dataset_free(ds);
+        return CLI_EXIT_FAIL;
+    }
+    printf("wrote %s: vocab %d, %llu parameters, %lld steps in %.1f s, %.0f tok/s, "
+           "%.1f tokens/example, loss %.4f -> %.4f, %d examples skipped (too long)\n",
+           out, (int)res.n_vocab, (unsigned long long)res.n_params, (long long)res.steps,
+           res.seconds, res.tok_per_s, res.tokens_per_ex, (double)res.loss_first,
+           (double)res.loss_last, (int)res.n_skipped);
+    if (n_eval > 0) {
+        st = pipit_train_evaluate(out, ds, PIPIT_SPLIT_VALID, (int32_t)n_eval, (int32_t)threads,
+                                  on_miss, &ms, &ev, &err);
+        if (st != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            pipit_dataset_free(ds);
+            return CLI_EXIT_FAIL;
+        }
+        print_eval("held-out", out, &ev);
+    }
+    pipit_dataset_free(ds);
+    return CLI_EXIT_OK;
+}

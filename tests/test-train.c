@@ -1,0 +1,520 @@
+/*
+ * test-train.c - the data generator, the vocabulary, the trainer and the shipped model.
+ *
+ *   test-train            unit: the generator is deterministic, covers every camera tool with
+ *                         calls that parse and validate, and holds out whole templates
+ *   test-train --model    the built vocabulary round-trips any text through libllama; a tiny
+ *                         training run lowers the loss and writes a GGUF libllama runs
+ *   test-train --shipped  models/pipit-camera-v1.gguf answers held-out camera commands right
+ */
+#include "testutil.h"
+
+#define SHIPPED_MODEL PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf"
+#define CAMERA_SPEC   PIPIT_SOURCE_DIR "/tools/camera.json"
+
+static struct pipit_dataset *make_data(uint64_t seed, int32_t n_train, int32_t n_valid) {
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    p.seed = seed;
+    p.n_train = n_train;
+    p.n_valid = n_valid;
+    struct pipit_dataset *ds = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
+    assert_non_null(ds);
+    return ds;
+}
+
+/* ============================================================================
+ * unit: generator */
+
+static bool same_example(const struct pipit_example *a, const struct pipit_example *b) {
+    return strcmp(a->state, b->state) == 0 && strcmp(a->utterance, b->utterance) == 0 &&
+           strcmp(a->output, b->output) == 0 && strcmp(a->category, b->category) == 0 &&
+           a->template_id == b->template_id;
+}
+
+static void test_datagen_deterministic(void **state) {
+    (void)state;
+    struct pipit_dataset *a = make_data(7, 3000, 300);
+    struct pipit_dataset *b = make_data(7, 3000, 300);
+    struct pipit_dataset *c = make_data(8, 3000, 300);
+    int differ = 0;
+    for (int split = 0; split < 2; split++) {
+        enum pipit_split sp = (enum pipit_split)split;
+        assert_int_equal(pipit_dataset_size(a, sp), split == 0 ? 3000 : 300);
+        for (int32_t i = 0; i < pipit_dataset_size(a, sp); i++) {
+            struct pipit_example x, y, z;
+            assert_true(pipit_dataset_get(a, sp, i, &x));
+            assert_true(pipit_dataset_get(b, sp, i, &y));
+            assert_true(pipit_dataset_get(c, sp, i, &z));
+            assert_true(same_example(&x, &y));
+            differ += same_example(&x, &z) ? 0 : 1;
+        }
+    }
+    assert_true(differ > 1000); /* another seed, other data */
+    struct pipit_example ex;
+    assert_false(pipit_dataset_get(a, PIPIT_SPLIT_TRAIN, 3000, &ex));
+    assert_false(pipit_dataset_get(a, PIPIT_SPLIT_VALID, -1, &ex));
+    assert_false(pipit_dataset_get(NULL, PIPIT_SPLIT_TRAIN, 0, &ex));
+    assert_int_equal(pipit_dataset_size(NULL, PIPIT_SPLIT_TRAIN), 0);
+    pipit_dataset_free(a);
+    pipit_dataset_free(b);
+    pipit_dataset_free(c);
+    pipit_dataset_free(NULL);
+}
+
+static void test_datagen_bad_params(void **state) {
+    (void)state;
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    p.n_train = 0;
+    struct pipit_dataset *ds = (struct pipit_dataset *)&p;
+    struct pipit_error err;
+    assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_ERR_INVALID_ARG);
+    assert_null(ds);
+    assert_non_null(strstr(err.text, "datagen:"));
+}
+
+/* Every camera tool appears; every call parses and validates against tools/camera.json; state
+ * lines have the device's format; plain answers are short sentences. */
+static void test_datagen_covers_tools(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(CAMERA_SPEC, &ts, &err), PIPIT_OK);
+    size_t n_tools = pipit_toolset_n_tools(ts);
+    int *seen = calloc(n_tools, sizeof(int));
+    assert_non_null(seen);
+    struct pipit_dataset *ds = make_data(1, 20000, 1000);
+    int plain = 0;
+    for (int split = 0; split < 2; split++) {
+        enum pipit_split sp = (enum pipit_split)split;
+        for (int32_t i = 0; i < pipit_dataset_size(ds, sp); i++) {
+            struct pipit_example ex;
+            pipit_dataset_get(ds, sp, i, &ex);
+            assert_int_equal(strncmp(ex.state, "zoom=", 5), 0);
+            assert_non_null(strstr(ex.state, " flash="));
+            assert_non_null(strstr(ex.state, " facing="));
+            assert_non_null(strstr(ex.state, " recording="));
+            assert_non_null(strstr(ex.state, " timer="));
+            assert_non_null(strstr(ex.state, " mode="));
+            assert_true(ex.utterance[0] != '\0' && strchr(ex.utterance, '\n') == NULL);
+            if (!pipit_call_detect(PIPIT_SYNTAX_PIPIT, ex.output)) {
+                assert_true(strlen(ex.output) < 160);
+                plain++;
+                continue;
+            }
+            struct pipit_call call;
+            if (pipit_call_parse(PIPIT_SYNTAX_PIPIT, ex.output, &call, &err) != PIPIT_OK) {
+                fail_msg("%s does not parse: %s", ex.output, err.text);
+            }
+            struct pipit_arg_problem prob[4];
+            size_t n_prob = 0;
+            enum pipit_status st = pipit_toolset_validate_args(
+                ts, call.name, call.args_json, strlen(call.args_json), prob, 4, &n_prob);
+            if (st != PIPIT_OK) {
+                fail_msg("%s does not validate: %s %s", ex.output, n_prob ? prob[0].path : "",
+                         n_prob ? prob[0].message : "");
+            }
+            int32_t k = pipit_toolset_find(ts, call.name);
+            assert_true(k >= 0);
+            seen[k] += split == 0;
+            if (strcmp(call.name, "process_with_cloud_llm") == 0) {
+                /* the question is copied verbatim */
+                char want[600];
+                snprintf(want, sizeof(want), "{\"user_query_context\": \"%s\"", ex.utterance);
+                char got[600];
+                snprintf(got, sizeof(got), "%s", call.args_json);
+                assert_non_null(strstr(ex.output, ex.utterance));
+            }
+            pipit_call_clear(&call);
+        }
+    }
+    for (size_t k = 0; k < n_tools; k++) {
+        if (seen[k] == 0) {
+            fail_msg("no training example calls %s", pipit_toolset_tool_name(ts, k));
+        }
+    }
+    assert_true(plain > 500); /* chat and unsupported requests answer in words */
+    free(seen);
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
+/* Relative commands read the state line: "switch cameras" goes to the other camera. */
+static void test_datagen_relative(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(3, 20000, 10);
+    int checked = 0;
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        if (strcmp(ex.category, "relative") != 0 || strstr(ex.output, "switch_camera") == NULL) {
+            continue;
+        }
+        bool front = strstr(ex.state, "facing=front") != NULL;
+        assert_non_null(strstr(ex.output, front ? "\"back\"" : "\"front\""));
+        checked++;
+    }
+    assert_true(checked > 50);
+    pipit_dataset_free(ds);
+}
+
+/* The validation split shares no phrasing template with training. */
+static void test_heldout_by_template(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(1, 30000, 2000);
+    enum {
+        MAX_ID = 64 * 64
+    };
+    bool *train_ids = calloc(MAX_ID, sizeof(bool));
+    assert_non_null(train_ids);
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        assert_true(ex.template_id >= 0 && ex.template_id < MAX_ID);
+        train_ids[ex.template_id] = true;
+    }
+    int cats = 0;
+    const char *last = "";
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_VALID); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_VALID, i, &ex);
+        assert_true(ex.template_id >= 0 && ex.template_id < MAX_ID);
+        assert_false(train_ids[ex.template_id]);
+        if (strcmp(ex.category, last) != 0) {
+            cats++;
+            last = ex.category;
+        }
+    }
+    assert_true(cats > 10); /* many categories are held out, not one */
+    free(train_ids);
+    pipit_dataset_free(ds);
+}
+
+static void test_prompt_format(void **state) {
+    (void)state;
+    char *p = pipit_train_prompt("camera", NULL, "zoom=1 flash=off", "zoom in");
+    assert_string_equal(p, "camera\nState: zoom=1 flash=off\nUser: zoom in\nAssistant: ");
+    pipit_free(p);
+    p = pipit_train_prompt("camera", "grid: true\ndone: take_photo\n", "zoom=1", "hi");
+    assert_string_equal(p, "camera\ngrid: true\ndone: take_photo\nState: zoom=1\nUser: "
+                           "hi\nAssistant: ");
+    pipit_free(p);
+    assert_null(pipit_train_prompt(NULL, NULL, "", ""));
+}
+
+/* ============================================================================
+ * model: vocabulary and training */
+
+static void tmp_path(char *buf, size_t size, const char *name) {
+    snprintf(buf, size, "%s/test-train-%ld-%s", PIPIT_TEST_MODEL_DIR, (long)getpid(), name);
+}
+
+static void test_vocab_roundtrip(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(1, 3000, 10);
+    char vocab[512], model[512];
+    tmp_path(vocab, sizeof(vocab), "vocab.gguf");
+    tmp_path(model, sizeof(model), "vocab-model.gguf");
+    struct pipit_error err;
+    assert_int_equal(pipit_vocab_build(ds, "camera", 200, vocab, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_vocab_build(ds, "camera", 600, vocab, &err), PIPIT_OK);
+    struct pipit_make_model_params mp = pipit_make_model_default_params();
+    mp.vocab_path = vocab;
+    mp.n_embd = 16;
+    mp.n_ff = 16;
+    assert_int_equal(pipit_make_model(&mp, model, &err), PIPIT_OK);
+    struct pipit_model *m = test_load_model(model);
+    struct pipit_model_info info;
+    pipit_model_get_info(m, &info);
+    assert_int_equal(info.n_vocab, 600);
+    assert_int_equal(info.token_bos, 1);
+    assert_int_equal(info.token_eos, 2);
+
+    static const char *const texts[] = {
+        "camera\nState: zoom=1 flash=off facing=back recording=no timer=0 mode=auto\n"
+        "User: zoom in to 2x\nAssistant: ",
+        "<call>set_zoom(level=2)",
+        "Zoom  in\twith  TWO spaces and a tab",
+        "\xc3\xbcn\xc3\xaf"
+        "c\xc3\xb6"
+        "d\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"
+        " ~`|{}",
+        " leading and trailing spaces ",
+        "\n\nnewlines\n",
+        "qwxz zzz 0123456789 !@#$%^&*()_+-=[];',./<>?",
+    };
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        int32_t *toks = NULL, n = 0;
+        assert_int_equal(pipit_tokenize_alloc(m, texts[i], false, false, &toks, &n), PIPIT_OK);
+        char *back = pipit_detokenize(m, toks, n, false);
+        assert_non_null(back);
+        assert_string_equal(back, texts[i]);
+        pipit_free(back);
+        pipit_free(toks);
+    }
+    /* "<call>" is one user-defined token, also without parse_special */
+    int32_t toks[8];
+    assert_int_equal(pipit_tokenize(m, "<call>", false, false, toks, 8), 1);
+    assert_int_equal(toks[0], 259);
+    /* the state line is short in this vocabulary */
+    int32_t big[128];
+    int32_t n = pipit_tokenize(m, "zoom=1 flash=off facing=back recording=no timer=0 mode=auto",
+                               false, false, big, 128);
+    assert_true(n > 0 && n < 30);
+    /* tokenizing line by line gives the same tokens as the whole */
+    int32_t a[128], b1[128];
+    int32_t na = pipit_tokenize(m, "camera\nState: zoom=1", false, false, a, 128);
+    int32_t nb1 = pipit_tokenize(m, "camera\n", false, false, b1, 128);
+    int32_t nb2 = pipit_tokenize(m, "State: zoom=1", false, false, b1 + nb1, 128 - nb1);
+    assert_int_equal(na, nb1 + nb2);
+    assert_memory_equal(a, b1, sizeof(int32_t) * (size_t)na);
+
+    pipit_model_free(m);
+    remove(vocab);
+    remove(model);
+    pipit_dataset_free(ds);
+}
+
+struct losses {
+    float v[64];
+    int n;
+};
+
+static void record_loss(const struct pipit_train_progress *p, void *ud) {
+    struct losses *l = ud;
+    if (l->n < 64) {
+        l->v[l->n++] = p->loss;
+    }
+    assert_true(p->step >= 1 && p->step <= p->n_steps);
+}
+
+static void test_tiny_training(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(5, 64, 8);
+    char vocab[512], model[512], ckpt[512];
+    tmp_path(vocab, sizeof(vocab), "tiny-vocab.gguf");
+    tmp_path(model, sizeof(model), "tiny-trained.gguf");
+    tmp_path(ckpt, sizeof(ckpt), "tiny-ckpt.gguf");
+    struct pipit_error err;
+    assert_int_equal(pipit_vocab_build(ds, "camera", 400, vocab, &err), PIPIT_OK);
+
+    struct pipit_train_params tp = pipit_train_default_params();
+    tp.vocab_path = vocab;
+    tp.n_embd = 32;
+    tp.n_layer = 1;
+    tp.n_head = 2;
+    tp.n_ff = 64;
+    tp.n_batch = 2;
+    tp.n_steps = 30;
+    tp.lr = 3e-3f;
+    tp.lr_min = 3e-4f;
+    tp.warmup = 3;
+    tp.n_threads = 1;
+    tp.progress_every = 5;
+    tp.checkpoint = ckpt;
+    tp.checkpoint_every = 10;
+    struct losses l = {.n = 0};
+    tp.progress = record_loss;
+    tp.progress_user_data = &l;
+    struct pipit_train_result res;
+    if (pipit_train(&tp, ds, model, &res, &err) != PIPIT_OK) {
+        fail_msg("train: %s", err.text);
+    }
+    assert_int_equal(res.steps, 30);
+    assert_int_equal(l.n, 6);
+    assert_true(res.loss_last < res.loss_first);
+    assert_true(l.v[5] < l.v[0] * 0.8f);
+    assert_true(res.tokens > 0 && res.n_params > 0);
+
+    /* libllama loads it and generates through the real engine */
+    struct pipit_eval_result ev;
+    if (pipit_train_evaluate(model, ds, PIPIT_SPLIT_VALID, 4, 1, NULL, NULL, &ev, &err) !=
+        PIPIT_OK) {
+        fail_msg("eval: %s", err.text);
+    }
+    assert_int_equal(ev.n, 4);
+
+    /* resume from the checkpoint: the step count continues */
+    tp.resume = ckpt;
+    tp.n_steps = 32;
+    tp.checkpoint = NULL;
+    tp.progress = NULL;
+    assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_OK);
+    assert_int_equal(res.steps, 32);
+
+    /* misuse */
+    tp.n_embd = 30; /* not divisible into 2 heads of even size */
+    assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_ERR_INVALID_ARG);
+    remove(vocab);
+    remove(model);
+    remove(ckpt);
+    pipit_dataset_free(ds);
+}
+
+/* ============================================================================
+ * shipped model */
+
+/* Hand-written commands in phrasings of held-out templates (none of these templates is in the
+ * training data), with state lines the camera produces. A regression guard, not a measurement:
+ * of 39 such commands written for v1, these 27 are the ones pipit-camera-v1 answers exactly;
+ * the 12 it misses are listed in models/README.md, and the measured held-out accuracy is in
+ * docs/training.md. */
+static const struct {
+    const char *state, *utterance, *want;
+} SHIPPED_CASES[] = {
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "zoom level 3",
+     "<call>set_zoom(level=3)"},
+    {"zoom=2 flash=off facing=back recording=no timer=0 mode=auto", "set it to 4x zoom",
+     "<call>set_zoom(level=4)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "make the zoom 5x",
+     "<call>set_zoom(level=5)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "magnify",
+     "<call>adjust_zoom(direction=\"in\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "use the flash",
+     "<call>set_flash(mode=\"on\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "set flash to automatic",
+     "<call>set_flash(mode=\"auto\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "take a shot",
+     "<call>take_photo()"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "begin recording",
+     "<call>record_video(action=\"start\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "take a video",
+     "<call>record_video(action=\"start\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "set the timer to 5 seconds",
+     "<call>set_timer(seconds=5)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "delay the shot by 10 seconds",
+     "<call>set_timer(seconds=10)"},
+    {"zoom=1 flash=off facing=back recording=no timer=3 mode=auto", "cancel the timer",
+     "<call>set_timer(seconds=0)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "use night mode",
+     "<call>set_scene_mode(mode=\"night\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "change to portrait mode",
+     "<call>set_scene_mode(mode=\"portrait\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "wb cloudy",
+     "<call>set_white_balance(mode=\"cloudy\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "use widescreen frame",
+     "<call>set_aspect_ratio(ratio=\"16:9\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "speed priority",
+     "<call>set_quality_priority(priority=\"speed\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "ev +1",
+     "<call>set_exposure(ev=1)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "focus the center",
+     "<call>tap_to_focus(x=0.5, y=0.5)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "ae af lock on",
+     "<call>set_ae_af_lock(locked=true)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "enable grid lines",
+     "<call>set_grid(enabled=true)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "i want the grid",
+     "<call>set_grid(enabled=true)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "front camera",
+     "<call>switch_camera(facing=\"front\")"},
+    {"zoom=2 flash=off facing=front recording=no timer=0 mode=auto", "use the other camera",
+     "<call>switch_camera(facing=\"back\")"},
+    {"zoom=4 flash=off facing=back recording=no timer=0 mode=auto", "zoom back to 1x",
+     "<call>set_zoom(level=1)"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "appreciate it",
+     "You're welcome."},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "good morning",
+     "Hello! What should the camera do?"},
+};
+
+/* The segments of `make run` and a cloud question (training phrasings: the product's headline
+ * commands). */
+static const struct {
+    const char *state, *memory, *utterance, *want;
+} DEMO_CASES[] = {
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL, "zoom in to 2x",
+     "<call>set_zoom(level=2)"},
+    {"zoom=2 flash=off facing=back recording=no timer=0 mode=auto", NULL, "night mode",
+     "<call>set_scene_mode(mode=\"night\")"},
+    {"zoom=2 flash=off facing=back recording=no timer=0 mode=night", NULL, "a 3 second timer",
+     "<call>set_timer(seconds=3)"},
+    {"zoom=2 flash=off facing=back recording=no timer=3 mode=night",
+     "scene_mode: night\ntimer_s: 3\n", "take a photo", "<call>take_photo()"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL,
+     "switch to the front camera", "<call>switch_camera(facing=\"front\")"},
+    {"zoom=1 flash=off facing=front recording=no timer=0 mode=auto", NULL, "turn on the flash",
+     "<call>set_flash(mode=\"on\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL,
+     "what is the capital of peru",
+     "<call>process_with_cloud_llm(user_query_context=\"what is the capital of peru\", "
+     "reason_for_escalation=\"general knowledge\")"},
+};
+
+/* Greedy-decode one case through the real engine; prints and counts a wrong answer. */
+static int run_case(struct pipit_model *m,
+                    struct pipit_context *ctx,
+                    struct pipit_sampler *smpl,
+                    const char *st,
+                    const char *memory,
+                    const char *utterance,
+                    const char *want) {
+    struct pipit_generate_params gp = pipit_generate_default_params();
+    gp.max_tokens = 64;
+    char *prompt = pipit_train_prompt("camera", memory, st, utterance);
+    int32_t toks[256], out[64], n_out = 0;
+    int32_t n = pipit_tokenize(m, prompt, true, false, toks, 256);
+    pipit_free(prompt);
+    assert_true(n > 0);
+    assert_int_equal(pipit_context_clear(ctx), PIPIT_OK);
+    pipit_sampler_reset(smpl);
+    assert_int_equal(pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, toks, n), PIPIT_OK);
+    assert_int_equal(pipit_generate(ctx, smpl, &gp, out, &n_out), PIPIT_OK);
+    char *text = pipit_detokenize(m, out, n_out, false);
+    int wrong = strcmp(text, want) != 0;
+    if (wrong) {
+        print_message("%s -> %s (want %s)\n", utterance, text, want);
+    }
+    pipit_free(text);
+    return wrong;
+}
+
+static void test_shipped_model(void **state) {
+    (void)state;
+    if (access(SHIPPED_MODEL, R_OK) != 0) {
+        fail_msg("%s is missing", SHIPPED_MODEL);
+    }
+    struct pipit_model *m = test_load_model(SHIPPED_MODEL);
+    struct pipit_context *ctx = test_new_context(m, 256);
+    struct pipit_sampler_params sp = pipit_sampler_default_params();
+    sp.temperature = 0.0f;
+    struct pipit_sampler *smpl = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_sampler_init(m, &sp, &smpl, &err), PIPIT_OK);
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof(SHIPPED_CASES) / sizeof(SHIPPED_CASES[0]); i++) {
+        wrong += run_case(m, ctx, smpl, SHIPPED_CASES[i].state, NULL, SHIPPED_CASES[i].utterance,
+                          SHIPPED_CASES[i].want);
+    }
+    for (size_t i = 0; i < sizeof(DEMO_CASES) / sizeof(DEMO_CASES[0]); i++) {
+        wrong += run_case(m, ctx, smpl, DEMO_CASES[i].state, DEMO_CASES[i].memory,
+                          DEMO_CASES[i].utterance, DEMO_CASES[i].want);
+    }
+    assert_int_equal(wrong, 0);
+    pipit_sampler_free(smpl);
+    pipit_context_free(ctx);
+    pipit_model_free(m);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--model") == 0) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_vocab_roundtrip),
+            cmocka_unit_test(test_tiny_training),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
+    if (argc > 1 && strcmp(argv[1], "--shipped") == 0) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_shipped_model),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_datagen_deterministic), cmocka_unit_test(test_datagen_bad_params),
+        cmocka_unit_test(test_datagen_covers_tools),  cmocka_unit_test(test_datagen_relative),
+        cmocka_unit_test(test_heldout_by_template),   cmocka_unit_test(test_prompt_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

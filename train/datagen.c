@@ -1,0 +1,2153 @@
+/*
+ * datagen.c - the seeded synthetic data generator for the camera tool pack.
+ *
+ * Every example is (device state line, utterance, expected answer). An utterance comes from an
+ * *intent* (a tool with fixed argument semantics, a state-dependent relative command, a chat
+ * reply, a cloud question) and one of the intent's *phrasing templates*, whose slots ({Z} a zoom
+ * level, {T} a timer, ...) are filled with values rendered as digits or words; then a surface
+ * layer adds politeness, fillers, casing, punctuation and typos. Answers follow docs/prompt.md:
+ * `<call>tool(arg=value, ...)` in the schema order of tools/camera.json, JSON values, numbers
+ * printed with %g; or a short plain sentence.
+ *
+ * Invariants:
+ * - Deterministic: the same params give the same bytes (one splitmix64 stream, no globals).
+ * - The validation split is held out BY TEMPLATE: template t of an intent with at least four
+ *   templates is held out when t % 5 == 3; training examples never use a held-out template, so
+ *   validation accuracy measures phrasings the model never saw. Slot values and surface fillers
+ *   are shared (they are vocabulary, not phrasing).
+ * - Cloud questions are copied verbatim into user_query_context and never contain '"' or '\'.
+ */
+#include "datagen.h"
+
+#include "status.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================================
+ * RNG */
+
+uint64_t train_rng_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint32_t train_rng_below(uint64_t *state, uint32_t n) {
+    return n <= 1 ? 0 : (uint32_t)(train_rng_next(state) % n);
+}
+
+double train_rng_unit(uint64_t *state) {
+    return (double)(train_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#define N_OF(a)    ((int)(sizeof(a) / sizeof((a)[0])))
+#define PICK(g, a) ((a)[train_rng_below(&(g)->rng, (uint32_t)N_OF(a))])
+
+/* ============================================================================
+ * categories */
+
+enum cat {
+    CAT_CAPTURE,
+    CAT_ZOOM,
+    CAT_FLASH,
+    CAT_FOCUS,
+    CAT_EXPOSURE,
+    CAT_WB,
+    CAT_TIMER,
+    CAT_FORMAT,
+    CAT_SCENE,
+    CAT_OVERLAY,
+    CAT_CAMERA,
+    CAT_RELATIVE,
+    CAT_CLOUD,
+    CAT_CHAT,
+    CAT_UNSUPPORTED,
+};
+
+const char *const datagen_categories[] = {
+    "capture",       "zoom",     "flash",  "focus", "exposure",
+    "white_balance", "timer",    "format", "scene", "overlay",
+    "camera",        "relative", "cloud",  "chat",  "unsupported",
+};
+const int datagen_n_categories = N_OF(datagen_categories);
+
+/* ============================================================================
+ * device state */
+
+struct cam_state {
+    double zoom;
+    const char *flash;
+    bool front;
+    bool recording;
+    int timer;
+    const char *mode;
+};
+
+static const char *const SCENES[] = {"auto",   "portrait", "night", "landscape",
+                                     "sports", "macro",    "food"};
+
+struct gen {
+    uint64_t rng;
+    struct cam_state st;
+    char state_line[128];
+    char memory[512]; /* CSO lines of earlier turns, each ending in '\n' */
+};
+
+static void new_memory(struct gen *g);
+
+static void new_state(struct gen *g) {
+    new_memory(g);
+    static const double back_z[] = {0.5, 1, 1, 1, 1, 1.5, 2, 2, 2.5, 3, 4, 5, 8, 10};
+    static const double front_z[] = {1, 1, 1, 1.5, 2, 3};
+    struct cam_state *s = &g->st;
+    s->front = train_rng_below(&g->rng, 4) == 0;
+    s->zoom = s->front ? PICK(g, front_z) : PICK(g, back_z);
+    static const char *const flashes[] = {"off", "off", "off", "on", "auto", "auto"};
+    s->flash = s->front ? (train_rng_below(&g->rng, 6) == 0 ? "auto" : "off") : PICK(g, flashes);
+    s->recording = train_rng_below(&g->rng, 5) == 0;
+    static const int timers[] = {0, 0, 0, 0, 3, 5, 10};
+    s->timer = PICK(g, timers);
+    s->mode = train_rng_below(&g->rng, 2) == 0 ? "auto" : PICK(g, SCENES);
+    pipit_format(g->state_line, sizeof(g->state_line),
+                 "zoom=%g flash=%s facing=%s recording=%s timer=%d mode=%s", s->zoom, s->flash,
+                 s->front ? "front" : "back", s->recording ? "yes" : "no", s->timer, s->mode);
+}
+
+/* ============================================================================
+ * memory lines
+ *
+ * After the first turn the agent's permanent prefix holds Context State Object lines between
+ * the system line and the state line (docs/memory.md): facts from tool results, "done: tool",
+ * "tool_error: tool code", "user_goal: ...", "cloud: ...". The model is not asked to use them
+ * (State-Tracker examples are not generated yet) but must not be thrown by them: half of the
+ * examples carry 1..6 such lines. */
+
+static void new_memory(struct gen *g) {
+    static const char *const WB[] = {"auto", "daylight", "cloudy", "tungsten", "fluorescent"};
+    static const char *const AR[] = {"4:3", "16:9", "1:1", "full"};
+    static const char *const EV[] = {"-2", "-1", "-0.5", "0", "0.5", "1", "1.5", "2"};
+    static const char *const DONE[] = {"take_photo", "record_video", "adjust_zoom", "set_zoom"};
+    static const char *const ERR[] = {
+        "set_zoom zoom_out_of_range",
+        "set_flash no_flash_on_front_camera",
+        "switch_camera busy_recording",
+        "record_video already_recording",
+        "record_video not_recording",
+        "tap_to_focus ae_af_locked",
+        "set_flash flash_unavailable_while_recording",
+        "process_with_cloud_llm cloud_not_configured",
+    };
+    static const char *const GOALS[] = {
+        "zoom to 20x",
+        "turn on the flash",
+        "switch to the front camera",
+        "stop recording",
+        "focus on the left",
+        "what is the capital of japan",
+        "write a poem about the sea",
+    };
+    static const char *const CLOUD[] = {
+        "The capital of Japan is Tokyo.",     "Paris is the capital of France.",
+        "The sea is wide and blue.",          "12 times 4 is 48.",
+        "Use a wide aperture for portraits.",
+    };
+    g->memory[0] = '\0';
+    if (train_rng_below(&g->rng, 2) == 0) {
+        return;
+    }
+    int n = 1 + (int)train_rng_below(&g->rng, 6);
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        char line[160];
+        switch (train_rng_below(&g->rng, 14)) {
+            case 12:
+                pipit_format(line, sizeof(line), "scene_mode: %s", PICK(g, SCENES));
+                break;
+            case 13:
+                pipit_format(line, sizeof(line), "timer_s: %d",
+                             (int)(train_rng_below(&g->rng, 3) == 0
+                                       ? 0
+                                       : 3 + 2 * train_rng_below(&g->rng, 2)));
+                break;
+            case 0:
+                pipit_format(line, sizeof(line), "white_balance: %s", PICK(g, WB));
+                break;
+            case 1:
+                pipit_format(line, sizeof(line), "exposure_ev: %s", PICK(g, EV));
+                break;
+            case 2:
+                pipit_format(line, sizeof(line), "focus_x: %g, focus_y: %g",
+                             (double)(1 + train_rng_below(&g->rng, 9)) / 10.0,
+                             (double)(1 + train_rng_below(&g->rng, 9)) / 10.0);
+                break;
+            case 3:
+                pipit_format(line, sizeof(line), "aspect_ratio: %s", PICK(g, AR));
+                break;
+            case 4:
+                pipit_format(line, sizeof(line), "%s: %s",
+                             train_rng_below(&g->rng, 2) ? "grid" : "horizon_level",
+                             train_rng_below(&g->rng, 2) ? "true" : "false");
+                break;
+            case 5:
+                pipit_format(line, sizeof(line), "jpeg_quality: %d",
+                             50 + 5 * (int)train_rng_below(&g->rng, 11));
+                break;
+            case 6:
+                pipit_format(line, sizeof(line), "ae_af_locked: %s",
+                             train_rng_below(&g->rng, 2) ? "true" : "false");
+                break;
+            case 7:
+                pipit_format(line, sizeof(line), "quality_priority: %s",
+                             train_rng_below(&g->rng, 2) ? "speed" : "quality");
+                break;
+            case 8:
+                pipit_format(line, sizeof(line), "done: %s", PICK(g, DONE));
+                break;
+            case 9:
+                pipit_format(line, sizeof(line), "tool_error: %s", PICK(g, ERR));
+                break;
+            case 10:
+                pipit_format(line, sizeof(line), "user_goal: %s", PICK(g, GOALS));
+                break;
+            default:
+                pipit_format(line, sizeof(line), "cloud: %s", PICK(g, CLOUD));
+                break;
+        }
+        size_t len = strlen(line);
+        if (o + len + 2 >= sizeof(g->memory)) {
+            break;
+        }
+        memcpy(g->memory + o, line, len);
+        o += len;
+        g->memory[o++] = '\n';
+        g->memory[o] = '\0';
+    }
+}
+
+/* ============================================================================
+ * numbers */
+
+static const char *const WORDS[] = {"zero", "one",   "two",   "three", "four", "five",
+                                    "six",  "seven", "eight", "nine",  "ten"};
+static const char *const TENS[] = {"",      "",      "twenty",  "thirty", "forty",
+                                   "fifty", "sixty", "seventy", "eighty", "ninety"};
+
+/* A level like 2 or 2.5 as digits or words. */
+static void render_level(struct gen *g, double v, char *out, size_t size, bool allow_words) {
+    int whole = (int)v;
+    bool half = v - whole > 0.25;
+    uint32_t r = allow_words ? train_rng_below(&g->rng, 3) : 0;
+    if (r == 0 || whole > 10) {
+        if (whole == 0 && half && train_rng_below(&g->rng, 3) == 0) {
+            pipit_format(out, size, ".5");
+        } else {
+            pipit_format(out, size, "%g", v);
+        }
+    } else if (!half) {
+        pipit_format(out, size, "%s", WORDS[whole]);
+    } else if (whole == 0) {
+        pipit_format(out, size, "%s", train_rng_below(&g->rng, 2) ? "half" : "point five");
+    } else if (r == 1) {
+        pipit_format(out, size, "%s and a half", WORDS[whole]);
+    } else {
+        pipit_format(out, size, "%s point five", WORDS[whole]);
+    }
+}
+
+/* An integer 0..100 in digits or words. */
+static void render_int(struct gen *g, int v, char *out, size_t size) {
+    if (train_rng_below(&g->rng, 3) != 0 || v > 99 || v < 0) {
+        pipit_format(out, size, "%d", v);
+    } else if (v <= 10) {
+        pipit_format(out, size, "%s", WORDS[v]);
+    } else if (v % 10 == 0) {
+        pipit_format(out, size, "%s", TENS[v / 10]);
+    } else if (v > 20) {
+        pipit_format(out, size, "%s %s", TENS[v / 10], WORDS[v % 10]);
+    } else {
+        pipit_format(out, size, "%d", v);
+    }
+}
+
+/* ============================================================================
+ * templates */
+
+#define MAX_SLOTS 4
+
+struct slots {
+    char key[MAX_SLOTS];
+    char val[MAX_SLOTS][96];
+    int n;
+};
+
+static void slot_set(struct slots *s, char key, const char *val) {
+    for (int i = 0; i < s->n; i++) {
+        if (s->key[i] == key) {
+            pipit_format(s->val[i], sizeof(s->val[i]), "%s", val);
+            return;
+        }
+    }
+    if (s->n < MAX_SLOTS) {
+        s->key[s->n] = key;
+        pipit_format(s->val[s->n], sizeof(s->val[s->n]), "%s", val);
+        s->n++;
+    }
+}
+
+/* Expand "{Z}" style slots (one capital letter) of `tpl` into `out`. */
+static void expand(const char *tpl, const struct slots *s, char *out, size_t size) {
+    size_t o = 0;
+    for (const char *p = tpl; *p != '\0' && o + 1 < size; p++) {
+        if (p[0] == '{' && p[1] != '\0' && p[2] == '}') {
+            for (int i = 0; i < s->n; i++) {
+                if (s->key[i] == p[1]) {
+                    for (const char *v = s->val[i]; *v != '\0' && o + 1 < size; v++) {
+                        out[o++] = *v;
+                    }
+                }
+            }
+            p += 2;
+            continue;
+        }
+        out[o++] = *p;
+    }
+    out[o] = '\0';
+}
+
+static bool has_slot(const char *tpl, char key) {
+    char pat[4] = {'{', key, '}', '\0'};
+    return strstr(tpl, pat) != NULL;
+}
+
+/* ============================================================================
+ * intents
+ *
+ * Each intent has templates and a fill function that chooses slot values for template `t`
+ * and writes the expected answer. Returning false means "this state makes no sense for the
+ * intent, draw again". */
+
+struct intent;
+typedef bool (*fill_fn)(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size);
+
+struct intent {
+    const char *name;
+    enum cat cat;
+    int weight; /* relative frequency */
+    const char *const *tpl;
+    int n_tpl;
+    fill_fn fill;
+    bool verbatim; /* no surface noise (cloud questions are copied into the call) */
+    bool bare;     /* no politeness prefixes or suffixes ("yo", "thanks" are chat themselves) */
+};
+
+#define TPL(a) a, N_OF(a)
+
+/* ---------------------------------------------------------------- capture */
+
+static const char *const T_PHOTO[] = {
+    "take a photo",
+    "take a picture",
+    "snap a pic",
+    "take a shot",
+    "capture",
+    "photo",
+    "a photo",
+    "shoot",
+    "say cheese",
+    "take a pic",
+    "grab a shot",
+    "capture this",
+    "snap a photo",
+    "get a picture of this",
+    "click",
+    "take the picture",
+    "shutter",
+    "take one photo",
+    "one picture",
+    "snap it",
+    "can i get a photo",
+    "picture time",
+    "take a snapshot",
+    "capture the moment",
+    "press the shutter",
+    "a picture",
+    "i want a photo",
+    "make a photo",
+};
+
+static bool
+fill_photo(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>take_photo()");
+    return true;
+}
+
+static const char *const T_REC_START[] = {
+    "start recording",
+    "record a video",
+    "start a video",
+    "begin recording",
+    "shoot a video",
+    "record",
+    "start filming",
+    "film this",
+    "video",
+    "start video",
+    "roll the camera",
+    "record video",
+    "begin a video",
+    "take a video",
+    "start the recording",
+    "capture a video",
+    "let's record",
+    "record this",
+    "make a video",
+    "start taking a video",
+    "a video",
+    "video recording on",
+};
+
+static const char *const T_REC_STOP[] = {
+    "stop recording",
+    "stop the video",
+    "end recording",
+    "stop filming",
+    "cut",
+    "end the video",
+    "finish recording",
+    "stop video",
+    "stop the recording",
+    "that's enough, stop recording",
+    "end the clip",
+    "video off",
+    "wrap up the video",
+    "done recording",
+};
+
+static bool fill_rec_start(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    (void)in, (void)t, (void)s;
+    if (g->st.recording && train_rng_below(&g->rng, 3) != 0) {
+        return false;
+    }
+    pipit_format(out, size, "<call>record_video(action=\"start\")");
+    return true;
+}
+
+static bool fill_rec_stop(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t, (void)s;
+    if (!g->st.recording && train_rng_below(&g->rng, 3) != 0) {
+        return false;
+    }
+    pipit_format(out, size, "<call>record_video(action=\"stop\")");
+    return true;
+}
+
+/* ---------------------------------------------------------------- zoom */
+
+static const char *const T_ZOOM_SET[] = {
+    "zoom to {Z}",
+    "set zoom to {Z}",
+    "{Z} zoom",
+    "set it to {Z} zoom",
+    "make it {Z}",
+    "go to {Z}",
+    "change the zoom to {Z}",
+    "zoom in to {Z}",
+    "zoom level {N}",
+    "i want {Z} zoom",
+    "zoom out to {Z}",
+    "set the zoom level to {N}",
+    "put the zoom at {Z}",
+    "{Z}",
+    "magnify {Z}",
+    "zoom at {Z}",
+    "can you do {Z} zoom",
+    "use {Z}",
+    "switch to {Z}",
+    "jump to {Z} zoom",
+    "zoom {N} times",
+    "zoom {Z}",
+    "{Z} magnification",
+    "make the zoom {Z}",
+};
+
+static bool fill_zoom_set(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    static const double levels[] = {0.5, 1, 1.5, 2, 2, 2.5, 3, 3, 4, 5, 6, 7, 8, 9, 10};
+    double v = PICK(g, levels);
+    const char *tpl = in->tpl[t];
+    char num[48], z[64];
+    render_level(g, v, num, sizeof(num), true);
+    if (has_slot(tpl, 'Z')) {
+        uint32_t r = train_rng_below(&g->rng, 8);
+        if (v == 2 && r == 0) {
+            pipit_format(z, sizeof(z), "%s", train_rng_below(&g->rng, 2) ? "double" : "twice");
+        } else if (v == 0.5 && r == 0) {
+            pipit_format(z, sizeof(z), "%s", train_rng_below(&g->rng, 2) ? "ultra wide" : "half");
+        } else if (r < 4) {
+            bool digits = isdigit((unsigned char)num[0]) || num[0] == '.';
+            pipit_format(z, sizeof(z), "%s%s", num, digits && r < 3 ? "x" : " x");
+        } else if (r < 6) {
+            pipit_format(z, sizeof(z), "%s times", num);
+        } else {
+            pipit_format(z, sizeof(z), "%gx", v);
+        }
+        slot_set(s, 'Z', z);
+    }
+    slot_set(s, 'N', num);
+    pipit_format(out, size, "<call>set_zoom(level=%g)", v);
+    return true;
+}
+
+static const char *const T_ZOOM_IN[] = {
+    "zoom in",          "zoom in a bit",    "zoom in a bit more", "zoom in more", "closer",
+    "get closer",       "a little closer",  "zoom closer",        "magnify",      "enlarge",
+    "bring it closer",  "zoom in a little", "more zoom",          "punch in",     "tighter",
+    "zoom in one step", "zoom in slightly", "can you get closer", "bigger",       "zoom in again",
+};
+
+static const char *const T_ZOOM_OUT[] = {
+    "zoom out",  "zoom out a bit", "zoom out a bit more", "zoom out more",
+    "further",   "wider",          "a bit wider",         "back up a bit",
+    "less zoom", "pull back",      "zoom back out",       "zoom out a little",
+    "show more", "widen the shot", "step back",           "zoom out one step",
+    "too close", "smaller",        "zoom out again",      "zoom out slightly",
+};
+
+static bool fill_zoom_in(struct gen *g,
+                         const struct intent *in,
+                         int t,
+                         struct slots *s,
+                         char *out,
+                         size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>adjust_zoom(direction=\"in\")");
+    return true;
+}
+
+static bool fill_zoom_out(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>adjust_zoom(direction=\"out\")");
+    return true;
+}
+
+/* ---------------------------------------------------------------- flash */
+
+static const char *const T_FLASH_ON[] = {
+    "turn on the flash",
+    "flash on",
+    "enable flash",
+    "use the flash",
+    "torch on",
+    "i need the flash",
+    "switch the flash on",
+    "put the flash on",
+    "the flash on",
+    "force flash",
+    "flash please",
+    "activate the flash",
+    "always flash",
+    "it's too dark, use flash",
+    "set flash to on",
+    "with flash",
+};
+
+static const char *const T_FLASH_OFF[] = {
+    "turn off the flash",
+    "flash off",
+    "no flash",
+    "disable flash",
+    "kill the flash",
+    "switch the flash off",
+    "the flash off",
+    "without flash",
+    "deactivate the flash",
+    "set flash to off",
+    "don't use the flash",
+    "stop the flash",
+    "flash is too bright, turn it off",
+    "never flash",
+};
+
+static const char *const T_FLASH_AUTO[] = {
+    "auto flash",
+    "flash auto",
+    "set flash to auto",
+    "set flash to automatic",
+    "automatic flash",
+    "flash on auto",
+    "let the camera decide the flash",
+    "the flash to auto",
+    "make the flash automatic",
+    "flash automatic",
+};
+
+static bool fill_flash(const char *mode, char *out, size_t size) {
+    pipit_format(out, size, "<call>set_flash(mode=\"%s\")", mode);
+    return true;
+}
+
+static bool fill_flash_on(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_flash("on", out, size);
+}
+
+static bool fill_flash_off(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_flash("off", out, size);
+}
+
+static bool fill_flash_auto(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_flash("auto", out, size);
+}
+
+/* ---------------------------------------------------------------- focus */
+
+static const char *const T_FOCUS_AREA[] = {
+    "focus on the {P}",
+    "tap to focus on the {P}",
+    "focus {P}",
+    "focus the {P}",
+    "focus on the {P} of the frame",
+    "set focus to the {P}",
+    "tap the {P}",
+    "focus at the {P}",
+    "autofocus on the {P}",
+    "put the focus on the {P}",
+    "make the {P} sharp",
+    "focus point {P}",
+};
+
+static const char *const T_FOCUS_XY[] = {
+    "focus at {X}, {Y}",    "tap to focus at {X} {Y}", "focus on x {X} y {Y}",
+    "focus point {X} {Y}",  "tap at {X}, {Y}",         "set focus to {X}, {Y}",
+    "focus at x={X} y={Y}", "focus on {X} {Y}",        "focus on position {X}, {Y}",
+};
+
+static bool fill_focus_area(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    static const struct {
+        const char *name;
+        double x, y;
+    } areas[] = {
+        {"center", 0.5, 0.5},
+        {"middle", 0.5, 0.5},
+        {"centre", 0.5, 0.5},
+        {"top left", 0.25, 0.25},
+        {"upper left", 0.25, 0.25},
+        {"top right", 0.75, 0.25},
+        {"upper right", 0.75, 0.25},
+        {"bottom left", 0.25, 0.75},
+        {"lower left", 0.25, 0.75},
+        {"bottom right", 0.75, 0.75},
+        {"lower right", 0.75, 0.75},
+        {"top", 0.5, 0.25},
+        {"bottom", 0.5, 0.75},
+        {"left", 0.25, 0.5},
+        {"right", 0.75, 0.5},
+        {"left side", 0.25, 0.5},
+        {"right side", 0.75, 0.5},
+        {"top left corner", 0.25, 0.25},
+        {"bottom right corner", 0.75, 0.75},
+    };
+    (void)in, (void)t;
+    int i = (int)train_rng_below(&g->rng, (uint32_t)N_OF(areas));
+    slot_set(s, 'P', areas[i].name);
+    pipit_format(out, size, "<call>tap_to_focus(x=%g, y=%g)", areas[i].x, areas[i].y);
+    return true;
+}
+
+static bool fill_focus_xy(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t;
+    double x = (double)(1 + train_rng_below(&g->rng, 9)) / 10.0;
+    double y = (double)(1 + train_rng_below(&g->rng, 9)) / 10.0;
+    if (train_rng_below(&g->rng, 4) == 0) {
+        x = (double)(5 + 10 * train_rng_below(&g->rng, 10)) / 100.0;
+    }
+    char xs[16], ys[16];
+    pipit_format(xs, sizeof(xs), "%g", x);
+    pipit_format(ys, sizeof(ys), "%g", y);
+    slot_set(s, 'X', xs);
+    slot_set(s, 'Y', ys);
+    pipit_format(out, size, "<call>tap_to_focus(x=%g, y=%g)", x, y);
+    return true;
+}
+
+/* ---------------------------------------------------------------- AE/AF lock */
+
+static const char *const T_LOCK[] = {
+    "lock focus",
+    "lock the exposure",
+    "lock focus and exposure",
+    "ae af lock on",
+    "ae/af lock",
+    "hold the focus",
+    "lock it",
+    "turn on the ae lock",
+    "enable ae/af lock",
+    "freeze the focus",
+    "keep the focus locked",
+    "lock exposure and focus",
+    "af lock",
+    "lock the focus here",
+};
+
+static const char *const T_UNLOCK[] = {
+    "unlock focus",
+    "release the lock",
+    "ae af lock off",
+    "turn off the focus lock",
+    "unlock the exposure",
+    "disable ae/af lock",
+    "unlock",
+    "free the focus",
+    "remove the focus lock",
+    "unlock focus and exposure",
+    "stop locking the focus",
+    "ae lock off",
+};
+
+static bool
+fill_lock(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_ae_af_lock(locked=true)");
+    return true;
+}
+
+static bool fill_unlock(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_ae_af_lock(locked=false)");
+    return true;
+}
+
+/* ---------------------------------------------------------------- exposure */
+
+static const char *const T_EXPOSURE[] = {
+    "set exposure to {E}",
+    "exposure {E}",
+    "{E} ev",
+    "ev {E}",
+    "exposure compensation {E}",
+    "set ev to {E}",
+    "change the exposure to {E}",
+    "exposure to {E} ev",
+    "make the exposure {E}",
+    "set the ev to {E}",
+    "exposure at {E}",
+    "adjust exposure to {E}",
+    "{E} exposure",
+    "put exposure on {E}",
+};
+
+static bool fill_exposure(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    static const double evs[] = {-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2};
+    (void)in, (void)t;
+    double v = PICK(g, evs);
+    char num[48], e[64];
+    double a = v < 0 ? -v : v;
+    render_level(g, a, num, sizeof(num), true);
+    uint32_t r = train_rng_below(&g->rng, 4);
+    if (v == 0) {
+        pipit_format(e, sizeof(e), "%s", r < 2 ? "0" : "zero");
+    } else if (v < 0) {
+        static const char *const neg[] = {"-", "minus ", "negative ", "minus "};
+        pipit_format(e, sizeof(e), "%s%s", neg[r], num);
+    } else {
+        static const char *const pos[] = {"+", "plus ", "", "positive "};
+        pipit_format(e, sizeof(e), "%s%s", pos[r], num);
+    }
+    slot_set(s, 'E', e);
+    pipit_format(out, size, "<call>set_exposure(ev=%g)", v);
+    return true;
+}
+
+static const char *const T_BRIGHTER[] = {
+    "make it brighter",        "brighter",       "brighten the image", "increase the exposure",
+    "more exposure",           "it's too dark",  "raise the exposure", "lighten it up",
+    "the picture is too dark", "boost exposure",
+};
+
+static const char *const T_DARKER[] = {
+    "make it darker",        "darker",          "darken the image",
+    "decrease the exposure", "less exposure",   "it's too bright",
+    "lower the exposure",    "reduce exposure", "the picture is too bright",
+    "tone it down",
+};
+
+static bool fill_brighter(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_exposure(ev=1)");
+    return true;
+}
+
+static bool fill_darker(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_exposure(ev=-1)");
+    return true;
+}
+
+/* ---------------------------------------------------------------- white balance */
+
+static const char *const T_WB[] = {
+    "set white balance to {W}",
+    "{W} white balance",
+    "white balance {W}",
+    "wb {W}",
+    "use {W} white balance",
+    "change the white balance to {W}",
+    "white balance to {W}",
+    "set wb to {W}",
+    "{W} wb",
+    "switch white balance to {W}",
+    "make the white balance {W}",
+    "i want {W} white balance",
+    "white balance on {W}",
+    "colour balance {W}",
+    "color balance {W}",
+};
+
+static bool
+fill_wb(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    static const struct {
+        const char *word, *mode;
+    } wbs[] = {
+        {"daylight", "daylight"},
+        {"sunny", "daylight"},
+        {"sunlight", "daylight"},
+        {"day light", "daylight"},
+        {"cloudy", "cloudy"},
+        {"overcast", "cloudy"},
+        {"cloud", "cloudy"},
+        {"tungsten", "tungsten"},
+        {"incandescent", "tungsten"},
+        {"indoor", "tungsten"},
+        {"fluorescent", "fluorescent"},
+        {"fluorescent light", "fluorescent"},
+        {"office light", "fluorescent"},
+        {"auto", "auto"},
+        {"automatic", "auto"},
+    };
+    (void)in, (void)t;
+    int i = (int)train_rng_below(&g->rng, (uint32_t)N_OF(wbs));
+    slot_set(s, 'W', wbs[i].word);
+    pipit_format(out, size, "<call>set_white_balance(mode=\"%s\")", wbs[i].mode);
+    return true;
+}
+
+/* ---------------------------------------------------------------- timer */
+
+static const char *const T_TIMER[] = {
+    "set a {T} timer",
+    "{T} timer",
+    "timer {S}",
+    "set the timer to {S}",
+    "self timer {S}",
+    "a {T} timer",
+    "use a {T} timer",
+    "countdown {S}",
+    "delay the shot by {S}",
+    "timer for {S}",
+    "give me a {T} countdown",
+    "put a {T} timer on",
+    "start a {T} self timer",
+    "{T} delay",
+    "set the self-timer to {S}",
+    "wait {S} before the shot",
+};
+
+static const char *const T_TIMER_OFF[] = {
+    "turn off the timer",
+    "no timer",
+    "timer off",
+    "cancel the timer",
+    "disable the self timer",
+    "remove the timer",
+    "set timer to zero",
+    "stop the timer",
+    "without a timer",
+    "get rid of the timer",
+};
+
+static bool
+fill_timer(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    static const int secs[] = {3, 5, 10};
+    (void)in, (void)t;
+    int v = PICK(g, secs);
+    char num[24], tt[48], ss[48];
+    render_int(g, v, num, sizeof(num));
+    bool digits = isdigit((unsigned char)num[0]);
+    uint32_t r = train_rng_below(&g->rng, 4);
+    if (digits && r == 0) {
+        pipit_format(tt, sizeof(tt), "%ss", num);
+        pipit_format(ss, sizeof(ss), "%ss", num);
+    } else if (digits && r == 1) {
+        pipit_format(tt, sizeof(tt), "%s-second", num);
+        pipit_format(ss, sizeof(ss), "%s sec", num);
+    } else {
+        pipit_format(tt, sizeof(tt), "%s second", num);
+        pipit_format(ss, sizeof(ss), r == 3 ? "%s" : "%s seconds", num);
+    }
+    slot_set(s, 'T', tt);
+    slot_set(s, 'S', ss);
+    pipit_format(out, size, "<call>set_timer(seconds=%d)", v);
+    return true;
+}
+
+static bool fill_timer_off(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_timer(seconds=0)");
+    return true;
+}
+
+/* ---------------------------------------------------------------- format */
+
+static const char *const T_ASPECT[] = {
+    "set aspect ratio to {A}",
+    "{A} aspect ratio",
+    "switch to {A}",
+    "make it {A}",
+    "shoot in {A}",
+    "{A} format",
+    "aspect {A}",
+    "ratio {A}",
+    "use {A} frame",
+    "change the aspect ratio to {A}",
+    "{A} photos",
+    "crop to {A}",
+    "set the ratio to {A}",
+    "i want {A} pictures",
+};
+
+static bool fill_aspect(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    static const struct {
+        const char *word, *ratio;
+    } rs[] = {
+        {"4:3", "4:3"},           {"4 by 3", "4:3"},
+        {"four by three", "4:3"}, {"standard", "4:3"},
+        {"16:9", "16:9"},         {"16 by 9", "16:9"},
+        {"widescreen", "16:9"},   {"sixteen by nine", "16:9"},
+        {"1:1", "1:1"},           {"square", "1:1"},
+        {"1 by 1", "1:1"},        {"full", "full"},
+        {"full screen", "full"},  {"fullscreen", "full"},
+    };
+    (void)in, (void)t;
+    int i = (int)train_rng_below(&g->rng, (uint32_t)N_OF(rs));
+    slot_set(s, 'A', rs[i].word);
+    pipit_format(out, size, "<call>set_aspect_ratio(ratio=\"%s\")", rs[i].ratio);
+    return true;
+}
+
+static const char *const T_SPEED[] = {
+    "prioritize speed",   "faster capture",      "favor speed",           "speed priority",
+    "speed over quality", "i need fast shots",   "quick capture mode",    "prefer speed",
+    "optimize for speed", "make capture faster", "fast shutter response", "speed first",
+};
+
+static const char *const T_QUALITY[] = {
+    "prioritize quality", "best quality",           "favor image quality",
+    "quality priority",   "quality over speed",     "i want the best image quality",
+    "prefer quality",     "maximum image quality",  "optimize for quality",
+    "quality first",      "best possible pictures", "high quality capture",
+};
+
+static bool
+fill_speed(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_quality_priority(priority=\"speed\")");
+    return true;
+}
+
+static bool fill_quality(struct gen *g,
+                         const struct intent *in,
+                         int t,
+                         struct slots *s,
+                         char *out,
+                         size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_quality_priority(priority=\"quality\")");
+    return true;
+}
+
+static const char *const T_JPEG[] = {
+    "set jpeg quality to {J}",
+    "jpeg quality {J}",
+    "jpeg {J}",
+    "quality {J}",
+    "jpg quality {J}",
+    "compress at {J}",
+    "set the jpeg quality to {J} percent",
+    "jpeg quality {J}%",
+    "save jpegs at {J}",
+    "change jpeg quality to {J}",
+    "image compression quality {J}",
+    "jpeg at {J} percent",
+};
+
+static bool
+fill_jpeg(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t;
+    int v = 50 + (int)train_rng_below(&g->rng, 51);
+    if (train_rng_below(&g->rng, 2) == 0) {
+        v = 50 + 5 * (int)train_rng_below(&g->rng, 11);
+    }
+    char num[32];
+    render_int(g, v, num, sizeof(num));
+    slot_set(s, 'J', num);
+    pipit_format(out, size, "<call>set_jpeg_quality(quality=%d)", v);
+    return true;
+}
+
+/* ---------------------------------------------------------------- scene */
+
+static const char *const T_SCENE[] = {
+    "{S} mode",           "switch to {S} mode",        "set scene to {S}",  "use {S} mode",
+    "scene mode {S}",     "turn on {S} mode",          "i'm shooting {S}",  "{S} scene",
+    "change to {S} mode", "set the scene mode to {S}", "go to {S} mode",    "enable {S} mode",
+    "{S} preset",         "put it in {S} mode",        "activate {S} mode", "scene {S}",
+    "{S} please",         "select the {S} scene",
+};
+
+static bool
+fill_scene(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    static const struct {
+        const char *word, *mode;
+    } sc[] = {
+        {"night", "night"},       {"night time", "night"},   {"low light", "night"},
+        {"portrait", "portrait"}, {"people", "portrait"},    {"landscape", "landscape"},
+        {"scenery", "landscape"}, {"sports", "sports"},      {"action", "sports"},
+        {"sport", "sports"},      {"macro", "macro"},        {"close-up", "macro"},
+        {"close up", "macro"},    {"food", "food"},          {"dinner", "food"},
+        {"auto", "auto"},         {"automatic", "auto"},     {"normal", "auto"},
+        {"nighttime", "night"},   {"portraits", "portrait"},
+    };
+    (void)in, (void)t;
+    int i = (int)train_rng_below(&g->rng, (uint32_t)N_OF(sc));
+    slot_set(s, 'S', sc[i].word);
+    pipit_format(out, size, "<call>set_scene_mode(mode=\"%s\")", sc[i].mode);
+    return true;
+}
+
+/* ---------------------------------------------------------------- overlays */
+
+static const char *const T_GRID_ON[] = {
+    "show the grid",       "turn on the grid",  "grid on",         "enable grid lines",
+    "rule of thirds grid", "display gridlines", "show grid lines", "put the grid on",
+    "i want the grid",     "add a grid",        "the grid on",     "switch the grid on",
+};
+
+static const char *const T_GRID_OFF[] = {
+    "hide the grid",         "turn off the grid", "grid off",
+    "remove the grid lines", "disable grid",      "no grid",
+    "get rid of the grid",   "hide gridlines",    "the grid off",
+    "switch the grid off",
+};
+
+static const char *const T_LEVEL_ON[] = {
+    "show the horizon level",     "turn on the level",        "level on",
+    "enable the horizon guide",   "show the level",           "horizon level on",
+    "help me keep it straight",   "turn on the horizon line", "display the spirit level",
+    "i want the level indicator",
+};
+
+static const char *const T_LEVEL_OFF[] = {
+    "hide the horizon level",    "turn off the level", "level off",
+    "disable the horizon guide", "hide the level",     "horizon level off",
+    "remove the horizon line",   "no level indicator", "turn the spirit level off",
+};
+
+static bool fill_bool_call(const char *tool, const char *arg, bool v, char *out, size_t size) {
+    pipit_format(out, size, "<call>%s(%s=%s)", tool, arg, v ? "true" : "false");
+    return true;
+}
+
+static bool fill_grid_on(struct gen *g,
+                         const struct intent *in,
+                         int t,
+                         struct slots *s,
+                         char *out,
+                         size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_bool_call("set_grid", "enabled", true, out, size);
+}
+
+static bool fill_grid_off(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_bool_call("set_grid", "enabled", false, out, size);
+}
+
+static bool fill_level_on(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_bool_call("set_horizon_level", "enabled", true, out, size);
+}
+
+static bool fill_level_off(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_bool_call("set_horizon_level", "enabled", false, out, size);
+}
+
+/* ---------------------------------------------------------------- camera */
+
+static const char *const T_FRONT[] = {
+    "switch to the front camera",
+    "use the front camera",
+    "selfie camera",
+    "front camera",
+    "front facing camera",
+    "turn on the selfie cam",
+    "switch to selfie mode",
+    "i want to take a selfie",
+    "use the front lens",
+    "face me",
+    "show me myself",
+    "front cam",
+};
+
+static const char *const T_BACK[] = {
+    "switch to the back camera",
+    "use the rear camera",
+    "back camera",
+    "rear camera",
+    "main camera",
+    "use the back lens",
+    "switch to the rear cam",
+    "back cam",
+    "point it away from me",
+    "go back to the main camera",
+    "use the world facing camera",
+    "rear facing camera",
+};
+
+static bool
+fill_front(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t, (void)s;
+    if (g->st.front && train_rng_below(&g->rng, 3) != 0) {
+        return false;
+    }
+    pipit_format(out, size, "<call>switch_camera(facing=\"front\")");
+    return true;
+}
+
+static bool
+fill_back(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t, (void)s;
+    if (!g->st.front && train_rng_below(&g->rng, 3) != 0) {
+        return false;
+    }
+    pipit_format(out, size, "<call>switch_camera(facing=\"back\")");
+    return true;
+}
+
+/* ---------------------------------------------------------------- relative (state-dependent) */
+
+static const char *const T_FLIP[] = {
+    "switch cameras",
+    "flip the camera",
+    "other camera",
+    "turn the camera around",
+    "switch camera",
+    "swap cameras",
+    "flip",
+    "change camera",
+    "use the other camera",
+    "flip to the other side",
+    "toggle the camera",
+    "reverse the camera",
+    "switch the lens",
+    "flip it around",
+};
+
+static bool
+fill_flip(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>switch_camera(facing=\"%s\")", g->st.front ? "back" : "front");
+    return true;
+}
+
+static const char *const T_FLASH_TOGGLE[] = {
+    "toggle the flash",        "flash toggle", "switch the flash", "flip the flash",
+    "the other flash setting", "toggle flash", "change the flash", "press the flash button",
+};
+
+static bool fill_flash_toggle(struct gen *g,
+                              const struct intent *in,
+                              int t,
+                              struct slots *s,
+                              char *out,
+                              size_t size) {
+    (void)in, (void)t, (void)s;
+    return fill_flash(strcmp(g->st.flash, "off") == 0 ? "on" : "off", out, size);
+}
+
+static const char *const T_REC_TOGGLE[] = {
+    "press record", "hit the record button", "toggle recording", "record button",
+    "tap record",   "push the video button", "toggle the video", "hit record",
+};
+
+static bool fill_rec_toggle(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>record_video(action=\"%s\")",
+                 g->st.recording ? "stop" : "start");
+    return true;
+}
+
+static const char *const T_ZOOM_MAX[] = {
+    "zoom all the way in",        "max zoom",        "maximum zoom",
+    "zoom in as far as possible", "full zoom",       "zoom in all the way",
+    "as close as you can",        "zoom to the max",
+};
+
+static const char *const T_ZOOM_MIN[] = {
+    "zoom all the way out", "minimum zoom",         "widest view",  "zoom out as far as possible",
+    "as wide as possible",  "zoom out all the way", "widest angle", "zoom to the minimum",
+};
+
+static const char *const T_ZOOM_RESET[] = {
+    "reset the zoom",  "no zoom",      "back to normal zoom",
+    "zoom back to 1x", "normal zoom",  "undo the zoom, go to 1x",
+    "remove the zoom", "default zoom",
+};
+
+static bool fill_zoom_max(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_zoom(level=%g)", g->st.front ? 3.0 : 10.0);
+    return true;
+}
+
+static bool fill_zoom_min(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_zoom(level=%g)", g->st.front ? 1.0 : 0.5);
+    return true;
+}
+
+static bool fill_zoom_reset(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "<call>set_zoom(level=1)");
+    return true;
+}
+
+static const char *const T_SCENE_RESET[] = {
+    "back to auto mode", "reset the scene mode", "turn off {M} mode", "exit {M} mode",
+    "leave {M} mode",    "no more {M} mode",     "stop {M} mode",     "disable {M} mode",
+};
+
+static bool fill_scene_reset(struct gen *g,
+                             const struct intent *in,
+                             int t,
+                             struct slots *s,
+                             char *out,
+                             size_t size) {
+    (void)in, (void)t;
+    if (strcmp(g->st.mode, "auto") == 0) {
+        return false;
+    }
+    slot_set(s, 'M', g->st.mode);
+    pipit_format(out, size, "<call>set_scene_mode(mode=\"auto\")");
+    return true;
+}
+
+/* ---------------------------------------------------------------- chat (plain text) */
+
+static const char *const T_GREET[] = {
+    "hi",
+    "hello",
+    "hey there",
+    "good morning",
+    "hi pipit",
+    "hello camera",
+    "good evening",
+    "yo",
+    "hiya",
+    "greetings",
+    "hello there",
+    "hi there",
+    "good afternoon",
+    "hey",
+    "howdy",
+    "morning",
+    "hi camera",
+    "hello pipit",
+    "hey pipit",
+    "sup",
+};
+static const char *const T_THANKS[] = {
+    "thanks",
+    "thank you",
+    "thanks a lot",
+    "great, thanks",
+    "cheers",
+    "thank you so much",
+    "much appreciated",
+    "thx",
+    "thanks pipit",
+    "many thanks",
+    "ty",
+    "thank you very much",
+    "thanks a bunch",
+    "appreciate it",
+    "nice one, thanks",
+};
+static const char *const T_HELP[] = {
+    "what can you do",           "help",
+    "what are your features",    "how do i use you",
+    "what commands do you know", "what can i ask you",
+    "show me what you can do",   "list your abilities",
+};
+static const char *const T_WHO[] = {
+    "who are you",      "what are you",  "are you a robot",
+    "what's your name", "are you an ai", "who made you",
+};
+static const char *const T_HOW[] = {
+    "how are you", "how's it going", "how are you doing", "are you ok", "what's up",
+};
+static const char *const T_BYE[] = {
+    "bye",      "goodbye", "see you later", "that's all",        "good night",      "i'm done",
+    "see ya",   "bye bye", "later",         "talk to you later", "catch you later", "i'm finished",
+    "farewell",
+};
+static const char *const T_ACK[] = {
+    "ok",         "cool", "nice",        "great",   "awesome",    "perfect",   "got it",
+    "looks good", "wow",  "sounds good", "alright", "fine",       "good",      "excellent",
+    "okay then",  "sure", "neat",        "lovely",  "that works", "very nice",
+};
+static const char *const T_UNSUPPORTED[] = {
+    "turn on hdr",
+    "set iso to {N}",
+    "change the shutter speed",
+    "add a vintage filter",
+    "enable burst mode",
+    "start a timelapse",
+    "turn on slow motion",
+    "record in 4k",
+    "shoot in raw",
+    "open the gallery",
+    "delete the last photo",
+    "share this photo",
+    "turn on night vision",
+    "apply a black and white filter",
+    "enable image stabilization",
+    "make a panorama",
+    "turn on beauty mode",
+    "upload the photo",
+    "print this picture",
+    "set the iso higher",
+    "turn on portrait lighting",
+    "add a sticker",
+    "send this to my mom",
+    "turn on hdr mode",
+    "record in slow motion",
+    "switch to the wide angle lens",
+    "turn on live photo",
+    "scan this qr code",
+    "make a gif",
+    "remove the background",
+};
+
+static bool fill_chat_text(const char *text, char *out, size_t size) {
+    pipit_format(out, size, "%s", text);
+    return true;
+}
+
+static bool
+fill_greet(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("Hello! What should the camera do?", out, size);
+}
+static bool fill_thanks(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("You're welcome.", out, size);
+}
+static bool
+fill_help(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("I can take photos and videos, zoom, and set the flash, focus, "
+                          "exposure, white balance, timer and other camera settings.",
+                          out, size);
+}
+static bool
+fill_who(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("I'm pipit, the camera assistant.", out, size);
+}
+static bool
+fill_how(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("I'm good and ready to take pictures.", out, size);
+}
+static bool
+fill_bye(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("Goodbye!", out, size);
+}
+static bool
+fill_ack(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    return fill_chat_text("Okay.", out, size);
+}
+static bool fill_unsupported(struct gen *g,
+                             const struct intent *in,
+                             int t,
+                             struct slots *s,
+                             char *out,
+                             size_t size) {
+    static const int isos[] = {100, 200, 400, 800, 1600, 3200};
+    char num[16];
+    (void)in, (void)t;
+    pipit_format(num, sizeof(num), "%d", PICK(g, isos));
+    slot_set(s, 'N', num);
+    return fill_chat_text("Sorry, the camera can't do that.", out, size);
+}
+
+/* ---------------------------------------------------------------- cloud questions */
+
+static const char *const COUNTRIES[] = {
+    "france",    "japan",  "brazil", "canada",  "kenya", "norway",  "peru",  "india", "egypt",
+    "australia", "mexico", "italy",  "germany", "chile", "vietnam", "spain", "ghana", "iceland",
+};
+static const char *const THINGS[] = {
+    "telephone", "light bulb", "airplane",  "printing press", "camera",
+    "radio",     "bicycle",    "internet",  "television",     "steam engine",
+    "compass",   "microscope", "telescope", "piano",
+};
+static const char *const PLACES[] = {
+    "mount everest",    "the eiffel tower",
+    "the moon",         "the pacific ocean",
+    "the amazon river", "the great wall of china",
+    "the sahara",       "mars",
+    "the sun",          "lake baikal",
+    "big ben",
+};
+static const char *const TOPICS[] = {
+    "the sea",  "autumn",          "a lost cat",       "my grandmother", "the city at night",
+    "a dragon", "coffee",          "friendship",       "the mountains",  "a rainy day",
+    "robots",   "summer holidays", "a birthday party", "the stars",      "my dog",
+    "a sunset", "the ocean",       "winter",
+};
+static const char *const SUBJECTS[] = {
+    "portrait", "landscape", "night",  "food",    "wildlife", "sports",
+    "street",   "macro",     "sunset", "wedding", "product",  "astro",
+};
+static const char *const CONCEPTS[] = {
+    "photosynthesis",    "gravity",          "a black hole", "inflation",
+    "the stock market",  "vaccines",         "a rainbow",    "electricity",
+    "the immune system", "a neural network", "tides",        "jet lag",
+};
+
+struct cloud_tpl {
+    const char *tpl;
+    const char *reason;
+};
+
+static const char *const T_CLOUD_KNOW[] = {
+    "what is the capital of {C}",
+    "who invented the {I}",
+    "how tall is {P}",
+    "when was the {I} invented",
+    "what is the population of {C}",
+    "how far away is {P}",
+    "what language do they speak in {C}",
+    "explain how {K} works",
+    "what is {K}",
+    "tell me about {P}",
+    "how old is {P}",
+    "why is the sky blue",
+    "what currency does {C} use",
+    "who discovered {K}",
+    "what is the weather like in {C} in winter",
+    "how does the {I} work",
+};
+static const char *const T_CLOUD_CREATIVE[] = {
+    "write a poem about {T}",
+    "tell me a story about {T}",
+    "write a haiku about {T}",
+    "give me a caption for a photo of {T}",
+    "write a short song about {T}",
+    "make up a joke about {T}",
+    "describe {T} in three words",
+    "write a limerick about {T}",
+    "invent a name for a photo of {T}",
+    "write a birthday message for my friend",
+    "write an instagram caption about {T}",
+    "compose a short rhyme about {T}",
+};
+static const char *const T_CLOUD_REASON[] = {
+    "what is {A} times {B}",
+    "what is {A} plus {B}",
+    "if i have {A} apples and eat {B} how many are left",
+    "which is bigger {A} or {B}",
+    "is {A} a prime number",
+    "what is {A} divided by {B}",
+    "how many minutes are in {A} hours",
+    "what is {A} percent of {B}",
+    "solve {A} minus {B}",
+    "how many days are in {A} weeks",
+    "if a train goes {A} km per hour how far does it go in {B} hours",
+    "what comes next in {A}, {B}, and so on",
+};
+static const char *const T_CLOUD_ADVICE[] = {
+    "how do i take better {U} photos",
+    "what settings should i use for {U} photos",
+    "what is the best time of day for {U} photography",
+    "how do i get a blurry background",
+    "any tips for {U} photography",
+    "what lens is best for {U} shots",
+    "how should i compose a {U} shot",
+    "what does white balance do",
+    "why are my {U} photos blurry",
+    "what is the rule of thirds",
+    "how do i avoid red eye",
+    "should i use hdr for {U} photos",
+};
+
+/* Free-form questions: a question opener and 2..7 random words. Nothing to memorize, so the
+ * model has to learn to copy the utterance into user_query_context. No camera command words. */
+static const char *const T_CLOUD_FREE[] = {
+    "what is {R}",
+    "why {R}",
+    "how do {R}",
+    "who {R}",
+    "tell me {R}",
+    "explain {R}",
+    "where {R}",
+    "when did {R}",
+    "can you explain {R}",
+    "what do you know about {R}",
+    "is it true that {R}",
+    "how many {R}",
+    "what happens when {R}",
+    "do you know {R}",
+    "which {R}",
+    "how much {R}",
+    "why do {R}",
+    "what are {R}",
+    "could you tell me {R}",
+    "i wonder {R}",
+};
+
+static const char *const FREE_WORDS[] = {
+    "apple",    "river",     "king",      "queen",     "music",    "history",     "planet",
+    "ocean",    "forest",    "city",      "bird",      "fish",     "horse",       "tree",
+    "mountain", "language",  "money",     "bank",      "school",   "doctor",      "teacher",
+    "computer", "phone",     "car",       "train",     "bus",      "bridge",      "war",
+    "peace",    "science",   "math",      "chemistry", "physics",  "biology",     "art",
+    "painting", "book",      "novel",     "poem",      "movie",    "song",        "guitar",
+    "piano",    "football",  "tennis",    "coffee",    "tea",      "bread",       "cheese",
+    "wine",     "pizza",     "rice",      "sugar",     "salt",     "water",       "fire",
+    "earth",    "wind",      "rain",      "snow",      "storm",    "island",      "desert",
+    "village",  "country",   "president", "election",  "law",      "court",       "police",
+    "hospital", "medicine",  "virus",     "cancer",    "heart",    "brain",       "blood",
+    "bone",     "muscle",    "dream",     "sleep",     "memory",   "time",        "space",
+    "star",     "galaxy",    "atom",      "energy",    "oil",      "gold",        "silver",
+    "iron",     "glass",     "paper",     "plastic",   "wood",     "stone",       "sand",
+    "salmon",   "tiger",     "lion",      "elephant",  "whale",    "shark",       "spider",
+    "bee",      "ant",       "dinosaur",  "robot",     "rocket",   "satellite",   "engine",
+    "battery",  "solar",     "nuclear",   "climate",   "weather",  "temperature", "people",
+    "children", "family",    "mother",    "father",    "brother",  "sister",      "friend",
+    "neighbor", "job",       "work",      "office",    "company",  "market",      "price",
+    "tax",      "economy",   "bitcoin",   "stock",     "old",      "new",         "big",
+    "small",    "fast",      "slow",      "hot",       "cold",     "happy",       "sad",
+    "red",      "blue",      "green",     "yellow",    "ancient",  "modern",      "famous",
+    "strange",  "dangerous", "healthy",   "rich",      "poor",     "true",        "false",
+    "first",    "last",      "best",      "worst",     "long",     "short",       "heavy",
+    "light",    "eat",       "drink",     "run",       "swim",     "fly",         "grow",
+    "build",    "write",     "read",      "learn",     "teach",    "win",         "lose",
+    "buy",      "sell",      "travel",    "live",      "die",      "sing",        "dance",
+    "cook",     "paint",     "invent",    "discover",  "explain",  "believe",     "remember",
+    "forget",   "think",     "know",      "love",      "the",      "a",           "of",
+    "in",       "on",        "for",       "with",      "about",    "from",        "to",
+    "and",      "or",        "is",        "are",       "was",      "were",        "do",
+    "does",     "did",       "can",       "will",      "my",       "your",        "their",
+    "this",     "that",      "rome",      "paris",     "london",   "tokyo",       "africa",
+    "europe",   "asia",      "america",   "moon",      "sun",      "mars",        "jupiter",
+    "egypt",    "china",     "india",     "napoleon",  "einstein", "shakespeare", "darwin",
+    "1066",     "1969",      "2000",      "42",        "100",      "three",       "seven",
+    "twelve",   "million",   "billion",
+};
+
+static bool fill_cloud_free(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    (void)in, (void)t;
+    char words[96];
+    size_t o = 0;
+    int n = 2 + (int)train_rng_below(&g->rng, 6);
+    words[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *w = PICK(g, FREE_WORDS);
+        size_t len = strlen(w);
+        if (o + len + 2 >= sizeof(words)) {
+            break;
+        }
+        if (i > 0) {
+            words[o++] = ' ';
+        }
+        memcpy(words + o, w, len);
+        o += len;
+        words[o] = '\0';
+    }
+    slot_set(s, 'R', words);
+    pipit_format(out, size, "general knowledge");
+    return true;
+}
+
+static bool fill_cloud_common(struct gen *g, struct slots *s) {
+    char a[16], b[16];
+    pipit_format(a, sizeof(a), "%d", 2 + (int)train_rng_below(&g->rng, 98));
+    pipit_format(b, sizeof(b), "%d", 2 + (int)train_rng_below(&g->rng, 98));
+    slot_set(s, 'A', a);
+    slot_set(s, 'B', b);
+    return true;
+}
+
+static bool fill_cloud_know(struct gen *g,
+                            const struct intent *in,
+                            int t,
+                            struct slots *s,
+                            char *out,
+                            size_t size) {
+    const char *tpl = in->tpl[t];
+    if (has_slot(tpl, 'C')) {
+        slot_set(s, 'C', PICK(g, COUNTRIES));
+    }
+    if (has_slot(tpl, 'I')) {
+        slot_set(s, 'I', PICK(g, THINGS));
+    }
+    if (has_slot(tpl, 'P')) {
+        slot_set(s, 'P', PICK(g, PLACES));
+    }
+    if (has_slot(tpl, 'K')) {
+        slot_set(s, 'K', PICK(g, CONCEPTS));
+    }
+    pipit_format(out, size, "general knowledge");
+    return true;
+}
+
+static bool fill_cloud_creative(struct gen *g,
+                                const struct intent *in,
+                                int t,
+                                struct slots *s,
+                                char *out,
+                                size_t size) {
+    (void)in, (void)t;
+    slot_set(s, 'T', PICK(g, TOPICS));
+    pipit_format(out, size, "creative writing");
+    return true;
+}
+
+static bool fill_cloud_reason(struct gen *g,
+                              const struct intent *in,
+                              int t,
+                              struct slots *s,
+                              char *out,
+                              size_t size) {
+    (void)in, (void)t;
+    fill_cloud_common(g, s);
+    pipit_format(out, size, "math and reasoning");
+    return true;
+}
+
+static bool fill_cloud_advice(struct gen *g,
+                              const struct intent *in,
+                              int t,
+                              struct slots *s,
+                              char *out,
+                              size_t size) {
+    (void)in, (void)t;
+    slot_set(s, 'U', PICK(g, SUBJECTS));
+    pipit_format(out, size, "photography advice");
+    return true;
+}
+
+/* ---------------------------------------------------------------- the intent table */
+
+static const struct intent INTENTS[] = {
+    {"take_photo", CAT_CAPTURE, 6, TPL(T_PHOTO), fill_photo, false, false},
+    {"record_start", CAT_CAPTURE, 4, TPL(T_REC_START), fill_rec_start, false, false},
+    {"record_stop", CAT_CAPTURE, 3, TPL(T_REC_STOP), fill_rec_stop, false, false},
+    {"set_zoom", CAT_ZOOM, 8, TPL(T_ZOOM_SET), fill_zoom_set, false, false},
+    {"zoom_in", CAT_ZOOM, 4, TPL(T_ZOOM_IN), fill_zoom_in, false, false},
+    {"zoom_out", CAT_ZOOM, 4, TPL(T_ZOOM_OUT), fill_zoom_out, false, false},
+    {"flash_on", CAT_FLASH, 3, TPL(T_FLASH_ON), fill_flash_on, false, false},
+    {"flash_off", CAT_FLASH, 3, TPL(T_FLASH_OFF), fill_flash_off, false, false},
+    {"flash_auto", CAT_FLASH, 2, TPL(T_FLASH_AUTO), fill_flash_auto, false, false},
+    {"focus_area", CAT_FOCUS, 4, TPL(T_FOCUS_AREA), fill_focus_area, false, false},
+    {"focus_xy", CAT_FOCUS, 3, TPL(T_FOCUS_XY), fill_focus_xy, false, false},
+    {"lock", CAT_FOCUS, 2, TPL(T_LOCK), fill_lock, false, false},
+    {"unlock", CAT_FOCUS, 2, TPL(T_UNLOCK), fill_unlock, false, false},
+    {"exposure", CAT_EXPOSURE, 5, TPL(T_EXPOSURE), fill_exposure, false, false},
+    {"brighter", CAT_EXPOSURE, 2, TPL(T_BRIGHTER), fill_brighter, false, false},
+    {"darker", CAT_EXPOSURE, 2, TPL(T_DARKER), fill_darker, false, false},
+    {"white_balance", CAT_WB, 5, TPL(T_WB), fill_wb, false, false},
+    {"timer", CAT_TIMER, 5, TPL(T_TIMER), fill_timer, false, false},
+    {"timer_off", CAT_TIMER, 2, TPL(T_TIMER_OFF), fill_timer_off, false, false},
+    {"aspect", CAT_FORMAT, 4, TPL(T_ASPECT), fill_aspect, false, false},
+    {"speed", CAT_FORMAT, 2, TPL(T_SPEED), fill_speed, false, false},
+    {"quality", CAT_FORMAT, 2, TPL(T_QUALITY), fill_quality, false, false},
+    {"jpeg", CAT_FORMAT, 3, TPL(T_JPEG), fill_jpeg, false, false},
+    {"scene", CAT_SCENE, 6, TPL(T_SCENE), fill_scene, false, false},
+    {"grid_on", CAT_OVERLAY, 2, TPL(T_GRID_ON), fill_grid_on, false, false},
+    {"grid_off", CAT_OVERLAY, 2, TPL(T_GRID_OFF), fill_grid_off, false, false},
+    {"level_on", CAT_OVERLAY, 2, TPL(T_LEVEL_ON), fill_level_on, false, false},
+    {"level_off", CAT_OVERLAY, 2, TPL(T_LEVEL_OFF), fill_level_off, false, false},
+    {"front", CAT_CAMERA, 2, TPL(T_FRONT), fill_front, false, false},
+    {"back", CAT_CAMERA, 2, TPL(T_BACK), fill_back, false, false},
+    {"flip", CAT_RELATIVE, 3, TPL(T_FLIP), fill_flip, false, false},
+    {"flash_toggle", CAT_RELATIVE, 2, TPL(T_FLASH_TOGGLE), fill_flash_toggle, false, false},
+    {"record_toggle", CAT_RELATIVE, 2, TPL(T_REC_TOGGLE), fill_rec_toggle, false, false},
+    {"zoom_max", CAT_RELATIVE, 2, TPL(T_ZOOM_MAX), fill_zoom_max, false, false},
+    {"zoom_min", CAT_RELATIVE, 2, TPL(T_ZOOM_MIN), fill_zoom_min, false, false},
+    {"zoom_reset", CAT_RELATIVE, 2, TPL(T_ZOOM_RESET), fill_zoom_reset, false, false},
+    {"scene_reset", CAT_RELATIVE, 2, TPL(T_SCENE_RESET), fill_scene_reset, false, false},
+    {"greet", CAT_CHAT, 2, TPL(T_GREET), fill_greet, false, true},
+    {"thanks", CAT_CHAT, 2, TPL(T_THANKS), fill_thanks, false, true},
+    {"help", CAT_CHAT, 1, TPL(T_HELP), fill_help, false, true},
+    {"who", CAT_CHAT, 1, TPL(T_WHO), fill_who, false, true},
+    {"how", CAT_CHAT, 1, TPL(T_HOW), fill_how, false, true},
+    {"bye", CAT_CHAT, 1, TPL(T_BYE), fill_bye, false, true},
+    {"ack", CAT_CHAT, 2, TPL(T_ACK), fill_ack, false, true},
+    {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false},
+    {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false},
+    {"cloud_creative", CAT_CLOUD, 5, TPL(T_CLOUD_CREATIVE), fill_cloud_creative, true, false},
+    {"cloud_reason", CAT_CLOUD, 4, TPL(T_CLOUD_REASON), fill_cloud_reason, true, false},
+    {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false},
+    {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false},
+};
+
+#define N_INTENTS N_OF(INTENTS)
+
+static bool template_heldout(const struct intent *in, int t) {
+    return in->n_tpl >= 4 && t % 5 == 3;
+}
+
+/* ============================================================================
+ * surface noise */
+
+static const char *const PREFIXES[] = {
+    "please ",
+    "can you ",
+    "could you ",
+    "could you please ",
+    "would you ",
+    "hey camera, ",
+    "hey ",
+    "ok ",
+    "okay ",
+    "um ",
+    "uh ",
+    "so ",
+    "now ",
+    "pipit, ",
+    "hey pipit ",
+    "quickly ",
+    "just ",
+    "then ",
+    "and ",
+    "also ",
+    "alright, ",
+    "camera, ",
+    "can you please ",
+    "yo ",
+};
+static const char *const SUFFIXES[] = {
+    " please",  " thanks", " now",  " for me",     " right now",  " thank you",
+    " quickly", " pls",    " asap", " real quick", " if you can", " ok",
+};
+
+/* One typo in one word of at least four letters: swap, drop or double a letter. */
+static void add_typo(struct gen *g, char *text) {
+    size_t len = strlen(text);
+    size_t starts[64];
+    int n = 0;
+    for (size_t i = 0; i < len && n < 64;) {
+        size_t j = i;
+        while (j < len && isalpha((unsigned char)text[j])) {
+            j++;
+        }
+        if (j - i >= 4) {
+            starts[n++] = i;
+        }
+        i = j + 1;
+    }
+    if (n == 0) {
+        return;
+    }
+    size_t w = starts[train_rng_below(&g->rng, (uint32_t)n)];
+    size_t wl = 0;
+    while (isalpha((unsigned char)text[w + wl])) {
+        wl++;
+    }
+    size_t p = w + 1 + train_rng_below(&g->rng, (uint32_t)(wl - 2));
+    switch (train_rng_below(&g->rng, 3)) {
+        case 0: { /* swap p and p+1 */
+            char c = text[p];
+            text[p] = text[p + 1];
+            text[p + 1] = c;
+            break;
+        }
+        case 1: /* drop p */
+            memmove(text + p, text + p + 1, len - p);
+            break;
+        default: /* double p (if room) */
+            memmove(text + p + 1, text + p, len - p + 1);
+            break;
+    }
+}
+
+static void apply_case(struct gen *g, char *text) {
+    uint32_t r = train_rng_below(&g->rng, 20);
+    if (r < 13) {
+        return; /* lower */
+    }
+    if (r < 18) {
+        text[0] = (char)toupper((unsigned char)text[0]);
+        return;
+    }
+    if (r < 19) {
+        for (char *p = text; *p; p++) {
+            *p = (char)toupper((unsigned char)*p);
+        }
+        return;
+    }
+    bool start = true; /* Title Case */
+    for (char *p = text; *p; p++) {
+        if (start && isalpha((unsigned char)*p)) {
+            *p = (char)toupper((unsigned char)*p);
+        }
+        start = *p == ' ';
+    }
+}
+
+static void
+surface(struct gen *g, const struct intent *in, const char *core, char *out, size_t size) {
+    const char *pre = "", *suf = "", *punct = "";
+    if (!in->verbatim && !in->bare) {
+        if (train_rng_below(&g->rng, 100) < 35) {
+            pre = PICK(g, PREFIXES);
+        }
+        if (train_rng_below(&g->rng, 100) < 22) {
+            suf = PICK(g, SUFFIXES);
+        }
+    }
+    uint32_t r = train_rng_below(&g->rng, 10);
+    if (in->verbatim) {
+        punct = r < 5 ? "?" : "";
+    } else {
+        punct = r < 2 ? "." : r < 3 ? "!" : r < 4 ? "?" : "";
+    }
+    pipit_format(out, size - 2, "%s%s%s%s", pre, core, suf, punct);
+    if (!in->verbatim && in->cat != CAT_CLOUD && train_rng_below(&g->rng, 100) < 10) {
+        add_typo(g, out);
+    }
+    apply_case(g, out);
+}
+
+/* ============================================================================
+ * data set */
+
+static bool arena_add(struct pipit_dataset *ds, const char *s, uint32_t *off) {
+    size_t n = strlen(s) + 1;
+    if (ds->arena_len + n > ds->arena_cap) {
+        size_t cap = ds->arena_cap > 0 ? ds->arena_cap * 2 : (size_t)1 << 20;
+        while (ds->arena_len + n > cap) {
+            cap *= 2;
+        }
+        if (cap > UINT32_MAX) {
+            return false;
+        }
+        char *a = realloc(ds->arena, cap);
+        if (a == NULL) {
+            return false;
+        }
+        ds->arena = a;
+        ds->arena_cap = cap;
+    }
+    memcpy(ds->arena + ds->arena_len, s, n);
+    *off = (uint32_t)ds->arena_len;
+    ds->arena_len += n;
+    return true;
+}
+
+/* Draw one example of `split` into the three buffers. */
+static void draw(struct gen *g,
+                 enum pipit_split split,
+                 int total_weight,
+                 char *utt,
+                 size_t usize,
+                 char *output,
+                 size_t osize,
+                 int *cat,
+                 int *template_id) {
+    for (;;) {
+        int w = (int)train_rng_below(&g->rng, (uint32_t)total_weight);
+        int k = 0;
+        while (w >= INTENTS[k].weight) {
+            w -= INTENTS[k].weight;
+            k++;
+        }
+        const struct intent *in = &INTENTS[k];
+        int cand[64], nc = 0;
+        for (int t = 0; t < in->n_tpl && nc < 64; t++) {
+            if (template_heldout(in, t) == (split == PIPIT_SPLIT_VALID)) {
+                cand[nc++] = t;
+            }
+        }
+        if (nc == 0) {
+            continue;
+        }
+        int t = cand[train_rng_below(&g->rng, (uint32_t)nc)];
+        new_state(g);
+        struct slots s = {.n = 0};
+        char answer[160];
+        if (!in->fill(g, in, t, &s, answer, sizeof(answer))) {
+            continue;
+        }
+        char core[200];
+        expand(in->tpl[t], &s, core, sizeof(core));
+        surface(g, in, core, utt, usize);
+        if (in->cat == CAT_CLOUD) {
+            pipit_format(output, osize,
+                         "<call>process_with_cloud_llm(user_query_context=\"%s\", "
+                         "reason_for_escalation=\"%s\")",
+                         utt, answer);
+        } else {
+            pipit_format(output, osize, "%s", answer);
+        }
+        *cat = (int)in->cat;
+        *template_id = k * 64 + t;
+        return;
+    }
+}
+
+struct pipit_datagen_params pipit_datagen_default_params(void) {
+    struct pipit_datagen_params p = {.seed = 1, .n_train = 200000, .n_valid = 1000};
+    return p;
+}
+
+enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params,
+                                       struct pipit_dataset **out,
+                                       struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "datagen: out is NULL");
+    }
+    *out = NULL;
+    struct pipit_datagen_params p = params != NULL ? *params : pipit_datagen_default_params();
+    if (p.n_train < 1 || p.n_train > 10000000 || p.n_valid < 1 || p.n_valid > 10000000) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "datagen: sizes must be 1..10000000: n_train %d, n_valid %d",
+                               (int)p.n_train, (int)p.n_valid);
+    }
+    struct pipit_dataset *ds = calloc(1, sizeof(*ds));
+    if (ds == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
+    }
+    int total_weight = 0;
+    for (int k = 0; k < N_INTENTS; k++) {
+        total_weight += INTENTS[k].weight;
+    }
+    const int32_t sizes[2] = {p.n_train, p.n_valid};
+    for (int split = 0; split < 2; split++) {
+        struct gen g = {.rng = p.seed * 0x2545F4914F6CDD1Dull + (uint64_t)split * 7919u + 1};
+        ds->ex[split] = calloc((size_t)sizes[split], sizeof(struct ds_example));
+        if (ds->ex[split] == NULL) {
+            pipit_dataset_free(ds);
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
+        }
+        for (int32_t i = 0; i < sizes[split]; i++) {
+            char utt[256], output[512];
+            int cat = 0, tid = 0;
+            draw(&g, (enum pipit_split)split, total_weight, utt, sizeof(utt), output,
+                 sizeof(output), &cat, &tid);
+            struct ds_example *e = &ds->ex[split][i];
+            e->category = (uint16_t)cat;
+            e->template_id = tid;
+            if (!arena_add(ds, g.memory, &e->memory) || !arena_add(ds, g.state_line, &e->state) ||
+                !arena_add(ds, utt, &e->utterance) || !arena_add(ds, output, &e->output)) {
+                pipit_dataset_free(ds);
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
+            }
+            ds->n[split] = i + 1;
+        }
+    }
+    *out = ds;
+    return PIPIT_OK;
+}
+
+void pipit_dataset_free(struct pipit_dataset *ds) {
+    if (ds == NULL) {
+        return;
+    }
+    free(ds->ex[0]);
+    free(ds->ex[1]);
+    free(ds->arena);
+    free(ds);
+}
+
+int32_t pipit_dataset_size(const struct pipit_dataset *ds, enum pipit_split split) {
+    if (ds == NULL || (split != PIPIT_SPLIT_TRAIN && split != PIPIT_SPLIT_VALID)) {
+        return 0;
+    }
+    return ds->n[split];
+}
+
+bool pipit_dataset_get(const struct pipit_dataset *ds,
+                       enum pipit_split split,
+                       int32_t i,
+                       struct pipit_example *ex) {
+    if (ds == NULL || ex == NULL || (split != PIPIT_SPLIT_TRAIN && split != PIPIT_SPLIT_VALID) ||
+        i < 0 || i >= ds->n[split]) {
+        return false;
+    }
+    const struct ds_example *e = &ds->ex[split][i];
+    ex->memory = ds->arena + e->memory;
+    ex->state = ds->arena + e->state;
+    ex->utterance = ds->arena + e->utterance;
+    ex->output = ds->arena + e->output;
+    ex->category = datagen_categories[e->category];
+    ex->template_id = e->template_id;
+    return true;
+}
+
+char *pipit_train_prompt(const char *system,
+                         const char *memory,
+                         const char *state,
+                         const char *utterance) {
+    if (system == NULL || state == NULL || utterance == NULL) {
+        return NULL;
+    }
+    if (memory == NULL) {
+        memory = "";
+    }
+    size_t n = strlen(system) + strlen(memory) + strlen(state) + strlen(utterance) + 40;
+    char *p = malloc(n);
+    if (p == NULL) {
+        return NULL;
+    }
+    snprintf(p, n, "%s\n%sState: %s\nUser: %s\nAssistant: ", system, memory, state, utterance);
+    return p;
+}

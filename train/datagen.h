@@ -1,0 +1,40 @@
+/*
+ * datagen.h - internals shared by the training modules (train/): the data set layout and a
+ * seeded RNG.
+ *
+ * The public functions (pipit_datagen_camera, pipit_dataset_*, pipit_train_prompt) are declared
+ * in include/pipit.h; this header only lets vocab.c, trainer.c and evaluate.c walk a data set.
+ */
+#ifndef PIPIT_TRAIN_DATAGEN_H
+#define PIPIT_TRAIN_DATAGEN_H
+
+#include "pipit.h"
+
+#include <stdint.h>
+
+/* One stored example: its four strings live in the data set's string arena. */
+struct ds_example {
+    uint32_t memory, state, utterance, output; /* offsets into pipit_dataset.arena */
+    uint16_t category;                         /* index into the category table */
+    int32_t template_id;
+};
+
+struct pipit_dataset {
+    struct ds_example *ex[2]; /* by enum pipit_split */
+    int32_t n[2];
+    char *arena; /* NUL-terminated strings */
+    size_t arena_len, arena_cap;
+};
+
+/* Category names, indexed by ds_example.category. */
+extern const char *const datagen_categories[];
+extern const int datagen_n_categories;
+
+/* splitmix64 */
+uint64_t train_rng_next(uint64_t *state);
+/* uniform in [0, n) (n >= 1) */
+uint32_t train_rng_below(uint64_t *state, uint32_t n);
+/* uniform in [0, 1) */
+double train_rng_unit(uint64_t *state);
+
+#endif /* PIPIT_TRAIN_DATAGEN_H */
