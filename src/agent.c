@@ -520,6 +520,7 @@ struct turn_build {
     struct strbuf outputs; /* the steps' raw outputs (full-history memory) */
     struct strbuf prompts; /* the first step's prompt (full-history memory) */
     size_t cap_calls;
+    const char *segment; /* what the person said for the current step */
 };
 
 static void say(struct turn_build *tb, const char *text) {
@@ -804,6 +805,17 @@ static bool handle_output(struct pipit_agent *a,
         return true;
     }
     json_t *args = json_loads(call.args_json, 0, NULL);
+    if (strcmp(call.name, "process_with_cloud_llm") == 0 && tb->segment != NULL &&
+        json_object_get(args, "user_query_context") != NULL) {
+        /* the cloud gets the person's own words: a small model's copy of a question can drift,
+         * the harness has the original (the model chose to delegate, and says why) */
+        json_object_set_new(args, "user_query_context", json_string(tb->segment));
+        char *fixed = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (fixed != NULL) {
+            free(rec->args_json);
+            rec->args_json = fixed;
+        }
+    }
     json_t *snapshot = undo_snapshot(a, tool);
     json_t *data = NULL;
     execute(a, tool, args, clock, tb->turn, rec, &data);
@@ -1294,6 +1306,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 continue;
             }
             char *text = NULL;
+            tb.segment = segs[i];
             status = decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);
             if (status != PIPIT_OK || text == NULL) {
                 free(text);

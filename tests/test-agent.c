@@ -411,6 +411,8 @@ static void test_cloud_unconfigured_and_json(void **state) {
     script(&fx, 1, out);
     struct pipit_turn *t = turn(&fx, "what's the capital of France?");
     assert_int_equal(t->cloud_requests, 0); /* nothing left the device */
+    /* the query is the person's own words, not the model's copy of them */
+    assert_non_null(strstr(t->calls[0].args_json, "what's the capital of France"));
     assert_false(t->calls[0].ok);
     assert_string_equal(t->calls[0].code, "cloud_not_configured");
     assert_non_null(strstr(t->sentence, "isn't configured"));
