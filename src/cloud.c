@@ -20,6 +20,7 @@
 
 #include "cloud.h"
 
+#include "device.h"
 #include "log.h"
 #include "status.h"
 #include "strbuf.h"
@@ -322,42 +323,6 @@ void pipit_cloud_result_clear(struct pipit_cloud_result *result) {
 /* ============================================================================
  * text: UTF-8, trimming, bounding, distilling */
 
-/* Length of the valid UTF-8 character at s (n bytes available), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    if (s[0] < 0x80) {
-        return 1;
-    }
-    size_t len;
-    unsigned int cp;
-    unsigned int min;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-        len = 2;
-        min = 0x80;
-    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        len = 3;
-        min = 0x800;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        len = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n) {
-        return 0;
-    }
-    cp = s[0] & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        return 0;
-    }
-    return len;
-}
-
 static bool is_space(unsigned char ch) {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
 }
@@ -377,7 +342,7 @@ static char *clean_text(const char *src, size_t n, bool one_line) {
     bool space = false; /* pending space */
     while (i < n) {
         const unsigned char *s = (const unsigned char *)src + i;
-        size_t len = utf8_len(s, n - i);
+        size_t len = device_utf8_seq_len(s, n - i);
         if (len == 1 && is_space(s[0])) {
             if (s[0] == '\n' && !one_line) {
                 newlines++;
@@ -815,7 +780,7 @@ done:
 static bool valid_utf8(const char *s, size_t n) {
     size_t i = 0;
     while (i < n) {
-        size_t len = utf8_len((const unsigned char *)s + i, n - i);
+        size_t len = device_utf8_seq_len((const unsigned char *)s + i, n - i);
         if (len == 0) {
             return false;
         }

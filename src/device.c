@@ -8,15 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray continuation byte,
- * overlong or truncated sequence, surrogate, control character other than newline and tab in
- * `multiline` text). */
-size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
+size_t device_utf8_seq_len(const unsigned char *s, size_t n) {
+    if (n == 0) {
+        return 0;
+    }
     if (s[0] < 0x80) {
-        if (s[0] >= 0x20 && s[0] != 0x7f) {
-            return 1;
-        }
-        return multiline && (s[0] == '\n' || s[0] == '\t') ? 1 : 0;
+        return 1;
     }
     size_t len = 0;
     unsigned int min = 0;
@@ -46,6 +43,16 @@ size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
         return 0;
     }
     return len;
+}
+
+size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
+    if (n > 0 && s[0] < 0x80) {
+        if (s[0] >= 0x20 && s[0] != 0x7f) {
+            return 1;
+        }
+        return multiline && (s[0] == '\n' || s[0] == '\t') ? 1 : 0;
+    }
+    return device_utf8_seq_len(s, n);
 }
 
 /* Quote a string into buf: at most 32 characters and never more than fits,

@@ -17,6 +17,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "modelgen.h"
+
 #include "ggml.h"
 #include "gguf.h"
 #include "pipit.h"
@@ -102,6 +104,56 @@ new_f32(struct ggml_context *tctx, const char *name, int64_t ne0, int64_t ne1) {
     return t;
 }
 
+/* ============================================================================ GGUF headers */
+
+struct gguf_context *
+modelgen_tokenizer_gguf(const char *vocab_path, int64_t *n_vocab, struct pipit_error *err) {
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *vocab = gguf_init_from_file(vocab_path, gp);
+    if (vocab == NULL) {
+        pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot read vocab GGUF: %s", vocab_path);
+        return NULL;
+    }
+    int64_t tok_key = gguf_find_key(vocab, "tokenizer.ggml.tokens");
+    if (tok_key < 0) {
+        gguf_free(vocab);
+        pipit_error_set(err, PIPIT_ERR_CORRUPT, "modelgen: no tokenizer.ggml.tokens in %s",
+                        vocab_path);
+        return NULL;
+    }
+    if (n_vocab != NULL) {
+        *n_vocab = (int64_t)gguf_get_arr_n(vocab, tok_key);
+    }
+    struct gguf_context *g = gguf_init_empty();
+    gguf_set_kv(g, vocab);
+    gguf_free(vocab);
+    for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
+        const char *key = gguf_get_key(g, i);
+        if (strncmp(key, "tokenizer.", 10) != 0) {
+            char name[256];
+            pipit_format(name, sizeof(name), "%s", key);
+            gguf_remove_key(g, name);
+        }
+    }
+    return g;
+}
+
+void modelgen_set_llama_kv(struct gguf_context *g, const struct modelgen_llama *h) {
+    gguf_set_val_str(g, "general.architecture", "llama");
+    gguf_set_val_str(g, "general.name", h->name);
+    gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
+    gguf_set_val_u32(g, "llama.context_length", (uint32_t)h->n_ctx_train);
+    gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)h->n_embd);
+    gguf_set_val_u32(g, "llama.block_count", (uint32_t)h->n_layer);
+    gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)h->n_ff);
+    gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)h->n_head);
+    gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)h->n_head_kv);
+    gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)(h->n_embd / h->n_head));
+    gguf_set_val_f32(g, "llama.rope.freq_base", h->rope_base);
+    gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", h->rms_eps);
+    gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)h->n_vocab);
+}
+
 /* ============================================================================
  * models */
 
@@ -140,48 +192,26 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
                                p->n_ctx_train);
     }
 
-    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
-    struct gguf_context *vocab = gguf_init_from_file(p->vocab_path, gp);
-    if (vocab == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot read vocab GGUF: %s",
-                               p->vocab_path);
-    }
-    int64_t tok_key = gguf_find_key(vocab, "tokenizer.ggml.tokens");
-    if (tok_key < 0) {
-        gguf_free(vocab);
-        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "modelgen: no tokenizer.ggml.tokens in %s",
-                               p->vocab_path);
-    }
-    int64_t n_vocab = (int64_t)gguf_get_arr_n(vocab, tok_key);
-
-    /* Copy the tokenizer.* keys only: the vocab file's general.* and arch keys
-     * must not leak. */
-    struct gguf_context *g = gguf_init_empty();
-    gguf_set_kv(g, vocab);
-    gguf_free(vocab);
-    for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
-        const char *key = gguf_get_key(g, i);
-        if (strncmp(key, "tokenizer.", 10) != 0) {
-            char name[256];
-            pipit_format(name, sizeof(name), "%s", key);
-            gguf_remove_key(g, name);
-        }
+    int64_t n_vocab = 0;
+    struct gguf_context *g = modelgen_tokenizer_gguf(p->vocab_path, &n_vocab, err);
+    if (g == NULL) {
+        return err != NULL ? err->status : PIPIT_ERR_IO;
     }
     const int32_t head_dim = p->n_embd / p->n_head;
     const int32_t n_embd_kv = head_dim * p->n_head_kv;
-    gguf_set_val_str(g, "general.architecture", "llama");
-    gguf_set_val_str(g, "general.name", "pipit-random");
-    gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
-    gguf_set_val_u32(g, "llama.context_length", (uint32_t)p->n_ctx_train);
-    gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)p->n_embd);
-    gguf_set_val_u32(g, "llama.block_count", (uint32_t)p->n_layer);
-    gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)p->n_ff);
-    gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)p->n_head);
-    gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)p->n_head_kv);
-    gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)head_dim);
-    gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
-    gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)n_vocab);
+    struct modelgen_llama h = {
+        .name = "pipit-random",
+        .n_ctx_train = p->n_ctx_train,
+        .n_embd = p->n_embd,
+        .n_layer = p->n_layer,
+        .n_ff = p->n_ff,
+        .n_head = p->n_head,
+        .n_head_kv = p->n_head_kv,
+        .n_vocab = n_vocab,
+        .rope_base = 10000.0f,
+        .rms_eps = 1e-5f,
+    };
+    modelgen_set_llama_kv(g, &h);
 
     int64_t per_layer = 2LL * p->n_embd + 2LL * p->n_embd * p->n_embd +
                         2LL * p->n_embd * n_embd_kv + 3LL * p->n_embd * p->n_ff;

@@ -32,6 +32,7 @@
 #include "ggml-opt.h"
 #include "ggml.h"
 #include "gguf.h"
+#include "modelgen.h"
 #include "status.h"
 
 #include <math.h>
@@ -227,37 +228,23 @@ static enum pipit_status model_write(const struct model *m,
                                      int64_t step,
                                      const char *path,
                                      struct pipit_error *err) {
-    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
-    struct gguf_context *vocab = gguf_init_from_file(p->vocab_path, gp);
-    if (vocab == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: cannot read vocab GGUF: %s",
-                               p->vocab_path);
+    struct gguf_context *g = modelgen_tokenizer_gguf(p->vocab_path, NULL, err);
+    if (g == NULL) {
+        return err != NULL ? err->status : PIPIT_ERR_CORRUPT;
     }
-    struct gguf_context *g = gguf_init_empty();
-    gguf_set_kv(g, vocab);
-    gguf_free(vocab);
-    for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
-        const char *key = gguf_get_key(g, i);
-        if (strncmp(key, "tokenizer.", 10) != 0) {
-            char name[256];
-            pipit_format(name, sizeof(name), "%s", key);
-            gguf_remove_key(g, name);
-        }
-    }
-    const int32_t hd = m->n_embd / m->n_head;
-    gguf_set_val_str(g, "general.architecture", "llama");
-    gguf_set_val_str(g, "general.name", "pipit-camera");
-    gguf_set_val_u32(g, "general.file_type", 0);
-    gguf_set_val_u32(g, "llama.context_length", (uint32_t)n_ctx_train);
-    gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)m->n_embd);
-    gguf_set_val_u32(g, "llama.block_count", (uint32_t)m->n_layer);
-    gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)m->n_ff);
-    gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)m->n_head);
-    gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)m->n_head);
-    gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)hd);
-    gguf_set_val_f32(g, "llama.rope.freq_base", ROPE_BASE);
-    gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", RMS_EPS);
-    gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)m->n_vocab);
+    struct modelgen_llama h = {
+        .name = "pipit-camera",
+        .n_ctx_train = n_ctx_train,
+        .n_embd = m->n_embd,
+        .n_layer = m->n_layer,
+        .n_ff = m->n_ff,
+        .n_head = m->n_head,
+        .n_head_kv = m->n_head,
+        .n_vocab = m->n_vocab,
+        .rope_base = ROPE_BASE,
+        .rms_eps = RMS_EPS,
+    };
+    modelgen_set_llama_kv(g, &h);
     gguf_set_val_str(g, "pipit.prompt.system", p->system);
     gguf_set_val_str(g, "pipit.prompt.tools", "none");
     gguf_set_val_u32(g, "pipit.train.step", (uint32_t)step);
