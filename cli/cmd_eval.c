@@ -41,6 +41,7 @@ static void usage(FILE *out) {
             "  --limit N         only the first N scenarios\n"
             "  --misses N        print the first N misses per configuration to stderr\n"
             "  --check           only check the scenarios against the devices (no model)\n"
+            "  --fast-grammar    constrain with pipit's own decoder instead of llama.cpp's GBNF\n"
             "Exit codes: 0 the run completed (and passed --min-f1), 1 failed, 2 usage.\n",
             PIPIT_DEFAULT_MODEL);
 }
@@ -56,6 +57,7 @@ struct eval_cli {
     double min_f1;
     long threads, n_ctx, limit, misses;
     bool check_only;
+    bool fast_grammar; /* pipit's own constrained decoder for every config */
 };
 
 static void progress(const char *config,
@@ -102,6 +104,10 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
         }
         if (strcmp(argv[i], "--check") == 0) {
             o->check_only = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--fast-grammar") == 0) {
+            o->fast_grammar = true;
             continue;
         }
         const char *cfg = NULL;
@@ -289,6 +295,7 @@ int cmd_eval(int argc, char **argv) {
     if (rc == CLI_EXIT_OK && !o.check_only) {
         struct pipit_eval_params ep = pipit_eval_default_params();
         ep.agent.n_threads = (int32_t)o.threads;
+        ep.agent.fast_grammar = o.fast_grammar;
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;
         ep.n_devices = n_devs;

@@ -1584,6 +1584,7 @@ struct pipit_fastgrammar_info {
     uint64_t automaton_bytes; /* memory of the automata */
     double t_index_ms;        /* time to build the vocabulary index */
     double t_compile_ms;      /* time compiling grammars (parse + NFA + start state) */
+    bool index_cached;        /* the vocabulary index came from the on-disk cache */
 };
 
 void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,

@@ -11,13 +11,19 @@
  * - The trie holds every token with non-empty text that does not end generation; EOG tokens are
  *   allowed exactly in accepting states (as in llama.cpp's grammar sampler).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "fastgrammar.h"
 
+#include "log.h"
+#include "session.h"
 #include "status.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FG_MAX_NFA_STATES (4 * 1024 * 1024)
 #define FG_MAX_DFA_STATES (1024 * 1024)
@@ -97,7 +103,8 @@ void fg_index_free(struct fg_index *ix) {
     free(ix);
 }
 
-enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index **out) {
+/* Phase 1: every token's text (blob, off), the EOG tokens; tok_next all -1. */
+static enum pipit_status index_read(const struct pipit_model *model, struct fg_index **out) {
     *out = NULL;
     struct pipit_model_info info;
     pipit_model_get_info(model, &info);
@@ -112,8 +119,7 @@ enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index 
     ix->off = malloc(sizeof(int64_t) * (nv + 1));
     ix->eog = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
     ix->tok_next = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
-    struct piece_ref *refs = malloc(sizeof(*refs) * (nv > 0 ? nv : 1));
-    bool ok = ix->off != NULL && ix->eog != NULL && ix->tok_next != NULL && refs != NULL;
+    bool ok = ix->off != NULL && ix->eog != NULL && ix->tok_next != NULL;
     char buf[1024];
     for (size_t t = 0; ok && t < nv; t++) {
         ix->off[t] = (int64_t)blob_len;
@@ -132,9 +138,24 @@ enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index 
             blob_len += (size_t)n;
         }
     }
-    size_t n_refs = 0;
     if (ok) {
         ix->off[nv] = (int64_t)blob_len;
+    }
+    if (!ok) {
+        fg_index_free(ix);
+        return PIPIT_ERR_NOMEM;
+    }
+    *out = ix;
+    return PIPIT_OK;
+}
+
+/* Phase 2: the trie over the pieces index_read() collected. */
+static bool index_build_trie(struct fg_index *ix) {
+    size_t nv = (size_t)ix->n_vocab;
+    struct piece_ref *refs = malloc(sizeof(*refs) * (nv > 0 ? nv : 1));
+    bool ok = refs != NULL;
+    size_t n_refs = 0;
+    if (ok) {
         for (size_t t = 0; t < nv; t++) {
             int32_t n = (int32_t)(ix->off[t + 1] - ix->off[t]);
             if (n > 0) {
@@ -211,12 +232,322 @@ enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index 
     }
     free(last_child);
     free(refs);
+    return ok;
+}
+
+/* ============================================================================ on-disk cache */
+
+/* The file of one vocabulary's trie: <dir>/vocab-<key>.fgi, key = hash of FG_CACHE_VERSION,
+ * n_vocab, every piece (offsets and bytes) and the EOG tokens. Layout (native byte order; the
+ * endianness marker rejects a foreign one):
+ *   0 magic "PIPITFGI", 8 u32 version, 12 u32 0x01020304, 16 u64 key, 24 i32 n_vocab,
+ *   28 i32 n_nodes, 32 u64 payload bytes, 40 u64 payload checksum, 48 u64 header checksum
+ *   (bytes 0..47), 56 zero;
+ *   payload: child, sibling, tok (i32 x n_nodes each), tok_next (i32 x n_vocab), byte
+ *   (u8 x n_nodes).
+ * A file is trusted for nothing: any mismatch, and any trie that is not a tree of the right
+ * shape (indices in range, children and siblings after their node, depth <= 1024, every node
+ * reached once, every token listed at most once), means "rebuild". */
+#define FG_CACHE_MAGIC   "PIPITFGI"
+#define FG_CACHE_VERSION 1u
+#define FG_CACHE_HEAD    64
+
+/* A word-at-a-time 64-bit hash (FNV-1a bytewise is ~8x slower on the 8 MB payload). */
+static uint64_t hash_words(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, n - i);
+    h = (h ^ w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+static uint64_t index_key(const struct fg_index *ix) {
+    size_t nv = (size_t)ix->n_vocab;
+    uint32_t head[2] = {FG_CACHE_VERSION, (uint32_t)ix->n_vocab};
+    uint64_t h = session_fnv1a(SESSION_FNV_OFFSET, head, sizeof(head));
+    h = hash_words(h, ix->off, sizeof(int64_t) * (nv + 1));
+    if (ix->off[nv] > 0) {
+        h = hash_words(h, ix->blob, (size_t)ix->off[nv]);
+    }
+    return hash_words(h, ix->eog, sizeof(int32_t) * (size_t)ix->n_eog);
+}
+
+static uint64_t payload_sum(const struct fg_index *ix) {
+    size_t nn = (size_t)ix->n_nodes, nv = (size_t)ix->n_vocab;
+    uint64_t h = SESSION_FNV_OFFSET;
+    h = hash_words(h, ix->child, nn * sizeof(int32_t));
+    h = hash_words(h, ix->sibling, nn * sizeof(int32_t));
+    h = hash_words(h, ix->tok, nn * sizeof(int32_t));
+    h = hash_words(h, ix->tok_next, nv * sizeof(int32_t));
+    return hash_words(h, ix->byte, nn);
+}
+
+static bool cache_path(char *buf, size_t cap, const char *dir, uint64_t key) {
+    int n = snprintf(buf, cap, "%s/vocab-%016llx.fgi", dir, (unsigned long long)key);
+    return n > 0 && (size_t)n < cap;
+}
+
+static bool mkdir_p(char *path) {
+    for (char *p = path + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            int r = mkdir(path, 0755);
+            int e = errno;
+            *p = c;
+            if (r != 0 && e != EEXIST) {
+                return false;
+            }
+            if (c == '\0') {
+                break;
+            }
+        }
+    }
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && access(path, W_OK | X_OK) == 0;
+}
+
+bool fg_cache_dir(char *buf, size_t cap) {
+    const char *env = getenv("PIPIT_CACHE");
+    int n;
+    if (env != NULL) {
+        if (env[0] == '\0' || strcmp(env, "off") == 0) {
+            return false;
+        }
+        n = snprintf(buf, cap, "%s/masks", env);
+    } else {
+        const char *home = getenv("HOME");
+        if (home == NULL || home[0] == '\0') {
+            pipit_log(PIPIT_LOG_DEBUG, "fastgrammar: no HOME and no PIPIT_CACHE: no mask cache");
+            return false;
+        }
+        n = snprintf(buf, cap, "%s/.cache/pipit/masks", home);
+    }
+    if (n <= 0 || (size_t)n >= cap) {
+        return false;
+    }
+    if (!mkdir_p(buf)) {
+        pipit_log(PIPIT_LOG_DEBUG, "fastgrammar: mask cache %s not writable (%s): disabled", buf,
+                  strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* The trie is a tree of the shape index_build_trie() makes (see above). */
+static bool trie_valid(const struct fg_index *ix) {
+    int32_t nn = ix->n_nodes, nv = ix->n_vocab;
+    int16_t *depth = malloc(sizeof(int16_t) * (size_t)nn);
+    uint8_t *listed = calloc((size_t)nv + 1, 1);
+    bool ok = depth != NULL && listed != NULL && ix->tok[0] == -1 && ix->sibling[0] == -1;
+    for (int32_t i = 0; ok && i < nn; i++) {
+        depth[i] = (int16_t)(i == 0 ? 0 : -1);
+    }
+    for (int32_t i = 0; ok && i < nn; i++) {
+        if (depth[i] < 0) {
+            ok = false; /* not reached from the root */
+            break;
+        }
+        int32_t c = ix->child[i], s = ix->sibling[i];
+        if ((c != -1 && (c <= i || c >= nn)) || (s != -1 && (s <= i || s >= nn))) {
+            ok = false;
+            break;
+        }
+        if (c >= 0) {
+            if (depth[i] >= 1024 || depth[c] >= 0) {
+                ok = false;
+                break;
+            }
+            depth[c] = (int16_t)(depth[i] + 1);
+        }
+        if (s >= 0) {
+            if (depth[s] >= 0) {
+                ok = false;
+                break;
+            }
+            depth[s] = depth[i];
+        }
+        for (int32_t t = ix->tok[i]; ok && t != -1; t = ix->tok_next[t]) {
+            ok = t >= 0 && t < nv && !listed[t];
+            if (ok) {
+                listed[t] = 1;
+                int32_t u = ix->tok_next[t];
+                ok = u == -1 || (u > t && u < nv);
+            }
+        }
+    }
+    for (int32_t t = 0; ok && t < nv; t++) {
+        int32_t u = ix->tok_next[t];
+        ok = listed[t] || u == -1; /* a token outside every list links nowhere */
+    }
+    free(depth);
+    free(listed);
+    return ok;
+}
+
+static bool read_exact(FILE *f, void *p, size_t n) {
+    return n == 0 || fread(p, 1, n, f) == n;
+}
+
+/* Load the trie of `ix` (pieces read, key computed) from `path`; false (ix unchanged) on
+ * any problem. */
+static bool cache_load(struct fg_index *ix, const char *path, uint64_t key) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return false;
+    }
+    uint8_t head[FG_CACHE_HEAD];
+    bool ok = read_exact(f, head, sizeof(head));
+    uint32_t version = 0, endian = 0;
+    uint64_t fkey = 0, payload = 0, psum = 0, hsum = 0;
+    int32_t nv = 0, nn = 0;
+    if (ok) {
+        memcpy(&version, head + 8, 4);
+        memcpy(&endian, head + 12, 4);
+        memcpy(&fkey, head + 16, 8);
+        memcpy(&nv, head + 24, 4);
+        memcpy(&nn, head + 28, 4);
+        memcpy(&payload, head + 32, 8);
+        memcpy(&psum, head + 40, 8);
+        memcpy(&hsum, head + 48, 8);
+        uint64_t max_nodes = (uint64_t)ix->off[ix->n_vocab] + 1;
+        ok = memcmp(head, FG_CACHE_MAGIC, 8) == 0 && version == FG_CACHE_VERSION &&
+             endian == 0x01020304u && fkey == key && nv == ix->n_vocab && nn >= 1 &&
+             (uint64_t)nn <= max_nodes && payload == (uint64_t)nn * 13u + (uint64_t)nv * 4u &&
+             hsum == hash_words(SESSION_FNV_OFFSET, head, 48) &&
+             memcmp(head + 56, "\0\0\0\0\0\0\0\0", 8) == 0;
+    }
+    int32_t *child = NULL, *sibling = NULL, *tok = NULL, *tok_next = NULL;
+    uint8_t *byte = NULL;
+    if (ok) {
+        size_t n = (size_t)nn;
+        child = malloc(sizeof(int32_t) * n);
+        sibling = malloc(sizeof(int32_t) * n);
+        tok = malloc(sizeof(int32_t) * n);
+        tok_next = malloc(sizeof(int32_t) * (nv > 0 ? (size_t)nv : 1));
+        byte = malloc(n);
+        ok = child != NULL && sibling != NULL && tok != NULL && tok_next != NULL && byte != NULL &&
+             read_exact(f, child, sizeof(int32_t) * n) &&
+             read_exact(f, sibling, sizeof(int32_t) * n) &&
+             read_exact(f, tok, sizeof(int32_t) * n) &&
+             read_exact(f, tok_next, sizeof(int32_t) * (size_t)nv) && read_exact(f, byte, n) &&
+             fgetc(f) == EOF;
+    }
+    fclose(f);
+    if (ok) {
+        struct fg_index probe = *ix;
+        probe.n_nodes = nn;
+        probe.child = child;
+        probe.sibling = sibling;
+        probe.tok = tok;
+        probe.tok_next = tok_next;
+        probe.byte = byte;
+        ok = payload_sum(&probe) == psum && trie_valid(&probe);
+    }
     if (!ok) {
+        free(child);
+        free(sibling);
+        free(tok);
+        free(tok_next);
+        free(byte);
+        return false;
+    }
+    free(ix->tok_next);
+    ix->n_nodes = nn;
+    ix->child = child;
+    ix->sibling = sibling;
+    ix->tok = tok;
+    ix->tok_next = tok_next;
+    ix->byte = byte;
+    return true;
+}
+
+/* Write the trie of `ix` to `path` atomically (a private temp file, then rename). */
+static bool cache_store(const struct fg_index *ix, const char *path, uint64_t key) {
+    char tmp[4200];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+        return false;
+    }
+    size_t nn = (size_t)ix->n_nodes, nv = (size_t)ix->n_vocab;
+    uint8_t head[FG_CACHE_HEAD];
+    memset(head, 0, sizeof(head));
+    uint32_t version = FG_CACHE_VERSION, endian = 0x01020304u;
+    uint64_t payload = (uint64_t)nn * 13u + (uint64_t)nv * 4u, psum = payload_sum(ix);
+    memcpy(head, FG_CACHE_MAGIC, 8);
+    memcpy(head + 8, &version, 4);
+    memcpy(head + 12, &endian, 4);
+    memcpy(head + 16, &key, 8);
+    memcpy(head + 24, &ix->n_vocab, 4);
+    memcpy(head + 28, &ix->n_nodes, 4);
+    memcpy(head + 32, &payload, 8);
+    memcpy(head + 40, &psum, 8);
+    uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 48);
+    memcpy(head + 48, &hsum, 8);
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        return false;
+    }
+    bool ok = fwrite(head, 1, sizeof(head), f) == sizeof(head) &&
+              fwrite(ix->child, sizeof(int32_t), nn, f) == nn &&
+              fwrite(ix->sibling, sizeof(int32_t), nn, f) == nn &&
+              fwrite(ix->tok, sizeof(int32_t), nn, f) == nn &&
+              fwrite(ix->tok_next, sizeof(int32_t), nv, f) == nv &&
+              fwrite(ix->byte, 1, nn, f) == nn;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return false;
+    }
+    return true;
+}
+
+enum pipit_status fg_index_new_cached(const struct pipit_model *model,
+                                      const char *cache_dir,
+                                      bool *from_cache,
+                                      struct fg_index **out) {
+    if (from_cache != NULL) {
+        *from_cache = false;
+    }
+    struct fg_index *ix = NULL;
+    enum pipit_status st = index_read(model, &ix);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    char path[4096];
+    uint64_t key = 0;
+    bool cached = cache_dir != NULL;
+    if (cached) {
+        key = index_key(ix);
+        cached = cache_path(path, sizeof(path), cache_dir, key);
+    }
+    if (cached && cache_load(ix, path, key)) {
+        if (from_cache != NULL) {
+            *from_cache = true;
+        }
+        *out = ix;
+        return PIPIT_OK;
+    }
+    if (!index_build_trie(ix)) {
         fg_index_free(ix);
         return PIPIT_ERR_NOMEM;
     }
+    if (cached && !cache_store(ix, path, key)) {
+        pipit_log(PIPIT_LOG_DEBUG, "fastgrammar: cannot write the mask cache %s", path);
+    }
     *out = ix;
     return PIPIT_OK;
+}
+
+enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index **out) {
+    return fg_index_new_cached(model, NULL, NULL, out);
 }
 
 int32_t fg_index_n_vocab(const struct fg_index *ix) {
@@ -1304,6 +1635,7 @@ struct pipit_fastgrammar {
     struct fg_entry *entries;
     size_t n_entries, cap_entries;
     double t_index_ms, t_compile_ms;
+    bool index_cached; /* the trie came from the on-disk cache */
 };
 
 static uint64_t hash_text(const char *s) {
@@ -1328,7 +1660,10 @@ enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
     }
     fg->model = model;
     double t0 = pipit_now_ms();
-    enum pipit_status st = fg_index_new(model, &fg->ix);
+    char dir[4096];
+    bool use_cache = fg_cache_dir(dir, sizeof(dir));
+    enum pipit_status st =
+        fg_index_new_cached(model, use_cache ? dir : NULL, &fg->index_cached, &fg->ix);
     fg->t_index_ms = pipit_now_ms() - t0;
     if (st != PIPIT_OK) {
         free(fg);
@@ -1456,6 +1791,7 @@ void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,
     info->index_bytes = fg_index_bytes(fg->ix);
     info->t_index_ms = fg->t_index_ms;
     info->t_compile_ms = fg->t_compile_ms;
+    info->index_cached = fg->index_cached;
     for (size_t i = 0; i < fg->n_entries; i++) {
         if (fg->entries[i].a == NULL) {
             info->n_unsupported++;

@@ -36,6 +36,17 @@ struct fg_automaton;
 
 /* Read the vocabulary of `model` (borrowed; must outlive the index). */
 enum pipit_status fg_index_new(const struct pipit_model *model, struct fg_index **out);
+/* fg_index_new() with the on-disk cache in `cache_dir` (NULL: none): the trie is loaded from
+ * there when a valid file for this exact vocabulary exists, else built and written (atomically;
+ * a failed write is only logged). *from_cache (may be NULL) says which happened. */
+enum pipit_status fg_index_new_cached(const struct pipit_model *model,
+                                      const char *cache_dir,
+                                      bool *from_cache,
+                                      struct fg_index **out);
+/* The mask cache directory: $PIPIT_CACHE/masks, else ~/.cache/pipit/masks (created). False
+ * when the cache is off: PIPIT_CACHE empty or "off", no HOME, or the directory cannot be
+ * created or written (logged at debug level). */
+bool fg_cache_dir(char *buf, size_t cap);
 void fg_index_free(struct fg_index *ix);
 int32_t fg_index_n_vocab(const struct fg_index *ix);
 /* The text of `token` (borrowed), *n its length; NULL for tokens without text. */

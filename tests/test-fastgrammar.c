@@ -11,9 +11,14 @@
  *                                (32K llama-spm, 151K qwen2) with jump-forward: every call parses
  *                                and validates (PIPIT_PROPERTY_SEEDS overrides the count)
  */
+#define _POSIX_C_SOURCE 200809L
+#include "fastgrammar.h"
 #include "status.h"
 #include "testutil.h"
 #include "toolspec.h"
+
+#include <dirent.h>
+#include <unistd.h>
 
 static const char *PACKS[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
                               PIPIT_SOURCE_DIR "/tools/phone.json"};
@@ -660,18 +665,220 @@ static void test_property_qwen2(void **state) {
     property(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, property_seeds() / 4);
 }
 
+/* ============================================================================ on-disk cache */
+
+static char cache_root[256];
+
+/* A cache file under cache_root (its path into buf); false when there is none. */
+static bool cache_file(char *buf, size_t cap) {
+    char dir[300];
+    snprintf(dir, sizeof(dir), "%s/masks", cache_root);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        return false;
+    }
+    bool found = false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".fgi") == 0) {
+            snprintf(buf, cap, "%s/%s", dir, e->d_name);
+            found = true;
+            break;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static void cache_clear(void) {
+    char path[600];
+    while (cache_file(path, sizeof(path))) {
+        assert_int_equal(unlink(path), 0);
+    }
+}
+
+static struct pipit_fastgrammar *fg_open(struct pipit_model *m, bool cached, double *ms) {
+    struct pipit_fastgrammar *fg = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
+    struct pipit_fastgrammar_info info;
+    pipit_fastgrammar_get_info(fg, &info);
+    assert_int_equal(info.index_cached, cached);
+    if (ms != NULL) {
+        *ms = info.t_index_ms;
+    }
+    return fg;
+}
+
+/* Every state of `gram`'s automaton allows the same tokens (listed, all) and leads to the same
+ * states in `a` and `b`. */
+static void
+same_automata(struct pipit_fastgrammar *a, struct pipit_fastgrammar *b, const char *gram) {
+    struct fg_automaton *x = NULL, *y = NULL;
+    assert_int_equal(fg_lookup(a, gram, &x, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(b, gram, &y, NULL, 0), PIPIT_OK);
+    int32_t nx = fg_automaton_precompute(x, 100000), ny = fg_automaton_precompute(y, 100000);
+    assert_int_equal(nx, ny);
+    int32_t nv = fg_index_n_vocab(fg_index_of(a));
+    assert_int_equal(nv, fg_index_n_vocab(fg_index_of(b)));
+    int32_t *ax = malloc(sizeof(int32_t) * (size_t)nv), *ay = malloc(sizeof(int32_t) * (size_t)nv);
+    assert_non_null(ax);
+    assert_non_null(ay);
+    for (int32_t s = 0; s < nx; s++) {
+        const int32_t *lx = NULL, *ly = NULL;
+        int32_t cx = fg_allowed(x, s, &lx);
+        int32_t cy = fg_allowed(y, s, &ly);
+        assert_int_equal(cx, cy);
+        if (cx > 0) {
+            assert_memory_equal(lx, ly, sizeof(int32_t) * (size_t)cx);
+        }
+        cx = fg_allowed_all(x, s, ax);
+        cy = fg_allowed_all(y, s, ay);
+        assert_int_equal(cx, cy);
+        if (cx > 0) {
+            assert_memory_equal(ax, ay, sizeof(int32_t) * (size_t)cx);
+        }
+        for (int32_t k = 0; k < cx; k += 97) {
+            assert_int_equal(fg_step_token(x, s, ax[k]), fg_step_token(y, s, ax[k]));
+        }
+    }
+    free(ax);
+    free(ay);
+}
+
+static void mangle(const char *path, long at, bool truncate_it) {
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    if (truncate_it) {
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        long n = ftell(f);
+        fclose(f);
+        assert_int_equal(truncate(path, n / 2), 0);
+        return;
+    }
+    assert_int_equal(fseek(f, at, at < 0 ? SEEK_END : SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_true(c != EOF);
+    assert_int_equal(fseek(f, -1, SEEK_CUR), 0);
+    fputc(c ^ 0x5a, f);
+    fclose(f);
+}
+
+/* The second init loads the trie from the cache and behaves exactly like the first (same
+ * allowed sets and transitions in every state, same greedy decode); damaged files are ignored
+ * and rewritten; a cache that cannot be written leaves everything working. */
+static void cache_check(const char *model_path, enum pipit_call_syntax syn) {
+    struct rig r;
+    rig_init(&r, model_path, "User: take a photo\nAssistant:");
+    struct pipit_toolset *ts = load_pack(PACKS[0]);
+    struct pipit_grammar *g = compile(ts, syn, 12);
+    const char *gram = pipit_grammar_call(g);
+    cache_clear();
+    double cold = 0, warm = 0;
+    struct pipit_fastgrammar *a = fg_open(r.m, false, &cold);
+    char path[600];
+    assert_true(cache_file(path, sizeof(path)));
+    struct pipit_fastgrammar *b = fg_open(r.m, true, &warm);
+    for (int i = 0; i < 4; i++) { /* best of 5 for the record */
+        double ms = 0;
+        pipit_fastgrammar_free(fg_open(r.m, true, &ms));
+        warm = ms < warm ? ms : warm;
+    }
+    same_automata(a, b, gram);
+    int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], na, nb;
+    struct pipit_sampler_params sa = sampling(gram, a, 0.0f, 1);
+    struct pipit_sampler_params sb = sampling(gram, b, 0.0f, 1);
+    struct decode_stats da = {0}, db = {0};
+    char *xa = decode(r.m, r.ctx, r.prompt + r.np - 1, &sa, true, ta, &na, &da);
+    char *xb = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, true, tb, &nb, &db);
+    assert_string_equal(xa, xb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
+    free(xa);
+    free(xb);
+    pipit_fastgrammar_free(b);
+    struct pipit_fastgrammar_info info;
+    pipit_fastgrammar_get_info(a, &info);
+    print_message("%s: vocabulary index %d tokens: cold %.1f ms, warm %.1f ms (cache)\n",
+                  model_path, info.n_vocab, cold, warm);
+
+    /* damaged files: truncated, a flipped header byte, payload byte, last byte; each is
+     * ignored (rebuilt, identical behaviour) and replaced by a good file */
+    const long spots[] = {0, 8, 20, 30, 44, 50, 60, 64, 1000, -1};
+    for (size_t i = 0; i <= sizeof(spots) / sizeof(spots[0]); i++) {
+        mangle(path, i < sizeof(spots) / sizeof(spots[0]) ? spots[i] : 0,
+               i == sizeof(spots) / sizeof(spots[0]));
+        struct pipit_fastgrammar *c = fg_open(r.m, false, NULL);
+        same_automata(a, c, gram);
+        pipit_fastgrammar_free(c);
+        pipit_fastgrammar_free(fg_open(r.m, true, NULL));
+    }
+    /* cache off: PIPIT_CACHE=off, and a PIPIT_CACHE that cannot hold a directory */
+    char bad[300];
+    snprintf(bad, sizeof(bad), "%s/masks/%s", cache_root, "not-a-dir");
+    FILE *f = fopen(bad, "wb");
+    assert_non_null(f);
+    fclose(f);
+    const char *offs[] = {"off", "", bad};
+    for (size_t i = 0; i < 3; i++) {
+        setenv("PIPIT_CACHE", offs[i], 1);
+        struct pipit_fastgrammar *c = fg_open(r.m, false, NULL);
+        same_automata(a, c, gram);
+        pipit_fastgrammar_free(c);
+        pipit_fastgrammar_free(fg_open(r.m, false, NULL));
+    }
+    unlink(bad);
+    setenv("PIPIT_CACHE", cache_root, 1);
+    pipit_fastgrammar_free(a);
+    pipit_grammar_free(g);
+    pipit_toolset_free(ts);
+    rig_free(&r);
+}
+
+static void test_cache_spm(void **state) {
+    (void)state;
+    cache_check(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT);
+}
+
+static void test_cache_qwen(void **state) {
+    (void)state;
+    cache_check(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
+}
+
+/* Every test runs against a private cache directory (removed at the end). */
+static int cache_setup(void **state) {
+    (void)state;
+    snprintf(cache_root, sizeof(cache_root), "/tmp/pipit-fgcache-XXXXXX");
+    if (mkdtemp(cache_root) == NULL) {
+        return -1;
+    }
+    return setenv("PIPIT_CACHE", cache_root, 1);
+}
+
+static int cache_teardown(void **state) {
+    (void)state;
+    cache_clear();
+    char dir[300];
+    snprintf(dir, sizeof(dir), "%s/masks", cache_root);
+    rmdir(dir);
+    rmdir(cache_root);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_malformed_utf8),      cmocka_unit_test(test_differential_pipit),
         cmocka_unit_test(test_differential_hermes), cmocka_unit_test(test_greedy_spm),
         cmocka_unit_test(test_greedy_qwen),         cmocka_unit_test(test_agent_fast),
+        cmocka_unit_test(test_cache_spm),           cmocka_unit_test(test_cache_qwen),
     };
     const struct CMUnitTest prop[] = {
         cmocka_unit_test(test_property_spm),
         cmocka_unit_test(test_property_qwen2),
     };
     if (argc > 1 && strcmp(argv[1], "--property") == 0) {
-        return cmocka_run_group_tests(prop, NULL, NULL);
+        return cmocka_run_group_tests(prop, cache_setup, cache_teardown);
     }
-    return cmocka_run_group_tests(model, NULL, NULL);
+    return cmocka_run_group_tests(model, cache_setup, cache_teardown);
 }
