@@ -217,3 +217,52 @@ void device_state_line(const struct device *dev, char *buf, size_t size) {
     }
     json_decref(state);
 }
+
+enum pipit_status device_call_begin(const char *device,
+                                    const void *self,
+                                    const char *tool,
+                                    const void *table,
+                                    size_t n,
+                                    size_t stride,
+                                    size_t *index,
+                                    const json_t **args,
+                                    json_t **owned,
+                                    struct device_result *r) {
+    char value[96];
+    *owned = NULL;
+    if (r == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    memset(r, 0, sizeof(*r));
+    if (self == NULL || tool == NULL) {
+        device_result_fail(r, "invalid_argument", "no %s or no tool name", device);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    const unsigned char *row = table;
+    size_t i = 0;
+    for (; i < n; i++) {
+        const char *name;
+        memcpy(&name, row + i * stride, sizeof(name)); /* each row starts with its name */
+        if (strcmp(name, tool) == 0) {
+            break;
+        }
+    }
+    if (i == n) {
+        device_describe_string(tool, value, sizeof(value));
+        device_result_fail(r, "unknown_tool", "the %s has no tool %s", device, value);
+        return PIPIT_ERR_UNKNOWN_TOOL;
+    }
+    *index = i;
+    if (*args == NULL) {
+        *owned = json_object();
+        if (*owned == NULL) {
+            return PIPIT_ERR_NOMEM;
+        }
+        *args = *owned;
+    } else if (!json_is_object(*args)) {
+        device_describe_json(*args, value, sizeof(value));
+        device_result_fail(r, "invalid_argument", "the arguments must be an object, got %s", value);
+        return PIPIT_ERR_INVALID_ARGS;
+    }
+    return PIPIT_OK;
+}

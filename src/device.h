@@ -117,6 +117,22 @@ size_t device_utf8_seq_len(const unsigned char *s, size_t n);
  * in `multiline` text. */
 size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline);
 
+/* The common start of every device's call(): checks its arguments, finds `tool` in `table`
+ * (`n` rows of `stride` bytes, each starting with its `const char *` name), and makes *args an
+ * object (a new empty one, returned in *owned for the caller to release, when it was NULL).
+ * On PIPIT_OK *index is the row; otherwise `r` says why (unknown_tool, invalid_argument) and
+ * the status is what call() returns. */
+enum pipit_status device_call_begin(const char *device,
+                                    const void *self,
+                                    const char *tool,
+                                    const void *table,
+                                    size_t n,
+                                    size_t stride,
+                                    size_t *index,
+                                    const json_t **args,
+                                    json_t **owned,
+                                    struct device_result *r);
+
 /* Destroy the device behind `dev` and zero `dev`. NULL or zeroed is a no-op. */
 void device_free(struct device *dev);
 

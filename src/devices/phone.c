@@ -2714,39 +2714,15 @@ static const struct phone_tool TOOLS[] = {
 static enum pipit_status
 phone_call(void *self, const char *tool, const json_t *args, struct device_result *r) {
     struct phone *ph = self;
-    char value[96];
-    if (r == NULL) {
-        return PIPIT_ERR_INVALID_ARG;
-    }
-    memset(r, 0, sizeof(*r));
-    if (ph == NULL || tool == NULL) {
-        device_result_fail(r, "invalid_argument", "no phone or no tool name");
-        return PIPIT_ERR_INVALID_ARG;
-    }
-    const struct phone_tool *t = NULL;
-    for (size_t i = 0; i < sizeof(TOOLS) / sizeof(TOOLS[0]); i++) {
-        if (strcmp(TOOLS[i].name, tool) == 0) {
-            t = &TOOLS[i];
-            break;
-        }
-    }
-    if (t == NULL) {
-        device_describe_string(tool, value, sizeof(value));
-        device_result_fail(r, "unknown_tool", "the phone has no tool %s", value);
-        return PIPIT_ERR_UNKNOWN_TOOL;
-    }
+    size_t index = 0;
     json_t *empty = NULL;
-    if (args == NULL) {
-        empty = json_object();
-        if (empty == NULL) {
-            return PIPIT_ERR_NOMEM;
-        }
-        args = empty;
-    } else if (!json_is_object(args)) {
-        device_describe_json(args, value, sizeof(value));
-        device_result_fail(r, "invalid_argument", "the arguments must be an object, got %s", value);
-        return PIPIT_ERR_INVALID_ARGS;
+    enum pipit_status st =
+        device_call_begin("phone", ph, tool, TOOLS, sizeof(TOOLS) / sizeof(TOOLS[0]),
+                          sizeof(TOOLS[0]), &index, &args, &empty, r);
+    if (st != PIPIT_OK) {
+        return st;
     }
+    const struct phone_tool *t = &TOOLS[index];
     struct phone_call c = {.s = &ph->state, .args = args, .r = r, .data = NULL};
     enum outcome o = t->run(&c);
     json_decref(empty);
