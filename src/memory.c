@@ -357,6 +357,14 @@ enum pipit_status memory_record_call(struct memory *m,
     } else {
         m->turn_failed = true;
         strbuf_printf(&b, "tool_error: %s %s", tool, code != NULL ? code : "failed");
+        /* the same error is already pinned: saying it again adds tokens, not facts */
+        for (size_t i = 0; !b.failed && i < m->n; i++) {
+            if (m->lines[i].kind == MEM_ERROR && m->lines[i].pinned &&
+                strcmp(m->lines[i].text, b.data) == 0) {
+                strbuf_free(&b);
+                return PIPIT_OK;
+            }
+        }
     }
     if (b.failed) {
         strbuf_free(&b);

@@ -126,6 +126,36 @@ static void test_trim_keeps_pinned(void **state) {
     memory_free(&m);
 }
 
+/* A failure already pinned is not written again; once resolved, a new failure is. */
+static void test_error_not_repeated(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    for (int i = 0; i < 3; i++) {
+        memory_begin_turn(&m, "ask the cloud");
+        memory_record_call(&m, "process_with_cloud_llm", "{}", false, "cloud_not_configured", "{}",
+                           NULL, false);
+        memory_end_turn(&m);
+    }
+    char *text = memory_text(&m);
+    const char *line = "tool_error: process_with_cloud_llm cloud_not_configured\n";
+    const char *first = strstr(text, line);
+    assert_non_null(first);
+    assert_null(strstr(first + 1, line));
+    free(text);
+    memory_begin_turn(&m, "ask again");
+    memory_record_call(&m, "process_with_cloud_llm", "{}", true, "", "{\"summary\":\"Yes.\"}", NULL,
+                       false);
+    memory_record_call(&m, "process_with_cloud_llm", "{}", false, "cloud_not_configured", "{}",
+                       NULL, false);
+    text = memory_text(&m);
+    first = strstr(text, line);
+    assert_non_null(first);
+    assert_non_null(strstr(first + 1, line)); /* the old one was resolved: this is news */
+    free(text);
+    memory_free(&m);
+}
+
 static void test_full_history_and_tracker(void **state) {
     (void)state;
     struct memory m;
@@ -189,7 +219,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cso_lines),         cmocka_unit_test(test_cso_rules),
         cmocka_unit_test(test_trim_keeps_pinned), cmocka_unit_test(test_full_history_and_tracker),
-        cmocka_unit_test(test_lines_are_bounded),
+        cmocka_unit_test(test_lines_are_bounded), cmocka_unit_test(test_error_not_repeated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
