@@ -159,6 +159,48 @@ static void test_datagen_relative(void **state) {
     pipit_dataset_free(ds);
 }
 
+/* Chat never calls a tool; questions about the camera are answered from the state line;
+ * memory lines repeat no pinned error (the agent writes each once). */
+static void test_datagen_chat_and_memory(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(5, 30000, 10);
+    int chat = 0, status = 0, with_memory = 0;
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        if (strcmp(ex.category, "chat") == 0) {
+            assert_null(strstr(ex.output, "<call>"));
+            chat++;
+        }
+        char want[64];
+        if (strncmp(ex.output, "The flash is ", 13) == 0) {
+            snprintf(want, sizeof(want), "flash=%.*s", (int)(strlen(ex.output) - 14),
+                     ex.output + 13);
+            assert_non_null(strstr(ex.state, want));
+            status++;
+        } else if (strncmp(ex.output, "The zoom is ", 12) == 0) {
+            snprintf(want, sizeof(want), "zoom=%.*s ", (int)(strlen(ex.output) - 14),
+                     ex.output + 12);
+            assert_true(strncmp(ex.state, want, strlen(want)) == 0);
+            status++;
+        }
+        if (ex.memory[0] != '\0') {
+            with_memory++;
+            for (const char *p = strstr(ex.memory, "tool_error: "); p != NULL;
+                 p = strstr(p + 1, "tool_error: ")) {
+                size_t len = (size_t)(strchr(p, '\n') - p) + 1;
+                char line[160];
+                snprintf(line, sizeof(line), "%.*s", (int)len, p);
+                assert_null(strstr(p + len, line));
+            }
+        }
+    }
+    assert_true(chat > 2000);
+    assert_true(status > 80);                                /* flash and zoom of the six keys */
+    assert_true(with_memory > 12000 && with_memory < 24000); /* about 60% */
+    pipit_dataset_free(ds);
+}
+
 /* The validation split shares no phrasing template with training. */
 static void test_heldout_by_template(void **state) {
     (void)state;
@@ -512,9 +554,10 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_datagen_deterministic), cmocka_unit_test(test_datagen_bad_params),
-        cmocka_unit_test(test_datagen_covers_tools),  cmocka_unit_test(test_datagen_relative),
-        cmocka_unit_test(test_heldout_by_template),   cmocka_unit_test(test_prompt_format),
+        cmocka_unit_test(test_datagen_deterministic),   cmocka_unit_test(test_datagen_bad_params),
+        cmocka_unit_test(test_datagen_covers_tools),    cmocka_unit_test(test_datagen_relative),
+        cmocka_unit_test(test_heldout_by_template),     cmocka_unit_test(test_prompt_format),
+        cmocka_unit_test(test_datagen_chat_and_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,7 +94,9 @@ struct gen {
     uint64_t rng;
     struct cam_state st;
     char state_line[128];
-    char memory[512]; /* CSO lines of earlier turns, each ending in '\n' */
+    char memory[768];    /* CSO lines of earlier turns, each ending in '\n' */
+    char recent[32][96]; /* the last utterances drawn: earlier turns' words for user_goal */
+    int n_recent;
 };
 
 static void new_memory(struct gen *g);
@@ -126,11 +128,21 @@ static void new_state(struct gen *g) {
  * (State-Tracker examples are not generated yet) but must not be thrown by them: half of the
  * examples carry 1..6 such lines. */
 
+static void memory_add_line(struct gen *g, const char *line) {
+    size_t o = strlen(g->memory), len = strlen(line);
+    if (o + len + 2 < sizeof(g->memory)) {
+        memcpy(g->memory + o, line, len);
+        g->memory[o + len] = '\n';
+        g->memory[o + len + 1] = '\0';
+    }
+}
+
 static void new_memory(struct gen *g) {
     static const char *const WB[] = {"auto", "daylight", "cloudy", "tungsten", "fluorescent"};
     static const char *const AR[] = {"4:3", "16:9", "1:1", "full"};
     static const char *const EV[] = {"-2", "-1", "-0.5", "0", "0.5", "1", "1.5", "2"};
-    static const char *const DONE[] = {"take_photo", "record_video", "adjust_zoom", "set_zoom"};
+    static const char *const DONE[] = {"take_photo",    "record_video", "adjust_zoom", "set_zoom",
+                                       "switch_camera", "set_flash",    "tap_to_focus"};
     static const char *const ERR[] = {
         "set_zoom zoom_out_of_range",
         "set_flash no_flash_on_front_camera",
@@ -140,6 +152,11 @@ static void new_memory(struct gen *g) {
         "tap_to_focus ae_af_locked",
         "set_flash flash_unavailable_while_recording",
         "process_with_cloud_llm cloud_not_configured",
+        "process_with_cloud_llm cloud_timeout",
+        "process_with_cloud_llm cloud_unavailable",
+        "take_photo permission_denied",
+        "record_video storage_full",
+        "adjust_zoom zoom_out_of_range",
     };
     static const char *const GOALS[] = {
         "zoom to 20x",
@@ -151,19 +168,28 @@ static void new_memory(struct gen *g) {
         "write a poem about the sea",
     };
     static const char *const CLOUD[] = {
-        "The capital of Japan is Tokyo.",     "Paris is the capital of France.",
-        "The sea is wide and blue.",          "12 times 4 is 48.",
+        "The capital of Japan is Tokyo.",
+        "Paris is the capital of France.",
+        "The sea is wide and blue.",
+        "12 times 4 is 48.",
         "Use a wide aperture for portraits.",
+        "Shoot fireworks on a tripod with a long exposure.",
+        "Golden hour light is soft and warm.",
+        "Bonjour means good morning.",
+        "The telephone was patented in 1876.",
+        "A haiku has three lines.",
+        "Keep the horizon level and use the rule of thirds.",
+        "Mount Everest is 8,849 metres tall.",
     };
     g->memory[0] = '\0';
-    if (train_rng_below(&g->rng, 2) == 0) {
+    if (train_rng_below(&g->rng, 5) < 2) {
         return;
     }
-    int n = 1 + (int)train_rng_below(&g->rng, 6);
-    size_t o = 0;
+    int n = 1 + (int)train_rng_below(&g->rng, 8);
+    bool error_said[N_OF(ERR)] = {false};
     for (int i = 0; i < n; i++) {
         char line[160];
-        switch (train_rng_below(&g->rng, 14)) {
+        switch (train_rng_below(&g->rng, 17)) {
             case 12:
                 pipit_format(line, sizeof(line), "scene_mode: %s", PICK(g, SCENES));
                 break;
@@ -207,24 +233,38 @@ static void new_memory(struct gen *g) {
             case 8:
                 pipit_format(line, sizeof(line), "done: %s", PICK(g, DONE));
                 break;
-            case 9:
-                pipit_format(line, sizeof(line), "tool_error: %s", PICK(g, ERR));
+            case 9: {
+                uint32_t e = train_rng_below(&g->rng, (uint32_t)N_OF(ERR));
+                if (error_said[e]) { /* the agent pins an error once */
+                    continue;
+                }
+                error_said[e] = true;
+                pipit_format(line, sizeof(line), "tool_error: %s", ERR[e]);
                 break;
+            }
             case 10:
-                pipit_format(line, sizeof(line), "user_goal: %s", PICK(g, GOALS));
+                /* a failed request of an earlier turn: any words at all, often a command */
+                if (g->n_recent > 0 && train_rng_below(&g->rng, 4) != 0) {
+                    int k = (int)train_rng_below(&g->rng,
+                                                 (uint32_t)(g->n_recent < 32 ? g->n_recent : 32));
+                    pipit_format(line, sizeof(line), "user_goal: %s", g->recent[k]);
+                } else {
+                    pipit_format(line, sizeof(line), "user_goal: %s", PICK(g, GOALS));
+                }
+                break;
+            case 14:
+                pipit_format(line, sizeof(line), "photos_taken: %d",
+                             1 + (int)train_rng_below(&g->rng, 12));
+                break;
+            case 15:
+                pipit_format(line, sizeof(line), "videos_recorded: %d",
+                             1 + (int)train_rng_below(&g->rng, 4));
                 break;
             default:
                 pipit_format(line, sizeof(line), "cloud: %s", PICK(g, CLOUD));
                 break;
         }
-        size_t len = strlen(line);
-        if (o + len + 2 >= sizeof(g->memory)) {
-            break;
-        }
-        memcpy(g->memory + o, line, len);
-        o += len;
-        g->memory[o++] = '\n';
-        g->memory[o] = '\0';
+        memory_add_line(g, line);
     }
 }
 
@@ -382,6 +422,21 @@ static const char *const T_PHOTO[] = {
     "a picture",
     "i want a photo",
     "make a photo",
+    "grab a still",
+    "take a still",
+    "capture a photo",
+    "get the shot",
+    "take it",
+    "shoot it",
+    "fire the shutter",
+    "take a quick photo",
+    "photograph this",
+    "get a snap",
+    "snap",
+    "photo please",
+    "take a photograph",
+    "quick picture",
+    "pic",
 };
 
 static bool
@@ -414,6 +469,11 @@ static const char *const T_REC_START[] = {
     "start taking a video",
     "a video",
     "video recording on",
+    "start shooting video",
+    "turn on recording",
+    "recording on",
+    "film now",
+    "begin filming",
 };
 
 static const char *const T_REC_STOP[] = {
@@ -431,6 +491,16 @@ static const char *const T_REC_STOP[] = {
     "video off",
     "wrap up the video",
     "done recording",
+    "quit recording",
+    "halt the recording",
+    "end filming",
+    "that's a wrap",
+    "stop shooting video",
+    "kill the recording",
+    "turn off recording",
+    "recording off",
+    "finish the video",
+    "stop the clip",
 };
 
 static bool fill_rec_start(struct gen *g,
@@ -523,18 +593,48 @@ static bool fill_zoom_set(struct gen *g,
 }
 
 static const char *const T_ZOOM_IN[] = {
-    "zoom in",          "zoom in a bit",    "zoom in a bit more", "zoom in more", "closer",
-    "get closer",       "a little closer",  "zoom closer",        "magnify",      "enlarge",
-    "bring it closer",  "zoom in a little", "more zoom",          "punch in",     "tighter",
-    "zoom in one step", "zoom in slightly", "can you get closer", "bigger",       "zoom in again",
+    "zoom in",          "zoom in a bit",    "zoom in a bit more",
+    "zoom in more",     "closer",           "get closer",
+    "a little closer",  "zoom closer",      "magnify",
+    "enlarge",          "bring it closer",  "zoom in a little",
+    "more zoom",        "punch in",         "tighter",
+    "zoom in one step", "zoom in slightly", "can you get closer",
+    "bigger",           "zoom in again",    "increase the zoom",
+    "raise the zoom",   "get in closer",    "more magnification",
+    "too far away",     "push in",          "zoom in some",
+    "step closer",
 };
 
 static const char *const T_ZOOM_OUT[] = {
-    "zoom out",  "zoom out a bit", "zoom out a bit more", "zoom out more",
-    "further",   "wider",          "a bit wider",         "back up a bit",
-    "less zoom", "pull back",      "zoom back out",       "zoom out a little",
-    "show more", "widen the shot", "step back",           "zoom out one step",
-    "too close", "smaller",        "zoom out again",      "zoom out slightly",
+    "zoom out",
+    "zoom out a bit",
+    "zoom out a bit more",
+    "zoom out more",
+    "further",
+    "wider",
+    "a bit wider",
+    "back up a bit",
+    "less zoom",
+    "pull back",
+    "zoom back out",
+    "zoom out a little",
+    "show more",
+    "widen the shot",
+    "step back",
+    "zoom out one step",
+    "too close",
+    "smaller",
+    "zoom out again",
+    "zoom out slightly",
+    "reduce the zoom",
+    "decrease the zoom",
+    "lower the zoom",
+    "not so close",
+    "pull out",
+    "back off a bit",
+    "too zoomed in",
+    "zoom out some",
+    "less magnification",
 };
 
 static bool fill_zoom_in(struct gen *g,
@@ -578,6 +678,14 @@ static const char *const T_FLASH_ON[] = {
     "it's too dark, use flash",
     "set flash to on",
     "with flash",
+    "turn the flash on",
+    "enable the flash",
+    "switch on the flash",
+    "the flash please",
+    "flash should be on",
+    "we need flash",
+    "light it up with the flash",
+    "flash on please",
 };
 
 static const char *const T_FLASH_OFF[] = {
@@ -595,6 +703,18 @@ static const char *const T_FLASH_OFF[] = {
     "stop the flash",
     "flash is too bright, turn it off",
     "never flash",
+    "turn the flash off",
+    "disable the flash",
+    "deactivate flash",
+    "shut off the flash",
+    "no more flash",
+    "lose the flash",
+    "flash should be off",
+    "get rid of the flash",
+    "never use the flash",
+    "stop using the flash",
+    "flash off please",
+    "switch off the flash",
 };
 
 static const char *const T_FLASH_AUTO[] = {
@@ -743,6 +863,12 @@ static const char *const T_LOCK[] = {
     "lock exposure and focus",
     "af lock",
     "lock the focus here",
+    "lock exposure",
+    "exposure lock",
+    "lock the af",
+    "lock ae and af",
+    "lock the settings",
+    "focus lock on",
 };
 
 static const char *const T_UNLOCK[] = {
@@ -758,6 +884,11 @@ static const char *const T_UNLOCK[] = {
     "unlock focus and exposure",
     "stop locking the focus",
     "ae lock off",
+    "unlock exposure",
+    "release the focus",
+    "exposure lock off",
+    "unlock the settings",
+    "let the focus move again",
 };
 
 static bool
@@ -825,16 +956,47 @@ static bool fill_exposure(struct gen *g,
 }
 
 static const char *const T_BRIGHTER[] = {
-    "make it brighter",        "brighter",       "brighten the image", "increase the exposure",
-    "more exposure",           "it's too dark",  "raise the exposure", "lighten it up",
-    "the picture is too dark", "boost exposure",
+    "make it brighter",
+    "brighter",
+    "brighten the image",
+    "increase the exposure",
+    "more exposure",
+    "it's too dark",
+    "raise the exposure",
+    "lighten it up",
+    "the picture is too dark",
+    "boost exposure",
+    "increase exposure",
+    "raise the brightness",
+    "more light",
+    "brighten it",
+    "too dark",
+    "up the exposure",
+    "it's too dim",
+    "the image is dark",
+    "turn up the brightness",
 };
 
 static const char *const T_DARKER[] = {
-    "make it darker",        "darker",          "darken the image",
-    "decrease the exposure", "less exposure",   "it's too bright",
-    "lower the exposure",    "reduce exposure", "the picture is too bright",
+    "make it darker",
+    "darker",
+    "darken the image",
+    "decrease the exposure",
+    "less exposure",
+    "it's too bright",
+    "lower the exposure",
+    "reduce exposure",
+    "the picture is too bright",
     "tone it down",
+    "decrease exposure",
+    "reduce the brightness",
+    "less light",
+    "darken it",
+    "too bright",
+    "lower the brightness",
+    "it's washed out",
+    "the image is bright",
+    "turn down the brightness",
 };
 
 static bool fill_brighter(struct gen *g,
@@ -1415,12 +1577,35 @@ static const char *const T_WHO[] = {
     "what's your name", "are you an ai", "who made you",
 };
 static const char *const T_HOW[] = {
-    "how are you", "how's it going", "how are you doing", "are you ok", "what's up",
+    "how are you",       "how's it going", "how are you doing", "are you ok",      "what's up",
+    "how have you been", "how's your day", "you good",          "how do you feel",
 };
 static const char *const T_BYE[] = {
-    "bye",      "goodbye", "see you later", "that's all",        "good night",      "i'm done",
-    "see ya",   "bye bye", "later",         "talk to you later", "catch you later", "i'm finished",
+    "bye",
+    "goodbye",
+    "see you later",
+    "that's all",
+    "good night",
+    "i'm done",
+    "see ya",
+    "bye bye",
+    "later",
+    "talk to you later",
+    "catch you later",
+    "i'm finished",
     "farewell",
+    "bye then",
+    "goodbye pipit",
+    "see you",
+    "i'm off",
+    "that's it for now",
+    "ok bye",
+    "we're done here",
+    "signing off",
+    "cya",
+    "until next time",
+    "bye now",
+    "later then",
 };
 static const char *const T_ACK[] = {
     "ok",         "cool", "nice",        "great",   "awesome",    "perfect",   "got it",
@@ -1458,6 +1643,27 @@ static const char *const T_UNSUPPORTED[] = {
     "scan this qr code",
     "make a gif",
     "remove the background",
+    "turn on the heater",
+    "call my mom",
+    "play some music",
+    "set an alarm",
+    "turn on the tv",
+    "order a pizza",
+    "edit the photo",
+    "crop the last picture",
+    "add music to the video",
+    "post this on instagram",
+    "turn on face detection",
+    "enable night vision goggles",
+    "change the shutter sound",
+    "make the photo black and white",
+    "turn on dolby vision",
+    "switch to the telephoto lens",
+    "use the macro lens",
+    "turn on the microphone",
+    "mute the video",
+    "record audio only",
+    "set iso to auto",
 };
 
 static bool fill_chat_text(const char *text, char *out, size_t size) {
@@ -1520,6 +1726,220 @@ static bool fill_unsupported(struct gen *g,
     return fill_chat_text("Sorry, the camera can't do that.", out, size);
 }
 
+/* Reactions to the picture or the scene: compliments, laughter, surprise. {A} an adjective,
+ * {N} what is liked. */
+static const char *const T_REACT[] = {
+    "{A} {N}",
+    "that's a {A} {N}",
+    "what a {A} {N}",
+    "{A}",
+    "so {A}",
+    "that looks {A}",
+    "this looks {A}",
+    "that came out {A}",
+    "i love this {N}",
+    "love it",
+    "haha",
+    "lol",
+    "omg",
+    "oh wow",
+    "ha, {A}",
+    "that's funny",
+    "really {A}",
+    "that's a keeper",
+    "not bad",
+    "pretty {A}",
+    "look at that",
+    "the {N} is {A}",
+    "such a {A} {N}",
+    "{A}, i like it",
+    "hahaha that's silly",
+    "oh that's {A}",
+    "i like that {N}",
+    "it turned out {A}",
+    "that's the one",
+    "you did great",
+};
+static const char *const ADJECTIVES[] = {
+    "nice",     "great",     "lovely", "beautiful", "cool",      "awesome", "fun",
+    "funny",    "cute",      "pretty", "gorgeous",  "amazing",   "good",    "perfect",
+    "stunning", "fantastic", "sweet",  "wonderful", "brilliant", "epic",    "charming",
+};
+static const char *const NOUNS[] = {
+    "shot",  "photo",  "picture", "pic",   "one",   "view",  "smile",  "sunset",
+    "light", "colors", "colours", "angle", "frame", "scene", "moment", "sky",
+};
+
+/* Waiting, thinking, looking around: nothing to do yet. */
+static const char *const T_WAIT[] = {
+    "hold on",
+    "wait",
+    "one moment",
+    "just a moment",
+    "give me a sec",
+    "hang on",
+    "let me think",
+    "hmm",
+    "let me see",
+    "one sec",
+    "wait a minute",
+    "not yet",
+    "give me a minute",
+    "let me check something",
+    "i'm thinking",
+    "hmm not sure",
+    "just looking",
+    "still deciding",
+    "let me get ready",
+    "i'm getting ready",
+    "nothing yet",
+    "wait for it",
+    "hmm let me see",
+    "i'm just browsing",
+    "we're not ready yet",
+    "let's wait a bit",
+    "don't do anything yet",
+    "just a second",
+    "i'm looking for a good spot",
+    "let me frame it first",
+    "give me a moment",
+    "uh let me think",
+    "i'm just checking things out",
+    "patience",
+    "ok wait",
+};
+
+/* Is anybody there? */
+static const char *const T_PRESENCE[] = {
+    "are you there",     "do you copy",
+    "are you listening", "hello?",
+    "anyone there",      "is this working",
+    "testing",           "test test",
+    "are you awake",     "you there",
+    "do you hear me",    "is this thing on",
+    "are you still on",  "can you understand me",
+    "mic check",         "are you alive",
+};
+
+/* Questions about the camera's state: answered from the state line, no call. {K} the key. */
+static const char *const T_STATUS[] = {
+    "is the {K} on",        "what is the {K} set to",  "what's the {K}",      "{K} status",
+    "is the {K} on or off", "tell me the {K} setting", "what {K} am i using", "check the {K}",
+    "how is the {K} set",   "what's the current {K}",  "which {K} is it",     "is {K} enabled",
+};
+
+/* "again", "one more": the last capture once more (the memory says photos were taken). */
+static const char *const T_AGAIN[] = {
+    "again",         "one more",     "another one",  "once more",     "do it again",
+    "another photo", "take another", "same again",   "repeat",        "one more time",
+    "another shot",  "more",         "again please", "take one more", "another please",
+    "one more pic",  "and another",  "go again",     "encore",        "another one please",
+};
+
+/* A selfie: with the front camera a photo, else the front camera first. */
+static const char *const T_SELFIE[] = {
+    "take a selfie",   "selfie",        "snap a selfie",     "selfie time",
+    "get a selfie",    "a selfie",      "let's do a selfie", "selfie now",
+    "take the selfie", "grab a selfie",
+};
+
+static bool
+fill_react(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t;
+    slot_set(s, 'A', PICK(g, ADJECTIVES));
+    slot_set(s, 'N', PICK(g, NOUNS));
+    pipit_format(out, size, "Glad you like it.");
+    return true;
+}
+
+static bool
+fill_wait(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "Okay, I'm ready when you are.");
+    return true;
+}
+
+static bool fill_presence(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "Yes, I'm here.");
+    return true;
+}
+
+static bool fill_status(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    (void)in, (void)t;
+    const struct cam_state *st = &g->st;
+    switch (train_rng_below(&g->rng, 6)) {
+        case 0:
+            slot_set(s, 'K', "flash");
+            pipit_format(out, size, "The flash is %s.", st->flash);
+            break;
+        case 1:
+            slot_set(s, 'K', "zoom");
+            pipit_format(out, size, "The zoom is %gx.", st->zoom);
+            break;
+        case 2:
+            slot_set(s, 'K', train_rng_below(&g->rng, 2) ? "camera" : "lens");
+            pipit_format(out, size, "The %s camera is on.", st->front ? "front" : "back");
+            break;
+        case 3:
+            slot_set(s, 'K', train_rng_below(&g->rng, 2) ? "recording" : "video");
+            pipit_format(out, size, "%s",
+                         st->recording ? "The camera is recording."
+                                       : "The camera is not recording.");
+            break;
+        case 4:
+            slot_set(s, 'K', train_rng_below(&g->rng, 2) ? "timer" : "self timer");
+            if (st->timer == 0) {
+                pipit_format(out, size, "The timer is off.");
+            } else {
+                pipit_format(out, size, "The timer is %d seconds.", st->timer);
+            }
+            break;
+        default:
+            slot_set(s, 'K', train_rng_below(&g->rng, 2) ? "mode" : "scene mode");
+            pipit_format(out, size, "The scene mode is %s.", st->mode);
+            break;
+    }
+    return true;
+}
+
+static bool
+fill_again(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)in, (void)t, (void)s;
+    if (train_rng_below(&g->rng, 5) != 0) {
+        char line[48];
+        pipit_format(line, sizeof(line), "photos_taken: %d", 1 + (int)train_rng_below(&g->rng, 9));
+        memory_add_line(g, line);
+    }
+    pipit_format(out, size, "<call>take_photo()");
+    return true;
+}
+
+static bool fill_selfie(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    (void)in, (void)t, (void)s;
+    if (g->st.front) {
+        pipit_format(out, size, "<call>take_photo()");
+    } else {
+        pipit_format(out, size, "<call>switch_camera(facing=\"front\")");
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- cloud questions */
 
 static const char *const COUNTRIES[] = {
@@ -1577,6 +1997,20 @@ static const char *const T_CLOUD_KNOW[] = {
     "who discovered {K}",
     "what is the weather like in {C} in winter",
     "how does the {I} work",
+    "translate {H} into {L}",
+    "how do you say {H} in {L}",
+    "what does {V} mean",
+    "define {V}",
+    "how do you spell {V}",
+    "how many {Y}",
+    "how do i make {F}",
+    "what is a good recipe for {F}",
+    "who was {N}",
+    "what did {N} do",
+    "what year did {N} die",
+    "where is {P}",
+    "how big is {P}",
+    "what time zone is {C} in",
 };
 static const char *const T_CLOUD_CREATIVE[] = {
     "write a poem about {T}",
@@ -1743,6 +2177,44 @@ static bool fill_cloud_know(struct gen *g,
     if (has_slot(tpl, 'K')) {
         slot_set(s, 'K', PICK(g, CONCEPTS));
     }
+    static const char *const phrases[] = {
+        "'good morning'",     "'thank you'",  "'where is the station'", "hello",
+        "'how much is it'",   "'i love you'", "'happy birthday'",       "cheers",
+        "'see you tomorrow'", "'good night'", "'the bill please'",      "welcome",
+    };
+    static const char *const languages[] = {"french",   "spanish", "german", "italian",
+                                            "japanese", "chinese", "korean", "portuguese",
+                                            "arabic",   "hindi",   "dutch",  "swedish"};
+    static const char *const words[] = {"serendipity", "ephemeral", "bokeh",    "ubiquitous",
+                                        "nostalgia",   "paradigm",  "entropy",  "resilience",
+                                        "aperture",    "metaphor",  "quixotic", "algorithm"};
+    static const char *const units[] = {
+        "grams are in a pound", "inches are in a meter", "cups are in a liter",
+        "seconds are in a day", "feet are in a mile",    "ounces are in a kilo",
+    };
+    static const char *const foods[] = {"pancakes", "lasagna", "sushi",   "bread",
+                                        "a curry",  "pizza",   "cookies", "soup"};
+    static const char *const people[] = {"marie curie", "julius caesar", "ada lovelace",
+                                         "mozart",      "cleopatra",     "galileo",
+                                         "frida kahlo", "nelson mandela"};
+    if (has_slot(tpl, 'H')) {
+        slot_set(s, 'H', PICK(g, phrases));
+    }
+    if (has_slot(tpl, 'L')) {
+        slot_set(s, 'L', PICK(g, languages));
+    }
+    if (has_slot(tpl, 'V')) {
+        slot_set(s, 'V', PICK(g, words));
+    }
+    if (has_slot(tpl, 'Y')) {
+        slot_set(s, 'Y', PICK(g, units));
+    }
+    if (has_slot(tpl, 'F')) {
+        slot_set(s, 'F', PICK(g, foods));
+    }
+    if (has_slot(tpl, 'N')) {
+        slot_set(s, 'N', PICK(g, people));
+    }
     pipit_format(out, size, "general knowledge");
     return true;
 }
@@ -1830,6 +2302,12 @@ static const struct intent INTENTS[] = {
     {"how", CAT_CHAT, 1, TPL(T_HOW), fill_how, false, true},
     {"bye", CAT_CHAT, 1, TPL(T_BYE), fill_bye, false, true},
     {"ack", CAT_CHAT, 2, TPL(T_ACK), fill_ack, false, true},
+    {"react", CAT_CHAT, 4, TPL(T_REACT), fill_react, false, true},
+    {"wait", CAT_CHAT, 3, TPL(T_WAIT), fill_wait, false, true},
+    {"presence", CAT_CHAT, 2, TPL(T_PRESENCE), fill_presence, false, true},
+    {"status", CAT_CHAT, 3, TPL(T_STATUS), fill_status, false, true},
+    {"again", CAT_CAPTURE, 3, TPL(T_AGAIN), fill_again, false, false},
+    {"selfie", CAT_CAPTURE, 2, TPL(T_SELFIE), fill_selfie, false, false},
     {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false},
     {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false},
     {"cloud_creative", CAT_CLOUD, 5, TPL(T_CLOUD_CREATIVE), fill_cloud_creative, true, false},
@@ -1942,15 +2420,58 @@ static void apply_case(struct gen *g, char *text) {
     }
 }
 
+/* Chat is said with interjections and tails of its own ("oh", "haha", "for now"). */
+static const char *const CHAT_PREFIXES[] = {
+    "oh ", "ah ", "well ", "hmm ", "haha ", "lol ", "ok ", "wow ", "aw ", "hey ", "oh, ", "so ",
+};
+static const char *const CHAT_SUFFIXES[] = {
+    " then", " for now", " pipit", " camera", " :)", " haha", " lol", " buddy", " guys",
+};
+
+/* What the person says around a command: the situation, not another command. */
+static const char *const CONTEXT_PRE[] = {
+    "we're at the beach, ",  "my friends are here, ",      "ok everyone is ready, ",
+    "this is for my blog, ", "the party is starting, ",    "we're on a hike, ",
+    "real quick, ",          "before they leave, ",        "ok here we go, ",
+    "alright everybody, ",   "the dog is sitting still, ", "my mom is here, ",
+};
+static const char *const CONTEXT_POST[] = {
+    " - we're at the beach",
+    ", my friends are here",
+    " before they move",
+    " - this is for my blog",
+    ", the cake is coming out",
+    " while they're still smiling",
+    " - the bus is leaving",
+    ", we're on a hike",
+    " for the family album",
+    " - my sister is posing",
+    ", the race is about to start",
+    " while the light lasts",
+};
+
 static void
 surface(struct gen *g, const struct intent *in, const char *core, char *out, size_t size) {
     const char *pre = "", *suf = "", *punct = "";
     if (!in->verbatim && !in->bare) {
-        if (train_rng_below(&g->rng, 100) < 35) {
+        uint32_t r = train_rng_below(&g->rng, 100);
+        if (r < 33) {
             pre = PICK(g, PREFIXES);
+        } else if (r < 40 && in->cat != CAT_CHAT && in->cat != CAT_UNSUPPORTED) {
+            pre = PICK(g, CONTEXT_PRE);
         }
-        if (train_rng_below(&g->rng, 100) < 22) {
+        r = train_rng_below(&g->rng, 100);
+        if (r < 20) {
             suf = PICK(g, SUFFIXES);
+        } else if (r < 26 && in->cat != CAT_CHAT && in->cat != CAT_UNSUPPORTED) {
+            suf = PICK(g, CONTEXT_POST);
+        }
+    } else if (in->bare) {
+        if (train_rng_below(&g->rng, 100) < 20) {
+            pre = PICK(g, CHAT_PREFIXES);
+        }
+        if (train_rng_below(&g->rng, 100) < 15) {
+            suf = PICK(g, CHAT_SUFFIXES);
         }
     }
     uint32_t r = train_rng_below(&g->rng, 10);
@@ -2029,6 +2550,8 @@ static void draw(struct gen *g,
         char core[200];
         expand(in->tpl[t], &s, core, sizeof(core));
         surface(g, in, core, utt, usize);
+        pipit_format(g->recent[g->n_recent % 32], sizeof(g->recent[0]), "%s", utt);
+        g->n_recent++;
         if (in->cat == CAT_CLOUD) {
             pipit_format(output, osize,
                          "<call>process_with_cloud_llm(user_query_context=\"%s\", "
