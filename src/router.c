@@ -15,10 +15,9 @@
  *
  * Split: a separator run is a maximal run of separator punctuation and
  * conjunctions ("and", "then", "also", "plus", "afterwards", "after that").
- * The utterance is cut at a run when the text since the last cut holds a verb
- * or keyword and the text up to the next run starts with a verb or holds a
- * keyword, unless the run is a lone "and" inside a fixed pair ("black and
- * white", "between 3 and 5", ...).
+ * The utterance is cut at a run when the text since the last cut and the text
+ * up to the next run each start with a verb (after lead-ins) or hold a keyword, unless the run is a
+ * lone "and" inside a fixed pair ("black and white", "between 3 and 5", ...).
  *
  * Invariants: no allocation except router_new(); every write into a caller's
  * buffer is bounded by ROUTER_MAX_SEGMENT; a cut never splits a UTF-8
@@ -38,7 +37,7 @@
 /* ============================================================================
  * word lists (constant: the default lexicon) */
 
-/* Command verbs: count anywhere on the left side, at the start of the right. */
+/* Command verbs: count at the start of either side (after lead-ins). */
 static const char *const VERBS[] = {
     "turn",   "switch",     "set",      "zoom",       "take",     "snap",   "shoot",
     "start",  "stop",       "record",   "enable",     "disable",  "use",    "put",
@@ -86,12 +85,16 @@ static const char *const CONJUNCTIONS[] = {"and", "then", "also", "plus", "after
 
 /* A lone "and" between these words is part of one phrase, never a cut. */
 static const char *const AND_PAIRS[][2] = {
-    {"black", "white"}, {"white", "black"}, {"rock", "roll"},  {"salt", "pepper"},
-    {"in", "out"},      {"out", "in"},      {"back", "forth"}, {"up", "down"},
-    {"down", "up"},     {"on", "off"},      {"off", "on"},     {"front", "back"},
-    {"back", "front"},  {"left", "right"},  {"right", "left"}, {"bread", "butter"},
-    {"more", "more"},   {"again", "again"}, {"over", "over"},  {"slow", "steady"},
-    {"now", "then"},    {"light", "dark"},  {"dark", "light"}, {"near", "far"},
+    {"black", "white"},    {"white", "black"},    {"rock", "roll"},
+    {"salt", "pepper"},    {"in", "out"},         {"out", "in"},
+    {"back", "forth"},     {"up", "down"},        {"down", "up"},
+    {"on", "off"},         {"off", "on"},         {"front", "back"},
+    {"back", "front"},     {"left", "right"},     {"right", "left"},
+    {"bread", "butter"},   {"more", "more"},      {"again", "again"},
+    {"over", "over"},      {"slow", "steady"},    {"now", "then"},
+    {"light", "dark"},     {"dark", "light"},     {"near", "far"},
+    {"focus", "exposure"}, {"exposure", "focus"}, {"ae", "af"},
+    {"af", "ae"}, /* one AE/AF lock */
 };
 
 /* The whole intent is "revert the last action". Words as the tokenizer makes
@@ -637,8 +640,11 @@ static bool left_is_command(const struct router *r, const struct toks *ts, size_
     if (match_any(ts, s, e, RETRACTIONS, COUNT(RETRACTIONS)) > 0) {
         return false;
     }
+    if (s < e && match_verb(r, ts, s, e) > 0) {
+        return true;
+    }
     for (size_t i = b; i < e; i++) {
-        if (match_verb(r, ts, i, e) > 0 || match_keyword(r, ts, i, e) > 0) {
+        if (match_keyword(r, ts, i, e) > 0) {
             return true;
         }
     }

@@ -89,8 +89,8 @@ router_split(const char *utterance, char segments[][ROUTER_MAX_SEGMENT], size_t 
 
 /* What an extra word means to the splitter. */
 enum router_word_kind {
-    ROUTER_WORD_VERB = 0,    /* a command verb: counts at the start of the right side
-                                ("dim the screen") and anywhere on the left side */
+    ROUTER_WORD_VERB = 0,    /* a command verb: counts at the start of either side
+                                ("dim the screen"), after lead-ins */
     ROUTER_WORD_KEYWORD = 1, /* a device keyword: counts anywhere on either side
                                 ("torch", "slow motion") */
 };
