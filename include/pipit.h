@@ -1465,6 +1465,8 @@ struct pipit_eval_metrics {
     double latency_ms_p95;
     double ttft_ms_p50; /* over turns with a model call; -1 when none */
     double ttft_ms_p95;
+    double no_call_accuracy; /* turns that expect no call and make none / turns that expect
+                                none (the "conversational precision"); -1 when none */
 };
 
 /* The results of a run (below). Read-only. */

@@ -871,7 +871,7 @@ compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metr
     double *ttft = malloc((c->n > 0 ? c->n : 1) * sizeof(double));
     size_t n_lat = 0, n_ttft = 0, n_ok = 0;
     int64_t state_n = 0, state_ok = 0, reply_n = 0, reply_ok = 0, model_calls = 0, prefill = 0,
-            context = 0;
+            context = 0, quiet_n = 0, quiet_ok = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct eval_turn_record *t = &c->t[i];
         if (cat >= 0 && t->category != cat) {
@@ -888,6 +888,8 @@ compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metr
         state_ok += t->state_checked && t->state_ok ? 1 : 0;
         reply_n += t->reply_checked ? 1 : 0;
         reply_ok += t->reply_checked && t->reply_ok ? 1 : 0;
+        quiet_n += t->n_expected == 0 ? 1 : 0;
+        quiet_ok += t->n_expected == 0 && t->n_made == 0 ? 1 : 0;
         if (t->error) {
             continue; /* no counters: left out of the token and latency figures */
         }
@@ -906,6 +908,7 @@ compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metr
     m->state_accuracy = state_n > 0 ? (double)state_ok / (double)state_n : -1;
     m->reply_accuracy = reply_n > 0 ? (double)reply_ok / (double)reply_n : -1;
     m->valid_call_rate = m->calls_made > 0 ? (double)m->calls_valid / (double)m->calls_made : -1;
+    m->no_call_accuracy = quiet_n > 0 ? (double)quiet_ok / (double)quiet_n : -1;
     double nt = n_ok > 0 ? (double)n_ok : 1;
     m->model_calls_per_utterance = (double)model_calls / nt;
     m->prefill_tokens_per_turn = (double)prefill / nt;
@@ -1524,6 +1527,7 @@ static json_t *metrics_json(const struct pipit_eval_report *r, size_t c, int32_t
     json_object_set_new(o, "state_accuracy", ratio(m.state_accuracy));
     json_object_set_new(o, "reply_accuracy", ratio(m.reply_accuracy));
     json_object_set_new(o, "valid_call_rate", ratio(m.valid_call_rate));
+    json_object_set_new(o, "no_call_accuracy", ratio(m.no_call_accuracy));
     json_object_set_new(o, "model_calls_per_utterance", json_real(m.model_calls_per_utterance));
     json_object_set_new(o, "prefill_tokens_per_turn", json_real(m.prefill_tokens_per_turn));
     double ctx[PIPIT_SCENARIO_MAX_TURNS];
@@ -1642,7 +1646,9 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
         strbuf_printf(&b, " %d |\n", (int)m.n_errors);
     }
     /* F1 per category */
-    strbuf_str(&b, "\nF1 (precision / recall) by category:\n\n| category | scenarios |");
+    strbuf_str(&b,
+               "\nF1 (precision / recall) by category; \"no call\": of the turns that expect no "
+               "call, the share that made none:\n\n| category | scenarios |");
     for (size_t c = 0; c < r->n_cfgs; c++) {
         strbuf_printf(&b, " %s |", r->cfgs[c].cfg.name);
     }
@@ -1658,7 +1664,11 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
         for (size_t c = 0; c < r->n_cfgs; c++) {
             struct pipit_eval_metrics m;
             compute_metrics(&r->cfgs[c], (int32_t)k, &m);
-            strbuf_printf(&b, " %.2f (%.2f / %.2f) |", m.f1, m.precision, m.recall);
+            strbuf_printf(&b, " %.2f (%.2f / %.2f)", m.f1, m.precision, m.recall);
+            if (m.no_call_accuracy >= 0) {
+                strbuf_printf(&b, ", no call %.2f", m.no_call_accuracy);
+            }
+            strbuf_str(&b, " |");
         }
         strbuf_str(&b, "\n");
     }

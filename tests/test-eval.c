@@ -308,6 +308,7 @@ static void test_report_metrics(void **state) {
     assert_true(fabs(m.state_accuracy - 0.5) < 1e-12);
     assert_true(fabs(m.reply_accuracy - 1.0) < 1e-12);
     assert_true(fabs(m.valid_call_rate - 0.75) < 1e-12);
+    assert_true(m.no_call_accuracy == 1.0); /* the one turn that expects none made none */
     assert_true(fabs(m.model_calls_per_utterance - 1.0) < 1e-12);
     assert_true(fabs(m.prefill_tokens_per_turn - 50.0) < 1e-12);
     assert_true(fabs(m.context_tokens_per_turn - 250.0) < 1e-12);
@@ -325,6 +326,7 @@ static void test_report_metrics(void **state) {
     assert_int_equal(pipit_eval_report_metrics(r, 1, NULL, &m), PIPIT_OK);
     assert_int_equal(m.n_turns, 0);
     assert_true(m.state_accuracy == -1 && m.valid_call_rate == -1 && m.latency_ms_p50 == -1);
+    assert_true(m.no_call_accuracy == -1);
     assert_true(m.f1 == 1.0);
 
     double ctx[4];
@@ -500,6 +502,7 @@ static void test_end_to_end_fake(void **state) {
                                        "f1",
                                        "state_accuracy",
                                        "valid_call_rate",
+                                       "no_call_accuracy",
                                        "model_calls_per_utterance",
                                        "prefill_tokens_per_turn",
                                        "context_tokens",
