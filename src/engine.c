@@ -25,6 +25,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
@@ -1121,8 +1122,10 @@ struct pipit_sampler {
     /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
     struct fg_automaton *fast; /* NULL: llama.cpp's grammar sampler (or none) */
     const struct fg_index *fast_ix;
-    int32_t fast_state; /* automaton state after the text accepted so far */
-    int32_t *fast_buf;  /* n_vocab tokens: the exact allowed set after repeated rejections */
+    int32_t fast_state;   /* automaton state after the text accepted so far */
+    int32_t *fast_buf;    /* n_vocab tokens: the exact allowed set after repeated rejections */
+    uint32_t *fast_stamp; /* n_vocab generation stamps: special tokens a state allows */
+    uint32_t fast_gen;
 };
 
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
@@ -1249,6 +1252,7 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     free(smpl->text);
     free(smpl->cand);
     free(smpl->fast_buf);
+    free(smpl->fast_stamp);
     free(smpl);
 }
 
@@ -1286,7 +1290,11 @@ static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token to
  *   - a state with a small allowed set (a cached token list): the chain samples from those
  *     tokens only (plus EOG when the call is complete); one candidate = no draw at all;
  *   - a large state (string bodies): draw from the whole vocabulary and check the draw by
- *     walking its bytes; after FAST_MAX_REJECTS rejected draws, the exact allowed set.
+ *     walking its bytes; a rejected draw masks its whole kind where that is cheap and exact
+ *     (every longer plain ASCII token; every token with an escape or control byte; the
+ *     refused tokens with a quote, by a walk of their part of the trie), then redraw; after
+ *     FAST_MAX_REJECTS rejected draws, the exact allowed set, which the automaton keeps: the
+ *     next visit of that state samples from it directly.
  * Greedy picks exactly the token the masked vocabulary would give; temperature sampling
  * keeps the masked distribution (top-k/top-p act on the candidate set of the step).
  * pipit_sampler_forced() is the jump-forward.
@@ -1308,7 +1316,8 @@ static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_para
         return false; /* outside the subset: llama.cpp's sampler */
     }
     s->fast_buf = malloc(sizeof(int32_t) * (size_t)s->n_vocab);
-    if (s->fast_buf == NULL) {
+    s->fast_stamp = calloc((size_t)s->n_vocab, sizeof(uint32_t));
+    if (s->fast_buf == NULL || s->fast_stamp == NULL) {
         return false;
     }
     s->fast = a;
@@ -1360,6 +1369,9 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
     bool accepting = fg_accepting(a, s->fast_state);
     const int32_t *toks = NULL;
     int32_t n = fg_allowed(a, s->fast_state, &toks);
+    if (n < 0 && fg_exact_cached(a, s->fast_state)) {
+        n = fg_allowed_exact(a, s->fast_state, &toks); /* met before: its exact set is kept */
+    }
     double t_con = pipit_now_ms() - t0;
     llama_token_data_array arr;
     int32_t result = -1, next = FG_DEAD;
@@ -1368,10 +1380,17 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
         /* a large state: draw first, check the draw */
         int32_t rejected[FAST_MAX_REJECTS];
         int n_rej = 0;
+        int32_t n_masked = 0;             /* tokens known to be refused here (in fast_buf) */
+        int32_t ascii_masked = INT32_MAX; /* plain ASCII tokens this long and longer: masked */
+        bool wide = fg_wide(a, s->fast_state);
+        bool hard_masked = false, quote_masked = false;
         while (result < 0 && n_rej < FAST_MAX_REJECTS) {
             candidates_from_logits(s, logits, &arr);
             for (int k = 0; k < n_rej; k++) {
                 s->cand[rejected[k]].logit = -INFINITY;
+            }
+            for (int32_t k = 0; k < n_masked; k++) {
+                s->cand[s->fast_buf[k]].logit = -INFINITY;
             }
             llama_sampler_apply(s->chain, &arr);
             if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
@@ -1384,13 +1403,66 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
                 result = tok;
             } else {
                 rejected[n_rej++] = tok;
+                int32_t alen = fg_index_ascii_len(s->fast_ix, tok);
+                if (wide && alen > 0 && alen < ascii_masked) {
+                    /* too long for what is left of the string: so is every longer one */
+                    int32_t n_long = 0;
+                    const int32_t *lt = fg_index_ascii_from(s->fast_ix, alen, &n_long);
+                    int32_t n_had = 0;
+                    if (ascii_masked != INT32_MAX) {
+                        fg_index_ascii_from(s->fast_ix, ascii_masked, &n_had);
+                    }
+                    int32_t n_new = n_long - n_had;
+                    memcpy(s->fast_buf + n_masked, lt, sizeof(int32_t) * (size_t)n_new);
+                    n_masked += n_new;
+                    ascii_masked = alen;
+                }
+                int kind = fg_index_special_kind(s->fast_ix, tok);
+                if (kind == FG_SPECIAL_HARD && !hard_masked && !quote_masked &&
+                    fg_refuses_hard(a, s->fast_state)) {
+                    /* an escape or control byte in a string body: every such token is
+                     * refused, no walk needed */
+                    int32_t n_sp = 0;
+                    const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
+                    for (int32_t k = 0; k < n_sp; k++) {
+                        if (fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD) {
+                            s->fast_buf[n_masked++] = sp[k];
+                        }
+                    }
+                    hard_masked = true;
+                } else if (kind != 0 && !quote_masked) {
+                    /* a quote (or an escape where escapes may follow): mask every special
+                     * token the state refuses, found by a walk of their part of the trie */
+                    const int32_t *ok = NULL;
+                    int32_t n_ok = fg_allowed_special(a, s->fast_state, &ok);
+                    int32_t n_sp = 0;
+                    const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
+                    if (++s->fast_gen == 0) { /* wrapped: clear the stamps */
+                        memset(s->fast_stamp, 0, sizeof(uint32_t) * (size_t)s->n_vocab);
+                        s->fast_gen = 1;
+                    }
+                    for (int32_t k = 0; k < n_ok; k++) {
+                        s->fast_stamp[ok[k]] = s->fast_gen;
+                    }
+                    for (int32_t k = 0; n_ok >= 0 && k < n_sp; k++) {
+                        if (s->fast_stamp[sp[k]] != s->fast_gen &&
+                            !(hard_masked &&
+                              fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD)) {
+                            s->fast_buf[n_masked++] = sp[k];
+                        }
+                    }
+                    quote_masked = true;
+                }
             }
             t_con += pipit_now_ms() - tc;
         }
         if (result < 0) {
             double tc = pipit_now_ms();
-            n = fg_allowed_all(a, s->fast_state, s->fast_buf);
-            toks = s->fast_buf;
+            n = fg_allowed_exact(a, s->fast_state, &toks);
+            if (n < 0) {
+                n = fg_allowed_all(a, s->fast_state, s->fast_buf);
+                toks = s->fast_buf;
+            }
             t_con += pipit_now_ms() - tc;
         }
     }
@@ -1478,6 +1550,26 @@ static int32_t fast_tokenize_tail(const struct pipit_sampler *s,
     return *first >= 0 ? nt : -1;
 }
 
+/* Whether some token the grammar allows in `state` is longer than the `rest` forced bytes: a
+ * token the model could pick there would run past the forced text (", y=0." over ", y=" + "0."),
+ * so forcing the tokenizer's cut of the forced text alone could feed tokens the model never
+ * sees in its own output. A large state counts as crossing. */
+static bool fast_may_cross(struct pipit_sampler *s, int32_t state, size_t rest) {
+    const int32_t *toks = NULL;
+    int32_t n = fg_allowed(s->fast, state, &toks);
+    if (n < 0) {
+        return true;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t pn = 0;
+        fg_index_piece(s->fast_ix, toks[i], &pn);
+        if ((size_t)pn > rest) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
                              struct pipit_context *ctx,
                              int32_t *tokens,
@@ -1515,15 +1607,22 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
             nt = fast_tokenize_tail(smpl, text, len, len, toks, cap, &first);
         }
         if (nt > 0) {
-            int32_t use = nt - first - (ends ? 0 : 1); /* the last may merge with what follows */
+            int32_t use = nt - first;
             if (use > n_max) {
                 use = n_max;
             }
+            size_t at = 0; /* bytes of the forced text appended so far */
             for (int32_t i = 0; i < use; i++) {
+                if (!ends && fast_may_cross(smpl, smpl->fast_state, len - at)) {
+                    break; /* the model's tokenizer could cut differently here: let it choose */
+                }
                 int32_t next = fg_step_token(a, smpl->fast_state, toks[first + i]);
                 if (next < 0) {
                     break; /* cannot happen: the pieces spell the forced text */
                 }
+                int32_t pn = 0;
+                fg_index_piece(smpl->fast_ix, toks[first + i], &pn);
+                at += (size_t)pn;
                 smpl->fast_state = next;
                 llama_sampler_accept(smpl->chain, toks[first + i]);
                 tokens[used++] = toks[first + i];

@@ -60,6 +60,13 @@ struct fg_index {
     int64_t *off; /* n_vocab + 1 offsets into blob */
     int32_t *eog; /* end-of-generation tokens */
     int32_t n_eog;
+    int32_t *special; /* tokens with a byte that ends or escapes a string ('"', '\\', < 0x20) */
+    int32_t n_special;
+    uint8_t *tok_special; /* per token: 0 not special, FG_SPECIAL_QUOTE or FG_SPECIAL_HARD */
+    uint8_t *sub_special; /* per trie node: 1 when a FG_SPECIAL_QUOTE token ends in its subtree */
+    int32_t *ascii;       /* plain printable ASCII tokens (no '"', '\\'), by text length */
+    int32_t *ascii_start; /* FG_MAX_PIECE + 2 offsets: ascii[ascii_start[L]..] are >= L bytes */
+    int16_t *ascii_len;   /* per token: its length when in `ascii`, else -1 */
     /* trie: node 0 is the root (empty text) */
     int32_t n_nodes;
     uint8_t *byte;     /* the byte that leads into the node */
@@ -95,6 +102,12 @@ void fg_index_free(struct fg_index *ix) {
     free(ix->blob);
     free(ix->off);
     free(ix->eog);
+    free(ix->special);
+    free(ix->tok_special);
+    free(ix->sub_special);
+    free(ix->ascii);
+    free(ix->ascii_start);
+    free(ix->ascii_len);
     free(ix->byte);
     free(ix->child);
     free(ix->sibling);
@@ -120,7 +133,7 @@ static enum pipit_status index_read(const struct pipit_model *model, struct fg_i
     ix->eog = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
     ix->tok_next = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
     bool ok = ix->off != NULL && ix->eog != NULL && ix->tok_next != NULL;
-    char buf[1024];
+    char buf[FG_MAX_PIECE];
     for (size_t t = 0; ok && t < nv; t++) {
         ix->off[t] = (int64_t)blob_len;
         ix->tok_next[t] = -1;
@@ -140,6 +153,53 @@ static enum pipit_status index_read(const struct pipit_model *model, struct fg_i
     }
     if (ok) {
         ix->off[nv] = (int64_t)blob_len;
+        ix->special = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
+        ix->tok_special = calloc(nv > 0 ? nv : 1, 1);
+        ok = ix->special != NULL && ix->tok_special != NULL;
+    }
+    if (ok) {
+        ix->ascii = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
+        ix->ascii_start = calloc(FG_MAX_PIECE + 2, sizeof(int32_t));
+        ix->ascii_len = malloc(sizeof(int16_t) * (nv > 0 ? nv : 1));
+        ok = ix->ascii != NULL && ix->ascii_start != NULL && ix->ascii_len != NULL;
+    }
+    for (size_t t = 0; ok && t < nv; t++) { /* counting sort of the plain ASCII tokens */
+        int64_t len = ix->off[t + 1] - ix->off[t];
+        bool plain = len > 0 && len <= FG_MAX_PIECE;
+        for (int64_t i = ix->off[t]; plain && i < ix->off[t + 1]; i++) {
+            unsigned char c = (unsigned char)ix->blob[i];
+            plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+        }
+        ix->ascii_len[t] = plain ? (int16_t)len : -1;
+        if (plain) {
+            ix->ascii_start[len + 1]++;
+        }
+    }
+    for (int32_t l = 1; ok && l <= FG_MAX_PIECE + 1; l++) {
+        ix->ascii_start[l] += ix->ascii_start[l - 1];
+    }
+    if (ok) {
+        int32_t *fill = malloc(sizeof(int32_t) * (FG_MAX_PIECE + 1));
+        ok = fill != NULL;
+        if (ok) {
+            memcpy(fill, ix->ascii_start, sizeof(int32_t) * (FG_MAX_PIECE + 1));
+            for (size_t t = 0; t < nv; t++) {
+                if (ix->ascii_len[t] > 0) {
+                    ix->ascii[fill[ix->ascii_len[t]]++] = (int32_t)t;
+                }
+            }
+        }
+        free(fill);
+    }
+    for (size_t t = 0; ok && t < nv; t++) {
+        for (int64_t i = ix->off[t]; i < ix->off[t + 1]; i++) {
+            unsigned char c = (unsigned char)ix->blob[i];
+            if (c == '"' || c == '\\' || c < 0x20) {
+                ix->special[ix->n_special++] = (int32_t)t;
+                ix->tok_special[t] = c == '"' ? FG_SPECIAL_QUOTE : FG_SPECIAL_HARD;
+                break;
+            }
+        }
     }
     if (!ok) {
         fg_index_free(ix);
@@ -509,6 +569,23 @@ static bool cache_store(const struct fg_index *ix, const char *path, uint64_t ke
     return true;
 }
 
+/* sub_special: children come after their node (trie_valid), so one backward pass suffices. */
+static bool index_mark_special(struct fg_index *ix) {
+    size_t nn = (size_t)ix->n_nodes;
+    ix->sub_special = calloc(nn > 0 ? nn : 1, 1);
+    if (ix->sub_special == NULL) {
+        return false;
+    }
+    for (size_t i = nn; i-- > 0;) {
+        uint8_t f = ix->tok[i] >= 0 && ix->tok_special[ix->tok[i]] == FG_SPECIAL_QUOTE;
+        for (int32_t c = ix->child[i]; c >= 0 && !f; c = ix->sibling[c]) {
+            f = ix->sub_special[c];
+        }
+        ix->sub_special[i] = f;
+    }
+    return true;
+}
+
 enum pipit_status fg_index_new_cached(const struct pipit_model *model,
                                       const char *cache_dir,
                                       bool *from_cache,
@@ -529,13 +606,17 @@ enum pipit_status fg_index_new_cached(const struct pipit_model *model,
         cached = cache_path(path, sizeof(path), cache_dir, key);
     }
     if (cached && cache_load(ix, path, key)) {
+        if (!index_mark_special(ix)) {
+            fg_index_free(ix);
+            return PIPIT_ERR_NOMEM;
+        }
         if (from_cache != NULL) {
             *from_cache = true;
         }
         *out = ix;
         return PIPIT_OK;
     }
-    if (!index_build_trie(ix)) {
+    if (!index_build_trie(ix) || !index_mark_special(ix)) {
         fg_index_free(ix);
         return PIPIT_ERR_NOMEM;
     }
@@ -568,10 +649,31 @@ const int32_t *fg_index_eog(const struct fg_index *ix, int32_t *n) {
     return ix->eog;
 }
 
+int32_t fg_index_ascii_len(const struct fg_index *ix, int32_t token) {
+    return token >= 0 && token < ix->n_vocab ? ix->ascii_len[token] : -1;
+}
+
+const int32_t *fg_index_ascii_from(const struct fg_index *ix, int32_t len, int32_t *n) {
+    len = len < 1 ? 1 : len > FG_MAX_PIECE + 1 ? FG_MAX_PIECE + 1 : len;
+    int32_t end = ix->ascii_start[FG_MAX_PIECE + 1];
+    *n = end - ix->ascii_start[len];
+    return ix->ascii + ix->ascii_start[len];
+}
+
+int fg_index_special_kind(const struct fg_index *ix, int32_t token) {
+    return token >= 0 && token < ix->n_vocab ? ix->tok_special[token] : 0;
+}
+
+const int32_t *fg_index_special(const struct fg_index *ix, int32_t *n) {
+    *n = ix->n_special;
+    return ix->special;
+}
+
 size_t fg_index_bytes(const struct fg_index *ix) {
     size_t nv = (size_t)ix->n_vocab, nn = (size_t)ix->n_nodes;
     return sizeof(*ix) + (size_t)ix->off[nv] + (nv + 1) * sizeof(int64_t) +
-           nv * 2 * sizeof(int32_t) + nn * (1 + 3 * sizeof(int32_t));
+           nv * (4 * sizeof(int32_t) + 3) + (FG_MAX_PIECE + 2) * sizeof(int32_t) +
+           nn * (2 + 3 * sizeof(int32_t));
 }
 
 /* ============================================================================ GBNF parser */
@@ -1060,9 +1162,11 @@ struct nstate {
 struct dstate {
     int32_t set_off, set_n; /* important NFA states, sorted, in set pool */
     bool accept;
-    int16_t forced;   /* FG_UNKNOWN, -1 none, or the one byte that may follow */
-    int32_t list_n;   /* FG_UNKNOWN, -1 large, or the number of allowed tokens */
-    int64_t list_off; /* into lists */
+    int16_t forced;    /* FG_UNKNOWN, -1 none, or the one byte that may follow */
+    int32_t list_n;    /* FG_UNKNOWN, -1 large, or the number of allowed tokens */
+    int64_t list_off;  /* into lists */
+    int32_t exact_n;   /* large states: FG_UNKNOWN, or the cached exact allowed set's size */
+    int64_t exact_off; /* into exact */
 };
 
 struct fg_automaton {
@@ -1082,6 +1186,8 @@ struct fg_automaton {
     size_t hash_cap;
     int32_t *lists;
     size_t n_lists, cap_lists;
+    int32_t *exact; /* exact allowed sets of large states met on a rejected draw */
+    size_t n_exact, cap_exact;
     int32_t start;
     /* scratch */
     int32_t *mark; /* per NFA state: generation stamp */
@@ -1325,7 +1431,8 @@ static int32_t intern(struct fg_automaton *a, int32_t n) {
     int32_t id = (int32_t)a->n_dfa++;
     memcpy(a->sets + a->n_sets, a->found, sizeof(int32_t) * n);
     bool accept = a->found[0] == 0;
-    a->dfa[id] = (struct dstate){(int32_t)a->n_sets, n, accept, FG_UNKNOWN, FG_UNKNOWN, 0};
+    a->dfa[id] =
+        (struct dstate){(int32_t)a->n_sets, n, accept, FG_UNKNOWN, FG_UNKNOWN, 0, FG_UNKNOWN, 0};
     a->n_sets += (size_t)n;
     for (int32_t c = 0; c < a->n_cls; c++) {
         a->trans[(size_t)id * (size_t)a->n_cls + (size_t)c] = FG_UNKNOWN;
@@ -1365,6 +1472,7 @@ void fg_automaton_free(struct fg_automaton *a) {
     free(a->sets);
     free(a->hash);
     free(a->lists);
+    free(a->exact);
     free(a->mark);
     free(a->stack);
     free(a->found);
@@ -1509,10 +1617,100 @@ static bool walk(struct fg_automaton *a, int32_t node, int32_t state, size_t *n,
     return true;
 }
 
+static bool wide_state(const struct fg_automaton *a, int32_t state);
+
+/* walk() restricted to the subtrees that hold FG_SPECIAL_QUOTE tokens, collecting those only. */
+static bool walk_special(struct fg_automaton *a, int32_t node, int32_t state, size_t *n) {
+    const struct fg_index *ix = a->ix;
+    for (int32_t c = ix->child[node]; c >= 0; c = ix->sibling[c]) {
+        if (!ix->sub_special[c]) {
+            continue;
+        }
+        int32_t t = delta(a, state, ix->byte[c]);
+        if (t < 0) {
+            continue;
+        }
+        for (int32_t tok = ix->tok[c]; tok >= 0 && ix->tok_special[tok] == FG_SPECIAL_QUOTE;
+             tok = ix->tok_next[tok]) {
+            if (!grow((void **)&a->walk_buf, &a->walk_cap, *n + 1, sizeof(int32_t))) {
+                return false;
+            }
+            a->walk_buf[(*n)++] = tok;
+        }
+        if (ix->child[c] >= 0 && !walk_special(a, c, t, n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool fg_refuses_hard(struct fg_automaton *a, int32_t state) {
+    bool refused =
+        state >= 0 && (size_t)state < a->n_dfa && wide_state(a, state) && delta(a, state, '\\') < 0;
+    for (int b = 0; b < 0x20 && refused; b++) {
+        refused = delta(a, state, (uint8_t)b) < 0;
+    }
+    return refused;
+}
+
+int32_t fg_allowed_special(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
+    *tokens = NULL;
+    if (state < 0 || a->ix->n_nodes == 0) {
+        return 0;
+    }
+    size_t n = 0;
+    bool hard_refused = fg_refuses_hard(a, state);
+    if (hard_refused && !walk_special(a, 0, state, &n)) {
+        return -1;
+    }
+    if (!hard_refused) {
+        /* escapes or control bytes may follow: check every special token */
+        for (int32_t k = 0; k < a->ix->n_special; k++) {
+            if (fg_step_token(a, state, a->ix->special[k]) >= 0) {
+                if (!grow((void **)&a->walk_buf, &a->walk_cap, n + 1, sizeof(int32_t))) {
+                    return -1;
+                }
+                a->walk_buf[n++] = a->ix->special[k];
+            }
+        }
+    }
+    *tokens = a->walk_buf;
+    return (int32_t)n;
+}
+
+/* Whether `state` lets at least FG_WIDE_BYTES distinct bytes follow (read off its NFA set, no
+ * determinization): a string body, where nearly every token fits, so a token list would be
+ * long and its walk slow. */
+static bool wide_state(const struct fg_automaton *a, int32_t state) {
+    uint64_t bits[4] = {0, 0, 0, 0};
+    const struct dstate *d = &a->dfa[state];
+    for (int32_t i = 0; i < d->set_n; i++) {
+        const struct nstate *st = &a->nfa[a->sets[d->set_off + i]];
+        if (!st->is_byte) {
+            continue;
+        }
+        for (int b = st->lo; b <= st->hi; b++) {
+            bits[b >> 6] |= 1ull << (b & 63);
+        }
+    }
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        n += __builtin_popcountll(bits[k]);
+    }
+    return n >= FG_WIDE_BYTES;
+}
+
+bool fg_wide(const struct fg_automaton *a, int32_t state) {
+    return state >= 0 && (size_t)state < a->n_dfa && wide_state(a, state);
+}
+
 int32_t fg_allowed(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
     *tokens = NULL;
     if (state < 0) {
         return 0;
+    }
+    if (a->dfa[state].list_n == FG_UNKNOWN && wide_state(a, state)) {
+        a->dfa[state].list_n = -1; /* a string body: large, known without a walk */
     }
     if (a->dfa[state].list_n == FG_UNKNOWN) {
         size_t n = 0;
@@ -1533,6 +1731,39 @@ int32_t fg_allowed(struct fg_automaton *a, int32_t state, const int32_t **tokens
         *tokens = a->lists + d->list_off;
     }
     return d->list_n;
+}
+
+int32_t fg_allowed_exact(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
+    *tokens = NULL;
+    if (state < 0) {
+        return 0;
+    }
+    int32_t n = fg_allowed(a, state, tokens);
+    if (n >= 0) {
+        return n;
+    }
+    struct dstate *d = &a->dfa[state];
+    if (d->exact_n == FG_UNKNOWN) {
+        size_t m = 0;
+        if (!walk(a, 0, state, &m, (size_t)a->ix->n_vocab + 1)) {
+            return -1; /* out of memory mid-walk */
+        }
+        if (a->n_exact + m > FG_EXACT_POOL ||
+            !grow((void **)&a->exact, &a->cap_exact, a->n_exact + m, sizeof(int32_t))) {
+            *tokens = a->walk_buf; /* the pool is full: this set is not kept */
+            return (int32_t)m;
+        }
+        memcpy(a->exact + a->n_exact, a->walk_buf, sizeof(int32_t) * m);
+        d->exact_off = (int64_t)a->n_exact;
+        d->exact_n = (int32_t)m;
+        a->n_exact += m;
+    }
+    *tokens = a->exact + d->exact_off;
+    return d->exact_n;
+}
+
+bool fg_exact_cached(const struct fg_automaton *a, int32_t state) {
+    return state >= 0 && (size_t)state < a->n_dfa && a->dfa[state].exact_n >= 0;
 }
 
 int32_t fg_allowed_all(struct fg_automaton *a, int32_t state, int32_t *out) {
@@ -1602,8 +1833,8 @@ void fg_automaton_stats(const struct fg_automaton *a, struct fg_stats *st) {
     st->bytes = sizeof(*a) + a->cap_nfa * sizeof(struct nstate) +
                 a->cap_dfa * sizeof(struct dstate) + a->cap_trans * sizeof(int32_t) +
                 a->cap_sets * sizeof(int32_t) + a->hash_cap * sizeof(int32_t) +
-                a->cap_lists * sizeof(int32_t) + a->n_nfa * 4 * sizeof(int32_t) +
-                a->walk_cap * sizeof(int32_t);
+                a->cap_lists * sizeof(int32_t) + a->cap_exact * sizeof(int32_t) +
+                a->n_nfa * 4 * sizeof(int32_t) + a->walk_cap * sizeof(int32_t);
 }
 
 int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states) {

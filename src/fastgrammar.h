@@ -30,6 +30,10 @@
 /* A state allowing more tokens than this is "large": it keeps no token list; the sampler draws
  * first and checks the draw (string bodies, where almost every token fits). */
 #define FG_LARGE_LIMIT 4096
+/* A state that lets this many distinct bytes follow is large without walking (string bodies). */
+#define FG_WIDE_BYTES  96
+/* Tokens kept in exact sets of large states (fg_allowed_exact), per automaton: 4 MB. */
+#define FG_EXACT_POOL  (1024 * 1024)
 
 struct fg_index;
 struct fg_automaton;
@@ -53,6 +57,19 @@ int32_t fg_index_n_vocab(const struct fg_index *ix);
 const char *fg_index_piece(const struct fg_index *ix, int32_t token, int32_t *n);
 /* End-of-generation tokens (borrowed). */
 const int32_t *fg_index_eog(const struct fg_index *ix, int32_t *n);
+/* The tokens whose text holds '"', '\\' or a control byte: in a string body most of them are
+ * refused, so a rejected draw there masks the refused ones at once (engine.c). */
+const int32_t *fg_index_special(const struct fg_index *ix, int32_t *n);
+/* 0, FG_SPECIAL_QUOTE or FG_SPECIAL_HARD. */
+int fg_index_special_kind(const struct fg_index *ix, int32_t token);
+/* Plain printable ASCII tokens (no quote, no backslash): the length of `token`'s text when it is
+ * one, else -1; and all of them with at least `len` bytes. In a string body (fg_wide) such a
+ * token stays in the body, so it is refused only for being too long: when one of `len` bytes is
+ * refused, so is every longer one. */
+int32_t fg_index_ascii_len(const struct fg_index *ix, int32_t token);
+const int32_t *fg_index_ascii_from(const struct fg_index *ix, int32_t len, int32_t *n);
+/* Whether `state` is a string body: at least FG_WIDE_BYTES distinct bytes may follow. */
+bool fg_wide(const struct fg_automaton *a, int32_t state);
 /* Bytes the index holds (memory accounting). */
 size_t fg_index_bytes(const struct fg_index *ix);
 
@@ -75,8 +92,28 @@ int32_t fg_step_token(struct fg_automaton *a, int32_t state, int32_t token);
  * returns the count and *tokens (borrowed until the next call on `a`), or -1 when the state
  * is large (more than FG_LARGE_LIMIT tokens). */
 int32_t fg_allowed(struct fg_automaton *a, int32_t state, const int32_t **tokens);
-/* Every token `state` allows, computed without a limit into `out` (capacity n_vocab); the
- * rare fallback after repeated rejected draws in a large state. Returns the count. */
+/* Every token `state` allows: the list of a small state, or the exact set of a large one,
+ * walked once and then kept (up to FG_EXACT_POOL tokens per automaton; beyond that it is
+ * recomputed per call). *tokens is borrowed until the next call on `a`. -1: out of memory. */
+int32_t fg_allowed_exact(struct fg_automaton *a, int32_t state, const int32_t **tokens);
+/* Special tokens: a quote comes first in the text, or a backslash or control byte does. */
+#define FG_SPECIAL_QUOTE 1
+#define FG_SPECIAL_HARD  2
+/* Longest token text the index reads (longer pieces are left out: they never match). */
+#define FG_MAX_PIECE     1024
+/* The special tokens (fg_index_special) that `state` allows. When `state` refuses '\\' and every
+ * control byte (a string body), a "hard" token is refused too: its text stays in the body (no
+ * quote before) up to a byte the body refuses; so only the subtrees of the trie that hold quote
+ * tokens are walked, cheap even in a string body. Otherwise every special token is checked.
+ * *tokens is borrowed until the next call on `a`. -1: out of memory. */
+int32_t fg_allowed_special(struct fg_automaton *a, int32_t state, const int32_t **tokens);
+/* Whether `state` is a string body that refuses '\\' and every control byte: then it refuses
+ * every FG_SPECIAL_HARD token. */
+bool fg_refuses_hard(struct fg_automaton *a, int32_t state);
+/* Whether the exact set of `state` is kept (a later fg_allowed_exact() costs nothing). */
+bool fg_exact_cached(const struct fg_automaton *a, int32_t state);
+/* Every token `state` allows, computed without a limit into `out` (capacity n_vocab), kept
+ * nowhere (the tests compare it with the cached sets). Returns the count. */
 int32_t fg_allowed_all(struct fg_automaton *a, int32_t state, int32_t *out);
 /* The text the grammar forces from `state` on (while exactly one byte may follow and the
  * state does not accept), at most `cap` bytes. Returns its length. */

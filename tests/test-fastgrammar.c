@@ -846,6 +846,91 @@ static void test_cache_qwen(void **state) {
     cache_check(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
 }
 
+/* The shortcuts a rejected draw in a large state takes are exact, checked against walking every
+ * token: the special tokens fg_allowed_special() returns are exactly the allowed ones; a state
+ * that fg_refuses_hard() refuses every FG_SPECIAL_HARD token; in a string body (fg_wide) a
+ * refused plain ASCII token means every longer one is refused; the kept exact set of a large
+ * state equals a fresh walk. Phone pack (many strings), both syntaxes, 12-character strings. */
+static void shortcuts_check(const char *model_path, enum pipit_call_syntax syn) {
+    struct rig r;
+    rig_init(&r, model_path, "User: hi\nAssistant:");
+    struct pipit_toolset *ts = load_pack(PACKS[1]);
+    struct pipit_grammar *g = compile(ts, syn, 12);
+    struct pipit_fastgrammar *fg = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_init(r.m, &fg, &err), PIPIT_OK);
+    struct fg_automaton *a = NULL;
+    assert_int_equal(fg_lookup(fg, pipit_grammar_call(g), &a, NULL, 0), PIPIT_OK);
+    int32_t n_states = fg_automaton_precompute(a, 100000);
+    const struct fg_index *ix = fg_index_of(fg);
+    int32_t nv = fg_index_n_vocab(ix), n_sp = 0, n_ascii = 0;
+    const int32_t *sp = fg_index_special(ix, &n_sp);
+    const int32_t *ascii = fg_index_ascii_from(ix, 1, &n_ascii);
+    assert_true(n_sp > 0 && n_ascii > 0);
+    int32_t *all = malloc(sizeof(int32_t) * (size_t)nv);
+    char *mark = calloc((size_t)nv, 1);
+    assert_non_null(all);
+    assert_non_null(mark);
+    int wide = 0, hard = 0;
+    for (int32_t st = 0; st < n_states; st++) {
+        const int32_t *ok = NULL;
+        int32_t n_ok = fg_allowed_special(a, st, &ok);
+        assert_true(n_ok >= 0);
+        memset(mark, 0, (size_t)nv);
+        for (int32_t k = 0; k < n_ok; k++) {
+            mark[ok[k]] = 1;
+        }
+        for (int32_t k = 0; k < n_sp; k++) {
+            assert_int_equal(mark[sp[k]], fg_step_token(a, st, sp[k]) >= 0);
+        }
+        if (fg_refuses_hard(a, st)) {
+            hard++;
+            for (int32_t k = 0; k < n_sp; k++) {
+                if (fg_index_special_kind(ix, sp[k]) == FG_SPECIAL_HARD) {
+                    assert_true(fg_step_token(a, st, sp[k]) < 0);
+                }
+            }
+        }
+        if (!fg_wide(a, st)) {
+            continue;
+        }
+        wide++;
+        int32_t shortest_refused = INT32_MAX; /* ascii is sorted by length */
+        for (int32_t k = 0; k < n_ascii; k++) {
+            int32_t len = fg_index_ascii_len(ix, ascii[k]);
+            bool allowed = fg_step_token(a, st, ascii[k]) >= 0;
+            if (!allowed && len < shortest_refused) {
+                shortest_refused = len;
+            }
+            assert_false(allowed && len >= shortest_refused);
+        }
+        const int32_t *ex = NULL;
+        int32_t n_ex = fg_allowed_exact(a, st, &ex);
+        assert_int_equal(n_ex, fg_allowed_all(a, st, all));
+        assert_memory_equal(ex, all, sizeof(int32_t) * (size_t)n_ex);
+    }
+    print_message("%s: %d states, %d string bodies, %d refuse escapes; %d special tokens, %d "
+                  "plain ASCII\n",
+                  model_path, n_states, wide, hard, n_sp, n_ascii);
+    assert_true(wide > 10 && hard > 10);
+    free(all);
+    free(mark);
+    pipit_fastgrammar_free(fg);
+    pipit_grammar_free(g);
+    pipit_toolset_free(ts);
+    rig_free(&r);
+}
+
+static void test_shortcuts_spm(void **state) {
+    (void)state;
+    shortcuts_check(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT);
+}
+
+static void test_shortcuts_qwen(void **state) {
+    (void)state;
+    shortcuts_check(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
+}
+
 /* Every test runs against a private cache directory (removed at the end). */
 static int cache_setup(void **state) {
     (void)state;
@@ -872,6 +957,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_differential_hermes), cmocka_unit_test(test_greedy_spm),
         cmocka_unit_test(test_greedy_qwen),         cmocka_unit_test(test_agent_fast),
         cmocka_unit_test(test_cache_spm),           cmocka_unit_test(test_cache_qwen),
+        cmocka_unit_test(test_shortcuts_spm),       cmocka_unit_test(test_shortcuts_qwen),
     };
     const struct CMUnitTest prop[] = {
         cmocka_unit_test(test_property_spm),
