@@ -33,6 +33,7 @@ struct agent_opts {
     double budget_ms;
     bool no_grammar;
     bool fast_grammar;
+    bool tracker;
     bool verbose;
     bool json;
 };
@@ -48,6 +49,7 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --syntax NAME     call syntax: pipit or hermes (default: hermes for models with\n"
         "                    a chat template, else pipit)\n"
         "  --no-grammar      decode unconstrained (calls are still validated)\n"
+        "  --tracker         run the State-Tracker after each turn (docs/memory.md)\n"
         "  --threads N       CPU threads (default: all usable cores)\n"
         "  --max-steps N     model steps per utterance (default 3)\n"
         "  --budget-ms X     wall-clock budget per turn (default 15000)\n"
@@ -89,6 +91,10 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
         }
         if (strcmp(argv[i], "--fast-grammar") == 0) {
             o->fast_grammar = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--tracker") == 0) {
+            o->tracker = true;
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
@@ -166,6 +172,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.device_init_json = o->init;
     ap.grammar = !o->no_grammar;
     ap.fast_grammar = o->fast_grammar;
+    ap.state_tracker = o->tracker;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;
     ap.turn_budget_ms = o->budget_ms;
@@ -221,6 +228,11 @@ static void print_verbose(const struct pipit_turn *t) {
             (long long)t->permanent_prefill_tokens, (long long)t->memory_prefill_tokens,
             (long long)t->decode_tokens, t->n_permanent, t->n_ephemeral_max, t->memory_lines,
             t->memory_bytes, t->trimmed_lines > 0 ? ", trimmed" : "", t->latency_ms, t->ttft_ms);
+    if (t->tracker_ms > 0) {
+        fprintf(stderr, "  [State-Tracker: %d line%s in %.0f ms, its KV %lld bytes]\n",
+                t->tracker_lines, t->tracker_lines == 1 ? "" : "s", t->tracker_ms,
+                (long long)t->tracker_kv_bytes);
+    }
 }
 
 /* One utterance through the agent; prints the result. */

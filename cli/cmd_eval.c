@@ -42,6 +42,7 @@ static void usage(FILE *out) {
             "  --misses N        print the first N misses per configuration to stderr\n"
             "  --check           only check the scenarios against the devices (no model)\n"
             "  --fast-grammar    constrain with pipit's own decoder instead of llama.cpp's GBNF\n"
+            "  --tracker         run the State-Tracker after every turn (memory cso)\n"
             "Exit codes: 0 the run completed (and passed --min-f1), 1 failed, 2 usage.\n",
             PIPIT_DEFAULT_MODEL);
 }
@@ -58,6 +59,7 @@ struct eval_cli {
     long threads, n_ctx, limit, misses;
     bool check_only;
     bool fast_grammar; /* pipit's own constrained decoder for every config */
+    bool tracker;      /* the State-Tracker after every turn (cso memory configs) */
 };
 
 static void progress(const char *config,
@@ -108,6 +110,10 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
         }
         if (strcmp(argv[i], "--fast-grammar") == 0) {
             o->fast_grammar = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--tracker") == 0) {
+            o->tracker = true;
             continue;
         }
         const char *cfg = NULL;
@@ -296,6 +302,7 @@ int cmd_eval(int argc, char **argv) {
         struct pipit_eval_params ep = pipit_eval_default_params();
         ep.agent.n_threads = (int32_t)o.threads;
         ep.agent.fast_grammar = o.fast_grammar;
+        ep.agent.state_tracker = o.tracker;
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;
         ep.n_devices = n_devs;

@@ -39,7 +39,9 @@ static void train_usage(FILE *out) {
             "                      templates; with another --seed: new examples of them)\n"
             "  --misses N          print up to N wrong held-out answers (default 10)\n"
             "  --dump-data FILE    write the generated data set as TSV (split, category,\n"
-            "                      template, memory lines, state, utterance, output) and stop\n");
+            "                      template, memory lines, state, utterance, output; line\n"
+            "                      ends inside a field as \\n) and stop\n"
+            "  --tracker-percent N State-Tracker examples in the data, 0..100 (default 8)\n");
 }
 
 static void progress(const struct pipit_train_progress *p, void *ud) {
@@ -77,6 +79,17 @@ static void print_eval(const char *what, const char *model, const struct pipit_e
     }
 }
 
+/* A field with its line ends written as the two characters "\n" (tracker messages, outputs). */
+static void put_field(FILE *f, const char *s) {
+    for (; *s != '\0'; s++) {
+        if (*s == '\n') {
+            fputs("\\n", f);
+        } else {
+            fputc(*s, f);
+        }
+    }
+}
+
 static int dump_data(const struct pipit_dataset *ds, const char *path) {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -96,7 +109,11 @@ static int dump_data(const struct pipit_dataset *ds, const char *path) {
                     fputs(" | ", f);
                 }
             }
-            fprintf(f, "\t%s\t%s\t%s\n", ex.state, ex.utterance, ex.output);
+            fprintf(f, "\t%s\t", ex.state);
+            put_field(f, ex.utterance);
+            fputc('\t', f);
+            put_field(f, ex.output);
+            fputc('\n', f);
         }
     }
     if (fclose(f) != 0) {
@@ -115,6 +132,7 @@ int cmd_train(int argc, char **argv) {
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
     long ctx = tp.n_ctx, answer = tp.n_answer, batch = tp.n_batch, steps = (long)tp.n_steps;
+    long tracker_percent = dp.tracker_percent;
     long threads = 1, ckpt_every = (long)tp.checkpoint_every, n_eval = 500, misses = 10;
     double minutes = 0.0, lr = tp.lr;
     bool bad = false;
@@ -148,7 +166,8 @@ int cmd_train(int argc, char **argv) {
             cli_opt_str(argc, argv, &i, "--eval-only", &eval_only, &bad) ||
             cli_opt_str(argc, argv, &i, "--eval-split", &eval_split, &bad) ||
             cli_opt_int(argc, argv, &i, "--misses", 0, 1000000, &misses, &bad) ||
-            cli_opt_str(argc, argv, &i, "--dump-data", &dump, &bad)) {
+            cli_opt_str(argc, argv, &i, "--dump-data", &dump, &bad) ||
+            cli_opt_int(argc, argv, &i, "--tracker-percent", 0, 100, &tracker_percent, &bad)) {
             continue;
         }
         fprintf(stderr, "pipit train: unknown option '%s'\n", argv[i]);
@@ -167,6 +186,7 @@ int cmd_train(int argc, char **argv) {
     dp.seed = (uint64_t)seed;
     dp.n_train = (int32_t)examples;
     dp.n_valid = (int32_t)valid;
+    dp.tracker_percent = (int32_t)tracker_percent;
     struct pipit_dataset *ds = NULL;
     if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit train: %s\n", err.text);

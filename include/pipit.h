@@ -1042,9 +1042,10 @@ enum pipit_split {
 };
 
 struct pipit_datagen_params {
-    uint64_t seed;   /* generator seed: the same seed gives the same bytes (default 1) */
-    int32_t n_train; /* examples drawn from the training templates (default 200000) */
-    int32_t n_valid; /* examples drawn from the held-out templates (default 1000) */
+    uint64_t seed;           /* generator seed: the same seed gives the same bytes (default 1) */
+    int32_t n_train;         /* examples drawn from the training templates (default 200000) */
+    int32_t n_valid;         /* examples drawn from the held-out templates (default 1000) */
+    int32_t tracker_percent; /* share of State-Tracker examples, 0..100 (default 8) */
 };
 
 struct pipit_datagen_params pipit_datagen_default_params(void);
@@ -1058,6 +1059,9 @@ struct pipit_example {
     const char *output;    /* the expected answer: "<call>set_zoom(level=2)" or plain text */
     const char *category;  /* "zoom", "flash", "relative", "cloud", "chat", ... */
     int32_t template_id;   /* the phrasing template it came from */
+    bool tracker;          /* a State-Tracker example: `utterance` holds the turn's messages
+                              ("user: ...\nassistant: ...\ntool: ...\n"), `memory` the CSO,
+                              `state` is empty, `output` is "key: value\n" or "# NO_UPDATE" */
 };
 
 /* Generate the camera tool pack's data set (tools/camera.json, docs/training.md). Errors:
@@ -1083,6 +1087,16 @@ char *pipit_train_prompt(const char *system,
                          const char *memory,
                          const char *state,
                          const char *utterance);
+
+/* The State-Tracker's role prefix in a model trained for both roles (pipit.prompt.tracker =
+ * "role"): the tracker's prompt is "tracker\n{CSO}New Messages:\n{messages}New Lines to
+ * Append:\n". */
+#define PIPIT_TRACKER_ROLE "tracker"
+
+/* The prompt of either role for `ex`: pipit_train_prompt(system, ...) for an executor example,
+ * the tracker prompt above for a State-Tracker example. Freed with pipit_free(); NULL when out
+ * of memory. */
+char *pipit_train_prompt_example(const char *system, const struct pipit_example *ex);
 
 /* Build a SentencePiece-style ("llama") vocabulary of `n_vocab` tokens from the data set's
  * text (prompts with `system`, and answers): <unk> <s> </s>, the 256 byte-fallback tokens

@@ -5,6 +5,9 @@
  *   permanent   <BOS>{rules}{examples}Full Checklist So Far:\n# This is the start...\n{CSO}
  *   ephemeral   New Messages:\n{messages}New Lines to Append:\n
  *   generated   "key: value\n" lines, or "# NO_UPDATE"
+ * A model trained for the role (GGUF pipit.prompt.tracker = "role", as `pipit train` writes
+ * it) gets only a role prefix instead of the rules and examples:
+ *   permanent   <BOS>tracker\n{CSO}
  */
 #include "tracker.h"
 
@@ -41,6 +44,7 @@ struct tracker {
     struct pipit_context *ctx;
     struct pipit_sampler *smpl;
     bool primed; /* the prompt is in the permanent prefix */
+    bool role;   /* the model was trained for the role: PIPIT_TRACKER_ROLE prefix only */
 };
 
 enum pipit_status tracker_new(struct pipit_model *model,
@@ -59,6 +63,9 @@ enum pipit_status tracker_new(struct pipit_model *model,
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "tracker: out of memory");
     }
     t->model = model;
+    char meta[16];
+    t->role = pipit_model_meta_str(model, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0 &&
+              strcmp(meta, "role") == 0;
     struct pipit_context_params cp = pipit_context_default_params();
     cp.n_ctx = n_ctx;
     cp.n_threads = n_threads;
@@ -108,7 +115,8 @@ static enum pipit_status prime(struct tracker *t, int64_t *n) {
     if (t->primed) {
         return PIPIT_OK;
     }
-    enum pipit_status st = append(t, PIPIT_REGION_PERMANENT, TRACKER_PROMPT, true, n);
+    enum pipit_status st = append(t, PIPIT_REGION_PERMANENT,
+                                  t->role ? PIPIT_TRACKER_ROLE "\n" : TRACKER_PROMPT, true, n);
     t->primed = st == PIPIT_OK;
     return st;
 }

@@ -91,6 +91,9 @@ static void test_datagen_covers_tools(void **state) {
         for (int32_t i = 0; i < pipit_dataset_size(ds, sp); i++) {
             struct pipit_example ex;
             pipit_dataset_get(ds, sp, i, &ex);
+            if (ex.tracker) {
+                continue; /* test_datagen_tracker */
+            }
             assert_int_equal(strncmp(ex.state, "zoom=", 5), 0);
             assert_non_null(strstr(ex.state, " flash="));
             assert_non_null(strstr(ex.state, " facing="));
@@ -199,6 +202,67 @@ static void test_datagen_chat_and_memory(void **state) {
     assert_true(status > 80);                                /* flash and zoom of the six keys */
     assert_true(with_memory > 12000 && with_memory < 24000); /* about 60% */
     pipit_dataset_free(ds);
+}
+
+/* State-Tracker examples: about tracker_percent of the data; the messages are the agent's
+ * (user, assistant, tool lines); the answer is "# NO_UPDATE" or one line the tracker grammar
+ * accepts (src/tracker.c); their prompt is the role prompt; tracker_percent 0 turns them off. */
+static void test_datagen_tracker(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(7, 20000, 10);
+    int n = 0, updates = 0, refusals = 0;
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        if (!ex.tracker) {
+            continue;
+        }
+        n++;
+        assert_string_equal(ex.category, "tracker");
+        assert_string_equal(ex.state, "");
+        assert_int_equal(strncmp(ex.utterance, "user: ", 6), 0);
+        assert_non_null(strstr(ex.utterance, "\nassistant: "));
+        if (strstr(ex.utterance, "assistant: <call>") != NULL) {
+            assert_non_null(strstr(ex.utterance, "\ntool: {\"ok\":"));
+        }
+        if (strcmp(ex.output, "# NO_UPDATE") != 0) {
+            updates++;
+            refusals += strncmp(ex.output, "agent_refusals: ", 16) == 0;
+            size_t len = strlen(ex.output);
+            assert_true(len >= 4 && ex.output[len - 1] == '\n');
+            assert_null(strchr(ex.output, '\n') + 1 < ex.output + len ? ex.output : NULL);
+            const char *colon = strstr(ex.output, ": ");
+            assert_non_null(colon);
+            for (const char *k = ex.output; k < colon; k++) {
+                assert_true((*k >= 'a' && *k <= 'z') || *k == '_');
+            }
+            assert_null(strstr(ex.memory, ex.output)); /* never repeats the checklist */
+        }
+        char *prompt = pipit_train_prompt_example("camera", &ex);
+        assert_non_null(prompt);
+        assert_int_equal(strncmp(prompt, "tracker\n", 8), 0);
+        assert_non_null(strstr(prompt, "New Messages:\nuser: "));
+        size_t pl = strlen(prompt);
+        assert_string_equal(prompt + pl - 21, "New Lines to Append:\n");
+        pipit_free(prompt);
+    }
+    assert_true(n > 1200 && n < 2000); /* 8% of 20000 */
+    assert_true(updates > n / 4 && refusals > 50);
+    pipit_dataset_free(ds);
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    p.n_train = 5000;
+    p.n_valid = 10;
+    p.tracker_percent = 0;
+    struct pipit_error err;
+    assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        assert_false(ex.tracker);
+    }
+    pipit_dataset_free(ds);
+    p.tracker_percent = 101;
+    assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_ERR_INVALID_ARG);
 }
 
 /* The validation split shares no phrasing template with training. */
@@ -557,7 +621,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_datagen_deterministic),   cmocka_unit_test(test_datagen_bad_params),
         cmocka_unit_test(test_datagen_covers_tools),    cmocka_unit_test(test_datagen_relative),
         cmocka_unit_test(test_heldout_by_template),     cmocka_unit_test(test_prompt_format),
-        cmocka_unit_test(test_datagen_chat_and_memory),
+        cmocka_unit_test(test_datagen_chat_and_memory), cmocka_unit_test(test_datagen_tracker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

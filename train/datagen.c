@@ -66,12 +66,13 @@ enum cat {
     CAT_CLOUD,
     CAT_CHAT,
     CAT_UNSUPPORTED,
+    CAT_TRACKER,
 };
 
 const char *const datagen_categories[] = {
-    "capture",       "zoom",     "flash",  "focus", "exposure",
-    "white_balance", "timer",    "format", "scene", "overlay",
-    "camera",        "relative", "cloud",  "chat",  "unsupported",
+    "capture", "zoom",   "flash",       "focus",   "exposure", "white_balance",
+    "timer",   "format", "scene",       "overlay", "camera",   "relative",
+    "cloud",   "chat",   "unsupported", "tracker",
 };
 const int datagen_n_categories = N_OF(datagen_categories);
 
@@ -2255,6 +2256,64 @@ static bool fill_cloud_advice(struct gen *g,
     return true;
 }
 
+/* ---------------------------------------------------------------- things worth remembering */
+
+/* The person says who or what the pictures are of, what they are for, or their name: the
+ * executor acknowledges it; the State-Tracker writes it down ({K} picks which). */
+static const char *const T_MENTION[] = {
+    "i'm photographing {X}", "this is {X}",           "i'm taking pictures of {X}",
+    "we're shooting {X}",    "the photos are of {X}", "say hi to {X}",
+    "this is for {O}",       "these are for {O}",     "the pictures are for {O}",
+    "my name is {N}",        "call me {N}",           "it's {X} today",
+    "we're here for {O}",    "today it's {X}",        "the subject is {X}",
+};
+static const char *const MENTION_X[] = {
+    "my dog rex",      "my daughter emma", "the sunset",  "my friends",
+    "a birthday cake", "the city skyline", "my cat luna", "the mountains",
+    "our new car",     "my grandparents",  "the garden",  "my son leo",
+    "the old bridge",  "a red fox",        "my team",     "the harbour",
+};
+static const char *const MENTION_O[] = {
+    "my sister's wedding", "a school project", "my blog",          "the family album",
+    "a job application",   "instagram",        "a travel journal", "my portfolio",
+};
+static const char *const MENTION_N[] = {"anna", "tom",   "priya", "lucas", "mei",
+                                        "omar", "sofia", "jack",  "nina",  "ravi"};
+
+static bool fill_mention(struct gen *g,
+                         const struct intent *in,
+                         int t,
+                         struct slots *s,
+                         char *out,
+                         size_t size) {
+    const char *tpl = in->tpl[t];
+    if (has_slot(tpl, 'X')) {
+        slot_set(s, 'X', PICK(g, MENTION_X));
+    }
+    if (has_slot(tpl, 'O')) {
+        slot_set(s, 'O', PICK(g, MENTION_O));
+    }
+    if (has_slot(tpl, 'N')) {
+        slot_set(s, 'N', PICK(g, MENTION_N));
+    }
+    pipit_format(out, size, "Okay.");
+    return true;
+}
+
+/* What the State-Tracker writes for a mention: "subject: ...", "occasion: ..." or
+ * "user_name: ...". */
+static void mention_line(const char *tpl, const struct slots *s, char *out, size_t size) {
+    char key = has_slot(tpl, 'X') ? 'X' : has_slot(tpl, 'O') ? 'O' : 'N';
+    const char *name = key == 'X' ? "subject" : key == 'O' ? "occasion" : "user_name";
+    for (int i = 0; i < s->n; i++) {
+        if (s->key[i] == key) {
+            pipit_format(out, size, "%s: %s", name, s->val[i]);
+            return;
+        }
+    }
+    out[0] = '\0';
+}
+
 /* ---------------------------------------------------------------- the intent table */
 
 static const struct intent INTENTS[] = {
@@ -2308,6 +2367,7 @@ static const struct intent INTENTS[] = {
     {"status", CAT_CHAT, 3, TPL(T_STATUS), fill_status, false, true},
     {"again", CAT_CAPTURE, 3, TPL(T_AGAIN), fill_again, false, false},
     {"selfie", CAT_CAPTURE, 2, TPL(T_SELFIE), fill_selfie, false, false},
+    {"mention", CAT_CHAT, 2, TPL(T_MENTION), fill_mention, false, true},
     {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false},
     {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false},
     {"cloud_creative", CAT_CLOUD, 5, TPL(T_CLOUD_CREATIVE), fill_cloud_creative, true, false},
@@ -2514,21 +2574,39 @@ static bool arena_add(struct pipit_dataset *ds, const char *s, uint32_t *off) {
 }
 
 /* Draw one example of `split` into the three buffers. */
+static int intent_index(const char *name) {
+    for (int k = 0; k < N_OF(INTENTS); k++) {
+        if (strcmp(INTENTS[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* Draw one example of `split` into the buffers: an intent by weight (or `want` when >= 0), a
+ * template, slot values, surface noise. *note receives the line a State-Tracker should write
+ * for it ("" when the harness facts say it all). */
 static void draw(struct gen *g,
                  enum pipit_split split,
                  int total_weight,
+                 int want,
                  char *utt,
                  size_t usize,
                  char *output,
                  size_t osize,
+                 char *note,
+                 size_t nsize,
                  int *cat,
                  int *template_id) {
     for (;;) {
-        int w = (int)train_rng_below(&g->rng, (uint32_t)total_weight);
-        int k = 0;
-        while (w >= INTENTS[k].weight) {
-            w -= INTENTS[k].weight;
-            k++;
+        int k = want;
+        if (k < 0) {
+            int w = (int)train_rng_below(&g->rng, (uint32_t)total_weight);
+            k = 0;
+            while (w >= INTENTS[k].weight) {
+                w -= INTENTS[k].weight;
+                k++;
+            }
         }
         const struct intent *in = &INTENTS[k];
         int cand[64], nc = 0;
@@ -2560,14 +2638,79 @@ static void draw(struct gen *g,
         } else {
             pipit_format(output, osize, "%s", answer);
         }
+        note[0] = '\0';
+        if (in->fill == fill_mention) {
+            mention_line(in->tpl[t], &s, note, nsize);
+        } else if (in->cat == CAT_UNSUPPORTED) {
+            pipit_format(note, nsize, "agent_refusals: %s", core);
+        }
         *cat = (int)in->cat;
         *template_id = k * 64 + t;
         return;
     }
 }
 
+/* The tool result the agent shows the State-Tracker for `call` ("<call>tool(k=v, ...)"): ok with
+ * the first argument echoed as data, or (one in five) an error. */
+static void tool_result(struct gen *g, const char *call, char *out, size_t size) {
+    static const char *const CODES[] = {"zoom_out_of_range",    "busy_recording",
+                                        "flash_unavailable",    "permission_denied",
+                                        "cloud_not_configured", "storage_full"};
+    if (train_rng_below(&g->rng, 5) == 0) {
+        pipit_format(out, size,
+                     "{\"ok\":false,\"error\":{\"code\":\"%s\",\"message\":\"the device "
+                     "refused\"}}",
+                     PICK(g, CODES));
+        return;
+    }
+    const char *open = strchr(call, '(');
+    const char *eq = open != NULL ? strchr(open, '=') : NULL;
+    if (eq == NULL) {
+        pipit_format(out, size, "{\"ok\":true,\"data\":{}}");
+        return;
+    }
+    const char *end = eq + 1;
+    while (*end != '\0' && *end != ',' && *end != ')') {
+        end++;
+    }
+    pipit_format(out, size, "{\"ok\":true,\"data\":{\"%.*s\":%.*s}}", (int)(eq - open - 1),
+                 open + 1, (int)(end - eq - 1), eq + 1);
+}
+
+/* Turn a drawn executor example into a State-Tracker example (docs/memory.md): the messages the
+ * agent passes (user line, the executor's raw output, the tool result) after the CSO; the
+ * answer is the line the harness facts cannot write, or "# NO_UPDATE". */
+static void make_tracker_example(struct gen *g,
+                                 char *utt,
+                                 size_t usize,
+                                 char *output,
+                                 size_t osize,
+                                 const char *note) {
+    char msgs[768], result[256];
+    pipit_format(msgs, sizeof(msgs), "user: %s\nassistant: %s\n", utt, output);
+    size_t o = strlen(msgs);
+    if (strncmp(output, "<call>", 6) == 0) {
+        tool_result(g, output, result, sizeof(result));
+        pipit_format(msgs + o, sizeof(msgs) - o, "tool: %s\n", result);
+    }
+    bool known = note[0] != '\0' && train_rng_below(&g->rng, 6) == 0;
+    if (known) {
+        /* the checklist already holds it: nothing to append */
+        char line[200];
+        pipit_format(line, sizeof(line), "%s", note);
+        memory_add_line(g, line);
+    }
+    pipit_format(utt, usize, "%s", msgs);
+    if (note[0] != '\0' && !known) {
+        pipit_format(output, osize, "%s\n", note);
+    } else {
+        pipit_format(output, osize, "# NO_UPDATE");
+    }
+}
+
 struct pipit_datagen_params pipit_datagen_default_params(void) {
-    struct pipit_datagen_params p = {.seed = 1, .n_train = 200000, .n_valid = 1000};
+    struct pipit_datagen_params p = {
+        .seed = 1, .n_train = 200000, .n_valid = 1000, .tracker_percent = 8};
     return p;
 }
 
@@ -2580,10 +2723,12 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
     }
     *out = NULL;
     struct pipit_datagen_params p = params != NULL ? *params : pipit_datagen_default_params();
-    if (p.n_train < 1 || p.n_train > 10000000 || p.n_valid < 1 || p.n_valid > 10000000) {
+    if (p.n_train < 1 || p.n_train > 10000000 || p.n_valid < 1 || p.n_valid > 10000000 ||
+        p.tracker_percent < 0 || p.tracker_percent > 100) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "datagen: sizes must be 1..10000000: n_train %d, n_valid %d",
-                               (int)p.n_train, (int)p.n_valid);
+                               "datagen: sizes must be 1..10000000 and tracker_percent 0..100: "
+                               "n_train %d, n_valid %d, tracker_percent %d",
+                               (int)p.n_train, (int)p.n_valid, (int)p.tracker_percent);
     }
     struct pipit_dataset *ds = calloc(1, sizeof(*ds));
     if (ds == NULL) {
@@ -2594,6 +2739,7 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
         total_weight += INTENTS[k].weight;
     }
     const int32_t sizes[2] = {p.n_train, p.n_valid};
+    const int k_mention = intent_index("mention"), k_unsupported = intent_index("unsupported");
     for (int split = 0; split < 2; split++) {
         struct gen g = {.rng = p.seed * 0x2545F4914F6CDD1Dull + (uint64_t)split * 7919u + 1};
         ds->ex[split] = calloc((size_t)sizes[split], sizeof(struct ds_example));
@@ -2602,14 +2748,27 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
         }
         for (int32_t i = 0; i < sizes[split]; i++) {
-            char utt[256], output[512];
+            char utt[768], output[512], note[200];
             int cat = 0, tid = 0;
-            draw(&g, (enum pipit_split)split, total_weight, utt, sizeof(utt), output,
-                 sizeof(output), &cat, &tid);
+            bool tracker = train_rng_below(&g.rng, 100) < (uint32_t)p.tracker_percent;
+            int want = -1;
+            if (tracker) {
+                /* things to remember and refusals often; the rest is "# NO_UPDATE" */
+                uint32_t r = train_rng_below(&g.rng, 20);
+                want = r < 7 ? k_mention : r < 10 ? k_unsupported : -1;
+            }
+            draw(&g, (enum pipit_split)split, total_weight, want, utt, 256, output, sizeof(output),
+                 note, sizeof(note), &cat, &tid);
+            if (tracker) {
+                make_tracker_example(&g, utt, sizeof(utt), output, sizeof(output), note);
+                cat = CAT_TRACKER;
+            }
             struct ds_example *e = &ds->ex[split][i];
             e->category = (uint16_t)cat;
             e->template_id = tid;
-            if (!arena_add(ds, g.memory, &e->memory) || !arena_add(ds, g.state_line, &e->state) ||
+            e->tracker = tracker;
+            if (!arena_add(ds, g.memory, &e->memory) ||
+                !arena_add(ds, tracker ? "" : g.state_line, &e->state) ||
                 !arena_add(ds, utt, &e->utterance) || !arena_add(ds, output, &e->output)) {
                 pipit_dataset_free(ds);
                 return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
@@ -2653,6 +2812,7 @@ bool pipit_dataset_get(const struct pipit_dataset *ds,
     ex->output = ds->arena + e->output;
     ex->category = datagen_categories[e->category];
     ex->template_id = e->template_id;
+    ex->tracker = e->tracker;
     return true;
 }
 
@@ -2672,5 +2832,23 @@ char *pipit_train_prompt(const char *system,
         return NULL;
     }
     snprintf(p, n, "%s\n%sState: %s\nUser: %s\nAssistant: ", system, memory, state, utterance);
+    return p;
+}
+
+char *pipit_train_prompt_example(const char *system, const struct pipit_example *ex) {
+    if (ex == NULL) {
+        return NULL;
+    }
+    if (!ex->tracker) {
+        return pipit_train_prompt(system, ex->memory, ex->state, ex->utterance);
+    }
+    const char *memory = ex->memory != NULL ? ex->memory : "";
+    size_t n = strlen(PIPIT_TRACKER_ROLE) + strlen(memory) + strlen(ex->utterance) + 64;
+    char *p = malloc(n);
+    if (p == NULL) {
+        return NULL;
+    }
+    snprintf(p, n, "%s\n%sNew Messages:\n%sNew Lines to Append:\n", PIPIT_TRACKER_ROLE, memory,
+             ex->utterance);
     return p;
 }

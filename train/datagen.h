@@ -10,12 +10,14 @@
 
 #include "pipit.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One stored example: its four strings live in the data set's string arena. */
 struct ds_example {
     uint32_t memory, state, utterance, output; /* offsets into pipit_dataset.arena */
     uint16_t category;                         /* index into the category table */
+    bool tracker;                              /* a State-Tracker example (docs/memory.md) */
     int32_t template_id;
 };
 

@@ -109,7 +109,7 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     for (int32_t i = 0; i < n && st == PIPIT_OK; i++) {
         struct pipit_example ex;
         pipit_dataset_get(ds, split, i, &ex);
-        char *prompt = pipit_train_prompt(system, ex.memory, ex.state, ex.utterance);
+        char *prompt = pipit_train_prompt_example(system, &ex);
         if (prompt == NULL) {
             st = pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
             break;

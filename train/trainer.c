@@ -224,6 +224,7 @@ static struct ggml_tensor *build_forward(struct ggml_context *ctx,
 
 static enum pipit_status model_write(const struct model *m,
                                      const struct pipit_train_params *p,
+                                     bool tracker_role,
                                      int32_t n_ctx_train,
                                      int64_t step,
                                      const char *path,
@@ -247,6 +248,9 @@ static enum pipit_status model_write(const struct model *m,
     modelgen_set_llama_kv(g, &h);
     gguf_set_val_str(g, "pipit.prompt.system", p->system);
     gguf_set_val_str(g, "pipit.prompt.tools", "none");
+    if (tracker_role) { /* trained on State-Tracker examples too (src/tracker.c) */
+        gguf_set_val_str(g, "pipit.prompt.tracker", "role");
+    }
     gguf_set_val_u32(g, "pipit.train.step", (uint32_t)step);
     gguf_set_val_u32(g, "pipit.train.seed", (uint32_t)p->seed);
 
@@ -378,7 +382,7 @@ static enum pipit_status tokenize_all(const struct pipit_train_params *p,
     for (int32_t i = 0; i < n; i++) {
         struct pipit_example ex;
         pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
-        char *prompt = pipit_train_prompt(p->system, ex.memory, ex.state, ex.utterance);
+        char *prompt = pipit_train_prompt_example(p->system, &ex);
         if (prompt == NULL) {
             st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
             break;
@@ -618,6 +622,10 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     }
     res.n_vocab = n_vocab;
     res.tokens_per_ex = (double)data.n_tok / (double)data.n;
+    bool tracker_role = false;
+    for (int32_t i = 0; i < ds->n[PIPIT_SPLIT_TRAIN] && !tracker_role; i++) {
+        tracker_role = ds->ex[PIPIT_SPLIT_TRAIN][i].tracker;
+    }
 
     ggml_backend_t backend = cpu_backend(p->n_threads);
     if (backend == NULL) {
@@ -760,7 +768,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         bool last = step >= p->n_steps || (p->max_seconds > 0 && elapsed >= p->max_seconds);
         bool ckpt = p->checkpoint != NULL && (step % p->checkpoint_every == 0 || last);
         if (ckpt) {
-            st = model_write(&m, p, T < 256 ? 256 : T, step, p->checkpoint, err);
+            st = model_write(&m, p, tracker_role, T < 256 ? 256 : T, step, p->checkpoint, err);
             if (st != PIPIT_OK) {
                 goto done;
             }
@@ -798,7 +806,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     res.steps = step;
     res.seconds = (pipit_now_ms() - t0) / 1000.0;
     res.tok_per_s = res.seconds > 0 ? (double)res.tokens / res.seconds : 0.0;
-    st = model_write(&m, p, T < 256 ? 256 : T, step, out_path, err);
+    st = model_write(&m, p, tracker_role, T < 256 ? 256 : T, step, out_path, err);
 
 done:
     free(tok_buf);

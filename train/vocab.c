@@ -336,7 +336,7 @@ enum pipit_status pipit_vocab_build(const struct pipit_dataset *ds,
     for (int32_t i = 0; i < n && st == PIPIT_OK; i++) {
         struct pipit_example ex;
         pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
-        char *prompt = pipit_train_prompt(system, ex.memory, ex.state, ex.utterance);
+        char *prompt = pipit_train_prompt_example(system, &ex);
         if (prompt == NULL || !add_text(&b, prompt) || !add_text(&b, ex.output)) {
             st = PIPIT_ERR_NOMEM;
         }
