@@ -66,13 +66,14 @@ enum cat {
     CAT_CLOUD,
     CAT_CHAT,
     CAT_UNSUPPORTED,
+    CAT_RETRY,
     CAT_TRACKER,
 };
 
 const char *const datagen_categories[] = {
     "capture", "zoom",   "flash",       "focus",   "exposure", "white_balance",
     "timer",   "format", "scene",       "overlay", "camera",   "relative",
-    "cloud",   "chat",   "unsupported", "tracker",
+    "cloud",   "chat",   "unsupported", "retry",   "tracker",
 };
 const int datagen_n_categories = N_OF(datagen_categories);
 
@@ -1837,6 +1838,15 @@ static const char *const T_AGAIN[] = {
     "one more pic",  "and another",  "go again",     "encore",        "another one please",
 };
 
+/* "try again" after a failed request: the memory's pinned user_goal and tool_error say what
+ * failed; the answer is that request's call again. */
+static const char *const T_RETRY[] = {
+    "try again",     "retry",           "try that again",     "give it another go",
+    "try it again",  "let's try again", "retry that",         "have another go",
+    "please retry",  "try once more",   "go ahead and retry", "give it another try",
+    "again, try it", "retry it",        "one more try",       "try again now",
+};
+
 /* A selfie: with the front camera a photo, else the front camera first. */
 static const char *const T_SELFIE[] = {
     "take a selfie",   "selfie",        "snap a selfie",     "selfie time",
@@ -1923,6 +1933,14 @@ fill_again(struct gen *g, const struct intent *in, int t, struct slots *s, char 
         memory_add_line(g, line);
     }
     pipit_format(out, size, "<call>take_photo()");
+    return true;
+}
+
+/* The answer comes from another intent: draw() fills it (retry_goal). */
+static bool
+fill_retry(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)in, (void)t, (void)s;
+    pipit_format(out, size, "%s", "");
     return true;
 }
 
@@ -2054,6 +2072,40 @@ static const char *const T_CLOUD_ADVICE[] = {
     "what is the rule of thirds",
     "how do i avoid red eye",
     "should i use hdr for {U} photos",
+    "what is {C}",
+    "how does {C} work",
+    "can you explain {C}",
+    "why does {C} matter",
+    "how should i set {C} for {U} photos",
+    "what {C} is best for {U} shots",
+    "how long should the exposure be for {U} photos",
+    "should i use the flash for {U} photos",
+    "what zoom is best for {U} shots",
+    "how do i focus on a moving subject",
+    "what's the best angle for {U} photos",
+    "is it better to zoom or walk closer",
+    "how bright should a {U} photo be",
+    "when should i use a timer",
+    "tips for a better {U} shot",
+    "how do pros light {U} photos",
+};
+static const char *const PHOTO_CONCEPTS[] = {
+    "the exposure triangle",
+    "shutter speed",
+    "depth of field",
+    "iso",
+    "aperture",
+    "focal length",
+    "white balance",
+    "dynamic range",
+    "bokeh",
+    "exposure compensation",
+    "the golden hour",
+    "motion blur",
+    "the histogram",
+    "metering",
+    "image stabilization",
+    "the inverse square law",
 };
 
 /* Free-form questions: a question opener and 2..7 random words. Nothing to memorize, so the
@@ -2252,6 +2304,7 @@ static bool fill_cloud_advice(struct gen *g,
                               size_t size) {
     (void)in, (void)t;
     slot_set(s, 'U', PICK(g, SUBJECTS));
+    slot_set(s, 'C', PICK(g, PHOTO_CONCEPTS));
     pipit_format(out, size, "photography advice");
     return true;
 }
@@ -2367,6 +2420,7 @@ static const struct intent INTENTS[] = {
     {"status", CAT_CHAT, 3, TPL(T_STATUS), fill_status, false, true},
     {"again", CAT_CAPTURE, 3, TPL(T_AGAIN), fill_again, false, false},
     {"selfie", CAT_CAPTURE, 2, TPL(T_SELFIE), fill_selfie, false, false},
+    {"retry", CAT_RETRY, 3, TPL(T_RETRY), fill_retry, false, false},
     {"mention", CAT_CHAT, 2, TPL(T_MENTION), fill_mention, false, true},
     {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false},
     {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false},
@@ -2574,6 +2628,47 @@ static bool arena_add(struct pipit_dataset *ds, const char *s, uint32_t *off) {
 }
 
 /* Draw one example of `split` into the three buffers. */
+/* For "try again": draw a command of `split` that failed earlier; its words become the memory's
+ * user_goal (after the tool_error the agent pins), its call the answer. */
+static bool retry_goal(struct gen *g, enum pipit_split split, char *answer, size_t size) {
+    static const char *const CODES[] = {"busy",        "timeout",           "storage_full",
+                                        "device_busy", "permission_denied", "hardware_error"};
+    const struct intent *in = NULL;
+    for (int tries = 0; tries < 64 && in == NULL; tries++) {
+        const struct intent *c = &INTENTS[train_rng_below(&g->rng, (uint32_t)N_OF(INTENTS))];
+        if (c->cat <= CAT_CAMERA && c->fill != fill_again && c->fill != fill_selfie) {
+            in = c;
+        }
+    }
+    if (in == NULL) {
+        return false;
+    }
+    int cand[64], nc = 0;
+    for (int t = 0; t < in->n_tpl && nc < 64; t++) {
+        if (template_heldout(in, t) == (split == PIPIT_SPLIT_VALID)) {
+            cand[nc++] = t;
+        }
+    }
+    if (nc == 0) {
+        return false;
+    }
+    int t = cand[train_rng_below(&g->rng, (uint32_t)nc)];
+    struct slots s = {.n = 0};
+    if (!in->fill(g, in, t, &s, answer, size) || strncmp(answer, "<call>", 6) != 0) {
+        return false;
+    }
+    char core[200], goal[256], line[320];
+    expand(in->tpl[t], &s, core, sizeof(core));
+    surface(g, in, core, goal, sizeof(goal));
+    const char *open = strchr(answer, '(');
+    pipit_format(line, sizeof(line), "tool_error: %.*s %s", (int)(open - answer - 6), answer + 6,
+                 PICK(g, CODES));
+    memory_add_line(g, line);
+    pipit_format(line, sizeof(line), "user_goal: %s", goal);
+    memory_add_line(g, line);
+    return true;
+}
+
 static int intent_index(const char *name) {
     for (int k = 0; k < N_OF(INTENTS); k++) {
         if (strcmp(INTENTS[k].name, name) == 0) {
@@ -2623,6 +2718,9 @@ static void draw(struct gen *g,
         struct slots s = {.n = 0};
         char answer[160];
         if (!in->fill(g, in, t, &s, answer, sizeof(answer))) {
+            continue;
+        }
+        if (in->fill == fill_retry && !retry_goal(g, split, answer, sizeof(answer))) {
             continue;
         }
         char core[200];
