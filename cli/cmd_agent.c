@@ -32,7 +32,7 @@ struct agent_opts {
     long max_steps;
     double budget_ms;
     bool no_grammar;
-    bool fast_grammar;
+    bool gbnf;
     bool tracker;
     bool verbose;
     bool json;
@@ -49,6 +49,8 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --syntax NAME     call syntax: pipit or hermes (default: hermes for models with\n"
         "                    a chat template, else pipit)\n"
         "  --no-grammar      decode unconstrained (calls are still validated)\n"
+        "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's\n"
+        "                    own decoder (--fast-grammar, the default)\n"
         "  --tracker         run the State-Tracker after each turn (docs/memory.md)\n"
         "  --threads N       CPU threads (default: all usable cores)\n"
         "  --max-steps N     model steps per utterance (default 3)\n"
@@ -89,8 +91,8 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             o->no_grammar = true;
             continue;
         }
-        if (strcmp(argv[i], "--fast-grammar") == 0) {
-            o->fast_grammar = true;
+        if (strcmp(argv[i], "--fast-grammar") == 0 || strcmp(argv[i], "--gbnf") == 0) {
+            o->gbnf = strcmp(argv[i], "--gbnf") == 0; /* the last one counts */
             continue;
         }
         if (strcmp(argv[i], "--tracker") == 0) {
@@ -171,7 +173,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.device = o->device;
     ap.device_init_json = o->init;
     ap.grammar = !o->no_grammar;
-    ap.fast_grammar = o->fast_grammar;
+    ap.fast_grammar = !o->gbnf;
     ap.state_tracker = o->tracker;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;

@@ -41,7 +41,8 @@ static void usage(FILE *out) {
             "  --limit N         only the first N scenarios\n"
             "  --misses N        print the first N misses per configuration to stderr\n"
             "  --check           only check the scenarios against the devices (no model)\n"
-            "  --fast-grammar    constrain with pipit's own decoder instead of llama.cpp's GBNF\n"
+            "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's own\n"
+            "                    decoder (--fast-grammar, the default)\n"
             "  --tracker         run the State-Tracker after every turn (memory cso)\n"
             "Exit codes: 0 the run completed (and passed --min-f1), 1 failed, 2 usage.\n",
             PIPIT_DEFAULT_MODEL);
@@ -58,8 +59,8 @@ struct eval_cli {
     double min_f1;
     long threads, n_ctx, limit, misses;
     bool check_only;
-    bool fast_grammar; /* pipit's own constrained decoder for every config */
-    bool tracker;      /* the State-Tracker after every turn (cso memory configs) */
+    bool gbnf;    /* llama.cpp's GBNF sampler instead of pipit's decoder */
+    bool tracker; /* the State-Tracker after every turn (cso memory configs) */
 };
 
 static void progress(const char *config,
@@ -108,8 +109,8 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
             o->check_only = true;
             continue;
         }
-        if (strcmp(argv[i], "--fast-grammar") == 0) {
-            o->fast_grammar = true;
+        if (strcmp(argv[i], "--fast-grammar") == 0 || strcmp(argv[i], "--gbnf") == 0) {
+            o->gbnf = strcmp(argv[i], "--gbnf") == 0; /* the last one counts */
             continue;
         }
         if (strcmp(argv[i], "--tracker") == 0) {
@@ -301,7 +302,7 @@ int cmd_eval(int argc, char **argv) {
     if (rc == CLI_EXIT_OK && !o.check_only) {
         struct pipit_eval_params ep = pipit_eval_default_params();
         ep.agent.n_threads = (int32_t)o.threads;
-        ep.agent.fast_grammar = o.fast_grammar;
+        ep.agent.fast_grammar = !o.gbnf;
         ep.agent.state_tracker = o.tracker;
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;

@@ -57,20 +57,36 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
     echo
     echo "## The bundled model on the whole camera dev set (grammar on, CSO memory)"
     echo
+    echo "Constrained by pipit's own decoder (the default):"
+    echo
     "$PIPIT" eval --scenarios "$ROOT/eval/camera.jsonl" --model "$MODEL" --threads 1 \
         --config cso 2>/dev/null | sed '/^Context tokens per turn/,$d'
+    echo
+    echo "The same run constrained by llama.cpp's GBNF sampler (\`--gbnf\`):"
+    echo
+    "$PIPIT" eval --scenarios "$ROOT/eval/camera.jsonl" --model "$MODEL" --threads 1 \
+        --config cso --gbnf 2>/dev/null | sed '/^F1 (precision/,$d'
+    echo
+    echo "## The State-Tracker on the camera multi-turn scenarios (\`--tracker\`)"
+    echo
+    echo "The second context on the same model (role prefix, docs/memory.md) after every turn:"
+    echo
+    "$PIPIT" eval --scenarios "$TMP/multi.jsonl" --model "$MODEL" --threads 1 --config cso \
+        --tracker 2>/dev/null | sed '/^F1 (precision/,$d'
     echo
     "$PIPIT" bench --threads 1 --workdir "$TMP" --model "$MODEL" | sed 's/^# pipit bench$/## pipit bench/; s/^## /### /'
     echo
     echo "## Fast constrained decoding against llama.cpp's GBNF sampler (docs/fastgrammar.md)"
     echo
     echo "Random test models, temperature 1, 20 calls per mode, strings capped at 12 characters."
-    for vocab in tiny-spm tiny-qwen2; do
-        echo
-        echo "### camera pack, pipit syntax, $vocab"
-        echo
-        "$PIPIT" bench-grammar --model "$BUILD/test-models/$vocab.gguf" \
-            --tools "$ROOT/tools/camera.json" --threads 1
+    for pack in camera phone; do
+        for vocab in tiny-spm tiny-qwen2; do
+            echo
+            echo "### $pack pack, pipit syntax, $vocab"
+            echo
+            "$PIPIT" bench-grammar --model "$BUILD/test-models/$vocab.gguf" \
+                --tools "$ROOT/tools/$pack.json" --threads 1
+        done
     done
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

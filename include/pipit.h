@@ -870,8 +870,9 @@ struct pipit_agent_params {
     const char *tracker_adapter;  /* LoRA adapter GGUF for the State-Tracker context, NULL =
                                      the base model prompted with the paper's prompt */
     bool fast_grammar;            /* pipit's own constrained decoder with jump-forward
-                                     instead of llama.cpp's grammar sampler (default false;
-                                     docs/fastgrammar.md) */
+                                     (default true); false: llama.cpp's grammar sampler, also
+                                     the fallback for grammars outside the fast path
+                                     (docs/fastgrammar.md) */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);

@@ -103,6 +103,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .syntax = -1,
         .grammar = true,
         .lazy_grammar = true,
+        .fast_grammar = true,
         .system_prompt = NULL,
         .n_ctx = 2048,
         .n_threads = 0,
