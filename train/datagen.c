@@ -365,6 +365,18 @@ static bool has_slot(const char *tpl, char key) {
     return strstr(tpl, pat) != NULL;
 }
 
+/* Fill slot `key` with a random entry of `list` when template `tpl` has it. */
+static void fill_from(struct gen *g,
+                      const char *tpl,
+                      struct slots *s,
+                      char key,
+                      const char *const *list,
+                      int n) {
+    if (has_slot(tpl, key)) {
+        slot_set(s, key, list[train_rng_below(&g->rng, (uint32_t)n)]);
+    }
+}
+
 /* ============================================================================
  * intents
  *
@@ -2218,18 +2230,10 @@ static bool fill_cloud_know(struct gen *g,
                             char *out,
                             size_t size) {
     const char *tpl = in->tpl[t];
-    if (has_slot(tpl, 'C')) {
-        slot_set(s, 'C', PICK(g, COUNTRIES));
-    }
-    if (has_slot(tpl, 'I')) {
-        slot_set(s, 'I', PICK(g, THINGS));
-    }
-    if (has_slot(tpl, 'P')) {
-        slot_set(s, 'P', PICK(g, PLACES));
-    }
-    if (has_slot(tpl, 'K')) {
-        slot_set(s, 'K', PICK(g, CONCEPTS));
-    }
+    fill_from(g, tpl, s, 'C', COUNTRIES, N_OF(COUNTRIES));
+    fill_from(g, tpl, s, 'I', THINGS, N_OF(THINGS));
+    fill_from(g, tpl, s, 'P', PLACES, N_OF(PLACES));
+    fill_from(g, tpl, s, 'K', CONCEPTS, N_OF(CONCEPTS));
     static const char *const phrases[] = {
         "'good morning'",     "'thank you'",  "'where is the station'", "hello",
         "'how much is it'",   "'i love you'", "'happy birthday'",       "cheers",
@@ -2250,24 +2254,12 @@ static bool fill_cloud_know(struct gen *g,
     static const char *const people[] = {"marie curie", "julius caesar", "ada lovelace",
                                          "mozart",      "cleopatra",     "galileo",
                                          "frida kahlo", "nelson mandela"};
-    if (has_slot(tpl, 'H')) {
-        slot_set(s, 'H', PICK(g, phrases));
-    }
-    if (has_slot(tpl, 'L')) {
-        slot_set(s, 'L', PICK(g, languages));
-    }
-    if (has_slot(tpl, 'V')) {
-        slot_set(s, 'V', PICK(g, words));
-    }
-    if (has_slot(tpl, 'Y')) {
-        slot_set(s, 'Y', PICK(g, units));
-    }
-    if (has_slot(tpl, 'F')) {
-        slot_set(s, 'F', PICK(g, foods));
-    }
-    if (has_slot(tpl, 'N')) {
-        slot_set(s, 'N', PICK(g, people));
-    }
+    fill_from(g, tpl, s, 'H', phrases, N_OF(phrases));
+    fill_from(g, tpl, s, 'L', languages, N_OF(languages));
+    fill_from(g, tpl, s, 'V', words, N_OF(words));
+    fill_from(g, tpl, s, 'Y', units, N_OF(units));
+    fill_from(g, tpl, s, 'F', foods, N_OF(foods));
+    fill_from(g, tpl, s, 'N', people, N_OF(people));
     pipit_format(out, size, "general knowledge");
     return true;
 }
@@ -2340,15 +2332,9 @@ static bool fill_mention(struct gen *g,
                          char *out,
                          size_t size) {
     const char *tpl = in->tpl[t];
-    if (has_slot(tpl, 'X')) {
-        slot_set(s, 'X', PICK(g, MENTION_X));
-    }
-    if (has_slot(tpl, 'O')) {
-        slot_set(s, 'O', PICK(g, MENTION_O));
-    }
-    if (has_slot(tpl, 'N')) {
-        slot_set(s, 'N', PICK(g, MENTION_N));
-    }
+    fill_from(g, tpl, s, 'X', MENTION_X, N_OF(MENTION_X));
+    fill_from(g, tpl, s, 'O', MENTION_O, N_OF(MENTION_O));
+    fill_from(g, tpl, s, 'N', MENTION_N, N_OF(MENTION_N));
     pipit_format(out, size, "Okay.");
     return true;
 }
