@@ -401,7 +401,16 @@ struct intent {
     fill_fn fill;
     bool verbatim; /* no surface noise (cloud questions are copied into the call) */
     bool bare;     /* no politeness prefixes or suffixes ("yo", "thanks" are chat themselves) */
+    const char *answer; /* fill_fixed: the answer, whatever the template */
 };
+
+/* An intent whose answer is always the same: a call without state or slots, or a chat reply. */
+static bool
+fill_fixed(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    (void)g, (void)t, (void)s;
+    pipit_format(out, size, "%s", in->answer);
+    return true;
+}
 
 #define TPL(a) a, N_OF(a)
 
@@ -452,13 +461,6 @@ static const char *const T_PHOTO[] = {
     "quick picture",
     "pic",
 };
-
-static bool
-fill_photo(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>take_photo()");
-    return true;
-}
 
 static const char *const T_REC_START[] = {
     "start recording",
@@ -650,28 +652,6 @@ static const char *const T_ZOOM_OUT[] = {
     "zoom out some",
     "less magnification",
 };
-
-static bool fill_zoom_in(struct gen *g,
-                         const struct intent *in,
-                         int t,
-                         struct slots *s,
-                         char *out,
-                         size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>adjust_zoom(direction=\"in\")");
-    return true;
-}
-
-static bool fill_zoom_out(struct gen *g,
-                          const struct intent *in,
-                          int t,
-                          struct slots *s,
-                          char *out,
-                          size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>adjust_zoom(direction=\"out\")");
-    return true;
-}
 
 /* ---------------------------------------------------------------- flash */
 
@@ -905,24 +885,6 @@ static const char *const T_UNLOCK[] = {
     "let the focus move again",
 };
 
-static bool
-fill_lock(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_ae_af_lock(locked=true)");
-    return true;
-}
-
-static bool fill_unlock(struct gen *g,
-                        const struct intent *in,
-                        int t,
-                        struct slots *s,
-                        char *out,
-                        size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_ae_af_lock(locked=false)");
-    return true;
-}
-
 /* ---------------------------------------------------------------- exposure */
 
 static const char *const T_EXPOSURE[] = {
@@ -1012,28 +974,6 @@ static const char *const T_DARKER[] = {
     "the image is bright",
     "turn down the brightness",
 };
-
-static bool fill_brighter(struct gen *g,
-                          const struct intent *in,
-                          int t,
-                          struct slots *s,
-                          char *out,
-                          size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_exposure(ev=1)");
-    return true;
-}
-
-static bool fill_darker(struct gen *g,
-                        const struct intent *in,
-                        int t,
-                        struct slots *s,
-                        char *out,
-                        size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_exposure(ev=-1)");
-    return true;
-}
 
 /* ---------------------------------------------------------------- white balance */
 
@@ -1142,17 +1082,6 @@ fill_timer(struct gen *g, const struct intent *in, int t, struct slots *s, char 
     return true;
 }
 
-static bool fill_timer_off(struct gen *g,
-                           const struct intent *in,
-                           int t,
-                           struct slots *s,
-                           char *out,
-                           size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_timer(seconds=0)");
-    return true;
-}
-
 /* ---------------------------------------------------------------- format */
 
 static const char *const T_ASPECT[] = {
@@ -1208,24 +1137,6 @@ static const char *const T_QUALITY[] = {
     "prefer quality",     "maximum image quality",  "optimize for quality",
     "quality first",      "best possible pictures", "high quality capture",
 };
-
-static bool
-fill_speed(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_quality_priority(priority=\"speed\")");
-    return true;
-}
-
-static bool fill_quality(struct gen *g,
-                         const struct intent *in,
-                         int t,
-                         struct slots *s,
-                         char *out,
-                         size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_quality_priority(priority=\"quality\")");
-    return true;
-}
 
 static const char *const T_JPEG[] = {
     "set jpeg quality to {J}",
@@ -1508,17 +1419,6 @@ static bool fill_zoom_min(struct gen *g,
     return true;
 }
 
-static bool fill_zoom_reset(struct gen *g,
-                            const struct intent *in,
-                            int t,
-                            struct slots *s,
-                            char *out,
-                            size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "<call>set_zoom(level=1)");
-    return true;
-}
-
 static const char *const T_SCENE_RESET[] = {
     "back to auto mode", "reset the scene mode", "turn off {M} mode", "exit {M} mode",
     "leave {M} mode",    "no more {M} mode",     "stop {M} mode",     "disable {M} mode",
@@ -1685,47 +1585,6 @@ static bool fill_chat_text(const char *text, char *out, size_t size) {
     return true;
 }
 
-static bool
-fill_greet(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("Hello! What should the camera do?", out, size);
-}
-static bool fill_thanks(struct gen *g,
-                        const struct intent *in,
-                        int t,
-                        struct slots *s,
-                        char *out,
-                        size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("You're welcome.", out, size);
-}
-static bool
-fill_help(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("I can take photos and videos, zoom, and set the flash, focus, "
-                          "exposure, white balance, timer and other camera settings.",
-                          out, size);
-}
-static bool
-fill_who(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("I'm pipit, the camera assistant.", out, size);
-}
-static bool
-fill_how(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("I'm good and ready to take pictures.", out, size);
-}
-static bool
-fill_bye(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("Goodbye!", out, size);
-}
-static bool
-fill_ack(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    return fill_chat_text("Okay.", out, size);
-}
 static bool fill_unsupported(struct gen *g,
                              const struct intent *in,
                              int t,
@@ -1872,24 +1731,6 @@ fill_react(struct gen *g, const struct intent *in, int t, struct slots *s, char 
     slot_set(s, 'A', PICK(g, ADJECTIVES));
     slot_set(s, 'N', PICK(g, NOUNS));
     pipit_format(out, size, "Glad you like it.");
-    return true;
-}
-
-static bool
-fill_wait(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "Okay, I'm ready when you are.");
-    return true;
-}
-
-static bool fill_presence(struct gen *g,
-                          const struct intent *in,
-                          int t,
-                          struct slots *s,
-                          char *out,
-                          size_t size) {
-    (void)g, (void)in, (void)t, (void)s;
-    pipit_format(out, size, "Yes, I'm here.");
     return true;
 }
 
@@ -2356,64 +2197,78 @@ static void mention_line(const char *tpl, const struct slots *s, char *out, size
 /* ---------------------------------------------------------------- the intent table */
 
 static const struct intent INTENTS[] = {
-    {"take_photo", CAT_CAPTURE, 6, TPL(T_PHOTO), fill_photo, false, false},
-    {"record_start", CAT_CAPTURE, 4, TPL(T_REC_START), fill_rec_start, false, false},
-    {"record_stop", CAT_CAPTURE, 3, TPL(T_REC_STOP), fill_rec_stop, false, false},
-    {"set_zoom", CAT_ZOOM, 8, TPL(T_ZOOM_SET), fill_zoom_set, false, false},
-    {"zoom_in", CAT_ZOOM, 4, TPL(T_ZOOM_IN), fill_zoom_in, false, false},
-    {"zoom_out", CAT_ZOOM, 4, TPL(T_ZOOM_OUT), fill_zoom_out, false, false},
-    {"flash_on", CAT_FLASH, 3, TPL(T_FLASH_ON), fill_flash_on, false, false},
-    {"flash_off", CAT_FLASH, 3, TPL(T_FLASH_OFF), fill_flash_off, false, false},
-    {"flash_auto", CAT_FLASH, 2, TPL(T_FLASH_AUTO), fill_flash_auto, false, false},
-    {"focus_area", CAT_FOCUS, 4, TPL(T_FOCUS_AREA), fill_focus_area, false, false},
-    {"focus_xy", CAT_FOCUS, 3, TPL(T_FOCUS_XY), fill_focus_xy, false, false},
-    {"lock", CAT_FOCUS, 2, TPL(T_LOCK), fill_lock, false, false},
-    {"unlock", CAT_FOCUS, 2, TPL(T_UNLOCK), fill_unlock, false, false},
-    {"exposure", CAT_EXPOSURE, 5, TPL(T_EXPOSURE), fill_exposure, false, false},
-    {"brighter", CAT_EXPOSURE, 2, TPL(T_BRIGHTER), fill_brighter, false, false},
-    {"darker", CAT_EXPOSURE, 2, TPL(T_DARKER), fill_darker, false, false},
-    {"white_balance", CAT_WB, 5, TPL(T_WB), fill_wb, false, false},
-    {"timer", CAT_TIMER, 5, TPL(T_TIMER), fill_timer, false, false},
-    {"timer_off", CAT_TIMER, 2, TPL(T_TIMER_OFF), fill_timer_off, false, false},
-    {"aspect", CAT_FORMAT, 4, TPL(T_ASPECT), fill_aspect, false, false},
-    {"speed", CAT_FORMAT, 2, TPL(T_SPEED), fill_speed, false, false},
-    {"quality", CAT_FORMAT, 2, TPL(T_QUALITY), fill_quality, false, false},
-    {"jpeg", CAT_FORMAT, 3, TPL(T_JPEG), fill_jpeg, false, false},
-    {"scene", CAT_SCENE, 6, TPL(T_SCENE), fill_scene, false, false},
-    {"grid_on", CAT_OVERLAY, 2, TPL(T_GRID_ON), fill_grid_on, false, false},
-    {"grid_off", CAT_OVERLAY, 2, TPL(T_GRID_OFF), fill_grid_off, false, false},
-    {"level_on", CAT_OVERLAY, 2, TPL(T_LEVEL_ON), fill_level_on, false, false},
-    {"level_off", CAT_OVERLAY, 2, TPL(T_LEVEL_OFF), fill_level_off, false, false},
-    {"front", CAT_CAMERA, 2, TPL(T_FRONT), fill_front, false, false},
-    {"back", CAT_CAMERA, 2, TPL(T_BACK), fill_back, false, false},
-    {"flip", CAT_RELATIVE, 3, TPL(T_FLIP), fill_flip, false, false},
-    {"flash_toggle", CAT_RELATIVE, 2, TPL(T_FLASH_TOGGLE), fill_flash_toggle, false, false},
-    {"record_toggle", CAT_RELATIVE, 2, TPL(T_REC_TOGGLE), fill_rec_toggle, false, false},
-    {"zoom_max", CAT_RELATIVE, 2, TPL(T_ZOOM_MAX), fill_zoom_max, false, false},
-    {"zoom_min", CAT_RELATIVE, 2, TPL(T_ZOOM_MIN), fill_zoom_min, false, false},
-    {"zoom_reset", CAT_RELATIVE, 2, TPL(T_ZOOM_RESET), fill_zoom_reset, false, false},
-    {"scene_reset", CAT_RELATIVE, 2, TPL(T_SCENE_RESET), fill_scene_reset, false, false},
-    {"greet", CAT_CHAT, 2, TPL(T_GREET), fill_greet, false, true},
-    {"thanks", CAT_CHAT, 2, TPL(T_THANKS), fill_thanks, false, true},
-    {"help", CAT_CHAT, 1, TPL(T_HELP), fill_help, false, true},
-    {"who", CAT_CHAT, 1, TPL(T_WHO), fill_who, false, true},
-    {"how", CAT_CHAT, 1, TPL(T_HOW), fill_how, false, true},
-    {"bye", CAT_CHAT, 1, TPL(T_BYE), fill_bye, false, true},
-    {"ack", CAT_CHAT, 2, TPL(T_ACK), fill_ack, false, true},
-    {"react", CAT_CHAT, 4, TPL(T_REACT), fill_react, false, true},
-    {"wait", CAT_CHAT, 3, TPL(T_WAIT), fill_wait, false, true},
-    {"presence", CAT_CHAT, 2, TPL(T_PRESENCE), fill_presence, false, true},
-    {"status", CAT_CHAT, 3, TPL(T_STATUS), fill_status, false, true},
-    {"again", CAT_CAPTURE, 3, TPL(T_AGAIN), fill_again, false, false},
-    {"selfie", CAT_CAPTURE, 2, TPL(T_SELFIE), fill_selfie, false, false},
-    {"retry", CAT_RETRY, 3, TPL(T_RETRY), fill_retry, false, false},
-    {"mention", CAT_CHAT, 2, TPL(T_MENTION), fill_mention, false, true},
-    {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false},
-    {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false},
-    {"cloud_creative", CAT_CLOUD, 5, TPL(T_CLOUD_CREATIVE), fill_cloud_creative, true, false},
-    {"cloud_reason", CAT_CLOUD, 4, TPL(T_CLOUD_REASON), fill_cloud_reason, true, false},
-    {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false},
-    {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false},
+    {"take_photo", CAT_CAPTURE, 6, TPL(T_PHOTO), fill_fixed, false, false, "<call>take_photo()"},
+    {"record_start", CAT_CAPTURE, 4, TPL(T_REC_START), fill_rec_start, false, false, NULL},
+    {"record_stop", CAT_CAPTURE, 3, TPL(T_REC_STOP), fill_rec_stop, false, false, NULL},
+    {"set_zoom", CAT_ZOOM, 8, TPL(T_ZOOM_SET), fill_zoom_set, false, false, NULL},
+    {"zoom_in", CAT_ZOOM, 4, TPL(T_ZOOM_IN), fill_fixed, false, false,
+     "<call>adjust_zoom(direction=\"in\")"},
+    {"zoom_out", CAT_ZOOM, 4, TPL(T_ZOOM_OUT), fill_fixed, false, false,
+     "<call>adjust_zoom(direction=\"out\")"},
+    {"flash_on", CAT_FLASH, 3, TPL(T_FLASH_ON), fill_flash_on, false, false, NULL},
+    {"flash_off", CAT_FLASH, 3, TPL(T_FLASH_OFF), fill_flash_off, false, false, NULL},
+    {"flash_auto", CAT_FLASH, 2, TPL(T_FLASH_AUTO), fill_flash_auto, false, false, NULL},
+    {"focus_area", CAT_FOCUS, 4, TPL(T_FOCUS_AREA), fill_focus_area, false, false, NULL},
+    {"focus_xy", CAT_FOCUS, 3, TPL(T_FOCUS_XY), fill_focus_xy, false, false, NULL},
+    {"lock", CAT_FOCUS, 2, TPL(T_LOCK), fill_fixed, false, false,
+     "<call>set_ae_af_lock(locked=true)"},
+    {"unlock", CAT_FOCUS, 2, TPL(T_UNLOCK), fill_fixed, false, false,
+     "<call>set_ae_af_lock(locked=false)"},
+    {"exposure", CAT_EXPOSURE, 5, TPL(T_EXPOSURE), fill_exposure, false, false, NULL},
+    {"brighter", CAT_EXPOSURE, 2, TPL(T_BRIGHTER), fill_fixed, false, false,
+     "<call>set_exposure(ev=1)"},
+    {"darker", CAT_EXPOSURE, 2, TPL(T_DARKER), fill_fixed, false, false,
+     "<call>set_exposure(ev=-1)"},
+    {"white_balance", CAT_WB, 5, TPL(T_WB), fill_wb, false, false, NULL},
+    {"timer", CAT_TIMER, 5, TPL(T_TIMER), fill_timer, false, false, NULL},
+    {"timer_off", CAT_TIMER, 2, TPL(T_TIMER_OFF), fill_fixed, false, false,
+     "<call>set_timer(seconds=0)"},
+    {"aspect", CAT_FORMAT, 4, TPL(T_ASPECT), fill_aspect, false, false, NULL},
+    {"speed", CAT_FORMAT, 2, TPL(T_SPEED), fill_fixed, false, false,
+     "<call>set_quality_priority(priority=\"speed\")"},
+    {"quality", CAT_FORMAT, 2, TPL(T_QUALITY), fill_fixed, false, false,
+     "<call>set_quality_priority(priority=\"quality\")"},
+    {"jpeg", CAT_FORMAT, 3, TPL(T_JPEG), fill_jpeg, false, false, NULL},
+    {"scene", CAT_SCENE, 6, TPL(T_SCENE), fill_scene, false, false, NULL},
+    {"grid_on", CAT_OVERLAY, 2, TPL(T_GRID_ON), fill_grid_on, false, false, NULL},
+    {"grid_off", CAT_OVERLAY, 2, TPL(T_GRID_OFF), fill_grid_off, false, false, NULL},
+    {"level_on", CAT_OVERLAY, 2, TPL(T_LEVEL_ON), fill_level_on, false, false, NULL},
+    {"level_off", CAT_OVERLAY, 2, TPL(T_LEVEL_OFF), fill_level_off, false, false, NULL},
+    {"front", CAT_CAMERA, 2, TPL(T_FRONT), fill_front, false, false, NULL},
+    {"back", CAT_CAMERA, 2, TPL(T_BACK), fill_back, false, false, NULL},
+    {"flip", CAT_RELATIVE, 3, TPL(T_FLIP), fill_flip, false, false, NULL},
+    {"flash_toggle", CAT_RELATIVE, 2, TPL(T_FLASH_TOGGLE), fill_flash_toggle, false, false, NULL},
+    {"record_toggle", CAT_RELATIVE, 2, TPL(T_REC_TOGGLE), fill_rec_toggle, false, false, NULL},
+    {"zoom_max", CAT_RELATIVE, 2, TPL(T_ZOOM_MAX), fill_zoom_max, false, false, NULL},
+    {"zoom_min", CAT_RELATIVE, 2, TPL(T_ZOOM_MIN), fill_zoom_min, false, false, NULL},
+    {"zoom_reset", CAT_RELATIVE, 2, TPL(T_ZOOM_RESET), fill_fixed, false, false,
+     "<call>set_zoom(level=1)"},
+    {"scene_reset", CAT_RELATIVE, 2, TPL(T_SCENE_RESET), fill_scene_reset, false, false, NULL},
+    {"greet", CAT_CHAT, 2, TPL(T_GREET), fill_fixed, false, true,
+     "Hello! What should the camera do?"},
+    {"thanks", CAT_CHAT, 2, TPL(T_THANKS), fill_fixed, false, true, "You're welcome."},
+    {"help", CAT_CHAT, 1, TPL(T_HELP), fill_fixed, false, true,
+     "I can take photos and videos, zoom, and set the flash, focus, "
+     "exposure, white balance, timer and other camera settings."},
+    {"who", CAT_CHAT, 1, TPL(T_WHO), fill_fixed, false, true, "I'm pipit, the camera assistant."},
+    {"how", CAT_CHAT, 1, TPL(T_HOW), fill_fixed, false, true,
+     "I'm good and ready to take pictures."},
+    {"bye", CAT_CHAT, 1, TPL(T_BYE), fill_fixed, false, true, "Goodbye!"},
+    {"ack", CAT_CHAT, 2, TPL(T_ACK), fill_fixed, false, true, "Okay."},
+    {"react", CAT_CHAT, 4, TPL(T_REACT), fill_react, false, true, NULL},
+    {"wait", CAT_CHAT, 3, TPL(T_WAIT), fill_fixed, false, true, "Okay, I'm ready when you are."},
+    {"presence", CAT_CHAT, 2, TPL(T_PRESENCE), fill_fixed, false, true, "Yes, I'm here."},
+    {"status", CAT_CHAT, 3, TPL(T_STATUS), fill_status, false, true, NULL},
+    {"again", CAT_CAPTURE, 3, TPL(T_AGAIN), fill_again, false, false, NULL},
+    {"selfie", CAT_CAPTURE, 2, TPL(T_SELFIE), fill_selfie, false, false, NULL},
+    {"retry", CAT_RETRY, 3, TPL(T_RETRY), fill_retry, false, false, NULL},
+    {"mention", CAT_CHAT, 2, TPL(T_MENTION), fill_mention, false, true, NULL},
+    {"unsupported", CAT_UNSUPPORTED, 4, TPL(T_UNSUPPORTED), fill_unsupported, false, false, NULL},
+    {"cloud_know", CAT_CLOUD, 6, TPL(T_CLOUD_KNOW), fill_cloud_know, true, false, NULL},
+    {"cloud_creative", CAT_CLOUD, 5, TPL(T_CLOUD_CREATIVE), fill_cloud_creative, true, false, NULL},
+    {"cloud_reason", CAT_CLOUD, 4, TPL(T_CLOUD_REASON), fill_cloud_reason, true, false, NULL},
+    {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false, NULL},
+    {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false, NULL},
 };
 
 #define N_INTENTS N_OF(INTENTS)
