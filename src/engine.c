@@ -1253,6 +1253,7 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     free(smpl->cand);
     free(smpl->fast_buf);
     free(smpl->fast_stamp);
+
     free(smpl);
 }
 
@@ -1291,8 +1292,9 @@ static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token to
  *     tokens only (plus EOG when the call is complete); one candidate = no draw at all;
  *   - a large state (string bodies): draw from the whole vocabulary and check the draw by
  *     walking its bytes; a rejected draw masks its whole kind where that is cheap and exact
- *     (every longer plain ASCII token; every token with an escape or control byte; the
- *     refused tokens with a quote, by a walk of their part of the trie), then redraw; after
+ *     (every longer plain ASCII token; every token with an escape or control byte; every
+ *     token whose first byte is refused; the refused tokens with a quote, by a walk of their
+ *     part of the trie), then redraw; after
  *     FAST_MAX_REJECTS rejected draws, the exact allowed set, which the automaton keeps: the
  *     next visit of that state samples from it directly.
  * Greedy picks exactly the token the masked vocabulary would give; temperature sampling
@@ -1360,6 +1362,50 @@ static bool fast_feed_text(struct pipit_sampler *s, const char *text) {
     return true;
 }
 
+/* A large state that is not a string body: the candidates are fg_candidates() (narrow bytes
+ * followed exactly, string bodies taken whole); draw among them, check the draw, mask a
+ * rejected one and redraw, at most FAST_MAX_REJECTS times. Returns the token, or -1 (then the
+ * caller takes the exact set). */
+static int32_t
+fast_draw_first_byte(struct pipit_sampler *s, const float *logits, int32_t *next, double *t_con) {
+    double tc = pipit_now_ms();
+    const int32_t *cands = NULL;
+    int32_t nc = fg_candidates(s->fast, s->fast_state, &cands);
+    if (nc > 0) {
+        memcpy(s->fast_buf, cands, sizeof(int32_t) * (size_t)nc);
+    }
+    *t_con += pipit_now_ms() - tc;
+    int32_t rejected[FAST_MAX_REJECTS];
+    int n_rej = 0;
+    while (nc > 0 && n_rej < FAST_MAX_REJECTS) {
+        for (int32_t i = 0; i < nc; i++) {
+            int32_t t = s->fast_buf[i];
+            s->cand[i] = (llama_token_data){.id = t, .logit = logits[t], .p = 0.0f};
+            for (int k = 0; k < n_rej; k++) {
+                if (rejected[k] == t) {
+                    s->cand[i].logit = -INFINITY;
+                }
+            }
+        }
+        llama_token_data_array arr = {
+            .data = s->cand, .size = (size_t)nc, .selected = -1, .sorted = false};
+        llama_sampler_apply(s->chain, &arr);
+        if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
+            isinf(arr.data[arr.selected].logit)) {
+            return -1;
+        }
+        int32_t tok = arr.data[arr.selected].id;
+        tc = pipit_now_ms();
+        bool ok = fast_allows(s, tok, next);
+        *t_con += pipit_now_ms() - tc;
+        if (ok) {
+            return tok;
+        }
+        rejected[n_rej++] = tok;
+    }
+    return -1;
+}
+
 static int32_t
 fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
     double t0 = pipit_now_ms();
@@ -1378,12 +1424,17 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
     bool drawn = true;
     if (n < 0) {
         /* a large state: draw first, check the draw */
+        bool wide = fg_wide(a, s->fast_state);
         int32_t rejected[FAST_MAX_REJECTS];
         int n_rej = 0;
         int32_t n_masked = 0;             /* tokens known to be refused here (in fast_buf) */
         int32_t ascii_masked = INT32_MAX; /* plain ASCII tokens this long and longer: masked */
-        bool wide = fg_wide(a, s->fast_state);
-        bool hard_masked = false, quote_masked = false;
+        bool hard_masked = false, quote_masked = false, first_masked = false;
+        if (!wide) {
+            /* few bytes may follow: draw among the tokens that start with one of them */
+            result = fast_draw_first_byte(s, logits, &next, &t_con);
+            n_rej = FAST_MAX_REJECTS;
+        }
         while (result < 0 && n_rej < FAST_MAX_REJECTS) {
             candidates_from_logits(s, logits, &arr);
             for (int k = 0; k < n_rej; k++) {
@@ -1412,10 +1463,26 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
                     if (ascii_masked != INT32_MAX) {
                         fg_index_ascii_from(s->fast_ix, ascii_masked, &n_had);
                     }
-                    int32_t n_new = n_long - n_had;
-                    memcpy(s->fast_buf + n_masked, lt, sizeof(int32_t) * (size_t)n_new);
-                    n_masked += n_new;
+                    memcpy(s->fast_buf + n_masked, lt, sizeof(int32_t) * (size_t)(n_long - n_had));
+                    n_masked += n_long - n_had;
                     ascii_masked = alen;
+                }
+                int32_t pn = 0;
+                const char *pp = fg_index_piece(s->fast_ix, tok, &pn);
+                unsigned char b0 = pp != NULL ? (unsigned char)pp[0] : 0;
+                if (wide && !first_masked && pp != NULL &&
+                    fg_step_bytes(a, s->fast_state, (const char *)&b0, 1) < 0) {
+                    /* its first byte is refused (a UTF-8 continuation byte, a control byte):
+                     * so is every token that starts with a refused byte */
+                    const int32_t *rf = NULL;
+                    int32_t n_rf = fg_refused_first(a, s->fast_state, &rf);
+                    for (int32_t k = 0; k < n_rf; k++) { /* the other rules' tokens: theirs */
+                        if (fg_index_ascii_len(s->fast_ix, rf[k]) < 0 &&
+                            fg_index_special_kind(s->fast_ix, rf[k]) == 0) {
+                            s->fast_buf[n_masked++] = rf[k];
+                        }
+                    }
+                    first_masked = true;
                 }
                 int kind = fg_index_special_kind(s->fast_ix, tok);
                 if (kind == FG_SPECIAL_HARD && !hard_masked && !quote_masked &&

@@ -67,6 +67,9 @@ struct fg_index {
     int32_t *ascii;       /* plain printable ASCII tokens (no '"', '\\'), by text length */
     int32_t *ascii_start; /* FG_MAX_PIECE + 2 offsets: ascii[ascii_start[L]..] are >= L bytes */
     int16_t *ascii_len;   /* per token: its length when in `ascii`, else -1 */
+    int32_t *sub_end;     /* per node: its subtree is nodes [node, sub_end) (preorder) */
+    int32_t *node_tok_start; /* n_nodes + 1: tok_by_node[node_tok_start[x]..] end at x.. */
+    int32_t *tok_by_node;    /* tokens ordered by the node their text ends at */
     /* trie: node 0 is the root (empty text) */
     int32_t n_nodes;
     uint8_t *byte;     /* the byte that leads into the node */
@@ -108,6 +111,9 @@ void fg_index_free(struct fg_index *ix) {
     free(ix->ascii);
     free(ix->ascii_start);
     free(ix->ascii_len);
+    free(ix->sub_end);
+    free(ix->node_tok_start);
+    free(ix->tok_by_node);
     free(ix->byte);
     free(ix->child);
     free(ix->sibling);
@@ -583,6 +589,34 @@ static bool index_mark_special(struct fg_index *ix) {
         }
         ix->sub_special[i] = f;
     }
+    /* subtree ranges: the trie is built in preorder (sorted pieces, nodes appended), which is
+     * checked here; a trie that is not leaves the ranges off (fg_candidates then says -1) */
+    ix->sub_end = malloc(sizeof(int32_t) * (nn > 0 ? nn : 1));
+    ix->node_tok_start = calloc(nn + 1, sizeof(int32_t));
+    ix->tok_by_node = malloc(sizeof(int32_t) * (ix->n_vocab > 0 ? (size_t)ix->n_vocab : 1));
+    if (ix->sub_end == NULL || ix->node_tok_start == NULL || ix->tok_by_node == NULL) {
+        return false;
+    }
+    bool preorder = true;
+    for (size_t i = nn; i-- > 0 && preorder;) {
+        int32_t end = (int32_t)i + 1;
+        for (int32_t c = ix->child[i]; c >= 0; c = ix->sibling[c]) {
+            preorder = preorder && c == end;
+            end = ix->sub_end[c];
+        }
+        ix->sub_end[i] = end;
+    }
+    for (size_t i = 0; i < nn && preorder; i++) {
+        int32_t k = 0;
+        for (int32_t tok = ix->tok[i]; tok >= 0; tok = ix->tok_next[tok]) {
+            ix->tok_by_node[ix->node_tok_start[i] + k++] = tok;
+        }
+        ix->node_tok_start[i + 1] = ix->node_tok_start[i] + k;
+    }
+    if (!preorder) {
+        free(ix->sub_end);
+        ix->sub_end = NULL;
+    }
     return true;
 }
 
@@ -672,8 +706,8 @@ const int32_t *fg_index_special(const struct fg_index *ix, int32_t *n) {
 size_t fg_index_bytes(const struct fg_index *ix) {
     size_t nv = (size_t)ix->n_vocab, nn = (size_t)ix->n_nodes;
     return sizeof(*ix) + (size_t)ix->off[nv] + (nv + 1) * sizeof(int64_t) +
-           nv * (4 * sizeof(int32_t) + 3) + (FG_MAX_PIECE + 2) * sizeof(int32_t) +
-           nn * (2 + 3 * sizeof(int32_t));
+           nv * (5 * sizeof(int32_t) + 3) + nn * 2 * sizeof(int32_t) +
+           (FG_MAX_PIECE + 2) * sizeof(int32_t) + nn * (2 + 3 * sizeof(int32_t));
 }
 
 /* ============================================================================ GBNF parser */
@@ -1618,6 +1652,68 @@ static bool walk(struct fg_automaton *a, int32_t node, int32_t state, size_t *n,
 }
 
 static bool wide_state(const struct fg_automaton *a, int32_t state);
+
+/* fg_candidates' walk: narrow states are followed byte by byte; at a string body the whole
+ * subtree is taken unchecked. */
+static bool walk_candidates(struct fg_automaton *a, int32_t node, int32_t state, size_t *n) {
+    const struct fg_index *ix = a->ix;
+    for (int32_t c = ix->child[node]; c >= 0; c = ix->sibling[c]) {
+        int32_t t = delta(a, state, ix->byte[c]);
+        if (t < 0) {
+            continue;
+        }
+        bool whole = wide_state(a, t);
+        int32_t from = ix->node_tok_start[c];
+        int32_t to = whole ? ix->node_tok_start[ix->sub_end[c]] : ix->node_tok_start[c + 1];
+        if (to > from) {
+            if (!grow((void **)&a->walk_buf, &a->walk_cap, *n + (size_t)(to - from),
+                      sizeof(int32_t))) {
+                return false;
+            }
+            memcpy(a->walk_buf + *n, ix->tok_by_node + from, sizeof(int32_t) * (size_t)(to - from));
+            *n += (size_t)(to - from);
+        }
+        if (!whole && ix->child[c] >= 0 && !walk_candidates(a, c, t, n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int32_t fg_refused_first(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
+    *tokens = NULL;
+    const struct fg_index *ix = a->ix;
+    if (state < 0 || ix->sub_end == NULL || ix->n_nodes == 0) {
+        return -1;
+    }
+    size_t n = 0;
+    for (int32_t c = ix->child[0]; c >= 0; c = ix->sibling[c]) {
+        if (delta(a, state, ix->byte[c]) >= 0) {
+            continue;
+        }
+        int32_t from = ix->node_tok_start[c], to = ix->node_tok_start[ix->sub_end[c]];
+        if (!grow((void **)&a->walk_buf, &a->walk_cap, n + (size_t)(to - from), sizeof(int32_t))) {
+            return -1;
+        }
+        memcpy(a->walk_buf + n, ix->tok_by_node + from, sizeof(int32_t) * (size_t)(to - from));
+        n += (size_t)(to - from);
+    }
+    *tokens = a->walk_buf;
+    return (int32_t)n;
+}
+
+int32_t fg_candidates(struct fg_automaton *a, int32_t state, const int32_t **tokens) {
+    *tokens = NULL;
+    if (state < 0 || a->ix->sub_end == NULL || a->ix->n_nodes == 0) {
+        return -1;
+    }
+    size_t n = 0;
+    if (!walk_candidates(a, 0, state, &n)) {
+        return -1;
+    }
+    *tokens = a->walk_buf;
+    return (int32_t)n;
+}
 
 /* walk() restricted to the subtrees that hold FG_SPECIAL_QUOTE tokens, collecting those only. */
 static bool walk_special(struct fg_automaton *a, int32_t node, int32_t state, size_t *n) {

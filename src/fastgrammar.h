@@ -107,6 +107,17 @@ int32_t fg_allowed_exact(struct fg_automaton *a, int32_t state, const int32_t **
  * tokens are walked, cheap even in a string body. Otherwise every special token is checked.
  * *tokens is borrowed until the next call on `a`. -1: out of memory. */
 int32_t fg_allowed_special(struct fg_automaton *a, int32_t state, const int32_t **tokens);
+/* A superset of the tokens `state` allows, cheap to find: the trie is walked byte by byte while
+ * the automaton is narrow, and where it enters a string body every token below is taken
+ * unchecked (the index keeps each subtree's tokens contiguous). For a large state that is not
+ * itself a string body (`": "` and then a string): the sampler draws among these and checks the
+ * draw. *tokens is borrowed until the next call on `a`; -1 when the index has no subtree
+ * ranges or memory ran out. */
+int32_t fg_candidates(struct fg_automaton *a, int32_t state, const int32_t **tokens);
+/* Every token whose first byte `state` refuses (a whole subtree of the trie's root per byte):
+ * in a string body, tokens that start with a UTF-8 continuation byte, a control byte, ...
+ * *tokens is borrowed until the next call on `a`; -1 as fg_candidates. */
+int32_t fg_refused_first(struct fg_automaton *a, int32_t state, const int32_t **tokens);
 /* Whether `state` is a string body that refuses '\\' and every control byte: then it refuses
  * every FG_SPECIAL_HARD token. */
 bool fg_refuses_hard(struct fg_automaton *a, int32_t state);

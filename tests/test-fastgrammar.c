@@ -848,9 +848,11 @@ static void test_cache_qwen(void **state) {
 
 /* The shortcuts a rejected draw in a large state takes are exact, checked against walking every
  * token: the special tokens fg_allowed_special() returns are exactly the allowed ones; a state
- * that fg_refuses_hard() refuses every FG_SPECIAL_HARD token; in a string body (fg_wide) a
- * refused plain ASCII token means every longer one is refused; the kept exact set of a large
- * state equals a fresh walk. Phone pack (many strings), both syntaxes, 12-character strings. */
+ * that fg_refuses_hard() refuses every FG_SPECIAL_HARD token; fg_refused_first() lists only
+ * refused tokens; fg_candidates() of a state that is no string body holds every allowed one; in a
+ * string body (fg_wide) a refused plain ASCII token means every longer one is refused; the kept
+ * exact set of a large state equals a fresh walk. Phone pack (many strings), both syntaxes,
+ * 12-character strings. */
 static void shortcuts_check(const char *model_path, enum pipit_call_syntax syn) {
     struct rig r;
     rig_init(&r, model_path, "User: hi\nAssistant:");
@@ -891,7 +893,25 @@ static void shortcuts_check(const char *model_path, enum pipit_call_syntax syn) 
                 }
             }
         }
+        const int32_t *rf = NULL;
+        int32_t n_rf = fg_refused_first(a, st, &rf);
+        assert_true(n_rf >= 0);
+        for (int32_t k = 0; k < n_rf; k++) {
+            assert_true(fg_step_token(a, st, rf[k]) < 0);
+        }
         if (!fg_wide(a, st)) {
+            /* the candidates of a state that is no string body hold every allowed token */
+            const int32_t *cd = NULL;
+            int32_t n_cd = fg_candidates(a, st, &cd);
+            assert_true(n_cd >= 0);
+            memset(mark, 0, (size_t)nv);
+            for (int32_t k = 0; k < n_cd; k++) {
+                mark[cd[k]] = 1;
+            }
+            int32_t n_all = fg_allowed_all(a, st, all);
+            for (int32_t k = 0; k < n_all; k++) {
+                assert_true(mark[all[k]]);
+            }
             continue;
         }
         wide++;
