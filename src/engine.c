@@ -1253,7 +1253,6 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     free(smpl->cand);
     free(smpl->fast_buf);
     free(smpl->fast_stamp);
-
     free(smpl);
 }
 
@@ -1362,12 +1361,89 @@ static bool fast_feed_text(struct pipit_sampler *s, const char *text) {
     return true;
 }
 
+/* The tokens a rejected draw in a large state lets the sampler mask (in fast_buf[0..n)): each
+ * rule masks a whole kind once, where that is cheap and exact; the kinds are disjoint. */
+struct fast_masks {
+    int32_t n;
+    int32_t ascii_from; /* plain ASCII tokens this long and longer are masked */
+    bool hard, quote, first;
+};
+
+static void
+fast_mask_refused(struct pipit_sampler *s, struct fast_masks *m, int32_t tok, bool wide) {
+    int32_t alen = fg_index_ascii_len(s->fast_ix, tok);
+    if (wide && alen > 0 && alen < m->ascii_from) {
+        /* too long for what is left of the string: so is every longer one */
+        int32_t n_long = 0;
+        const int32_t *lt = fg_index_ascii_from(s->fast_ix, alen, &n_long);
+        int32_t n_had = 0;
+        if (m->ascii_from != INT32_MAX) {
+            fg_index_ascii_from(s->fast_ix, m->ascii_from, &n_had);
+        }
+        memcpy(s->fast_buf + m->n, lt, sizeof(int32_t) * (size_t)(n_long - n_had));
+        m->n += n_long - n_had;
+        m->ascii_from = alen;
+    }
+    int32_t pn = 0;
+    const char *pp = fg_index_piece(s->fast_ix, tok, &pn);
+    unsigned char b0 = pp != NULL ? (unsigned char)pp[0] : 0;
+    if (wide && !m->first && pp != NULL &&
+        fg_step_bytes(s->fast, s->fast_state, (const char *)&b0, 1) < 0) {
+        /* its first byte is refused (a UTF-8 continuation byte, a control byte):
+         * so is every token that starts with a refused byte */
+        const int32_t *rf = NULL;
+        int32_t n_rf = fg_refused_first(s->fast, s->fast_state, &rf);
+        for (int32_t k = 0; k < n_rf; k++) { /* the other rules' tokens: theirs */
+            if (fg_index_ascii_len(s->fast_ix, rf[k]) < 0 &&
+                fg_index_special_kind(s->fast_ix, rf[k]) == 0) {
+                s->fast_buf[m->n++] = rf[k];
+            }
+        }
+        m->first = true;
+    }
+    int kind = fg_index_special_kind(s->fast_ix, tok);
+    if (kind == FG_SPECIAL_HARD && !m->hard && !m->quote &&
+        fg_refuses_hard(s->fast, s->fast_state)) {
+        /* an escape or control byte in a string body: every such token is
+         * refused, no walk needed */
+        int32_t n_sp = 0;
+        const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
+        for (int32_t k = 0; k < n_sp; k++) {
+            if (fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD) {
+                s->fast_buf[m->n++] = sp[k];
+            }
+        }
+        m->hard = true;
+    } else if (kind != 0 && !m->quote) {
+        /* a quote (or an escape where escapes may follow): mask every special
+         * token the state refuses, found by a walk of their part of the trie */
+        const int32_t *ok = NULL;
+        int32_t n_ok = fg_allowed_special(s->fast, s->fast_state, &ok);
+        int32_t n_sp = 0;
+        const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
+        if (++s->fast_gen == 0) { /* wrapped: clear the stamps */
+            memset(s->fast_stamp, 0, sizeof(uint32_t) * (size_t)s->n_vocab);
+            s->fast_gen = 1;
+        }
+        for (int32_t k = 0; k < n_ok; k++) {
+            s->fast_stamp[ok[k]] = s->fast_gen;
+        }
+        for (int32_t k = 0; n_ok >= 0 && k < n_sp; k++) {
+            if (s->fast_stamp[sp[k]] != s->fast_gen &&
+                !(m->hard && fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD)) {
+                s->fast_buf[m->n++] = sp[k];
+            }
+        }
+        m->quote = true;
+    }
+}
+
 /* A large state that is not a string body: the candidates are fg_candidates() (narrow bytes
  * followed exactly, string bodies taken whole); draw among them, check the draw, mask a
  * rejected one and redraw, at most FAST_MAX_REJECTS times. Returns the token, or -1 (then the
  * caller takes the exact set). */
 static int32_t
-fast_draw_first_byte(struct pipit_sampler *s, const float *logits, int32_t *next, double *t_con) {
+fast_draw_candidates(struct pipit_sampler *s, const float *logits, int32_t *next, double *t_con) {
     double tc = pipit_now_ms();
     const int32_t *cands = NULL;
     int32_t nc = fg_candidates(s->fast, s->fast_state, &cands);
@@ -1427,12 +1503,10 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
         bool wide = fg_wide(a, s->fast_state);
         int32_t rejected[FAST_MAX_REJECTS];
         int n_rej = 0;
-        int32_t n_masked = 0;             /* tokens known to be refused here (in fast_buf) */
-        int32_t ascii_masked = INT32_MAX; /* plain ASCII tokens this long and longer: masked */
-        bool hard_masked = false, quote_masked = false, first_masked = false;
+        struct fast_masks mk = {.ascii_from = INT32_MAX};
         if (!wide) {
-            /* few bytes may follow: draw among the tokens that start with one of them */
-            result = fast_draw_first_byte(s, logits, &next, &t_con);
+            /* not a string body: draw among the trie candidates, not the whole vocabulary */
+            result = fast_draw_candidates(s, logits, &next, &t_con);
             n_rej = FAST_MAX_REJECTS;
         }
         while (result < 0 && n_rej < FAST_MAX_REJECTS) {
@@ -1440,7 +1514,7 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
             for (int k = 0; k < n_rej; k++) {
                 s->cand[rejected[k]].logit = -INFINITY;
             }
-            for (int32_t k = 0; k < n_masked; k++) {
+            for (int32_t k = 0; k < mk.n; k++) {
                 s->cand[s->fast_buf[k]].logit = -INFINITY;
             }
             llama_sampler_apply(s->chain, &arr);
@@ -1454,72 +1528,7 @@ fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *log
                 result = tok;
             } else {
                 rejected[n_rej++] = tok;
-                int32_t alen = fg_index_ascii_len(s->fast_ix, tok);
-                if (wide && alen > 0 && alen < ascii_masked) {
-                    /* too long for what is left of the string: so is every longer one */
-                    int32_t n_long = 0;
-                    const int32_t *lt = fg_index_ascii_from(s->fast_ix, alen, &n_long);
-                    int32_t n_had = 0;
-                    if (ascii_masked != INT32_MAX) {
-                        fg_index_ascii_from(s->fast_ix, ascii_masked, &n_had);
-                    }
-                    memcpy(s->fast_buf + n_masked, lt, sizeof(int32_t) * (size_t)(n_long - n_had));
-                    n_masked += n_long - n_had;
-                    ascii_masked = alen;
-                }
-                int32_t pn = 0;
-                const char *pp = fg_index_piece(s->fast_ix, tok, &pn);
-                unsigned char b0 = pp != NULL ? (unsigned char)pp[0] : 0;
-                if (wide && !first_masked && pp != NULL &&
-                    fg_step_bytes(a, s->fast_state, (const char *)&b0, 1) < 0) {
-                    /* its first byte is refused (a UTF-8 continuation byte, a control byte):
-                     * so is every token that starts with a refused byte */
-                    const int32_t *rf = NULL;
-                    int32_t n_rf = fg_refused_first(a, s->fast_state, &rf);
-                    for (int32_t k = 0; k < n_rf; k++) { /* the other rules' tokens: theirs */
-                        if (fg_index_ascii_len(s->fast_ix, rf[k]) < 0 &&
-                            fg_index_special_kind(s->fast_ix, rf[k]) == 0) {
-                            s->fast_buf[n_masked++] = rf[k];
-                        }
-                    }
-                    first_masked = true;
-                }
-                int kind = fg_index_special_kind(s->fast_ix, tok);
-                if (kind == FG_SPECIAL_HARD && !hard_masked && !quote_masked &&
-                    fg_refuses_hard(a, s->fast_state)) {
-                    /* an escape or control byte in a string body: every such token is
-                     * refused, no walk needed */
-                    int32_t n_sp = 0;
-                    const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
-                    for (int32_t k = 0; k < n_sp; k++) {
-                        if (fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD) {
-                            s->fast_buf[n_masked++] = sp[k];
-                        }
-                    }
-                    hard_masked = true;
-                } else if (kind != 0 && !quote_masked) {
-                    /* a quote (or an escape where escapes may follow): mask every special
-                     * token the state refuses, found by a walk of their part of the trie */
-                    const int32_t *ok = NULL;
-                    int32_t n_ok = fg_allowed_special(a, s->fast_state, &ok);
-                    int32_t n_sp = 0;
-                    const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
-                    if (++s->fast_gen == 0) { /* wrapped: clear the stamps */
-                        memset(s->fast_stamp, 0, sizeof(uint32_t) * (size_t)s->n_vocab);
-                        s->fast_gen = 1;
-                    }
-                    for (int32_t k = 0; k < n_ok; k++) {
-                        s->fast_stamp[ok[k]] = s->fast_gen;
-                    }
-                    for (int32_t k = 0; n_ok >= 0 && k < n_sp; k++) {
-                        if (s->fast_stamp[sp[k]] != s->fast_gen &&
-                            !(hard_masked &&
-                              fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD)) {
-                            s->fast_buf[n_masked++] = sp[k];
-                        }
-                    }
-                    quote_masked = true;
-                }
+                fast_mask_refused(s, &mk, tok, wide);
             }
             t_con += pipit_now_ms() - tc;
         }
