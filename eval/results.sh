@@ -79,13 +79,18 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
     echo "## Fast constrained decoding against llama.cpp's GBNF sampler (docs/fastgrammar.md)"
     echo
     echo "Random test models, temperature 1, 20 calls per mode, strings capped at 12 characters."
-    for pack in camera phone; do
+    echo "Each run starts with an empty on-disk cache (its first start is cold); its second start"
+    echo "loads what the first one wrote."
+    for run in camera:pipit phone:pipit camera:hermes; do
+        pack=${run%%:*}
+        syntax=${run##*:}
         for vocab in tiny-spm tiny-qwen2; do
             echo
-            echo "### $pack pack, pipit syntax, $vocab"
+            echo "### $pack pack, $syntax syntax, $vocab"
             echo
-            "$PIPIT" bench-grammar --model "$BUILD/test-models/$vocab.gguf" \
-                --tools "$ROOT/tools/$pack.json" --threads 1
+            PIPIT_CACHE="$TMP/cache-$pack-$syntax-$vocab" \
+                "$PIPIT" bench-grammar --model "$BUILD/test-models/$vocab.gguf" \
+                --tools "$ROOT/tools/$pack.json" --syntax "$syntax" --threads 1
         done
     done
 } > "$OUT.tmp"

@@ -1576,6 +1576,7 @@ enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
                                          struct pipit_fastgrammar **out,
                                          struct pipit_error *err);
 
+/* Saves what the automata learned to the on-disk cache (pipit_fastgrammar_save), then frees. */
 void pipit_fastgrammar_free(struct pipit_fastgrammar *fg);
 
 /* Compile `gbnf` now (a sampler compiles it on first use otherwise). PIPIT_ERR_GRAMMAR when the
@@ -1592,20 +1593,30 @@ enum pipit_status pipit_fastgrammar_match(struct pipit_fastgrammar *fg,
                                           bool *complete);
 
 struct pipit_fastgrammar_info {
-    int32_t n_vocab;          /* tokens of the model */
-    int32_t n_grammars;       /* grammars compiled so far (fast path) */
-    int32_t n_unsupported;    /* grammars that fell back to llama.cpp's sampler */
-    int32_t dfa_states;       /* automaton states materialized, all grammars */
-    int32_t listed_states;    /* states with a cached allowed-token list */
-    uint64_t index_bytes;     /* memory of the vocabulary index */
-    uint64_t automaton_bytes; /* memory of the automata */
-    double t_index_ms;        /* time to build the vocabulary index */
-    double t_compile_ms;      /* time compiling grammars (parse + NFA + start state) */
-    bool index_cached;        /* the vocabulary index came from the on-disk cache */
+    int32_t n_vocab;           /* tokens of the model */
+    int32_t n_grammars;        /* grammars compiled so far (fast path) */
+    int32_t n_unsupported;     /* grammars that fell back to llama.cpp's sampler */
+    int32_t dfa_states;        /* automaton states materialized, all grammars */
+    int32_t listed_states;     /* states with a cached allowed-token list */
+    uint64_t index_bytes;      /* memory of the vocabulary index */
+    uint64_t automaton_bytes;  /* memory of the automata */
+    double t_index_ms;         /* time to build the vocabulary index */
+    double t_compile_ms;       /* time compiling grammars (parse + NFA + start state, and
+                                * loading their states from the on-disk cache) */
+    bool index_cached;         /* the vocabulary index came from the on-disk cache */
+    int32_t n_grammars_cached; /* grammars whose automaton states came from the disk cache */
 };
 
 void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,
                                 struct pipit_fastgrammar_info *info);
+
+/* Write the automata's materialized states (transitions, allowed-token lists, exact sets of
+ * large states) to the on-disk cache, for the grammars that gained any since they were loaded
+ * or last saved; pipit_fastgrammar_free() does this too. The next pipit_fastgrammar_add() of
+ * the same grammar text for the same vocabulary, in any process, starts from them. Returns
+ * the number of files written (0 when the cache is off or nothing changed); a failed write is
+ * logged at debug level and otherwise ignored. */
+int32_t pipit_fastgrammar_save(struct pipit_fastgrammar *fg);
 
 /* Jump-forward: when the grammar allows exactly one continuation, the tokens of that text
  * (tokenized with the model's tokenizer; the last one is left to the model, since it could

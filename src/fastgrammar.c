@@ -77,6 +77,7 @@ struct fg_index {
     int32_t *sibling;  /* next sibling, -1 none */
     int32_t *tok;      /* first token whose text ends here, -1 none */
     int32_t *tok_next; /* per token: the next token with the same text, -1 none */
+    uint64_t key;      /* index_key(), when the on-disk cache is in use (else 0) */
 };
 
 struct piece_ref {
@@ -329,7 +330,9 @@ static uint64_t hash_words(uint64_t h, const void *data, size_t n) {
         h ^= h >> 29;
     }
     uint64_t w = 0;
-    memcpy(&w, p + i, n - i);
+    if (n > i) {
+        memcpy(&w, p + i, n - i);
+    }
     h = (h ^ w ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 32);
 }
@@ -637,6 +640,7 @@ enum pipit_status fg_index_new_cached(const struct pipit_model *model,
     bool cached = cache_dir != NULL;
     if (cached) {
         key = index_key(ix);
+        ix->key = key;
         cached = cache_path(path, sizeof(path), cache_dir, key);
     }
     if (cached && cache_load(ix, path, key)) {
@@ -1223,6 +1227,8 @@ struct fg_automaton {
     int32_t *exact; /* exact allowed sets of large states met on a rejected draw */
     size_t n_exact, cap_exact;
     int32_t start;
+    /* on-disk cache (fg_automaton_load/store): what the file held or was written with */
+    size_t disk_dfa, disk_lists, disk_exact;
     /* scratch */
     int32_t *mark; /* per NFA state: generation stamp */
     int32_t gen;
@@ -1946,6 +1952,306 @@ int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states) {
     return done;
 }
 
+/* ============================================================================ automaton cache */
+
+/* A compiled grammar's materialized DFA (states, transitions, token lists, exact sets) on disk,
+ * next to the vocabulary index: "auto-<key>.fga", the key hashing a format version, the
+ * vocabulary's key, the NFA's shape and the GBNF text. The NFA is rebuilt from the text on
+ * every start (deterministic, well under a millisecond); the file restores what the lazy
+ * walks found, so a second start samples from token lists at once. */
+
+#define FGA_MAGIC   "PIPITFGA"
+#define FGA_VERSION 1u
+#define FGA_HEAD    96
+#define FGA_WORDS   6 /* int64 fields per DFA state in the file */
+
+uint64_t fg_automaton_key(const struct fg_automaton *a, const char *gbnf) {
+    if (a->ix->key == 0) {
+        return 0;
+    }
+    uint64_t head[4] = {FGA_VERSION, a->ix->key, (uint64_t)a->n_nfa, (uint64_t)a->n_cls};
+    uint64_t h = hash_words(SESSION_FNV_OFFSET, head, sizeof(head));
+    h = hash_words(h, gbnf, strlen(gbnf));
+    return h != 0 ? h : 1;
+}
+
+bool fg_automaton_cache_path(char *buf, size_t cap, const char *dir, uint64_t key) {
+    int n = snprintf(buf, cap, "%s/auto-%016llx.fga", dir, (unsigned long long)key);
+    return n > 0 && (size_t)n < cap;
+}
+
+static void state_words(const struct dstate *d, int64_t w[FGA_WORDS]) {
+    w[0] = d->set_off;
+    w[1] = d->set_n;
+    w[2] = d->list_n;
+    w[3] = d->list_off;
+    w[4] = d->exact_n;
+    w[5] = d->exact_off;
+}
+
+struct fga_payload {
+    int64_t *words; /* n_dfa * FGA_WORDS */
+    int32_t *trans; /* n_dfa * n_cls */
+    int32_t *sets, *lists, *exact;
+    size_t n_dfa, n_cls, n_sets, n_lists, n_exact;
+};
+
+static uint64_t fga_sum(const struct fga_payload *p) {
+    uint64_t h = SESSION_FNV_OFFSET;
+    h = hash_words(h, p->words, sizeof(int64_t) * p->n_dfa * FGA_WORDS);
+    h = hash_words(h, p->trans, sizeof(int32_t) * p->n_dfa * p->n_cls);
+    h = hash_words(h, p->sets, sizeof(int32_t) * p->n_sets);
+    h = hash_words(h, p->lists, sizeof(int32_t) * p->n_lists);
+    return hash_words(h, p->exact, sizeof(int32_t) * p->n_exact);
+}
+
+static void fga_free(struct fga_payload *p) {
+    free(p->words);
+    free(p->trans);
+    free(p->sets);
+    free(p->lists);
+    free(p->exact);
+}
+
+static bool span_ok(int64_t off, int64_t n, size_t total) {
+    return off >= 0 && n >= 0 && (uint64_t)off + (uint64_t)n <= (uint64_t)total;
+}
+
+static bool tokens_ok(const int32_t *t, size_t n, int32_t n_vocab) {
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] < 0 || t[i] >= n_vocab) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Every state of `p` well-formed for `a`: sets of important NFA states, sorted, distinct from
+ * each other (a fresh hash table is built on the way, into *hash_out), the start state's set
+ * first, spans inside their pools, tokens and transitions in range. */
+static bool fga_valid(const struct fg_automaton *a,
+                      const struct fga_payload *p,
+                      int32_t **hash_out,
+                      size_t *hash_cap_out) {
+    const struct dstate *s0 = &a->dfa[a->start];
+    size_t hcap = 1024;
+    while (hcap < 2 * (p->n_dfa + 1)) {
+        hcap *= 2;
+    }
+    int32_t *h = malloc(sizeof(int32_t) * hcap);
+    bool ok = h != NULL && tokens_ok(p->lists, p->n_lists, a->ix->n_vocab) &&
+              tokens_ok(p->exact, p->n_exact, a->ix->n_vocab);
+    for (size_t i = 0; ok && i < hcap; i++) {
+        h[i] = -1;
+    }
+    for (size_t d = 0; ok && d < p->n_dfa; d++) {
+        const int64_t *w = p->words + d * FGA_WORDS;
+        ok = w[1] >= 1 && span_ok(w[0], w[1], p->n_sets) &&
+             (w[2] == FG_UNKNOWN || w[2] == -1 ||
+              (w[2] <= FG_LARGE_LIMIT && span_ok(w[3], w[2], p->n_lists))) &&
+             (w[4] == FG_UNKNOWN || (w[4] <= a->ix->n_vocab && span_ok(w[5], w[4], p->n_exact)));
+        const int32_t *set = ok ? p->sets + w[0] : NULL;
+        for (int64_t i = 0; ok && i < w[1]; i++) {
+            ok = set[i] >= 0 && (size_t)set[i] < a->n_nfa && (i == 0 || set[i] > set[i - 1]) &&
+                 (set[i] == 0 || a->nfa[set[i]].is_byte);
+        }
+        if (ok && d == 0) {
+            ok = w[1] == s0->set_n &&
+                 memcmp(set, a->sets + s0->set_off, sizeof(int32_t) * (size_t)w[1]) == 0;
+        }
+        if (ok) {
+            size_t i = (size_t)hash_set(set, (int32_t)w[1]) & (hcap - 1);
+            for (; ok && h[i] >= 0; i = (i + 1) & (hcap - 1)) {
+                const int64_t *o = p->words + (size_t)h[i] * FGA_WORDS;
+                ok = !(o[1] == w[1] &&
+                       memcmp(p->sets + o[0], set, sizeof(int32_t) * (size_t)w[1]) == 0);
+            }
+            if (ok) {
+                h[i] = (int32_t)d;
+            }
+        }
+    }
+    for (size_t i = 0; ok && i < p->n_dfa * p->n_cls; i++) {
+        int32_t t = p->trans[i];
+        ok = t == FG_UNKNOWN || t == FG_DEAD || (t >= 0 && (size_t)t < p->n_dfa);
+    }
+    if (!ok) {
+        free(h);
+        return false;
+    }
+    *hash_out = h;
+    *hash_cap_out = hcap;
+    return true;
+}
+
+bool fg_automaton_load(struct fg_automaton *a, const char *path, uint64_t key) {
+    if (a->n_dfa != 1 || a->start != 0 || key == 0) {
+        return false; /* only into a freshly compiled automaton */
+    }
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return false;
+    }
+    uint8_t head[FGA_HEAD];
+    struct fga_payload p = {0};
+    uint32_t version = 0, endian = 0;
+    uint64_t fkey = 0, n_dfa = 0, n_cls = 0, psum = 0, hsum = 0;
+    bool ok = read_exact(f, head, sizeof(head));
+    if (ok) {
+        memcpy(&version, head + 8, 4);
+        memcpy(&endian, head + 12, 4);
+        memcpy(&fkey, head + 16, 8);
+        memcpy(&n_dfa, head + 24, 8);
+        memcpy(&n_cls, head + 32, 8);
+        memcpy(&p.n_sets, head + 40, 8);
+        memcpy(&p.n_lists, head + 48, 8);
+        memcpy(&p.n_exact, head + 56, 8);
+        memcpy(&psum, head + 64, 8);
+        memcpy(&hsum, head + 72, 8);
+        ok = memcmp(head, FGA_MAGIC, 8) == 0 && version == FGA_VERSION && endian == 0x01020304u &&
+             fkey == key && n_dfa >= 1 && n_dfa <= FG_MAX_DFA_STATES &&
+             n_cls == (uint64_t)a->n_cls && p.n_sets <= n_dfa * (uint64_t)a->n_nfa &&
+             p.n_lists <= n_dfa * (uint64_t)FG_LARGE_LIMIT && p.n_exact <= FG_EXACT_POOL &&
+             hsum == hash_words(SESSION_FNV_OFFSET, head, 72) &&
+             memcmp(head + 80, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16) == 0;
+    }
+    if (ok) {
+        p.n_dfa = (size_t)n_dfa;
+        p.n_cls = (size_t)n_cls;
+        p.words = malloc(sizeof(int64_t) * p.n_dfa * FGA_WORDS);
+        p.trans = malloc(sizeof(int32_t) * p.n_dfa * p.n_cls);
+        p.sets = malloc(sizeof(int32_t) * (p.n_sets > 0 ? p.n_sets : 1));
+        p.lists = malloc(sizeof(int32_t) * (p.n_lists > 0 ? p.n_lists : 1));
+        p.exact = malloc(sizeof(int32_t) * (p.n_exact > 0 ? p.n_exact : 1));
+        ok = p.words != NULL && p.trans != NULL && p.sets != NULL && p.lists != NULL &&
+             p.exact != NULL && read_exact(f, p.words, sizeof(int64_t) * p.n_dfa * FGA_WORDS) &&
+             read_exact(f, p.trans, sizeof(int32_t) * p.n_dfa * p.n_cls) &&
+             read_exact(f, p.sets, sizeof(int32_t) * p.n_sets) &&
+             read_exact(f, p.lists, sizeof(int32_t) * p.n_lists) &&
+             read_exact(f, p.exact, sizeof(int32_t) * p.n_exact) && fgetc(f) == EOF &&
+             fga_sum(&p) == psum;
+    }
+    fclose(f);
+    int32_t *hash = NULL;
+    size_t hash_cap = 0;
+    struct dstate *dfa = NULL;
+    ok = ok && fga_valid(a, &p, &hash, &hash_cap) &&
+         (dfa = malloc(sizeof(struct dstate) * p.n_dfa)) != NULL;
+    if (!ok) {
+        free(hash);
+        fga_free(&p);
+        return false;
+    }
+    for (size_t d = 0; d < p.n_dfa; d++) {
+        const int64_t *w = p.words + d * FGA_WORDS;
+        dfa[d] = (struct dstate){
+            .set_off = (int32_t)w[0],
+            .set_n = (int32_t)w[1],
+            .accept = p.sets[w[0]] == 0,
+            .forced = FG_UNKNOWN, /* recomputed on demand */
+            .list_n = (int32_t)w[2],
+            .list_off = w[3],
+            .exact_n = (int32_t)w[4],
+            .exact_off = w[5],
+        };
+    }
+    free(a->dfa);
+    free(a->trans);
+    free(a->sets);
+    free(a->hash);
+    free(a->lists);
+    free(a->exact);
+    free(p.words);
+    a->dfa = dfa;
+    a->n_dfa = a->cap_dfa = p.n_dfa;
+    a->trans = p.trans;
+    a->cap_trans = p.n_dfa * p.n_cls;
+    a->sets = p.sets;
+    a->n_sets = p.n_sets;
+    a->cap_sets = p.n_sets > 0 ? p.n_sets : 1;
+    a->hash = hash;
+    a->hash_cap = hash_cap;
+    a->lists = p.lists;
+    a->n_lists = p.n_lists;
+    a->cap_lists = p.n_lists > 0 ? p.n_lists : 1;
+    a->exact = p.exact;
+    a->n_exact = p.n_exact;
+    a->cap_exact = p.n_exact > 0 ? p.n_exact : 1;
+    a->disk_dfa = a->n_dfa;
+    a->disk_lists = a->n_lists;
+    a->disk_exact = a->n_exact;
+    return true;
+}
+
+bool fg_automaton_dirty(const struct fg_automaton *a) {
+    return a->n_dfa > a->disk_dfa || a->n_lists > a->disk_lists || a->n_exact > a->disk_exact;
+}
+
+static bool write_i32(FILE *f, const int32_t *v, size_t n) {
+    return n == 0 || fwrite(v, sizeof(int32_t), n, f) == n;
+}
+
+bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key) {
+    if (key == 0) {
+        return false;
+    }
+    char tmp[4200];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+        return false;
+    }
+    struct fga_payload p = {.trans = a->trans,
+                            .sets = a->sets,
+                            .lists = a->lists,
+                            .exact = a->exact,
+                            .n_dfa = a->n_dfa,
+                            .n_cls = (size_t)a->n_cls,
+                            .n_sets = a->n_sets,
+                            .n_lists = a->n_lists,
+                            .n_exact = a->n_exact};
+    p.words = malloc(sizeof(int64_t) * p.n_dfa * FGA_WORDS);
+    if (p.words == NULL) {
+        return false;
+    }
+    for (size_t d = 0; d < p.n_dfa; d++) {
+        state_words(&a->dfa[d], p.words + d * FGA_WORDS);
+    }
+    uint8_t head[FGA_HEAD];
+    memset(head, 0, sizeof(head));
+    uint32_t version = FGA_VERSION, endian = 0x01020304u;
+    uint64_t n_dfa = p.n_dfa, n_cls = p.n_cls, psum = fga_sum(&p);
+    memcpy(head, FGA_MAGIC, 8);
+    memcpy(head + 8, &version, 4);
+    memcpy(head + 12, &endian, 4);
+    memcpy(head + 16, &key, 8);
+    memcpy(head + 24, &n_dfa, 8);
+    memcpy(head + 32, &n_cls, 8);
+    memcpy(head + 40, &p.n_sets, 8);
+    memcpy(head + 48, &p.n_lists, 8);
+    memcpy(head + 56, &p.n_exact, 8);
+    memcpy(head + 64, &psum, 8);
+    uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 72);
+    memcpy(head + 72, &hsum, 8);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f != NULL && fwrite(head, 1, sizeof(head), f) == sizeof(head) &&
+              fwrite(p.words, sizeof(int64_t) * FGA_WORDS, p.n_dfa, f) == p.n_dfa &&
+              fwrite(p.trans, sizeof(int32_t) * p.n_cls, p.n_dfa, f) == p.n_dfa &&
+              write_i32(f, p.sets, p.n_sets) && write_i32(f, p.lists, p.n_lists) &&
+              write_i32(f, p.exact, p.n_exact);
+    free(p.words);
+    if (f != NULL) {
+        ok = fclose(f) == 0 && ok;
+    }
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return false;
+    }
+    a->disk_dfa = a->n_dfa;
+    a->disk_lists = a->n_lists;
+    a->disk_exact = a->n_exact;
+    return true;
+}
+
 /* ============================================================================ public handle */
 
 #define FG_MAX_GRAMMARS 512
@@ -1954,6 +2260,8 @@ struct fg_entry {
     uint64_t hash;
     char *gbnf;
     struct fg_automaton *a; /* NULL: outside the subset */
+    uint64_t disk_key;      /* fg_automaton_key(), 0 when the on-disk cache is off */
+    bool from_disk;         /* its states came from the on-disk cache */
 };
 
 struct pipit_fastgrammar {
@@ -1963,6 +2271,7 @@ struct pipit_fastgrammar {
     size_t n_entries, cap_entries;
     double t_index_ms, t_compile_ms;
     bool index_cached; /* the trie came from the on-disk cache */
+    char *cache_dir;   /* the on-disk cache directory, NULL when off */
 };
 
 static uint64_t hash_text(const char *s) {
@@ -1992,6 +2301,10 @@ enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
     enum pipit_status st =
         fg_index_new_cached(model, use_cache ? dir : NULL, &fg->index_cached, &fg->ix);
     fg->t_index_ms = pipit_now_ms() - t0;
+    if (st == PIPIT_OK && use_cache && (fg->cache_dir = strdup(dir)) == NULL) {
+        fg_index_free(fg->ix);
+        st = PIPIT_ERR_NOMEM;
+    }
     if (st != PIPIT_OK) {
         free(fg);
         return pipit_error_set(err, st, "fastgrammar: cannot index the vocabulary: %s",
@@ -2001,10 +2314,30 @@ enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
     return PIPIT_OK;
 }
 
+int32_t pipit_fastgrammar_save(struct pipit_fastgrammar *fg) {
+    int32_t n = 0;
+    for (size_t i = 0; fg != NULL && fg->cache_dir != NULL && i < fg->n_entries; i++) {
+        struct fg_entry *e = &fg->entries[i];
+        char path[4200];
+        if (e->a == NULL || e->disk_key == 0 || !fg_automaton_dirty(e->a) ||
+            !fg_automaton_cache_path(path, sizeof(path), fg->cache_dir, e->disk_key)) {
+            continue;
+        }
+        if (fg_automaton_store(e->a, path, e->disk_key)) {
+            n++;
+        } else {
+            pipit_log(PIPIT_LOG_DEBUG, "fastgrammar: cannot write the mask cache %s", path);
+        }
+    }
+    return n;
+}
+
 void pipit_fastgrammar_free(struct pipit_fastgrammar *fg) {
     if (fg == NULL) {
         return;
     }
+    pipit_fastgrammar_save(fg);
+    free(fg->cache_dir);
     for (size_t i = 0; i < fg->n_entries; i++) {
         free(fg->entries[i].gbnf);
         fg_automaton_free(fg->entries[i].a);
@@ -2054,12 +2387,21 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
     double t0 = pipit_now_ms();
     struct fg_automaton *a = NULL;
     enum pipit_status st = fg_automaton_new(fg->ix, gbnf, &a, msg, msg_size);
-    fg->t_compile_ms += pipit_now_ms() - t0;
     if (st == PIPIT_ERR_NOMEM) {
+        fg->t_compile_ms += pipit_now_ms() - t0;
         free(copy);
         return st;
     }
-    fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a};
+    uint64_t key = 0;
+    bool from_disk = false;
+    char path[4200];
+    if (a != NULL && fg->cache_dir != NULL && (key = fg_automaton_key(a, gbnf)) != 0 &&
+        fg_automaton_cache_path(path, sizeof(path), fg->cache_dir, key)) {
+        /* a missing or damaged file leaves the fresh automaton as it is */
+        from_disk = fg_automaton_load(a, path, key);
+    }
+    fg->t_compile_ms += pipit_now_ms() - t0;
+    fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a, key, from_disk};
     *out = a;
     return a != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
 }
@@ -2127,6 +2469,7 @@ void pipit_fastgrammar_get_info(const struct pipit_fastgrammar *fg,
         struct fg_stats st;
         fg_automaton_stats(fg->entries[i].a, &st);
         info->n_grammars++;
+        info->n_grammars_cached += fg->entries[i].from_disk ? 1 : 0;
         info->dfa_states += st.dfa_states;
         info->listed_states += st.listed_states;
         info->automaton_bytes += st.bytes;

@@ -144,6 +144,18 @@ void fg_automaton_stats(const struct fg_automaton *a, struct fg_stats *st);
  * small states) up to `max_states`; returns the states visited. For warm-up and tests. */
 int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states);
 
+/* The on-disk cache of one automaton's materialized states (docs/fastgrammar.md). The key
+ * (0: the index has no cache key, so no cache) hashes the vocabulary, the NFA and `gbnf`.
+ * fg_automaton_load() fills a freshly compiled automaton from `path` and is false, leaving it
+ * unchanged, on any problem (no file, another key, a checksum or structural mismatch);
+ * fg_automaton_store() writes atomically. fg_automaton_dirty(): states, lists or exact sets
+ * were added since the last load or store. */
+uint64_t fg_automaton_key(const struct fg_automaton *a, const char *gbnf);
+bool fg_automaton_cache_path(char *buf, size_t cap, const char *dir, uint64_t key);
+bool fg_automaton_load(struct fg_automaton *a, const char *path, uint64_t key);
+bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key);
+bool fg_automaton_dirty(const struct fg_automaton *a);
+
 /* ============================================================================ the public handle */
 
 /* The automaton of `gbnf` in `fg` (compiled on first use and kept). PIPIT_ERR_GRAMMAR when the

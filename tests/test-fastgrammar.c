@@ -18,6 +18,7 @@
 #include "toolspec.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *PACKS[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
@@ -669,8 +670,9 @@ static void test_property_qwen2(void **state) {
 
 static char cache_root[256];
 
-/* A cache file under cache_root (its path into buf); false when there is none. */
-static bool cache_file(char *buf, size_t cap) {
+/* A cache file under cache_root whose name ends in `ext` (its path into buf); false when there
+ * is none. */
+static bool cache_file_ext(char *buf, size_t cap, const char *ext) {
     char dir[300];
     snprintf(dir, sizeof(dir), "%s/masks", cache_root);
     DIR *d = opendir(dir);
@@ -681,7 +683,7 @@ static bool cache_file(char *buf, size_t cap) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
-        if (n > 4 && strcmp(e->d_name + n - 4, ".fgi") == 0) {
+        if (n > 4 && strcmp(e->d_name + n - 4, ext) == 0) {
             snprintf(buf, cap, "%s/%s", dir, e->d_name);
             found = true;
             break;
@@ -691,9 +693,14 @@ static bool cache_file(char *buf, size_t cap) {
     return found;
 }
 
+/* The vocabulary index's file. */
+static bool cache_file(char *buf, size_t cap) {
+    return cache_file_ext(buf, cap, ".fgi");
+}
+
 static void cache_clear(void) {
     char path[600];
-    while (cache_file(path, sizeof(path))) {
+    while (cache_file(path, sizeof(path)) || cache_file_ext(path, sizeof(path), ".fga")) {
         assert_int_equal(unlink(path), 0);
     }
 }
@@ -846,6 +853,112 @@ static void test_cache_qwen(void **state) {
     cache_check(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
 }
 
+static struct pipit_fastgrammar *
+fg_with(struct pipit_model *m, const char *gram, struct fg_automaton **a, int32_t *n_cached) {
+    struct pipit_fastgrammar *fg = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
+    assert_int_equal(fg_lookup(fg, gram, a, NULL, 0), PIPIT_OK);
+    struct pipit_fastgrammar_info info;
+    pipit_fastgrammar_get_info(fg, &info);
+    *n_cached = info.n_grammars_cached;
+    return fg;
+}
+
+/* The automaton's states on disk: a second start of the same grammar has every state, token
+ * list and kept exact set the first one materialized before any walk, and behaves identically
+ * (same allowed sets and transitions, same greedy decode with jump-forward); a damaged file is
+ * ignored and replaced; another grammar does not pick it up; a save without new states
+ * writes nothing. Phone pack (many string bodies). */
+static void automaton_cache_check(const char *model_path, enum pipit_call_syntax syn) {
+    struct rig r;
+    rig_init(&r, model_path, "User: text mom hello\nAssistant:");
+    struct pipit_toolset *ts = load_pack(PACKS[1]);
+    struct pipit_grammar *g = compile(ts, syn, 12);
+    const char *gram = pipit_grammar_call(g);
+    cache_clear();
+    struct fg_automaton *x = NULL, *y = NULL;
+    int32_t cached = -1;
+    struct pipit_fastgrammar *a = fg_with(r.m, gram, &x, &cached);
+    assert_int_equal(cached, 0);
+    int32_t n = fg_automaton_precompute(x, 100000);
+    int32_t wide = -1;
+    for (int32_t s = 0; s < n && wide < 0; s++) {
+        if (fg_wide(x, s)) {
+            const int32_t *t = NULL;
+            assert_true(fg_allowed_exact(x, s, &t) > 0);
+            wide = s;
+        }
+    }
+    assert_true(wide >= 0);
+    assert_int_equal(pipit_fastgrammar_save(a), 1);
+    assert_int_equal(pipit_fastgrammar_save(a), 0); /* nothing new */
+    char path[600];
+    assert_true(cache_file_ext(path, sizeof(path), ".fga"));
+    struct fg_stats sx, sy;
+    fg_automaton_stats(x, &sx);
+
+    struct pipit_fastgrammar *b = fg_with(r.m, gram, &y, &cached);
+    assert_int_equal(cached, 1);
+    fg_automaton_stats(y, &sy);
+    assert_int_equal(sy.dfa_states, sx.dfa_states);
+    assert_int_equal(sy.listed_states, sx.listed_states);
+    assert_int_equal(sy.listed_tokens, sx.listed_tokens);
+    assert_true(fg_exact_cached(y, wide));
+    same_automata(a, b, gram);
+    int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], na, nb;
+    struct pipit_sampler_params sa = sampling(gram, a, 0.0f, 1);
+    struct pipit_sampler_params sb = sampling(gram, b, 0.0f, 1);
+    struct decode_stats da = {0}, db = {0};
+    char *xa = decode(r.m, r.ctx, r.prompt + r.np - 1, &sa, true, ta, &na, &da);
+    char *xb = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, true, tb, &nb, &db);
+    assert_string_equal(xa, xb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
+    free(xa);
+    free(xb);
+    assert_int_equal(pipit_fastgrammar_save(b), 0); /* loaded, nothing new */
+    /* another grammar of the same pack: its own key, no file yet */
+    struct fg_automaton *z = NULL;
+    assert_int_equal(fg_lookup(b, pipit_grammar_names(g), &z, NULL, 0), PIPIT_OK);
+    struct pipit_fastgrammar_info info;
+    pipit_fastgrammar_get_info(b, &info);
+    assert_int_equal(info.n_grammars, 2);
+    assert_int_equal(info.n_grammars_cached, 1);
+    pipit_fastgrammar_free(b);
+
+    /* damaged: flipped bytes in the header (magic, key, counts, checksums, padding), in the
+     * payload and at the end, and a truncated file; each is ignored and rewritten on free */
+    struct stat sb0;
+    assert_int_equal(stat(path, &sb0), 0);
+    const long spots[] = {0, 9, 17, 25, 33, 41, 57, 66, 75, 88, 96, 100, sb0.st_size / 2, -1};
+    size_t n_spots = sizeof(spots) / sizeof(spots[0]);
+    for (size_t i = 0; i <= n_spots; i++) {
+        mangle(path, i < n_spots ? spots[i] : 0, i == n_spots);
+        struct pipit_fastgrammar *c = fg_with(r.m, gram, &y, &cached);
+        assert_int_equal(cached, 0);
+        same_automata(a, c, gram);
+        pipit_fastgrammar_free(c); /* rewrites the file */
+        c = fg_with(r.m, gram, &y, &cached);
+        assert_int_equal(cached, 1);
+        pipit_fastgrammar_free(c);
+    }
+    pipit_fastgrammar_free(a);
+    pipit_grammar_free(g);
+    pipit_toolset_free(ts);
+    rig_free(&r);
+}
+
+static void test_automaton_cache_spm(void **state) {
+    (void)state;
+    automaton_cache_check(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT);
+}
+
+static void test_automaton_cache_qwen(void **state) {
+    (void)state;
+    automaton_cache_check(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES);
+}
+
 /* The shortcuts a rejected draw in a large state takes are exact, checked against walking every
  * token: the special tokens fg_allowed_special() returns are exactly the allowed ones; a state
  * that fg_refuses_hard() refuses every FG_SPECIAL_HARD token; fg_refused_first() lists only
@@ -977,6 +1090,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_differential_hermes), cmocka_unit_test(test_greedy_spm),
         cmocka_unit_test(test_greedy_qwen),         cmocka_unit_test(test_agent_fast),
         cmocka_unit_test(test_cache_spm),           cmocka_unit_test(test_cache_qwen),
+        cmocka_unit_test(test_automaton_cache_spm), cmocka_unit_test(test_automaton_cache_qwen),
         cmocka_unit_test(test_shortcuts_spm),       cmocka_unit_test(test_shortcuts_qwen),
     };
     const struct CMUnitTest prop[] = {
