@@ -24,7 +24,8 @@ static void usage(FILE *out) {
                  "Modes: gbnf (llama.cpp's grammar sampler), fast (pipit's decoder), fast+jump\n"
                  "(with jump-forward). Columns: constraint us/token p50/p99 (time in the grammar\n"
                  "alone), sample us/token p50/p99 (the whole sampling step), forced share of the\n"
-                 "call's tokens, llama_decode calls per call, ms per call (decode + sample).\n"
+                 "call's tokens, jump us/call (finding and accepting the forced tokens, per\n"
+                 "call), llama_decode calls per call, ms per call (decode + sample).\n"
                  "Then a second start: a new decoder that loads the vocabulary index and the\n"
                  "automata from the on-disk cache ($PIPIT_CACHE/masks) the first one wrote, and\n"
                  "fast+jump on seeds N+1..2N.\n");
@@ -58,6 +59,7 @@ enum {
 struct mode_result {
     double con_p50, con_p99, smp_p50, smp_p99;
     double forced_share, decode_calls, ms_per_call;
+    double jump_us_per_call; /* time finding and accepting forced tokens (constraint only) */
     int calls, valid;
 };
 
@@ -80,7 +82,7 @@ static int run_mode(struct pipit_model *m,
     }
     size_t ns = 0;
     int64_t tokens = 0, forced = 0, dcalls = 0;
-    double total_ms = 0.0;
+    double total_ms = 0.0, jump_ms = 0.0;
     memset(res, 0, sizeof(*res));
     for (long seed = seed0; seed < seed0 + calls; seed++) {
         struct pipit_sampler_params sp = pipit_sampler_default_params();
@@ -108,7 +110,11 @@ static int run_mode(struct pipit_model *m,
         while (n < MAX_TOKENS) {
             if (jump) {
                 int32_t ft[64];
+                struct pipit_perf jb, ja;
+                pipit_context_get_perf(ctx, &jb);
                 int32_t nf = pipit_sampler_forced(s, ctx, ft, 64);
+                pipit_context_get_perf(ctx, &ja);
+                jump_ms += ja.t_constraint_ms - jb.t_constraint_ms;
                 if (nf > 0) {
                     pipit_context_decode_forced(ctx, ft, nf);
                     for (int32_t i = 0; i < nf; i++) {
@@ -154,6 +160,7 @@ static int run_mode(struct pipit_model *m,
     res->smp_p50 = pct(smp, ns, 0.5);
     res->smp_p99 = pct(smp, ns, 0.99);
     res->forced_share = tokens > 0 ? (double)forced / (double)tokens : 0.0;
+    res->jump_us_per_call = 1000.0 * jump_ms / (double)calls;
     res->decode_calls = (double)dcalls / (double)calls;
     res->ms_per_call = total_ms / (double)calls;
     free(con);
@@ -253,7 +260,8 @@ int cmd_bench_grammar(int argc, char **argv) {
         goto done;
     }
     printf("\n| mode | constraint us/token p50 | p99 | sample us/token p50 | p99 | forced | "
-           "decode calls/call | ms/call | valid |\n|---|---|---|---|---|---|---|---|---|\n");
+           "jump us/call | decode calls/call | ms/call | valid |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     static const char *names[3] = {"gbnf", "fast", "fast+jump"};
     for (int mode = 0; mode < 3; mode++) {
         struct mode_result r;
@@ -262,9 +270,9 @@ int cmd_bench_grammar(int argc, char **argv) {
             pipit_free(prompt);
             goto done;
         }
-        printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f%% | %.1f | %.1f | %d/%d |\n", names[mode],
-               r.con_p50, r.con_p99, r.smp_p50, r.smp_p99, 100.0 * r.forced_share, r.decode_calls,
-               r.ms_per_call, r.valid, r.calls);
+        printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f%% | %.1f | %.1f | %.1f | %d/%d |\n",
+               names[mode], r.con_p50, r.con_p99, r.smp_p50, r.smp_p99, 100.0 * r.forced_share,
+               r.jump_us_per_call, r.decode_calls, r.ms_per_call, r.valid, r.calls);
         fflush(stdout);
     }
     pipit_fastgrammar_get_info(fg, &info);
@@ -300,11 +308,13 @@ int cmd_bench_grammar(int argc, char **argv) {
            n_saved, t_index2, info.index_cached ? " (from the disk cache)" : "", n_tools + 2,
            t_compile2, info.n_grammars_cached, info.dfa_states);
     printf("| mode | constraint us/token p50 | p99 | sample us/token p50 | p99 | forced | "
-           "decode calls/call | ms/call | valid |\n|---|---|---|---|---|---|---|---|---|\n");
+           "jump us/call | decode calls/call | ms/call | valid |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     printf("| fast+jump, second start, seeds %ld-%ld | %.1f | %.1f | %.1f | %.1f | %.0f%% | %.1f | "
-           "%.1f | %d/%d |\n",
+           "%.1f | %.1f | %d/%d |\n",
            calls + 1, 2 * calls, r2.con_p50, r2.con_p99, r2.smp_p50, r2.smp_p99,
-           100.0 * r2.forced_share, r2.decode_calls, r2.ms_per_call, r2.valid, r2.calls);
+           100.0 * r2.forced_share, r2.jump_us_per_call, r2.decode_calls, r2.ms_per_call, r2.valid,
+           r2.calls);
     pipit_free(prompt);
     rc = CLI_EXIT_OK;
 done:
