@@ -937,7 +937,11 @@ static void automaton_cache_check(const char *model_path, enum pipit_call_syntax
         mangle(path, i < n_spots ? spots[i] : 0, i == n_spots);
         struct pipit_fastgrammar *c = fg_with(r.m, gram, &y, &cached);
         assert_int_equal(cached, 0);
-        same_automata(a, c, gram);
+        if (i == 0) { /* a fresh automaton, as without the file (once: a full walk is slow) */
+            same_automata(a, c, gram);
+        } else {
+            assert_int_equal(fg_automaton_precompute(y, 100000), n);
+        }
         pipit_fastgrammar_free(c); /* rewrites the file */
         c = fg_with(r.m, gram, &y, &cached);
         assert_int_equal(cached, 1);
