@@ -41,7 +41,10 @@ static void train_usage(FILE *out) {
             "  --dump-data FILE    write the generated data set as TSV (split, category,\n"
             "                      template, memory lines, state, utterance, output; line\n"
             "                      ends inside a field as \\n) and stop\n"
-            "  --tracker-percent N State-Tracker examples in the data, 0..100 (default 8)\n");
+            "  --tracker-percent N State-Tracker examples in the data, 0..100 (default 8)\n"
+            "  --type T            the exported matrices: f32 (default), f16 or q8_0 (norms\n"
+            "                      stay f32; checkpoints are f32)\n"
+            "  --convert MODEL     no training: write MODEL with --type matrices to --out\n");
 }
 
 static void progress(const struct pipit_train_progress *p, void *ud) {
@@ -128,7 +131,8 @@ int cmd_train(int argc, char **argv) {
     struct pipit_datagen_params dp = pipit_datagen_default_params();
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL;
-    const char *eval_split = "valid";
+    const char *convert = NULL;
+    const char *eval_split = "valid", *wtype = "f32";
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
     long ctx = tp.n_ctx, answer = tp.n_answer, batch = tp.n_batch, steps = (long)tp.n_steps;
@@ -167,7 +171,9 @@ int cmd_train(int argc, char **argv) {
             cli_opt_str(argc, argv, &i, "--eval-split", &eval_split, &bad) ||
             cli_opt_int(argc, argv, &i, "--misses", 0, 1000000, &misses, &bad) ||
             cli_opt_str(argc, argv, &i, "--dump-data", &dump, &bad) ||
-            cli_opt_int(argc, argv, &i, "--tracker-percent", 0, 100, &tracker_percent, &bad)) {
+            cli_opt_int(argc, argv, &i, "--tracker-percent", 0, 100, &tracker_percent, &bad) ||
+            cli_opt_str(argc, argv, &i, "--type", &wtype, &bad) ||
+            cli_opt_str(argc, argv, &i, "--convert", &convert, &bad)) {
             continue;
         }
         fprintf(stderr, "pipit train: unknown option '%s'\n", argv[i]);
@@ -177,12 +183,28 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "pipit train: --eval-split must be valid or train, got '%s'\n", eval_split);
         bad = true;
     }
+    if (!bad && strcmp(wtype, "f32") != 0 && strcmp(wtype, "f16") != 0 &&
+        strcmp(wtype, "q8_0") != 0) {
+        fprintf(stderr, "pipit train: --type must be f32, f16 or q8_0, got '%s'\n", wtype);
+        bad = true;
+    }
     if (bad) {
         train_usage(stderr);
         return CLI_EXIT_USAGE;
     }
 
     struct pipit_error err;
+    enum pipit_weight_type wt = strcmp(wtype, "f16") == 0    ? PIPIT_WEIGHTS_F16
+                                : strcmp(wtype, "q8_0") == 0 ? PIPIT_WEIGHTS_Q8_0
+                                                             : PIPIT_WEIGHTS_F32;
+    if (convert != NULL) {
+        if (pipit_train_convert(convert, out, wt, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            return CLI_EXIT_FAIL;
+        }
+        fprintf(stderr, "pipit train: wrote %s (%s matrices)\n", out, wtype);
+        return CLI_EXIT_OK;
+    }
     dp.seed = (uint64_t)seed;
     dp.n_train = (int32_t)examples;
     dp.n_valid = (int32_t)valid;
@@ -252,6 +274,7 @@ int cmd_train(int argc, char **argv) {
     tp.checkpoint = checkpoint;
     tp.checkpoint_every = ckpt_every;
     tp.resume = resume;
+    tp.weight_type = wt;
     tp.progress = progress;
     struct pipit_train_result res;
     enum pipit_status st = pipit_train(&tp, ds, out, &res, &err);

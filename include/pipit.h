@@ -1126,6 +1126,14 @@ struct pipit_train_progress {
 
 typedef void (*pipit_train_progress_fn)(const struct pipit_train_progress *p, void *user_data);
 
+/* Storage of the exported model's matrices (norm weights stay F32; checkpoints are always F32,
+ * so they can be resumed). */
+enum pipit_weight_type {
+    PIPIT_WEIGHTS_F32 = 0,
+    PIPIT_WEIGHTS_F16 = 1,
+    PIPIT_WEIGHTS_Q8_0 = 2,
+};
+
 struct pipit_train_params {
     const char *vocab_path;   /* GGUF with tokenizer.* keys (pipit_vocab_build or llama.cpp's) */
     const char *system;       /* system text, stored as pipit.prompt.system (default "camera") */
@@ -1154,7 +1162,8 @@ struct pipit_train_params {
                                  moments start from zero again); NULL = fresh weights */
     pipit_train_progress_fn progress; /* NULL = silent */
     void *progress_user_data;
-    int32_t progress_every; /* steps between reports (default 50) */
+    int32_t progress_every;             /* steps between reports (default 50) */
+    enum pipit_weight_type weight_type; /* the exported model's matrices (default F32) */
 };
 
 struct pipit_train_params pipit_train_default_params(void);
@@ -1172,8 +1181,9 @@ struct pipit_train_result {
     double tokens_per_ex; /* mean tokens per used training example */
 };
 
-/* Train a llama model on the data set's training split and write it to `out_path` (F32 GGUF,
- * atomic) with pipit.prompt.system and pipit.prompt.tools = "none". `result` may be NULL.
+/* Train a llama model on the data set's training split and write it to `out_path` (GGUF with
+ * params->weight_type matrices, atomic) with pipit.prompt.system and pipit.prompt.tools =
+ * "none". `result` may be NULL.
  * Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_IO, PIPIT_ERR_CORRUPT (vocab or checkpoint),
  * PIPIT_ERR_BACKEND (no CPU backend), PIPIT_ERR_TOKENIZE, PIPIT_ERR_NOMEM. */
 enum pipit_status pipit_train(const struct pipit_train_params *params,
@@ -1181,6 +1191,16 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
                               const char *out_path,
                               struct pipit_train_result *result,
                               struct pipit_error *err);
+
+/* Rewrite the GGUF model `in_path` to `out_path` (atomic) with its F32 matrices stored as
+ * `type` (F16 or Q8_0; rows whose length is not a multiple of the block stay F32), every
+ * other tensor and every metadata key as they are: the export of pipit_train() applied to
+ * a finished F32 model. Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_CORRUPT (not a GGUF, or a
+ * tensor without data), PIPIT_ERR_IO, PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_train_convert(const char *in_path,
+                                      const char *out_path,
+                                      enum pipit_weight_type type,
+                                      struct pipit_error *err);
 
 #define PIPIT_EVAL_MAX_CATEGORIES 32
 

@@ -9,6 +9,8 @@
  */
 #include "testutil.h"
 
+#include <sys/stat.h>
+
 #define SHIPPED_MODEL PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf"
 #define CAMERA_SPEC   PIPIT_SOURCE_DIR "/tools/camera.json"
 
@@ -440,6 +442,38 @@ static void test_tiny_training(void **state) {
         fail_msg("eval: %s", err.text);
     }
     assert_int_equal(ev.n, 4);
+
+    /* F16 and Q8_0 exports of it: smaller, and libllama runs them */
+    char conv[512], junk[512];
+    tmp_path(conv, sizeof(conv), "tiny-converted.gguf");
+    tmp_path(junk, sizeof(junk), "tiny-junk.gguf");
+    struct stat sb32, sbq;
+    assert_int_equal(stat(model, &sb32), 0);
+    const enum pipit_weight_type types[] = {PIPIT_WEIGHTS_F16, PIPIT_WEIGHTS_Q8_0};
+    off_t last = sb32.st_size;
+    for (int k = 0; k < 2; k++) {
+        if (pipit_train_convert(model, conv, types[k], &err) != PIPIT_OK) {
+            fail_msg("convert: %s", err.text);
+        }
+        assert_int_equal(stat(conv, &sbq), 0);
+        assert_true(sbq.st_size < last); /* F32 > F16 > Q8_0 */
+        last = sbq.st_size;
+        if (pipit_train_evaluate(conv, ds, PIPIT_SPLIT_VALID, 4, 1, NULL, NULL, &ev, &err) !=
+            PIPIT_OK) {
+            fail_msg("eval of the converted model: %s", err.text);
+        }
+        assert_int_equal(ev.n, 4);
+    }
+    FILE *jf = fopen(junk, "wb");
+    assert_non_null(jf);
+    fputs("not a model\n", jf);
+    fclose(jf);
+    assert_int_equal(pipit_train_convert(junk, conv, PIPIT_WEIGHTS_F16, &err), PIPIT_ERR_CORRUPT);
+    assert_non_null(strstr(err.text, junk));
+    assert_int_equal(pipit_train_convert(model, conv, (enum pipit_weight_type)7, &err),
+                     PIPIT_ERR_INVALID_ARG);
+    remove(conv);
+    remove(junk);
 
     /* resume from the checkpoint: the step count continues */
     tp.resume = ckpt;

@@ -222,8 +222,18 @@ static struct ggml_tensor *build_forward(struct ggml_context *ctx,
 /* ============================================================================
  * export and resume */
 
+/* The storage type of a parameter in the exported file: matrices in `wt`, vectors in F32. */
+static enum ggml_type export_type(const struct ggml_tensor *t, enum pipit_weight_type wt) {
+    if (ggml_n_dims(t) < 2 || wt == PIPIT_WEIGHTS_F32) {
+        return GGML_TYPE_F32;
+    }
+    enum ggml_type q = wt == PIPIT_WEIGHTS_F16 ? GGML_TYPE_F16 : GGML_TYPE_Q8_0;
+    return t->ne[0] % ggml_blck_size(q) == 0 ? q : GGML_TYPE_F32;
+}
+
 static enum pipit_status model_write(const struct model *m,
                                      const struct pipit_train_params *p,
+                                     enum pipit_weight_type wt,
                                      bool tracker_role,
                                      int32_t n_ctx_train,
                                      int64_t step,
@@ -268,13 +278,32 @@ static enum pipit_status model_write(const struct model *m,
         gguf_free(g);
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
     }
+    float *f32 = NULL;
+    size_t f32_cap = 0;
     for (int i = 0; i < m->n_params; i++) {
         struct ggml_tensor *src = m->params[i];
-        struct ggml_tensor *t = ggml_dup_tensor(host, src);
+        enum ggml_type type = export_type(src, wt);
+        struct ggml_tensor *t = ggml_new_tensor(host, type, ggml_n_dims(src), src->ne);
         ggml_set_name(t, ggml_get_name(src));
-        ggml_backend_tensor_get(src, t->data, 0, ggml_nbytes(src));
+        if (type == GGML_TYPE_F32) {
+            ggml_backend_tensor_get(src, t->data, 0, ggml_nbytes(src));
+        } else {
+            if (ggml_nbytes(src) > f32_cap) {
+                free(f32);
+                f32_cap = ggml_nbytes(src);
+                f32 = malloc(f32_cap);
+            }
+            if (f32 == NULL) {
+                gguf_free(g);
+                ggml_free(host);
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+            }
+            ggml_backend_tensor_get(src, f32, 0, ggml_nbytes(src));
+            ggml_quantize_chunk(type, f32, t->data, 0, ggml_nrows(src), src->ne[0], NULL);
+        }
         gguf_add_tensor(g, t);
     }
+    free(f32);
     char tmp[4096];
     pipit_format(tmp, sizeof(tmp), "%s.tmp", path);
     enum pipit_status st = PIPIT_OK;
@@ -284,6 +313,77 @@ static enum pipit_status model_write(const struct model *m,
     }
     gguf_free(g);
     ggml_free(host);
+    return st;
+}
+
+enum pipit_status pipit_train_convert(const char *in_path,
+                                      const char *out_path,
+                                      enum pipit_weight_type type,
+                                      struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (in_path == NULL || out_path == NULL || type < PIPIT_WEIGHTS_F32 ||
+        type > PIPIT_WEIGHTS_Q8_0) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "train: convert: bad argument");
+    }
+    struct ggml_context *data = NULL;
+    struct gguf_init_params gp = {.no_alloc = false, .ctx = &data};
+    struct gguf_context *in = gguf_init_from_file(in_path, gp);
+    if (in == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: %s: not a readable GGUF file",
+                               in_path);
+    }
+    int64_t n_t = gguf_get_n_tensors(in);
+    size_t bytes = 0;
+    for (int64_t i = 0; i < n_t; i++) {
+        struct ggml_tensor *t = ggml_get_tensor(data, gguf_get_tensor_name(in, i));
+        bytes += t != NULL ? ggml_nbytes(t) : 0;
+    }
+    struct ggml_init_params ip = {
+        .mem_size = bytes + (size_t)n_t * (ggml_tensor_overhead() + 64) + 1024,
+        .mem_buffer = NULL,
+        .no_alloc = false,
+    };
+    struct ggml_context *host = ggml_init(ip);
+    struct gguf_context *out = gguf_init_empty();
+    enum pipit_status st = host != NULL && out != NULL
+                               ? PIPIT_OK
+                               : pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+    if (st == PIPIT_OK) {
+        gguf_set_kv(out, in);
+    }
+    for (int64_t i = 0; st == PIPIT_OK && i < n_t; i++) {
+        const char *name = gguf_get_tensor_name(in, i);
+        struct ggml_tensor *src = ggml_get_tensor(data, name);
+        if (src == NULL || src->data == NULL) {
+            st = pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: %s: tensor %s has no data",
+                                 in_path, name);
+            break;
+        }
+        enum ggml_type tt = src->type == GGML_TYPE_F32 ? export_type(src, type) : src->type;
+        struct ggml_tensor *t = ggml_new_tensor(host, tt, ggml_n_dims(src), src->ne);
+        ggml_set_name(t, name);
+        if (tt == src->type) {
+            memcpy(t->data, src->data, ggml_nbytes(src));
+        } else {
+            ggml_quantize_chunk(tt, (const float *)src->data, t->data, 0, ggml_nrows(src),
+                                src->ne[0], NULL);
+        }
+        gguf_add_tensor(out, t);
+    }
+    if (st == PIPIT_OK) {
+        char tmp[4096];
+        pipit_format(tmp, sizeof(tmp), "%s.tmp", out_path);
+        if (!gguf_write_to_file(out, tmp, false) || rename(tmp, out_path) != 0) {
+            remove(tmp);
+            st = pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s", out_path);
+        }
+    }
+    if (out != NULL) {
+        gguf_free(out);
+    }
+    ggml_free(host);
+    gguf_free(in);
+    ggml_free(data);
     return st;
 }
 
@@ -768,7 +868,8 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         bool last = step >= p->n_steps || (p->max_seconds > 0 && elapsed >= p->max_seconds);
         bool ckpt = p->checkpoint != NULL && (step % p->checkpoint_every == 0 || last);
         if (ckpt) {
-            st = model_write(&m, p, tracker_role, T < 256 ? 256 : T, step, p->checkpoint, err);
+            st = model_write(&m, p, PIPIT_WEIGHTS_F32, tracker_role, T < 256 ? 256 : T, step,
+                             p->checkpoint, err);
             if (st != PIPIT_OK) {
                 goto done;
             }
@@ -806,7 +907,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     res.steps = step;
     res.seconds = (pipit_now_ms() - t0) / 1000.0;
     res.tok_per_s = res.seconds > 0 ? (double)res.tokens / res.seconds : 0.0;
-    st = model_write(&m, p, tracker_role, T < 256 ? 256 : T, step, out_path, err);
+    st = model_write(&m, p, p->weight_type, tracker_role, T < 256 ? 256 : T, step, out_path, err);
 
 done:
     free(tok_buf);
