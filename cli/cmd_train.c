@@ -42,7 +42,7 @@ static void train_usage(FILE *out) {
             "                      template, memory lines, state, utterance, output; line\n"
             "                      ends inside a field as \\n) and stop\n"
             "  --tracker-percent N State-Tracker examples in the data, 0..100 (default 8)\n"
-            "  --type T            the exported matrices: f32 (default), f16 or q8_0 (norms\n"
+            "  --type T            the exported matrices: q8_0 (default), f16 or f32 (norms\n"
             "                      stay f32; checkpoints are f32)\n"
             "  --convert MODEL     no training: write MODEL with --type matrices to --out\n");
 }
@@ -132,7 +132,7 @@ int cmd_train(int argc, char **argv) {
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL;
     const char *convert = NULL;
-    const char *eval_split = "valid", *wtype = "f32";
+    const char *eval_split = "valid", *wtype = "q8_0";
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
     long ctx = tp.n_ctx, answer = tp.n_answer, batch = tp.n_batch, steps = (long)tp.n_steps;

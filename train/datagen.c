@@ -951,6 +951,10 @@ static const char *const T_BRIGHTER[] = {
     "it's too dim",
     "the image is dark",
     "turn up the brightness",
+    "one stop brighter",
+    "up a stop",
+    "brighter by a stop",
+    "open up a stop",
 };
 
 static const char *const T_DARKER[] = {
@@ -973,6 +977,10 @@ static const char *const T_DARKER[] = {
     "it's washed out",
     "the image is bright",
     "turn down the brightness",
+    "one stop darker",
+    "down a stop",
+    "darker by a stop",
+    "stop it down a bit",
 };
 
 /* ---------------------------------------------------------------- white balance */
@@ -1941,6 +1949,26 @@ static const char *const T_CLOUD_ADVICE[] = {
     "when should i use a timer",
     "tips for a better {U} shot",
     "how do pros light {U} photos",
+    "recommend settings for {W}",
+    "suggest camera settings for {W}",
+    "give me tips for {U} photos",
+    "give me advice on shooting {W}",
+    "tell me how to photograph {W}",
+    "help me plan a shoot at {W}",
+    "i need tips for {U} lighting",
+    "explain how to shoot {W}",
+    "what should i do to shoot {W}",
+    "teach me {U} photography",
+    "share some tips for {W}",
+    "advise me on {U} composition",
+    "best settings for {W}",
+    "how do i shoot {W} without blur",
+};
+static const char *const SITUATIONS[] = {
+    "a stage show",   "a dim hallway",      "a sunny beach",    "a birthday party indoors",
+    "a moving car",   "fresh snow",         "a football match", "fireworks",
+    "an aquarium",    "a candlelit dinner", "a museum",         "the northern lights",
+    "a rainy street", "a school play",      "a waterfall",      "a night market",
 };
 static const char *const PHOTO_CONCEPTS[] = {
     "the exposure triangle",
@@ -2138,6 +2166,7 @@ static bool fill_cloud_advice(struct gen *g,
     (void)in, (void)t;
     slot_set(s, 'U', PICK(g, SUBJECTS));
     slot_set(s, 'C', PICK(g, PHOTO_CONCEPTS));
+    slot_set(s, 'W', PICK(g, SITUATIONS));
     pipit_format(out, size, "photography advice");
     return true;
 }
