@@ -754,6 +754,24 @@ same_automata(struct pipit_fastgrammar *a, struct pipit_fastgrammar *b, const ch
     free(ay);
 }
 
+/* A greedy decode with jump-forward gives the same tokens through `a` and through `b`. */
+static void same_greedy(struct rig *r,
+                        const char *gram,
+                        struct pipit_fastgrammar *a,
+                        struct pipit_fastgrammar *b) {
+    int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], na, nb;
+    struct pipit_sampler_params sa = sampling(gram, a, 0.0f, 1);
+    struct pipit_sampler_params sb = sampling(gram, b, 0.0f, 1);
+    struct decode_stats da = {0}, db = {0};
+    char *xa = decode(r->m, r->ctx, r->prompt + r->np - 1, &sa, true, ta, &na, &da);
+    char *xb = decode(r->m, r->ctx, r->prompt + r->np - 1, &sb, true, tb, &nb, &db);
+    assert_string_equal(xa, xb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
+    free(xa);
+    free(xb);
+}
+
 static void mangle(const char *path, long at, bool truncate_it) {
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
@@ -793,17 +811,7 @@ static void cache_check(const char *model_path, enum pipit_call_syntax syn) {
         warm = ms < warm ? ms : warm;
     }
     same_automata(a, b, gram);
-    int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], na, nb;
-    struct pipit_sampler_params sa = sampling(gram, a, 0.0f, 1);
-    struct pipit_sampler_params sb = sampling(gram, b, 0.0f, 1);
-    struct decode_stats da = {0}, db = {0};
-    char *xa = decode(r.m, r.ctx, r.prompt + r.np - 1, &sa, true, ta, &na, &da);
-    char *xb = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, true, tb, &nb, &db);
-    assert_string_equal(xa, xb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
-    free(xa);
-    free(xb);
+    same_greedy(&r, gram, a, b);
     pipit_fastgrammar_free(b);
     struct pipit_fastgrammar_info info;
     pipit_fastgrammar_get_info(a, &info);
@@ -906,17 +914,7 @@ static void automaton_cache_check(const char *model_path, enum pipit_call_syntax
     assert_int_equal(sy.listed_tokens, sx.listed_tokens);
     assert_true(fg_exact_cached(y, wide));
     same_automata(a, b, gram);
-    int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], na, nb;
-    struct pipit_sampler_params sa = sampling(gram, a, 0.0f, 1);
-    struct pipit_sampler_params sb = sampling(gram, b, 0.0f, 1);
-    struct decode_stats da = {0}, db = {0};
-    char *xa = decode(r.m, r.ctx, r.prompt + r.np - 1, &sa, true, ta, &na, &da);
-    char *xb = decode(r.m, r.ctx, r.prompt + r.np - 1, &sb, true, tb, &nb, &db);
-    assert_string_equal(xa, xb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)na);
-    free(xa);
-    free(xb);
+    same_greedy(&r, gram, a, b);
     assert_int_equal(pipit_fastgrammar_save(b), 0); /* loaded, nothing new */
     /* another grammar of the same pack: its own key, no file yet */
     struct fg_automaton *z = NULL;
