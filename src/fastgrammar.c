@@ -1965,6 +1965,10 @@ int32_t fg_automaton_precompute(struct fg_automaton *a, int32_t max_states) {
 #define FGA_HEAD    96
 #define FGA_WORDS   6 /* int64 fields per DFA state in the file */
 
+uint64_t fg_hash_words(uint64_t h, const void *data, size_t n) {
+    return hash_words(h, data, n);
+}
+
 uint64_t fg_automaton_key(const struct fg_automaton *a, const char *gbnf) {
     if (a->ix->key == 0) {
         return 0;

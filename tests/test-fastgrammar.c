@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fastgrammar.h"
+#include "session.h"
 #include "status.h"
 #include "testutil.h"
 #include "toolspec.h"
@@ -951,6 +952,175 @@ static void automaton_cache_check(const char *model_path, enum pipit_call_syntax
     rig_free(&r);
 }
 
+/* Rewrite the automaton file at `path` with `mutate` applied to its payload and both
+ * checksums made right again: what is left to reject it is the structural check. */
+struct fga_view {
+    int64_t *words; /* 6 per state: set_off, set_n, list_n, list_off, exact_n, exact_off */
+    int32_t *trans, *sets, *lists, *exact;
+    uint64_t n_dfa, n_cls, n_sets, n_lists, n_exact;
+};
+
+static bool forge(const char *path, bool (*mutate)(struct fga_view *v)) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    rewind(f);
+    uint8_t *buf = malloc((size_t)size);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    struct fga_view v;
+    memcpy(&v.n_dfa, buf + 24, 8);
+    memcpy(&v.n_cls, buf + 32, 8);
+    memcpy(&v.n_sets, buf + 40, 8);
+    memcpy(&v.n_lists, buf + 48, 8);
+    memcpy(&v.n_exact, buf + 56, 8);
+    uint8_t *p = buf + 96;
+    v.words = (int64_t *)(void *)p;
+    p += v.n_dfa * 6 * sizeof(int64_t);
+    v.trans = (int32_t *)(void *)p;
+    p += v.n_dfa * v.n_cls * sizeof(int32_t);
+    v.sets = (int32_t *)(void *)p;
+    p += v.n_sets * sizeof(int32_t);
+    v.lists = (int32_t *)(void *)p;
+    p += v.n_lists * sizeof(int32_t);
+    v.exact = (int32_t *)(void *)p;
+    p += v.n_exact * sizeof(int32_t);
+    assert_int_equal(p - buf, size);
+    bool applies = mutate(&v);
+    if (applies) {
+        uint64_t h = SESSION_FNV_OFFSET;
+        h = fg_hash_words(h, v.words, v.n_dfa * 6 * sizeof(int64_t));
+        h = fg_hash_words(h, v.trans, v.n_dfa * v.n_cls * sizeof(int32_t));
+        h = fg_hash_words(h, v.sets, v.n_sets * sizeof(int32_t));
+        h = fg_hash_words(h, v.lists, v.n_lists * sizeof(int32_t));
+        h = fg_hash_words(h, v.exact, v.n_exact * sizeof(int32_t));
+        memcpy(buf + 64, &h, 8);
+        h = fg_hash_words(SESSION_FNV_OFFSET, buf, 72);
+        memcpy(buf + 72, &h, 8);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(buf, 1, (size_t)size, f), (size_t)size);
+        fclose(f);
+    }
+    free(buf);
+    return applies;
+}
+
+static bool no_change(struct fga_view *v) {
+    (void)v;
+    return true;
+}
+static bool trans_out_of_range(struct fga_view *v) {
+    v->trans[v->n_cls] = (int32_t)v->n_dfa + 5;
+    return true;
+}
+static bool list_token_out_of_range(struct fga_view *v) {
+    if (v->n_lists == 0) {
+        return false;
+    }
+    v->lists[v->n_lists / 2] = INT32_MAX;
+    return true;
+}
+static bool set_entry_out_of_range(struct fga_view *v) {
+    v->sets[v->n_sets - 1] = INT32_MAX;
+    return true;
+}
+static bool set_unsorted(struct fga_view *v) {
+    for (uint64_t d = 0; d < v->n_dfa; d++) {
+        int64_t *w = v->words + d * 6;
+        if (w[1] >= 2) {
+            int32_t t = v->sets[w[0]];
+            v->sets[w[0]] = v->sets[w[0] + 1];
+            v->sets[w[0] + 1] = t;
+            return true;
+        }
+    }
+    return false;
+}
+static bool duplicate_state(struct fga_view *v) {
+    v->words[6 * 2 + 0] = v->words[6 * 1 + 0];
+    v->words[6 * 2 + 1] = v->words[6 * 1 + 1];
+    return true;
+}
+static bool start_swapped(struct fga_view *v) {
+    for (int k = 0; k < 2; k++) {
+        int64_t t = v->words[k];
+        v->words[k] = v->words[6 + k];
+        v->words[6 + k] = t;
+    }
+    return true;
+}
+static bool list_too_long(struct fga_view *v) {
+    v->words[6 * 1 + 2] = FG_LARGE_LIMIT + 1;
+    return true;
+}
+static bool list_past_pool(struct fga_view *v) {
+    for (uint64_t d = 0; d < v->n_dfa; d++) {
+        int64_t *w = v->words + d * 6;
+        if (w[2] > 0) {
+            w[3] = (int64_t)v->n_lists;
+            return true;
+        }
+    }
+    return false;
+}
+static bool exact_past_pool(struct fga_view *v) {
+    v->words[6 * 1 + 4] = 1;
+    v->words[6 * 1 + 5] = (int64_t)v->n_exact;
+    return true;
+}
+static bool empty_set(struct fga_view *v) {
+    v->words[6 * 1 + 1] = 0;
+    return true;
+}
+
+/* Files with right checksums and a wrong structure are refused by the structural check, and
+ * the decoder works on from the fresh automaton. */
+static void test_automaton_forged(void **state) {
+    (void)state;
+    struct rig r;
+    rig_init(&r, TEST_MODEL_SPM, "User: text mom hello\nAssistant:");
+    struct pipit_toolset *ts = load_pack(PACKS[1]);
+    struct pipit_grammar *g = compile(ts, PIPIT_SYNTAX_PIPIT, 12);
+    const char *gram = pipit_grammar_call(g);
+    cache_clear();
+    struct fg_automaton *x = NULL;
+    int32_t cached = -1;
+    struct pipit_fastgrammar *a = fg_with(r.m, gram, &x, &cached);
+    int32_t n = fg_automaton_precompute(x, 100000);
+    pipit_fastgrammar_free(a);
+    char path[600];
+    assert_true(cache_file_ext(path, sizeof(path), ".fga"));
+    bool (*const bad[])(struct fga_view *) = {
+        trans_out_of_range, list_token_out_of_range, set_entry_out_of_range,
+        set_unsorted,       duplicate_state,         start_swapped,
+        list_too_long,      list_past_pool,          exact_past_pool,
+        empty_set,
+    };
+    /* the forger itself keeps a file valid */
+    assert_true(forge(path, no_change));
+    a = fg_with(r.m, gram, &x, &cached);
+    assert_int_equal(cached, 1);
+    pipit_fastgrammar_free(a);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_true(forge(path, bad[i]));
+        a = fg_with(r.m, gram, &x, &cached);
+        if (cached != 0) {
+            fail_msg("forged file %zu was accepted", i);
+        }
+        assert_int_equal(fg_automaton_precompute(x, 100000), n);
+        pipit_fastgrammar_free(a); /* rewrites a good file */
+        a = fg_with(r.m, gram, &x, &cached);
+        assert_int_equal(cached, 1);
+        pipit_fastgrammar_free(a);
+    }
+    pipit_grammar_free(g);
+    pipit_toolset_free(ts);
+    rig_free(&r);
+}
+
 static void test_automaton_cache_spm(void **state) {
     (void)state;
     automaton_cache_check(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT);
@@ -1093,7 +1263,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_greedy_qwen),         cmocka_unit_test(test_agent_fast),
         cmocka_unit_test(test_cache_spm),           cmocka_unit_test(test_cache_qwen),
         cmocka_unit_test(test_automaton_cache_spm), cmocka_unit_test(test_automaton_cache_qwen),
-        cmocka_unit_test(test_shortcuts_spm),       cmocka_unit_test(test_shortcuts_qwen),
+        cmocka_unit_test(test_automaton_forged),    cmocka_unit_test(test_shortcuts_spm),
+        cmocka_unit_test(test_shortcuts_qwen),
     };
     const struct CMUnitTest prop[] = {
         cmocka_unit_test(test_property_spm),
