@@ -1122,10 +1122,11 @@ struct pipit_sampler {
     /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
     struct fg_automaton *fast; /* NULL: llama.cpp's grammar sampler (or none) */
     const struct fg_index *fast_ix;
-    int32_t fast_state;   /* automaton state after the text accepted so far */
+    int32_t fast_state; /* automaton state after the text accepted so far */
+    /* scratch of the decoder (fg_scratch; shared by its samplers, one thread at a time) */
     int32_t *fast_buf;    /* n_vocab tokens: the exact allowed set after repeated rejections */
     uint32_t *fast_stamp; /* n_vocab generation stamps: special tokens a state allows */
-    uint32_t fast_gen;
+    uint32_t *fast_gen;   /* the current stamp generation */
 };
 
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
@@ -1251,8 +1252,6 @@ void pipit_sampler_free(struct pipit_sampler *smpl) {
     }
     free(smpl->text);
     free(smpl->cand);
-    free(smpl->fast_buf);
-    free(smpl->fast_stamp);
     free(smpl);
 }
 
@@ -1316,11 +1315,7 @@ static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_para
     if (fg_lookup(p->fast_grammar, p->grammar, &a, NULL, 0) != PIPIT_OK) {
         return false; /* outside the subset: llama.cpp's sampler */
     }
-    s->fast_buf = malloc(sizeof(int32_t) * (size_t)s->n_vocab);
-    s->fast_stamp = calloc((size_t)s->n_vocab, sizeof(uint32_t));
-    if (s->fast_buf == NULL || s->fast_stamp == NULL) {
-        return false;
-    }
+    fg_scratch(p->fast_grammar, &s->fast_buf, &s->fast_stamp, &s->fast_gen);
     s->fast = a;
     s->fast_ix = fg_index_of(p->fast_grammar);
     s->fast_state = fg_start(a);
@@ -1421,15 +1416,15 @@ fast_mask_refused(struct pipit_sampler *s, struct fast_masks *m, int32_t tok, bo
         int32_t n_ok = fg_allowed_special(s->fast, s->fast_state, &ok);
         int32_t n_sp = 0;
         const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
-        if (++s->fast_gen == 0) { /* wrapped: clear the stamps */
+        if (++*s->fast_gen == 0) { /* wrapped: clear the stamps */
             memset(s->fast_stamp, 0, sizeof(uint32_t) * (size_t)s->n_vocab);
-            s->fast_gen = 1;
+            *s->fast_gen = 1;
         }
         for (int32_t k = 0; k < n_ok; k++) {
-            s->fast_stamp[ok[k]] = s->fast_gen;
+            s->fast_stamp[ok[k]] = *s->fast_gen;
         }
         for (int32_t k = 0; n_ok >= 0 && k < n_sp; k++) {
-            if (s->fast_stamp[sp[k]] != s->fast_gen &&
+            if (s->fast_stamp[sp[k]] != *s->fast_gen &&
                 !(m->hard && fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD)) {
                 s->fast_buf[m->n++] = sp[k];
             }

@@ -2276,6 +2276,9 @@ struct pipit_fastgrammar {
     double t_index_ms, t_compile_ms;
     bool index_cached; /* the trie came from the on-disk cache */
     char *cache_dir;   /* the on-disk cache directory, NULL when off */
+    int32_t *scratch;  /* fg_scratch() */
+    uint32_t *stamp;
+    uint32_t stamp_gen;
 };
 
 static uint64_t hash_text(const char *s) {
@@ -2305,9 +2308,18 @@ enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
     enum pipit_status st =
         fg_index_new_cached(model, use_cache ? dir : NULL, &fg->index_cached, &fg->ix);
     fg->t_index_ms = pipit_now_ms() - t0;
-    if (st == PIPIT_OK && use_cache && (fg->cache_dir = strdup(dir)) == NULL) {
+    size_t nv = st == PIPIT_OK ? (size_t)fg->ix->n_vocab + 1 : 0;
+    if (st == PIPIT_OK && ((use_cache && (fg->cache_dir = strdup(dir)) == NULL) ||
+                           (fg->scratch = malloc(sizeof(int32_t) * nv)) == NULL ||
+                           (fg->stamp = malloc(sizeof(uint32_t) * nv)) == NULL)) {
+        free(fg->cache_dir);
+        free(fg->scratch);
         fg_index_free(fg->ix);
         st = PIPIT_ERR_NOMEM;
+    }
+    if (st == PIPIT_OK) { /* touch every page now, not in a sampler's first steps */
+        memset(fg->scratch, 0, sizeof(int32_t) * nv);
+        memset(fg->stamp, 0, sizeof(uint32_t) * nv);
     }
     if (st != PIPIT_OK) {
         free(fg);
@@ -2342,6 +2354,8 @@ void pipit_fastgrammar_free(struct pipit_fastgrammar *fg) {
     }
     pipit_fastgrammar_save(fg);
     free(fg->cache_dir);
+    free(fg->scratch);
+    free(fg->stamp);
     for (size_t i = 0; i < fg->n_entries; i++) {
         free(fg->entries[i].gbnf);
         fg_automaton_free(fg->entries[i].a);
@@ -2408,6 +2422,12 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
     fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a, key, from_disk};
     *out = a;
     return a != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+}
+
+void fg_scratch(struct pipit_fastgrammar *fg, int32_t **buf, uint32_t **stamp, uint32_t **gen) {
+    *buf = fg->scratch;
+    *stamp = fg->stamp;
+    *gen = &fg->stamp_gen;
 }
 
 const struct fg_index *fg_index_of(const struct pipit_fastgrammar *fg) {

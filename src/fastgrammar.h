@@ -171,6 +171,10 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
                             char *msg,
                             size_t msg_size);
 const struct fg_index *fg_index_of(const struct pipit_fastgrammar *fg);
+/* The decoder's scratch for its samplers (n_vocab entries each, allocated and touched once at
+ * init, so a new sampler does not page-fault its way through them): a token buffer, the
+ * stamps and their generation. A sampler uses them only within one step. */
+void fg_scratch(struct pipit_fastgrammar *fg, int32_t **buf, uint32_t **stamp, uint32_t **gen);
 const struct pipit_model *fg_model_of(const struct pipit_fastgrammar *fg);
 
 #endif /* PIPIT_FASTGRAMMAR_H */
