@@ -538,13 +538,31 @@ static bool cache_load(struct fg_index *ix, const char *path, uint64_t key) {
     return true;
 }
 
-/* Write the trie of `ix` to `path` atomically (a private temp file, then rename). */
-static bool cache_store(const struct fg_index *ix, const char *path, uint64_t key) {
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+/* Cache files are written to a per-process temp file and renamed into place (atomic; no
+ * fsync: the cache is disposable and a torn file fails its checksum). temp_open() names the
+ * temp file in tmp (capacity cap) and opens it; temp_commit() closes it and renames it over
+ * `path` when everything was written (`ok`), else removes it. */
+static FILE *temp_open(const char *path, char *tmp, size_t cap) {
+    int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+    return n > 0 && (size_t)n < cap ? fopen(tmp, "wb") : NULL;
+}
+
+static bool temp_commit(FILE *f, bool ok, const char *tmp, const char *path) {
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
         return false;
     }
+    return true;
+}
+
+static bool write_i32(FILE *f, const int32_t *v, size_t n) {
+    return n == 0 || fwrite(v, sizeof(int32_t), n, f) == n;
+}
+
+/* Write the trie of `ix` to `path` atomically. */
+static bool cache_store(const struct fg_index *ix, const char *path, uint64_t key) {
+    char tmp[4200];
     size_t nn = (size_t)ix->n_nodes, nv = (size_t)ix->n_vocab;
     uint8_t head[FG_CACHE_HEAD];
     memset(head, 0, sizeof(head));
@@ -560,22 +578,14 @@ static bool cache_store(const struct fg_index *ix, const char *path, uint64_t ke
     memcpy(head + 40, &psum, 8);
     uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 48);
     memcpy(head + 48, &hsum, 8);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = temp_open(path, tmp, sizeof(tmp));
     if (f == NULL) {
         return false;
     }
-    bool ok = fwrite(head, 1, sizeof(head), f) == sizeof(head) &&
-              fwrite(ix->child, sizeof(int32_t), nn, f) == nn &&
-              fwrite(ix->sibling, sizeof(int32_t), nn, f) == nn &&
-              fwrite(ix->tok, sizeof(int32_t), nn, f) == nn &&
-              fwrite(ix->tok_next, sizeof(int32_t), nv, f) == nv &&
-              fwrite(ix->byte, 1, nn, f) == nn;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return false;
-    }
-    return true;
+    bool ok = fwrite(head, 1, sizeof(head), f) == sizeof(head) && write_i32(f, ix->child, nn) &&
+              write_i32(f, ix->sibling, nn) && write_i32(f, ix->tok, nn) &&
+              write_i32(f, ix->tok_next, nv) && fwrite(ix->byte, 1, nn, f) == nn;
+    return temp_commit(f, ok, tmp, path);
 }
 
 /* sub_special: children come after their node (trie_valid), so one backward pass suffices. */
@@ -2191,17 +2201,8 @@ bool fg_automaton_dirty(const struct fg_automaton *a) {
     return a->n_dfa > a->disk_dfa || a->n_lists > a->disk_lists || a->n_exact > a->disk_exact;
 }
 
-static bool write_i32(FILE *f, const int32_t *v, size_t n) {
-    return n == 0 || fwrite(v, sizeof(int32_t), n, f) == n;
-}
-
 bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key) {
     if (key == 0) {
-        return false;
-    }
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    if (n <= 0 || (size_t)n >= sizeof(tmp)) {
         return false;
     }
     struct fga_payload p = {.trans = a->trans,
@@ -2236,18 +2237,14 @@ bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key) 
     memcpy(head + 64, &psum, 8);
     uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 72);
     memcpy(head + 72, &hsum, 8);
-    FILE *f = fopen(tmp, "wb");
+    char tmp[4200];
+    FILE *f = temp_open(path, tmp, sizeof(tmp));
     bool ok = f != NULL && fwrite(head, 1, sizeof(head), f) == sizeof(head) &&
               fwrite(p.words, sizeof(int64_t) * FGA_WORDS, p.n_dfa, f) == p.n_dfa &&
-              fwrite(p.trans, sizeof(int32_t) * p.n_cls, p.n_dfa, f) == p.n_dfa &&
-              write_i32(f, p.sets, p.n_sets) && write_i32(f, p.lists, p.n_lists) &&
-              write_i32(f, p.exact, p.n_exact);
+              write_i32(f, p.trans, p.n_dfa * p.n_cls) && write_i32(f, p.sets, p.n_sets) &&
+              write_i32(f, p.lists, p.n_lists) && write_i32(f, p.exact, p.n_exact);
     free(p.words);
-    if (f != NULL) {
-        ok = fclose(f) == 0 && ok;
-    }
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
+    if (f == NULL || !temp_commit(f, ok, tmp, path)) {
         return false;
     }
     a->disk_dfa = a->n_dfa;
