@@ -202,7 +202,7 @@ int cmd_train(int argc, char **argv) {
             fprintf(stderr, "pipit train: %s\n", err.text);
             return CLI_EXIT_FAIL;
         }
-        fprintf(stderr, "pipit train: wrote %s (%s matrices)\n", out, wtype);
+        fprintf(stderr, "pipit train: wrote %s (its F32 matrices as %s)\n", out, wtype);
         return CLI_EXIT_OK;
     }
     dp.seed = (uint64_t)seed;

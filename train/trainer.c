@@ -231,6 +231,36 @@ static enum ggml_type export_type(const struct ggml_tensor *t, enum pipit_weight
     return t->ne[0] % ggml_blck_size(q) == 0 ? q : GGML_TYPE_F32;
 }
 
+/* Add a tensor named `name` of `shape`'s shape to `g`, its F32 values `f32` stored as `type`
+ * (converted with ggml_quantize_chunk unless F32). `host` holds the data until the write. */
+static void add_tensor_as(struct ggml_context *host,
+                          struct gguf_context *g,
+                          const char *name,
+                          const struct ggml_tensor *shape,
+                          const float *f32,
+                          enum ggml_type type) {
+    struct ggml_tensor *t = ggml_new_tensor(host, type, ggml_n_dims(shape), shape->ne);
+    ggml_set_name(t, name);
+    if (type == GGML_TYPE_F32) {
+        memcpy(t->data, f32, ggml_nbytes(t));
+    } else {
+        ggml_quantize_chunk(type, f32, t->data, 0, ggml_nrows(shape), shape->ne[0], NULL);
+    }
+    gguf_add_tensor(g, t);
+}
+
+/* Write `g` to `path` atomically (a temp file, then rename). */
+static enum pipit_status
+gguf_write_atomic(struct gguf_context *g, const char *path, struct pipit_error *err) {
+    char tmp[4096];
+    pipit_format(tmp, sizeof(tmp), "%s.tmp", path);
+    if (!gguf_write_to_file(g, tmp, false) || rename(tmp, path) != 0) {
+        remove(tmp);
+        return pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s", path);
+    }
+    return PIPIT_OK;
+}
+
 static enum pipit_status model_write(const struct model *m,
                                      const struct pipit_train_params *p,
                                      enum pipit_weight_type wt,
@@ -280,36 +310,24 @@ static enum pipit_status model_write(const struct model *m,
     }
     float *f32 = NULL;
     size_t f32_cap = 0;
-    for (int i = 0; i < m->n_params; i++) {
+    enum pipit_status st = PIPIT_OK;
+    for (int i = 0; i < m->n_params && st == PIPIT_OK; i++) {
         struct ggml_tensor *src = m->params[i];
-        enum ggml_type type = export_type(src, wt);
-        struct ggml_tensor *t = ggml_new_tensor(host, type, ggml_n_dims(src), src->ne);
-        ggml_set_name(t, ggml_get_name(src));
-        if (type == GGML_TYPE_F32) {
-            ggml_backend_tensor_get(src, t->data, 0, ggml_nbytes(src));
-        } else {
-            if (ggml_nbytes(src) > f32_cap) {
-                free(f32);
-                f32_cap = ggml_nbytes(src);
-                f32 = malloc(f32_cap);
-            }
-            if (f32 == NULL) {
-                gguf_free(g);
-                ggml_free(host);
-                return pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
-            }
-            ggml_backend_tensor_get(src, f32, 0, ggml_nbytes(src));
-            ggml_quantize_chunk(type, f32, t->data, 0, ggml_nrows(src), src->ne[0], NULL);
+        if (ggml_nbytes(src) > f32_cap) {
+            free(f32);
+            f32_cap = ggml_nbytes(src);
+            f32 = malloc(f32_cap);
         }
-        gguf_add_tensor(g, t);
+        if (f32 == NULL) {
+            st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+            break;
+        }
+        ggml_backend_tensor_get(src, f32, 0, ggml_nbytes(src));
+        add_tensor_as(host, g, ggml_get_name(src), src, f32, export_type(src, wt));
     }
     free(f32);
-    char tmp[4096];
-    pipit_format(tmp, sizeof(tmp), "%s.tmp", path);
-    enum pipit_status st = PIPIT_OK;
-    if (!gguf_write_to_file(g, tmp, false) || rename(tmp, path) != 0) {
-        remove(tmp);
-        st = pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s", path);
+    if (st == PIPIT_OK) {
+        st = gguf_write_atomic(g, path, err);
     }
     gguf_free(g);
     ggml_free(host);
@@ -359,24 +377,17 @@ enum pipit_status pipit_train_convert(const char *in_path,
                                  in_path, name);
             break;
         }
-        enum ggml_type tt = src->type == GGML_TYPE_F32 ? export_type(src, type) : src->type;
-        struct ggml_tensor *t = ggml_new_tensor(host, tt, ggml_n_dims(src), src->ne);
-        ggml_set_name(t, name);
-        if (tt == src->type) {
+        if (src->type == GGML_TYPE_F32) {
+            add_tensor_as(host, out, name, src, src->data, export_type(src, type));
+        } else { /* already converted: as it is */
+            struct ggml_tensor *t = ggml_dup_tensor(host, src);
+            ggml_set_name(t, name);
             memcpy(t->data, src->data, ggml_nbytes(src));
-        } else {
-            ggml_quantize_chunk(tt, (const float *)src->data, t->data, 0, ggml_nrows(src),
-                                src->ne[0], NULL);
+            gguf_add_tensor(out, t);
         }
-        gguf_add_tensor(out, t);
     }
     if (st == PIPIT_OK) {
-        char tmp[4096];
-        pipit_format(tmp, sizeof(tmp), "%s.tmp", out_path);
-        if (!gguf_write_to_file(out, tmp, false) || rename(tmp, out_path) != 0) {
-            remove(tmp);
-            st = pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s", out_path);
-        }
+        st = gguf_write_atomic(out, out_path, err);
     }
     if (out != NULL) {
         gguf_free(out);
