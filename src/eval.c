@@ -182,7 +182,8 @@ static enum pipit_status parse_turn(const struct parse_ctx *pc, const json_t *t,
     if (!json_is_object(t)) {
         return bad(pc, path, "expected an object, got %s", json_type_name(t));
     }
-    static const char *const keys[] = {"user", "expect", "state", "reply_contains", "notes", NULL};
+    static const char *const keys[] = {"user", "expect", "state", "reply_contains",
+                                       "undo", "notes",  NULL};
     enum pipit_status st = check_keys(pc, t, path, keys);
     const char *user = NULL;
     if (st == PIPIT_OK) {
@@ -200,6 +201,16 @@ static enum pipit_status parse_turn(const struct parse_ctx *pc, const json_t *t,
     st = parse_expect(pc, expect, p);
     if (st != PIPIT_OK) {
         return st;
+    }
+    json_t *undo = json_object_get(t, "undo");
+    if (undo != NULL && !json_is_boolean(undo)) {
+        pipit_format(p, sizeof(p), "%s.undo", path);
+        return bad(pc, p, "expected true or false, got %s", json_type_name(undo));
+    }
+    if (json_is_true(undo) && json_array_size(expect) > 0) {
+        pipit_format(p, sizeof(p), "%s.expect", path);
+        return bad(pc, p, "an undo turn makes no call: expected [], got %zu calls",
+                   json_array_size(expect));
     }
     json_t *state = json_object_get(t, "state");
     if (state != NULL && !json_is_object(state)) {
@@ -1166,7 +1177,7 @@ static enum pipit_status check_scenario(const struct pipit_scenarios *set,
         char path[64];
         pipit_format(path, sizeof(path), "$.turns[%zu]", t);
         char p[96];
-        if (router_is_undo(user)) {
+        if (json_is_true(json_object_get(turn, "undo")) || router_is_undo(user)) {
             if (n_exp > 0) {
                 pipit_format(p, sizeof(p), "%s.expect", path);
                 st = bad(&pc, p, "\"%s\" is an undo for the router: no call can be made", user);
