@@ -40,7 +40,9 @@ static void usage(FILE *out) {
             "  --ctx N           context window per agent (default 4096)\n"
             "  --limit N         only the first N scenarios\n"
             "  --misses N        print the first N misses per configuration to stderr\n"
-            "  --check           only check the scenarios against the devices (no model)\n"
+            "  --check           only check the scenarios against the devices (no model);\n"
+            "                    findings are warnings (exit 0)\n"
+            "  --strict          refuse the set on any finding of the check (exit 1)\n"
             "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's own\n"
             "                    decoder (--fast-grammar, the default)\n"
             "  --tracker         run the State-Tracker after every turn (memory cso)\n"
@@ -59,6 +61,7 @@ struct eval_cli {
     double min_f1;
     long threads, n_ctx, limit, misses;
     bool check_only;
+    bool strict;  /* refuse on any finding of the oracle */
     bool gbnf;    /* llama.cpp's GBNF sampler instead of pipit's decoder */
     bool tracker; /* the State-Tracker after every turn (cso memory configs) */
 };
@@ -76,6 +79,11 @@ static void progress(const char *config,
         fprintf(stderr, "\n");
     }
     fflush(stderr);
+}
+
+static void print_finding(const char *message, void *user_data) {
+    (void)user_data;
+    fprintf(stderr, "pipit eval: warning: %s; that turn's state is not checked\n", message);
 }
 
 static bool write_text(const char *path, const char *text) {
@@ -107,6 +115,10 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
         }
         if (strcmp(argv[i], "--check") == 0) {
             o->check_only = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--strict") == 0) {
+            o->strict = true;
             continue;
         }
         if (strcmp(argv[i], "--fast-grammar") == 0 || strcmp(argv[i], "--gbnf") == 0) {
@@ -240,13 +252,25 @@ int cmd_eval(int argc, char **argv) {
         devs[n_devs].tools = owned[n_devs];
         n_devs++;
     }
-    if (rc == CLI_EXIT_OK && pipit_scenarios_check(set, devs, n_devs, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit eval: %s\n", err.text);
-        rc = CLI_EXIT_FAIL;
+    size_t n_findings = 0;
+    if (rc == CLI_EXIT_OK) {
+        struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
+        cp.strict = o.strict;
+        cp.on_finding = o.strict ? NULL : print_finding; /* strict: the finding is the error */
+        if (pipit_scenarios_check(set, devs, n_devs, &cp, &n_findings, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit eval: %s%s\n", err.text,
+                    o.strict && n_findings > 0 ? " (--strict)" : "");
+            rc = CLI_EXIT_FAIL;
+        }
     }
     if (rc == CLI_EXIT_OK && o.check_only) {
-        printf("%s: %zu scenarios consistent with the devices\n", o.scenarios,
-               pipit_scenarios_count(set));
+        if (n_findings == 0) {
+            printf("%s: %zu scenarios consistent with the devices\n", o.scenarios,
+                   pipit_scenarios_count(set));
+        } else {
+            printf("%s: %zu scenarios, %zu finding%s (those turns' states are not checked)\n",
+                   o.scenarios, pipit_scenarios_count(set), n_findings, n_findings == 1 ? "" : "s");
+        }
     }
     struct pipit_model *model = NULL;
     struct pipit_eval_report *rep = NULL;

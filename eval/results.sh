@@ -37,8 +37,8 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
     echo "## Scenario consistency"
     echo
     echo '```'
-    "$PIPIT" eval --scenarios "$ROOT/eval/camera.jsonl" --check
-    "$PIPIT" eval --scenarios "$ROOT/eval/phone.jsonl" --check
+    "$PIPIT" eval --scenarios "$ROOT/eval/camera.jsonl" --check --strict
+    "$PIPIT" eval --scenarios "$ROOT/eval/phone.jsonl" --check --strict
     echo '```'
     echo
     echo "## Ablation on the camera multi-turn scenarios (the paper's Table 1 and Figure 4)"

@@ -1363,7 +1363,7 @@ void pipit_cloud_result_clear(struct pipit_cloud_result *result);
  *     struct pipit_scenarios *set = NULL;
  *     pipit_scenarios_load_file("eval/camera.jsonl", &set, &err);  // "FILE:LINE: $.path: ..."
  *     struct pipit_eval_device dev = {"camera", camera_tools};
- *     pipit_scenarios_check(set, &dev, 1, &err);                   // expectations vs device
+ *     pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err);       // strict: vs the device
  *     struct pipit_eval_config cfg[2];
  *     pipit_eval_config_find("baseline", &cfg[0]);
  *     pipit_eval_config_find("combined", &cfg[1]);
@@ -1417,16 +1417,41 @@ struct pipit_eval_device {
     const struct pipit_toolset *tools; /* borrowed */
 };
 
-/* Check every scenario against its device without a model (the oracle): the tools exist, the
- * expected calls' arguments validate (required arguments a scenario leaves free get a
- * placeholder), a turn never expects more calls than the router gives it steps, and the
- * expected calls executed on the simulated device, from `init`, with the injected failures
- * and the router's undo, leave exactly the expected `state`. Errors: PIPIT_ERR_JSON naming
- * the file, line, JSON path and the difference; PIPIT_ERR_INVALID_ARG for a device without a
- * tool set. */
+/* Called with each finding of the oracle, one line: "FILE:LINE: $.json.path: what". */
+typedef void (*pipit_scenarios_finding_fn)(const char *message, void *user_data);
+
+struct pipit_scenarios_check_params {
+    bool strict;                           /* refuse on the first finding (PIPIT_ERR_JSON) */
+    pipit_scenarios_finding_fn on_finding; /* NULL = findings are only counted */
+    void *user_data;
+};
+
+/* Not strict, no callback. */
+struct pipit_scenarios_check_params pipit_scenarios_check_default_params(void);
+
+/* Check every scenario against its device without a model (the oracle). The oracle never asks
+ * the router anything: it replays each turn's expected calls on the simulated device, from
+ * `init`, with the injected failures, and reverts its own action log on a turn marked
+ * `"undo": true`. An expected call whose arguments are out of range (a number outside its range
+ * or numeric enum, a string too long) is legal: validation refuses it, so the state is
+ * unchanged and nothing is logged; the device may refuse a call too.
+ *
+ * Errors (always, whatever `strict`): a device without a tool set or unknown, an `init` the
+ * device refuses, an unknown tool, an argument the tool does not have, a value of the wrong JSON
+ * type or a string outside a string enum (no grammar-constrained call can be these), a
+ * `contains` key that is not a string argument. They return PIPIT_ERR_JSON (or
+ * PIPIT_ERR_INVALID_ARG) naming the file, line and JSON path.
+ *
+ * Findings: a turn whose `state` the expected calls do not reproduce, an undo the device
+ * refuses. Each goes to params->on_finding and is counted in *n_findings (may be NULL); with
+ * params->strict the check stops at the first one with PIPIT_ERR_JSON and its message in err,
+ * otherwise it goes on (from the turn's stated state) and returns PIPIT_OK. pipit_eval_run()
+ * skips the state check of a turn with a finding. `params` NULL = strict, no callback. */
 enum pipit_status pipit_scenarios_check(const struct pipit_scenarios *set,
                                         const struct pipit_eval_device *devices,
                                         size_t n_devices,
+                                        const struct pipit_scenarios_check_params *params,
+                                        size_t *n_findings,
                                         struct pipit_error *err);
 
 /* One agent configuration of the ablation (the paper's Table 1). */
@@ -1502,6 +1527,8 @@ struct pipit_eval_metrics {
     double ttft_ms_p95;
     double no_call_accuracy; /* turns that expect no call and make none / turns that expect
                                 none (the "conversational precision"); -1 when none */
+    int32_t n_state_skipped; /* turns listing a state the oracle could not reproduce (a
+                                finding, see pipit_scenarios_check): not checked */
 };
 
 /* The results of a run (below). Read-only. */
@@ -1512,7 +1539,9 @@ struct pipit_eval_report;
  * (pipit_agent_register_tool) and removed again afterwards. A turn whose agent fails, and
  * every turn of a scenario whose agent cannot be created, is recorded as an error (the
  * report's n_errors and misses say why) and the run goes on. Errors: PIPIT_ERR_INVALID_ARG
- * (NULL model or set, no configs, a scenario's device without a tool set), PIPIT_ERR_NOMEM. */
+ * (NULL model or set, no configs, a scenario's device without a tool set), PIPIT_ERR_JSON (a
+ * scenario with an oracle error, see pipit_scenarios_check; findings only skip the state check
+ * of their turn), PIPIT_ERR_NOMEM. */
 enum pipit_status pipit_eval_run(struct pipit_model *model,
                                  const struct pipit_scenarios *set,
                                  const struct pipit_eval_config *configs,

@@ -8,8 +8,8 @@
  *
  * Invariants of a loaded scenario set: 1..EVAL_MAX_SCENARIOS scenarios with unique ids; every
  * scenario has 1..PIPIT_SCENARIO_MAX_TURNS turns, each with a "user" string and an "expect"
- * array of {"tool", "args"?, "tol"?}; injections name a turn in range. The JSON nodes are owned
- * by the set.
+ * array of {"tool", "args"?, "tol"?, "contains"?}; injections name a turn in range. The JSON nodes
+ * are owned by the set.
  */
 #ifndef PIPIT_EVAL_H
 #define PIPIT_EVAL_H
@@ -28,6 +28,8 @@
 #define EVAL_MAX_MISSES     200 /* misses kept per configuration */
 #define EVAL_DEFAULT_TOL    1e-6
 
+_Static_assert(EVAL_MAX_EXPECT <= 8, "struct eval_oracle keeps one bit per expectation in a byte");
+
 struct eval_scenario {
     char id[64];
     char category[32];
@@ -43,6 +45,25 @@ struct pipit_scenarios {
     struct eval_scenario *items;
     size_t n;
 };
+
+/* ============================================================================ oracle */
+
+/* What the oracle found in one scenario. */
+struct eval_oracle {
+    uint64_t state_skip;                       /* bit t: turn t had a finding, state unchecked */
+    uint8_t refused[PIPIT_SCENARIO_MAX_TURNS]; /* bit k: turn t's expectation k is refused by
+                                                  validation (out of range) or the device */
+    int32_t n_findings;
+};
+
+/* The oracle on scenario `index` (pipit_scenarios_check for one scenario). */
+enum pipit_status eval_oracle_scenario(const struct pipit_scenarios *set,
+                                       size_t index,
+                                       const struct pipit_eval_device *devices,
+                                       size_t n_devices,
+                                       const struct pipit_scenarios_check_params *params,
+                                       struct eval_oracle *out,
+                                       struct pipit_error *err);
 
 /* ============================================================================ matching */
 
@@ -79,7 +100,8 @@ struct eval_turn_record {
     int32_t n_made;     /* calls attempted (every call record, parsed or not) */
     int32_t n_correct;  /* made calls matched to an expectation */
     int32_t n_valid;    /* calls that parsed and validated (status PIPIT_OK) */
-    bool state_checked; /* the turn lists "state" */
+    bool state_checked; /* the turn lists "state" and the oracle had no finding on it */
+    bool state_skipped; /* the turn lists "state" but the oracle had a finding: unchecked */
     bool state_ok;
     bool reply_checked; /* the turn lists "reply_contains" */
     bool reply_ok;

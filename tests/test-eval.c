@@ -396,8 +396,8 @@ static const char *E2E_SET =
     "{\"user\": \"zoom in to 2x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": "
     "2}}],"
     " \"state\": {\"zoom\": 2}},"
-    "{\"user\": \"never mind\", \"expect\": [], \"state\": {\"zoom\": 1}, \"reply_contains\": "
-    "[\"zoom\"]}]}\n"
+    "{\"user\": \"never mind\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": 1}, "
+    "\"reply_contains\": [\"zoom\"]}]}\n"
     "{\"id\": \"s2\", \"category\": \"error-recovery\", \"turns\": ["
     "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}], \"state\": "
     "{\"photos_taken\": 0}},"
@@ -428,7 +428,7 @@ static struct pipit_eval_report *run_fake(struct fake_factory *ff,
     ff->n_scenarios = 3;
     struct pipit_eval_device dev = {"camera", cam};
     struct pipit_error err;
-    assert_int_equal(pipit_scenarios_check(set, &dev, 1, &err), PIPIT_OK);
+    assert_int_equal(pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err), PIPIT_OK);
     struct pipit_eval_config cfg[4];
     for (size_t i = 0; i < n_configs; i++) {
         assert_int_equal(pipit_eval_config_find(config_names[i], &cfg[i]), PIPIT_OK);
@@ -565,54 +565,148 @@ static void test_svg(void **state) {
 
 /* ============================================================================ oracle */
 
-static void check_fails(const char *text, const char *want) {
+/* The oracle refuses `text` with a message containing `want`: an error when `finding` is false
+ * (refused in both modes), a finding when true (refused only when strict). */
+struct findings {
+    int n;
+    char last[800];
+};
+
+static void on_finding(const char *message, void *user_data) {
+    struct findings *f = user_data;
+    f->n++;
+    snprintf(f->last, sizeof(f->last), "%s", message);
+}
+
+static void check_refuses(const char *text, const char *want, bool finding) {
     struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
     struct pipit_eval_device dev = {"camera", cam};
     struct pipit_scenarios *set = load(text);
     struct pipit_error err;
-    assert_int_equal(pipit_scenarios_check(set, &dev, 1, &err), PIPIT_ERR_JSON);
+    size_t n = 99;
+    /* strict */
+    assert_int_equal(pipit_scenarios_check(set, &dev, 1, NULL, &n, &err), PIPIT_ERR_JSON);
     if (strstr(err.text, want) == NULL) {
         fail_msg("'%s' does not contain '%s'", err.text, want);
     }
+    assert_int_equal(n, finding ? 1 : 0);
+    /* not strict: a finding is a warning with file, line and JSON path */
+    struct findings f = {0, ""};
+    struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
+    assert_false(cp.strict);
+    cp.on_finding = on_finding;
+    cp.user_data = &f;
+    enum pipit_status st = pipit_scenarios_check(set, &dev, 1, &cp, &n, &err);
+    if (finding) {
+        assert_int_equal(st, PIPIT_OK);
+        assert_int_equal(n, 1);
+        assert_int_equal(f.n, 1);
+        if (strstr(f.last, want) == NULL || strncmp(f.last, "t.jsonl:1: $.", 13) != 0) {
+            fail_msg("warning '%s' does not contain '%s'", f.last, want);
+        }
+    } else {
+        assert_int_equal(st, PIPIT_ERR_JSON);
+        assert_int_equal(f.n, 0);
+        if (strstr(err.text, want) == NULL) {
+            fail_msg("'%s' does not contain '%s'", err.text, want);
+        }
+    }
+    pipit_scenarios_free(set);
+    pipit_toolset_free(cam);
+}
+
+static void check_passes(const char *text) {
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct pipit_eval_device dev = {"camera", cam};
+    struct pipit_scenarios *set = load(text);
+    struct pipit_error err;
+    size_t n = 99;
+    if (pipit_scenarios_check(set, &dev, 1, NULL, &n, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(n, 0);
     pipit_scenarios_free(set);
     pipit_toolset_free(cam);
 }
 
 static void test_oracle_catches(void **state) {
     (void)state;
-    /* the front camera cannot zoom to 5x: the expected state is wrong */
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"facing\": \"front\"}, "
-                "\"turns\": [{\"user\": \"zoom to 5x\", \"expect\": [{\"tool\": \"set_zoom\", "
-                "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 5}}]}",
-                "t.jsonl:1: $.turns[0].state: zoom: want 5, got 1.0");
+    /* the front camera cannot zoom to 5x: the expected state is wrong (a finding) */
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"facing\": \"front\"}, "
+                  "\"turns\": [{\"user\": \"zoom to 5x\", \"expect\": [{\"tool\": \"set_zoom\", "
+                  "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 5}}]}",
+                  "t.jsonl:1: $.turns[0].state: zoom: want 5, got 1.0", true);
     /* an injected failure changes nothing */
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"flash on\", "
-                "\"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": \"on\"}}], \"state\": "
-                "{\"flash\": \"on\"}}], \"inject\": [{\"turn\": 0, \"tool\": \"set_flash\", "
-                "\"error\": \"e\"}]}",
-                "flash: want \"on\", got \"off\"");
-    /* undo goes through the router: no call can be expected */
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"never mind\", "
-                "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 1}}]}]}",
-                "$.turns[0].expect: \"never mind\" is an undo for the router");
-    /* more calls than the router gives steps */
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
-                "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}, {\"tool\": "
-                "\"take_photo\"}]}]}",
-                "2 calls expected, but the router makes 1 step");
-    /* unknown tools and arguments no grammar can produce */
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": "
-                "[{\"tool\": \"make_coffee\"}]}]}",
-                "$.turns[0].expect[0].tool: no tool \"make_coffee\"");
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"expect\": "
-                "[{\"tool\": \"set_timer\", \"args\": {\"seconds\": 7}}]}]}",
-                "$.turns[0].expect[0].args: args.seconds");
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"zomm\": 2}, \"turns\": "
-                "[{\"user\": \"u\", \"expect\": []}]}",
-                "$.init: camera: unknown state key: \"zomm\"");
-    check_fails("{\"id\": \"x\", \"category\": \"c\", \"device\": \"toaster\", \"turns\": "
-                "[{\"user\": \"u\", \"expect\": []}]}",
-                "$.device: no tool set for device \"toaster\"");
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"flash on\", "
+                  "\"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": \"on\"}}], "
+                  "\"state\": {\"flash\": \"on\"}}], \"inject\": [{\"turn\": 0, \"tool\": "
+                  "\"set_flash\", \"error\": \"e\"}]}",
+                  "flash: want \"on\", got \"off\"", true);
+    /* an undo the scenario does not mark: the state says it did not happen */
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
+                  "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+                  "{\"user\": \"scrap that\", \"expect\": [], \"state\": {\"zoom\": 1}}]}",
+                  "t.jsonl:1: $.turns[1].state: zoom: want 1, got 2", true);
+    /* unknown tools, arguments and values no grammar can produce: errors in both modes */
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                  "\"expect\": [{\"tool\": \"make_coffee\"}]}]}",
+                  "$.turns[0].expect[0].tool: no tool \"make_coffee\"", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                  "\"expect\": [{\"tool\": \"set_timer\", \"args\": {\"secs\": 3}}]}]}",
+                  "$.turns[0].expect[0].args: args.secs: no such argument", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                  "\"expect\": [{\"tool\": \"set_timer\", \"args\": {\"seconds\": \"3\"}}]}]}",
+                  "$.turns[0].expect[0].args: args.seconds: expected an integer, got a string",
+                  false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                  "\"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": \"strobe\"}}]}]}",
+                  "args.mode: \"strobe\" is not one of the tool's values", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                  "\"expect\": [{\"tool\": \"set_zoom\", \"contains\": {\"level\": [\"2\"]}}]}]}",
+                  "$.turns[0].expect[0].contains.level: set_zoom has no string argument", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"zomm\": 2}, \"turns\": "
+                  "[{\"user\": \"u\", \"expect\": []}]}",
+                  "$.init: camera: unknown state key: \"zomm\"", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"device\": \"toaster\", \"turns\": "
+                  "[{\"user\": \"u\", \"expect\": []}]}",
+                  "$.device: no tool set for device \"toaster\"", false);
+}
+
+/* What the oracle no longer refuses: the router is the system under test, not a filter. */
+static void test_oracle_legal(void **state) {
+    (void)state;
+    /* a compound the router cannot split, and an undo paraphrase it does not know */
+    check_passes("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom 2x, "
+                 "photo\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}, "
+                 "{\"tool\": \"take_photo\"}], \"state\": {\"zoom\": 2, \"photos_taken\": 1}}, "
+                 "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}]}, "
+                 "{\"user\": \"that was wrong, reverse it\", \"undo\": true, \"expect\": [], "
+                 "\"state\": {\"zoom\": 2, \"photos_taken\": 2}}, "
+                 "{\"user\": \"flash on\", \"expect\": [{\"tool\": \"set_flash\", \"args\": "
+                 "{\"mode\": \"on\"}}]}, "
+                 "{\"user\": \"go back\", \"undo\": true, \"expect\": [], \"state\": "
+                 "{\"flash\": \"off\"}}]}");
+    /* a router undo phrase with a call expected: the scenario says what it means */
+    check_passes("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"never mind, "
+                 "zoom to 3x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": "
+                 "3}}], \"state\": {\"zoom\": 3}}]}");
+    /* out of range: validation refuses, the state is unchanged and nothing is logged */
+    check_passes("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom 2x\", "
+                 "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+                 "{\"user\": \"zoom 50x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": "
+                 "{\"level\": 50}}], \"state\": {\"zoom\": 2}}, "
+                 "{\"user\": \"timer 7 seconds\", \"expect\": [{\"tool\": \"set_timer\", "
+                 "\"args\": {\"seconds\": 7}}], \"state\": {\"timer_s\": 0}}, "
+                 "{\"user\": \"undo\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": "
+                 "1}}]}");
+    /* the device refuses too (front camera zoom): same */
+    check_passes("{\"id\": \"x\", \"category\": \"c\", \"init\": {\"facing\": \"front\"}, "
+                 "\"turns\": [{\"user\": \"zoom to 5x\", \"expect\": [{\"tool\": \"set_zoom\", "
+                 "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 1}}]}");
+    /* contains on a string argument */
+    check_passes("{\"id\": \"x\", \"category\": \"cloud\", \"turns\": [{\"user\": \"what "
+                 "should I shoot in Peru\", \"expect\": [{\"tool\": \"process_with_cloud_llm\", "
+                 "\"contains\": {\"user_query_context\": [\"peru\"]}}]}]}");
 }
 
 /* The shipped scenario sets are valid and agree with the simulated devices. */
@@ -633,7 +727,8 @@ static void test_shipped_sets(void **state) {
             fail_msg("%s", err.text);
         }
         assert_true(pipit_scenarios_count(set) >= sets[k].min);
-        if (pipit_scenarios_check(set, devs, 2, &err) != PIPIT_OK) {
+        size_t n_findings = 0; /* strict: any finding refuses the set */
+        if (pipit_scenarios_check(set, devs, 2, NULL, &n_findings, &err) != PIPIT_OK) {
             fail_msg("%s", err.text);
         }
         static const char *const cats[] = {"single", "compound",       "conversational", "cloud",
@@ -662,8 +757,8 @@ static void test_model_short_run(void **state) {
     struct pipit_scenarios *set =
         load("{\"id\": \"a\", \"category\": \"single\", \"turns\": [{\"user\": \"zoom in to 2x\", "
              "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}], \"state\": "
-             "{\"zoom\": 2}}, {\"user\": \"never mind\", \"expect\": [], \"state\": {\"zoom\": "
-             "1}}]}\n"
+             "{\"zoom\": 2}}, {\"user\": \"never mind\", \"undo\": true, \"expect\": [], "
+             "\"state\": {\"zoom\": 1}}]}\n"
              "{\"id\": \"b\", \"category\": \"compound\", \"turns\": [{\"user\": \"turn on the "
              "grid and take a photo\", \"expect\": [{\"tool\": \"set_grid\", \"args\": "
              "{\"enabled\": true}}, {\"tool\": \"take_photo\"}]}]}\n");
@@ -711,7 +806,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_state_and_reply), cmocka_unit_test(test_prf),
         cmocka_unit_test(test_report_metrics),  cmocka_unit_test(test_configs),
         cmocka_unit_test(test_end_to_end_fake), cmocka_unit_test(test_svg),
-        cmocka_unit_test(test_oracle_catches),  cmocka_unit_test(test_shipped_sets),
+        cmocka_unit_test(test_oracle_catches),  cmocka_unit_test(test_oracle_legal),
+        cmocka_unit_test(test_shipped_sets),
     };
     return cmocka_run_group_tests_name("eval", tests, NULL, NULL);
 }
