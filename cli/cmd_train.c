@@ -44,7 +44,10 @@ static void train_usage(FILE *out) {
             "  --tracker-percent N State-Tracker examples in the data, 0..100 (default 8)\n"
             "  --type T            the exported matrices: q8_0 (default), f16 or f32 (norms\n"
             "                      stay f32; checkpoints are f32)\n"
-            "  --convert MODEL     no training: write MODEL with --type matrices to --out\n");
+            "  --convert MODEL     no training: write MODEL with --type matrices to --out\n"
+            "  --overlap FILE      no training: report scenario utterances (and router\n"
+            "                      segments) that the training data of this --seed holds,\n"
+            "                      verbatim or near-verbatim; exit 1 when any (repeatable)\n");
 }
 
 static void progress(const struct pipit_train_progress *p, void *ud) {
@@ -93,6 +96,46 @@ static void put_field(FILE *f, const char *s) {
     }
 }
 
+static void on_overlap(const struct pipit_overlap *o, void *ud) {
+    (void)ud;
+    char where[32] = "";
+    if (o->segment >= 0) {
+        snprintf(where, sizeof(where), " segment %d/%d", (int)o->segment + 1, (int)o->n_segments);
+    }
+    printf("%s:%d: %s turn %d%s: %s: \"%s\" (training: \"%s\")\n", o->file, (int)o->line, o->id,
+           (int)o->turn, where, o->kind == PIPIT_OVERLAP_VERBATIM ? "verbatim" : "near", o->text,
+           o->train);
+}
+
+/* --overlap: every file against the training data; 1 when anything overlaps. */
+static int check_overlap(const struct pipit_dataset *ds, const char *const *files, int n_files) {
+    struct pipit_error err;
+    struct pipit_overlap_index *idx = NULL;
+    if (pipit_overlap_index_new(ds, &idx, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        return CLI_EXIT_FAIL;
+    }
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; i < n_files; i++) {
+        struct pipit_overlap_counts c = {0};
+        if (pipit_overlap_check_file(idx, files[i], on_overlap, NULL, &c, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            rc = CLI_EXIT_FAIL;
+            continue;
+        }
+        printf("%s: %d/%d utterances and %d/%d segments in the training data (%d verbatim, %d "
+               "near; %d distinct training utterances)\n",
+               files[i], (int)c.n_utterances_overlap, (int)c.n_utterances,
+               (int)c.n_segments_overlap, (int)c.n_segments, (int)c.n_verbatim, (int)c.n_near,
+               (int)pipit_overlap_index_size(idx));
+        if (c.n_verbatim + c.n_near > 0) {
+            rc = CLI_EXIT_FAIL;
+        }
+    }
+    pipit_overlap_index_free(idx);
+    return rc;
+}
+
 static int dump_data(const struct pipit_dataset *ds, const char *path) {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -132,6 +175,11 @@ int cmd_train(int argc, char **argv) {
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL;
     const char *convert = NULL;
+    enum {
+        MAX_OVERLAP = 16
+    };
+    const char *overlap[MAX_OVERLAP];
+    int n_overlap = 0;
     const char *eval_split = "valid", *wtype = "q8_0";
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
@@ -176,6 +224,16 @@ int cmd_train(int argc, char **argv) {
             cli_opt_str(argc, argv, &i, "--convert", &convert, &bad)) {
             continue;
         }
+        const char *ov = NULL;
+        if (cli_opt_str(argc, argv, &i, "--overlap", &ov, &bad)) {
+            if (!bad && n_overlap == MAX_OVERLAP) {
+                fprintf(stderr, "pipit train: at most %d --overlap files\n", MAX_OVERLAP);
+                bad = true;
+            } else if (!bad) {
+                overlap[n_overlap++] = ov;
+            }
+            continue;
+        }
         fprintf(stderr, "pipit train: unknown option '%s'\n", argv[i]);
         bad = true;
     }
@@ -213,6 +271,11 @@ int cmd_train(int argc, char **argv) {
     if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit train: %s\n", err.text);
         return CLI_EXIT_FAIL;
+    }
+    if (n_overlap > 0) {
+        int rc = check_overlap(ds, overlap, n_overlap);
+        pipit_dataset_free(ds);
+        return rc;
     }
     if (dump != NULL) {
         int rc = dump_data(ds, dump);

@@ -1239,6 +1239,96 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
                                        struct pipit_eval_result *result,
                                        struct pipit_error *err);
 
+/* ----------------------------------------------------------------------------
+ * overlap: does a scenario set say what the training data says? (docs/training.md, "Overlap")
+ *
+ * A development set measures generalisation only if the model never trained on its sentences.
+ * An overlap index holds every utterance of a data set's training split (executor examples and
+ * the user lines of State-Tracker examples), folded two ways:
+ *
+ *   verbatim  ASCII case, punctuation and whitespace folded ("Zoom in, 2x!" = "zoom in 2x")
+ *   near      also numbers written as words or digits ("two" = "2", "one and a half" = "1.5"
+ *             = "1.50", "2x" = "2 x") and politeness/filler words at either end ("please",
+ *             "can you", "hey", "ok", "thanks", "for me", "real quick", ...) dropped
+ *
+ *     struct pipit_overlap_index *idx = NULL;
+ *     pipit_overlap_index_new(ds, &idx, &err);
+ *     pipit_overlap_check_file(idx, "eval/camera.jsonl", on_overlap, NULL, &counts, &err);
+ *     pipit_overlap_index_free(idx);
+ */
+struct pipit_overlap_index;
+
+enum pipit_overlap_kind {
+    PIPIT_OVERLAP_NONE = 0,
+    PIPIT_OVERLAP_VERBATIM = 1, /* equal after folding case, punctuation and whitespace */
+    PIPIT_OVERLAP_NEAR = 2,     /* equal only after also folding numbers and filler words */
+};
+
+/* Index the training split of `ds` (the index copies what it needs: `ds` may be freed after).
+ * Errors: PIPIT_ERR_INVALID_ARG (NULL ds or out), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_overlap_index_new(const struct pipit_dataset *ds,
+                                          struct pipit_overlap_index **out,
+                                          struct pipit_error *err);
+
+/* NULL is a no-op. */
+void pipit_overlap_index_free(struct pipit_overlap_index *idx);
+
+/* Distinct verbatim-folded training utterances in the index. */
+int32_t pipit_overlap_index_size(const struct pipit_overlap_index *idx);
+
+/* Is `text` in the training data? *train (may be NULL) receives a training utterance it
+ * matches, borrowed from the index, or NULL. Verbatim wins over near. NULL idx or text, and a
+ * text that folds to nothing (only punctuation), give PIPIT_OVERLAP_NONE. */
+enum pipit_overlap_kind
+pipit_overlap_find(const struct pipit_overlap_index *idx, const char *text, const char **train);
+
+/* The folded form of `text` that pipit_overlap_find() compares (`near` false: the verbatim
+ * folding; true: the near one), for reports and tests. Freed with pipit_free(); NULL when out of
+ * memory or `text` is NULL. */
+char *pipit_overlap_fold(const char *text, bool near);
+
+/* One scenario utterance, or one router segment of a compound utterance, that the training data
+ * holds. Every pointer is borrowed for the duration of the callback. */
+struct pipit_overlap {
+    const char *file;   /* the scenario file's path */
+    int32_t line;       /* 1-based line of the scenario */
+    const char *id;     /* the scenario's "id" */
+    int32_t turn;       /* 0-based turn index */
+    int32_t segment;    /* 0-based router segment, -1 for the whole utterance */
+    int32_t n_segments; /* router segments of the utterance (1: a single command) */
+    const char *text;   /* the utterance or the segment */
+    enum pipit_overlap_kind kind;
+    const char *train; /* the training utterance it matches */
+};
+
+typedef void (*pipit_overlap_fn)(const struct pipit_overlap *overlap, void *user_data);
+
+struct pipit_overlap_counts {
+    int32_t n_utterances; /* turns checked */
+    int32_t n_utterances_overlap;
+    int32_t n_segments; /* what the model would see: one per single-command turn, one per router
+                           segment of a compound (router_split, at most 3, the agent's default
+                           max_steps) */
+    int32_t n_segments_overlap;
+    int32_t n_verbatim; /* findings reported, by kind (utterances and compound segments) */
+    int32_t n_near;
+};
+
+/* Check every `turns[].user` of a scenario file (JSON Lines, docs/eval.md; only `id` and
+ * `turns[].user` are read, blank and `#` lines skipped) and each router segment of a compound
+ * one against the index. `fn` (may be NULL) is called for every overlapping utterance, and for
+ * every overlapping segment of a compound, in file order. *out (may be NULL) is written on
+ * success; the counts add up over several files when the caller zeroes it once. Errors:
+ * PIPIT_ERR_IO (cannot read), PIPIT_ERR_JSON (a line that is not JSON, or no string "id" or
+ * "turns[].user"; the message names file:line and the JSON path), PIPIT_ERR_INVALID_ARG (NULL
+ * idx or path), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx,
+                                           const char *path,
+                                           pipit_overlap_fn fn,
+                                           void *user_data,
+                                           struct pipit_overlap_counts *out,
+                                           struct pipit_error *err);
+
 /* ============================================================================
  * cloud delegation
  *

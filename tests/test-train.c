@@ -6,9 +6,14 @@
  *   test-train --model    the built vocabulary round-trips any text through libllama; a tiny
  *                         training run lowers the loss and writes a GGUF libllama runs
  *   test-train --shipped  models/pipit-camera-v1.gguf answers held-out camera commands right
+ *   test-train --overlap  no utterance of a shipped scenario set (eval/camera.jsonl,
+ * eval/phone.jsonl), nor any router segment of one, is in the default seed's training data
  */
+#include "router.h"
 #include "testutil.h"
 
+#include <ctype.h>
+#include <jansson.h>
 #include <sys/stat.h>
 
 #define SHIPPED_MODEL PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf"
@@ -311,12 +316,229 @@ static void test_prompt_format(void **state) {
     assert_null(pipit_train_prompt(NULL, NULL, "", ""));
 }
 
-/* ============================================================================
- * model: vocabulary and training */
-
 static void tmp_path(char *buf, size_t size, const char *name) {
     snprintf(buf, size, "%s/test-train-%ld-%s", PIPIT_TEST_MODEL_DIR, (long)getpid(), name);
 }
+
+/* ============================================================================
+ * unit: overlap between scenario sets and the training data */
+
+static void test_overlap_fold(void **state) {
+    (void)state;
+    static const struct {
+        const char *text, *verbatim, *near;
+    } cases[] = {
+        {"Zoom in, to 2X!", "zoom in to 2x", "zoom in to 2 x"},
+        {"  Don't\tuse   the FLASH...", "dont use the flash", "dont use the flash"},
+        {"can u zoom to three x pls", "can u zoom to three x pls", "zoom to 3 x"},
+        {"ok can you please set ev to +.5 for me thanks",
+         "ok can you please set ev to .5 for me thanks", "set ev to 0.5"},
+        {"zoom one and a half", "zoom one and a half", "zoom 1.5"},
+        {"zoom 1 and a half", "zoom 1 and a half", "zoom 1.5"},
+        {"Zoom 1.50x", "zoom 1.50x", "zoom 1.5 x"},
+        {"exposure one point five", "exposure one point five", "exposure 1.5"},
+        {"point five zoom", "point five zoom", "0.5 zoom"},
+        {"jpeg ninety-five", "jpeg ninety five", "jpeg 95"},
+        {"quality one hundred", "quality one hundred", "quality 100"},
+        {"16:9 please", "16 9 please", "16 9"},
+        {"thanks!", "thanks", "thanks"}, /* only fillers: kept */
+        {"ok, thank you", "ok thank you", "ok thank you"},
+        {"take it now", "take it now", "take it"},
+        {"now take it", "now take it", "take it"},
+        {"caf\xc3\xa9 \xe2\x80\x99selfie\xe2\x80\x99", "caf\xc3\xa9 selfie", "caf\xc3\xa9 selfie"},
+        {"?!", "", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *v = pipit_overlap_fold(cases[i].text, false);
+        char *n = pipit_overlap_fold(cases[i].text, true);
+        assert_non_null(v);
+        assert_non_null(n);
+        if (strcmp(v, cases[i].verbatim) != 0 || strcmp(n, cases[i].near) != 0) {
+            fail_msg("fold(\"%s\") = \"%s\" / \"%s\", want \"%s\" / \"%s\"", cases[i].text, v, n,
+                     cases[i].verbatim, cases[i].near);
+        }
+        pipit_free(v);
+        pipit_free(n);
+    }
+    assert_null(pipit_overlap_fold(NULL, false));
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+struct overlap_log {
+    int n, n_segments, first_line;
+    char first_id[64];
+};
+
+static void log_overlap(const struct pipit_overlap *o, void *ud) {
+    struct overlap_log *l = ud;
+    assert_non_null(o->train);
+    assert_true(o->kind == PIPIT_OVERLAP_VERBATIM || o->kind == PIPIT_OVERLAP_NEAR);
+    assert_true(o->segment < o->n_segments);
+    if (l->n++ == 0) {
+        l->first_line = o->line;
+        snprintf(l->first_id, sizeof(l->first_id), "%s", o->id);
+    }
+    l->n_segments += o->segment >= 0;
+}
+
+/* The index finds training utterances (and the person's lines of State-Tracker examples) in
+ * other casings, punctuation, number spellings and fillers, and nothing else; a scenario file is
+ * checked utterance by utterance and segment by segment, with file:line and JSON paths in its
+ * errors. */
+static void test_overlap_index(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(11, 3000, 10);
+    struct pipit_overlap_index *idx = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_overlap_index_new(NULL, &idx, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_overlap_index_new(ds, NULL, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    assert_true(pipit_overlap_index_size(idx) > 1000 && pipit_overlap_index_size(idx) <= 3000);
+
+    /* a training utterance that is the second segment of a compound the router splits, and
+     * the person's line of a State-Tracker example */
+    const char *utt = NULL, *tracker_line = NULL;
+    char compound[400], seg[3][ROUTER_MAX_SEGMENT];
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        if (!ex.tracker && utt == NULL && strcmp(ex.category, "flash") == 0) {
+            snprintf(compound, sizeof(compound), "zoom to qwxz sideways and then %s", ex.utterance);
+            if (router_split(compound, seg, 3) == 2) {
+                utt = ex.utterance;
+            }
+        }
+        if (ex.tracker && tracker_line == NULL) {
+            tracker_line = ex.utterance; /* "user: ...\n..." */
+        }
+    }
+    assert_non_null(utt);
+    assert_non_null(tracker_line);
+    const char *train = NULL;
+    assert_int_equal(pipit_overlap_find(idx, utt, &train), PIPIT_OVERLAP_VERBATIM);
+    assert_non_null(train);
+    char buf[512];
+    snprintf(buf, sizeof(buf), "  %s?!", utt);
+    for (char *p = buf; *p != '\0'; p++) {
+        *p = (char)toupper((unsigned char)*p);
+    }
+    assert_int_equal(pipit_overlap_find(idx, buf, NULL), PIPIT_OVERLAP_VERBATIM);
+    snprintf(buf, sizeof(buf), "ok hey, can you %s for me, thank you", utt);
+    assert_int_not_equal(pipit_overlap_find(idx, buf, &train), PIPIT_OVERLAP_NONE);
+    assert_non_null(train);
+    snprintf(buf, sizeof(buf), "%.*s", (int)(strchr(tracker_line, '\n') - tracker_line - 6),
+             tracker_line + 6);
+    assert_int_not_equal(pipit_overlap_find(idx, buf, NULL), PIPIT_OVERLAP_NONE);
+    assert_int_equal(pipit_overlap_find(idx, "qwxz the purple elephant sideways", &train),
+                     PIPIT_OVERLAP_NONE);
+    assert_null(train);
+    assert_int_equal(pipit_overlap_find(idx, "...", NULL), PIPIT_OVERLAP_NONE);
+    assert_int_equal(pipit_overlap_find(NULL, utt, NULL), PIPIT_OVERLAP_NONE);
+    assert_int_equal(pipit_overlap_find(idx, NULL, NULL), PIPIT_OVERLAP_NONE);
+
+    /* a scenario file: line 1 unseen, line 2 blank, line 3 a comment, line 4 the training
+     * utterance, line 5 a compound whose second segment is the training utterance */
+    char path[512];
+    tmp_path(path, sizeof(path), "overlap.jsonl");
+    char *text = NULL;
+    json_t *j1 = json_pack("{s:s,s:[{s:s,s:[]}]}", "id", "seen", "turns", "user", utt, "expect");
+    json_t *j2 = json_pack("{s:s,s:[{s:s},{s:s}]}", "id", "compound", "turns", "user", "qwxz blorp",
+                           "user", compound);
+    char *l1 = json_dumps(j1, JSON_COMPACT), *l2 = json_dumps(j2, JSON_COMPACT);
+    size_t len = strlen(l1) + strlen(l2) + 200;
+    text = malloc(len);
+    assert_non_null(text);
+    snprintf(text, len,
+             "{\"id\": \"new\", \"turns\": [{\"user\": \"qwxz the purple elephant\"}]}\n\n# "
+             "comment\n%s\n%s\n",
+             l1, l2);
+    write_text(path, text);
+    struct pipit_overlap_counts c = {0};
+    struct overlap_log log = {0};
+    assert_int_equal(pipit_overlap_check_file(idx, path, log_overlap, &log, &c, &err), PIPIT_OK);
+    assert_int_equal(c.n_utterances, 4);
+    assert_int_equal(c.n_utterances_overlap, 1);
+    assert_int_equal(log.first_line, 4);
+    assert_string_equal(log.first_id, "seen");
+    assert_int_equal(c.n_segments, 5); /* the compound is two */
+    assert_int_equal(c.n_segments_overlap, 2);
+    assert_int_equal(log.n_segments, 1);
+    assert_int_equal(log.n, 2);
+    assert_int_equal(c.n_verbatim + c.n_near, log.n);
+    /* counts add up over files */
+    assert_int_equal(pipit_overlap_check_file(idx, path, NULL, NULL, &c, &err), PIPIT_OK);
+    assert_int_equal(c.n_utterances, 8);
+    free(text);
+    free(l1);
+    free(l2);
+    json_decref(j1);
+    json_decref(j2);
+
+    /* errors name the file, the line and the JSON path */
+    write_text(path, "# x\n{\"id\": \"a\", \"turns\": [{\"user\": 3}]}\n");
+    assert_int_equal(pipit_overlap_check_file(idx, path, NULL, NULL, NULL, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, ":2: $.turns[0].user"));
+    write_text(path, "{\"id\": \"a\", \"turns\": []}\n{\"id\": \"b\", \"turns\": [}\n");
+    assert_int_equal(pipit_overlap_check_file(idx, path, NULL, NULL, NULL, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, ":2:"));
+    write_text(path, "{\"turns\": []}\n");
+    assert_int_equal(pipit_overlap_check_file(idx, path, NULL, NULL, NULL, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "$.id"));
+    remove(path);
+    assert_int_equal(pipit_overlap_check_file(idx, path, NULL, NULL, NULL, &err), PIPIT_ERR_IO);
+    assert_non_null(strstr(err.text, path));
+    assert_int_equal(pipit_overlap_check_file(NULL, path, NULL, NULL, NULL, &err),
+                     PIPIT_ERR_INVALID_ARG);
+    pipit_overlap_index_free(idx);
+    pipit_overlap_index_free(NULL);
+    pipit_dataset_free(ds);
+}
+
+static void print_overlap(const struct pipit_overlap *o, void *ud) {
+    (void)ud;
+    print_message("%s:%d: %s turn %d segment %d/%d: %s \"%s\" (training: \"%s\")\n", o->file,
+                  (int)o->line, o->id, (int)o->turn, (int)o->segment + 1, (int)o->n_segments,
+                  o->kind == PIPIT_OVERLAP_VERBATIM ? "verbatim" : "near", o->text, o->train);
+}
+
+/* The shipped development sets say nothing the training data of the default seed says: no
+ * utterance and no router segment, verbatim or near (docs/training.md, "Overlap"). */
+static void test_shipped_sets_no_overlap(void **state) {
+    (void)state;
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    struct pipit_dataset *ds = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
+    struct pipit_overlap_index *idx = NULL;
+    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    pipit_dataset_free(ds);
+    assert_true(pipit_overlap_index_size(idx) > 50000);
+    static const char *const sets[] = {PIPIT_SOURCE_DIR "/eval/camera.jsonl",
+                                       PIPIT_SOURCE_DIR "/eval/phone.jsonl"};
+    int found = 0;
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        struct pipit_overlap_counts c = {0};
+        if (pipit_overlap_check_file(idx, sets[i], print_overlap, NULL, &c, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        print_message("%s: %d/%d utterances, %d/%d segments in the training data\n", sets[i],
+                      (int)c.n_utterances_overlap, (int)c.n_utterances, (int)c.n_segments_overlap,
+                      (int)c.n_segments);
+        assert_true(c.n_utterances >= 80); /* the sets were read */
+        found += c.n_verbatim + c.n_near;
+    }
+    assert_int_equal(found, 0);
+    pipit_overlap_index_free(idx);
+}
+
+/* ============================================================================
+ * model: vocabulary and training */
 
 static void test_vocab_roundtrip(void **state) {
     (void)state;
@@ -639,6 +861,12 @@ int main(int argc, char **argv) {
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
+    if (argc > 1 && strcmp(argv[1], "--overlap") == 0) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_shipped_sets_no_overlap),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
     if (argc > 1 && strcmp(argv[1], "--shipped") == 0) {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_shipped_model),
@@ -646,10 +874,16 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_datagen_deterministic),   cmocka_unit_test(test_datagen_bad_params),
-        cmocka_unit_test(test_datagen_covers_tools),    cmocka_unit_test(test_datagen_relative),
-        cmocka_unit_test(test_heldout_by_template),     cmocka_unit_test(test_prompt_format),
-        cmocka_unit_test(test_datagen_chat_and_memory), cmocka_unit_test(test_datagen_tracker),
+        cmocka_unit_test(test_datagen_deterministic),
+        cmocka_unit_test(test_datagen_bad_params),
+        cmocka_unit_test(test_datagen_covers_tools),
+        cmocka_unit_test(test_datagen_relative),
+        cmocka_unit_test(test_heldout_by_template),
+        cmocka_unit_test(test_prompt_format),
+        cmocka_unit_test(test_datagen_chat_and_memory),
+        cmocka_unit_test(test_datagen_tracker),
+        cmocka_unit_test(test_overlap_fold),
+        cmocka_unit_test(test_overlap_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
