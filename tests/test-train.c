@@ -5,9 +5,10 @@
  *                         calls that parse and validate, and holds out whole templates
  *   test-train --model    the built vocabulary round-trips any text through libllama; a tiny
  *                         training run lowers the loss and writes a GGUF libllama runs
- *   test-train --shipped  models/pipit-camera-v1.gguf answers held-out camera commands right
- *   test-train --overlap  no utterance of a shipped scenario set (eval/camera.jsonl,
- * eval/phone.jsonl), nor any router segment of one, is in the default seed's training data
+ *   test-train --shipped  models/pipit-camera-v1.gguf on every hand-written command the test
+ *                         ever had: no more misses than its known-misses list
+ *   test-train --overlap  the shipped scenario sets (eval/camera.jsonl, eval/phone.jsonl) say
+ *                         nothing the default seed's training data says, verbatim or near
  */
 #include "router.h"
 #include "testutil.h"
@@ -717,98 +718,118 @@ static void test_tiny_training(void **state) {
 /* ============================================================================
  * shipped model */
 
-/* Hand-written commands in phrasings of held-out templates (none of these templates is in the
- * training data), with state lines the camera produces. A regression guard, not a measurement:
- * of 39 such commands written for the first v1, these 27 were the ones it answered exactly;
- * the second v1 answered 25 of them (`magnify` gave 0.5x zoom, `appreciate it` a presence
- * reply), the current one 23 (`use the flash` now turns it off, `delay the shot by 10 seconds`
- * goes to the cloud), and those 23 are kept here. The measured held-out accuracy is in
- * models/README.md. */
-static const struct {
-    const char *state, *utterance, *want;
-} SHIPPED_CASES[] = {
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "zoom level 3",
-     "<call>set_zoom(level=3)"},
-    {"zoom=2 flash=off facing=back recording=no timer=0 mode=auto", "set it to 4x zoom",
-     "<call>set_zoom(level=4)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "make the zoom 5x",
-     "<call>set_zoom(level=5)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "set flash to automatic",
-     "<call>set_flash(mode=\"auto\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "take a shot",
-     "<call>take_photo()"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "begin recording",
-     "<call>record_video(action=\"start\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "take a video",
-     "<call>record_video(action=\"start\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "set the timer to 5 seconds",
-     "<call>set_timer(seconds=5)"},
-    {"zoom=1 flash=off facing=back recording=no timer=3 mode=auto", "cancel the timer",
-     "<call>set_timer(seconds=0)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "use night mode",
-     "<call>set_scene_mode(mode=\"night\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "change to portrait mode",
-     "<call>set_scene_mode(mode=\"portrait\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "wb cloudy",
-     "<call>set_white_balance(mode=\"cloudy\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "use widescreen frame",
-     "<call>set_aspect_ratio(ratio=\"16:9\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "speed priority",
-     "<call>set_quality_priority(priority=\"speed\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "ev +1",
-     "<call>set_exposure(ev=1)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "focus the center",
-     "<call>tap_to_focus(x=0.5, y=0.5)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "ae af lock on",
-     "<call>set_ae_af_lock(locked=true)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "enable grid lines",
-     "<call>set_grid(enabled=true)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "i want the grid",
-     "<call>set_grid(enabled=true)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "front camera",
-     "<call>switch_camera(facing=\"front\")"},
-    {"zoom=2 flash=off facing=front recording=no timer=0 mode=auto", "use the other camera",
-     "<call>switch_camera(facing=\"back\")"},
-    {"zoom=4 flash=off facing=back recording=no timer=0 mode=auto", "zoom back to 1x",
-     "<call>set_zoom(level=1)"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", "good morning",
-     "Hello! What should the camera do?"},
-};
+#define ST_DEFAULT "zoom=1 flash=off facing=back recording=no timer=0 mode=auto"
 
-/* The segments of `make run` and a cloud question (training phrasings: the product's headline
- * commands). */
+/* Every hand-written command this test ever had, with the state line (and memory) it is asked
+ * in and the one right answer. Never delete one: a command the current model gets wrong goes
+ * into KNOWN_MISSES below.
+ * - 39 commands written for the first v1 in phrasings of held-out templates (216344c). 27 of
+ *   them were kept in the test then; the other 12 were named in models/README.md only, so their
+ *   state lines here are reconstructed (the state that makes the command change something).
+ * - the segments of `make run` and a cloud question: training phrasings, the product's
+ *   headline commands. */
 static const struct {
     const char *state, *memory, *utterance, *want;
-} DEMO_CASES[] = {
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL, "zoom in to 2x",
-     "<call>set_zoom(level=2)"},
+} SHIPPED_CASES[] = {
+    {ST_DEFAULT, NULL, "zoom level 3", "<call>set_zoom(level=3)"},
+    {"zoom=2 flash=off facing=back recording=no timer=0 mode=auto", NULL, "set it to 4x zoom",
+     "<call>set_zoom(level=4)"},
+    {ST_DEFAULT, NULL, "make the zoom 5x", "<call>set_zoom(level=5)"},
+    {ST_DEFAULT, NULL, "magnify", "<call>adjust_zoom(direction=\"in\")"},
+    {ST_DEFAULT, NULL, "use the flash", "<call>set_flash(mode=\"on\")"},
+    {ST_DEFAULT, NULL, "set flash to automatic", "<call>set_flash(mode=\"auto\")"},
+    {ST_DEFAULT, NULL, "take a shot", "<call>take_photo()"},
+    {ST_DEFAULT, NULL, "begin recording", "<call>record_video(action=\"start\")"},
+    {ST_DEFAULT, NULL, "take a video", "<call>record_video(action=\"start\")"},
+    {ST_DEFAULT, NULL, "set the timer to 5 seconds", "<call>set_timer(seconds=5)"},
+    {ST_DEFAULT, NULL, "delay the shot by 10 seconds", "<call>set_timer(seconds=10)"},
+    {"zoom=1 flash=off facing=back recording=no timer=3 mode=auto", NULL, "cancel the timer",
+     "<call>set_timer(seconds=0)"},
+    {ST_DEFAULT, NULL, "use night mode", "<call>set_scene_mode(mode=\"night\")"},
+    {ST_DEFAULT, NULL, "change to portrait mode", "<call>set_scene_mode(mode=\"portrait\")"},
+    {ST_DEFAULT, NULL, "wb cloudy", "<call>set_white_balance(mode=\"cloudy\")"},
+    {ST_DEFAULT, NULL, "use widescreen frame", "<call>set_aspect_ratio(ratio=\"16:9\")"},
+    {ST_DEFAULT, NULL, "speed priority", "<call>set_quality_priority(priority=\"speed\")"},
+    {ST_DEFAULT, NULL, "ev +1", "<call>set_exposure(ev=1)"},
+    {ST_DEFAULT, NULL, "focus the center", "<call>tap_to_focus(x=0.5, y=0.5)"},
+    {ST_DEFAULT, NULL, "ae af lock on", "<call>set_ae_af_lock(locked=true)"},
+    {ST_DEFAULT, NULL, "enable grid lines", "<call>set_grid(enabled=true)"},
+    {ST_DEFAULT, NULL, "i want the grid", "<call>set_grid(enabled=true)"},
+    {ST_DEFAULT, NULL, "front camera", "<call>switch_camera(facing=\"front\")"},
+    {"zoom=2 flash=off facing=front recording=no timer=0 mode=auto", NULL, "use the other camera",
+     "<call>switch_camera(facing=\"back\")"},
+    {"zoom=4 flash=off facing=back recording=no timer=0 mode=auto", NULL, "zoom back to 1x",
+     "<call>set_zoom(level=1)"},
+    {ST_DEFAULT, NULL, "appreciate it", "You're welcome."},
+    {ST_DEFAULT, NULL, "good morning", "Hello! What should the camera do?"},
+    /* the 12 the first v1 got wrong (models/README.md of 216344c) */
+    {ST_DEFAULT, NULL, "punch in", "<call>adjust_zoom(direction=\"in\")"},
+    {"zoom=3 flash=off facing=back recording=no timer=0 mode=auto", NULL, "less zoom",
+     "<call>adjust_zoom(direction=\"out\")"},
+    {"zoom=3 flash=off facing=back recording=no timer=0 mode=auto", NULL, "widen the shot",
+     "<call>adjust_zoom(direction=\"out\")"},
+    {"zoom=1 flash=on facing=back recording=no timer=0 mode=auto", NULL, "disable flash",
+     "<call>set_flash(mode=\"off\")"},
+    {ST_DEFAULT, NULL, "say cheese", "<call>take_photo()"},
+    {"zoom=1 flash=off facing=back recording=yes timer=0 mode=auto", NULL, "stop filming",
+     "<call>record_video(action=\"stop\")"},
+    {ST_DEFAULT, NULL, "increase the exposure", "<call>set_exposure(ev=1)"},
+    {ST_DEFAULT, NULL, "turn the camera around", "<call>switch_camera(facing=\"front\")"},
+    {"zoom=1 flash=off facing=back recording=no timer=0 mode=night", NULL, "exit night mode",
+     "<call>set_scene_mode(mode=\"auto\")"},
+    {ST_DEFAULT, NULL, "shoot in raw", "Sorry, the camera can't do that."},
+    {ST_DEFAULT, NULL, "when was the radio invented",
+     "<call>process_with_cloud_llm(user_query_context=\"when was the radio invented\", "
+     "reason_for_escalation=\"general knowledge\")"},
+    {ST_DEFAULT, NULL, "what is gravity",
+     "<call>process_with_cloud_llm(user_query_context=\"what is gravity\", "
+     "reason_for_escalation=\"general knowledge\")"},
+    /* the segments of `make run` and a cloud question */
+    {ST_DEFAULT, NULL, "zoom in to 2x", "<call>set_zoom(level=2)"},
     {"zoom=2 flash=off facing=back recording=no timer=0 mode=auto", NULL, "night mode",
      "<call>set_scene_mode(mode=\"night\")"},
     {"zoom=2 flash=off facing=back recording=no timer=0 mode=night", NULL, "a 3 second timer",
      "<call>set_timer(seconds=3)"},
     {"zoom=2 flash=off facing=back recording=no timer=3 mode=night",
      "scene_mode: night\ntimer_s: 3\n", "take a photo", "<call>take_photo()"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL,
-     "switch to the front camera", "<call>switch_camera(facing=\"front\")"},
+    {ST_DEFAULT, NULL, "switch to the front camera", "<call>switch_camera(facing=\"front\")"},
     {"zoom=1 flash=off facing=front recording=no timer=0 mode=auto", NULL, "turn on the flash",
      "<call>set_flash(mode=\"on\")"},
-    {"zoom=1 flash=off facing=back recording=no timer=0 mode=auto", NULL,
-     "what is the capital of peru",
+    {ST_DEFAULT, NULL, "what is the capital of peru",
      "<call>process_with_cloud_llm(user_query_context=\"what is the capital of peru\", "
      "reason_for_escalation=\"general knowledge\")"},
 };
 
-/* Greedy-decode one case through the real engine; prints and counts a wrong answer. */
-static int run_case(struct pipit_model *m,
-                    struct pipit_context *ctx,
-                    struct pipit_sampler *smpl,
-                    const char *st,
-                    const char *memory,
-                    const char *utterance,
-                    const char *want) {
+/* The commands of SHIPPED_CASES that models/pipit-camera-v1.gguf answers wrong, by utterance.
+ * The test fails when more commands miss than this list is long, and prints every miss, so a
+ * model that fixes one shrinks the list and one that breaks another fails. After retraining,
+ * run `ctest -R train-shipped --output-on-failure` and paste the list it prints. */
+static const char *const KNOWN_MISSES[] = {
+    /* models/pipit-camera-v1.gguf of ade2ddd: 11 of 46 */
+    "magnify",
+    "use the flash",
+    "delay the shot by 10 seconds",
+    "punch in",
+    "less zoom",
+    "widen the shot",
+    "say cheese",
+    "turn the camera around",
+    "exit night mode",
+    "shoot in raw",
+    "when was the radio invented",
+};
+
+/* Greedy-decode one case through the real engine; the answer is written to got (NULL-safe). */
+static bool run_case(struct pipit_model *m,
+                     struct pipit_context *ctx,
+                     struct pipit_sampler *smpl,
+                     size_t i,
+                     char *got,
+                     size_t got_size) {
     struct pipit_generate_params gp = pipit_generate_default_params();
     gp.max_tokens = 64;
-    char *prompt = pipit_train_prompt("camera", memory, st, utterance);
+    char *prompt = pipit_train_prompt("camera", SHIPPED_CASES[i].memory, SHIPPED_CASES[i].state,
+                                      SHIPPED_CASES[i].utterance);
     int32_t toks[256], out[64], n_out = 0;
     int32_t n = pipit_tokenize(m, prompt, true, false, toks, 256);
     pipit_free(prompt);
@@ -818,18 +839,38 @@ static int run_case(struct pipit_model *m,
     assert_int_equal(pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, toks, n), PIPIT_OK);
     assert_int_equal(pipit_generate(ctx, smpl, &gp, out, &n_out), PIPIT_OK);
     char *text = pipit_detokenize(m, out, n_out, false);
-    int wrong = strcmp(text, want) != 0;
-    if (wrong) {
-        print_message("%s -> %s (want %s)\n", utterance, text, want);
-    }
+    assert_non_null(text);
+    snprintf(got, got_size, "%s", text);
+    bool right = strcmp(text, SHIPPED_CASES[i].want) == 0;
     pipit_free(text);
-    return wrong;
+    return right;
+}
+
+static bool known_miss(const char *utterance) {
+    for (size_t k = 0; k < sizeof(KNOWN_MISSES) / sizeof(KNOWN_MISSES[0]); k++) {
+        if (strcmp(KNOWN_MISSES[k], utterance) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static void test_shipped_model(void **state) {
     (void)state;
     if (access(SHIPPED_MODEL, R_OK) != 0) {
         fail_msg("%s is missing", SHIPPED_MODEL);
+    }
+    size_t n_cases = sizeof(SHIPPED_CASES) / sizeof(SHIPPED_CASES[0]);
+    size_t n_known = 0;
+    for (size_t k = 0; k < sizeof(KNOWN_MISSES) / sizeof(KNOWN_MISSES[0]); k++) {
+        bool listed = false; /* every known miss names a case */
+        for (size_t i = 0; i < n_cases && !listed; i++) {
+            listed = strcmp(SHIPPED_CASES[i].utterance, KNOWN_MISSES[k]) == 0;
+        }
+        if (!listed) {
+            fail_msg("known miss \"%s\" is not a case", KNOWN_MISSES[k]);
+        }
+        n_known++;
     }
     struct pipit_model *m = test_load_model(SHIPPED_MODEL);
     struct pipit_context *ctx = test_new_context(m, 256);
@@ -838,16 +879,36 @@ static void test_shipped_model(void **state) {
     struct pipit_sampler *smpl = NULL;
     struct pipit_error err;
     assert_int_equal(pipit_sampler_init(m, &sp, &smpl, &err), PIPIT_OK);
-    int wrong = 0;
-    for (size_t i = 0; i < sizeof(SHIPPED_CASES) / sizeof(SHIPPED_CASES[0]); i++) {
-        wrong += run_case(m, ctx, smpl, SHIPPED_CASES[i].state, NULL, SHIPPED_CASES[i].utterance,
-                          SHIPPED_CASES[i].want);
+    size_t n_wrong = 0, n_new = 0, n_fixed = 0;
+    char got[512];
+    bool *wrong = calloc(n_cases, sizeof(bool));
+    assert_non_null(wrong);
+    for (size_t i = 0; i < n_cases; i++) {
+        bool known = known_miss(SHIPPED_CASES[i].utterance);
+        wrong[i] = !run_case(m, ctx, smpl, i, got, sizeof(got));
+        if (wrong[i]) {
+            n_wrong++;
+            n_new += !known;
+            print_message("%s: \"%s\" -> %s (want %s)\n", known ? "known miss" : "NEW MISS",
+                          SHIPPED_CASES[i].utterance, got, SHIPPED_CASES[i].want);
+        } else if (known) {
+            n_fixed++;
+            print_message("fixed: \"%s\" (remove it from KNOWN_MISSES)\n",
+                          SHIPPED_CASES[i].utterance);
+        }
     }
-    for (size_t i = 0; i < sizeof(DEMO_CASES) / sizeof(DEMO_CASES[0]); i++) {
-        wrong += run_case(m, ctx, smpl, DEMO_CASES[i].state, DEMO_CASES[i].memory,
-                          DEMO_CASES[i].utterance, DEMO_CASES[i].want);
+    print_message("%zu of %zu commands wrong, %zu known misses listed (%zu new, %zu fixed)\n",
+                  n_wrong, n_cases, n_known, n_new, n_fixed);
+    if (n_new > 0 || n_fixed > 0) {
+        print_message("the list for this model:\n");
+        for (size_t i = 0; i < n_cases; i++) {
+            if (wrong[i]) {
+                print_message("    \"%s\",\n", SHIPPED_CASES[i].utterance);
+            }
+        }
     }
-    assert_int_equal(wrong, 0);
+    free(wrong);
+    assert_true(n_wrong <= n_known);
     pipit_sampler_free(smpl);
     pipit_context_free(ctx);
     pipit_model_free(m);
