@@ -5,6 +5,7 @@
 
 #include "cli.h"
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -129,6 +130,58 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
     return i;
 }
 
+/* A stable, machine-readable name for each status (append-only like the enum): the "code" of
+ * the error object `run --json` prints for a failed turn. */
+static const char *status_code(enum pipit_status st) {
+    static const char *const CODES[] = {
+        "ok",
+        "invalid_arg",
+        "nomem",
+        "io",
+        "not_gguf",
+        "corrupt",
+        "unsupported_arch",
+        "model",
+        "backend",
+        "context_full",
+        "aborted",
+        "decode",
+        "grammar",
+        "tokenize",
+        "template",
+        "adapter",
+        "state",
+        "no_candidates",
+        "spec",
+        "unknown_tool",
+        "invalid_args",
+        "parse",
+        "tool_failed",
+        "json",
+    };
+    return (size_t)st < sizeof(CODES) / sizeof(CODES[0]) ? CODES[st] : "error";
+}
+
+/* Report a failure: the message on stderr, and with --json also one JSON object on stdout,
+ * {"ok": false, "turn": N, "error": {"code": "...", "message": "..."}} (turn -1: before the
+ * first turn). */
+static void report_failure(const struct agent_opts *o,
+                           const char *cmd,
+                           int turn,
+                           enum pipit_status st,
+                           const char *message) {
+    fprintf(stderr, "pipit %s: %s\n", cmd, message);
+    if (o->json) {
+        json_t *e = json_pack("{s:b,s:i,s:{s:s,s:s}}", "ok", 0, "turn", turn, "error", "code",
+                              status_code(st), "message", message);
+        char *j = e != NULL ? json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        printf("%s\n", j != NULL ? j : "{\"ok\":false}");
+        fflush(stdout);
+        free(j);
+        json_decref(e);
+    }
+}
+
 struct agent_session {
     struct pipit_cloud *cloud;
     struct pipit_model *model;
@@ -146,16 +199,19 @@ static void session_free(struct agent_session *s) {
 static int session_open(const struct agent_opts *o, const char *cmd, struct agent_session *s) {
     memset(s, 0, sizeof(*s));
     struct pipit_error err;
-    struct stat st;
-    if (stat(o->model, &st) != 0 && strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0) {
-        fprintf(stderr,
-                "pipit %s: the bundled model %s is missing; pass --model FILE (any GGUF; "
-                "`pipit make-model` makes a random test model)\n",
-                cmd, o->model);
+    struct stat sb;
+    if (stat(o->model, &sb) != 0 && strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0) {
+        char msg[sizeof(PIPIT_DEFAULT_MODEL) + 200];
+        snprintf(msg, sizeof(msg),
+                 "the bundled model %s is missing; pass --model FILE (any GGUF; `pipit "
+                 "make-model` makes a random test model)",
+                 o->model);
+        report_failure(o, cmd, -1, PIPIT_ERR_IO, msg);
         return CLI_EXIT_FAIL;
     }
-    if (pipit_model_load(o->model, NULL, &s->model, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit %s: %s\n", cmd, err.text);
+    enum pipit_status st = pipit_model_load(o->model, NULL, &s->model, &err);
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
         return CLI_EXIT_FAIL;
     }
     char tools_path[4096];
@@ -164,8 +220,9 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     } else {
         snprintf(tools_path, sizeof(tools_path), "%s/%s.json", PIPIT_TOOLS_DIR, o->device);
     }
-    if (pipit_toolset_load_file(tools_path, &s->tools, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit %s: %s\n", cmd, err.text);
+    st = pipit_toolset_load_file(tools_path, &s->tools, &err);
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
         session_free(s);
         return CLI_EXIT_FAIL;
     }
@@ -181,8 +238,9 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (o->syntax != NULL) {
         ap.syntax = strcmp(o->syntax, "hermes") == 0 ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
     }
-    if (pipit_agent_new(s->model, s->tools, &ap, &s->agent, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit %s: %s\n", cmd, err.text);
+    st = pipit_agent_new(s->model, s->tools, &ap, &s->agent, &err);
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
         session_free(s);
         return CLI_EXIT_FAIL;
     }
@@ -191,17 +249,29 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (o->cloud_url != NULL) {
         cp.url = o->cloud_url;
     }
-    if (pipit_cloud_init(&cp, &s->cloud, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit %s: %s\n", cmd, err.text);
+    st = pipit_cloud_init(&cp, &s->cloud, &err);
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
         session_free(s);
         return CLI_EXIT_FAIL;
     }
     pipit_agent_set_cloud(s->agent, s->cloud);
     if (o->session != NULL && access(o->session, F_OK) == 0) {
         struct pipit_session_info info;
-        if (pipit_agent_load(s->agent, o->session, &info, &err) != PIPIT_OK) {
-            fprintf(stderr, "pipit %s: %s (starting a new session)\n", cmd, err.text);
-        } else if (!o->json) {
+        st = pipit_agent_load(s->agent, o->session, &info, &err);
+        if (st != PIPIT_OK) {
+            /* never start over on top of a session that cannot be read: the next save would
+             * overwrite it (another format version, another tool set, a damaged file) */
+            char msg[sizeof(err.text) + 600];
+            snprintf(msg, sizeof(msg),
+                     "cannot resume the session: %s. The file is left unchanged; move it away "
+                     "or pass another --session FILE to start a new session",
+                     err.text);
+            report_failure(o, cmd, -1, st, msg);
+            session_free(s);
+            return CLI_EXIT_FAIL;
+        }
+        if (!o->json) {
             fprintf(stderr, "pipit %s: resumed %s: %s, %d memory lines\n", cmd, o->session,
                     info.note, info.memory_lines);
         }
@@ -237,12 +307,20 @@ static void print_verbose(const struct pipit_turn *t) {
     }
 }
 
-/* One utterance through the agent; prints the result. */
-static int run_one(struct agent_session *s, const struct agent_opts *o, const char *utterance) {
+/* One utterance through the agent; prints the result. *refused is set when the agent refused
+ * the utterance itself (empty, too long, not UTF-8) and nothing was done. */
+static int run_one(struct agent_session *s,
+                   const struct agent_opts *o,
+                   const char *cmd,
+                   int turn,
+                   const char *utterance,
+                   bool *refused) {
+    *refused = false;
     struct pipit_turn *t = NULL;
     enum pipit_status st = pipit_agent_turn(s->agent, utterance, &t);
     if (st != PIPIT_OK) {
-        fprintf(stderr, "pipit: %s\n", pipit_agent_errmsg(s->agent));
+        *refused = st == PIPIT_ERR_INVALID_ARG;
+        report_failure(o, cmd, turn, st, pipit_agent_errmsg(s->agent));
         return CLI_EXIT_FAIL;
     }
     if (o->json) {
@@ -269,16 +347,64 @@ static int run_one(struct agent_session *s, const struct agent_opts *o, const ch
     return CLI_EXIT_OK;
 }
 
-/* Read one line from stdin without its newline; false at end of input. */
-static bool read_line(char *buf, size_t size) {
-    if (fgets(buf, (int)size, stdin) == NULL) {
+/* Read one whole line from stdin without its newline (and a '\r' before it); false at end of
+ * input. A line of any length is consumed whole: at most `size - 1` bytes are kept and *len is
+ * its real length, so a caller refuses an over-long line as one utterance instead of running
+ * its pieces as several. */
+static bool read_line(char *buf, size_t size, size_t *len) {
+    size_t n = 0;
+    int c = EOF;
+    bool any = false;
+    while ((c = getchar()) != EOF) {
+        any = true;
+        if (c == '\n') {
+            break;
+        }
+        if (n + 1 < size) {
+            buf[n] = (char)c;
+        }
+        n++;
+    }
+    if (!any) {
         return false;
     }
-    size_t n = strlen(buf);
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) {
-        buf[--n] = '\0';
+    size_t kept = n + 1 < size ? n : size - 1;
+    if (n == kept && kept > 0 && buf[kept - 1] == '\r') {
+        kept--;
+        n--;
     }
+    buf[kept] = '\0';
+    *len = n;
     return true;
+}
+
+/* A line from stdin as one turn: blank lines are skipped, a line longer than an utterance may
+ * be is refused whole here (the agent never sees a piece of it). */
+static int run_line(struct agent_session *s,
+                    const struct agent_opts *o,
+                    const char *cmd,
+                    int *turn,
+                    const char *line,
+                    size_t len,
+                    bool *refused) {
+    *refused = false;
+    if (len <= PIPIT_MAX_UTTERANCE_BYTES) {
+        bool blank = true;
+        for (const char *p = line; *p != '\0' && blank; p++) {
+            blank = *p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v';
+        }
+        if (blank && len == strlen(line)) {
+            return CLI_EXIT_OK;
+        }
+        return run_one(s, o, cmd, (*turn)++, line, refused);
+    }
+    char msg[200];
+    snprintf(msg, sizeof(msg),
+             "the utterance is %zu bytes; the limit is %d bytes (refused whole, nothing was done)",
+             len, PIPIT_MAX_UTTERANCE_BYTES);
+    *refused = true;
+    report_failure(o, cmd, (*turn)++, PIPIT_ERR_INVALID_ARG, msg);
+    return CLI_EXIT_FAIL;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -292,16 +418,17 @@ int cmd_run(int argc, char **argv) {
     if (rc != CLI_EXIT_OK) {
         return rc;
     }
+    int turn = 0;
+    bool refused = false;
     if (first < argc) {
         for (int i = first; i < argc && rc == CLI_EXIT_OK; i++) {
-            rc = run_one(&s, &o, argv[i]);
+            rc = run_one(&s, &o, "run", turn++, argv[i], &refused);
         }
     } else {
-        char line[4096];
-        while (rc == CLI_EXIT_OK && read_line(line, sizeof(line))) {
-            if (line[0] != '\0') {
-                rc = run_one(&s, &o, line);
-            }
+        static char line[PIPIT_MAX_UTTERANCE_BYTES + 2];
+        size_t len = 0;
+        while (rc == CLI_EXIT_OK && read_line(line, sizeof(line), &len)) {
+            rc = run_line(&s, &o, "run", &turn, line, len, &refused);
         }
     }
     session_free(&s);
@@ -353,21 +480,24 @@ int cmd_chat(int argc, char **argv) {
     if (tty) {
         fprintf(stderr, "pipit chat: %s device. Type a command; Ctrl-D to quit.\n", o.device);
     }
-    char line[4096];
+    static char line[PIPIT_MAX_UTTERANCE_BYTES + 2];
+    int turn = 0;
     for (;;) {
         if (tty) {
             fprintf(stderr, "> ");
         }
         atomic_store(&chat_interrupts, 0);
-        if (!read_line(line, sizeof(line))) {
+        size_t len = 0;
+        if (!read_line(line, sizeof(line), &len)) {
             break;
         }
-        if (line[0] == '\0') {
-            continue;
-        }
+        bool refused = false;
         chat_in_turn = 1;
-        rc = run_one(&s, &o, line);
+        rc = run_line(&s, &o, "chat", &turn, line, len, &refused);
         chat_in_turn = 0;
+        if (refused) {
+            rc = CLI_EXIT_OK; /* a person retypes a refused line; the chat goes on */
+        }
         if (rc != CLI_EXIT_OK) {
             break;
         }

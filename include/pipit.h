@@ -975,8 +975,13 @@ struct pipit_turn {
     char *model_text;                 /* the last step's raw model output (for -v) */
 };
 
+/* The longest utterance pipit_agent_turn() takes, in bytes (without the NUL). */
+#define PIPIT_MAX_UTTERANCE_BYTES 4095
+
 /* Run one turn. `*out` is freed with pipit_turn_free(). Returns PIPIT_OK when a turn result
- * was produced (its flags say what stopped it), or an engine error. */
+ * was produced (its flags say what stopped it), or an engine error. An utterance that is empty
+ * or blank, longer than PIPIT_MAX_UTTERANCE_BYTES or not valid UTF-8 is refused whole with
+ * PIPIT_ERR_INVALID_ARG (never cut, never run in part); pipit_agent_errmsg() says which. */
 enum pipit_status
 pipit_agent_turn(struct pipit_agent *agent, const char *utterance, struct pipit_turn **out);
 

@@ -38,6 +38,7 @@
 #include "toolspec.h"
 #include "tracker.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -47,7 +48,7 @@
 #include <time.h>
 
 #define AGENT_MAX_HANDLERS  64
-#define AGENT_MAX_UTTERANCE 4096
+#define AGENT_MAX_UTTERANCE (PIPIT_MAX_UTTERANCE_BYTES + 1)
 
 static const char *DEFAULT_SYSTEM =
     "You control a device with tools. Reply with one tool call, or briefly in words.";
@@ -1243,12 +1244,49 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     return st;
 }
 
+/* Refuse an utterance the agent cannot take as one command: empty or blank, longer than
+ * PIPIT_MAX_UTTERANCE_BYTES (never cut: its tail would become another command), or not valid
+ * UTF-8 (a byte the tokenizer would drop or mangle changes what the person said). */
+static enum pipit_status check_utterance(struct pipit_agent *a, const char *utterance) {
+    size_t n = strlen(utterance);
+    if (n > PIPIT_MAX_UTTERANCE_BYTES) {
+        pipit_format(a->errmsg, sizeof(a->errmsg),
+                     "agent: the utterance is %zu bytes; the limit is %d bytes", n,
+                     PIPIT_MAX_UTTERANCE_BYTES);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    bool blank = true;
+    for (size_t i = 0; i < n;) {
+        size_t len = device_utf8_seq_len((const unsigned char *)utterance + i, n - i);
+        if (len == 0) {
+            pipit_format(a->errmsg, sizeof(a->errmsg),
+                         "agent: the utterance is not valid UTF-8 (byte 0x%02x at offset %zu)",
+                         (unsigned)(unsigned char)utterance[i], i);
+            return PIPIT_ERR_INVALID_ARG;
+        }
+        if (len > 1 || !isspace((unsigned char)utterance[i])) {
+            blank = false;
+        }
+        i += len;
+    }
+    if (blank) {
+        pipit_format(a->errmsg, sizeof(a->errmsg),
+                     "agent: the utterance is empty: say what the device should do");
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    return PIPIT_OK;
+}
+
 enum pipit_status
 pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
     if (a == NULL || utterance == NULL || out == NULL) {
         return PIPIT_ERR_INVALID_ARG;
     }
     *out = NULL;
+    enum pipit_status checked = check_utterance(a, utterance);
+    if (checked != PIPIT_OK) {
+        return checked;
+    }
     struct turn_build tb = {0};
     tb.turn = calloc(1, sizeof(*tb.turn));
     if (tb.turn == NULL) {
@@ -1577,6 +1615,36 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
         free(kv);
         return PIPIT_ERR_STATE;
     }
+    /* a session of another tool set is refused, not restored: its memory, undo log and device
+     * state speak of tools and a device this agent does not have */
+    const char *device_name = json_string_value(json_object_get(root, "device_name"));
+    const char *my_device = a->params.device;
+    device_name = device_name != NULL && device_name[0] != '\0' ? device_name : "";
+    my_device = my_device != NULL && my_device[0] != '\0' ? my_device : "";
+    if (strcmp(device_name, my_device) != 0) {
+        pipit_error_set(err, PIPIT_ERR_STATE,
+                        "agent: load: %s was made for the device '%s'; this agent runs '%s'", path,
+                        device_name, my_device);
+        json_decref(root);
+        free(kv);
+        return PIPIT_ERR_STATE;
+    }
+    {
+        size_t k;
+        json_t *le;
+        json_array_foreach(log, k, le) {
+            const char *tool = json_string_value(json_object_get(le, "tool"));
+            if (tool != NULL && pipit_toolset_find(a->ts, tool) < 0) {
+                pipit_error_set(err, PIPIT_ERR_STATE,
+                                "agent: load: %s was made with another tool set: its undo log "
+                                "names the tool '%s', which this tool set does not have",
+                                path, tool);
+                json_decref(root);
+                free(kv);
+                return PIPIT_ERR_STATE;
+            }
+        }
+    }
     /* everything is checked before anything changes: the action log... */
     struct action_entry *entries = calloc((size_t)a->params.undo_slots, sizeof(*entries));
     int32_t n_entries = 0;
@@ -1643,11 +1711,21 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
         why = "the KV state does not fit this context";
     }
     free(kv);
+    /* the counts the session states must agree with the KV state it brought */
+    json_int_t sys_tokens = json_integer_value(json_object_get(root, "system_tokens"));
+    json_int_t superseded = json_integer_value(json_object_get(root, "superseded_at_rebuild"));
+    if (why == NULL) {
+        int32_t kv_np = 0, kv_ne = 0;
+        a->backend.ops->lengths(a->backend.self, &kv_np, &kv_ne);
+        if (sys_tokens <= 0 || sys_tokens > kv_np || superseded < 0 ||
+            (size_t)superseded > a->mem.n_superseded) {
+            why = "the session's token counts do not match its KV state";
+        }
+    }
     if (why == NULL) {
         info->kv_restored = true;
-        a->system_tokens = (int32_t)json_integer_value(json_object_get(root, "system_tokens"));
-        a->superseded_at_rebuild =
-            (size_t)json_integer_value(json_object_get(root, "superseded_at_rebuild"));
+        a->system_tokens = (int32_t)sys_tokens;
+        a->superseded_at_rebuild = (size_t)superseded;
         pipit_format(info->note, sizeof(info->note), "restored the KV state");
     } else {
         st = rebuild_prefix(a);

@@ -1006,6 +1006,20 @@ pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t 
         return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
                         "engine: load state: llama.cpp refused the KV data (other model or size)");
     }
+    /* the cells must be positions 0..n_perm-1, the tokens the next decode continues from: a
+     * forged token count would make every later decode fail on inconsistent positions */
+    if (n_perm > 0) {
+        llama_memory_t mem = llama_get_memory(ctx->lctx);
+        llama_pos lo = llama_memory_seq_pos_min(mem, 0);
+        llama_pos hi = llama_memory_seq_pos_max(mem, 0);
+        if (lo != 0 || hi != n_perm - 1) {
+            pipit_context_clear(ctx);
+            return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
+                            "engine: load state: the KV data holds positions %d..%d, the %d "
+                            "tokens need 0..%d",
+                            (int)lo, (int)hi, (int)n_perm, (int)n_perm - 1);
+        }
+    }
     ctx->n_perm = n_perm;
     ctx->n_eph = 0;
     ctx->has_logits = false;

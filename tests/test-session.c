@@ -370,6 +370,262 @@ static void test_agent_resume_real_model(void **state) {
     pipit_model_free(m);
 }
 
+/* ---------------------------------------------------------------------------- the corpus */
+
+/* Write `bytes` as a session file with a freshly computed checksum: a forgery the checksum does
+ * not catch. `version` replaces the header's format version. */
+static void write_forged(const char *path, unsigned char *bytes, size_t n, uint32_t version) {
+    for (int i = 0; i < 4; i++) {
+        bytes[8 + i] = (unsigned char)(version >> (8 * i));
+    }
+    uint64_t sum = session_fnv1a(SESSION_FNV_OFFSET, bytes, n - 8);
+    for (int i = 0; i < 8; i++) {
+        bytes[n - 8 + i] = (unsigned char)(sum >> (8 * i));
+    }
+    test_write_file(path, bytes, n);
+}
+
+/* A session with its JSON and KV parts replaced, written with a valid checksum. */
+static void
+write_parts(const char *path, uint64_t fp, const char *json, const uint8_t *kv, size_t kv_len) {
+    struct pipit_error err;
+    assert_int_equal(session_write(path, fp, json, kv, kv_len, &err), PIPIT_OK);
+}
+
+/* The JSON part with one integer field replaced. */
+static char *json_with_int(const char *json, const char *key, json_int_t v) {
+    json_t *root = json_loads(json, 0, NULL);
+    assert_non_null(root);
+    json_object_set_new(root, key, json_integer(v));
+    char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return s;
+}
+
+struct corpus_tally {
+    int files, refused, rebuilt, restored;
+};
+
+/* Load `path` into an agent that has already run one turn. Either the load is refused and the
+ * agent is exactly as before (state, memory), or it is loaded and the next three turns all
+ * succeed. `trust_kv` false: the file's KV state must not be trusted (forged counts). */
+static void check_corpus_file(struct pipit_model *m,
+                              struct pipit_toolset *ts,
+                              const char *path,
+                              const char *what,
+                              bool trust_kv,
+                              struct corpus_tally *tally) {
+    struct pipit_agent *b = model_agent(m, ts);
+    struct pipit_turn *t = NULL;
+    assert_int_equal(pipit_agent_turn(b, "flash on", &t), PIPIT_OK);
+    int32_t lines = t->memory_lines;
+    int32_t perm = t->n_permanent;
+    pipit_turn_free(t);
+    char *before = pipit_agent_state_json(b);
+    struct pipit_session_info info;
+    struct pipit_error err;
+    tally->files++;
+    enum pipit_status st = pipit_agent_load(b, path, &info, &err);
+    if (st != PIPIT_OK) {
+        tally->refused++;
+        if (strstr(err.text, path) == NULL && strstr(err.text, "load state") == NULL) {
+            fail_msg("%s: the refusal does not name the file: %s", what, err.text);
+        }
+        char *after = pipit_agent_state_json(b);
+        if (strcmp(before, after) != 0) {
+            fail_msg("%s: refused (%s) but the device state changed: %s -> %s", what, err.text,
+                     before, after);
+        }
+        pipit_free(after);
+        assert_int_equal(pipit_agent_turn(b, "grid on", &t), PIPIT_OK);
+        if (t->memory_lines < lines || t->n_permanent < perm) {
+            fail_msg("%s: refused (%s) but the memory or context was lost", what, err.text);
+        }
+        pipit_turn_free(t);
+    } else {
+        if (info.kv_restored) {
+            tally->restored++;
+            if (!trust_kv) {
+                fail_msg("%s: a forged KV state was restored (%s)", what, info.note);
+            }
+        } else {
+            tally->rebuilt++;
+        }
+        const char *next[] = {"zoom in to 2x", "take a photo", "grid off"};
+        for (size_t i = 0; i < 3; i++) {
+            st = pipit_agent_turn(b, next[i], &t);
+            if (st != PIPIT_OK) {
+                fail_msg("%s: loaded (%s) but turn %zu then fails: %s", what, info.note, i,
+                         pipit_agent_errmsg(b));
+            }
+            pipit_turn_free(t);
+        }
+    }
+    pipit_free(before);
+    pipit_agent_free(b);
+}
+
+/* Find the cell metadata of llama.cpp's sequence state in a KV blob: n consecutive
+ * (pos = i, n_seq_id = 1, seq_id = 0) triples; returns the offset of the first, or -1. */
+static long find_cells(const uint8_t *kv, size_t len, int32_t n) {
+    for (size_t o = 0; o + 12 * (size_t)n <= len; o += 4) {
+        bool all = true;
+        for (int32_t i = 0; i < n && all; i++) {
+            int32_t cell[3];
+            memcpy(cell, kv + o + 12 * (size_t)i, sizeof(cell));
+            all = cell[0] == i && cell[1] == 1 && cell[2] == 0;
+        }
+        if (all) {
+            return (long)o;
+        }
+    }
+    return -1;
+}
+
+/* A corpus of sessions that must never be half-loaded: forged token counts and positions under
+ * a valid checksum, forged JSON counts, other format versions, another pack, truncations. */
+static void test_session_corpus_real_model(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *ts = NULL, *phone = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &phone, &err),
+                     PIPIT_OK);
+    struct pipit_agent *a = model_agent(m, ts);
+    struct pipit_turn *t = NULL;
+    const char *utts[] = {"white balance cloudy", "grid on", "brighter"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
+        pipit_turn_free(t);
+    }
+    char good[512], bad[512];
+    path_in(good, sizeof(good), "corpus-good.session");
+    path_in(bad, sizeof(bad), "corpus-bad.session");
+    assert_int_equal(pipit_agent_save(a, good, &err), PIPIT_OK);
+    pipit_agent_free(a);
+    uint64_t fp = 0;
+    char *json = NULL;
+    uint8_t *kv = NULL;
+    size_t kv_len = 0;
+    assert_int_equal(session_read(good, &fp, &json, &kv, &kv_len, &err), PIPIT_OK);
+    /* the KV part: "PKV1", u32 n_vocab, i32 n_perm, n_perm tokens, u64 bytes, llama's data */
+    int32_t n_perm = 0;
+    memcpy(&n_perm, kv + 8, 4);
+    assert_true(n_perm > 4);
+    size_t toks_end = 12 + 4 * (size_t)n_perm;
+    struct corpus_tally tally = {0};
+
+    check_corpus_file(m, ts, good, "the intact session", true, &tally);
+    assert_int_equal(tally.restored, 1);
+
+    /* forged token counts: one fewer, one more, none, far more than the context */
+    int32_t counts[] = {n_perm - 1, n_perm + 1, 1, 0};
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        int32_t want = counts[c];
+        size_t len = 12 + 4 * (size_t)want + (kv_len - toks_end);
+        uint8_t *f = calloc(1, len);
+        assert_non_null(f);
+        memcpy(f, kv, 12);
+        memcpy(f + 8, &want, 4);
+        memcpy(f + 12, kv + 12, 4 * (size_t)(want < n_perm ? want : n_perm));
+        if (want > n_perm) {
+            memcpy(f + 12 + 4 * (size_t)n_perm, kv + 12, 4); /* a repeated first token */
+        }
+        memcpy(f + 12 + 4 * (size_t)want, kv + toks_end, kv_len - toks_end);
+        write_parts(bad, fp, json, f, len);
+        char what[64];
+        snprintf(what, sizeof(what), "KV token count %d of %d", want, n_perm);
+        check_corpus_file(m, ts, bad, what, false, &tally);
+        free(f);
+    }
+    /* forged positions: the cells shifted by 3, or one cell moved */
+    long cells = find_cells(kv + toks_end + 8, kv_len - toks_end - 8, n_perm);
+    if (cells < 0) {
+        fail_msg("llama.cpp's cell layout changed: update find_cells()");
+    }
+    for (int variant = 0; variant < 2; variant++) {
+        uint8_t *f = malloc(kv_len);
+        assert_non_null(f);
+        memcpy(f, kv, kv_len);
+        uint8_t *meta = f + toks_end + 8 + cells;
+        for (int32_t i = 0; i < n_perm; i++) {
+            int32_t pos = variant == 0 ? i + 3 : (i == n_perm - 1 ? n_perm + 5 : i);
+            memcpy(meta + 12 * (size_t)i, &pos, 4);
+        }
+        write_parts(bad, fp, json, f, kv_len);
+        check_corpus_file(m, ts, bad, variant == 0 ? "positions shifted" : "last position moved",
+                          false, &tally);
+        free(f);
+    }
+    /* forged JSON counts */
+    const struct {
+        const char *key;
+        json_int_t value;
+    } fields[] = {{"system_tokens", 0},
+                  {"system_tokens", -5},
+                  {"system_tokens", 100000},
+                  {"superseded_at_rebuild", 99999},
+                  {"superseded_at_rebuild", -1}};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        char *j = json_with_int(json, fields[i].key, fields[i].value);
+        write_parts(bad, fp, j, kv, kv_len);
+        char what[80];
+        snprintf(what, sizeof(what), "%s = %lld", fields[i].key, (long long)fields[i].value);
+        check_corpus_file(m, ts, bad, what, false, &tally);
+        free(j);
+    }
+    /* malformed parts under a valid checksum */
+    const char *jsons[] = {"{}", "[]", "{\"syntax\":\"pipit\",\"log\":[],\"memory\":5}",
+                           "{\"syntax\":\"pipit\",\"log\":[{\"tool\":\"set_zoom\",\"kind\":9}]}"};
+    for (size_t i = 0; i < sizeof(jsons) / sizeof(jsons[0]); i++) {
+        write_parts(bad, fp, jsons[i], kv, kv_len);
+        check_corpus_file(m, ts, bad, jsons[i], false, &tally);
+    }
+    write_parts(bad, fp, json, (const uint8_t *)"PKV1", 4);
+    check_corpus_file(m, ts, bad, "a 4-byte KV part", false, &tally);
+    /* other format versions, checksum valid */
+    size_t n = 0;
+    unsigned char *bytes = test_read_file(good, &n);
+    uint32_t versions[] = {0, SESSION_VERSION + 1, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+        write_forged(bad, bytes, n, versions[i]);
+        check_corpus_file(m, ts, bad, "another format version", false, &tally);
+    }
+    /* truncations */
+    for (size_t k = 0; k < 24; k++) {
+        size_t cut = k < 4 ? k * 13 : n * (k - 3) / 21;
+        test_write_file(bad, bytes, cut < n ? cut : n - 1);
+        check_corpus_file(m, ts, bad, "a truncated session", false, &tally);
+    }
+    free(bytes);
+    /* another pack: a phone session into the camera agent */
+    struct pipit_agent_params pp = pipit_agent_default_params();
+    pp.n_threads = 1;
+    pp.syntax = PIPIT_SYNTAX_PIPIT;
+    pp.lazy_grammar = false;
+    pp.device = "phone";
+    struct pipit_agent *ph = NULL;
+    assert_int_equal(pipit_agent_new(m, phone, &pp, &ph, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_turn(ph, "call mom", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    assert_int_equal(pipit_agent_save(ph, bad, &err), PIPIT_OK);
+    pipit_agent_free(ph);
+    int refused = tally.refused;
+    check_corpus_file(m, ts, bad, "a phone session", false, &tally);
+    assert_int_equal(tally.refused, refused + 1);
+
+    print_message("session corpus: %d files, %d refused (agent unchanged), %d rebuilt from the "
+                  "memory, %d KV restored; 0 half-loaded\n",
+                  tally.files, tally.refused, tally.rebuilt, tally.restored);
+    free(json);
+    free(kv);
+    pipit_toolset_free(phone);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_round_trip),
@@ -380,6 +636,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_kv_state_logits_equal),
         cmocka_unit_test(test_agent_resume_real_model),
+        cmocka_unit_test(test_session_corpus_real_model),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         return cmocka_run_group_tests(model, setup, teardown);
