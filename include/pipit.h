@@ -1624,7 +1624,32 @@ struct pipit_eval_metrics {
                                 none (the "conversational precision"); -1 when none */
     int32_t n_state_skipped; /* turns listing a state the oracle could not reproduce (a
                                 finding, see pipit_scenarios_check): not checked */
+    /* the router, measured as part of the system (it filters nothing) */
+    int32_t undo_marked;       /* turns marked "undo": true */
+    int32_t undo_routed;       /* ... that the router sent to undo (PIPIT_TURN_UNDO) */
+    int32_t undo_false_routes; /* turns not marked undo that the router sent to undo */
+    double undo_detection;     /* undo_routed / undo_marked; -1 when none */
+    int32_t split_turns;       /* turns expecting k >= 2 calls */
+    int32_t split_correct;     /* ... where the router made exactly k steps */
+    double split_accuracy;     /* split_correct / split_turns; -1 when none */
+    /* undo outcomes */
+    int32_t undo_checked;    /* marked undo turns that list a checked state */
+    int32_t undo_reverted;   /* ... whose state matches and where no new action succeeded */
+    int32_t undo_new_action; /* marked undo turns where a call other than the built-in undo
+                                executed successfully (any, state listed or not) */
+    double undo_revert_rate; /* undo_reverted / undo_checked; -1 when none */
+    /* out-of-range expectations: calls the oracle expects validation or the device to refuse */
+    int32_t oor_expected;
+    int32_t oor_refused;     /* attempted and refused, and no call of that tool succeeded */
+    int32_t oor_substituted; /* a call of that tool with other arguments succeeded instead */
 };
+
+/* Turn-index buckets, turn numbers counted from 1 within a scenario: 1-5, 6-10, 11-20, 21+. */
+#define PIPIT_EVAL_N_TURN_BUCKETS 4
+
+/* Bucket `index`'s name ("1-5", "6-10", "11-20", "21+") and its first and last turn number
+ * (last -1: no end); NULL when out of range. `first`/`last` may be NULL. */
+const char *pipit_eval_turn_bucket(size_t index, int32_t *first, int32_t *last);
 
 /* The results of a run (below). Read-only. */
 struct pipit_eval_report;
@@ -1660,6 +1685,14 @@ enum pipit_status pipit_eval_report_metrics(const struct pipit_eval_report *repo
                                             size_t config,
                                             const char *category,
                                             struct pipit_eval_metrics *out);
+
+/* The same over the turns of turn bucket `bucket` (pipit_eval_turn_bucket) only, so decay over
+ * a session is visible. Errors: as pipit_eval_report_metrics, and a bucket out of range. */
+enum pipit_status pipit_eval_report_bucket_metrics(const struct pipit_eval_report *report,
+                                                   size_t config,
+                                                   const char *category,
+                                                   size_t bucket,
+                                                   struct pipit_eval_metrics *out);
 
 /* Mean context tokens (n_permanent + n_ephemeral_max) at each turn index 0, 1, ... over the
  * scenarios that have that turn (`category` NULL = all; error turns left out, -1 where no turn

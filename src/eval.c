@@ -726,9 +726,10 @@ int32_t eval_match_calls(const json_t *expect,
         for (size_t c = 0; c < n_calls; c++) {
             owner[c] = -1;
             for (size_t e = 0; e < n_exp; e++) {
-                /* only calls that parsed and validated can be correct */
+                /* a call counts whatever its outcome (refused by validation or by the
+                 * device, failed): only one that did not parse is never correct */
                 adj[e * n_calls + c] =
-                    calls[c].status == PIPIT_OK &&
+                    calls[c].status != PIPIT_ERR_PARSE &&
                     eval_call_matches(json_array_get(expect, e), calls[c].tool, calls[c].args_json);
             }
         }
@@ -921,8 +922,32 @@ static int32_t find_category(const struct pipit_eval_report *r, const char *cate
     return -2;
 }
 
-static void
-compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metrics *m) {
+static const struct {
+    const char *name;
+    int32_t first, last; /* turn numbers from 1; last -1 = no end */
+} TURN_BUCKETS[PIPIT_EVAL_N_TURN_BUCKETS] = {{"1-5", 1, 5},
+                                             {"6-10", 6, 10},
+                                             {"11-20", 11, 20},
+                                             {"21+", 21, -1}};
+
+const char *pipit_eval_turn_bucket(size_t index, int32_t *first, int32_t *last) {
+    if (index >= PIPIT_EVAL_N_TURN_BUCKETS) {
+        return NULL;
+    }
+    if (first != NULL) {
+        *first = TURN_BUCKETS[index].first;
+    }
+    if (last != NULL) {
+        *last = TURN_BUCKETS[index].last;
+    }
+    return TURN_BUCKETS[index].name;
+}
+
+/* Metrics of the turns of category `cat` (-1 = all) in bucket `bucket` (-1 = every turn). */
+static void compute_metrics(const struct config_data *c,
+                            int32_t cat,
+                            int32_t bucket,
+                            struct pipit_eval_metrics *m) {
     memset(m, 0, sizeof(*m));
     double *lat = malloc((c->n > 0 ? c->n : 1) * sizeof(double));
     double *ttft = malloc((c->n > 0 ? c->n : 1) * sizeof(double));
@@ -934,7 +959,26 @@ compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metr
         if (cat >= 0 && t->category != cat) {
             continue;
         }
+        if (bucket >= 0) {
+            int32_t number = t->turn_index + 1;
+            if (number < TURN_BUCKETS[bucket].first ||
+                (TURN_BUCKETS[bucket].last >= 0 && number > TURN_BUCKETS[bucket].last)) {
+                continue;
+            }
+        }
         m->n_turns++;
+        m->undo_marked += t->undo_marked ? 1 : 0;
+        m->undo_routed += t->undo_marked && t->routed_undo ? 1 : 0;
+        m->undo_false_routes += !t->undo_marked && t->routed_undo ? 1 : 0;
+        m->split_turns += t->n_expected >= 2 ? 1 : 0;
+        m->split_correct += t->n_expected >= 2 && t->n_steps == t->n_expected ? 1 : 0;
+        m->undo_checked += t->undo_marked && t->state_checked ? 1 : 0;
+        m->undo_reverted +=
+            t->undo_marked && t->state_checked && t->state_ok && !t->new_action ? 1 : 0;
+        m->undo_new_action += t->undo_marked && t->new_action ? 1 : 0;
+        m->oor_expected += t->oor_expected;
+        m->oor_refused += t->oor_refused;
+        m->oor_substituted += t->oor_substituted;
         m->n_scenarios += t->turn_index == 0 ? 1 : 0;
         m->n_errors += t->error ? 1 : 0;
         m->n_state_skipped += t->state_skipped ? 1 : 0;
@@ -967,6 +1011,9 @@ compute_metrics(const struct config_data *c, int32_t cat, struct pipit_eval_metr
     m->reply_accuracy = reply_n > 0 ? (double)reply_ok / (double)reply_n : -1;
     m->valid_call_rate = m->calls_made > 0 ? (double)m->calls_valid / (double)m->calls_made : -1;
     m->no_call_accuracy = quiet_n > 0 ? (double)quiet_ok / (double)quiet_n : -1;
+    m->undo_detection = m->undo_marked > 0 ? (double)m->undo_routed / m->undo_marked : -1;
+    m->split_accuracy = m->split_turns > 0 ? (double)m->split_correct / m->split_turns : -1;
+    m->undo_revert_rate = m->undo_checked > 0 ? (double)m->undo_reverted / m->undo_checked : -1;
     double nt = n_ok > 0 ? (double)n_ok : 1;
     m->model_calls_per_utterance = (double)model_calls / nt;
     m->prefill_tokens_per_turn = (double)prefill / nt;
@@ -996,7 +1043,23 @@ enum pipit_status pipit_eval_report_metrics(const struct pipit_eval_report *r,
     if (cat == -2) {
         return PIPIT_ERR_INVALID_ARG;
     }
-    compute_metrics(&r->cfgs[config], cat, out);
+    compute_metrics(&r->cfgs[config], cat, -1, out);
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_eval_report_bucket_metrics(const struct pipit_eval_report *r,
+                                                   size_t config,
+                                                   const char *category,
+                                                   size_t bucket,
+                                                   struct pipit_eval_metrics *out) {
+    if (r == NULL || out == NULL || config >= r->n_cfgs || bucket >= PIPIT_EVAL_N_TURN_BUCKETS) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    int32_t cat = find_category(r, category);
+    if (cat == -2) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    compute_metrics(&r->cfgs[config], cat, (int32_t)bucket, out);
     return PIPIT_OK;
 }
 
@@ -1232,8 +1295,9 @@ shape_ok(const struct pipit_schema *s, const json_t *v, const char *path, char *
     return true;
 }
 
-/* One expected call on the device. *refused: validation (out of range) or the device refused
- * it, so the state is unchanged and nothing is logged; an injected failure is not a refusal. */
+/* One expected call on the device. *refused: validation (out of range) or the device's own
+ * limit (a "*_out_of_range" code) refused it, so the state is unchanged and nothing is logged;
+ * an injected failure or another device failure is not a refusal. */
 static enum pipit_status oracle_call(struct oracle_ctx *oc,
                                      const struct pipit_toolset *ts,
                                      struct device *dev,
@@ -1313,9 +1377,13 @@ static enum pipit_status oracle_call(struct oracle_ctx *oc,
     memset(&r, 0, sizeof(r));
     enum pipit_status st = dev->ops->call(dev->self, tool, args, &r);
     bool ok = st == PIPIT_OK && r.ok;
+    /* the device's own limit ("zoom_out_of_range": 5x on the front camera) is a refusal
+     * too; a tool the device does not run (the cloud) or another failure is not */
+    size_t n_code = strlen(r.code);
+    *refused = st == PIPIT_OK && !r.ok && n_code > 13 &&
+               strcmp(r.code + n_code - 13, "_out_of_range") == 0;
     device_result_clear(&r);
     json_decref(args);
-    *refused = !ok;
     if (ok && kind == PIPIT_UNDO_KEYS && snap != NULL) {
         oracle_push(log, snap);
         snap = NULL;
@@ -1502,6 +1570,62 @@ static void call_list(struct strbuf *b, const struct pipit_turn *t) {
     strbuf_str(b, "]");
 }
 
+/* Did the call run and succeed? */
+static bool call_succeeded(const struct pipit_call_record *c) {
+    return c->status == PIPIT_OK && c->executed && c->ok;
+}
+
+void eval_score_router_and_refusals(const json_t *turn,
+                                    uint8_t refused,
+                                    const struct pipit_turn *t,
+                                    struct eval_turn_record *rec) {
+    const json_t *expect = json_object_get(turn, "expect");
+    rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
+    rec->n_steps = t->n_steps;
+    /* the built-in undo (a call named "undo", DESIGN item 4) is the model's undo, not the
+     * router's, and no new action */
+    bool model_undo = false;
+    for (size_t k = 0; k < t->n_calls; k++) {
+        bool is_undo = strcmp(t->calls[k].tool, "undo") == 0;
+        model_undo = model_undo || is_undo;
+        rec->new_action = rec->new_action || (!is_undo && call_succeeded(&t->calls[k]));
+    }
+    rec->routed_undo = (t->flags & PIPIT_TURN_UNDO) != 0 && !model_undo;
+    for (size_t e = 0; e < json_array_size(expect) && e < 8; e++) {
+        if ((refused >> e & 1) == 0) {
+            continue;
+        }
+        const json_t *x = json_array_get(expect, e);
+        const char *tool = json_string_value(json_object_get(x, "tool"));
+        rec->oor_expected++;
+        bool attempted = false, tool_succeeded = false, substituted = false;
+        for (size_t k = 0; k < t->n_calls; k++) {
+            const struct pipit_call_record *c = &t->calls[k];
+            if (c->status == PIPIT_ERR_PARSE || strcmp(c->tool, tool) != 0) {
+                continue;
+            }
+            bool same = eval_call_matches(x, c->tool, c->args_json);
+            if (call_succeeded(c)) {
+                tool_succeeded = true;
+                substituted = substituted || !same;
+            } else if (same) {
+                attempted = true;
+            }
+        }
+        rec->oor_refused += attempted && !tool_succeeded ? 1 : 0;
+        rec->oor_substituted += substituted ? 1 : 0;
+    }
+}
+
+/* The fields of a turn record the scenario decides alone (for turns that errored). */
+static void record_intent(const json_t *turn, uint8_t refused, struct eval_turn_record *rec) {
+    rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
+    size_t n = json_array_size(json_object_get(turn, "expect"));
+    for (size_t e = 0; e < n && e < 8; e++) {
+        rec->oor_expected += (refused >> e) & 1;
+    }
+}
+
 /* Run one scenario turn and record it. */
 static enum pipit_status run_turn(struct pipit_agent *agent,
                                   const struct eval_scenario *sc,
@@ -1557,12 +1681,14 @@ static enum pipit_status run_turn(struct pipit_agent *agent,
     char diff[256] = "";
     if (st != PIPIT_OK || t == NULL) {
         rec.error = true;
+        record_intent(turn, oracle->refused[t_index], &rec);
     } else {
         rec.n_made = (int32_t)t->n_calls;
         for (size_t k = 0; k < t->n_calls; k++) {
             rec.n_valid += t->calls[k].status == PIPIT_OK ? 1 : 0;
         }
         rec.n_correct = eval_match_calls(expect, t->calls, t->n_calls, NULL);
+        eval_score_router_and_refusals(turn, oracle->refused[t_index], t, &rec);
         if (rec.state_checked) {
             json_t *got = t->state_json != NULL ? json_loads(t->state_json, 0, NULL) : NULL;
             rec.state_ok = eval_state_matches(want_state, got, diff, sizeof(diff));
@@ -1698,6 +1824,7 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
                     rec.reply_checked = json_object_get(turn, "reply_contains") != NULL;
                     rec.error = true;
                     rec.ttft_ms = -1;
+                    record_intent(turn, oracle[s].refused[t], &rec);
                     if (!eval_report_add(rep, c, &rec)) {
                         st = PIPIT_ERR_NOMEM;
                     }
@@ -1756,7 +1883,7 @@ static json_t *ratio(double v) {
 
 static json_t *metrics_json(const struct pipit_eval_report *r, size_t c, int32_t cat) {
     struct pipit_eval_metrics m;
-    compute_metrics(&r->cfgs[c], cat, &m);
+    compute_metrics(&r->cfgs[c], cat, -1, &m);
     json_t *o = json_object();
     json_object_set_new(o, "n_scenarios", json_integer(m.n_scenarios));
     json_object_set_new(o, "n_turns", json_integer(m.n_turns));
@@ -1773,6 +1900,38 @@ static json_t *metrics_json(const struct pipit_eval_report *r, size_t c, int32_t
     json_object_set_new(o, "valid_call_rate", ratio(m.valid_call_rate));
     json_object_set_new(o, "no_call_accuracy", ratio(m.no_call_accuracy));
     json_object_set_new(o, "n_state_skipped", json_integer(m.n_state_skipped));
+    json_t *router = json_object();
+    json_object_set_new(router, "undo_marked", json_integer(m.undo_marked));
+    json_object_set_new(router, "undo_routed", json_integer(m.undo_routed));
+    json_object_set_new(router, "undo_detection", ratio(m.undo_detection));
+    json_object_set_new(router, "undo_false_routes", json_integer(m.undo_false_routes));
+    json_object_set_new(router, "split_turns", json_integer(m.split_turns));
+    json_object_set_new(router, "split_correct", json_integer(m.split_correct));
+    json_object_set_new(router, "split_accuracy", ratio(m.split_accuracy));
+    json_object_set_new(o, "router", router);
+    json_t *undo = json_object();
+    json_object_set_new(undo, "checked", json_integer(m.undo_checked));
+    json_object_set_new(undo, "reverted", json_integer(m.undo_reverted));
+    json_object_set_new(undo, "revert_rate", ratio(m.undo_revert_rate));
+    json_object_set_new(undo, "new_action", json_integer(m.undo_new_action));
+    json_object_set_new(o, "undo", undo);
+    json_t *oor = json_object();
+    json_object_set_new(oor, "expected", json_integer(m.oor_expected));
+    json_object_set_new(oor, "refused", json_integer(m.oor_refused));
+    json_object_set_new(oor, "substituted", json_integer(m.oor_substituted));
+    json_object_set_new(o, "out_of_range", oor);
+    json_t *buckets = json_object();
+    for (int32_t b = 0; b < PIPIT_EVAL_N_TURN_BUCKETS; b++) {
+        struct pipit_eval_metrics bm;
+        compute_metrics(&r->cfgs[c], cat, b, &bm);
+        json_t *bo = json_object();
+        json_object_set_new(bo, "n_turns", json_integer(bm.n_turns));
+        json_object_set_new(bo, "f1", bm.n_turns > 0 ? json_real(bm.f1) : json_null());
+        json_object_set_new(bo, "state_accuracy", ratio(bm.state_accuracy));
+        json_object_set_new(bo, "reply_accuracy", ratio(bm.reply_accuracy));
+        json_object_set_new(buckets, TURN_BUCKETS[b].name, bo);
+    }
+    json_object_set_new(o, "by_turn_bucket", buckets);
     json_object_set_new(o, "model_calls_per_utterance", json_real(m.model_calls_per_utterance));
     json_object_set_new(o, "prefill_tokens_per_turn", json_real(m.prefill_tokens_per_turn));
     double ctx[PIPIT_SCENARIO_MAX_TURNS];
@@ -1845,11 +2004,23 @@ char *pipit_eval_report_misses(const struct pipit_eval_report *r, size_t config,
 
 /* ============================================================================ markdown */
 
-static void md_ratio(struct strbuf *b, double v) {
+static void md_value(struct strbuf *b, double v) {
     if (v < 0) {
-        strbuf_str(b, " n/a |");
+        strbuf_str(b, " n/a");
     } else {
-        strbuf_printf(b, " %.3f |", v);
+        strbuf_printf(b, " %.3f", v);
+    }
+}
+
+static void md_ratio(struct strbuf *b, double v) {
+    md_value(b, v);
+    strbuf_str(b, " |");
+}
+
+/* " (0.750)", or nothing when there is no case */
+static void md_paren_ratio(struct strbuf *b, double v) {
+    if (v >= 0) {
+        strbuf_printf(b, " (%.3f)", v);
     }
 }
 
@@ -1873,7 +2044,7 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
                    "---:|\n");
     for (size_t c = 0; c < r->n_cfgs; c++) {
         struct pipit_eval_metrics m;
-        compute_metrics(&r->cfgs[c], -1, &m);
+        compute_metrics(&r->cfgs[c], -1, -1, &m);
         const struct pipit_eval_config *cfg = &r->cfgs[c].cfg;
         strbuf_printf(&b, "| %s | %s | %s | %s |", cfg->name, format_name(cfg->tools_format),
                       memory_name(cfg->memory), cfg->grammar ? "yes" : "no");
@@ -1890,6 +2061,69 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
         md_ms(&b, m.ttft_ms_p50);
         strbuf_printf(&b, " %d |\n", (int)m.n_errors);
     }
+    /* the router, measured */
+    strbuf_str(&b, "\nRouter (measured, it filters nothing): undo detected = turns marked undo "
+                   "that the router sent to undo; false undo = unmarked turns it sent to undo; "
+                   "splits = turns expecting k >= 2 calls where it made k steps:\n\n"
+                   "| config | undo detected | false undo | splits |\n|---|---:|---:|---:|\n");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        struct pipit_eval_metrics m;
+        compute_metrics(&r->cfgs[c], -1, -1, &m);
+        strbuf_printf(&b, "| %s | %d/%d", r->cfgs[c].cfg.name, (int)m.undo_routed,
+                      (int)m.undo_marked);
+        md_paren_ratio(&b, m.undo_detection);
+        strbuf_printf(&b, " | %d | %d/%d", (int)m.undo_false_routes, (int)m.split_correct,
+                      (int)m.split_turns);
+        md_paren_ratio(&b, m.split_accuracy);
+        strbuf_str(&b, " |\n");
+    }
+    /* undo and out-of-range outcomes */
+    strbuf_str(&b, "\nUndo turns: reverted = state matches and no new action succeeded (of the "
+                   "undo turns listing a state); new action = a call other than undo succeeded. "
+                   "Out-of-range expectations: refused = tried and refused, no call of that tool "
+                   "succeeded; substituted = that tool succeeded with other arguments:\n\n"
+                   "| config | undo reverted | undo with a new action | out of range refused | "
+                   "substituted |\n|---|---:|---:|---:|---:|\n");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        struct pipit_eval_metrics m;
+        compute_metrics(&r->cfgs[c], -1, -1, &m);
+        strbuf_printf(&b, "| %s | %d/%d", r->cfgs[c].cfg.name, (int)m.undo_reverted,
+                      (int)m.undo_checked);
+        md_paren_ratio(&b, m.undo_revert_rate);
+        strbuf_printf(&b, " | %d | %d/%d | %d |\n", (int)m.undo_new_action, (int)m.oor_refused,
+                      (int)m.oor_expected, (int)m.oor_substituted);
+    }
+    /* decay over a session */
+    int32_t session = find_category(r, "session");
+    strbuf_str(&b, "\nF1 / state accuracy / reply accuracy by turn number within a scenario "
+                   "(turns):\n\n| config | turns of |");
+    for (size_t k = 0; k < PIPIT_EVAL_N_TURN_BUCKETS; k++) {
+        strbuf_printf(&b, " %s |", TURN_BUCKETS[k].name);
+    }
+    strbuf_str(&b, "\n|---|---|");
+    for (size_t k = 0; k < PIPIT_EVAL_N_TURN_BUCKETS; k++) {
+        strbuf_str(&b, "---:|");
+    }
+    strbuf_str(&b, "\n");
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        for (int32_t pass = 0; pass < (session >= 0 ? 2 : 1); pass++) {
+            strbuf_printf(&b, "| %s | %s |", r->cfgs[c].cfg.name, pass == 0 ? "all" : "session");
+            for (int32_t k = 0; k < PIPIT_EVAL_N_TURN_BUCKETS; k++) {
+                struct pipit_eval_metrics m;
+                compute_metrics(&r->cfgs[c], pass == 0 ? -1 : session, k, &m);
+                if (m.n_turns == 0) {
+                    strbuf_str(&b, " n/a |");
+                    continue;
+                }
+                strbuf_printf(&b, " %.3f /", m.f1);
+                md_value(&b, m.state_accuracy);
+                strbuf_str(&b, " /");
+                md_value(&b, m.reply_accuracy);
+                strbuf_printf(&b, " (%d) |", (int)m.n_turns);
+            }
+            strbuf_str(&b, "\n");
+        }
+    }
     /* F1 per category */
     strbuf_str(&b,
                "\nF1 (precision / recall) by category; \"no call\": of the turns that expect no "
@@ -1904,11 +2138,11 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
     strbuf_str(&b, "\n");
     for (size_t k = 0; k < r->n_categories; k++) {
         struct pipit_eval_metrics m0;
-        compute_metrics(&r->cfgs[0], (int32_t)k, &m0);
+        compute_metrics(&r->cfgs[0], (int32_t)k, -1, &m0);
         strbuf_printf(&b, "| %s | %d |", r->categories[k], (int)m0.n_scenarios);
         for (size_t c = 0; c < r->n_cfgs; c++) {
             struct pipit_eval_metrics m;
-            compute_metrics(&r->cfgs[c], (int32_t)k, &m);
+            compute_metrics(&r->cfgs[c], (int32_t)k, -1, &m);
             strbuf_printf(&b, " %.2f (%.2f / %.2f)", m.f1, m.precision, m.recall);
             if (m.no_call_accuracy >= 0) {
                 strbuf_printf(&b, ", no call %.2f", m.no_call_accuracy);

@@ -51,8 +51,9 @@ struct pipit_scenarios {
 /* What the oracle found in one scenario. */
 struct eval_oracle {
     uint64_t state_skip;                       /* bit t: turn t had a finding, state unchecked */
-    uint8_t refused[PIPIT_SCENARIO_MAX_TURNS]; /* bit k: turn t's expectation k is refused by
-                                                  validation (out of range) or the device */
+    uint8_t refused[PIPIT_SCENARIO_MAX_TURNS]; /* bit k: turn t's expectation k is out of
+                                                  range: refused by validation or by the
+                                                  device's limit ("*_out_of_range") */
     int32_t n_findings;
 };
 
@@ -72,8 +73,10 @@ enum pipit_status eval_oracle_scenario(const struct pipit_scenarios *set,
  * arrays and objects element-wise); unlisted keys are free; no "args" matches any arguments. */
 bool eval_call_matches(const json_t *exp, const char *tool, const char *args_json);
 
-/* Maximum one-to-one matching of `expect` (array) against the made calls. Returns the number
- * of matched pairs; matched_call[i] (may be NULL, n_calls entries) is set for matched calls. */
+/* Maximum one-to-one matching of `expect` (array) against the made calls, whatever their
+ * outcome (refused by validation or the device, failed); a call that did not parse
+ * (PIPIT_ERR_PARSE) never matches. Returns the number of matched pairs; matched_call[i] (may
+ * be NULL, n_calls entries) is set for matched calls. */
 int32_t eval_match_calls(const json_t *expect,
                          const struct pipit_call_record *calls,
                          size_t n_calls,
@@ -111,7 +114,22 @@ struct eval_turn_record {
     int32_t context_tokens; /* n_permanent + n_ephemeral_max of the turn */
     double latency_ms;
     double ttft_ms; /* < 0: no model call this turn */
+    /* the router, measured (not a filter) */
+    bool undo_marked;        /* the turn says "undo": true */
+    bool routed_undo;        /* the router sent (part of) the turn to undo (PIPIT_TURN_UNDO) */
+    int32_t n_steps;         /* steps the router made of the utterance (pipit_turn.n_steps) */
+    bool new_action;         /* a call other than the built-in undo executed successfully */
+    int32_t oor_expected;    /* expectations the oracle expects refused (out of range) */
+    int32_t oor_refused;     /* ... attempted, refused, no call of that tool succeeded */
+    int32_t oor_substituted; /* ... a call of that tool with other arguments succeeded */
 };
+
+/* Fill rec's router and refusal fields (undo_marked, routed_undo, n_steps, new_action, oor_*)
+ * from the scenario turn, the oracle's refused-expectation bits and what the agent did. */
+void eval_score_router_and_refusals(const json_t *turn,
+                                    uint8_t refused,
+                                    const struct pipit_turn *t,
+                                    struct eval_turn_record *rec);
 
 /* An empty report for `n_configs` configurations. */
 struct pipit_eval_report *eval_report_new(const struct pipit_eval_config *configs, size_t n);
