@@ -13,6 +13,9 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CAMERA_SPEC PIPIT_SOURCE_DIR "/tools/camera.json"
 #define PHONE_SPEC  PIPIT_SOURCE_DIR "/tools/phone.json"
@@ -1052,6 +1055,55 @@ static void test_oracle_legal(void **state) {
                  "\"contains\": {\"user_query_context\": [\"peru\"]}}]}]}");
 }
 
+#ifdef PIPIT_CLI_BIN
+/* `pipit eval --check`: findings are warnings (exit 0), --strict refuses them (exit 1), an error
+ * refuses the file either way. */
+static int run_check(const char *scenarios, const char *flags, char *out, size_t size) {
+    char path[] = "/tmp/pipit-test-eval-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(scenarios, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' eval --scenarios %s --tools '%s' --check %s 2>&1",
+             PIPIT_CLI_BIN, path, CAMERA_SPEC, flags);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    unlink(path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_cli_check_strict(void **state) {
+    (void)state;
+    const char *finding =
+        "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom 2x\", "
+        "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+        "{\"user\": \"scrap that\", \"expect\": [], \"state\": {\"zoom\": 1}}]}\n";
+    char out[4096];
+    assert_int_equal(run_check(finding, "", out, sizeof(out)), 0);
+    assert_non_null(strstr(out, "warning: "));
+    assert_non_null(strstr(out, ":1: $.turns[1].state: zoom: want 1, got 2"));
+    assert_non_null(strstr(out, "1 finding"));
+    assert_int_equal(run_check(finding, "--strict", out, sizeof(out)), 1);
+    assert_non_null(strstr(out, ":1: $.turns[1].state: zoom: want 1, got 2"));
+    assert_non_null(strstr(out, "(--strict)"));
+    const char *wrong = "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
+                        "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"lvl\": 2}}]}]}\n";
+    assert_int_equal(run_check(wrong, "", out, sizeof(out)), 1);
+    assert_non_null(strstr(out, "$.turns[0].expect[0].args: args.lvl: no such argument"));
+    const char *good = "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom 50x\", "
+                       "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 50}}], "
+                       "\"state\": {\"zoom\": 1}}]}\n";
+    assert_int_equal(run_check(good, "--strict", out, sizeof(out)), 0);
+    assert_non_null(strstr(out, "1 scenarios consistent with the devices"));
+}
+#endif
+
 /* The shipped scenario sets are valid and agree with the simulated devices. */
 static void test_shipped_sets(void **state) {
     (void)state;
@@ -1149,14 +1201,17 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests_name("eval-model", tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_good),      cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_call_matching),   cmocka_unit_test(test_multiset_matching),
-        cmocka_unit_test(test_state_and_reply), cmocka_unit_test(test_prf),
-        cmocka_unit_test(test_report_metrics),  cmocka_unit_test(test_score_router_fields),
-        cmocka_unit_test(test_configs),         cmocka_unit_test(test_end_to_end_fake),
-        cmocka_unit_test(test_router_measured), cmocka_unit_test(test_svg),
-        cmocka_unit_test(test_oracle_catches),  cmocka_unit_test(test_oracle_legal),
+        cmocka_unit_test(test_parse_good),       cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_call_matching),    cmocka_unit_test(test_multiset_matching),
+        cmocka_unit_test(test_state_and_reply),  cmocka_unit_test(test_prf),
+        cmocka_unit_test(test_report_metrics),   cmocka_unit_test(test_score_router_fields),
+        cmocka_unit_test(test_configs),          cmocka_unit_test(test_end_to_end_fake),
+        cmocka_unit_test(test_router_measured),  cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_oracle_catches),   cmocka_unit_test(test_oracle_legal),
         cmocka_unit_test(test_shipped_sets),
+#ifdef PIPIT_CLI_BIN
+        cmocka_unit_test(test_cli_check_strict),
+#endif
     };
     return cmocka_run_group_tests_name("eval", tests, NULL, NULL);
 }
