@@ -1113,8 +1113,9 @@ static void test_shipped_sets(void **state) {
     static const struct {
         const char *path;
         size_t min;
-    } sets[] = {{PIPIT_SOURCE_DIR "/eval/camera.jsonl", 150},
-                {PIPIT_SOURCE_DIR "/eval/phone.jsonl", 40}};
+        size_t min_sessions; /* the pack has a model: whole conversations of 15-25 turns */
+    } sets[] = {{PIPIT_SOURCE_DIR "/eval/camera.jsonl", 150, 12},
+                {PIPIT_SOURCE_DIR "/eval/phone.jsonl", 40, 0}};
     for (size_t k = 0; k < 2; k++) {
         struct pipit_scenarios *set = NULL;
         struct pipit_error err;
@@ -1136,6 +1137,22 @@ static void test_shipped_sets(void **state) {
             if (!found) {
                 fail_msg("%s has no %s scenario", sets[k].path, cats[c]);
             }
+        }
+        size_t sessions = 0;
+        for (size_t i = 0; i < pipit_scenarios_count(set); i++) {
+            if (strcmp(pipit_scenarios_category(set, i), "session") != 0) {
+                continue;
+            }
+            int32_t n = pipit_scenarios_n_turns(set, i);
+            if (n < 15 || n > 25) {
+                fail_msg("%s: session %s has %d turns (15-25)", sets[k].path,
+                         pipit_scenarios_id(set, i), (int)n);
+            }
+            sessions++;
+        }
+        if (sessions < sets[k].min_sessions) {
+            fail_msg("%s has %zu session scenarios, at least %zu wanted", sets[k].path, sessions,
+                     sets[k].min_sessions);
         }
         pipit_scenarios_free(set);
     }
