@@ -37,6 +37,7 @@
 #include "strbuf.h"
 #include "toolspec.h"
 #include "tracker.h"
+#include "untrusted.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -152,6 +153,46 @@ static char *hermes_system(const struct pipit_toolset *ts, const char *system, i
     return strbuf_take(&b);
 }
 
+/* Append `text` to `b` as a data span (backend.h): tokenized without special tokens whatever
+ * the step's parse_special. C0 control characters other than newline and tab are dropped, so
+ * the text can neither hold nor fake a span marker. */
+static void data_span(struct strbuf *b, const char *text) {
+    strbuf_str(b, BACKEND_DATA_OPEN);
+    for (const char *p = text; *p != '\0'; p++) {
+        if ((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t') {
+            strbuf_add(b, p, 1);
+        }
+    }
+    strbuf_str(b, BACKEND_DATA_CLOSE);
+}
+
+/* Memory lines as permanent text: as they are in pipit's plain format (tokenized without
+ * special tokens anyway); in a chat template, a system message whose content is one data span,
+ * so that only the template's own text can give control tokens. *out: new string or NULL. */
+static enum pipit_status memory_message(struct pipit_agent *a, const char *lines, char **out) {
+    *out = NULL;
+    struct strbuf b = {0};
+    if (!a->chat_template) {
+        strbuf_str(&b, lines);
+        *out = strbuf_take(&b);
+        return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+    }
+    data_span(&b, lines);
+    if (b.failed) {
+        strbuf_free(&b);
+        return PIPIT_ERR_NOMEM;
+    }
+    struct pipit_chat_message msg = {"system", b.data};
+    enum pipit_status st = pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", out);
+    strbuf_free(&b);
+    if (st != PIPIT_OK) {
+        pipit_free(*out);
+        *out = NULL;
+        return st;
+    }
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
+}
+
 /* Build and queue the permanent prefix. */
 static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_error *err) {
     char meta[1024] = {0};
@@ -226,20 +267,24 @@ static char *step_prompt(struct pipit_agent *a, const char *segment, const char 
         strbuf_str(&b, "\nAssistant: ");
         return strbuf_take(&b);
     }
-    struct strbuf user = {0};
+    struct strbuf text = {0};
     if (tool_line != NULL) {
-        strbuf_printf(&user, "Tool: %s\n", tool_line);
+        strbuf_printf(&text, "Tool: %s\n", tool_line);
     }
-    strbuf_printf(&user, "State: %s\n", state);
-    /* a user must not be able to type the template's control text */
+    strbuf_printf(&text, "State: %s\n", state);
+    /* a user must not be able to type the template's control text: it is not even shown as
+     * such (and the whole message is a data span: never control tokens, backend.h) */
     for (const char *p = segment; *p != '\0'; p++) {
         if (p[0] == '<' && (p[1] == '|' || strncmp(p + 1, "tool_call>", 10) == 0 ||
                             strncmp(p + 1, "/tool_call>", 11) == 0)) {
-            strbuf_add(&user, "(", 1);
+            strbuf_add(&text, "(", 1);
         } else {
-            strbuf_add(&user, p, 1);
+            strbuf_add(&text, p, 1);
         }
     }
+    struct strbuf user = {0};
+    data_span(&user, text.data != NULL ? text.data : "");
+    strbuf_free(&text);
     struct pipit_chat_message msgs[2] = {{"system", a->chat_system},
                                          {"user", user.data != NULL ? user.data : ""}};
     char *full = NULL;
@@ -697,7 +742,10 @@ static void execute(struct pipit_agent *a,
         if (pipit_cloud_configured(a->cloud)) {
             turn->cloud_requests++;
         }
-        cloud_tool_call(a->cloud, args, policy_clock_remaining_ms(clock), &r, NULL);
+        cloud_tool_call(a->cloud, args, policy_clock_remaining_ms(clock), &a->cancel, &r, NULL);
+        if (strcmp(r.code, CLOUD_CANCELLED) == 0) {
+            turn->flags |= PIPIT_TURN_CANCELLED; /* Ctrl-C while the cloud was thinking */
+        }
         rec->executed = true;
         rec->ok = r.ok;
         if (r.ok) {
@@ -716,6 +764,63 @@ static void execute(struct pipit_agent *a,
         pipit_format(rec->code, sizeof(rec->code), "no_handler");
         pipit_format(rec->message, sizeof(rec->message), "nothing on this device handles %s", name);
     }
+}
+
+#define RESULT_MAX_STRING 65536 /* bytes of one string in a tool's result data */
+
+/* A tool's result is text from outside (a handler, a device, the cloud): data, never
+ * instructions. Every string of it (data, message, code) is cleaned here, once, before the
+ * sentence, the memory, the State-Tracker or the turn's record read it (untrusted.h). */
+static void clean_result(struct pipit_call_record *rec, json_t **data) {
+    if (*data != NULL) {
+        json_t *c = untrusted_clean_json(*data, RESULT_MAX_STRING);
+        json_decref(*data);
+        *data = json_is_object(c) ? c : json_object();
+        if (!json_is_object(c)) {
+            json_decref(c);
+        }
+    }
+    char tmp[sizeof(rec->message)];
+    untrusted_clean_into(rec->message, tmp, sizeof(tmp), UNTRUSTED_ONE_LINE);
+    memcpy(rec->message, tmp, sizeof(tmp));
+    /* a code picks a failure template and is remembered: a plain name */
+    size_t o = 0;
+    for (size_t i = 0; rec->code[i] != '\0'; i++) {
+        char ch = rec->code[i];
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            ch == '_' || ch == '.' || ch == '-') {
+            rec->code[o++] = ch;
+        }
+    }
+    rec->code[o] = '\0';
+    if (!rec->ok && o == 0) {
+        pipit_format(rec->code, sizeof(rec->code), "failed");
+    }
+}
+
+/* The failure code memory keeps: a custom handler's code only when the pack declares it for the
+ * tool (a failure template of that name), else "failed": a handler's code is its own text and
+ * would stay in the permanent prompt. pipit's devices and the cloud client use fixed codes. */
+static bool has_handler(const struct pipit_agent *a, int32_t tool) {
+    for (size_t i = 0; i < a->n_handlers; i++) {
+        if (a->handlers[i].tool == tool) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *memory_code(const struct pipit_agent *a, int32_t tool, const char *code) {
+    if (!has_handler(a, tool)) {
+        return code;
+    }
+    const struct pipit_tool *t = &a->ts->tools[tool];
+    for (size_t i = 0; i < t->n_failures; i++) {
+        if (strcmp(t->failures[i].code, code) == 0 && strcmp(code, "*") != 0) {
+            return code;
+        }
+    }
+    return "failed";
 }
 
 /* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
@@ -821,6 +926,7 @@ static bool handle_output(struct pipit_agent *a,
     json_t *snapshot = undo_snapshot(a, tool);
     json_t *data = NULL;
     execute(a, tool, args, clock, tb->turn, rec, &data);
+    clean_result(rec, &data);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : dup_cstr("{}");
@@ -842,10 +948,22 @@ static bool handle_output(struct pipit_agent *a,
         device_state_line(&a->device, state_line, sizeof(state_line));
     }
     bool read_only = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE;
-    if (memory_record_call(&a->mem, rec->tool, rec->args_json, rec->ok, rec->code, rec->data_json,
-                           state_line, read_only) != PIPIT_OK) {
+    /* a custom handler's data reaches memory as plain words only (IDs, numbers, enum values):
+     * its sentences are the outside's text (docs/memory.md) */
+    char *mem_data = NULL;
+    if (has_handler(a, tool) && data != NULL) {
+        json_t *words = untrusted_words_json(data, 40);
+        mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(words);
+    }
+    bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */
+    if (!cancelled && memory_record_call(&a->mem, rec->tool, rec->args_json, rec->ok,
+                                         memory_code(a, tool, rec->code),
+                                         mem_data != NULL ? mem_data : rec->data_json, state_line,
+                                         read_only) != PIPIT_OK) {
         pipit_log(PIPIT_LOG_WARN, "agent: memory: out of memory");
     }
+    free(mem_data);
     char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
     bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
                                          rec->ok, rec->code);
@@ -1086,7 +1204,11 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
         if (i > 0) {
             strbuf_str(&results, " ");
         }
-        if (c->ok) {
+        if (c->ok && a->mem.mode != PIPIT_MEMORY_FULL && strcmp(c->tool, CLOUD_TOOL_NAME) == 0) {
+            /* the State-Tracker writes the CSO: it reads that the cloud answered, not the
+             * answer (text from outside; docs/memory.md) */
+            strbuf_str(&results, "{\"ok\":true,\"data\":{\"answered\":true}}");
+        } else if (c->ok) {
             strbuf_printf(&results, "{\"ok\":true,\"data\":%s}",
                           c->data_json != NULL ? c->data_json : "{}");
         } else {
@@ -1165,15 +1287,13 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
         }
     }
     if (delta[0] != '\0' && a->chat_template) {
-        /* in a chat template, memory lines travel as a system message */
-        struct pipit_chat_message msg = {"system", delta};
+        /* in a chat template, memory lines travel as a system message (a data span) */
         char *wrapped = NULL;
-        st = pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped);
+        st = memory_message(a, delta, &wrapped);
         free(delta);
         delta = wrapped;
-        if (st != PIPIT_OK || delta == NULL) {
-            free(delta);
-            return st != PIPIT_OK ? st : PIPIT_ERR_NOMEM;
+        if (st != PIPIT_OK) {
+            return st;
         }
     }
     if (delta[0] != '\0') {
@@ -1218,9 +1338,8 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     char *none = memory_take_delta(&a->mem); /* everything is in `all` */
     free(none);
     if (all != NULL && all[0] != '\0' && a->chat_template) {
-        struct pipit_chat_message msg = {"system", all};
         char *wrapped = NULL;
-        if (pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped) != PIPIT_OK) {
+        if (memory_message(a, all, &wrapped) != PIPIT_OK) {
             free(all);
             return PIPIT_ERR_TEMPLATE;
         }
@@ -1372,7 +1491,11 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     t->n_permanent = np;
     t->memory_lines = (int32_t)a->mem.n;
     t->memory_bytes = (int32_t)memory_bytes(&a->mem);
-    t->sentence = strbuf_take(&tb.sentence);
+    /* what the person reads may quote a cloud answer or a handler's text: never call syntax
+     * or control text (untrusted.h); the length is bounded where that text came in */
+    char *sentence = strbuf_take(&tb.sentence);
+    t->sentence = sentence != NULL ? untrusted_clean(sentence, (size_t)-1, 0) : NULL;
+    free(sentence);
     if (t->sentence == NULL) {
         status = PIPIT_ERR_NOMEM;
     }
@@ -1555,9 +1678,8 @@ static enum pipit_status rebuild_prefix(struct pipit_agent *a) {
     char *text = memory_text(&a->mem);
     if (st == PIPIT_OK && text != NULL && text[0] != '\0') {
         if (a->chat_template) {
-            struct pipit_chat_message msg = {"system", text};
             char *wrapped = NULL;
-            st = pipit_chat_apply_template(a->model, &msg, 1, false, "chatml", &wrapped);
+            st = memory_message(a, text, &wrapped);
             free(text);
             text = wrapped;
         }

@@ -63,6 +63,60 @@ static enum pipit_status lb_flush(void *self, int64_t *n_tokens) {
     return PIPIT_OK;
 }
 
+enum pipit_status backend_tokenize(const struct pipit_model *model,
+                                   const char *text,
+                                   bool add_special,
+                                   bool parse_special,
+                                   int32_t **out,
+                                   int32_t *n_out) {
+    *out = NULL;
+    *n_out = 0;
+    int32_t *all = NULL;
+    int32_t n_all = 0;
+    bool data = false;
+    enum pipit_status st = PIPIT_OK;
+    for (const char *p = text;;) {
+        /* the next run: up to the next marker */
+        size_t len = strcspn(p, BACKEND_DATA_OPEN BACKEND_DATA_CLOSE);
+        if (len > 0) {
+            struct strbuf run = {0};
+            strbuf_add(&run, p, len);
+            int32_t *toks = NULL, nt = 0;
+            st = run.failed ? PIPIT_ERR_NOMEM
+                            : pipit_tokenize_alloc(model, run.data, add_special && n_all == 0,
+                                                   parse_special && !data, &toks, &nt);
+            strbuf_free(&run);
+            int32_t *grown =
+                st == PIPIT_OK ? realloc(all, sizeof(*all) * (size_t)(n_all + nt + 1)) : NULL;
+            if (st == PIPIT_OK && grown == NULL) {
+                st = PIPIT_ERR_NOMEM;
+            }
+            if (st == PIPIT_OK) {
+                all = grown;
+                if (nt > 0) {
+                    memcpy(all + n_all, toks, sizeof(*toks) * (size_t)nt);
+                }
+                n_all += nt;
+            }
+            pipit_free(toks);
+            if (st != PIPIT_OK) {
+                free(all);
+                return st;
+            }
+        }
+        p += len;
+        if (*p == '\0') {
+            break;
+        }
+        /* a marker: OPEN starts data, CLOSE ends it; the marker itself is no text */
+        data = *p == BACKEND_DATA_OPEN[0];
+        p++;
+    }
+    *out = all;
+    *n_out = n_all;
+    return PIPIT_OK;
+}
+
 /* Tokenize and append `text` to `region`; *n receives the token count. */
 static enum pipit_status append_text(struct llama_backend *b,
                                      enum pipit_region region,
@@ -71,13 +125,12 @@ static enum pipit_status append_text(struct llama_backend *b,
                                      bool parse_special,
                                      int64_t *n) {
     int32_t *toks = NULL, nt = 0;
-    enum pipit_status st =
-        pipit_tokenize_alloc(b->model, text, add_special, parse_special, &toks, &nt);
+    enum pipit_status st = backend_tokenize(b->model, text, add_special, parse_special, &toks, &nt);
     if (st != PIPIT_OK) {
         return st;
     }
-    st = pipit_context_append(b->ctx, region, toks, nt);
-    pipit_free(toks);
+    st = nt > 0 ? pipit_context_append(b->ctx, region, toks, nt) : PIPIT_OK;
+    free(toks);
     if (st == PIPIT_OK) {
         *n += nt;
     }

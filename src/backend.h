@@ -17,6 +17,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Data spans. In text given to add_permanent() and step(), the bytes between
+ * BACKEND_DATA_OPEN and BACKEND_DATA_CLOSE are data: they are tokenized with parse_special =
+ * false even when the step's parse_special is true, so text written in a chat template's
+ * messages (the person's words, memory built from tool and cloud results) can never become a
+ * control token such as <|im_start|>; only the template's own text around them can. The
+ * markers are not text (they give no tokens). Data must not contain them: the agent drops C0
+ * control characters from what it wraps (agent.c, data_span), and untrusted text never holds
+ * them (untrusted.h). */
+#define BACKEND_DATA_OPEN  "\x0e" /* SO, "shift out" of the template */
+#define BACKEND_DATA_CLOSE "\x0f" /* SI, back in */
+
 /* What one decode step is asked to do. */
 struct backend_step_params {
     const char *grammar;              /* GBNF of a call, NULL = unconstrained */
@@ -27,8 +38,8 @@ struct backend_step_params {
     int32_t n_threads;                /* threads for this step (thermal state) */
     const struct policy_clock *clock; /* checked between tokens; NULL = none */
     bool parse_special;               /* the ephemeral text holds special-token text (chat
-                                         templates); false for pipit's plain format, so a user
-                                         cannot type a control token */
+                                         templates), outside its data spans; false for pipit's
+                                         plain format, so a user cannot type a control token */
     /* Optional: true when the text generated so far is whole and decoding can stop (NULL: a
      * complete call in `syntax`). */
     bool (*is_complete)(const char *text, void *user_data);
@@ -96,5 +107,15 @@ enum pipit_status backend_llama_new(struct pipit_model *model,
                                     struct pipit_error *err);
 
 void backend_free(struct backend *b);
+
+/* Tokenize `text` as the llama backend does: data spans (above) without special tokens, the
+ * rest with `parse_special`; the BOS (add_special) once, before the first run. *out is a new
+ * array (free with free; NULL when *n_out is 0). */
+enum pipit_status backend_tokenize(const struct pipit_model *model,
+                                   const char *text,
+                                   bool add_special,
+                                   bool parse_special,
+                                   int32_t **out,
+                                   int32_t *n_out);
 
 #endif /* PIPIT_BACKEND_H */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "status.h"
 #include "strbuf.h"
+#include "untrusted.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -45,6 +46,7 @@ enum {
     CLOUD_SAFETY_MS = 15,         /* kept back from each attempt for parsing and bookkeeping */
     CLOUD_BACKOFF_MAX_MS = 10000, /* cap on one backoff sleep */
     CLOUD_ERROR_DETAIL = 96,      /* bytes of a server's error message quoted in ours */
+    CLOUD_POLL_MS = 20,           /* longest wait between two looks at the cancel flag */
 };
 
 static const char SYSTEM_PROMPT[] =
@@ -72,7 +74,9 @@ struct pipit_cloud {
     char *model;       /* NULL = omitted */
     json_t *extra;     /* object merged into the body, or NULL */
     struct pipit_cloud_params p;
-    CURL *curl; /* created on first use; keeps the connection cache between calls */
+    CURL *curl;   /* created on first use */
+    CURLM *multi; /* runs each transfer (and keeps the connection cache between calls), so a
+                     cancel flag is seen within CLOUD_POLL_MS */
     char errmsg[256];
 };
 
@@ -297,6 +301,9 @@ void pipit_cloud_free(struct pipit_cloud *cloud) {
     if (cloud->curl != NULL) {
         curl_easy_cleanup(cloud->curl);
     }
+    if (cloud->multi != NULL) {
+        curl_multi_cleanup(cloud->multi);
+    }
     free(cloud->url);
     free_secret(cloud->auth_header);
     free(cloud->model);
@@ -325,67 +332,6 @@ void pipit_cloud_result_clear(struct pipit_cloud_result *result) {
 
 static bool is_space(unsigned char ch) {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
-}
-
-/* Copy `src` (n bytes) into a clean string: invalid bytes as '?'; control characters (C0 and
- * C1) dropped; whitespace runs (U+2028/U+2029, NEL and no-break space included) become one space,
- * except that without `one_line` newlines are kept, at most two in a row (one blank line); leading
- * and trailing whitespace trimmed. Returns a malloc'ed string. */
-static char *clean_text(const char *src, size_t n, bool one_line) {
-    char *d = malloc(n + 1);
-    if (d == NULL) {
-        return NULL;
-    }
-    size_t o = 0;
-    size_t i = 0;
-    int newlines = 0;   /* pending newlines (kept only without one_line) */
-    bool space = false; /* pending space */
-    while (i < n) {
-        const unsigned char *s = (const unsigned char *)src + i;
-        size_t len = device_utf8_seq_len(s, n - i);
-        if (len == 1 && is_space(s[0])) {
-            if (s[0] == '\n' && !one_line) {
-                newlines++;
-            } else {
-                space = true;
-            }
-            i++;
-            continue;
-        }
-        if ((len == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) ||
-            (len == 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))) {
-            space = true; /* line / paragraph separator, NEL, no-break space */
-            i += len;
-            continue;
-        }
-        if ((len == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
-            (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)) {
-            i += len; /* C0 / C1 control character */
-            continue;
-        }
-        if (o > 0) { /* separators between text only: leading whitespace is dropped */
-            if (newlines > 0) {
-                d[o++] = '\n';
-                if (newlines > 1) {
-                    d[o++] = '\n';
-                }
-            } else if (space) {
-                d[o++] = ' ';
-            }
-        }
-        newlines = 0;
-        space = false;
-        if (len == 0) {
-            d[o++] = '?';
-            i++;
-        } else {
-            memcpy(d + o, s, len);
-            o += len;
-            i += len;
-        }
-    }
-    d[o] = '\0';
-    return d;
 }
 
 /* Cut a clean, valid UTF-8 string `s` to at most `max` bytes: unchanged when it fits; else
@@ -439,8 +385,7 @@ void cloud_distill(const char *answer, char *buf, size_t size) {
         }
         answer = next;
     }
-    size_t n = strnlen(answer, 65536);
-    char *line = clean_text(answer, n, true);
+    char *line = untrusted_clean(answer, (size_t)-1, UNTRUSTED_ONE_LINE);
     if (line == NULL) {
         return;
     }
@@ -515,10 +460,11 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *user_data) {
 
 enum attempt_kind {
     ATTEMPT_OK = 0,
-    ATTEMPT_TIMEOUT = 1, /* retried */
-    ATTEMPT_SERVER = 2,  /* HTTP 5xx: retried */
-    ATTEMPT_ERROR = 3,   /* not retried */
-    ATTEMPT_NOMEM = 4,   /* not retried */
+    ATTEMPT_TIMEOUT = 1,   /* retried */
+    ATTEMPT_SERVER = 2,    /* HTTP 5xx: retried */
+    ATTEMPT_ERROR = 3,     /* not retried */
+    ATTEMPT_NOMEM = 4,     /* not retried */
+    ATTEMPT_CANCELLED = 5, /* the cancel flag was set: not retried */
 };
 
 struct attempt {
@@ -539,7 +485,7 @@ static void error_detail(const struct body *b, char *buf, size_t size) {
     const char *m =
         json_is_object(e) ? json_string_value(json_object_get(e, "message")) : json_string_value(e);
     if (m != NULL) {
-        char *t = clean_text(m, strnlen(m, 4096), true);
+        char *t = untrusted_clean(m, (size_t)-1, UNTRUSTED_ONE_LINE);
         if (t != NULL) {
             if (t[0] != '\0') {
                 cut_text(t, CLOUD_ERROR_DETAIL);
@@ -572,9 +518,9 @@ static void parse_answer(const struct pipit_cloud *c, const struct body *b, stru
         json_decref(root);
         return;
     }
-    const char *text = json_string_value(content);
-    /* jansson checked the UTF-8; an embedded \u0000 ends the text */
-    a->content = clean_text(text, strlen(text), false);
+    /* jansson checked the UTF-8; an embedded \u0000 ends the text. The answer is data shown to
+     * the person: no call syntax, no control text (untrusted.h) */
+    a->content = untrusted_clean(json_string_value(content), (size_t)-1, 0);
     json_decref(root);
     if (a->content == NULL) {
         a->kind = ATTEMPT_NOMEM;
@@ -591,8 +537,62 @@ static void parse_answer(const struct pipit_cloud *c, const struct body *b, stru
     a->kind = ATTEMPT_OK;
 }
 
-static void
-run_attempt(struct pipit_cloud *c, const char *body_json, long timeout_ms, struct attempt *a) {
+static bool cancelled(const atomic_bool *cancel) {
+    return cancel != NULL && atomic_load(cancel);
+}
+
+/* One transfer on the handle's multi handle, polled every CLOUD_POLL_MS so that `cancel` stops
+ * it promptly (curl_easy_perform would look at it only from a progress callback, about once a
+ * second while the server is silent). *was_cancelled tells a cancel from another abort. */
+static CURLcode
+perform(struct pipit_cloud *c, CURL *h, const atomic_bool *cancel, bool *was_cancelled) {
+    *was_cancelled = false;
+    if (c->multi == NULL) {
+        c->multi = curl_multi_init();
+        if (c->multi == NULL) {
+            return CURLE_OUT_OF_MEMORY;
+        }
+    }
+    if (curl_multi_add_handle(c->multi, h) != CURLM_OK) {
+        return CURLE_FAILED_INIT;
+    }
+    CURLcode rc = CURLE_OK;
+    int running = 1;
+    for (;;) {
+        if (cancelled(cancel)) {
+            *was_cancelled = true;
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+        if (running == 0) {
+            int left = 0;
+            CURLMsg *m;
+            rc = CURLE_GOT_NOTHING;
+            while ((m = curl_multi_info_read(c->multi, &left)) != NULL) {
+                if (m->msg == CURLMSG_DONE && m->easy_handle == h) {
+                    rc = m->data.result;
+                }
+            }
+            break;
+        }
+        if (curl_multi_poll(c->multi, NULL, 0, CLOUD_POLL_MS, NULL) != CURLM_OK) {
+            rc = CURLE_FAILED_INIT;
+            break;
+        }
+    }
+    curl_multi_remove_handle(c->multi, h);
+    return rc;
+}
+
+static void run_attempt(struct pipit_cloud *c,
+                        const char *body_json,
+                        long timeout_ms,
+                        const atomic_bool *cancel,
+                        struct attempt *a) {
     memset(a, 0, sizeof(*a));
     struct body b = {.limit = c->p.max_response_bytes};
     struct curl_slist *headers = NULL;
@@ -602,7 +602,7 @@ run_attempt(struct pipit_cloud *c, const char *body_json, long timeout_ms, struc
     if (c->curl == NULL) {
         c->curl = curl_easy_init();
     } else {
-        curl_easy_reset(c->curl); /* options gone, connection cache kept */
+        curl_easy_reset(c->curl); /* options gone; connections live in the multi handle */
     }
     CURL *h = c->curl;
     struct curl_slist *l = NULL;
@@ -646,7 +646,8 @@ run_attempt(struct pipit_cloud *c, const char *body_json, long timeout_ms, struc
     curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 
-    CURLcode rc = curl_easy_perform(h);
+    bool was_cancelled = false;
+    CURLcode rc = perform(c, h, cancel, &was_cancelled);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->http_status);
     /* errbuf and the body's pointer must not outlive this frame */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
@@ -655,7 +656,10 @@ run_attempt(struct pipit_cloud *c, const char *body_json, long timeout_ms, struc
     curl_slist_free_all(headers);
 
     const char *hp = c->hostport;
-    if (rc == CURLE_OK) {
+    if (was_cancelled) {
+        a->kind = ATTEMPT_CANCELLED;
+        pipit_format(a->message, sizeof(a->message), "the request to %s was cancelled", hp);
+    } else if (rc == CURLE_OK) {
         long s = a->http_status;
         if (s >= 200 && s < 300) {
             parse_answer(c, &b, a);
@@ -704,8 +708,16 @@ run_attempt(struct pipit_cloud *c, const char *body_json, long timeout_ms, struc
 /* ============================================================================
  * the call */
 
-static void sleep_ms(double ms) {
+/* Sleep `ms`, in slices of CLOUD_POLL_MS while a cancel flag may end it early. */
+static void sleep_ms(double ms, const atomic_bool *cancel) {
     if (!(ms > 0)) {
+        return;
+    }
+    if (cancel != NULL) {
+        double end = pipit_now_ms() + ms;
+        for (double left = ms; left > 0 && !cancelled(cancel); left = end - pipit_now_ms()) {
+            sleep_ms(left < CLOUD_POLL_MS ? left : CLOUD_POLL_MS, NULL);
+        }
         return;
     }
     struct timespec ts;
@@ -794,6 +806,15 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
                                   const char *reason,
                                   double budget_ms,
                                   struct pipit_cloud_result *out) {
+    return cloud_ask(cloud, query, reason, budget_ms, NULL, out);
+}
+
+enum pipit_status cloud_ask(struct pipit_cloud *cloud,
+                            const char *query,
+                            const char *reason,
+                            double budget_ms,
+                            const atomic_bool *cancel,
+                            struct pipit_cloud_result *out) {
     char scratch[256];
     char *errmsg = cloud != NULL ? cloud->errmsg : scratch;
     size_t errsize = cloud != NULL ? sizeof(cloud->errmsg) : sizeof(scratch);
@@ -860,7 +881,7 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
             t = 1; /* 0 would mean "no timeout" to libcurl */
         }
         double ta = pipit_now_ms();
-        run_attempt(cloud, body, (long)t, &a);
+        run_attempt(cloud, body, (long)t, cancel, &a);
         out->attempts = n;
         out->http_status = (int32_t)a.http_status;
         pipit_log(PIPIT_LOG_INFO, "cloud: attempt %d to %s: %s (%.0f ms, timeout %.0f ms)", (int)n,
@@ -878,7 +899,13 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
         if (pipit_now_ms() + backoff + CLOUD_MIN_ATTEMPT_MS + CLOUD_SAFETY_MS > deadline) {
             break; /* another attempt would not fit in the budget */
         }
-        sleep_ms(backoff);
+        sleep_ms(backoff, cancel);
+        if (cancelled(cancel)) {
+            a.kind = ATTEMPT_CANCELLED;
+            pipit_format(a.message, sizeof(a.message), "the request to %s was cancelled",
+                         cloud->hostport);
+            break;
+        }
         free(a.content);
         a.content = NULL;
     }
@@ -909,6 +936,9 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
         case ATTEMPT_ERROR:
             fail_result(out, CLOUD_ERROR, a.message);
             break;
+        case ATTEMPT_CANCELLED:
+            fail_result(out, CLOUD_CANCELLED, a.message);
+            break;
         case ATTEMPT_NOMEM:
             fail_result(out, CLOUD_ERROR, a.message);
             pipit_format(errmsg, errsize, "cloud: %s", a.message);
@@ -926,6 +956,7 @@ enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
 enum pipit_status cloud_tool_call(struct pipit_cloud *cloud,
                                   const json_t *args,
                                   double budget_ms,
+                                  const atomic_bool *cancel,
                                   struct device_result *r,
                                   struct pipit_cloud_result *detail) {
     if (r == NULL) {
@@ -960,7 +991,7 @@ enum pipit_status cloud_tool_call(struct pipit_cloud *cloud,
 
     struct pipit_cloud_result res;
     memset(&res, 0, sizeof(res));
-    enum pipit_status st = pipit_cloud_ask(cloud, json_string_value(q), reason, budget_ms, &res);
+    enum pipit_status st = cloud_ask(cloud, json_string_value(q), reason, budget_ms, cancel, &res);
     if (st == PIPIT_ERR_INVALID_ARG) {
         device_result_fail(r, "invalid_argument", "%s",
                            cloud != NULL ? pipit_cloud_errmsg(cloud) : "invalid query");

@@ -35,12 +35,14 @@
 #include "pipit.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Reason codes of a failed delegation (process_with_cloud_llm's failure templates). */
 #define CLOUD_NOT_CONFIGURED "cloud_not_configured"
 #define CLOUD_TIMEOUT        "cloud_timeout"
 #define CLOUD_ERROR          "cloud_error"
+#define CLOUD_CANCELLED      "cloud_cancelled" /* the cancel flag was set (Ctrl-C) */
 
 /* The tool the agent routes to the cloud, and its two arguments. */
 #define CLOUD_TOOL_NAME  "process_with_cloud_llm"
@@ -52,18 +54,30 @@
  * configured); `budget_ms` as in pipit_cloud_ask(). `r` is overwritten (pass it zeroed or
  * cleared) and receives, on success, data {"answer": <bounded answer>, "summary": <distilled
  * line>}, on failure code cloud_not_configured / cloud_timeout / cloud_error and a message for
- * the template's {error}. When `detail` is not NULL it receives the whole result (attempts,
- * latency, HTTP status; clear it with pipit_cloud_result_clear()). Returns
- *   PIPIT_OK                the call was handled; r->ok says how it went
- *   PIPIT_ERR_INVALID_ARGS  args is not an object or the query is missing / not a string /
+ * the template's {error} (cloud_cancelled when `cancel`, which may be NULL, was set during the
+ * call: see cloud_ask()). Answer, summary and message are cleaned (untrusted.h). When `detail` is
+ * not NULL it receives the whole result (attempts, latency, HTTP status; clear it with
+ * pipit_cloud_result_clear()). Returns PIPIT_OK                the call was handled; r->ok says how
+ * it went PIPIT_ERR_INVALID_ARGS  args is not an object or the query is missing / not a string /
  *                           too long (r: code "invalid_argument")
  *   PIPIT_ERR_INVALID_ARG   r is NULL
  *   PIPIT_ERR_NOMEM         an allocation failed (r: code "cloud_error") */
 enum pipit_status cloud_tool_call(struct pipit_cloud *cloud,
                                   const json_t *args,
                                   double budget_ms,
+                                  const atomic_bool *cancel,
                                   struct device_result *r,
                                   struct pipit_cloud_result *detail);
+
+/* pipit_cloud_ask() with a cancel flag (may be NULL): once another thread (or a signal handler)
+ * sets it, the call ends within about CLOUD_POLL_MS (20 ms) with code cloud_cancelled, nothing
+ * retried. The flag is only read. */
+enum pipit_status cloud_ask(struct pipit_cloud *cloud,
+                            const char *query,
+                            const char *reason,
+                            double budget_ms,
+                            const atomic_bool *cancel,
+                            struct pipit_cloud_result *out);
 
 /* The distilled-memory rule: the first sentence of `answer`, on one line (whitespace runs and
  * newlines collapsed, control characters dropped), cut on a word or character boundary to at

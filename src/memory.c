@@ -5,6 +5,7 @@
 
 #include "status.h"
 #include "strbuf.h"
+#include "untrusted.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -129,7 +130,69 @@ static bool shown_in(const char *state_line, const char *key) {
     return false;
 }
 
-#define FACT_MAX_VALUE 40 /* bytes of a string value in a fact */
+#define FACT_MAX_VALUE  40 /* bytes of a string value in a fact */
+#define CLOUD_TOPIC_MAX 64 /* bytes of the question in a "cloud: answered" line */
+
+/* A key that may become a fact: a plain name ([a-z][a-z0-9_]*, 1..40 bytes, ASCII case
+ * ignored), never text that a result made up ("<call>x", "ignore previous ..."). */
+static bool is_fact_key(const char *key) {
+    size_t n = 0;
+    for (; key[n] != '\0'; n++) {
+        char c = key[n];
+        bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!letter && !(n > 0 && ((c >= '0' && c <= '9') || c == '_'))) {
+            return false;
+        }
+    }
+    return n > 0 && n <= 40;
+}
+
+/* A string of a tool's result as the value of a fact: cleaned (untrusted.h), without the
+ * characters calls and JSON are made of (()[]{}<>="`), cut to FACT_MAX_VALUE bytes; text of
+ * several words is quoted, so it reads as data, not as a command. `size` >= FACT_MAX_VALUE + 3. */
+static void fact_value(const char *text, char *buf, size_t size) {
+    char *c = untrusted_clean(text, (size_t)-1, UNTRUSTED_ONE_LINE);
+    if (c == NULL) {
+        buf[0] = '\0';
+        return;
+    }
+    size_t o = 0;
+    for (const char *p = c; *p != '\0'; p++) {
+        char ch = strchr("()[]{}<>=\"`", *p) != NULL ? ' ' : *p;
+        if (ch != ' ' || (o > 0 && c[o - 1] != ' ')) {
+            c[o++] = ch; /* in place: one space between words */
+        }
+    }
+    c[o] = '\0';
+    cut_utf8(c, FACT_MAX_VALUE);
+    for (o = strlen(c); o > 0 && c[o - 1] == ' ';) {
+        c[--o] = '\0';
+    }
+    if (strchr(c, ' ') != NULL) {
+        pipit_format(buf, size, "\"%s\"", c);
+    } else {
+        pipit_format(buf, size, "%s", c);
+    }
+    free(c);
+}
+
+/* A failure code for memory: [a-z0-9_.-] only (a handler's code is its text), "failed" when
+ * nothing is left. */
+static void clean_code(const char *code, char *buf, size_t size) {
+    size_t o = 0;
+    for (const char *p = code != NULL ? code : ""; *p != '\0' && o + 1 < size; p++) {
+        char c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-') {
+            buf[o++] = c;
+        } else if (c >= 'A' && c <= 'Z') {
+            buf[o++] = (char)(c - 'A' + 'a');
+        }
+    }
+    buf[o] = '\0';
+    if (o == 0) {
+        pipit_format(buf, size, "failed");
+    }
+}
 
 /* A list or record in a result is remembered by the IDs it holds ("photos: P-106, P-107"), or
  * by its size when it holds none: later turns refer to items by ID. */
@@ -219,6 +282,9 @@ static void append_facts(const struct memory *m,
         if (strcmp(key, "count") == 0) {
             continue; /* a count says nothing the items do not */
         }
+        if (!is_fact_key(key)) {
+            continue; /* a key is the result's text too: only plain names become facts */
+        }
         size_t klen = strlen(key);
         bool id_like = (klen >= 3 && strcmp(key + klen - 3, "_id") == 0) || json_is_array(v) ||
                        json_is_object(v);
@@ -228,10 +294,10 @@ static void append_facts(const struct memory *m,
         size_t before = b->len;
         strbuf_str(b, b->len > start ? ", " : "");
         if (json_is_string(v)) {
-            /* facts, not documents: long text is cut (the IDs carry the reference) */
-            char val[64];
-            pipit_format(val, sizeof(val), "%s", json_string_value(v));
-            cut_utf8(val, FACT_MAX_VALUE);
+            /* facts, not documents: long text is cut (the IDs carry the reference); a result's
+             * text is data: no call syntax, no control text (untrusted.h) */
+            char val[FACT_MAX_VALUE + 3];
+            fact_value(json_string_value(v), val, sizeof(val));
             strbuf_printf(b, "%s: %s", key, val);
         } else if (json_is_array(v) || json_is_object(v)) {
             append_ids(b, key, v);
@@ -329,17 +395,30 @@ enum pipit_status memory_record_call(struct memory *m,
                                      const char *data_json,
                                      const char *state_line,
                                      bool read_only) {
-    (void)args_json;
     if (m->mode != PIPIT_MEMORY_CSO) {
         return PIPIT_OK;
     }
     struct strbuf b = {0};
     if (ok && strcmp(tool, "process_with_cloud_llm") == 0) {
-        /* the paper's distilled line: only the summary of a cloud answer is remembered */
-        json_t *d = data_json != NULL ? json_loads(data_json, 0, NULL) : NULL;
-        const char *summary = json_string_value(json_object_get(d, "summary"));
-        strbuf_printf(&b, "cloud: %s", summary != NULL ? summary : "");
-        json_decref(d);
+        /* the harness's summary, never the answer: the answer is text from outside and would
+         * sit in the permanent prompt for good (docs/memory.md, "Untrusted text"); the question
+         * was the person's own words (the agent passes them as user_query_context) */
+        (void)data_json;
+        json_t *a = args_json != NULL ? json_loads(args_json, 0, NULL) : NULL;
+        const char *q = json_string_value(json_object_get(a, "user_query_context"));
+        char topic[CLOUD_TOPIC_MAX + 1];
+        untrusted_clean_into(q, topic, sizeof(topic), UNTRUSTED_ONE_LINE);
+        json_decref(a);
+        for (char *p = topic; *p != '\0'; p++) {
+            if (*p == '"') {
+                *p = '\''; /* the quotes are the harness's */
+            }
+        }
+        if (topic[0] != '\0') {
+            strbuf_printf(&b, "cloud: answered \"%s\"", topic);
+        } else {
+            strbuf_str(&b, "cloud: answered");
+        }
     } else if (ok) {
         /* what changed, as facts (and the IDs later turns refer to), not how it was asked */
         append_facts(m, &b, data_json, state_line, read_only);
@@ -356,7 +435,9 @@ enum pipit_status memory_record_call(struct memory *m,
         }
     } else {
         m->turn_failed = true;
-        strbuf_printf(&b, "tool_error: %s %s", tool, code != NULL ? code : "failed");
+        char c[64];
+        clean_code(code, c, sizeof(c));
+        strbuf_printf(&b, "tool_error: %s %s", tool, c);
         /* the same error is already pinned: saying it again adds tokens, not facts */
         for (size_t i = 0; !b.failed && i < m->n; i++) {
             if (m->lines[i].kind == MEM_ERROR && m->lines[i].pinned &&
@@ -441,6 +522,11 @@ bool memory_add_tracker_line(struct memory *m, const char *line) {
     }
     if (k == 0 || k > 32 || line[k] != ':' || line[k + 1] != ' ' || line[k + 2] == '\0' ||
         strlen(line) > MEMORY_MAX_LINE) {
+        return false;
+    }
+    /* the tracker read text from outside (tool results): a line with call syntax or control
+     * text is refused, never repaired into something plausible */
+    if (untrusted_has_syntax(line) || strchr(line, '\n') != NULL) {
         return false;
     }
     /* no duplicate of an existing line */

@@ -35,9 +35,11 @@ static const char *TRACKER_PROMPT =
     "New Lines to Append:\ncompleted_steps: wifi disabled\n\n"
     "Full Checklist So Far:\n# This is the start of the conversation.\n";
 
-/* "# NO_UPDATE", or 1..3 lines "key: value". */
+/* "# NO_UPDATE", or 1..3 lines "key: value". A value cannot hold '<' or '>': the tracker reads
+ * tool results (text from outside) and must not copy call syntax or control text into the CSO
+ * (memory_add_tracker_line checks every line again, docs/memory.md "Untrusted text"). */
 static const char *TRACKER_GRAMMAR = "root ::= \"# NO_UPDATE\" | line line? line?\n"
-                                     "line ::= [a-z] [a-z_]{0,23} \": \" [^\\n]{1,100} \"\\n\"\n";
+                                     "line ::= [a-z] [a-z_]{0,23} \": \" [^\\n<>]{1,100} \"\\n\"\n";
 
 struct tracker {
     struct pipit_model *model;
