@@ -9,6 +9,7 @@
  */
 #include "agent.h"
 #include "fake_backend.h"
+#include "gguf.h"
 #include "testutil.h"
 
 #include <jansson.h>
@@ -83,6 +84,331 @@ static void test_utterance_checks(void **state) {
     free(longest);
     pipit_agent_free(a);
     pipit_toolset_free(ts);
+}
+
+/* ============================================================================ GGUF corpus */
+
+/* The corpus is made from the bundled model (pipit's own, trained by pipit): truncations, byte
+ * flips in the header and metadata, and hyperparameter edits written through gguf's API with
+ * the original tensor data. Every file is loaded in this process: an abort fails the test.
+ * PIPIT_GGUF_FORK=1 loads each in a child instead and lists the ones that die (diagnosis). */
+#define GGUF_BASE PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf"
+
+struct gguf_tally {
+    int files, loaded, refused, decoded;
+    int by_status[32];
+};
+
+static char gguf_dir[] = "/tmp/pipit-gguf-XXXXXX";
+
+/* Load `path`; when it loads, a context and a short prefill must return a status too. */
+static void gguf_try(const char *path, const char *what, struct gguf_tally *tally) {
+    tally->files++;
+    if (getenv("PIPIT_GGUF_FORK") != NULL) {
+        fflush(stdout);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid != 0) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            if (WIFSIGNALED(status)) {
+                print_message("ABORT: %s (signal %d)\n", what, WTERMSIG(status));
+            }
+            return;
+        }
+    }
+    struct pipit_model *m = NULL;
+    struct pipit_error err;
+    enum pipit_status st = pipit_model_load(path, NULL, &m, &err);
+    if (st != PIPIT_OK) {
+        tally->refused++;
+        tally->by_status[st < 32 ? st : 31]++;
+        if (strstr(err.text, path) == NULL && strstr(err.text, "engine:") == NULL) {
+            fail_msg("%s: the message names neither the file nor the module: %s", what, err.text);
+        }
+        if (getenv("PIPIT_GGUF_VERBOSE") != NULL) {
+            print_message("%-48s %s\n", what, err.text);
+        }
+    } else {
+        tally->loaded++;
+        struct pipit_context_params cp = pipit_context_default_params();
+        cp.n_ctx = 64;
+        cp.n_threads = 1;
+        struct pipit_context *ctx = NULL;
+        if (pipit_context_init(m, &cp, &ctx, &err) == PIPIT_OK) {
+            int32_t toks[4] = {1, 2, 3, 4};
+            struct pipit_model_info info;
+            pipit_model_get_info(m, &info);
+            for (int i = 0; i < 4; i++) {
+                toks[i] = info.n_vocab > 0 ? toks[i] % info.n_vocab : 0;
+            }
+            if (pipit_context_append(ctx, PIPIT_REGION_PERMANENT, toks, 4) == PIPIT_OK) {
+                tally->decoded++;
+            }
+            pipit_context_free(ctx);
+        }
+        pipit_model_free(m);
+    }
+    if (getenv("PIPIT_GGUF_FORK") != NULL) {
+        _exit(0);
+    }
+}
+
+/* Rewrite the base with its metadata edited by `edit`, keeping the tensor data. */
+typedef void (*gguf_edit_fn)(struct gguf_context *g, const void *arg);
+
+static void gguf_write_edited(const char *out,
+                              const unsigned char *base,
+                              size_t base_len,
+                              gguf_edit_fn edit,
+                              const void *arg) {
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *g = gguf_init_from_file(GGUF_BASE, gp);
+    assert_non_null(g);
+    size_t data_off = gguf_get_data_offset(g);
+    edit(g, arg);
+    size_t meta = gguf_get_meta_size(g);
+    unsigned char *buf = malloc(meta + (base_len - data_off));
+    assert_non_null(buf);
+    gguf_get_meta_data(g, buf);
+    memcpy(buf + meta, base + data_off, base_len - data_off);
+    test_write_file(out, buf, meta + (base_len - data_off));
+    free(buf);
+    gguf_free(g);
+}
+
+struct kv_edit {
+    const char *key;
+    enum gguf_type type; /* GGUF_TYPE_COUNT: remove the key */
+    double value;
+    const char *str;
+};
+
+static void edit_kv(struct gguf_context *g, const void *arg) {
+    const struct kv_edit *e = arg;
+    switch (e->type) {
+        case GGUF_TYPE_UINT32:
+            gguf_set_val_u32(g, e->key, (uint32_t)(int64_t)e->value);
+            break;
+        case GGUF_TYPE_INT32:
+            gguf_set_val_i32(g, e->key, (int32_t)e->value);
+            break;
+        case GGUF_TYPE_UINT64:
+            gguf_set_val_u64(g, e->key, (uint64_t)e->value);
+            break;
+        case GGUF_TYPE_FLOAT32:
+            gguf_set_val_f32(g, e->key, (float)e->value);
+            break;
+        case GGUF_TYPE_STRING:
+            gguf_set_val_str(g, e->key, e->str);
+            break;
+        case GGUF_TYPE_ARRAY: {
+            int32_t vals[3] = {(int32_t)e->value, (int32_t)e->value, (int32_t)e->value};
+            gguf_set_arr_data(g, e->key, GGUF_TYPE_INT32, vals, 3);
+            break;
+        }
+        default:
+            gguf_remove_key(g, e->key);
+            break;
+    }
+}
+
+static void edit_none(struct gguf_context *g, const void *arg) {
+    (void)g;
+    (void)arg;
+}
+
+/* Keep only the first `*n` tokenizer tokens (scores and types too). */
+static void edit_vocab(struct gguf_context *g, const void *arg) {
+    size_t keep = *(const size_t *)arg;
+    int64_t k = gguf_find_key(g, "tokenizer.ggml.tokens");
+    assert_true(k >= 0);
+    size_t n = gguf_get_arr_n(g, k);
+    keep = keep < n ? keep : n;
+    const char **strs = calloc(keep + 1, sizeof(*strs));
+    char **copies = calloc(keep + 1, sizeof(*copies));
+    for (size_t i = 0; i < keep; i++) {
+        copies[i] = strdup(gguf_get_arr_str(g, k, i));
+        strs[i] = copies[i];
+    }
+    gguf_set_arr_str(g, "tokenizer.ggml.tokens", strs, keep);
+    const char *arrs[] = {"tokenizer.ggml.scores", "tokenizer.ggml.token_type"};
+    for (size_t a = 0; a < 2; a++) {
+        int64_t ka = gguf_find_key(g, arrs[a]);
+        if (ka >= 0) {
+            enum gguf_type t = gguf_get_arr_type(g, ka);
+            size_t esz = t == GGUF_TYPE_FLOAT32 || t == GGUF_TYPE_INT32 ? 4 : 0;
+            if (esz > 0) {
+                void *copy = malloc(keep * esz + 1);
+                memcpy(copy, gguf_get_arr_data(g, ka), keep * esz);
+                gguf_set_arr_data(g, arrs[a], t, copy, keep);
+                free(copy);
+            }
+        }
+    }
+    for (size_t i = 0; i < keep; i++) {
+        free(copies[i]);
+    }
+    free(copies);
+    free(strs);
+}
+
+static void test_gguf_corpus(void **state) {
+    (void)state;
+    assert_non_null(mkdtemp(gguf_dir));
+    size_t n = 0;
+    unsigned char *base = test_read_file(GGUF_BASE, &n);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/m.gguf", gguf_dir);
+    struct gguf_tally tally = {0};
+    char what[160];
+
+    /* the rewrite itself must load: the edits below change only what they say */
+    gguf_write_edited(path, base, n, edit_none, NULL);
+    gguf_try(path, "unedited rewrite", &tally);
+    assert_true(tally.loaded == 1 || getenv("PIPIT_GGUF_FORK") != NULL);
+
+    /* hyperparameter edits */
+    struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
+    struct gguf_context *g0 = gguf_init_from_file(GGUF_BASE, gp);
+    assert_non_null(g0);
+    size_t meta_end = gguf_get_data_offset(g0);
+    gguf_free(g0);
+    const double U32MAX = 4294967295.0;
+    const struct kv_edit edits[] = {
+        {"llama.block_count", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT32, 1, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT32, 3, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT32, 513, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT32, 1000, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.block_count", GGUF_TYPE_INT32, -1, NULL},
+        {"llama.block_count", GGUF_TYPE_UINT64, 1e12, NULL},
+        {"llama.block_count", GGUF_TYPE_STRING, 0, "two"},
+        {"llama.block_count", GGUF_TYPE_COUNT, 0, NULL},
+        {"llama.embedding_length", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.embedding_length", GGUF_TYPE_UINT32, 1, NULL},
+        {"llama.embedding_length", GGUF_TYPE_UINT32, 7, NULL},
+        {"llama.embedding_length", GGUF_TYPE_UINT32, 1 << 20, NULL},
+        {"llama.embedding_length", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.embedding_length", GGUF_TYPE_COUNT, 0, NULL},
+        {"llama.feed_forward_length", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.feed_forward_length", GGUF_TYPE_UINT32, 1, NULL},
+        {"llama.feed_forward_length", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.feed_forward_length", GGUF_TYPE_ARRAY, 0, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_UINT32, 3, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_UINT32, 1000, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_ARRAY, 0, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_ARRAY, 3, NULL},
+        {"llama.attention.head_count", GGUF_TYPE_COUNT, 0, NULL},
+        {"llama.attention.head_count_kv", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.attention.head_count_kv", GGUF_TYPE_UINT32, 3, NULL},
+        {"llama.attention.head_count_kv", GGUF_TYPE_UINT32, 1000, NULL},
+        {"llama.attention.head_count_kv", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.attention.head_count_kv", GGUF_TYPE_ARRAY, 0, NULL},
+        {"llama.attention.key_length", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.attention.key_length", GGUF_TYPE_UINT32, 7, NULL},
+        {"llama.attention.key_length", GGUF_TYPE_UINT32, 100000, NULL},
+        {"llama.attention.value_length", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.attention.value_length", GGUF_TYPE_UINT32, 100000, NULL},
+        {"llama.rope.dimension_count", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.rope.dimension_count", GGUF_TYPE_UINT32, 7, NULL},
+        {"llama.rope.dimension_count", GGUF_TYPE_UINT32, 100000, NULL},
+        {"llama.rope.freq_base", GGUF_TYPE_FLOAT32, 0, NULL},
+        {"llama.rope.freq_base", GGUF_TYPE_FLOAT32, -1, NULL},
+        {"llama.attention.layer_norm_rms_epsilon", GGUF_TYPE_FLOAT32, -1, NULL},
+        {"llama.context_length", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.context_length", GGUF_TYPE_UINT32, 1, NULL},
+        {"llama.context_length", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.vocab_size", GGUF_TYPE_UINT32, 0, NULL},
+        {"llama.vocab_size", GGUF_TYPE_UINT32, 5, NULL},
+        {"llama.vocab_size", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"llama.expert_count", GGUF_TYPE_UINT32, 4, NULL},
+        {"llama.expert_used_count", GGUF_TYPE_UINT32, 9, NULL},
+        {"llama.expert_count", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"tokenizer.ggml.bos_token_id", GGUF_TYPE_UINT32, 1e9, NULL},
+        {"tokenizer.ggml.eos_token_id", GGUF_TYPE_UINT32, U32MAX, NULL},
+        {"tokenizer.ggml.unknown_token_id", GGUF_TYPE_UINT32, 1e9, NULL},
+        {"tokenizer.ggml.padding_token_id", GGUF_TYPE_INT32, -7, NULL},
+        {"tokenizer.ggml.model", GGUF_TYPE_STRING, 0, "nonsense"},
+        {"tokenizer.ggml.model", GGUF_TYPE_STRING, 0, "gpt2"},
+        {"tokenizer.ggml.model", GGUF_TYPE_COUNT, 0, NULL},
+        {"tokenizer.ggml.tokens", GGUF_TYPE_COUNT, 0, NULL},
+        {"tokenizer.ggml.scores", GGUF_TYPE_COUNT, 0, NULL},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "gemma3"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "qwen2"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "mamba"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "bert"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "t5"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "rwkv6"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, "llama4"},
+        {"general.architecture", GGUF_TYPE_STRING, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+        gguf_write_edited(path, base, n, edit_kv, &edits[i]);
+        if (edits[i].type == GGUF_TYPE_STRING) {
+            snprintf(what, sizeof(what), "%s = \"%s\"", edits[i].key, edits[i].str);
+        } else if (edits[i].type == GGUF_TYPE_COUNT) {
+            snprintf(what, sizeof(what), "%s removed", edits[i].key);
+        } else {
+            snprintf(what, sizeof(what), "%s = %.0f%s", edits[i].key, edits[i].value,
+                     edits[i].type == GGUF_TYPE_ARRAY ? " (array of 3)" : "");
+        }
+        gguf_try(path, what, &tally);
+    }
+    size_t keeps[] = {0, 1, 10, 300};
+    for (size_t i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++) {
+        gguf_write_edited(path, base, n, edit_vocab, &keeps[i]);
+        snprintf(what, sizeof(what), "vocabulary cut to %zu tokens", keeps[i]);
+        gguf_try(path, what, &tally);
+    }
+    int edited = tally.files;
+
+    /* truncations: dense through the header and metadata, then spread over the data */
+    for (size_t cut = 0; cut < meta_end; cut += meta_end / 60 + 1) {
+        test_write_file(path, base, cut);
+        snprintf(what, sizeof(what), "truncated at %zu", cut);
+        gguf_try(path, what, &tally);
+    }
+    for (int k = 0; k < 20; k++) {
+        size_t cut = meta_end + (n - meta_end) * (size_t)k / 20;
+        test_write_file(path, base, cut);
+        snprintf(what, sizeof(what), "truncated at %zu", cut);
+        gguf_try(path, what, &tally);
+    }
+    /* byte flips in the header and metadata (and a few in the data), seeded */
+    unsigned char *copy = malloc(n);
+    assert_non_null(copy);
+    /* PIPIT_GGUF_FLIPS=N PIPIT_GGUF_SEED=S run a longer corpus (the suite runs 300 with seed 16) */
+    const char *flips_env = getenv("PIPIT_GGUF_FLIPS"), *seed_env = getenv("PIPIT_GGUF_SEED");
+    int n_flips = flips_env != NULL ? (int)strtol(flips_env, NULL, 10) : 300;
+    srand(seed_env != NULL ? (unsigned)strtoul(seed_env, NULL, 10) : 16u);
+    for (int k = 0; k < n_flips; k++) {
+        memcpy(copy, base, n);
+        int flips = 1 + rand() % 3;
+        size_t at = 0;
+        for (int f = 0; f < flips; f++) {
+            at = k % 15 != 14 ? (size_t)rand() % meta_end
+                              : meta_end + (size_t)rand() % (n - meta_end);
+            copy[at] ^= (unsigned char)(1 + rand() % 255);
+        }
+        test_write_file(path, copy, n);
+        snprintf(what, sizeof(what), "flip %d (%d bytes, last at %zu)", k, flips, at);
+        gguf_try(path, what, &tally);
+    }
+    free(copy);
+    free(base);
+    unlink(path);
+    rmdir(gguf_dir);
+    print_message("GGUF corpus: %d files (%d hyperparameter edits), %d loaded (%d decoded a "
+                  "prefill), %d refused with a status (io %d, not_gguf %d, corrupt %d, "
+                  "unsupported_arch %d, model %d); 0 aborts\n",
+                  tally.files, edited, tally.loaded, tally.decoded, tally.refused,
+                  tally.by_status[PIPIT_ERR_IO], tally.by_status[PIPIT_ERR_NOT_GGUF],
+                  tally.by_status[PIPIT_ERR_CORRUPT], tally.by_status[PIPIT_ERR_UNSUPPORTED_ARCH],
+                  tally.by_status[PIPIT_ERR_MODEL]);
 }
 
 /* ============================================================================ the CLI */
@@ -313,6 +639,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cli_json_failures),
         cmocka_unit_test(test_cli_session_never_overwritten),
     };
+    const struct CMUnitTest gguf[] = {
+        cmocka_unit_test(test_gguf_corpus),
+    };
+    if (argc > 1 && strcmp(argv[1], "--gguf") == 0) {
+        return cmocka_run_group_tests(gguf, NULL, NULL);
+    }
     if (argc > 1 && strcmp(argv[1], "--cli") == 0) {
         return cmocka_run_group_tests(cli, setup_dir, teardown_dir);
     }
