@@ -41,6 +41,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ROUTER_MAX_INPUT    1024 /* bytes of an utterance that are looked at */
 #define ROUTER_MAX_SEGMENT  256  /* bytes per segment, NUL included */
@@ -51,15 +52,23 @@
 /* ============================================================================
  * undo */
 
-/* True when the utterance's whole intent is to revert the last action: one of
- * the undo phrases ("undo", "undo that", "never mind", "put it back", "change
- * it back", "revert", "go back to how it was", "cancel that", "take that
- * back", "scratch that", ...), in any casing, with punctuation anywhere and
- * politeness fillers ("please", "actually", "oh", "wait", "hey", "oops", "no",
- * "sorry", "can you", ...) before or after it. False when an undo word is part
- * of another intent ("don't undo anything", "undo the timer and zoom in",
- * "never mind the flash, take a photo"): the model handles those. NULL, empty
- * and over-long (> ROUTER_MAX_INPUT bytes) utterances are not undo. */
+/* router_undo_count() for "undo everything", "put everything back": every logged action. */
+#define ROUTER_UNDO_ALL INT32_MAX
+
+/* How many actions the utterance asks to revert, when its whole intent is undo: 1 for one of
+ * the undo forms ("undo", "undo that too", "never mind", "put it back", "go back", "revert
+ * that", "reverse the last change", "scrap that", "forget that", "restore the previous
+ * settings", "take that back", ...), n for a count ("undo the last two", "undo both", "revert
+ * the last 3 changes", "undo twice"), ROUTER_UNDO_ALL for "undo everything". Casing and
+ * punctuation are ignored, and politeness or remorse ("please", "actually", "oops", "sorry",
+ * "can you", "that was wrong", "my bad", ...) may come before or after. 0 when an undo word is
+ * part of another intent ("don't undo anything", "undo the timer and zoom in", "never mind the
+ * flash, take a photo", "cancel the timer", "go back camera"): the model handles those. NULL,
+ * empty and over-long (> ROUTER_MAX_INPUT bytes) utterances are not undo. The grammar and its
+ * word families are in docs/router.md. */
+int32_t router_undo_count(const char *utterance);
+
+/* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);
 
 /* ============================================================================
@@ -122,5 +131,14 @@ size_t router_split_with(const struct router *r,
                          const char *utterance,
                          char segments[][ROUTER_MAX_SEGMENT],
                          size_t max_segments);
+
+/* router_command_verb(): the segment does not start with a command verb. */
+#define ROUTER_NO_VERB ((size_t)-1)
+
+/* Byte offset of the command verb a segment starts with, after lead-ins ("please take a
+ * photo" -> 7, at "take"), with the default lexicon plus `r`'s verbs (`r` may be NULL);
+ * ROUTER_NO_VERB when it starts otherwise ("a 3 second timer") or is NULL. The agent uses it
+ * to say what it did not do ("I didn't take a photo"). */
+size_t router_command_verb(const struct router *r, const char *segment);
 
 #endif /* PIPIT_ROUTER_H */

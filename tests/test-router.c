@@ -58,7 +58,6 @@ static const struct undo_case UNDO_CASES[] = {
     {"don't undo anything", false},
     {"don\xE2\x80\x99t undo anything", false},
     {"go back camera", false},
-    {"go back", false},
     {"put the flash back on", false},
     {"never mind the flash, take a photo", false},
     {"undo the timer and zoom in", false},
@@ -79,7 +78,112 @@ static const struct undo_case UNDO_CASES[] = {
     {"undo undo", false},
     {"revert the zoom to 1x", false},
     {"how do I put it back", false},
+    /* each undo family (docs/router.md), with the phrasings people used in issue 15 */
+    {"scrap that", true},
+    {"go back", true},
+    {"revert that", true},
+    {"undo that too", true},
+    {"reverse the last change", true},
+    {"that was wrong, undo", true},
+    {"restore the previous settings", true},
+    {"forget that", true},
+    {"cancel that", true},
+    {"roll it back", true},
+    {"roll back the last change", true},
+    {"undo what you just did", true},
+    {"cancel what you just did", true},
+    {"undo the last change you made", true},
+    {"undo my previous command", true},
+    {"revert it as well", true},
+    {"drop that last change", true},
+    {"lose the last change", true},
+    {"back out that change", true},
+    {"unwind the last change", true},
+    {"bring back the old setting", true},
+    {"restore what it was", true},
+    {"set it back to what it was", true},
+    {"back to how it was before", true},
+    {"return to the previous setting", true},
+    {"revert to the previous value", true},
+    {"make it like it was before", true},
+    {"make it like it was", true},
+    {"go back to the previous one", true},
+    {"go back one step", true},
+    {"never mind, put it back", true},
+    {"my bad, undo", true},
+    {"i didn't mean that, change it back", true},
+    {"undo, that was a mistake", true},
+    {"undo please, that was an accident", true},
+    {"on second thought, revert it", true},
+    {"ctrl z", true},
+    {"hit undo", true},
+    {"I take that back", true},
+    /* near misses: other commands that share an undo word */
+    {"go back to the front camera", false},
+    {"go back to auto mode", false},
+    {"return to the normal scene", false},
+    {"restore the automatic scene", false},
+    {"restore defaults", false},
+    {"reverse camera", false},
+    {"reverse the camera", false},
+    {"cancel it", false}, /* the timer or the recording? the model decides */
+    {"cancel the recording", false},
+    {"stop recording", false},
+    {"forget the timer", false},
+    {"delete the last photo", false},
+    {"turn it back on", false},
+    {"scrap", false},
+    {"undo things", false},
+    {"restore", false},
+    {"that was wrong", false}, /* a complaint, not a request */
+    {"go back to that", false},
 };
+
+struct undo_count_case {
+    const char *utterance;
+    int32_t count;
+};
+
+static const struct undo_count_case UNDO_COUNT_CASES[] = {
+    {"undo", 1},
+    {"undo that too", 1},
+    {"undo the last one", 1},
+    {"undo the last two", 2},
+    {"undo the last 2", 2},
+    {"undo both", 2},
+    {"undo both of them", 2},
+    {"undo twice", 2},
+    {"revert the last three changes", 3},
+    {"please undo those two", 2},
+    {"undo my last 3 changes", 3},
+    {"go back two steps", 2},
+    {"oops, undo the last two things you did", 2},
+    {"undo everything", ROUTER_UNDO_ALL},
+    {"undo all of that", ROUTER_UNDO_ALL},
+    {"revert all the changes", ROUTER_UNDO_ALL},
+    {"put everything back", ROUTER_UNDO_ALL},
+    {"undo the last 0", 0},
+    {"undo the last two and zoom in", 0},
+    {"undo 2.5", 0},
+    {"undo the last 1000", 0},
+    {"undo two photos", 0},
+    {NULL, 0},
+};
+
+static void test_undo_count_table(void **state) {
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; UNDO_COUNT_CASES[i].utterance != NULL; i++) {
+        int32_t got = router_undo_count(UNDO_COUNT_CASES[i].utterance);
+        if (got != UNDO_COUNT_CASES[i].count) {
+            print_error("undo_count(\"%s\") = %d, expected %d\n", UNDO_COUNT_CASES[i].utterance,
+                        (int)got, (int)UNDO_COUNT_CASES[i].count);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+    assert_int_equal(router_undo_count(NULL), 0);
+}
 
 static void test_undo_table(void **state) {
     (void)state;
@@ -369,9 +473,10 @@ static void test_extra_lexicon(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),   cmocka_unit_test(test_undo_bounds),
-        cmocka_unit_test(test_split_table),  cmocka_unit_test(test_split_misuse),
-        cmocka_unit_test(test_split_bounds), cmocka_unit_test(test_extra_lexicon),
+        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_split_bounds),
+        cmocka_unit_test(test_extra_lexicon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
