@@ -947,6 +947,10 @@ enum pipit_turn_flag {
     PIPIT_TURN_OVER_BUDGET = 1 << 10,     /* the permanent prefix exceeds the context budget
                                             and only the system text, tools and pinned memory
                                             are left (never dropped silently) */
+    PIPIT_TURN_STATE_ANSWER = 1 << 11,    /* a question about the device state was answered
+                                            from the state, with no model call */
+    PIPIT_TURN_STATE_CORRECTED = 1 << 12, /* plain text claimed a wrong value for a state key;
+                                            the sentence was replaced by the true one */
 };
 
 struct pipit_turn {

@@ -22,6 +22,7 @@
 
 #include "agent.h"
 
+#include "ask.h"
 #include "cloud.h"
 #include "device.h"
 #include "devices/camera.h"
@@ -73,6 +74,10 @@ struct pipit_agent {
     enum pipit_call_syntax syntax;
     bool chat_template; /* prompts through the model's chat template (Hermes) */
     struct pipit_grammar *grammar;
+    const struct pipit_toolset *calls_ts; /* what calls may name: ts, plus the built-in undo
+                                             tool when ts has none (owned_calls_ts) */
+    struct pipit_toolset *owned_calls_ts;
+    struct ask *ask; /* state questions and claims; NULL without a device */
     struct backend backend;
     struct device device;   /* ops NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */
@@ -205,7 +210,9 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
         system = DEFAULT_SYSTEM;
     }
     if (a->chat_template) {
-        a->chat_system = hermes_system(a->ts, system, a->params.tools_format);
+        /* general instruct models read the tool list: the built-in undo is listed for them;
+         * pipit-format prompts are a training contract and keep the pack's list */
+        a->chat_system = hermes_system(a->calls_ts, system, a->params.tools_format);
         if (a->chat_system == NULL) {
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
         }
@@ -347,6 +354,62 @@ static enum pipit_status make_device(struct pipit_agent *a, struct pipit_error *
     return PIPIT_OK;
 }
 
+/* The built-in undo tool (docs/agent.md, "Undo"): no arguments; the agent reverts its action
+ * log when the model calls it and never runs a tool for it. */
+static const char *const UNDO_TOOL_NAME = "undo";
+static const char *const UNDO_TOOL_JSON =
+    "{\"type\": \"function\", \"function\": {\"name\": \"undo\", \"description\": \"Undo "
+    "the last action: put the device back as it was before it\", \"parameters\": {\"type\": "
+    "\"object\", \"properties\": {}, \"required\": []}}}";
+
+/* What calls may name: the pack's tools, plus the built-in undo tool when the pack has no
+ * tool of that name and room for one more. */
+static enum pipit_status make_calls_toolset(struct pipit_agent *a, struct pipit_error *err) {
+    a->calls_ts = a->ts;
+    if (pipit_toolset_find(a->ts, UNDO_TOOL_NAME) >= 0 ||
+        a->ts->n_tools >= PIPIT_TOOLSPEC_MAX_TOOLS || a->ts->root == NULL) {
+        return PIPIT_OK; /* the pack's own undo tool (a handler of its own), or no room */
+    }
+    json_t *root = json_deep_copy(a->ts->root);
+    json_t *list = json_is_array(root) ? root : json_object_get(root, "tools");
+    json_t *undo = json_loads(UNDO_TOOL_JSON, 0, NULL);
+    char *text = NULL;
+    if (json_is_array(list) && undo != NULL && json_array_append(list, undo) == 0) {
+        text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    }
+    json_decref(undo);
+    bool shaped = json_is_array(list);
+    json_decref(root);
+    if (!shaped) {
+        return PIPIT_OK; /* a document shape this agent does not extend */
+    }
+    if (text == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+    }
+    enum pipit_status st =
+        pipit_toolset_load_string(text, strlen(text), a->ts->name, &a->owned_calls_ts, err);
+    free(text);
+    if (st == PIPIT_OK) {
+        a->calls_ts = a->owned_calls_ts;
+    }
+    return st;
+}
+
+/* The state-question lexicon, from the tools and the device's state and words. */
+static enum pipit_status make_ask(struct pipit_agent *a, struct pipit_error *err) {
+    if (a->device.ops == NULL) {
+        return PIPIT_OK;
+    }
+    json_t *state = a->device.ops->get_state(a->device.self);
+    if (state == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
+    }
+    enum pipit_status st =
+        ask_new(a->ts, state, a->device.ops->words, a->device.ops->n_words, &a->ask, err);
+    json_decref(state);
+    return st;
+}
+
 enum pipit_status agent_new_with_backend(struct pipit_model *model,
                                          const struct pipit_toolset *tools,
                                          const struct pipit_agent_params *params,
@@ -412,10 +475,16 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     gp.syntax = a->syntax;
     enum pipit_status st = a->log == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
     if (st == PIPIT_OK) {
-        st = pipit_grammar_compile(tools, &gp, &a->grammar, err);
+        st = make_calls_toolset(a, err);
+    }
+    if (st == PIPIT_OK) {
+        st = pipit_grammar_compile(a->calls_ts, &gp, &a->grammar, err);
     }
     if (st == PIPIT_OK) {
         st = make_device(a, err);
+    }
+    if (st == PIPIT_OK) {
+        st = make_ask(a, err);
     }
     if (st == PIPIT_OK) {
         st = prepare_prompt(a, err);
@@ -474,8 +543,10 @@ void pipit_agent_free(struct pipit_agent *a) {
     tracker_free(a->tracker);
     pipit_adapter_free(a->tracker_lora);
     device_free(&a->device);
+    ask_free(a->ask);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
+    pipit_toolset_free(a->owned_calls_ts);
     free(a->system_text);
     free(a->chat_system);
     free(a);
@@ -625,51 +696,80 @@ log_push(struct pipit_agent *a, int32_t tool, enum pipit_undo_kind kind, json_t 
     a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot};
 }
 
-/* Revert the newest logged action. */
-static void do_undo(struct pipit_agent *a, struct turn_build *tb) {
-    tb->turn->flags |= PIPIT_TURN_UNDO;
-    if (a->log_n == 0) {
-        say(tb, "There's nothing to undo.");
-        return;
-    }
-    struct action_entry e = a->log[--a->log_n];
-    char name[96];
-    human_name(a->ts->tools[e.tool].name, name, sizeof(name));
-    char buf[512];
-    if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
-        pipit_format(buf, sizeof(buf), "I can't undo the last action (%s): it can't be undone.",
-                     name);
-        say(tb, buf);
-        return;
-    }
-    struct pipit_error err;
-    enum pipit_status st = a->device.ops != NULL
-                               ? a->device.ops->set_state(a->device.self, e.snapshot, &err)
-                               : PIPIT_ERR_STATE;
-    if (st != PIPIT_OK) {
-        pipit_format(buf, sizeof(buf), "I couldn't undo the last action (%s).", name);
-        say(tb, buf);
-        json_decref(e.snapshot);
-        return;
-    }
-    struct strbuf b = {0};
-    strbuf_str(&b, "Undone: ");
+/* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
+ * again.", "The flash is off again.", "Back to no alarms."), from the state after the undo. */
+static void say_restored(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
+    json_t *state = a->device.ops->get_state(a->device.self);
     const char *key;
     json_t *v;
-    bool first = true;
-    json_object_foreach(e.snapshot, key, v) {
-        json_t *wrap = json_pack("{sO}", "v", v);
-        char *text = render_template("{v}", wrap, NULL, NULL, NULL);
-        json_decref(wrap);
-        strbuf_printf(&b, "%s%s is back to %s", first ? "" : ", ", key, text != NULL ? text : "?");
-        free(text);
-        first = false;
+    char one[256];
+    if (json_object_size(e->snapshot) == 1) {
+        json_object_foreach(e->snapshot, key, v) {
+            if (ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one,
+                             sizeof(one))) {
+                strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+                json_decref(state);
+                return;
+            }
+        }
     }
-    strbuf_str(&b, ".");
-    char *s = strbuf_take(&b);
-    say(tb, s != NULL ? s : "Undone.");
+    /* several keys (tap_to_focus moves x and y), or a key no sentence knows */
+    char name[96];
+    human_name(a->ts->tools[e->tool].name, name, sizeof(name));
+    strbuf_printf(b, "%sI undid the last change (%s).", b->len > 0 ? " " : "", name);
+    json_decref(state);
+}
+
+/* Revert up to `count` of the newest logged actions, newest first (ROUTER_UNDO_ALL: all of
+ * them). Returns the sentence (malloc'd; NULL when out of memory); *reverted receives the
+ * number of actions whose state was put back. Never runs a tool. */
+static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverted) {
+    struct strbuf b = {0};
+    *reverted = 0;
+    if (a->log_n == 0) {
+        strbuf_str(&b, "There's nothing to undo.");
+        return strbuf_take(&b);
+    }
+    int32_t available = a->log_n;
+    for (int32_t i = 0; i < count && a->log_n > 0; i++) {
+        struct action_entry e = a->log[--a->log_n];
+        char name[96];
+        human_name(a->ts->tools[e.tool].name, name, sizeof(name));
+        const char *sep = b.len > 0 ? " " : "";
+        if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
+            strbuf_printf(&b, "%sI can't undo the last action (%s): it can't be undone.", sep,
+                          name);
+            continue;
+        }
+        struct pipit_error err;
+        enum pipit_status st = a->device.ops != NULL
+                                   ? a->device.ops->set_state(a->device.self, e.snapshot, &err)
+                                   : PIPIT_ERR_STATE;
+        if (st != PIPIT_OK) {
+            strbuf_printf(&b, "%sI couldn't undo the last action (%s).", sep, name);
+        } else {
+            say_restored(a, &e, &b);
+            (*reverted)++;
+        }
+        json_decref(e.snapshot);
+    }
+    if (count != ROUTER_UNDO_ALL && count > available) {
+        if (available == 1) {
+            strbuf_str(&b, " There was only one action to undo.");
+        } else {
+            strbuf_printf(&b, " There were only %d actions to undo.", (int)available);
+        }
+    }
+    return strbuf_take(&b);
+}
+
+/* Revert `count` actions for the person (the router found an undo request). */
+static void do_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
+    tb->turn->flags |= PIPIT_TURN_UNDO;
+    int32_t reverted = 0;
+    char *s = undo_actions(a, count, &reverted);
+    say(tb, s != NULL ? s : "I couldn't undo that.");
     free(s);
-    json_decref(e.snapshot);
 }
 
 /* Run the handler for a validated call. Fills rec (executed, ok, code, message, data_json). */
@@ -843,6 +943,25 @@ static json_t *undo_snapshot(struct pipit_agent *a, int32_t tool) {
     return snap;
 }
 
+/* The model called the built-in undo tool: revert the newest action from the log, exactly as
+ * a routed undo does. No tool runs. */
+static void
+model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
+    int32_t reverted = 0;
+    bool had = a->log_n > 0;
+    char *s = undo_actions(a, 1, &reverted);
+    rec->status = PIPIT_OK;
+    rec->executed = true;
+    rec->ok = reverted > 0;
+    if (!rec->ok) {
+        pipit_format(rec->code, sizeof(rec->code), "%s", had ? "cannot_undo" : "nothing_to_undo");
+        pipit_format(rec->message, sizeof(rec->message), "%s", s != NULL ? s : "");
+    }
+    rec->data_json = dup_cstr("{}");
+    rec->sentence = s != NULL ? s : dup_cstr("I couldn't undo that.");
+    say(tb, rec->sentence);
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 static bool handle_output(struct pipit_agent *a,
                           struct turn_build *tb,
@@ -859,7 +978,18 @@ static bool handle_output(struct pipit_agent *a,
             while (*text == ' ' || *text == '\n') {
                 text++;
             }
-            say(tb, text[0] != '\0' ? text : "Sorry, I didn't get that.");
+            /* a claim about the state that the state contradicts is replaced by the truth */
+            json_t *state = a->ask != NULL ? a->device.ops->get_state(a->device.self) : NULL;
+            int n_fixed = 0;
+            char *fixed = state != NULL ? ask_correct(a->ask, text, state, &n_fixed) : NULL;
+            json_decref(state);
+            if (fixed != NULL) {
+                tb->turn->flags |= PIPIT_TURN_STATE_CORRECTED;
+                say(tb, fixed);
+                free(fixed);
+            } else {
+                say(tb, text[0] != '\0' ? text : "Sorry, I didn't get that.");
+            }
         }
         return true;
     }
@@ -881,12 +1011,13 @@ static bool handle_output(struct pipit_agent *a,
     }
     pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     rec->args_json = dup_cstr(call.args_json);
-    int32_t tool = pipit_toolset_find(a->ts, call.name);
+    /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
+    int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
     struct pipit_arg_problem problems[4];
     size_t n_problems = 0;
     enum pipit_status vst =
         tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
-                 : pipit_toolset_validate_args(a->ts, call.name, call.args_json,
+                 : pipit_toolset_validate_args(a->calls_ts, call.name, call.args_json,
                                                strlen(call.args_json), problems, 4, &n_problems);
     char buf[512];
     if (vst != PIPIT_OK) {
@@ -908,6 +1039,11 @@ static bool handle_output(struct pipit_agent *a,
         rec->sentence = dup_cstr(buf);
         say(tb, rec->sentence);
         memory_record_call(&a->mem, rec->tool, rec->args_json, false, rec->code, "{}", NULL, false);
+        pipit_call_clear(&call);
+        return true;
+    }
+    if ((size_t)tool >= a->ts->n_tools) {
+        model_undo(a, tb, rec);
         pipit_call_clear(&call);
         return true;
     }
@@ -1082,9 +1218,9 @@ static int32_t jit_chosen_tool(const struct pipit_agent *a, const char *text) {
     if (at == NULL) {
         return -1;
     }
-    for (size_t i = 0; i < a->ts->n_tools; i++) {
+    for (size_t i = 0; i < a->calls_ts->n_tools; i++) {
         struct strbuf head = {0};
-        grammar_call_head(a->syntax, a->ts->tools[i].name, &head);
+        grammar_call_head(a->syntax, a->calls_ts->tools[i].name, &head);
         bool hit = !head.failed && strncmp(at, head.data, head.len) == 0 &&
                    (at[head.len] == '(' || at[head.len] == '{');
         strbuf_free(&head);
@@ -1145,12 +1281,12 @@ static enum pipit_status decode_segment(struct pipit_agent *a,
     /* stage 2: the chosen tool's compact schema joins the ephemeral context */
     free(so.text);
     char *line = NULL;
-    st = pipit_toolset_serialize_tool(a->ts, (size_t)tool, PIPIT_TOOLSPEC_COMPACT, &line);
+    st = pipit_toolset_serialize_tool(a->calls_ts, (size_t)tool, PIPIT_TOOLSPEC_COMPACT, &line);
     if (st != PIPIT_OK) {
         return st;
     }
     struct strbuf head = {0};
-    grammar_call_head(a->syntax, a->ts->tools[tool].name, &head);
+    grammar_call_head(a->syntax, a->calls_ts->tools[tool].name, &head);
     char *prompt2 = step_prompt(a, segment, line);
     pipit_free(line);
     struct strbuf full = {0};
@@ -1396,6 +1532,62 @@ static enum pipit_status check_utterance(struct pipit_agent *a, const char *utte
     return PIPIT_OK;
 }
 
+#define AGENT_MAX_SEGMENTS 9 /* max_steps (at most 8) plus one for what was left over */
+
+/* A question about the device's state is answered from the state: no model call, no tool
+ * call (docs/agent.md, "State questions"). False when `text` is not such a question. */
+static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, const char *text) {
+    if (a->ask == NULL || a->device.ops == NULL) {
+        return false;
+    }
+    json_t *state = a->device.ops->get_state(a->device.self);
+    char answer[512];
+    int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
+    json_decref(state);
+    if (n <= 0) {
+        return false;
+    }
+    tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
+    say(tb, answer);
+    return true;
+}
+
+/* "I didn't take a photo or set the timer: two steps per command is the limit." The
+ * segments past the step limit, in the person's words. */
+static void say_not_done(struct pipit_agent *a,
+                         struct turn_build *tb,
+                         char (*rest)[ROUTER_MAX_SEGMENT],
+                         size_t n_rest) {
+    static const char *const NUMBERS[] = {"zero", "one", "two",   "three", "four",
+                                          "five", "six", "seven", "eight"};
+    struct strbuf b = {0};
+    strbuf_str(&b, "I didn't ");
+    for (size_t i = 0; i < n_rest; i++) {
+        if (i > 0) {
+            strbuf_str(&b, i + 1 == n_rest ? " or " : ", ");
+        }
+        size_t at = router_command_verb(NULL, rest[i]);
+        if (at == ROUTER_NO_VERB) {
+            strbuf_printf(&b, "do \"%s\"", rest[i]);
+            continue;
+        }
+        const char *verb = rest[i] + at;
+        if (verb[0] >= 'A' && verb[0] <= 'Z' && verb[1] >= 'a' && verb[1] <= 'z') {
+            char first = (char)(verb[0] - 'A' + 'a'); /* "Take a photo" -> "take a photo" */
+            strbuf_add(&b, &first, 1);
+            verb++;
+        }
+        strbuf_str(&b, verb);
+    }
+    int32_t m = a->params.max_steps;
+    strbuf_printf(&b, ": %s step%s per command is the limit.",
+                  m >= 0 && m < (int32_t)(sizeof(NUMBERS) / sizeof(NUMBERS[0])) ? NUMBERS[m] : "8",
+                  m == 1 ? "" : "s");
+    char *s = strbuf_take(&b);
+    say(tb, s != NULL ? s : "I didn't do the rest: it was more than I do in one go.");
+    free(s);
+}
+
 enum pipit_status
 pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
     if (a == NULL || utterance == NULL || out == NULL) {
@@ -1427,18 +1619,23 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     if (!lim.paused && memory_begin_turn(&a->mem, utt) != PIPIT_OK) {
         status = PIPIT_ERR_NOMEM;
     }
+    int32_t undo_n = 0;
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
-    } else if (router_is_undo(utt)) {
-        do_undo(a, &tb);
+    } else if ((undo_n = router_undo_count(utt)) > 0) {
+        do_undo(a, &tb, undo_n);
+    } else if (answer_from_state(a, &tb, utt)) {
+        t->n_steps = 1;
     } else {
-        /* one more segment than allowed tells us the utterance was cut */
-        char segs[9][ROUTER_MAX_SEGMENT];
-        size_t n = router_split(utt, segs, (size_t)a->params.max_steps + 1);
+        /* every segment up to the array's size: those past max_steps are not run, and the
+         * sentence says so */
+        char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
+        size_t n_all = router_split(utt, segs, AGENT_MAX_SEGMENTS);
+        size_t n = n_all;
         if (n > (size_t)a->params.max_steps) {
             t->flags |= PIPIT_TURN_STEP_CAP;
-            n = router_split(utt, segs, (size_t)a->params.max_steps);
+            n = (size_t)a->params.max_steps;
         }
         if (n > 1) {
             t->flags |= PIPIT_TURN_COMPOUND;
@@ -1459,8 +1656,11 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 break;
             }
             t->n_steps++;
-            if (router_is_undo(segs[i])) {
-                do_undo(a, &tb);
+            if ((undo_n = router_undo_count(segs[i])) > 0) {
+                do_undo(a, &tb, undo_n);
+                continue;
+            }
+            if (answer_from_state(a, &tb, segs[i])) {
                 continue;
             }
             char *text = NULL;
@@ -1478,7 +1678,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             }
         }
         if ((t->flags & PIPIT_TURN_STEP_CAP) != 0 && (t->flags & PIPIT_TURN_BREAKER) == 0) {
-            say(&tb, "(That was more than I do in one go; the rest was not done.)");
+            say_not_done(a, &tb, segs + n, n_all - n);
         }
     }
     if (status == PIPIT_OK && !lim.paused && (t->flags & PIPIT_TURN_CANCELLED) == 0) {
@@ -1542,6 +1742,8 @@ static const struct {
     {PIPIT_TURN_PAUSED, "paused"},
     {PIPIT_TURN_TOKEN_LIMIT, "token_limit"},
     {PIPIT_TURN_OVER_BUDGET, "over_budget"},
+    {PIPIT_TURN_STATE_ANSWER, "state_answer"},
+    {PIPIT_TURN_STATE_CORRECTED, "state_corrected"},
 };
 
 static json_t *json_or_string(const char *text) {

@@ -58,6 +58,25 @@ void device_describe_json(const json_t *v, char *buf, size_t size);
  * control characters shown as '?'). NULL describes as `missing`. */
 void device_describe_string(const char *s, char *buf, size_t size);
 
+/* How people name one state key and how a sentence says its value: optional words a device
+ * adds to what the tool set already says (key names, tool names, enum values). The agent
+ * answers state questions and checks plain-text claims with them (src/ask.h, docs/agent.md).
+ * Every field but `key` may be NULL. */
+struct device_key_words {
+    const char *key;     /* the state key, e.g. "timer_s" */
+    const char *names;   /* more phrases that name it, '|'-separated, lowercase ASCII words
+                            ("timer|self timer|countdown") */
+    const char *noun;    /* how a sentence names it ("the timer", "Wi-Fi"); NULL: "the" and
+                            the key's words ("the white balance") */
+    const char *unit;    /* written after a number: "x" ("2x"), " seconds" (1: " second") */
+    const char *zero;    /* a number 0 reads as this word ("off"); NULL: the number */
+    const char *pattern; /* the whole sentence, {v} the value ("The {v} camera is active.");
+                            NULL: "<Noun> is <value>." */
+    const char *yes;     /* a boolean's sentence when true ("It's recording."); NULL:
+                            "<Noun> is on." */
+    const char *no;      /* ... when false ("It isn't recording."); NULL: "<Noun> is off." */
+};
+
 struct device_ops;
 
 /* A device instance: its operations and its private state. */
@@ -103,6 +122,11 @@ struct device_ops {
      * camera's "zoom=1 flash=off facing=back recording=no timer=0 mode=auto". It is the
      * prompt's "State:" line (docs/prompt.md). */
     void (*state_line)(const void *self, char *buf, size_t size);
+
+    /* Optional (may be NULL with n_words 0): how people name state keys and how sentences
+     * say their values, beyond what the tool set says. Constant data. */
+    const struct device_key_words *words;
+    size_t n_words;
 };
 
 /* The device's state line: ops->state_line, or when a device has none, the state's

@@ -129,13 +129,13 @@ static void test_undo_reverts_without_model(void **state) {
     struct pipit_turn *t = turn(&fx, "never mind");
     assert_int_equal(t->model_calls, 0);
     assert_true(t->flags & PIPIT_TURN_UNDO);
-    assert_non_null(strstr(t->sentence, "flash is back to off"));
+    assert_string_equal(t->sentence, "The flash is off again.");
     assert_state(&fx, "flash", "\"off\"");
     assert_state(&fx, "zoom", "2.0");
     pipit_turn_free(t);
     t = turn(&fx, "undo");
     assert_int_equal(t->model_calls, 0);
-    assert_non_null(strstr(t->sentence, "zoom is back to 1"));
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
     t = turn(&fx, "put it back");
@@ -354,6 +354,321 @@ static void test_narration_is_caught(void **state) {
     t = turn(&fx, "zoom to 2x");
     assert_true(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
     assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* ============================================================================ truth */
+
+/* State questions are answered from the state: no model call, no tool call. */
+static void test_state_questions_answered_from_state(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device_init_json = "{\"flash\": \"on\", \"zoom\": 4}";
+    struct fixture fx;
+    setup_with(&fx, &p);
+    static const char *const QA[][2] = {
+        {"is the flash on?", "The flash is on."},
+        {"what's the zoom at?", "The zoom is 4x."},
+        {"what zoom am I at", "The zoom is 4x."},
+        {"is it recording?", "It isn't recording."},
+        {"which camera is on?", "The back camera is active."},
+        {"is the timer set?", "The timer is off."},
+        {"Is the flash on right now?", "The flash is on."},
+        {"hey, what's the white balance set to?", "The white balance is auto."},
+        {"is the flash on and the grid off?", "The flash is on. The grid is off."},
+        {"how many photos have I taken", "You've taken no photos."},
+    };
+    for (size_t i = 0; i < sizeof(QA) / sizeof(QA[0]); i++) {
+        struct pipit_turn *t = turn(&fx, QA[i][0]);
+        if (strcmp(t->sentence, QA[i][1]) != 0) {
+            fail_msg("\"%s\" -> \"%s\", want \"%s\"", QA[i][0], t->sentence, QA[i][1]);
+        }
+        assert_int_equal(t->model_calls, 0);
+        assert_int_equal(t->n_calls, 0);
+        assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+        char *j = pipit_turn_to_json(t);
+        assert_non_null(strstr(j, "\"state_answer\""));
+        pipit_free(j);
+        pipit_turn_free(t);
+    }
+    assert_int_equal(fx.fake.n_steps, 0);
+    /* the answer follows the state, never a model's memory of it */
+    const char *out[] = {"<call>set_zoom(level=2)", "<call>set_timer(seconds=3)"};
+    script(&fx, 2, out);
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    pipit_turn_free(turn(&fx, "3 second timer"));
+    struct pipit_turn *t = turn(&fx, "what's the zoom?");
+    assert_string_equal(t->sentence, "The zoom is 2x.");
+    pipit_turn_free(t);
+    t = turn(&fx, "is the timer set?");
+    assert_string_equal(t->sentence, "The timer is 3 seconds.");
+    pipit_turn_free(t);
+    /* a command and a question: the question's step needs no model */
+    const char *out2[] = {"<call>adjust_zoom(direction=\"in\")"};
+    script(&fx, 1, out2);
+    t = turn(&fx, "zoom in, is the flash on?");
+    assert_int_equal(t->model_calls, 1);
+    assert_int_equal(t->n_steps, 2);
+    assert_non_null(strstr(t->sentence, "The flash is on."));
+    pipit_turn_free(t);
+    /* questions that are not about the state go to the model */
+    static const char *const NOT_STATE[] = {
+        "what's a good zoom for portraits?",
+        "what is exposure",
+        "how does the timer work?",
+        "what's the best shutter speed for waterfalls?",
+        "what can you do?",
+        "and how long should the exposure be?",
+    };
+    for (size_t i = 0; i < sizeof(NOT_STATE) / sizeof(NOT_STATE[0]); i++) {
+        const char *o[] = {"Sure."};
+        script(&fx, 1, o);
+        t = turn(&fx, NOT_STATE[i]);
+        if (t->model_calls != 1 || (t->flags & PIPIT_TURN_STATE_ANSWER) != 0) {
+            fail_msg("\"%s\" was answered from the state", NOT_STATE[i]);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
+/* The second line: a plain-text claim the state contradicts is replaced by the truth. */
+static void test_state_claims_are_corrected(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device_init_json = "{\"flash\": \"on\"}";
+    struct fixture fx;
+    setup_with(&fx, &p);
+    const char *out[] = {"The flash is off.", "The flash is on.", "Sure thing. The zoom is 3x.",
+                         "It's recording.", "The front camera is active."};
+    script(&fx, 5, out);
+    /* not question forms the router answers: the model speaks, the harness checks */
+    struct pipit_turn *t = turn(&fx, "flash status, tell me");
+    assert_int_equal(t->model_calls, 1);
+    assert_string_equal(t->sentence, "The flash is on.");
+    assert_true(t->flags & PIPIT_TURN_STATE_CORRECTED);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "flash status, tell me");
+    assert_string_equal(t->sentence, "The flash is on."); /* true: untouched */
+    assert_false(t->flags & PIPIT_TURN_STATE_CORRECTED);
+    pipit_turn_free(t);
+    t = turn(&fx, "tell me about the zoom");
+    assert_string_equal(t->sentence, "Sure thing. The zoom is 1x.");
+    pipit_turn_free(t);
+    t = turn(&fx, "tell me about the video");
+    assert_string_equal(t->sentence, "It isn't recording.");
+    pipit_turn_free(t);
+    t = turn(&fx, "tell me about the lens");
+    assert_string_equal(t->sentence, "The back camera is active.");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* The same guarantees on the phone pack, with whatever its state holds. */
+static void test_state_truth_on_phone(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err),
+                     PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = "phone";
+    p.device_init_json = "{\"wifi\": true, \"bluetooth\": false}";
+    assert_int_equal(
+        agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        PIPIT_OK);
+    struct pipit_turn *t = turn(&fx, "is wifi on?");
+    assert_string_equal(t->sentence, "Wi-Fi is on.");
+    assert_int_equal(t->model_calls, 0);
+    pipit_turn_free(t);
+    t = turn(&fx, "am I in airplane mode?");
+    assert_string_equal(t->sentence, "Airplane mode is off.");
+    pipit_turn_free(t);
+    t = turn(&fx, "how many timers do I have?");
+    assert_string_equal(t->sentence, "There are no timers.");
+    pipit_turn_free(t);
+    /* a ticket's status is a tool's job (get_ticket_status), not a state answer */
+    const char *out[] = {"Bluetooth is on.", "<call>get_ticket_status(ticket_id=\"T-1\")"};
+    script(&fx, 2, out);
+    t = turn(&fx, "bluetooth, tell me");
+    assert_string_equal(t->sentence, "Bluetooth is off.");
+    assert_true(t->flags & PIPIT_TURN_STATE_CORRECTED);
+    pipit_turn_free(t);
+    t = turn(&fx, "what's the status of my ticket?");
+    assert_int_equal(t->model_calls, 1);
+    assert_false(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* The model's own way to undo: the built-in undo tool reverts the log, never acts. */
+static void test_model_undo_tool(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    /* the grammar offers it; the pipit-format prompt (a training contract) does not list it */
+    const char *out[] = {"<call>set_flash(mode=\"on\")", "<call>undo()", "<call>undo()",
+                         "<call>undo(steps=2)"};
+    script(&fx, 4, out);
+    pipit_turn_free(turn(&fx, "flash on"));
+    assert_non_null(strstr(fx.fake.params[0].grammar, "undo"));
+    assert_null(strstr(fx.fake.permanent, "undo"));
+    struct pipit_turn *t = turn(&fx, "lose that one, friend"); /* words the router lacks */
+    assert_false(t->flags & PIPIT_TURN_UNDO);                  /* the model, not the router */
+    assert_int_equal(t->model_calls, 1);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "undo");
+    assert_true(t->calls[0].executed && t->calls[0].ok);
+    assert_string_equal(t->sentence, "The flash is off again.");
+    assert_state(&fx, "flash", "\"off\"");
+    assert_state(&fx, "photos_taken", "0");
+    pipit_turn_free(t);
+    t = turn(&fx, "lose that one too, friend");
+    assert_string_equal(t->sentence, "There's nothing to undo.");
+    assert_false(t->calls[0].ok);
+    assert_string_equal(t->calls[0].code, "nothing_to_undo");
+    pipit_turn_free(t);
+    /* arguments it does not take: refused by validation like any call */
+    t = turn(&fx, "lose two, friend");
+    assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
+    assert_false(t->calls[0].executed);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* Hermes syntax */
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.syntax = PIPIT_SYNTAX_HERMES;
+    setup_with(&fx, &p);
+    const char *h[] = {"<tool_call>\n{\"name\": \"set_zoom\", \"arguments\": {\"level\": 3}}\n"
+                       "</tool_call>",
+                       "<tool_call>\n{\"name\": \"undo\", \"arguments\": {}}\n</tool_call>"};
+    script(&fx, 2, h);
+    pipit_turn_free(turn(&fx, "zoom to 3x"));
+    assert_state(&fx, "zoom", "3.0");
+    t = turn(&fx, "lose that one, friend");
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+static int own_undo_calls = 0;
+
+static enum pipit_status
+own_undo(const char *tool, const char *args_json, struct pipit_tool_output *out, void *user_data) {
+    (void)tool;
+    (void)args_json;
+    (void)user_data;
+    own_undo_calls++;
+    out->ok = true;
+    snprintf(out->data_json, sizeof(out->data_json), "{}");
+    return PIPIT_OK;
+}
+
+/* A pack with its own tool named undo keeps it: no built-in is added. */
+static void test_pack_undo_tool_wins(void **state) {
+    (void)state;
+    const char *spec =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"undo\", \"description\": \"Undo "
+        "in the app\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}},"
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_zoom\", \"description\": "
+        "\"Zoom\", \"parameters\": {\"type\": \"object\", \"properties\": {\"level\": "
+        "{\"type\": \"number\"}}, \"required\": [\"level\"]}}, \"pipit\": {\"undo\": "
+        "{\"keys\": [\"zoom\"]}}}]";
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "own.json", &fx.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(
+        agent_new_with_backend(NULL, fx.ts, NULL, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        PIPIT_OK);
+    assert_int_equal(pipit_agent_register_tool(fx.agent, "undo", own_undo, NULL), PIPIT_OK);
+    const char *out[] = {"<call>set_zoom(level=2)", "<call>undo()"};
+    script(&fx, 2, out);
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    own_undo_calls = 0;
+    struct pipit_turn *t = turn(&fx, "app undo please, friend");
+    assert_int_equal(own_undo_calls, 1);
+    assert_state(&fx, "zoom", "2.0"); /* the agent's log was not touched */
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* "undo the last two" reverts two; more than the log holds says so. */
+static void test_multi_step_undo(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *out[] = {"<call>set_zoom(level=2)", "<call>set_flash(mode=\"on\")",
+                         "<call>set_timer(seconds=3)"};
+    script(&fx, 3, out);
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    pipit_turn_free(turn(&fx, "flash on"));
+    pipit_turn_free(turn(&fx, "3 second timer"));
+    struct pipit_turn *t = turn(&fx, "undo the last two");
+    assert_int_equal(t->model_calls, 0);
+    assert_string_equal(t->sentence, "The timer is off again. The flash is off again.");
+    assert_state(&fx, "timer_s", "0");
+    assert_state(&fx, "flash", "\"off\"");
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo both");
+    assert_string_equal(t->sentence, "The zoom is 1x again. There was only one action to undo.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo everything");
+    assert_string_equal(t->sentence, "There's nothing to undo.");
+    pipit_turn_free(t);
+    /* everything: every logged action, and never a new one */
+    const char *out2[] = {"<call>set_grid(enabled=true)", "<call>switch_camera(facing=\"front\")"};
+    script(&fx, 2, out2);
+    pipit_turn_free(turn(&fx, "grid on"));
+    pipit_turn_free(turn(&fx, "selfie camera"));
+    t = turn(&fx, "put everything back");
+    assert_string_equal(t->sentence, "The back camera is active again. The grid is off again.");
+    assert_int_equal(t->model_calls, 0);
+    pipit_turn_free(t);
+    assert_int_equal(fx.fake.n_steps, 5);
+    teardown_fx(&fx);
+}
+
+/* Over the step limit, the sentence says what was not done, in the person's words. */
+static void test_step_limit_says_what_was_not_done(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.max_steps = 2;
+    struct fixture fx;
+    setup_with(&fx, &p);
+    const char *out[] = {"<call>set_flash(mode=\"on\")", "<call>set_timer(seconds=3)",
+                         "<call>take_photo()"};
+    script(&fx, 3, out);
+    struct pipit_turn *t = turn(&fx, "turn on the flash, set a 3 second timer and take a photo");
+    assert_true(t->flags & PIPIT_TURN_STEP_CAP);
+    assert_int_equal(t->model_calls, 2);
+    const char *tail = "I didn't take a photo: two steps per command is the limit.";
+    assert_non_null(strstr(t->sentence, tail));
+    assert_string_equal(t->sentence + strlen(t->sentence) - strlen(tail), tail);
+    assert_state(&fx, "photos_taken", "0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    p.max_steps = 1;
+    setup_with(&fx, &p);
+    script(&fx, 3, out);
+    t = turn(&fx, "turn on the flash, then Set the timer to 3 seconds and please take a photo");
+    assert_int_equal(t->model_calls, 1);
+    assert_non_null(strstr(t->sentence, "I didn't set the timer to 3 seconds or take a photo: "
+                                        "one step per command is the limit."));
+    assert_state(&fx, "timer_s", "0");
+    pipit_turn_free(t);
+    t = turn(&fx, "night mode and a 3 second timer");
+    assert_non_null(strstr(t->sentence,
+                           "I didn't do \"a 3 second timer\": one step per command is the limit."));
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -992,6 +1307,13 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_tool_and_bad_args_never_reach_handlers),
         cmocka_unit_test(test_failure_sentences_name_the_reason),
         cmocka_unit_test(test_narration_is_caught),
+        cmocka_unit_test(test_state_questions_answered_from_state),
+        cmocka_unit_test(test_state_claims_are_corrected),
+        cmocka_unit_test(test_state_truth_on_phone),
+        cmocka_unit_test(test_model_undo_tool),
+        cmocka_unit_test(test_pack_undo_tool_wins),
+        cmocka_unit_test(test_multi_step_undo),
+        cmocka_unit_test(test_step_limit_says_what_was_not_done),
         cmocka_unit_test(test_cancel_and_thermal),
         cmocka_unit_test(test_cloud_unconfigured_and_json),
         cmocka_unit_test(test_cloud_configured_but_refused),

@@ -217,7 +217,7 @@ static void test_agent_resume_fake(void **state) {
     pipit_free(s);
     /* the undo log came back too, and the next turn prefills no permanent token */
     assert_int_equal(pipit_agent_turn(a, "undo", &t), PIPIT_OK);
-    assert_non_null(strstr(t->sentence, "zoom is back to 1"));
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
     assert_int_equal(t->permanent_prefill_tokens, 0);
     pipit_turn_free(t);
     /* a damaged file changes nothing */

@@ -984,6 +984,50 @@ static void camera_state_line(const void *self, char *buf, size_t size) {
                  (int)s->timer_s, SCENE_NAMES[s->scene_mode]);
 }
 
+/* How people name the camera's state keys and how answers say their values (src/ask.h):
+ * only what the tool set cannot say (its keys, tool names and enums are used already). */
+static const struct device_key_words CAMERA_WORDS[] = {
+    {.key = "zoom", .names = "zoom level|zoomed in|zoomed|magnification", .unit = "x"},
+    {.key = "flash", .names = "flash mode"},
+    {.key = "facing",
+     .names = "camera|lens|camera facing|active camera",
+     .pattern = "The {v} camera is active."},
+    {.key = "recording",
+     .names = "video|filming|recording video|video recording",
+     .yes = "It's recording.",
+     .no = "It isn't recording."},
+    {.key = "timer_s",
+     .names = "self timer|countdown|timer delay",
+     .unit = " seconds",
+     .zero = "off"},
+    {.key = "exposure_ev", .names = "exposure compensation|ev", .unit = " EV"},
+    {.key = "ae_af_locked",
+     .names = "ae af lock|ae af|exposure lock|focus lock|exposure and focus lock|lock",
+     .yes = "Exposure and focus are locked.",
+     .no = "Exposure and focus aren't locked."},
+    {.key = "white_balance", .names = "wb"},
+    {.key = "aspect_ratio", .names = "ratio|aspect|format"},
+    {.key = "quality_priority", .names = "priority"},
+    {.key = "scene_mode", .names = "mode|scene"},
+    {.key = "jpeg_quality", .names = "quality|jpeg", .noun = "the JPEG quality"},
+    {.key = "grid", .names = "grid lines|gridlines"},
+    {.key = "horizon_level", .names = "level|horizon|level indicator"},
+    {.key = "photos_taken",
+     .names = "photos|pictures|shots|photo count",
+     .unit = " photos",
+     .zero = "no photos",
+     .pattern = "You've taken {v}."},
+    {.key = "videos_recorded",
+     .names = "videos|video count",
+     .unit = " videos",
+     .zero = "no videos",
+     .pattern = "You've recorded {v}."},
+    {.key = "permission",
+     .names = "camera permission|permissions",
+     .yes = "The camera permission is granted.",
+     .no = "The camera permission is denied."},
+};
+
 static const struct device_ops CAMERA_OPS = {
     .name = "camera",
     .destroy = camera_destroy,
@@ -991,6 +1035,8 @@ static const struct device_ops CAMERA_OPS = {
     .get_state = camera_get_state,
     .set_state = camera_set_state,
     .state_line = camera_state_line,
+    .words = CAMERA_WORDS,
+    .n_words = sizeof(CAMERA_WORDS) / sizeof(CAMERA_WORDS[0]),
 };
 
 enum pipit_status camera_device_new(struct device *out) {

@@ -2776,6 +2776,13 @@ static void phone_destroy(void *self) {
     free(ph);
 }
 
+/* How people name the phone's state keys (src/ask.h): only what the tool set cannot say. */
+static const struct device_key_words PHONE_WORDS[] = {
+    {.key = "wifi", .names = "wi-fi|wi fi|wireless", .noun = "Wi-Fi"},
+    {.key = "bluetooth", .noun = "Bluetooth"},
+    {.key = "airplane_mode", .names = "airplane|flight mode|plane mode", .noun = "Airplane mode"},
+};
+
 static const struct device_ops PHONE_OPS = {
     .name = "phone",
     .destroy = phone_destroy,
@@ -2783,6 +2790,8 @@ static const struct device_ops PHONE_OPS = {
     .get_state = phone_get_state,
     .set_state = phone_set_state,
     .state_line = phone_state_line,
+    .words = PHONE_WORDS,
+    .n_words = sizeof(PHONE_WORDS) / sizeof(PHONE_WORDS[0]),
 };
 
 enum pipit_status phone_device_new(struct device *out) {

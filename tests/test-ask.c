@@ -1,0 +1,310 @@
+/*
+ * test-ask.c - state questions answered from the state, and plain-text claims checked against
+ * it, on the camera and the phone packs and on a pack with no device words at all.
+ */
+#include "ask.h"
+#include "device.h"
+#include "devices/camera.h"
+#include "devices/phone.h"
+#include "testutil.h"
+
+#include <jansson.h>
+
+struct pack {
+    struct pipit_toolset *ts;
+    struct device dev;
+    json_t *state;
+    struct ask *k;
+};
+
+static void pack_open(struct pack *p, const char *spec, bool phone, const char *init) {
+    memset(p, 0, sizeof(*p));
+    struct pipit_error err;
+    if (pipit_toolset_load_file(spec, &p->ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(phone ? phone_device_new(&p->dev) : camera_device_new(&p->dev), PIPIT_OK);
+    if (init != NULL) {
+        json_t *j = json_loads(init, 0, NULL);
+        assert_int_equal(p->dev.ops->set_state(p->dev.self, j, &err), PIPIT_OK);
+        json_decref(j);
+    }
+    p->state = p->dev.ops->get_state(p->dev.self);
+    assert_int_equal(ask_new(p->ts, p->state, p->dev.ops->words, p->dev.ops->n_words, &p->k, &err),
+                     PIPIT_OK);
+}
+
+static void pack_close(struct pack *p) {
+    ask_free(p->k);
+    json_decref(p->state);
+    device_free(&p->dev);
+    pipit_toolset_free(p->ts);
+}
+
+struct qa {
+    const char *question;
+    const char *answer; /* NULL: not a state question */
+};
+
+static int check_answers(const struct pack *p, const struct qa *cases, size_t n) {
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        char buf[512];
+        int got = ask_answer(p->k, cases[i].question, p->state, buf, sizeof(buf));
+        bool ok = cases[i].answer == NULL ? got == 0 && buf[0] == '\0'
+                                          : got > 0 && strcmp(buf, cases[i].answer) == 0;
+        if (!ok) {
+            print_error("ask(\"%s\") = %d \"%s\", want \"%s\"\n", cases[i].question, got, buf,
+                        cases[i].answer != NULL ? cases[i].answer : "(not a state question)");
+            failures++;
+        }
+    }
+    return failures;
+}
+
+static void test_camera_questions(void **state) {
+    (void)state;
+    struct pack p;
+    pack_open(&p, PIPIT_SOURCE_DIR "/tools/camera.json", false,
+              "{\"zoom\": 2.5, \"flash\": \"auto\", \"timer_s\": 3, \"facing\": \"back\", "
+              "\"exposure_ev\": -1, \"scene_mode\": \"night\", \"aspect_ratio\": \"16:9\"}");
+    static const struct qa CASES[] = {
+        {"is the flash on?", "The flash is auto."},
+        {"is the flash on right now?", "The flash is auto."},
+        {"what's the zoom at?", "The zoom is 2.5x."},
+        {"what zoom am i at", "The zoom is 2.5x."},
+        {"What's the zoom level?", "The zoom is 2.5x."},
+        {"how much zoom do I have", "The zoom is 2.5x."},
+        {"how zoomed in am I?", "The zoom is 2.5x."},
+        {"is it recording?", "It isn't recording."},
+        {"are we recording", "It isn't recording."},
+        {"which camera is on?", "The back camera is active."},
+        {"is the front camera on?", "The back camera is active."},
+        {"is the timer set?", "The timer is 3 seconds."},
+        {"what's the exposure?", "The exposure is -1 EV."},
+        {"is night mode on?", "The scene mode is night."},
+        {"what mode am I in", "The scene mode is night."},
+        {"what's the aspect ratio", "The aspect ratio is 16:9."},
+        {"is the grid on or off", "The grid is off."},
+        {"is exposure and focus locked?", NULL}, /* "exposure" and "focus": not one name */
+        {"is the ae af lock on", "Exposure and focus aren't locked."},
+        {"tell me, is the horizon level on?", "The horizon level is off."},
+        {"what's the JPEG quality", "The JPEG quality is 95."},
+        {"how many photos have I taken?", "You've taken no photos."},
+        {"what's the flash and the zoom?", "The flash is auto. The zoom is 2.5x."},
+        /* other intents */
+        {"what's a good zoom for portraits?", NULL},
+        {"what is exposure", NULL},
+        {"what's white balance?", NULL},
+        {"how does the timer work?", NULL},
+        {"and how long should the exposure be?", NULL},
+        {"what's the best shutter speed for photographing waterfalls?", NULL},
+        {"what can you do?", NULL},
+        {"is it dark?", NULL},
+        {"turn on the flash", NULL},
+        {"set the timer to 3 seconds", NULL},
+        {"is the flash necessary here?", NULL},
+        {"where's the focus?", NULL},
+        {"is the focus on?", NULL}, /* focus_x and focus_y share "focus" */
+        {"", NULL},
+        {"?", NULL},
+    };
+    assert_int_equal(check_answers(&p, CASES, sizeof(CASES) / sizeof(CASES[0])), 0);
+    pack_close(&p);
+}
+
+static void test_phone_questions(void **state) {
+    (void)state;
+    struct pack p;
+    pack_open(&p, PIPIT_SOURCE_DIR "/tools/phone.json", true,
+              "{\"wifi\": false, \"bluetooth\": true}");
+    static const struct qa CASES[] = {
+        {"is wifi on?", "Wi-Fi is off."},
+        {"is the wi-fi on", "Wi-Fi is off."},
+        {"is bluetooth on", "Bluetooth is on."},
+        {"am I in airplane mode?", "Airplane mode is off."},
+        {"any timers running?", "There are no timers."},
+        {"how many contacts do I have", "There are 8 contacts."},
+        {"what's the status of my ticket?", NULL},
+        {"what's the ticket status now?", NULL},
+        {"any unread texts?", NULL},
+        {"what's a good recipe for banana bread?", NULL},
+        {"what's my alarm", NULL}, /* an array answers counting questions only */
+    };
+    assert_int_equal(check_answers(&p, CASES, sizeof(CASES) / sizeof(CASES[0])), 0);
+    pack_close(&p);
+}
+
+struct claim_case {
+    const char *text;
+    const char *fixed; /* NULL: nothing to fix */
+};
+
+static int check_claims(const struct pack *p, const struct claim_case *cases, size_t n) {
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        int n_fixed = 7;
+        char *got = ask_correct(p->k, cases[i].text, p->state, &n_fixed);
+        bool ok = cases[i].fixed == NULL
+                      ? got == NULL && n_fixed == 0
+                      : got != NULL && n_fixed > 0 && strcmp(got, cases[i].fixed) == 0;
+        if (!ok) {
+            print_error("correct(\"%s\") = \"%s\" (%d), want \"%s\"\n", cases[i].text,
+                        got != NULL ? got : "(nothing)", n_fixed,
+                        cases[i].fixed != NULL ? cases[i].fixed : "(nothing)");
+            failures++;
+        }
+        free(got);
+    }
+    return failures;
+}
+
+static void test_camera_claims(void **state) {
+    (void)state;
+    struct pack p;
+    pack_open(&p, PIPIT_SOURCE_DIR "/tools/camera.json", false,
+              "{\"flash\": \"on\", \"exposure_ev\": -1, \"facing\": \"front\"}");
+    static const struct claim_case CASES[] = {
+        {"The flash is off.", "The flash is on."},
+        {"The flash is on.", NULL},
+        {"The flash isn't on.", "The flash is on."},
+        {"Zoom is 3x. Enjoy!", "The zoom is 1x. Enjoy!"},
+        {"Sure!  The zoom is at 2x, and that's fine.\nBye.", "Sure!  The zoom is 1x.\nBye."},
+        {"The zoom is 1x.", NULL},
+        {"The exposure is -1 EV.", NULL},
+        {"The exposure is 1 EV.", "The exposure is -1 EV."},
+        {"It's recording.", "It isn't recording."},
+        {"It is not recording.", NULL},
+        {"The back camera is active.", "The front camera is active."},
+        {"The camera is set to back.", "The front camera is active."},
+        {"The timer is set to 3 seconds.", "The timer is off."},
+        {"The timer is off.", NULL},
+        /* not claims about the state */
+        {"I can't zoom to 50x: the zoom goes from 0.5x to 10x.", NULL},
+        {"Is the flash on?", NULL},
+        {"I can't turn the flash on while recording.", NULL},
+        {"The zoom is limited to 10x on this lens.", NULL},
+        {"Use a tripod for long exposures.", NULL},
+        {"Hello! I can help with photos.", NULL},
+        {"", NULL},
+    };
+    assert_int_equal(check_claims(&p, CASES, sizeof(CASES) / sizeof(CASES[0])), 0);
+    pack_close(&p);
+}
+
+static void test_sentences(void **state) {
+    (void)state;
+    struct pack p;
+    pack_open(&p, PIPIT_SOURCE_DIR "/tools/phone.json", true, NULL);
+    char buf[256];
+    json_t *none = json_array();
+    json_t *one = json_pack("[{s:s}]", "id", "A-1");
+    json_t *yes = json_true();
+    assert_true(ask_sentence(p.k, "alarms", none, ASK_AGAIN, buf, sizeof(buf)));
+    assert_string_equal(buf, "Back to no alarms.");
+    assert_true(ask_sentence(p.k, "alarms", one, ASK_NOW, buf, sizeof(buf)));
+    assert_string_equal(buf, "There's 1 alarm.");
+    assert_true(ask_sentence(p.k, "wifi", yes, ASK_AGAIN, buf, sizeof(buf)));
+    assert_string_equal(buf, "Wi-Fi is on again.");
+    /* wrong type, unknown key, objects only in ASK_AGAIN form */
+    assert_false(ask_sentence(p.k, "wifi", none, ASK_NOW, buf, sizeof(buf)));
+    assert_string_equal(buf, "");
+    assert_false(ask_sentence(p.k, "no_such_key", yes, ASK_NOW, buf, sizeof(buf)));
+    json_t *nav = json_object_get(p.state, "navigation");
+    assert_non_null(nav); /* null until the phone navigates */
+    {
+        assert_false(ask_sentence(p.k, "navigation", nav, ASK_NOW, buf, sizeof(buf)));
+        assert_true(ask_sentence(p.k, "navigation", nav, ASK_AGAIN, buf, sizeof(buf)));
+        assert_string_equal(buf, "The navigation is back as it was.");
+    }
+    /* a small buffer cuts, never overflows */
+    char tiny[8];
+    assert_true(ask_sentence(p.k, "alarms", none, ASK_AGAIN, tiny, sizeof(tiny)));
+    assert_true(strlen(tiny) < sizeof(tiny));
+    json_decref(none);
+    json_decref(one);
+    json_decref(yes);
+    pack_close(&p);
+}
+
+/* A pack with no device words: names come from the keys and the tools alone. */
+static void test_generic_pack(void **state) {
+    (void)state;
+    const char *spec =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"set_target_temperature\", "
+        "\"description\": \"Set the thermostat\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"celsius\": {\"type\": \"number\"}}, \"required\": [\"celsius\"]}}, "
+        "\"pipit\": {\"undo\": {\"keys\": [\"target_c\"]}}},"
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_fan_mode\", \"description\": "
+        "\"Fan\", \"parameters\": {\"type\": \"object\", \"properties\": {\"mode\": {\"type\": "
+        "\"string\", \"enum\": [\"low\", \"high\", \"auto\"]}}, \"required\": [\"mode\"]}}, "
+        "\"pipit\": {\"undo\": {\"keys\": [\"fan\"]}}}]";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "thermo.json", &ts, &err),
+                     PIPIT_OK);
+    json_t *st = json_pack("{s:f,s:s,s:b}", "target_c", 21.5, "fan", "low", "eco", 1);
+    struct ask *k = NULL;
+    assert_int_equal(ask_new(ts, st, NULL, 0, &k, &err), PIPIT_OK);
+    char buf[256];
+    assert_int_equal(ask_answer(k, "what's the target temperature?", st, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "The target is 21.5.");
+    assert_int_equal(ask_answer(k, "is the fan mode on high?", st, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "The fan is low.");
+    assert_int_equal(ask_answer(k, "is eco on", st, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "The eco is on.");
+    int n_fixed = 0;
+    char *fixed = ask_correct(k, "The fan is high.", st, &n_fixed);
+    assert_non_null(fixed);
+    assert_string_equal(fixed, "The fan is low.");
+    free(fixed);
+    ask_free(k);
+    /* misuse */
+    assert_int_equal(ask_new(NULL, st, NULL, 0, &k, &err), PIPIT_ERR_INVALID_ARG);
+    assert_null(k);
+    assert_int_equal(ask_new(ts, NULL, NULL, 0, &k, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(ask_answer(NULL, "is eco on", st, buf, sizeof(buf)), 0);
+    assert_null(ask_correct(NULL, "The fan is high.", st, &n_fixed));
+    ask_free(NULL);
+    json_decref(st);
+    pipit_toolset_free(ts);
+}
+
+/* Long and odd input: bounded, no crash (valgrind runs this too). */
+static void test_bounds(void **state) {
+    (void)state;
+    struct pack p;
+    pack_open(&p, PIPIT_SOURCE_DIR "/tools/camera.json", false, NULL);
+    char big[8192];
+    size_t n = 0;
+    while (n + 17 < sizeof(big)) {
+        memcpy(big + n, "The zoom is 3x.\n ", 17);
+        n += 17;
+    }
+    big[n] = '\0';
+    char buf[64];
+    assert_int_equal(ask_answer(p.k, big, p.state, buf, sizeof(buf)), 0);
+    int n_fixed = 0;
+    char *fixed = ask_correct(p.k, big, p.state, &n_fixed);
+    assert_non_null(fixed);
+    assert_true(n_fixed > 400);
+    assert_non_null(strstr(fixed, "The zoom is 1x.\n The zoom is 1x."));
+    free(fixed);
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    assert_int_equal(ask_answer(p.k, big, p.state, buf, sizeof(buf)), 0);
+    assert_null(ask_correct(p.k, big, p.state, &n_fixed));
+    const char *odd = "is the \xE2\x80\x9C"
+                      "flash\xE2\x80\x9D on\xE2\x80\xA6 \xff\xfe?";
+    (void)ask_answer(p.k, odd, p.state, buf, sizeof(buf));
+    pack_close(&p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
+        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
+        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
