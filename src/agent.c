@@ -1552,6 +1552,19 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     return true;
 }
 
+/* True when no router segment of `utt` starts with a command verb: a question may then be
+ * answered whole ("what's the flash and the zoom?"); "is the flash on, zoom in" may not. */
+static bool no_command_inside(const char *utt) {
+    char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
+    size_t n = router_split(utt, segs, AGENT_MAX_SEGMENTS);
+    for (size_t i = 0; i < n; i++) {
+        if (router_command_verb(NULL, segs[i]) != ROUTER_NO_VERB) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* "I didn't take a photo or set the timer: two steps per command is the limit." The
  * segments past the step limit, in the person's words. */
 static void say_not_done(struct pipit_agent *a,
@@ -1625,8 +1638,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
     } else if ((undo_n = router_undo_count(utt)) > 0) {
         do_undo(a, &tb, undo_n);
-    } else if (answer_from_state(a, &tb, utt)) {
-        t->n_steps = 1;
+    } else if (no_command_inside(utt) && answer_from_state(a, &tb, utt)) {
+        t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else {
         /* every segment up to the array's size: those past max_steps are not run, and the
          * sentence says so */

@@ -39,9 +39,9 @@
  * generic English (no pack nouns here) */
 
 /* Words a question may start with. */
-static const char *const OPENERS[] = {"is",   "isnt",  "are",   "arent",   "am",    "was",
-                                      "what", "whats", "which", "how",     "hows",  "do",
-                                      "does", "any",   "if",    "whether", "whatre"};
+static const char *const OPENERS[] = {"where", "wheres", "is",    "isnt",    "are",   "arent", "am",
+                                      "was",   "what",   "whats", "which",   "how",   "hows",  "do",
+                                      "does",  "any",    "if",    "whether", "whatre"};
 
 /* Dropped at the start of a question. */
 static const char *const LEAD_FILLERS[] = {
@@ -94,16 +94,24 @@ static const char *const TRAIL_FILLERS[] = {
     "at all", "today",     "for me",    "or not",     "already",       "yet",     "right",
 };
 
+/* Tags that make a statement a question: "the flash is off, right?" */
+static const char *const TAGS[] = {"right",    "correct", "isnt it", "is it",
+                                   "arent we", "are we",  "yeah",    "yes",
+                                   "no",       "true",    "or not",  "am i right"};
+
+/* A statement asked as a question ("flash is on or off?") needs one of these. */
+static const char *const COPULAS_Q[] = {"is", "isnt", "are", "arent", "am", "s"};
+
 /* Words a question may hold anywhere besides the keys and their values. */
 static const char *const GLUE[] = {
-    "and",     "the",      "or",    "my",     "our",       "your",    "its",     "it",     "this",
-    "that",    "i",        "im",    "we",     "were",      "you",     "me",      "is",     "isnt",
-    "are",     "arent",    "am",    "was",    "be",        "been",    "being",   "at",     "in",
-    "to",      "of",       "for",   "set",    "currently", "current", "now",     "right",  "still",
-    "used",    "using",    "what",  "whats",  "which",     "how",     "much",    "many",   "any",
-    "there",   "theres",   "have",  "has",    "got",       "if",      "whether", "status", "state",
-    "setting", "settings", "value", "turned", "switched",  "so",      "far",     "number", "count",
-    "up",      "selected", "use",
+    "a",       "an",     "long",  "and",     "the",      "or",    "my",     "our",       "your",
+    "its",     "it",     "this",  "that",    "i",        "im",    "we",     "were",      "you",
+    "me",      "is",     "isnt",  "are",     "arent",    "am",    "was",    "be",        "been",
+    "being",   "at",     "in",    "to",      "of",       "for",   "set",    "currently", "current",
+    "now",     "right",  "still", "used",    "using",    "what",  "whats",  "which",     "how",
+    "much",    "many",   "any",   "there",   "theres",   "have",  "has",    "got",       "if",
+    "whether", "status", "state", "setting", "settings", "value", "turned", "switched",  "so",
+    "far",     "number", "count", "up",      "selected", "use",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -821,21 +829,48 @@ int ask_answer(const struct ask *k,
     for (size_t m; (m = match_longest(t, hi, lo, LEAD_FILLERS, COUNT(LEAD_FILLERS))) > 0;) {
         lo += m;
     }
+    bool tagged = false; /* "..., right?" */
+    /* tags only end a statement: "what zoom is it" keeps its "is it" */
+    bool opener = lo < hi && in_list(t[lo].w, OPENERS, COUNT(OPENERS));
+    size_t n_trail = COUNT(TRAIL_FILLERS) + (opener ? 0 : COUNT(TAGS));
     for (bool again = true; again && hi > lo;) {
         again = false;
-        for (size_t f = 0; f < COUNT(TRAIL_FILLERS) && !again; f++) {
+        for (size_t f = 0; f < n_trail && !again; f++) {
+            bool tag = f >= COUNT(TRAIL_FILLERS);
+            const char *phrase = tag ? TAGS[f - COUNT(TRAIL_FILLERS)] : TRAIL_FILLERS[f];
             size_t nw = 1;
-            for (const char *p = TRAIL_FILLERS[f]; *p != '\0'; p++) {
+            for (const char *p = phrase; *p != '\0'; p++) {
                 nw += *p == ' ';
             }
-            if (nw < hi - lo && match_phrase(t, hi, hi - nw, TRAIL_FILLERS[f]) == nw) {
+            if (nw < hi - lo && match_phrase(t, hi, hi - nw, phrase) == nw) {
                 hi -= nw;
                 again = true;
+                tagged = tagged || tag;
             }
         }
     }
-    if (hi <= lo || !in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
+    if (hi <= lo) {
         return 0;
+    }
+    if (!in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
+        /* a statement asked as a question: "flash is on or off?", "the flash is off, right?" */
+        size_t end = len;
+        while (end > 0 && (utterance[end - 1] == ' ' || utterance[end - 1] == '\n')) {
+            end--;
+        }
+        bool asked = tagged || (end > 0 && utterance[end - 1] == '?');
+        /* it must start "[the] <key> is ...": "zoom in, is the flash on?" is a command first */
+        size_t p = lo;
+        while (p < hi && (tok_is(t, hi, p, "the") || tok_is(t, hi, p, "my") ||
+                          tok_is(t, hi, p, "your") || tok_is(t, hi, p, "our"))) {
+            p++;
+        }
+        int key = -1;
+        size_t m = match_alias(k, t, hi, p, &key);
+        if (!asked || m == 0 || key < 0 || p + m >= hi ||
+            !in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q))) {
+            return 0;
+        }
     }
     int keys[4];
     size_t n_keys = 0;
@@ -876,7 +911,7 @@ int ask_answer(const struct ask *k,
         }
         if (!in_list(t[i].w, GLUE, COUNT(GLUE)) &&
             !in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) && !parse_number(t[i].w, &num) &&
-            i != lo) {
+            !(i == lo && in_list(t[i].w, OPENERS, COUNT(OPENERS)))) {
             unknown[i] = true;
         }
         i++;
@@ -1114,7 +1149,13 @@ char *ask_correct(const struct ask *k, const char *text, const json_t *state, in
         int keys[8];
         size_t n_keys = 0;
         char truth[1024] = "";
-        bool wrong = judge_sentence(k, state, t, n, keys, &n_keys, COUNT(keys)) == CLAIM_WRONG &&
+        size_t last = e;
+        while (last > b && (text[last - 1] == ' ' || text[last - 1] == '\n')) {
+            last--;
+        }
+        bool question = last > b && text[last - 1] == '?'; /* a question claims nothing */
+        bool wrong = !question &&
+                     judge_sentence(k, state, t, n, keys, &n_keys, COUNT(keys)) == CLAIM_WRONG &&
                      say_keys(k, keys, n_keys, state, truth, sizeof(truth)) > 0;
         /* the text, with this sentence replaced when it was wrong (the whitespace around it
          * stays) */

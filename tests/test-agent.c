@@ -376,7 +376,8 @@ static void test_state_questions_answered_from_state(void **state) {
         {"is the timer set?", "The timer is off."},
         {"Is the flash on right now?", "The flash is on."},
         {"hey, what's the white balance set to?", "The white balance is auto."},
-        {"is the flash on and the grid off?", "The flash is on. The grid is off."},
+        {"is the flash on and is the grid off?", "The flash is on. The grid is off."},
+        {"what's the flash and the zoom?", "The flash is on. The zoom is 4x."},
         {"how many photos have I taken", "You've taken no photos."},
     };
     for (size_t i = 0; i < sizeof(QA) / sizeof(QA[0]); i++) {
@@ -410,6 +411,14 @@ static void test_state_questions_answered_from_state(void **state) {
     t = turn(&fx, "zoom in, is the flash on?");
     assert_int_equal(t->model_calls, 1);
     assert_int_equal(t->n_steps, 2);
+    assert_state(&fx, "zoom", "3.0");
+    assert_non_null(strstr(t->sentence, "The flash is on."));
+    pipit_turn_free(t);
+    /* ... in either order */
+    script(&fx, 1, out2);
+    t = turn(&fx, "is the flash on? zoom in");
+    assert_int_equal(t->model_calls, 1);
+    assert_state(&fx, "zoom", "4.0");
     assert_non_null(strstr(t->sentence, "The flash is on."));
     pipit_turn_free(t);
     /* questions that are not about the state go to the model */

@@ -92,6 +92,23 @@ static void test_camera_questions(void **state) {
         {"what's the JPEG quality", "The JPEG quality is 95."},
         {"how many photos have I taken?", "You've taken no photos."},
         {"what's the flash and the zoom?", "The flash is auto. The zoom is 2.5x."},
+        /* the dev set's session phrasings */
+        {"do I have the flash on?", "The flash is auto."},
+        {"where's the zoom at now", "The zoom is 2.5x."},
+        {"what zoom is it now", "The zoom is 2.5x."},
+        {"how far am I zoomed in?", "The zoom is 2.5x."},
+        {"is there a timer set?", "The timer is 3 seconds."},
+        {"how long is the timer now", "The timer is 3 seconds."},
+        {"is it rec?", "It isn't recording."},
+        {"is it the front camera?", "The back camera is active."},
+        /* a statement asked as a question: a tag or a question mark, and a copula */
+        {"the flash is off, right?", "The flash is auto."},
+        {"the flash is on, isn't it?", "The flash is auto."},
+        {"flash is on or off?", "The flash is auto."},
+        {"the flash is on", NULL},
+        {"zoom 2x?", NULL},
+        {"flash on?", NULL},
+        {"what is a timer", NULL},
         /* other intents */
         {"what's a good zoom for portraits?", NULL},
         {"what is exposure", NULL},
@@ -182,6 +199,7 @@ static void test_camera_claims(void **state) {
         /* not claims about the state */
         {"I can't zoom to 50x: the zoom goes from 0.5x to 10x.", NULL},
         {"Is the flash on?", NULL},
+        {"The flash is off or on?", NULL},
         {"I can't turn the flash on while recording.", NULL},
         {"The zoom is limited to 10x on this lens.", NULL},
         {"Use a tripod for long exposures.", NULL},
