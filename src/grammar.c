@@ -7,12 +7,13 @@
  *   names  "the trigger and the name of one tool" (just-in-time stage 1);
  *   args   per tool, "the arguments of this one tool" (just-in-time stage 2).
  *
- * Values are exact, so a constrained call always validates:
- * - enums are alternatives of the exact values;
- * - integers in [min, max] are exact digit-range rules (no leading zeros);
- * - numbers are fixed-point decimals with at most GRAMMAR_FRACTION_DIGITS fractional digits whose
- *   value lies in [min, max] (exact digit-range rules on the integer part and on the fraction);
- *   a missing bound is +-GRAMMAR_DEFAULT_BOUND;
+ * The grammar guarantees a call's shape, not its numeric ranges: a constrained call always
+ * parses and names a tool, its arguments and their JSON types exactly, and validation (which
+ * always runs before a handler) refuses a number outside its range. So:
+ * - string enums are alternatives of the exact values;
+ * - integers and numbers are any JSON number of that type, at most GRAMMAR_INT_DIGITS integer
+ *   and GRAMMAR_FRACTION_DIGITS fractional digits, whatever their minimum, maximum or numeric
+ *   enum (see "numbers" below for why);
  * - strings are JSON strings without escapes or control characters, at most maxLength (default
  *   GRAMMAR_DEFAULT_MAX_STRING, the params' cap) characters;
  * - arrays hold at most maxItems (default GRAMMAR_DEFAULT_MAX_ITEMS) items;
@@ -27,13 +28,12 @@
 #include "status.h"
 #include "strbuf.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GRAMMAR_FRACTION_DIGITS    3
-#define GRAMMAR_DEFAULT_BOUND      1e9
+#define GRAMMAR_INT_DIGITS         12
 #define GRAMMAR_DEFAULT_MAX_STRING 128
 #define GRAMMAR_DEFAULT_MAX_ITEMS  8
 #define GRAMMAR_HARD_MAX_STRING    4096
@@ -87,203 +87,28 @@ static void gbnf_json_string_lit(struct strbuf *b, const char *s) {
     free(q);
 }
 
-/* ============================================================================ digit ranges */
+/* ============================================================================ numbers */
 
 /*
- * Digit strings between two bounds of the same length, as a GBNF expression.
- * `lo` and `hi` are digit strings of length `len`; the expression matches digit strings d of
- * length len - pos with lo[pos..] <= d <= hi[pos..] where a bound is only active while its
- * prefix matched exactly (tight). With `padded`, shorter strings (at least one digit) are
- * allowed too and compare as if right-padded with zeros (fractions: "5" means 500).
+ * Numbers have their JSON shape, not their schema's range: a person who asks for "zoom 50x" must
+ * be told that the zoom stops at 10x, not be given 5x. The grammar therefore lets every number of
+ * the right type through (bounded in length, so a decode always ends) and validation refuses the
+ * ones outside `minimum`/`maximum` or a numeric `enum` before any handler runs.
+ *
+ *   integer  "0" or an optional "-" and 1..GRAMMAR_INT_DIGITS digits without a leading zero
+ *   number   the same integer part ("-0" only with a fraction), then optionally "." and
+ *            1..GRAMMAR_FRACTION_DIGITS digits
  */
-static void digits_between(struct strbuf *b,
-                           const char *lo,
-                           const char *hi,
-                           size_t len,
-                           size_t pos,
-                           bool lo_tight,
-                           bool hi_tight,
-                           bool padded) {
-    if (pos == len) {
-        strbuf_str(b, "\"\"");
-        return;
-    }
-    strbuf_str(b, "(");
-    bool first = true;
-    if (padded && pos > 0) {
-        /* stopping here means zeros follow: allowed when zeros satisfy the lower bound (a
-         * fraction has at least one digit, so never at pos 0) */
-        bool zeros_ok = true;
-        for (size_t i = pos; lo_tight && i < len; i++) {
-            zeros_ok = zeros_ok && lo[i] == '0';
-        }
-        if (zeros_ok) {
-            strbuf_str(b, "\"\"");
-            first = false;
-        }
-    }
-    int dlo = lo_tight ? lo[pos] - '0' : 0;
-    int dhi = hi_tight ? hi[pos] - '0' : 9;
-    if (dlo <= dhi) {
-        /* the digits strictly inside are free for the rest */
-        int free_lo = lo_tight ? dlo + 1 : dlo;
-        int free_hi = hi_tight ? dhi - 1 : dhi;
-        if (free_lo <= free_hi) {
-            if (!first) {
-                strbuf_str(b, " | ");
-            }
-            first = false;
-            strbuf_printf(b, "[%d-%d] ", free_lo, free_hi);
-            digits_between(b, lo, hi, len, pos + 1, false, false, padded);
-        }
-        if (lo_tight) {
-            if (!first) {
-                strbuf_str(b, " | ");
-            }
-            first = false;
-            strbuf_printf(b, "\"%d\" ", dlo);
-            digits_between(b, lo, hi, len, pos + 1, true, hi_tight && dlo == dhi, padded);
-        }
-        if (hi_tight && !(lo_tight && dlo == dhi)) {
-            if (!first) {
-                strbuf_str(b, " | ");
-            }
-            first = false;
-            strbuf_printf(b, "\"%d\" ", dhi);
-            digits_between(b, lo, hi, len, pos + 1, false, true, padded);
-        }
-    }
-    if (first) {
-        /* nothing fits (cannot happen for lo <= hi); keep the grammar well-formed */
-        strbuf_str(b, "[^\\x00-\\U0010FFFF]");
-    }
-    strbuf_str(b, ")");
+static void integer_expr(struct strbuf *b) {
+    strbuf_printf(b, "(\"0\" | \"-\"? [1-9] [0-9]{0,%d})", GRAMMAR_INT_DIGITS - 1);
 }
 
-/* Non-negative integers in [lo, hi] written without leading zeros: one digit-range per length. */
-static void uint_range(struct strbuf *b, unsigned long long lo, unsigned long long hi) {
-    strbuf_str(b, "(");
-    bool first = true;
-    unsigned long long p10 = 1; /* 10^(len-1) */
-    for (int len = 1; len <= 19; len++, p10 *= 10) {
-        unsigned long long start = len == 1 ? 0 : p10;
-        unsigned long long end = p10 * 10 - 1; /* 10^19 - 1 still fits */
-        if (start > hi) {
-            break;
-        }
-        unsigned long long a = lo > start ? lo : start;
-        unsigned long long z = hi < end ? hi : end;
-        if (a > z) {
-            continue;
-        }
-        char ls[32], hs[32];
-        snprintf(ls, sizeof(ls), "%0*llu", len, a);
-        snprintf(hs, sizeof(hs), "%0*llu", len, z);
-        if (!first) {
-            strbuf_str(b, " | ");
-        }
-        first = false;
-        digits_between(b, ls, hs, (size_t)len, 0, true, true, false);
-    }
-    if (first) {
-        strbuf_str(b, "[^\\x00-\\U0010FFFF]");
-    }
-    strbuf_str(b, ")");
-}
-
-/* Integers in [lo, hi] (either sign). */
-static void int_range(struct strbuf *b, long long lo, long long hi) {
-    strbuf_str(b, "(");
-    bool first = true;
-    if (hi >= 0) {
-        uint_range(b, lo > 0 ? (unsigned long long)lo : 0, (unsigned long long)hi);
-        first = false;
-    }
-    if (lo < 0) {
-        /* magnitudes in [max(1, -hi), -lo] */
-        unsigned long long mlo = hi < 0 ? (unsigned long long)(-(hi + 1)) + 1 : 1;
-        unsigned long long mhi = (unsigned long long)(-(lo + 1)) + 1;
-        if (!first) {
-            strbuf_str(b, " | ");
-        }
-        strbuf_str(b, "\"-\" ");
-        uint_range(b, mlo, mhi);
-    }
-    strbuf_str(b, ")");
-}
-
-/* Non-negative fixed-point values in [lo, hi], in units of 10^-F, as "int[.frac]". */
-static void ufixed_range(struct strbuf *b, unsigned long long lo, unsigned long long hi) {
-    const unsigned long long unit = 1000; /* 10^GRAMMAR_FRACTION_DIGITS */
-    unsigned long long ilo = lo / unit, ihi = hi / unit;
-    unsigned long long flo = lo % unit, fhi = hi % unit;
-    char fl[8], fh[8];
-    strbuf_str(b, "(");
-    bool first = true;
-    if (ilo == ihi) {
-        uint_range(b, ilo, ilo);
-        snprintf(fl, sizeof(fl), "%03llu", flo);
-        snprintf(fh, sizeof(fh), "%03llu", fhi);
-        strbuf_str(b, " (");
-        if (flo == 0) {
-            strbuf_str(b, "\"\" | ");
-        }
-        strbuf_str(b, "\".\" ");
-        digits_between(b, fl, fh, GRAMMAR_FRACTION_DIGITS, 0, true, true, true);
-        strbuf_str(b, ")");
-        strbuf_str(b, ")");
-        return;
-    }
-    /* lowest integer part: fraction >= flo */
-    snprintf(fl, sizeof(fl), "%03llu", flo);
-    uint_range(b, ilo, ilo);
-    strbuf_str(b, " (");
-    if (flo == 0) {
-        strbuf_str(b, "\"\" | ");
-    }
-    strbuf_str(b, "\".\" ");
-    digits_between(b, fl, "999", GRAMMAR_FRACTION_DIGITS, 0, true, false, true);
-    strbuf_str(b, ")");
-    first = false;
-    /* integer parts strictly inside: any fraction */
-    if (ihi > ilo + 1) {
-        strbuf_str(b, " | ");
-        uint_range(b, ilo + 1, ihi - 1);
-        strbuf_str(b, " (\".\" [0-9]{1,3})?");
-    }
-    /* highest integer part: fraction <= fhi */
-    snprintf(fh, sizeof(fh), "%03llu", fhi);
-    if (!first) {
-        strbuf_str(b, " | ");
-    }
-    uint_range(b, ihi, ihi);
-    strbuf_str(b, " (\"\" | \".\" ");
-    digits_between(b, "000", fh, GRAMMAR_FRACTION_DIGITS, 0, false, true, true);
-    strbuf_str(b, ")");
-    strbuf_str(b, ")");
-}
-
-/* Fixed-point numbers in [lo, hi] (either sign), at most 3 fractional digits. */
-static void fixed_range(struct strbuf *b, double lo, double hi) {
-    /* in thousandths, rounded inwards so every string the grammar allows is in range */
-    double ulo = ceil(lo * 1000.0 - 1e-6);
-    double uhi = floor(hi * 1000.0 + 1e-6);
-    strbuf_str(b, "(");
-    bool first = true;
-    if (uhi >= 0) {
-        ufixed_range(b, ulo > 0 ? (unsigned long long)ulo : 0, (unsigned long long)uhi);
-        first = false;
-    }
-    if (ulo < 0) {
-        double mlo = uhi < 0 ? -uhi : 1.0; /* never "-0" */
-        double mhi = -ulo;
-        if (!first) {
-            strbuf_str(b, " | ");
-        }
-        strbuf_str(b, "\"-\" ");
-        ufixed_range(b, (unsigned long long)mlo, (unsigned long long)mhi);
-    }
-    strbuf_str(b, ")");
+static void number_expr(struct strbuf *b) {
+    strbuf_printf(b,
+                  "(\"0\" (\".\" [0-9]{1,%d})? | \"-0.\" [0-9]{1,%d} | "
+                  "\"-\"? [1-9] [0-9]{0,%d} (\".\" [0-9]{1,%d})?)",
+                  GRAMMAR_FRACTION_DIGITS, GRAMMAR_FRACTION_DIGITS, GRAMMAR_INT_DIGITS - 1,
+                  GRAMMAR_FRACTION_DIGITS);
 }
 
 /* ============================================================================ values */
@@ -387,43 +212,11 @@ value_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, const
             }
             return;
         case PIPIT_SCHEMA_INTEGER:
+            /* a numeric enum is not forced either: "timer 7 seconds" is refused, not bent */
+            integer_expr(b);
+            return;
         case PIPIT_SCHEMA_NUMBER:
-            if (s->n_enum > 0) {
-                strbuf_str(b, "(");
-                for (size_t i = 0; i < s->n_enum; i++) {
-                    if (i > 0) {
-                        strbuf_str(b, " | ");
-                    }
-                    char num[64];
-                    double v = s->enum_num[i];
-                    if (json_is_integer(s->enum_json[i])) {
-                        snprintf(num, sizeof(num), "%lld",
-                                 (long long)json_integer_value(s->enum_json[i]));
-                    } else if (v == floor(v) && fabs(v) < 1e15) {
-                        snprintf(num, sizeof(num), "%.0f", v);
-                    } else {
-                        snprintf(num, sizeof(num), "%.17g", v);
-                    }
-                    gbnf_lit(b, num);
-                }
-                strbuf_str(b, ")");
-                return;
-            }
-            {
-                double lo = s->has_min ? s->min : -GRAMMAR_DEFAULT_BOUND;
-                double hi = s->has_max ? s->max : GRAMMAR_DEFAULT_BOUND;
-                if (lo < -GRAMMAR_DEFAULT_BOUND) {
-                    lo = -GRAMMAR_DEFAULT_BOUND;
-                }
-                if (hi > GRAMMAR_DEFAULT_BOUND) {
-                    hi = GRAMMAR_DEFAULT_BOUND;
-                }
-                if (s->type == PIPIT_SCHEMA_INTEGER) {
-                    int_range(b, (long long)ceil(lo), (long long)floor(hi));
-                } else {
-                    fixed_range(b, lo, hi);
-                }
-            }
+            number_expr(b);
             return;
         case PIPIT_SCHEMA_ARRAY: {
             char iprefix[160];

@@ -2,11 +2,13 @@
  * test-grammar.c - tool set -> GBNF, and model output -> calls.
  *
  *   test-grammar             unit: compile both packs in both syntaxes, parse calls
- *   test-grammar --model     the grammars on llama.cpp's grammar engine: they parse, their
- *                            number and integer ranges are exact (a sweep against the validator)
+ *   test-grammar --model     the grammars on llama.cpp's grammar engine: they parse, they let
+ *                            every number of the right type through whatever its range, and
+ *                            the validator refuses exactly the out-of-range ones (a sweep)
  *   test-grammar --property  constrained decodes with random tiny models (32K and 151K
  *                            vocabularies), 200 seeds per pack and vocabulary: every call parses
- *                            and validates (the Hermes syntax: a quarter of the seeds)
+ *                            and has the right shape; it validates or is refused for a number
+ *                            out of its range (the Hermes syntax: a quarter of the seeds)
  */
 #include "testutil.h"
 #include "toolspec.h"
@@ -173,23 +175,33 @@ static void test_grammars_load_in_llama(void **state) {
     pipit_model_free(m);
 }
 
-/* The argument grammar of `tool` accepts exactly the values the validator accepts. Values are
- * written with `decimals` fractional digits, or with %g when negative. With 1 decimal the check
- * is one-way (grammar => validator): "5.0" is a valid integer the grammar does not spell. */
-static void sweep_numbers(struct pipit_model *m,
-                          struct pipit_toolset *ts,
-                          struct pipit_grammar *g,
-                          const char *tool,
-                          const char *arg,
-                          double from,
-                          double to,
-                          double step,
-                          int decimals,
-                          const char *more) {
+/* One numeric argument swept through its argument grammar and the validator. The grammar
+ * guarantees shape, not range: it accepts every value of the argument's JSON type whatever its
+ * range (spelled canonically: no leading zeros, at most 3 fractional digits, an integer without
+ * a fraction), and the validator accepts exactly the values in [lo, hi] (and, when `allowed` is
+ * not NULL, among the `n_allowed` listed ones). Values are written with `decimals` fractional
+ * digits, or with %g when negative. `more` is another argument "name=value" (a leading '<' puts
+ * it before this one). Returns how many values the grammar let through that validation refused:
+ * the out-of-range requests that reach validation instead of being bent into range. */
+static int sweep_numbers(struct pipit_model *m,
+                         struct pipit_toolset *ts,
+                         struct pipit_grammar *g,
+                         const char *tool,
+                         const char *arg,
+                         bool integer,
+                         double lo,
+                         double hi,
+                         const double *allowed,
+                         size_t n_allowed,
+                         double from,
+                         double to,
+                         double step,
+                         int decimals,
+                         const char *more) {
     int32_t idx = pipit_toolset_find(ts, tool);
     assert_true(idx >= 0);
     const char *gbnf = pipit_grammar_args(g, (size_t)idx);
-    int n_accepted = 0;
+    int n_accepted = 0, n_refused = 0;
     for (double v = from; v <= to + 1e-9; v += step) {
         char num[64], text[256], args[256];
         if (decimals >= 0) {
@@ -197,7 +209,6 @@ static void sweep_numbers(struct pipit_model *m,
         } else {
             snprintf(num, sizeof(num), "%g", v);
         }
-        /* `more`: another argument "name=value"; a leading '<' puts it before this one */
         char more_json[64] = "", text_more[64] = "";
         bool before = more != NULL && more[0] == '<';
         if (more != NULL) {
@@ -216,6 +227,18 @@ static void sweep_numbers(struct pipit_model *m,
             snprintf(text, sizeof(text), "(%s=%s)", arg, num);
             snprintf(args, sizeof(args), "{\"%s\": %s}", arg, num);
         }
+        /* what each side should say, from the text itself */
+        double x = strtod(num, NULL);
+        bool has_fraction = strchr(num, '.') != NULL;
+        bool want_grammar = !integer || !has_fraction;
+        bool want_valid = x >= lo && x <= hi && (!integer || x == floor(x));
+        if (allowed != NULL) {
+            bool member = false;
+            for (size_t i = 0; i < n_allowed; i++) {
+                member = member || allowed[i] == x;
+            }
+            want_valid = want_valid && member;
+        }
         bool prefix = false, complete = false;
         assert_int_equal(pipit_gbnf_match(m, gbnf, text, &prefix, &complete), PIPIT_OK);
         size_t n_problems = 0;
@@ -223,18 +246,39 @@ static void sweep_numbers(struct pipit_model *m,
         enum pipit_status vst =
             pipit_toolset_validate_args(ts, tool, args, strlen(args), pr, 4, &n_problems);
         bool valid = vst == PIPIT_OK;
-        /* the grammar never allows an invalid value; where `more` is NULL and the spelling is
-         * canonical, it allows every valid one too */
-        if (complete != valid && (complete || decimals != 1)) {
-            fail_msg("%s %s: grammar says %d, validator says %d (%s)", tool, text, complete, valid,
+        if (complete != want_grammar) {
+            fail_msg("%s %s: the grammar says %d, want %d", tool, text, complete, want_grammar);
+        }
+        if (valid != want_valid) {
+            fail_msg("%s %s: the validator says %d, want %d (%s)", tool, text, valid, want_valid,
                      n_problems > 0 ? pr[0].message : "");
         }
+        if (!valid && n_problems == 0) {
+            fail_msg("%s %s: refused without a problem", tool, text);
+        }
         n_accepted += complete;
+        n_refused += complete && !valid;
     }
-    assert_true(n_accepted > 0 || decimals == 1);
+    assert_true(n_accepted > 0 || (integer && decimals == 1));
+    return n_refused;
 }
 
-static void test_ranges_are_exact(void **state) {
+/* `text` against the argument grammar of `tool` in `g`: complete or not. */
+static bool args_complete(struct pipit_model *m,
+                          struct pipit_toolset *ts,
+                          struct pipit_grammar *g,
+                          const char *tool,
+                          const char *text) {
+    int32_t idx = pipit_toolset_find(ts, tool);
+    assert_true(idx >= 0);
+    bool prefix = false, complete = false;
+    assert_int_equal(
+        pipit_gbnf_match(m, pipit_grammar_args(g, (size_t)idx), text, &prefix, &complete),
+        PIPIT_OK);
+    return complete;
+}
+
+static void test_numbers_are_shape_not_range(void **state) {
     (void)state;
     struct pipit_model_params mp = pipit_model_default_params();
     mp.vocab_only = true;
@@ -245,13 +289,27 @@ static void test_ranges_are_exact(void **state) {
     struct pipit_grammar *g = NULL;
     assert_int_equal(pipit_grammar_compile(ts, NULL, &g, &err), PIPIT_OK);
 
-    sweep_numbers(m, ts, g, "set_zoom", "level", 0.0, 11.0, 0.05, 2, NULL);
-    sweep_numbers(m, ts, g, "set_zoom", "level", 0.0, 11.0, 0.5, -1, NULL);
-    sweep_numbers(m, ts, g, "set_exposure", "ev", -3.0, 3.0, 0.125, 3, NULL);
-    sweep_numbers(m, ts, g, "set_exposure", "ev", -3.0, 3.0, 0.25, -1, NULL);
-    sweep_numbers(m, ts, g, "tap_to_focus", "x", -0.5, 1.5, 0.01, 2, "y=0.5");
-    sweep_numbers(m, ts, g, "set_jpeg_quality", "quality", 0, 120, 1, 0, NULL);
-    sweep_numbers(m, ts, g, "set_timer", "seconds", 0, 12, 1, 0, NULL);
+    /* each sweep crosses its range: values outside reach the validator, which refuses them */
+    const double timer[] = {0, 3, 5, 10};
+    assert_true(sweep_numbers(m, ts, g, "set_zoom", "level", false, 0.5, 10, NULL, 0, 0.0, 11.0,
+                              0.05, 2, NULL) > 0);
+    assert_true(sweep_numbers(m, ts, g, "set_zoom", "level", false, 0.5, 10, NULL, 0, -3.0, 60.0,
+                              0.5, -1, NULL) > 0);
+    assert_true(sweep_numbers(m, ts, g, "set_exposure", "ev", false, -2, 2, NULL, 0, -3.0, 3.0,
+                              0.125, 3, NULL) > 0);
+    assert_true(sweep_numbers(m, ts, g, "set_exposure", "ev", false, -2, 2, NULL, 0, -3.0, 3.0,
+                              0.25, -1, NULL) > 0);
+    assert_true(sweep_numbers(m, ts, g, "tap_to_focus", "x", false, 0, 1, NULL, 0, -0.5, 1.5, 0.01,
+                              2, "y=0.5") > 0);
+    assert_true(sweep_numbers(m, ts, g, "set_jpeg_quality", "quality", true, 50, 100, NULL, 0, 0,
+                              120, 1, 0, NULL) > 0);
+    /* a numeric enum is not forced: 7 seconds is refused by validation, not bent to 5 */
+    assert_true(sweep_numbers(m, ts, g, "set_timer", "seconds", true, 0, 10, timer, 4, -2, 12, 1, 0,
+                              NULL) > 0);
+    /* integers with a fraction are the wrong JSON type: never in the grammar */
+    assert_int_equal(sweep_numbers(m, ts, g, "set_jpeg_quality", "quality", true, 50, 100, NULL, 0,
+                                   40, 110, 7, 1, NULL),
+                     0);
 
     /* wider and negative ranges, from a tool set written for the test */
     const char *spec = "[{\"type\":\"function\",\"function\":{\"name\":\"t\",\"description\":\"d\","
@@ -263,31 +321,59 @@ static void test_ranges_are_exact(void **state) {
     assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "test", &ts2, &err), PIPIT_OK);
     struct pipit_grammar *g2 = NULL;
     assert_int_equal(pipit_grammar_compile(ts2, NULL, &g2, &err), PIPIT_OK);
-    sweep_numbers(m, ts2, g2, "t", "i", -40, 1300, 1, 0, NULL);
-    /* "5.0" validates as an integer but is not the grammar's spelling: one-way check */
-    sweep_numbers(m, ts2, g2, "t", "i", -40, 1300, 7, 1, NULL);
-    sweep_numbers(m, ts2, g2, "t", "n", -1, 1001, 0.37, 2, "<i=3");
-    sweep_numbers(m, ts2, g2, "t", "n", -1, 2, 0.001, 3, "<i=3");
+    assert_true(
+        sweep_numbers(m, ts2, g2, "t", "i", true, -15, 1234, NULL, 0, -40, 1300, 1, 0, NULL) > 0);
+    assert_int_equal(
+        sweep_numbers(m, ts2, g2, "t", "i", true, -15, 1234, NULL, 0, -40, 1300, 7, 1, NULL), 0);
+    assert_true(sweep_numbers(m, ts2, g2, "t", "n", false, -0.25, 1000, NULL, 0, -1, 1001, 0.37, 2,
+                              "<i=3") > 0);
+    assert_true(sweep_numbers(m, ts2, g2, "t", "n", false, -0.25, 1000, NULL, 0, -1, 2, 0.001, 3,
+                              "<i=3") > 0);
     pipit_grammar_free(g2);
     pipit_toolset_free(ts2);
 
-    /* spellings the grammar refuses even though the value would be in range */
-    int32_t zoom = pipit_toolset_find(ts, "set_zoom");
-    const char *bad[] = {"(level=02)", "(level=2.)",  "(level=2.1234)", "(level= 2)",
-                         "(level=+2)", "(level=2e0)", "(level=-0)",     "(level=.5)"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        bool prefix = false, complete = false;
-        assert_int_equal(
-            pipit_gbnf_match(m, pipit_grammar_args(g, (size_t)zoom), bad[i], &prefix, &complete),
-            PIPIT_OK);
-        if (complete) {
-            fail_msg("grammar accepts %s", bad[i]);
+    /* out of range, the length bound, and the type: what the person asked for gets through */
+    const char *through[] = {"(level=50)",           "(level=-3)",     "(level=0)",
+                             "(level=999999999999)", "(level=-0.5)",   "(level=12.125)",
+                             "(level=100000.5)",     "(level=-12345)", "(level=0.001)"};
+    for (size_t i = 0; i < sizeof(through) / sizeof(through[0]); i++) {
+        if (!args_complete(m, ts, g, "set_zoom", through[i])) {
+            fail_msg("the grammar refuses %s", through[i]);
         }
     }
+    assert_true(args_complete(m, ts, g, "set_timer", "(seconds=7)"));
+    assert_true(args_complete(m, ts, g, "set_timer", "(seconds=-1)"));
+    assert_true(args_complete(m, ts, g, "set_jpeg_quality", "(quality=1000)"));
+    /* ... but never a different shape */
+    const char *bad[] = {"(level=02)",
+                         "(level=2.)",
+                         "(level=2.1234)",
+                         "(level= 2)",
+                         "(level=+2)",
+                         "(level=2e0)",
+                         "(level=-0)",
+                         "(level=.5)",
+                         "(level=\"2\")",
+                         "(level=true)",
+                         "(level=null)",
+                         "(zoom=2)",
+                         "()",
+                         "(level=2, level=3)",
+                         "(level=--2)",
+                         "(level=1234567890123)"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (args_complete(m, ts, g, "set_zoom", bad[i])) {
+            fail_msg("the grammar accepts %s", bad[i]);
+        }
+    }
+    assert_false(args_complete(m, ts, g, "set_timer", "(seconds=7.5)"));
+    assert_false(args_complete(m, ts, g, "set_timer", "(seconds=\"3\")"));
+    assert_false(args_complete(m, ts, g, "set_flash", "(mode=\"sometimes\")"));
+    assert_true(args_complete(m, ts, g, "set_flash", "(mode=\"auto\")"));
     /* the whole-call grammar: trigger, then one known tool */
     bool prefix = false, complete = false;
     assert_int_equal(
-        pipit_gbnf_match(m, pipit_grammar_call(g), "<call>set_zoom(level=2)", &prefix, &complete),
+        pipit_gbnf_match(m, pipit_grammar_call(g), "<call>set_zoom(level=50)", &prefix, &complete),
         PIPIT_OK);
     assert_true(complete);
     assert_int_equal(
@@ -300,6 +386,31 @@ static void test_ranges_are_exact(void **state) {
         PIPIT_OK);
     assert_false(prefix);
     pipit_grammar_free(g);
+
+    /* the Hermes syntax has the same numbers */
+    struct pipit_grammar_params hp = pipit_grammar_default_params();
+    hp.syntax = PIPIT_SYNTAX_HERMES;
+    assert_int_equal(pipit_grammar_compile(ts, &hp, &g, &err), PIPIT_OK);
+    const char *hermes[][2] = {
+        {"<tool_call>\n{\"name\": \"set_zoom\", \"arguments\": {\"level\": 50}}\n</tool_call>",
+         "1"},
+        {"<tool_call>\n{\"name\": \"set_timer\", \"arguments\": {\"seconds\": 7}}\n</tool_call>",
+         "1"},
+        {"<tool_call>\n{\"name\": \"set_exposure\", \"arguments\": {\"ev\": 3}}\n</tool_call>",
+         "1"},
+        {"<tool_call>\n{\"name\": \"set_timer\", \"arguments\": {\"seconds\": 7.5}}\n</tool_call>",
+         "0"},
+        {"<tool_call>\n{\"name\": \"set_zoom\", \"arguments\": {\"level\": \"50\"}}\n</tool_call>",
+         "0"},
+    };
+    for (size_t i = 0; i < sizeof(hermes) / sizeof(hermes[0]); i++) {
+        assert_int_equal(
+            pipit_gbnf_match(m, pipit_grammar_call(g), hermes[i][0], &prefix, &complete), PIPIT_OK);
+        if (complete != (hermes[i][1][0] == '1')) {
+            fail_msg("hermes: the grammar says %d for %s", complete, hermes[i][0]);
+        }
+    }
+    pipit_grammar_free(g);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -307,10 +418,58 @@ static void test_ranges_are_exact(void **state) {
 /* ============================================================================ property */
 
 struct property_stats {
-    int decodes, parsed, valid;
+    int decodes, parsed, shaped, valid, refused;
 };
 
-/* Constrained decodes with a random model: every call must parse and validate. */
+/* Drop minimum, maximum and enum from every integer and number schema under `j`. */
+static void strip_number_limits(json_t *j) {
+    if (json_is_array(j)) {
+        for (size_t i = 0; i < json_array_size(j); i++) {
+            strip_number_limits(json_array_get(j, i));
+        }
+        return;
+    }
+    if (!json_is_object(j)) {
+        return;
+    }
+    const char *type = json_string_value(json_object_get(j, "type"));
+    if (type != NULL && (strcmp(type, "integer") == 0 || strcmp(type, "number") == 0)) {
+        json_object_del(j, "minimum");
+        json_object_del(j, "maximum");
+        json_object_del(j, "enum");
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        strip_number_limits(v);
+    }
+}
+
+/* The pack as the grammar guarantees it: the same tools, arguments, JSON types and string enums,
+ * without numeric limits (those are validation's, see docs/grammar.md). */
+static struct pipit_toolset *load_shape(const char *path) {
+    json_error_t jerr;
+    json_t *j = json_load_file(path, 0, &jerr);
+    if (j == NULL) {
+        fail_msg("%s: %s", path, jerr.text);
+    }
+    strip_number_limits(j);
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    assert_non_null(text);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(text, strlen(text), "shape", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s without number limits: %s", path, err.text);
+    }
+    free(text);
+    return ts;
+}
+
+/* Constrained decodes with a random model: every call must parse and have the right shape (it
+ * validates against the pack without its numeric limits); against the pack itself it validates
+ * or is refused for a number out of its range, which is counted (validation's job, not the
+ * grammar's). */
 static void property_run(const char *model_path,
                          const char *pack,
                          enum pipit_call_syntax syn,
@@ -318,6 +477,7 @@ static void property_run(const char *model_path,
                          struct property_stats *st) {
     struct pipit_model *m = test_load_model(model_path);
     struct pipit_toolset *ts = load_pack(pack);
+    struct pipit_toolset *shape = load_shape(pack);
     struct pipit_grammar *g = NULL;
     struct pipit_error err;
     /* short strings: a random model almost never closes a string by itself */
@@ -370,13 +530,26 @@ static void property_run(const char *model_path,
         st->parsed++;
         struct pipit_arg_problem pr[4];
         size_t n_pr = 0;
-        enum pipit_status vst =
-            pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr, 4, &n_pr);
+        enum pipit_status vst = pipit_toolset_validate_args(shape, c.name, c.args_json,
+                                                            strlen(c.args_json), pr, 4, &n_pr);
         if (vst != PIPIT_OK) {
+            fail_msg("seed %d: wrong shape: %s(%s): %s: %s", seed, c.name, c.args_json,
+                     pipit_status_str(vst), n_pr > 0 ? pr[0].message : "");
+        }
+        st->shaped++;
+        vst =
+            pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr, 4, &n_pr);
+        if (vst == PIPIT_OK) {
+            st->valid++;
+        } else if (vst == PIPIT_ERR_INVALID_ARGS && n_pr > 0 &&
+                   (strstr(pr[0].message, "is below the minimum") != NULL ||
+                    strstr(pr[0].message, "is above the maximum") != NULL ||
+                    strstr(pr[0].message, "is not one of") != NULL)) {
+            st->refused++;
+        } else {
             fail_msg("seed %d: %s(%s): %s: %s", seed, c.name, c.args_json, pipit_status_str(vst),
                      n_pr > 0 ? pr[0].message : "");
         }
-        st->valid++;
         pipit_call_clear(&c);
         free(text);
         pipit_sampler_free(s);
@@ -384,6 +557,7 @@ static void property_run(const char *model_path,
     pipit_free(p);
     pipit_context_free(ctx);
     pipit_grammar_free(g);
+    pipit_toolset_free(shape);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -398,9 +572,12 @@ static void run_property(const char *model, enum pipit_call_syntax syn, int seed
     for (size_t p = 0; p < 2; p++) {
         struct property_stats st = {0};
         property_run(model, PACKS[p], syn, seeds, &st);
-        print_message("%s, %s, %s syntax: %d decodes, %d parsed, %d valid\n", model, PACKS[p],
-                      pipit_call_syntax_str(syn), st.decodes, st.parsed, st.valid);
-        assert_int_equal(st.valid, st.decodes);
+        print_message("%s, %s, %s syntax: %d decodes, %d parsed, %d of the right shape: %d valid, "
+                      "%d with a number out of range (refused by validation)\n",
+                      model, PACKS[p], pipit_call_syntax_str(syn), st.decodes, st.parsed, st.shaped,
+                      st.valid, st.refused);
+        assert_int_equal(st.shaped, st.decodes);
+        assert_int_equal(st.valid + st.refused, st.decodes);
     }
 }
 
@@ -424,7 +601,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_grammars_load_in_llama),
-        cmocka_unit_test(test_ranges_are_exact),
+        cmocka_unit_test(test_numbers_are_shape_not_range),
     };
     const struct CMUnitTest property[] = {
         cmocka_unit_test(test_property_spm),
