@@ -7,49 +7,124 @@
 #include "strbuf.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void append_value(struct strbuf *b, const json_t *v) {
-    char num[64];
+/* ============================================================================ values */
+
+/* The plain text of a scalar: strings as they are, numbers with %g (integers exactly),
+ * booleans "on"/"off", null "nothing". Returns false for arrays and objects. */
+static bool scalar_text(const json_t *v, char *buf, size_t size, const char **str) {
+    *str = NULL;
     switch (json_typeof(v)) {
         case JSON_STRING:
-            strbuf_str(b, json_string_value(v));
-            break;
+            *str = json_string_value(v);
+            return true;
         case JSON_INTEGER:
-            snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-            strbuf_str(b, num);
+            snprintf(buf, size, "%lld", (long long)json_integer_value(v));
             break;
         case JSON_REAL:
-            snprintf(num, sizeof(num), "%g", json_real_value(v));
-            strbuf_str(b, num);
+            snprintf(buf, size, "%g", json_real_value(v));
             break;
         case JSON_TRUE:
-            strbuf_str(b, "on");
+            snprintf(buf, size, "on");
             break;
         case JSON_FALSE:
-            strbuf_str(b, "off");
+            snprintf(buf, size, "off");
             break;
         case JSON_NULL:
-            strbuf_str(b, "nothing");
+            snprintf(buf, size, "nothing");
             break;
-        default: {
-            char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-            if (d != NULL) {
-                strbuf_str(b, d);
-                free(d);
-            }
-            break;
+        default:
+            return false;
+    }
+    *str = buf;
+    return true;
+}
+
+/* Does value-map key `key` (`klen` bytes) name the scalar `v` (whose text is `text`)? Booleans
+ * also answer to "true"/"false". */
+static bool map_key_matches(const char *key, size_t klen, const json_t *v, const char *text) {
+    if ((klen == 1 && key[0] == '*') || (strlen(text) == klen && memcmp(key, text, klen) == 0)) {
+        return true;
+    }
+    const char *b = json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
+    return b != NULL && strlen(b) == klen && memcmp(key, b, klen) == 0;
+}
+
+/* Append one scalar, through the value map `map` ("v=text|v=text|*=text", `mlen` bytes, NULL
+ * for none): the first entry whose value is the scalar's text prints its text, with "#"
+ * standing for the value; no entry: the value itself. */
+static void append_scalar(struct strbuf *b, const json_t *v, const char *map, size_t mlen) {
+    char num[64];
+    const char *text = NULL;
+    if (!scalar_text(v, num, sizeof(num), &text)) {
+        char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (d != NULL) {
+            strbuf_str(b, d);
+            free(d);
         }
+        return;
+    }
+    for (size_t i = 0; map != NULL && i < mlen;) {
+        size_t e = i;
+        while (e < mlen && map[e] != '|') {
+            e++;
+        }
+        const char *eq = memchr(map + i, '=', e - i);
+        if (eq != NULL && map_key_matches(map + i, (size_t)(eq - (map + i)), v, text)) {
+            for (const char *q = eq + 1; q < map + e; q++) {
+                if (*q == '#') {
+                    strbuf_str(b, text);
+                } else {
+                    strbuf_add(b, q, 1);
+                }
+            }
+            return;
+        }
+        i = e + 1;
+    }
+    strbuf_str(b, text);
+}
+
+/* Append a value: a scalar (through `map`), or an array as its items joined "a, b and c"
+ * (`conj` is " and " or " or "); an empty array is "nothing". */
+static void
+append_value(struct strbuf *b, const json_t *v, const char *map, size_t mlen, const char *conj) {
+    if (!json_is_array(v)) {
+        append_scalar(b, v, map, mlen);
+        return;
+    }
+    size_t n = json_array_size(v);
+    if (n == 0) {
+        strbuf_str(b, "nothing");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            strbuf_str(b, i + 1 == n ? conj : ", ");
+        }
+        append_scalar(b, json_array_get(v, i), map, mlen);
     }
 }
+
+/* ============================================================================ templates */
 
 char *render_template(const char *tmpl,
                       const json_t *args,
                       const json_t *data,
                       const char *error,
                       const char *code) {
+    return render_template_limits(tmpl, args, data, NULL, error, code);
+}
+
+char *render_template_limits(const char *tmpl,
+                             const json_t *args,
+                             const json_t *data,
+                             const json_t *limits,
+                             const char *error,
+                             const char *code) {
     struct strbuf b = {0};
     if (tmpl == NULL) {
         tmpl = "";
@@ -66,12 +141,23 @@ char *render_template(const char *tmpl,
             continue;
         }
         const char *end = strchr(p + 1, '}');
-        if (end == NULL || end - p - 1 > 64) {
+        const char *open = strchr(p + 1, '{');
+        if (end == NULL || (open != NULL && open < end)) {
             strbuf_str(&b, p); /* unbalanced (the spec loader refuses these): print as is */
             break;
         }
-        char name[72];
-        size_t n = (size_t)(end - p - 1);
+        /* {name} or {name:value map} */
+        const char *colon = memchr(p + 1, ':', (size_t)(end - p - 1));
+        const char *name_end = colon != NULL ? colon : end;
+        size_t n = (size_t)(name_end - p - 1);
+        const char *map = colon != NULL ? colon + 1 : NULL;
+        size_t mlen = colon != NULL ? (size_t)(end - colon - 1) : 0;
+        char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
+        if (n > PIPIT_TOOLSPEC_MAX_NAME) {
+            strbuf_add(&b, p, (size_t)(end - p + 1)); /* refused by the loader: as is */
+            p = end + 1;
+            continue;
+        }
         memcpy(name, p + 1, n);
         name[n] = '\0';
         const json_t *v = NULL;
@@ -81,13 +167,137 @@ char *render_template(const char *tmpl,
             strbuf_str(&b, code != NULL ? code : "");
         } else if ((v = json_object_get(args, name)) != NULL ||
                    (v = json_object_get(data, name)) != NULL) {
-            append_value(&b, v);
+            append_value(&b, v, map, mlen, " and ");
+        } else if ((v = json_object_get(limits, name)) != NULL) {
+            append_value(&b, v, map, mlen, " or ");
         } else {
             strbuf_str(&b, name);
         }
         p = end + 1;
     }
     return strbuf_take(&b);
+}
+
+/* ============================================================================ refusals */
+
+/* The schema and the value at a validation problem's path ("args", "args.level",
+ * "args.items[2].x"); *schema is NULL when the path leaves the schema (an unknown argument). */
+static void resolve_path(const struct pipit_schema *root,
+                         const json_t *args,
+                         const char *path,
+                         const struct pipit_schema **schema,
+                         const json_t **value,
+                         char *last,
+                         size_t last_size) {
+    const struct pipit_schema *s = root;
+    const json_t *v = args;
+    last[0] = '\0';
+    const char *p = strncmp(path, "args", 4) == 0 ? path + 4 : "";
+    while (*p != '\0' && s != NULL) {
+        if (*p == '.') {
+            const char *e = p + 1;
+            while (*e != '\0' && *e != '.' && *e != '[') {
+                e++;
+            }
+            size_t n = (size_t)(e - p - 1);
+            const struct pipit_schema *next = NULL;
+            for (size_t i = 0; s->type == PIPIT_SCHEMA_OBJECT && i < s->n_props; i++) {
+                if (strlen(s->props[i].name) == n && memcmp(s->props[i].name, p + 1, n) == 0) {
+                    next = s->props[i].schema;
+                    v = json_object_get(v, s->props[i].name);
+                    snprintf(last, last_size, "%s", s->props[i].name);
+                }
+            }
+            s = next;
+            p = e;
+        } else if (*p == '[') {
+            char *e = NULL;
+            unsigned long long i = strtoull(p + 1, &e, 10);
+            s = s->type == PIPIT_SCHEMA_ARRAY ? s->items : NULL;
+            v = json_array_get(v, (size_t)i);
+            p = e != NULL && *e == ']' ? e + 1 : "";
+        } else {
+            s = NULL;
+        }
+    }
+    *schema = s;
+    *value = v;
+}
+
+/* The enum values of `s` as a new array (borrowed nodes increfed). */
+static json_t *enum_values(const struct pipit_schema *s) {
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < s->n_enum; i++) {
+        json_array_append(a, (json_t *)s->enum_json[i]);
+    }
+    return a;
+}
+
+static bool enum_has(const struct pipit_schema *s, const json_t *v) {
+    for (size_t i = 0; i < s->n_enum; i++) {
+        if (s->type == PIPIT_SCHEMA_STRING
+                ? json_is_string(v) && strcmp(s->enum_str[i], json_string_value(v)) == 0
+                : json_is_number(v) && s->enum_num[i] == json_number_value(v)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+char *render_refusal(const struct pipit_toolset *ts,
+                     size_t tool,
+                     const json_t *args,
+                     const struct pipit_arg_problem *problem,
+                     char *code,
+                     size_t code_size) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, tool);
+    const char *why = RENDER_INVALID_ARGUMENTS;
+    json_t *limits = json_object();
+    char arg[PIPIT_TOOLSPEC_MAX_NAME + 1] = "";
+    char error[sizeof(problem->path) + sizeof(problem->message) + 4] = "";
+    if (t != NULL && problem != NULL) {
+        const struct pipit_schema *s = NULL;
+        const json_t *v = NULL;
+        resolve_path(t->params, args, problem->path, &s, &v, arg, sizeof(arg));
+        bool number =
+            s != NULL && (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER);
+        if (s != NULL && s->n_enum > 0 && (number || s->type == PIPIT_SCHEMA_STRING)) {
+            json_object_set_new(limits, "allowed", enum_values(s));
+            bool typed =
+                number ? json_is_number(v) && (s->type == PIPIT_SCHEMA_NUMBER ||
+                                               json_number_value(v) == floor(json_number_value(v)))
+                       : json_is_string(v);
+            if (typed && !enum_has(s, v)) {
+                why = RENDER_NOT_ALLOWED;
+            }
+        }
+        if (number && s->n_enum == 0) {
+            if (s->has_min) {
+                json_object_set_new(limits, "min", json_real(s->min));
+            }
+            if (s->has_max) {
+                json_object_set_new(limits, "max", json_real(s->max));
+            }
+            double d = json_is_number(v) ? json_number_value(v) : 0;
+            if (json_is_number(v) && (s->type == PIPIT_SCHEMA_NUMBER || d == floor(d)) &&
+                ((s->has_min && d < s->min) || (s->has_max && d > s->max))) {
+                why = RENDER_OUT_OF_RANGE;
+            }
+        }
+        if (arg[0] != '\0') {
+            json_object_set_new(limits, "argument", json_string(arg));
+        }
+        const char *where = strncmp(problem->path, "args.", 5) == 0 ? problem->path + 5 : "";
+        snprintf(error, sizeof(error), "%s%s%s", where, where[0] != '\0' ? ": " : "",
+                 problem->message);
+    }
+    if (code != NULL && code_size > 0) {
+        snprintf(code, code_size, "%s", why);
+    }
+    const char *tmpl = pipit_toolset_failure_template(ts, tool, why);
+    char *sentence = render_template_limits(tmpl, args, NULL, limits, error, why);
+    json_decref(limits);
+    return sentence;
 }
 
 /* ============================================================================ narration */

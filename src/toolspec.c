@@ -487,7 +487,30 @@ static bool only_keys(struct parser *P,
 /* ============================================================================
  * templates */
 
-/* Placeholders are {identifier}; "{{" and "}}" are literal braces. */
+/* A value map "v=text|v=text|*=text" (`n` bytes) of the placeholder at character `at`: one or
+ * more entries, each with a non-empty value before its "=". */
+static bool
+check_value_map(struct parser *P, const char *map, size_t n, const char *path, size_t at) {
+    size_t i = 0;
+    do {
+        size_t e = i;
+        while (e < n && map[e] != '|') {
+            e++;
+        }
+        const char *eq = memchr(map + i, '=', e - i);
+        if (eq == NULL || eq == map + i) {
+            spec_fail(P, path, false,
+                      "template: the value map of the placeholder at character %zu needs "
+                      "value=text entries separated by \"|\", got \"%.*s\"",
+                      at, (int)(e - i), map + i);
+            return false;
+        }
+        i = e + 1;
+    } while (i <= n);
+    return true;
+}
+
+/* Placeholders are {identifier} or {identifier:value map}; "{{" and "}}" are literal braces. */
 static bool check_template(struct parser *P, const char *text, const char *path) {
     size_t n = strlen(text);
     for (size_t i = 0; i < n; i++) {
@@ -506,7 +529,13 @@ static bool check_template(struct parser *P, const char *text, const char *path)
                 return false;
             }
             char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
-            size_t len = j - i - 1;
+            /* {name} or {name:value map}, the map "v=text|v=text|*=text" */
+            const char *colon = memchr(text + i + 1, ':', j - i - 1);
+            size_t len = colon != NULL ? (size_t)(colon - (text + i + 1)) : j - i - 1;
+            if (colon != NULL && !check_value_map(P, colon + 1, (size_t)(text + j - colon - 1),
+                                                  path, utf8_len(text, i) + 1)) {
+                return false;
+            }
             if (len == 0 || len > PIPIT_TOOLSPEC_MAX_NAME) {
                 spec_fail(P, path, false,
                           "template: placeholder at character %zu must be {name} with a name of "
