@@ -97,6 +97,7 @@ struct pipit_agent {
     struct tracker *tracker;      /* the State-Tracker context, NULL when off */
     struct pipit_adapter *tracker_lora; /* its adapter, NULL = prompted base model */
     atomic_bool cancel;
+    atomic_bool in_step; /* a backend step runs: a cancel goes to the backend too */
     char errmsg[512];
 };
 
@@ -470,6 +471,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->chat_template = model != NULL && a->syntax == PIPIT_SYNTAX_HERMES;
     policy_breaker_init(&a->breaker, p->breaker_threshold);
     atomic_init(&a->cancel, false);
+    atomic_init(&a->in_step, false);
     a->log = calloc((size_t)p->undo_slots, sizeof(*a->log));
     struct pipit_grammar_params gp = pipit_grammar_default_params();
     gp.syntax = a->syntax;
@@ -616,7 +618,12 @@ enum pipit_status pipit_agent_update_thermal(struct pipit_agent *a, struct pipit
 void pipit_agent_cancel(struct pipit_agent *a) {
     if (a != NULL) {
         atomic_store(&a->cancel, true);
-        a->backend.ops->cancel(a->backend.self);
+        /* only into a running step: the engine's abort flag stays set until a decode reads it,
+         * so a cancel while the turn waits on the cloud or a handler would abort the next
+         * turn's first decode instead */
+        if (atomic_load(&a->in_step)) {
+            a->backend.ops->cancel(a->backend.self);
+        }
     }
 }
 
@@ -1138,7 +1145,9 @@ static enum pipit_status run_step(struct pipit_agent *a,
                                   bool *stop) {
     struct pipit_turn *t = tb->turn;
     *stop = false;
+    atomic_store(&a->in_step, true);
     enum pipit_status st = a->backend.ops->step(a->backend.self, prompt, sp, so);
+    atomic_store(&a->in_step, false);
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     if (ne > t->n_ephemeral_max) {

@@ -1291,7 +1291,7 @@ struct canceller {
 
 static void *cancel_later(void *arg) {
     struct canceller *c = arg;
-    struct timespec ts = {0, (long)(c->after_ms * 1e6)};
+    struct timespec ts = {(time_t)(c->after_ms / 1000), (long)fmod(c->after_ms, 1000) * 1000000L};
     nanosleep(&ts, NULL);
     pipit_agent_cancel(c->agent);
     return NULL;
@@ -1567,6 +1567,47 @@ static void bundled_handler(struct pipit_model *m,
     pipit_agent_free(a);
 }
 
+/* Ctrl-C while the bundled model's turn waits on the cloud: the turn ends at once, and the
+ * next turn runs whole (the cancel must not linger in the engine for the next decode). */
+static void test_cancel_bundled(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(BUNDLED_MODEL);
+    struct pipit_toolset *ts = camera_tools();
+    static const struct step steps[] = {{STEP_HANG, 0, "", 0, 0}};
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    struct pipit_agent *a = bundled_agent(m, ts);
+    pipit_agent_set_cloud(a, c);
+    struct canceller cc = {a, 1500};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later, &cc), 0);
+    double t0 = pipit_now_ms();
+    struct pipit_turn *turn = NULL;
+    assert_int_equal(pipit_agent_turn(a, "what is the capital of japan", &turn), PIPIT_OK);
+    double elapsed = pipit_now_ms() - t0;
+    pthread_join(th, NULL);
+    fprintf(stderr,
+            "bundled model, cancel while waiting on the cloud: ended %.0f ms after the "
+            "cancel\n",
+            elapsed - cc.after_ms);
+    assert_true((turn->flags & PIPIT_TURN_CANCELLED) != 0);
+    assert_int_equal(turn->n_calls, 1);
+    assert_string_equal(turn->calls[0].code, CLOUD_CANCELLED);
+    assert_true(elapsed < cc.after_ms + BUDGET_MARGIN_MS);
+    pipit_turn_free(turn);
+    assert_int_equal(pipit_agent_turn(a, "take a photo", &turn), PIPIT_OK);
+    assert_true((turn->flags & PIPIT_TURN_CANCELLED) == 0);
+    assert_int_equal(turn->n_calls, 1);
+    assert_string_equal(turn->calls[0].tool, "take_photo");
+    assert_true(turn->calls[0].ok);
+    pipit_turn_free(turn);
+    pipit_agent_free(a);
+    pipit_cloud_free(c);
+    server_stop(s);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 static void test_bundled_model(void **state) {
     (void)state;
     struct pipit_model *m = test_load_model(BUNDLED_MODEL);
@@ -1670,6 +1711,7 @@ int main(int argc, char **argv) {
         const struct CMUnitTest model_tests[] = {
             cmocka_unit_test(test_control_tokens),
             cmocka_unit_test(test_bundled_model),
+            cmocka_unit_test(test_cancel_bundled),
         };
         return cmocka_run_group_tests(model_tests, NULL, NULL);
     }
