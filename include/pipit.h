@@ -862,7 +862,12 @@ struct pipit_agent_params {
                                      in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
     int32_t memory;               /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
     int32_t context_budget;       /* tokens the permanent prefix may reach before the oldest
-                                     memory lines are trimmed; 0 = n_ctx / 2 (default 0) */
+                                     memory lines are trimmed; 0 = as many as the prompt limit
+                                     leaves (default 0). The prompt limit (pipit.train.n_ctx,
+                                     else the model's trained context length, at most n_ctx)
+                                     minus the longest recent turn's tail always caps it; a
+                                     tool prompt that leaves no room for a short command is
+                                     refused by pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
     bool state_tracker;           /* run the State-Tracker after each turn (memory cso): a
                                      second context on the same model writes extra CSO lines
                                      (default false: it costs a decode per turn and needs a

@@ -99,6 +99,13 @@ struct pipit_agent {
     atomic_bool cancel;
     atomic_bool in_step; /* a backend step runs: a cancel goes to the backend too */
     char errmsg[512];
+    /* the prompt limit: the model's trained length (pipit.train.n_ctx, else its n_ctx_train),
+     * at most n_ctx; the permanent prefix plus the ephemeral tail stays within it */
+    int32_t prompt_limit;
+    const char *limit_source;     /* where prompt_limit came from, for messages */
+    int32_t eph_floor;            /* estimated tail of a short command, before any turn */
+    int32_t eph_recent[16];       /* the longest tail of each of the last 16 turns */
+    int32_t eph_next, eph_filled; /* the ring's next slot, and slots filled (<= 16) */
 };
 
 /* ============================================================================ defaults */
@@ -318,6 +325,81 @@ const char *agent_permanent_text(const struct pipit_agent *agent) {
     return agent != NULL ? agent->system_text : NULL;
 }
 
+/* ============================================================================ budget */
+
+/* Tokens of `text` as the backend would prefill it; -1 without a model. */
+static int32_t count_tokens(const struct pipit_agent *a, const char *text, bool add_special) {
+    if (a->model == NULL || text == NULL) {
+        return -1;
+    }
+    int32_t *toks = NULL, n = 0;
+    enum pipit_status st = backend_tokenize(a->model, text, add_special, true, &toks, &n);
+    free(toks);
+    return st == PIPIT_OK ? n : -1;
+}
+
+/* The longest prompt the agent may build (DESIGN.md item 5): the length the model was trained
+ * on, at most the context window. A system prompt and tools that leave no room for a short
+ * command are refused here, with the numbers, instead of failing every turn. */
+static enum pipit_status set_prompt_limit(struct pipit_agent *a, struct pipit_error *err) {
+    a->prompt_limit = (int32_t)a->params.n_ctx;
+    a->limit_source = "the context window n_ctx";
+    if (a->model == NULL) {
+        return PIPIT_OK; /* the scripted backend counts bytes: n_ctx is the limit */
+    }
+    char meta[32] = {0};
+    long trained = 0;
+    if (pipit_model_meta_str(a->model, "pipit.train.n_ctx", meta, sizeof(meta)) >= 0) {
+        char *end = NULL;
+        trained = strtol(meta, &end, 10);
+        if (end == meta || *end != '\0' || trained < 1) {
+            trained = 0;
+        }
+    }
+    const char *source = "pipit.train.n_ctx";
+    if (trained == 0) {
+        struct pipit_model_info info;
+        pipit_model_get_info(a->model, &info);
+        trained = info.n_ctx_train;
+        source = "the model's trained context_length";
+    }
+    if (trained > 0 && trained < a->prompt_limit) {
+        a->prompt_limit = (int32_t)trained;
+        a->limit_source = source;
+    }
+    /* a short command's tail: the state line, the words, the header, and a call */
+    char *tail = step_prompt(a, "zoom in to 2x and turn on the flash", NULL);
+    int32_t n_tail = count_tokens(a, tail, false);
+    free(tail);
+    int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
+    a->eph_floor = (n_tail > 0 ? n_tail : 32) + gen;
+    int32_t n_system = count_tokens(a, a->system_text, true);
+    if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
+        return pipit_error_set(
+            err, PIPIT_ERR_CONTEXT_FULL,
+            "agent: the system prompt and tools take %d tokens, and a short command needs about "
+            "%d more: %d tokens, more than the prompt limit of %d (%s); use a shorter tools "
+            "format (compact or JIT), fewer tools, the pipit syntax, or a model trained on "
+            "longer prompts",
+            n_system, a->eph_floor, n_system + a->eph_floor, a->prompt_limit, a->limit_source);
+    }
+    return PIPIT_OK;
+}
+
+/* The permanent prefix may reach this many tokens: the prompt limit minus the longest tail
+ * of the recent turns (or the estimate before any), and at most an explicit context_budget. */
+static int32_t memory_budget(const struct pipit_agent *a) {
+    int32_t tail = a->eph_floor;
+    for (int32_t i = 0; i < a->eph_filled; i++) {
+        tail = a->eph_recent[i] > tail ? a->eph_recent[i] : tail;
+    }
+    int32_t budget = a->prompt_limit - tail;
+    if (a->params.context_budget > 0 && a->params.context_budget < budget) {
+        budget = a->params.context_budget;
+    }
+    return budget;
+}
+
 /* ============================================================================ creation */
 
 static enum pipit_status make_device(struct pipit_agent *a, struct pipit_error *err) {
@@ -490,6 +572,9 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     }
     if (st == PIPIT_OK) {
         st = prepare_prompt(a, err);
+    }
+    if (st == PIPIT_OK) {
+        st = set_prompt_limit(a, err);
     }
     if (st == PIPIT_OK && p->state_tracker && p->memory == PIPIT_MEMORY_CSO) {
         if (model == NULL) {
@@ -1454,8 +1539,10 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     if (st != PIPIT_OK) {
         return st;
     }
-    int32_t budget =
-        a->params.context_budget > 0 ? a->params.context_budget : (int32_t)a->params.n_ctx / 2;
+    a->eph_recent[a->eph_next] = t->n_ephemeral_max;
+    a->eph_next = (a->eph_next + 1) % 16;
+    a->eph_filled = a->eph_filled < 16 ? a->eph_filled + 1 : 16;
+    int32_t budget = memory_budget(a);
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     if (np <= budget) {
         return PIPIT_OK;

@@ -411,6 +411,161 @@ static void test_gguf_corpus(void **state) {
                   tally.by_status[PIPIT_ERR_MODEL]);
 }
 
+/* ============================================================================ the soak */
+
+/* The prompt limit the agent must respect: pipit.train.n_ctx, else the trained context length,
+ * at most n_ctx (DESIGN.md item 5). */
+static int32_t soak_limit(struct pipit_model *m, uint32_t n_ctx) {
+    char meta[32] = {0};
+    long trained = 0;
+    if (pipit_model_meta_str(m, "pipit.train.n_ctx", meta, sizeof(meta)) >= 0) {
+        trained = strtol(meta, NULL, 10);
+    }
+    if (trained <= 0) {
+        struct pipit_model_info info;
+        pipit_model_get_info(m, &info);
+        trained = info.n_ctx_train;
+    }
+    return trained < (long)n_ctx ? (int32_t)trained : (int32_t)n_ctx;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1,000 turns of the bundled model in one agent: the prompt never exceeds the trained length,
+ * the calls made in the last 100 turns are within 10% of the first 100, and the turn latency
+ * p95 of each 100 turns is printed (never asserted). PIPIT_SOAK_TURNS=N runs another length. */
+static void test_soak(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0; /* no wall-clock cut: the count of calls must not depend on load */
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    int32_t limit = soak_limit(m, p.n_ctx);
+    /* commands a person gives a camera over a long session, each asking for an action */
+    static const char *const cmds[] = {
+        "zoom in to 2x",
+        "turn on the flash",
+        "take a photo",
+        "set the timer to 3 seconds",
+        "zoom out",
+        "turn off the flash",
+        "start recording",
+        "stop recording",
+        "switch to the front camera",
+        "switch to the back camera",
+        "zoom to 5x",
+        "flash auto",
+        "take a picture",
+        "turn the grid on",
+        "timer off",
+        "zoom in to 1x",
+        "turn on hdr",
+        "turn off hdr",
+        "white balance cloudy",
+        "set exposure to plus one",
+    };
+    const char *turns_env = getenv("PIPIT_SOAK_TURNS");
+    int n_turns = turns_env != NULL ? (int)strtol(turns_env, NULL, 10) : 1000;
+    assert_true(n_turns >= 200);
+    size_t n_cmds = sizeof(cmds) / sizeof(cmds[0]);
+    int calls_first = 0, calls_last = 0, calls_block = 0, max_prompt = 0, max_perm = 0;
+    int prev_perm = 0;
+    double lat[100];
+    print_message("soak: %d turns, prompt limit %d tokens\n", n_turns, limit);
+    for (int i = 0; i < n_turns; i++) {
+        struct pipit_turn *t = NULL;
+        enum pipit_status st = pipit_agent_turn(a, cmds[(size_t)i % n_cmds], &t);
+        if (st != PIPIT_OK) {
+            fail_msg("turn %d ('%s') failed: %s", i, cmds[(size_t)i % n_cmds],
+                     pipit_agent_errmsg(a));
+        }
+        /* the prompt the turn ran: the prefix the last turn left plus this turn's longest tail
+         * (its memory delta is added after the model ran) */
+        int prompt = (i == 0 ? t->n_permanent : prev_perm) + t->n_ephemeral_max;
+        if (prompt > limit || t->n_permanent > limit) {
+            fail_msg("turn %d: a prompt of %d tokens (tail %d, permanent %d after) exceeds the "
+                     "limit %d",
+                     i, prompt, t->n_ephemeral_max, t->n_permanent, limit);
+        }
+        prev_perm = t->n_permanent;
+        max_prompt = prompt > max_prompt ? prompt : max_prompt;
+        max_perm = t->n_permanent > max_perm ? t->n_permanent : max_perm;
+        int executed = 0;
+        for (size_t c = 0; c < t->n_calls; c++) {
+            executed += t->calls[c].status == PIPIT_OK && t->calls[c].ok;
+        }
+        calls_block += executed;
+        if (i < 100) {
+            calls_first += executed;
+        }
+        if (i >= n_turns - 100) {
+            calls_last += executed;
+        }
+        lat[i % 100] = t->latency_ms;
+        if (i % 100 == 99) {
+            qsort(lat, 100, sizeof(double), cmp_double);
+            print_message("soak: turns %4d-%4d: %3d calls executed, latency p50 %.1f ms, p95 "
+                          "%.1f ms, permanent %d tokens\n",
+                          i - 99, i, calls_block, lat[49], lat[94], t->n_permanent);
+            calls_block = 0;
+        }
+        pipit_turn_free(t);
+    }
+    print_message("soak: calls executed in the first 100 turns %d, in the last 100 %d; longest "
+                  "permanent prefix %d, longest prompt %d of %d\n",
+                  calls_first, calls_last, max_perm, max_prompt, limit);
+    assert_true(calls_first > 50);
+    if (fabs((double)(calls_last - calls_first)) > 0.10 * calls_first) {
+        fail_msg("decay: %d calls in the last 100 turns against %d in the first 100", calls_last,
+                 calls_first);
+    }
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+/* A tool prompt that alone leaves no room for a command is refused at creation, with the
+ * numbers: the bundled model (trained on short prompts) with the Hermes syntax used to fail
+ * every turn with only "context full". */
+static void test_prompt_too_long_refused_at_creation(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.syntax = PIPIT_SYNTAX_HERMES;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_null(a);
+    int n_system = 0, n_cmd = 0, total = 0, limit = 0;
+    if (sscanf(err.text,
+               "agent: the system prompt and tools take %d tokens, and a short command needs "
+               "about %d more: %d tokens, more than the prompt limit of %d",
+               &n_system, &n_cmd, &total, &limit) != 4) {
+        fail_msg("the refusal does not give the numbers: %s", err.text);
+    }
+    assert_int_equal(limit, soak_limit(m, p.n_ctx));
+    assert_true(n_system > limit);
+    assert_int_equal(total, n_system + n_cmd);
+    /* the pipit syntax fits, and a tiny context window is the limit too */
+    p.syntax = PIPIT_SYNTAX_PIPIT;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    pipit_agent_free(a);
+    p.n_ctx = 16;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_non_null(strstr(err.text, "context window"));
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* ============================================================================ the CLI */
 
 #ifdef PIPIT_CLI_BIN
@@ -605,8 +760,6 @@ static void test_cli_session_never_overwritten(void **state) {
     expect_session_kept(CLI_RUN "--device phone", path, "made for the device 'camera'");
     expect_session_kept(CLI_RUN "--tools '" PIPIT_SOURCE_DIR "/tools/phone.json'", path,
                         "another tool set");
-    /* another syntax */
-    expect_session_kept(CLI_RUN "--syntax hermes", path, "syntax");
     /* a newer format version, a damaged file, a truncated one */
     good[8] = 9;
     test_write_file(path, good, n);
@@ -642,6 +795,18 @@ int main(int argc, char **argv) {
     const struct CMUnitTest gguf[] = {
         cmocka_unit_test(test_gguf_corpus),
     };
+    const struct CMUnitTest soak[] = {
+        cmocka_unit_test(test_soak),
+    };
+    const struct CMUnitTest budget[] = {
+        cmocka_unit_test(test_prompt_too_long_refused_at_creation),
+    };
+    if (argc > 1 && strcmp(argv[1], "--budget") == 0) {
+        return cmocka_run_group_tests(budget, NULL, NULL);
+    }
+    if (argc > 1 && strcmp(argv[1], "--soak") == 0) {
+        return cmocka_run_group_tests(soak, NULL, NULL);
+    }
     if (argc > 1 && strcmp(argv[1], "--gguf") == 0) {
         return cmocka_run_group_tests(gguf, NULL, NULL);
     }
