@@ -370,6 +370,82 @@ static void test_agent_resume_real_model(void **state) {
     pipit_model_free(m);
 }
 
+/* SIGKILL at random moments while a real agent runs turns and saves after each: the file left
+ * on disk always loads whole (checksum, memory, KV state) and the next turn works; never a
+ * half-written or half-loaded session. */
+static void test_kill_during_agent_save(void **state) {
+    (void)state;
+    char path[512];
+    path_in(path, sizeof(path), "kill-agent.session");
+    const char *model_path = PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf";
+    struct pipit_model *m = test_load_model(model_path);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err),
+                     PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    struct pipit_agent *a = NULL;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    struct pipit_turn *t = NULL;
+    assert_int_equal(pipit_agent_turn(a, "zoom in to 2x", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
+    pipit_agent_free(a);
+    static const char *const cmds[] = {"turn on the flash", "take a photo", "zoom out",
+                                       "timer 3 seconds", "turn off the flash"};
+    srand(2026);
+    int restored = 0, rounds = 40;
+    for (int round = 0; round < rounds; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            /* the child: its own agent, resumed from the file, turns and saves until killed */
+            struct pipit_agent *c = NULL;
+            if (pipit_agent_new(m, ts, &p, &c, NULL) != PIPIT_OK ||
+                pipit_agent_load(c, path, NULL, NULL) != PIPIT_OK) {
+                _exit(3);
+            }
+            for (int i = 0;; i++) {
+                struct pipit_turn *ct = NULL;
+                if (pipit_agent_turn(c, cmds[i % 5], &ct) != PIPIT_OK) {
+                    _exit(4);
+                }
+                pipit_turn_free(ct);
+                pipit_agent_save(c, path, NULL);
+            }
+        }
+        struct timespec ts0 = {0, (long)(20 + rand() % 200) * 1000000}; /* 20..220 ms */
+        nanosleep(&ts0, NULL);
+        kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!WIFSIGNALED(status)) {
+            fail_msg("round %d: the child stopped by itself (exit %d)", round,
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+        struct pipit_agent *b = NULL;
+        assert_int_equal(pipit_agent_new(m, ts, &p, &b, &err), PIPIT_OK);
+        struct pipit_session_info info;
+        if (pipit_agent_load(b, path, &info, &err) != PIPIT_OK) {
+            fail_msg("round %d: the session left on disk does not load: %s", round, err.text);
+        }
+        restored += info.kv_restored;
+        assert_int_equal(pipit_agent_turn(b, "what is the zoom", &t), PIPIT_OK);
+        pipit_turn_free(t);
+        pipit_agent_free(b);
+    }
+    char tmp[600];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    unlink(tmp); /* a killed save may leave its temp file; the session itself is whole */
+    print_message("kill during agent saves: %d rounds, %d loaded whole with their KV state\n",
+                  rounds, restored);
+    assert_int_equal(restored, rounds);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* ---------------------------------------------------------------------------- the corpus */
 
 /* Write `bytes` as a session file with a freshly computed checksum: a forgery the checksum does
@@ -637,6 +713,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_kv_state_logits_equal),
         cmocka_unit_test(test_agent_resume_real_model),
         cmocka_unit_test(test_session_corpus_real_model),
+        cmocka_unit_test(test_kill_during_agent_save),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         return cmocka_run_group_tests(model, setup, teardown);
