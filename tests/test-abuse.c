@@ -566,6 +566,50 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     pipit_model_free(m);
 }
 
+/* Issue 21's failing case: the Hermes syntax with the 18 camera tools (1,214 tokens of qwen2)
+ * in a 2,048-token context with full history. The old budget (n_ctx / 2) was below the tool
+ * prompt, so memory was never trimmed and every turn from the 10th failed with "context full";
+ * now memory is trimmed to the room the trained length leaves and no turn fails. */
+static void test_hermes_2048_full_memory(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    p.syntax = PIPIT_SYNTAX_HERMES;
+    p.memory = PIPIT_MEMORY_FULL;
+    p.tools_format = PIPIT_TOOLSPEC_MINIFIED;
+    p.n_ctx = 2048;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    int32_t limit = soak_limit(m, p.n_ctx);
+    int prev = 0, trimmed = 0;
+    for (int i = 0; i < 16; i++) {
+        struct pipit_turn *t = NULL;
+        if (pipit_agent_turn(a, i % 2 == 0 ? "zoom in to 2x" : "turn on the flash", &t) !=
+            PIPIT_OK) {
+            fail_msg("turn %d failed: %s", i, pipit_agent_errmsg(a));
+        }
+        int prompt = (i == 0 ? t->n_permanent : prev) + t->n_ephemeral_max;
+        if (prompt > limit) {
+            fail_msg("turn %d: a prompt of %d tokens, the limit is %d", i, prompt, limit);
+        }
+        prev = t->n_permanent;
+        trimmed += t->trimmed_lines;
+        pipit_turn_free(t);
+    }
+    assert_true(trimmed > 0); /* full history did reach the limit and was trimmed */
+    print_message("hermes, 2048 context, full memory: 16 turns, 0 failed, %d lines trimmed\n",
+                  trimmed);
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* ============================================================================ the CLI */
 
 #ifdef PIPIT_CLI_BIN
@@ -800,6 +844,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest budget[] = {
         cmocka_unit_test(test_prompt_too_long_refused_at_creation),
+        cmocka_unit_test(test_hermes_2048_full_memory),
     };
     if (argc > 1 && strcmp(argv[1], "--budget") == 0) {
         return cmocka_run_group_tests(budget, NULL, NULL);
