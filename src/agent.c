@@ -2140,6 +2140,8 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
         why = "the session was made with another model";
     } else if (prompt_hash != mine) {
         why = "the system prompt or tools changed";
+    } else if (a->mem.n_cleaned > 0) {
+        why = "the memory held text from outside (docs/memory.md)"; /* the KV holds it too */
     } else if (a->backend.ops->load_kv(a->backend.self, kv, kv_len) != PIPIT_OK) {
         why = "the KV state does not fit this context";
     }

@@ -634,6 +634,14 @@ enum pipit_status memory_from_json(struct memory *m, const json_t *j, struct pip
             return pipit_error_set(err, PIPIT_ERR_CORRUPT, "memory: $.memory.lines[%zu] malformed",
                                    i);
         }
+        if (kind == MEM_DONE && strncmp(text, "cloud: ", 7) == 0 &&
+            strncmp(text, "cloud: answered", 15) != 0) {
+            text = "cloud: answered"; /* an answer, from an older session: not kept */
+            fresh.n_cleaned++;
+        } else if (kind != MEM_GOAL && kind != MEM_HISTORY && untrusted_has_syntax(text)) {
+            fresh.n_cleaned++; /* call syntax or control text: never back into the context */
+            continue;
+        }
         if (add_line(&fresh, text, (enum memory_kind)kind, json_is_true(pinned), tool,
                      kind == MEM_HISTORY ? (1u << 20) : MEMORY_MAX_LINE) != PIPIT_OK) {
             memory_free(&fresh);

@@ -46,6 +46,7 @@ struct memory {
     bool turn_done;      /* a call succeeded in the current turn */
     bool turn_failed;    /* a call failed in the current turn */
     size_t n_trims;      /* trimming events, ever */
+    size_t n_cleaned;    /* lines memory_from_json rewrote or dropped as text from outside */
 };
 
 void memory_init(struct memory *m, enum pipit_memory_mode mode);
@@ -107,7 +108,11 @@ size_t memory_bytes(const struct memory *m);
 
 /* The memory as JSON (new reference) for session files, and back. memory_from_json replaces
  * `m` (whose mode must match: PIPIT_ERR_STATE) only when the whole object is valid
- * (PIPIT_ERR_CORRUPT otherwise); the restored lines count as already in the context. */
+ * (PIPIT_ERR_CORRUPT otherwise); the restored lines count as already in the context. A session
+ * is data too: a "cloud:" line that holds an answer (sessions written before the answer was
+ * kept out) becomes "cloud: answered", and a fact, error or tracker line with call syntax or
+ * control text (untrusted.h) is dropped; `n_cleaned` counts them (the context must then be
+ * rebuilt from the lines, not restored from the session's KV state). */
 json_t *memory_to_json(const struct memory *m);
 enum pipit_status memory_from_json(struct memory *m, const json_t *j, struct pipit_error *err);
 
