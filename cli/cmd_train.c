@@ -350,10 +350,11 @@ int cmd_train(int argc, char **argv) {
         return CLI_EXIT_FAIL;
     }
     printf("wrote %s: vocab %d, %llu parameters, %lld steps in %.1f s, %.0f tok/s, "
-           "%.1f tokens/example, loss %.4f -> %.4f, %d examples skipped (too long)\n",
+           "%.1f tokens/example, loss %.4f -> %.4f, %d examples skipped (too long), %d with "
+           "their oldest memory lines trimmed to fit\n",
            out, (int)res.n_vocab, (unsigned long long)res.n_params, (long long)res.steps,
            res.seconds, res.tok_per_s, res.tokens_per_ex, (double)res.loss_first,
-           (double)res.loss_last, (int)res.n_skipped);
+           (double)res.loss_last, (int)res.n_skipped, (int)res.n_trimmed);
     if (n_eval > 0) {
         st = pipit_train_evaluate(out, ds, PIPIT_SPLIT_VALID, (int32_t)n_eval, (int32_t)threads,
                                   on_miss, &ms, &ev, &err);

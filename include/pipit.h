@@ -1191,6 +1191,8 @@ struct pipit_train_result {
     float loss_last;      /* ... and of the last */
     int32_t n_vocab;      /* vocabulary size */
     int32_t n_skipped;    /* training examples longer than n_ctx / n_answer, not used */
+    int32_t n_trimmed;    /* training examples that fit n_ctx only without their oldest memory
+                             lines (trimmed as the agent trims) */
     uint64_t n_params;    /* parameters */
     double tokens_per_ex; /* mean tokens per used training example */
 };

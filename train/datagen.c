@@ -68,12 +68,13 @@ enum cat {
     CAT_UNSUPPORTED,
     CAT_RETRY,
     CAT_TRACKER,
+    CAT_UNDO,
 };
 
 const char *const datagen_categories[] = {
     "capture", "zoom",   "flash",       "focus",   "exposure", "white_balance",
     "timer",   "format", "scene",       "overlay", "camera",   "relative",
-    "cloud",   "chat",   "unsupported", "retry",   "tracker",
+    "cloud",   "chat",   "unsupported", "retry",   "tracker",  "undo",
 };
 const int datagen_n_categories = N_OF(datagen_categories);
 
@@ -96,7 +97,7 @@ struct gen {
     uint64_t rng;
     struct cam_state st;
     char state_line[128];
-    char memory[768];    /* CSO lines of earlier turns, each ending in '\n' */
+    char memory[2048];   /* CSO lines of earlier turns, each ending in '\n' */
     char recent[32][96]; /* the last utterances drawn: earlier turns' words for user_goal */
     int n_recent;
 };
@@ -104,7 +105,6 @@ struct gen {
 static void new_memory(struct gen *g);
 
 static void new_state(struct gen *g) {
-    new_memory(g);
     static const double back_z[] = {0.5, 1, 1, 1, 1, 1.5, 2, 2, 2.5, 3, 4, 5, 8, 10};
     static const double front_z[] = {1, 1, 1, 1.5, 2, 3};
     struct cam_state *s = &g->st;
@@ -119,16 +119,23 @@ static void new_state(struct gen *g) {
     pipit_format(g->state_line, sizeof(g->state_line),
                  "zoom=%g flash=%s facing=%s recording=%s timer=%d mode=%s", s->zoom, s->flash,
                  s->front ? "front" : "back", s->recording ? "yes" : "no", s->timer, s->mode);
+    new_memory(g);
 }
 
 /* ============================================================================
  * memory lines
  *
  * After the first turn the agent's permanent prefix holds Context State Object lines between
- * the system line and the state line (docs/memory.md): facts from tool results, "done: tool",
- * "tool_error: tool code", "user_goal: ...", "cloud: ...". The model is not asked to use them
- * (State-Tracker examples are not generated yet) but must not be thrown by them: half of the
- * examples carry 1..6 such lines. */
+ * the system line and the state line (docs/memory.md), oldest first, as src/memory.c writes
+ * them over a session: one fact line per device key that a tool result changed and the state
+ * line does not show (a newer value supersedes the older line, so a key appears once and holds
+ * the current value), the photo and video counters, "done: tool" for a result without facts,
+ * each pinned "tool_error: tool code" once, "user_goal: <the words of a request that failed>",
+ * distilled "cloud: ..." answers, and the State-Tracker's lines (subject, occasion, user name,
+ * refusals). 35% of the examples are first turns without memory; the rest carry 1..18 lines,
+ * what a long session holds. The trainer drops the oldest lines of an example that does not
+ * fit a training row, as the agent trims its memory to the trained length, so long sessions
+ * are trained at the length the agent will show the model. */
 
 static void memory_add_line(struct gen *g, const char *line) {
     size_t o = strlen(g->memory), len = strlen(line);
@@ -139,10 +146,33 @@ static void memory_add_line(struct gen *g, const char *line) {
     }
 }
 
+enum mem_kind {
+    MEM_WB,
+    MEM_EV,
+    MEM_FOCUS,
+    MEM_ASPECT,
+    MEM_GRID,
+    MEM_LEVEL,
+    MEM_JPEG,
+    MEM_LOCK,
+    MEM_PRIORITY,
+    MEM_SCENE,
+    MEM_TIMER,
+    MEM_PHOTOS,
+    MEM_VIDEOS,
+    MEM_N_FACTS, /* kinds below this one appear at most once */
+    MEM_DONE = MEM_N_FACTS,
+    MEM_ERROR,
+    MEM_GOAL,
+    MEM_CLOUD,
+    MEM_TRACKER,
+    MEM_N_KINDS,
+};
+
 static void new_memory(struct gen *g) {
     static const char *const WB[] = {"auto", "daylight", "cloudy", "tungsten", "fluorescent"};
     static const char *const AR[] = {"4:3", "16:9", "1:1", "full"};
-    static const char *const EV[] = {"-2", "-1", "-0.5", "0", "0.5", "1", "1.5", "2"};
+    static const char *const EV[] = {"-2", "-1.5", "-1", "-0.5", "0", "0.5", "1", "1.5", "2"};
     static const char *const DONE[] = {"take_photo",    "record_video", "adjust_zoom", "set_zoom",
                                        "switch_camera", "set_flash",    "tap_to_focus"};
     static const char *const ERR[] = {
@@ -159,6 +189,9 @@ static void new_memory(struct gen *g) {
         "take_photo permission_denied",
         "record_video storage_full",
         "adjust_zoom zoom_out_of_range",
+        "set_exposure exposure_out_of_range",
+        "set_timer invalid_argument",
+        "set_zoom invalid_argument",
     };
     static const char *const GOALS[] = {
         "zoom to 20x",
@@ -183,59 +216,99 @@ static void new_memory(struct gen *g) {
         "Keep the horizon level and use the rule of thirds.",
         "Mount Everest is 8,849 metres tall.",
     };
+    static const char *const TRACKED[] = {
+        "subject: my dog rex",
+        "subject: the kids",
+        "subject: a birthday cake",
+        "subject: the skyline",
+        "subject: my grandmother",
+        "subject: the lake",
+        "occasion: a wedding",
+        "occasion: my blog",
+        "occasion: a school project",
+        "occasion: a family trip",
+        "user_name: anna",
+        "user_name: tom",
+        "user_name: priya",
+        "agent_refusals: turn on hdr",
+        "agent_refusals: set iso to 800",
+        "agent_refusals: slow motion",
+    };
     g->memory[0] = '\0';
-    if (train_rng_below(&g->rng, 5) < 2) {
-        return;
+    if (train_rng_below(&g->rng, 20) < 7) {
+        return; /* a first turn */
     }
-    int n = 1 + (int)train_rng_below(&g->rng, 8);
+    int n = 1 + (int)train_rng_below(&g->rng, 18);
+    bool fact_said[MEM_N_FACTS] = {false};
     bool error_said[N_OF(ERR)] = {false};
+    const struct cam_state *st = &g->st;
     for (int i = 0; i < n; i++) {
         char line[160];
-        switch (train_rng_below(&g->rng, 17)) {
-            case 12:
-                pipit_format(line, sizeof(line), "scene_mode: %s", PICK(g, SCENES));
-                break;
-            case 13:
-                pipit_format(line, sizeof(line), "timer_s: %d",
-                             (int)(train_rng_below(&g->rng, 3) == 0
-                                       ? 0
-                                       : 3 + 2 * train_rng_below(&g->rng, 2)));
-                break;
-            case 0:
+        int kind = (int)train_rng_below(&g->rng, MEM_N_KINDS + 3);
+        if (kind >= MEM_N_KINDS) {
+            kind = kind == MEM_N_KINDS       ? MEM_CLOUD
+                   : kind == MEM_N_KINDS + 1 ? MEM_GOAL
+                                             : MEM_PHOTOS;
+        }
+        if (kind < MEM_N_FACTS) {
+            if (fact_said[kind]) { /* a newer value supersedes the line: one per key */
+                continue;
+            }
+            fact_said[kind] = true;
+        }
+        switch ((enum mem_kind)kind) {
+            case MEM_WB:
                 pipit_format(line, sizeof(line), "white_balance: %s", PICK(g, WB));
                 break;
-            case 1:
+            case MEM_EV:
                 pipit_format(line, sizeof(line), "exposure_ev: %s", PICK(g, EV));
                 break;
-            case 2:
+            case MEM_FOCUS:
                 pipit_format(line, sizeof(line), "focus_x: %g, focus_y: %g",
                              (double)(1 + train_rng_below(&g->rng, 9)) / 10.0,
                              (double)(1 + train_rng_below(&g->rng, 9)) / 10.0);
                 break;
-            case 3:
+            case MEM_ASPECT:
                 pipit_format(line, sizeof(line), "aspect_ratio: %s", PICK(g, AR));
                 break;
-            case 4:
-                pipit_format(line, sizeof(line), "%s: %s",
-                             train_rng_below(&g->rng, 2) ? "grid" : "horizon_level",
+            case MEM_GRID:
+                pipit_format(line, sizeof(line), "grid: %s",
                              train_rng_below(&g->rng, 2) ? "true" : "false");
                 break;
-            case 5:
+            case MEM_LEVEL:
+                pipit_format(line, sizeof(line), "horizon_level: %s",
+                             train_rng_below(&g->rng, 2) ? "true" : "false");
+                break;
+            case MEM_JPEG:
                 pipit_format(line, sizeof(line), "jpeg_quality: %d",
                              50 + 5 * (int)train_rng_below(&g->rng, 11));
                 break;
-            case 6:
+            case MEM_LOCK:
                 pipit_format(line, sizeof(line), "ae_af_locked: %s",
                              train_rng_below(&g->rng, 2) ? "true" : "false");
                 break;
-            case 7:
+            case MEM_PRIORITY:
                 pipit_format(line, sizeof(line), "quality_priority: %s",
                              train_rng_below(&g->rng, 2) ? "speed" : "quality");
                 break;
-            case 8:
+            case MEM_SCENE: /* the latest value: the one the state line shows */
+                pipit_format(line, sizeof(line), "scene_mode: %s", st->mode);
+                break;
+            case MEM_TIMER:
+                pipit_format(line, sizeof(line), "timer_s: %d", st->timer);
+                break;
+            case MEM_PHOTOS:
+                pipit_format(line, sizeof(line), "photos_taken: %d",
+                             1 + (int)train_rng_below(&g->rng, 40));
+                break;
+            case MEM_VIDEOS:
+                pipit_format(line, sizeof(line), "videos_recorded: %d",
+                             1 + (int)train_rng_below(&g->rng, 6));
+                break;
+            case MEM_DONE:
                 pipit_format(line, sizeof(line), "done: %s", PICK(g, DONE));
                 break;
-            case 9: {
+            case MEM_ERROR: {
                 uint32_t e = train_rng_below(&g->rng, (uint32_t)N_OF(ERR));
                 if (error_said[e]) { /* the agent pins an error once */
                     continue;
@@ -244,7 +317,7 @@ static void new_memory(struct gen *g) {
                 pipit_format(line, sizeof(line), "tool_error: %s", ERR[e]);
                 break;
             }
-            case 10:
+            case MEM_GOAL:
                 /* a failed request of an earlier turn: any words at all, often a command */
                 if (g->n_recent > 0 && train_rng_below(&g->rng, 4) != 0) {
                     int k = (int)train_rng_below(&g->rng,
@@ -254,17 +327,15 @@ static void new_memory(struct gen *g) {
                     pipit_format(line, sizeof(line), "user_goal: %s", PICK(g, GOALS));
                 }
                 break;
-            case 14:
-                pipit_format(line, sizeof(line), "photos_taken: %d",
-                             1 + (int)train_rng_below(&g->rng, 12));
-                break;
-            case 15:
-                pipit_format(line, sizeof(line), "videos_recorded: %d",
-                             1 + (int)train_rng_below(&g->rng, 4));
-                break;
-            default:
+            case MEM_CLOUD:
                 pipit_format(line, sizeof(line), "cloud: %s", PICK(g, CLOUD));
                 break;
+            default:
+                pipit_format(line, sizeof(line), "%s", PICK(g, TRACKED));
+                break;
+        }
+        if (strstr(g->memory, line) != NULL) {
+            continue; /* the CSO holds a line once */
         }
         memory_add_line(g, line);
     }
@@ -313,6 +384,24 @@ static void render_int(struct gen *g, int v, char *out, size_t size) {
     } else {
         pipit_format(out, size, "%d", v);
     }
+}
+
+/* A number the person says that the device cannot do (zoom 50x, a 7 second timer): the answer
+ * copies it and validation refuses it (DESIGN item 3: refused, never bent). Integers may be
+ * words, other numbers are digits. */
+static void render_any(struct gen *g, double v, char *out, size_t size) {
+    if (v == (int)v && v >= 0 && v <= 99) {
+        render_int(g, (int)v, out, size);
+    } else {
+        pipit_format(out, size, "%g", v);
+    }
+}
+
+/* One numeric command in OUT_OF_RANGE_PERCENT asks for a value outside the tool's range. */
+#define OUT_OF_RANGE_PERCENT 12
+
+static bool out_of_range(struct gen *g) {
+    return train_rng_below(&g->rng, 100) < OUT_OF_RANGE_PERCENT;
 }
 
 /* ============================================================================
@@ -517,6 +606,9 @@ static const char *const T_REC_STOP[] = {
     "recording off",
     "finish the video",
     "stop the clip",
+    "cancel the recording",
+    "stop the filming now",
+    "cancel the video",
 };
 
 static bool fill_rec_start(struct gen *g,
@@ -583,10 +675,17 @@ static bool fill_zoom_set(struct gen *g,
                           char *out,
                           size_t size) {
     static const double levels[] = {0.5, 1, 1.5, 2, 2, 2.5, 3, 3, 4, 5, 6, 7, 8, 9, 10};
-    double v = PICK(g, levels);
+    static const double beyond[] = {0.1, 0.2, 0.25, 0.3, 11, 12, 15, 16, 20,
+                                    25,  30,  40,   50,  60, 75, 80, 99, 100};
+    bool oor = out_of_range(g);
+    double v = oor ? PICK(g, beyond) : PICK(g, levels);
     const char *tpl = in->tpl[t];
     char num[48], z[64];
-    render_level(g, v, num, sizeof(num), true);
+    if (oor) {
+        render_any(g, v, num, sizeof(num));
+    } else {
+        render_level(g, v, num, sizeof(num), true);
+    }
     if (has_slot(tpl, 'Z')) {
         uint32_t r = train_rng_below(&g->rng, 8);
         if (v == 2 && r == 0) {
@@ -722,6 +821,9 @@ static const char *const T_FLASH_AUTO[] = {
     "the flash to auto",
     "make the flash automatic",
     "flash automatic",
+    "go back to auto flash",
+    "restore the automatic flash",
+    "return the flash to auto",
 };
 
 static bool fill_flash(const char *mode, char *out, size_t size) {
@@ -831,6 +933,14 @@ static bool fill_focus_xy(struct gen *g,
     if (train_rng_below(&g->rng, 4) == 0) {
         x = (double)(5 + 10 * train_rng_below(&g->rng, 10)) / 100.0;
     }
+    if (out_of_range(g)) { /* off the frame */
+        static const double beyond[] = {1.2, 1.5, 2, 3};
+        if (train_rng_below(&g->rng, 2) == 0) {
+            x = PICK(g, beyond);
+        } else {
+            y = PICK(g, beyond);
+        }
+    }
     char xs[16], ys[16];
     pipit_format(xs, sizeof(xs), "%g", x);
     pipit_format(ys, sizeof(ys), "%g", y);
@@ -883,6 +993,8 @@ static const char *const T_UNLOCK[] = {
     "exposure lock off",
     "unlock the settings",
     "let the focus move again",
+    "cancel the focus lock",
+    "drop the exposure lock",
 };
 
 /* ---------------------------------------------------------------- exposure */
@@ -911,8 +1023,9 @@ static bool fill_exposure(struct gen *g,
                           char *out,
                           size_t size) {
     static const double evs[] = {-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2};
+    static const double beyond[] = {-5, -4, -3, -2.5, 2.5, 3, 3, 4, 5, 6};
     (void)in, (void)t;
-    double v = PICK(g, evs);
+    double v = out_of_range(g) ? PICK(g, beyond) : PICK(g, evs);
     char num[48], e[64];
     double a = v < 0 ? -v : v;
     render_level(g, a, num, sizeof(num), true);
@@ -1063,13 +1176,19 @@ static const char *const T_TIMER_OFF[] = {
     "stop the timer",
     "without a timer",
     "get rid of the timer",
+    "cancel the countdown",
+    "scrap the self timer",
+    "drop the countdown",
+    "forget the timer",
+    "lose the self-timer",
 };
 
 static bool
 fill_timer(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
     static const int secs[] = {3, 5, 10};
+    static const int beyond[] = {1, 2, 4, 6, 7, 8, 9, 12, 15, 20, 30, 45, 60};
     (void)in, (void)t;
-    int v = PICK(g, secs);
+    int v = out_of_range(g) ? PICK(g, beyond) : PICK(g, secs);
     char num[24], tt[48], ss[48];
     render_int(g, v, num, sizeof(num));
     bool digits = isdigit((unsigned char)num[0]);
@@ -1167,6 +1286,9 @@ fill_jpeg(struct gen *g, const struct intent *in, int t, struct slots *s, char *
     int v = 50 + (int)train_rng_below(&g->rng, 51);
     if (train_rng_below(&g->rng, 2) == 0) {
         v = 50 + 5 * (int)train_rng_below(&g->rng, 11);
+    }
+    if (out_of_range(g)) {
+        v = 5 + 5 * (int)train_rng_below(&g->rng, 9); /* 5..45: below the minimum of 50 */
     }
     char num[32];
     render_int(g, v, num, sizeof(num));
@@ -1308,6 +1430,11 @@ static const char *const T_BACK[] = {
     "go back to the main camera",
     "use the world facing camera",
     "rear facing camera",
+    "return to the rear camera",
+    "switch back to the main lens",
+    "back to the rear facing camera",
+    "go back to the rear lens",
+    "restore the main camera",
 };
 
 static bool
@@ -1400,9 +1527,10 @@ static const char *const T_ZOOM_MIN[] = {
 };
 
 static const char *const T_ZOOM_RESET[] = {
-    "reset the zoom",  "no zoom",      "back to normal zoom",
-    "zoom back to 1x", "normal zoom",  "undo the zoom, go to 1x",
-    "remove the zoom", "default zoom",
+    "reset the zoom",          "no zoom",         "back to normal zoom",
+    "zoom back to 1x",         "normal zoom",     "undo the zoom, go to 1x",
+    "remove the zoom",         "default zoom",    "go back to 1x",
+    "restore the normal zoom", "return to one x",
 };
 
 static bool fill_zoom_max(struct gen *g,
@@ -1428,8 +1556,17 @@ static bool fill_zoom_min(struct gen *g,
 }
 
 static const char *const T_SCENE_RESET[] = {
-    "back to auto mode", "reset the scene mode", "turn off {M} mode", "exit {M} mode",
-    "leave {M} mode",    "no more {M} mode",     "stop {M} mode",     "disable {M} mode",
+    "back to auto mode",
+    "reset the scene mode",
+    "turn off {M} mode",
+    "exit {M} mode",
+    "leave {M} mode",
+    "no more {M} mode",
+    "stop {M} mode",
+    "disable {M} mode",
+    "go back to auto mode",
+    "return to the normal scene",
+    "restore the automatic scene",
 };
 
 static bool fill_scene_reset(struct gen *g,
@@ -2223,6 +2360,106 @@ static void mention_line(const char *tpl, const struct slots *s, char *out, size
     out[0] = '\0';
 }
 
+/* ---------------------------------------------------------------- undo */
+
+/* "Undo the last action" in the person's words (DESIGN item 4): the agent adds a built-in tool
+ * `undo` (no arguments) to the call grammar and executes it from its action log, so the answer
+ * is `<call>undo()` whatever the words. The router catches the common phrasings first; these
+ * are the ones it may miss. {R} is how the person leads in ("oops, ", "no wait, ", ...). The
+ * near misses that are NOT undo (go back to the rear camera, cancel the timer, stop recording,
+ * delete the last photo) are templates of their own intents. */
+static const char *const T_UNDO[] = {
+    "{R}revert the last change",
+    "{R}revert what you just did",
+    "{R}put it back the way it was",
+    "{R}cancel the last change",
+    "{R}scrap the last change",
+    "{R}drop that last change",
+    "{R}forget the last change",
+    "{R}lose the last change",
+    "{R}restore the old setting",
+    "{R}take it back",
+    "{R}reverse what you did",
+    "{R}change it back",
+    "{R}set it back to what it was",
+    "{R}back to how it was before",
+    "{R}return to the previous setting",
+    "{R}roll back the last change",
+    "{R}roll that back",
+    "{R}undo the last step",
+    "{R}undo your last action",
+    "{R}revert the previous action",
+    "{R}cancel what you just did",
+    "{R}put it back",
+    "{R}switch it back",
+    "{R}make it like it was before",
+    "{R}revert to the previous value",
+    "{R}undo what you just changed",
+    "{R}restore the setting from before",
+    "{R}bring back the old setting",
+    "{R}reverse the previous step",
+    "{R}go back one step",
+    "{R}undo the last one",
+    "{R}cancel that last action",
+    "{R}forget that last one",
+    "{R}restore what it was",
+    "{R}back out that change",
+    "{R}unwind the last change",
+    "that was a mistake, {U}",
+    "i didn't mean that, {U}",
+    "not what i wanted, {U}",
+    "that's not right, {U}",
+    "wrong setting, {U}",
+    "my mistake, {U}",
+    "i changed my mind, {U}",
+    "oops wrong one, {U}",
+    "{U}, that was a mistake",
+    "{U}, i didn't want that",
+    "{U} - wrong button",
+    "{U} please, that was an accident",
+    "ctrl z",
+    "hit undo",
+};
+
+/* What {U} says in a framing: a short undo request. */
+static const char *const UNDO_SHORT[] = {
+    "put it back",       "change it back", "revert it",        "undo it",
+    "reverse it",        "set it back",    "restore it",       "take that back",
+    "cancel the change", "roll it back",   "scrap the change", "undo the change",
+};
+/* How the person leads in. */
+static const char *const UNDO_LEAD[] = {
+    "",
+    "",
+    "",
+    "",
+    "",
+    "oops, ",
+    "oh no, ",
+    "no, ",
+    "wait, ",
+    "ugh, ",
+    "hmm no, ",
+    "nope, ",
+    "whoops, ",
+    "actually, ",
+    "sorry, ",
+    "no no, ",
+    "on second thought, ",
+    "ah, ",
+    "hold on, ",
+    "never mind, ",
+};
+
+static bool
+fill_undo(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
+    const char *tpl = in->tpl[t];
+    fill_from(g, tpl, s, 'R', UNDO_LEAD, N_OF(UNDO_LEAD));
+    fill_from(g, tpl, s, 'U', UNDO_SHORT, N_OF(UNDO_SHORT));
+    pipit_format(out, size, "<call>undo()");
+    return true;
+}
+
 /* ---------------------------------------------------------------- the intent table */
 
 static const struct intent INTENTS[] = {
@@ -2298,6 +2535,7 @@ static const struct intent INTENTS[] = {
     {"cloud_reason", CAT_CLOUD, 4, TPL(T_CLOUD_REASON), fill_cloud_reason, true, false, NULL},
     {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false, NULL},
     {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false, NULL},
+    {"undo", CAT_UNDO, 4, TPL(T_UNDO), fill_undo, false, false, NULL},
 };
 
 #define N_INTENTS N_OF(INTENTS)
@@ -2437,17 +2675,19 @@ static const char *const CONTEXT_POST[] = {
 static void
 surface(struct gen *g, const struct intent *in, const char *core, char *out, size_t size) {
     const char *pre = "", *suf = "", *punct = "";
+    /* a situation goes with a command, not with chat, a refusal or an undo */
+    bool situated = in->cat != CAT_CHAT && in->cat != CAT_UNSUPPORTED && in->cat != CAT_UNDO;
     if (!in->verbatim && !in->bare) {
         uint32_t r = train_rng_below(&g->rng, 100);
         if (r < 33) {
             pre = PICK(g, PREFIXES);
-        } else if (r < 40 && in->cat != CAT_CHAT && in->cat != CAT_UNSUPPORTED) {
+        } else if (r < 40 && situated) {
             pre = PICK(g, CONTEXT_PRE);
         }
         r = train_rng_below(&g->rng, 100);
         if (r < 20) {
             suf = PICK(g, SUFFIXES);
-        } else if (r < 26 && in->cat != CAT_CHAT && in->cat != CAT_UNSUPPORTED) {
+        } else if (r < 26 && situated) {
             suf = PICK(g, CONTEXT_POST);
         }
     } else if (in->bare) {
@@ -2782,6 +3022,25 @@ bool pipit_dataset_get(const struct pipit_dataset *ds,
     ex->template_id = e->template_id;
     ex->tracker = e->tracker;
     return true;
+}
+
+const char *datagen_memory_skip(const char *memory, int drop) {
+    if (memory == NULL) {
+        return "";
+    }
+    for (int i = 0; i < drop && *memory != '\0'; i++) {
+        const char *nl = strchr(memory, '\n');
+        memory = nl != NULL ? nl + 1 : memory + strlen(memory);
+    }
+    return memory;
+}
+
+int datagen_memory_lines(const char *memory) {
+    int n = 0;
+    for (const char *p = memory; p != NULL && *p != '\0'; p++) {
+        n += *p == '\n';
+    }
+    return n;
 }
 
 char *pipit_train_prompt(const char *system,

@@ -32,6 +32,12 @@ struct pipit_dataset {
 extern const char *const datagen_categories[];
 extern const int datagen_n_categories;
 
+/* `memory` without its first `drop` lines (the agent trims the oldest lines first when a prompt
+ * would not fit the trained length; docs/training.md). */
+const char *datagen_memory_skip(const char *memory, int drop);
+/* The number of lines of `memory`. */
+int datagen_memory_lines(const char *memory);
+
 /* splitmix64 */
 uint64_t train_rng_next(uint64_t *state);
 /* uniform in [0, n) (n >= 1) */

@@ -16,9 +16,11 @@
 
 #define EVAL_MAX_TOKENS 64
 
-/* pipit.prompt.system of the GGUF at `path` into buf ("" when absent). */
-static void read_system(const char *path, char *buf, size_t size) {
+/* pipit.prompt.system of the GGUF at `path` into buf ("" when absent) and pipit.train.n_ctx
+ * into *n_ctx (0 when absent: a model from before the key). */
+static void read_system(const char *path, char *buf, size_t size, int32_t *n_ctx) {
     buf[0] = '\0';
+    *n_ctx = 0;
     struct gguf_init_params gp = {.no_alloc = true, .ctx = NULL};
     struct gguf_context *g = gguf_init_from_file(path, gp);
     if (g == NULL) {
@@ -27,6 +29,10 @@ static void read_system(const char *path, char *buf, size_t size) {
     int64_t k = gguf_find_key(g, "pipit.prompt.system");
     if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_STRING) {
         pipit_format(buf, size, "%s", gguf_get_val_str(g, k));
+    }
+    k = gguf_find_key(g, "pipit.train.n_ctx");
+    if (k >= 0 && gguf_get_kv_type(g, k) == GGUF_TYPE_INT32) {
+        *n_ctx = gguf_get_val_i32(g, k);
     }
     gguf_free(g);
 }
@@ -79,7 +85,8 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     memset(result, 0, sizeof(*result));
     double t0 = pipit_now_ms();
     char system[512];
-    read_system(model_path, system, sizeof(system));
+    int32_t n_ctx_train = 0;
+    read_system(model_path, system, sizeof(system), &n_ctx_train);
     if (system[0] == '\0') {
         pipit_format(system, sizeof(system), "%s", "camera");
     }
@@ -109,13 +116,30 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     for (int32_t i = 0; i < n && st == PIPIT_OK; i++) {
         struct pipit_example ex;
         pipit_dataset_get(ds, split, i, &ex);
-        char *prompt = pipit_train_prompt_example(system, &ex);
-        if (prompt == NULL) {
-            st = pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+        /* the prompt the agent would build: with a trained length, the oldest memory lines go
+         * until prompt and answer fit it, as in training (train/trainer.c) */
+        const char *memory = ex.memory;
+        int32_t np = 0;
+        for (int drop = 0;; drop++) {
+            ex.memory = datagen_memory_skip(memory, drop);
+            char *prompt = pipit_train_prompt_example(system, &ex);
+            if (prompt == NULL) {
+                st = pipit_error_set(err, PIPIT_ERR_NOMEM, "eval: out of memory");
+                break;
+            }
+            np = pipit_tokenize(model, prompt, true, false, toks, 512);
+            free(prompt);
+            int32_t na = n_ctx_train > 0 && np > 0
+                             ? pipit_tokenize(model, ex.output, false, false, out, EVAL_MAX_TOKENS)
+                             : 0;
+            if (np <= 0 || n_ctx_train <= 0 || na < 0 || np + na <= n_ctx_train ||
+                ex.memory[0] == '\0') {
+                break;
+            }
+        }
+        if (st != PIPIT_OK) {
             break;
         }
-        int32_t np = pipit_tokenize(model, prompt, true, false, toks, 512);
-        free(prompt);
         if (np <= 0) {
             st = pipit_error_set(err, PIPIT_ERR_TOKENIZE, "eval: cannot tokenize example %d",
                                  (int)i);

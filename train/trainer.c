@@ -261,6 +261,23 @@ gguf_write_atomic(struct gguf_context *g, const char *path, struct pipit_error *
     return PIPIT_OK;
 }
 
+/* llama's file type (enum llama_ftype) of a model whose matrices are `t`: 0 all F32, 1 mostly
+ * F16, 7 mostly Q8_0 (1-D tensors stay F32 in all of them). */
+static uint32_t llama_file_type(enum ggml_type t) {
+    return t == GGML_TYPE_Q8_0 ? 7u : t == GGML_TYPE_F16 ? 1u : 0u;
+}
+
+/* The type of the matrices of `g` (the first 2-D tensor that is not F32; F32 when all are). */
+static enum ggml_type matrix_type(struct ggml_context *host, struct gguf_context *g) {
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        struct ggml_tensor *t = ggml_get_tensor(host, gguf_get_tensor_name(g, i));
+        if (t != NULL && ggml_n_dims(t) >= 2 && t->type != GGML_TYPE_F32) {
+            return t->type;
+        }
+    }
+    return GGML_TYPE_F32;
+}
+
 static enum pipit_status model_write(const struct model *m,
                                      const struct pipit_train_params *p,
                                      enum pipit_weight_type wt,
@@ -293,6 +310,9 @@ static enum pipit_status model_write(const struct model *m,
     }
     gguf_set_val_u32(g, "pipit.train.step", (uint32_t)step);
     gguf_set_val_u32(g, "pipit.train.seed", (uint32_t)p->seed);
+    /* the longest prompt + answer the model was trained on: the agent keeps its prompts within
+     * it (docs/training.md) */
+    gguf_set_val_i32(g, "pipit.train.n_ctx", p->n_ctx);
 
     size_t bytes = 0;
     for (int i = 0; i < m->n_params; i++) {
@@ -327,6 +347,7 @@ static enum pipit_status model_write(const struct model *m,
     }
     free(f32);
     if (st == PIPIT_OK) {
+        gguf_set_val_u32(g, "general.file_type", llama_file_type(matrix_type(host, g)));
         st = gguf_write_atomic(g, path, err);
     }
     gguf_free(g);
@@ -387,6 +408,7 @@ enum pipit_status pipit_train_convert(const char *in_path,
         }
     }
     if (st == PIPIT_OK) {
+        gguf_set_val_u32(out, "general.file_type", llama_file_type(matrix_type(host, out)));
         st = gguf_write_atomic(out, out_path, err);
     }
     if (out != NULL) {
@@ -444,12 +466,14 @@ static void tokenized_free(struct tokenized *t) {
     free(t->n_prompt);
 }
 
-/* Tokenize the training split with the vocabulary's own libllama tokenizer. */
+/* Tokenize the training split with the vocabulary's own libllama tokenizer; an example longer
+ * than a row loses its oldest memory lines until it fits (counted in *n_trimmed). */
 static enum pipit_status tokenize_all(const struct pipit_train_params *p,
                                       const struct pipit_dataset *ds,
                                       struct tokenized *out,
                                       int32_t *n_vocab,
                                       int32_t *n_skipped,
+                                      int32_t *n_trimmed,
                                       struct pipit_error *err) {
     char tmp[4096];
     pipit_format(tmp, sizeof(tmp), "%s/pipit-train-vocab-%ld.gguf",
@@ -489,29 +513,40 @@ static enum pipit_status tokenize_all(const struct pipit_train_params *p,
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
     }
     *n_skipped = 0;
+    *n_trimmed = 0;
     int32_t buf[1024];
     for (int32_t i = 0; i < n; i++) {
         struct pipit_example ex;
         pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
-        char *prompt = pipit_train_prompt_example(p->system, &ex);
-        if (prompt == NULL) {
-            st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+        /* too long for a row: drop the oldest memory lines, as the agent does (DESIGN: the
+         * agent never builds a prompt longer than the model was trained on) */
+        const char *memory = ex.memory;
+        int32_t np = 0, na = 0, len = 0;
+        for (int drop = 0;; drop++) {
+            ex.memory = datagen_memory_skip(memory, drop);
+            char *prompt = pipit_train_prompt_example(p->system, &ex);
+            if (prompt == NULL) {
+                st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+                break;
+            }
+            np = pipit_tokenize(vm, prompt, true, false, buf, 1024);
+            free(prompt);
+            na = np > 0 ? pipit_tokenize(vm, ex.output, false, false, buf + np, 1023 - np) : -1;
+            len = np > 0 && na > 0 ? np + na + 1 : 0;
+            /* inputs are the first len-1 tokens; targets the answer and EOS */
+            if (len == 0 || len - 1 <= p->n_ctx || ex.memory[0] == '\0') {
+                *n_trimmed += drop > 0 && len > 0 && len - 1 <= p->n_ctx ? 1 : 0;
+                break;
+            }
+        }
+        if (st != PIPIT_OK) {
             break;
         }
-        int32_t np = pipit_tokenize(vm, prompt, true, false, buf, 1024);
-        free(prompt);
-        int32_t na = np > 0 ? pipit_tokenize(vm, ex.output, false, false, buf + np, 1023 - np) : -1;
-        if (np <= 0 || na <= 0) {
+        if (len == 0 || len - 1 > p->n_ctx || na + 1 > p->n_answer) {
             (*n_skipped)++;
             continue;
         }
-        int32_t len = np + na + 1;
         buf[len - 1] = eos;
-        /* inputs are the first len-1 tokens; targets the answer and EOS */
-        if (len - 1 > p->n_ctx || na + 1 > p->n_answer) {
-            (*n_skipped)++;
-            continue;
-        }
         if (out->n_tok + len > out->cap_tok) {
             int64_t cap = out->cap_tok > 0 ? out->cap_tok * 2 : 1 << 20;
             int32_t *t = realloc(out->tok, sizeof(int32_t) * (size_t)cap);
@@ -727,7 +762,8 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
 
     struct tokenized data;
     int32_t n_vocab = 0;
-    enum pipit_status st = tokenize_all(p, ds, &data, &n_vocab, &res.n_skipped, err);
+    enum pipit_status st =
+        tokenize_all(p, ds, &data, &n_vocab, &res.n_skipped, &res.n_trimmed, err);
     if (st != PIPIT_OK) {
         return st;
     }
