@@ -137,6 +137,17 @@ static void new_state(struct gen *g) {
  * fit a training row, as the agent trims its memory to the trained length, so long sessions
  * are trained at the length the agent will show the model. */
 
+/* True when `memory` holds `line` as one of its lines. */
+static bool memory_has_line(const char *memory, const char *line) {
+    size_t len = strlen(line);
+    for (const char *p = memory; (p = strstr(p, line)) != NULL; p++) {
+        if ((p == memory || p[-1] == '\n') && p[len] == '\n') {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void memory_add_line(struct gen *g, const char *line) {
     size_t o = strlen(g->memory), len = strlen(line);
     if (o + len + 2 < sizeof(g->memory)) {
@@ -334,7 +345,7 @@ static void new_memory(struct gen *g) {
                 pipit_format(line, sizeof(line), "%s", PICK(g, TRACKED));
                 break;
         }
-        if (strstr(g->memory, line) != NULL) {
+        if (memory_has_line(g->memory, line)) {
             continue; /* the CSO holds a line once */
         }
         memory_add_line(g, line);
@@ -2901,8 +2912,10 @@ static void make_tracker_example(struct gen *g,
         tool_result(g, output, result, sizeof(result));
         pipit_format(msgs + o, sizeof(msgs) - o, "tool: %s\n", result);
     }
-    bool known = note[0] != '\0' && train_rng_below(&g->rng, 6) == 0;
-    if (known) {
+    /* the checklist may hold the line already (from an earlier turn of the session) */
+    bool held = note[0] != '\0' && memory_has_line(g->memory, note);
+    bool known = held || (note[0] != '\0' && train_rng_below(&g->rng, 6) == 0);
+    if (known && !held) {
         /* the checklist already holds it: nothing to append */
         char line[200];
         pipit_format(line, sizeof(line), "%s", note);
