@@ -1936,7 +1936,9 @@ static bool fill_status(struct gen *g,
 static bool
 fill_again(struct gen *g, const struct intent *in, int t, struct slots *s, char *out, size_t size) {
     (void)in, (void)t, (void)s;
-    if (train_rng_below(&g->rng, 5) != 0) {
+    bool counted = strncmp(g->memory, "photos_taken: ", 14) == 0 ||
+                   strstr(g->memory, "\nphotos_taken: ") != NULL;
+    if (!counted && train_rng_below(&g->rng, 5) != 0) { /* the counter is one line */
         char line[48];
         pipit_format(line, sizeof(line), "photos_taken: %d", 1 + (int)train_rng_below(&g->rng, 9));
         memory_add_line(g, line);
