@@ -78,6 +78,7 @@ struct pipit_agent {
                                              tool when ts has none (owned_calls_ts) */
     struct pipit_toolset *owned_calls_ts;
     struct ask *ask; /* state questions and claims; NULL without a device */
+    bool last_undo;  /* the previous turn was an undo: "and that too" undoes one more */
     struct backend backend;
     struct device device;   /* ops NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */
@@ -731,6 +732,7 @@ struct turn_build {
     struct strbuf prompts; /* the first step's prompt (full-history memory) */
     size_t cap_calls;
     const char *segment; /* what the person said for the current step */
+    bool undid;          /* an undo ran this turn (routed or the model's) */
 };
 
 static void say(struct turn_build *tb, const char *text) {
@@ -858,6 +860,7 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
 /* Revert `count` actions for the person (the router found an undo request). */
 static void do_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
     tb->turn->flags |= PIPIT_TURN_UNDO;
+    tb->undid = true;
     int32_t reverted = 0;
     char *s = undo_actions(a, count, &reverted);
     say(tb, s != NULL ? s : "I couldn't undo that.");
@@ -1041,6 +1044,7 @@ static void
 model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
     int32_t reverted = 0;
     bool had = a->log_n > 0;
+    tb->undid = true;
     char *s = undo_actions(a, 1, &reverted);
     rec->status = PIPIT_OK;
     rec->executed = true;
@@ -1732,8 +1736,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
-    } else if ((undo_n = router_undo_count(utt)) > 0) {
-        do_undo(a, &tb, undo_n);
+    } else if ((undo_n = router_undo_count(utt)) > 0 ||
+               (a->last_undo && (undo_n = router_undo_followup(utt)) > 0)) {
+        do_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if (no_command_inside(utt) && answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else {
@@ -1790,6 +1795,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             say_not_done(a, &tb, segs + n, n_all - n);
         }
     }
+    a->last_undo = tb.undid;
     if (status == PIPIT_OK && !lim.paused && (t->flags & PIPIT_TURN_CANCELLED) == 0) {
         status = remember(a, &tb, utt);
     }

@@ -202,10 +202,15 @@ static const char *const EARLIER_STATE[] = {
 
 /* Retractions: the person takes back what they said. */
 static const char *const RETRACT_PHRASES[] = {
-    "never mind",       "nevermind",      "never mind that", "nevermind that",     "scratch that",
-    "take that back",   "take it back",   "forget it",       "forget i said that", "forget that",
-    "i take that back", "i take it back", "ctrl z",          "control z",          "hit undo",
-    "press undo",
+    "not do that",        "not do this",      "lets not do that",
+    "lets not",           "dont do that",     "do not do that",
+    "i dont want that",   "i dont like that", "i dont like it",
+    "not like that",      "never mind",       "nevermind",
+    "never mind that",    "nevermind that",   "scratch that",
+    "take that back",     "take it back",     "forget it",
+    "forget i said that", "forget that",      "i take that back",
+    "i take it back",     "ctrl z",           "control z",
+    "hit undo",           "press undo",
 };
 
 /* "undo everything", "revert all of it": every action in the log. */
@@ -225,6 +230,9 @@ static const char *const NUMBER_WORDS[] = {"zero", "one",   "two",   "three", "f
 
 /* Politeness, hesitation and remorse dropped at both ends of an undo utterance. */
 static const char *const FILLERS[] = {
+    "nah",
+    "naw",
+    "meh",
     "please",
     "actually",
     "oh",
@@ -609,7 +617,8 @@ static size_t match_undo_object(const struct toks *w, size_t i, size_t end, bool
 
 /* COUNT: several actions ("both", "the last two", "those 3 changes", "twice", "everything").
  * *n receives the count (ROUTER_UNDO_ALL for everything); tokens matched, or 0. */
-static size_t match_undo_count(const struct toks *w, size_t i, size_t end, int32_t *n) {
+static size_t
+match_undo_count(const struct toks *w, size_t i, size_t end, bool need_det, int32_t *n) {
     size_t m = match_longest(w, i, end, UNDO_ALL_OBJECTS, COUNT(UNDO_ALL_OBJECTS));
     if (m > 0) {
         *n = ROUTER_UNDO_ALL;
@@ -626,11 +635,12 @@ static size_t match_undo_count(const struct toks *w, size_t i, size_t end, int32
         *n = 2;
         return 1 + match_longest(w, i + 1, end, BOTH_TAILS, COUNT(BOTH_TAILS));
     }
-    size_t j = i + match_longest(w, i, end, COUNT_DETS, COUNT(COUNT_DETS));
+    size_t det = match_longest(w, i, end, COUNT_DETS, COUNT(COUNT_DETS));
+    size_t j = i + det;
     int32_t v = 0;
     size_t num = match_number(w, j, end, &v);
-    if (num == 0 || v < 1) {
-        return 0;
+    if (num == 0 || v < 1 || (need_det && det == 0)) {
+        return 0; /* "back out one step" zooms out; "back out the last two" undoes */
     }
     j += num;
     j += match_longest(w, j, end, UNDO_NOUNS, COUNT(UNDO_NOUNS));
@@ -662,7 +672,7 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
     /* "go back one step", "go back two steps" */
     if (match_phrase(w, lo, hi, "go back") == 2) {
         int32_t count = 0;
-        size_t c = match_undo_count(w, lo + 2, hi, &count);
+        size_t c = match_undo_count(w, lo + 2, hi, false, &count);
         if (c > 0 && lo + 2 + c == hi) {
             return count;
         }
@@ -697,7 +707,7 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
         return bare_ok ? 1 : 0;
     }
     int32_t count = 0;
-    size_t c = match_undo_count(w, j, hi, &count);
+    size_t c = match_undo_count(w, j, hi, !bare_ok, &count);
     if (c > 0 && j + c == hi) {
         return count;
     }
@@ -714,32 +724,55 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
     return j == hi ? 1 : 0;
 }
 
-int32_t router_undo_count(const char *utterance) {
-    if (utterance == NULL) {
-        return 0;
-    }
-    bool too_long = false;
-    size_t len = bounded_len(utterance, &too_long);
-    if (too_long) {
-        return 0;
-    }
-    struct toks ts;
-    tokenize(utterance, len, &ts);
+/* Words after an undo request that only say why ("take that back, portrait was better"). */
+static const char *const COMMENTARY[] = {"was",   "were",   "looked", "seemed",
+                                         "looks", "better", "worse",  "fine"};
 
-    /* words only: punctuation anywhere is ignored */
-    struct toks w;
+/* After an undo turn, these ask for one more ("undo that" ... "and that too"). */
+static const char *const FOLLOWUPS[] = {
+    "that too",
+    "that one too",
+    "this too",
+    "this one too",
+    "that as well",
+    "that one as well",
+    "this as well",
+    "also that",
+    "that one",
+    "the one before",
+    "the one before that",
+    "before that",
+    "before that too",
+    "again",
+    "once more",
+    "one more",
+    "one more time",
+    "do it again",
+    "the previous one too",
+    "the one before too",
+};
+
+/* The undo grammar (or, with `followup`, a follow-up phrase) on the words of tokens [from, to),
+ * fillers dropped at both ends. */
+static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool followup) {
+    struct toks w; /* words only: punctuation is ignored */
     w.n = 0;
-    w.len = len;
-    for (size_t i = 0; i < ts.n; i++) {
-        if (ts.t[i].kind == TOK_WORD) {
-            w.t[w.n++] = ts.t[i];
+    w.len = ts->len;
+    for (size_t i = from; i < to; i++) {
+        if (ts->t[i].kind == TOK_WORD) {
+            w.t[w.n++] = ts->t[i];
         }
     }
-
     size_t lo = 0;
     size_t hi = w.n;
+    if (followup && hi > 0 && match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi) {
+        return 1; /* "again" is a filler elsewhere */
+    }
     for (;;) { /* leading fillers */
         size_t m = match_longest(&w, lo, hi, FILLERS, COUNT(FILLERS));
+        if (m == 0 && followup) { /* "and that too" */
+            m = match_any(&w, lo, hi, CONJUNCTIONS, COUNT(CONJUNCTIONS));
+        }
         if (m == 0) {
             break;
         }
@@ -749,7 +782,8 @@ int32_t router_undo_count(const char *utterance) {
         again = false;
         for (size_t k = 0; k < COUNT(FILLERS) && !again; k++) {
             size_t nw = phrase_words(FILLERS[k]);
-            if (nw <= hi - lo && match_phrase(&w, hi - nw, hi, FILLERS[k]) == nw) {
+            if (nw <= hi - lo && match_phrase(&w, hi - nw, hi, FILLERS[k]) == nw &&
+                !(followup && strcmp(FILLERS[k], "again") == 0)) {
                 hi -= nw;
                 again = true;
             }
@@ -758,7 +792,91 @@ int32_t router_undo_count(const char *utterance) {
     if (hi <= lo) {
         return 0; /* only fillers ("oops", "oh no") */
     }
+    if (followup) {
+        return match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi - lo ? 1 : 0;
+    }
     return undo_words(&w, lo, hi);
+}
+
+static size_t match_verb(const struct router *r, const struct toks *ts, size_t i, size_t end);
+
+/* Tokens [from, to) only say why: a word of COMMENTARY, and no clause that starts with a
+ * command verb ("..., the flash was better, take a photo" has one). */
+static bool is_commentary(const struct toks *ts, size_t from, size_t to) {
+    bool why = false;
+    for (size_t i = from; i < to; i++) {
+        if (ts->t[i].kind != TOK_WORD) {
+            continue;
+        }
+        bool clause_start = i == from || ts->t[i - 1].kind == TOK_PUNCT ||
+                            match_any(ts, i - 1, to, CONJUNCTIONS, COUNT(CONJUNCTIONS)) > 0;
+        if (clause_start && match_verb(NULL, ts, i, to) > 0) {
+            return false;
+        }
+        why = why || match_any(ts, i, to, COMMENTARY, COUNT(COMMENTARY)) > 0;
+    }
+    return why;
+}
+
+/* Tokenize a whole (not over-long) utterance; false when it cannot be an undo request. */
+static bool undo_tokenize(const char *utterance, struct toks *ts) {
+    if (utterance == NULL) {
+        return false;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(utterance, &too_long);
+    if (too_long) {
+        return false;
+    }
+    tokenize(utterance, len, ts);
+    return true;
+}
+
+int32_t router_undo_count(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts)) {
+        return 0;
+    }
+    int32_t n = undo_tokens(&ts, 0, ts.n, false);
+    if (n > 0) {
+        return n;
+    }
+    /* an undo request and a clause that only says why, in either order: "take that back,
+     * portrait was better", "the zoom was fine, undo it" */
+    size_t first = ts.n;
+    size_t last = ts.n;
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == TOK_PUNCT) {
+            first = first == ts.n ? i : first;
+            last = i;
+        }
+    }
+    if (first == ts.n) {
+        return 0;
+    }
+    size_t after = first;
+    while (after < ts.n && ts.t[after].kind == TOK_PUNCT) {
+        after++;
+    }
+    if (is_commentary(&ts, after, ts.n)) {
+        n = undo_tokens(&ts, 0, first, false);
+    }
+    size_t before = last;
+    while (before > 0 && ts.t[before - 1].kind == TOK_PUNCT) {
+        before--;
+    }
+    if (n == 0 && is_commentary(&ts, 0, before)) {
+        n = undo_tokens(&ts, last + 1, ts.n, false);
+    }
+    return n;
+}
+
+int32_t router_undo_followup(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts)) {
+        return 0;
+    }
+    return undo_tokens(&ts, 0, ts.n, true) > 0 || undo_tokens(&ts, 0, ts.n, false) > 0 ? 1 : 0;
 }
 
 bool router_is_undo(const char *utterance) {

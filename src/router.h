@@ -68,6 +68,11 @@
  * word families are in docs/router.md. */
 int32_t router_undo_count(const char *utterance);
 
+/* Right after an undo, an utterance that asks for one more ("and that too", "that one too",
+ * "the one before", "again", "one more") or any undo request: 1; else 0. The agent asks this
+ * only when its previous turn was an undo: elsewhere "one more" takes another photo. */
+int32_t router_undo_followup(const char *utterance);
+
 /* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);
 

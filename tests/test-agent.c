@@ -643,6 +643,23 @@ static void test_multi_step_undo(void **state) {
     assert_int_equal(t->model_calls, 0);
     pipit_turn_free(t);
     assert_int_equal(fx.fake.n_steps, 5);
+    /* "and that too" right after an undo undoes one more; elsewhere it goes to the model */
+    const char *out3[] = {"<call>set_zoom(level=3)", "<call>set_flash(mode=\"on\")", "Okay."};
+    script(&fx, 3, out3);
+    pipit_turn_free(turn(&fx, "zoom to 3x"));
+    pipit_turn_free(turn(&fx, "flash on"));
+    t = turn(&fx, "revert that");
+    assert_string_equal(t->sentence, "The flash is off again.");
+    pipit_turn_free(t);
+    t = turn(&fx, "and that too");
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
+    assert_int_equal(t->model_calls, 0);
+    pipit_turn_free(t);
+    t = turn(&fx, "what's next");
+    pipit_turn_free(t);
+    t = turn(&fx, "and that too");
+    assert_int_equal(t->model_calls, 1); /* no undo right before it */
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 

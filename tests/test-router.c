@@ -137,6 +137,18 @@ static const struct undo_case UNDO_CASES[] = {
     {"restore", false},
     {"that was wrong", false}, /* a complaint, not a request */
     {"go back to that", false},
+    /* the dev set's session phrasings */
+    {"nah go back to the previous one", true},
+    {"let's not do that", true},
+    {"back out one step", false}, /* zoom out */
+    /* an undo and a clause that only says why, in either order */
+    {"take that back, portrait was better", true},
+    {"the zoom was fine, undo it", true},
+    {"undo that, it was better", true},
+    {"undo that, the flash was better, take a photo", false},
+    {"undo that, portrait was better and take a photo", false},
+    {"undo, night mode", false},
+    {"never mind, take a photo", false},
 };
 
 struct undo_count_case {
@@ -162,6 +174,8 @@ static const struct undo_count_case UNDO_COUNT_CASES[] = {
     {"undo all of that", ROUTER_UNDO_ALL},
     {"revert all the changes", ROUTER_UNDO_ALL},
     {"put everything back", ROUTER_UNDO_ALL},
+    {"back out the last two", 2},
+    {"back out two", 0},
     {"undo the last 0", 0},
     {"undo the last two and zoom in", 0},
     {"undo 2.5", 0},
@@ -197,6 +211,29 @@ static void test_undo_table(void **state) {
         }
     }
     assert_int_equal(failures, 0);
+}
+
+/* After an undo turn only: "and that too" asks for one more. */
+static void test_undo_followup(void **state) {
+    (void)state;
+    static const char *const YES[] = {
+        "and that too", "that one too", "and the one before",    "one more",
+        "again",        "undo",         "revert that too please"};
+    static const char *const NO[] = {"take a photo", "and the grid too", "one more photo", "",
+                                     NULL};
+    for (size_t i = 0; i < sizeof(YES) / sizeof(YES[0]); i++) {
+        if (router_undo_followup(YES[i]) != 1) {
+            fail_msg("followup(\"%s\") should be 1", YES[i]);
+        }
+    }
+    for (size_t i = 0; i < sizeof(NO) / sizeof(NO[0]); i++) {
+        if (router_undo_followup(NO[i]) != 0) {
+            fail_msg("followup(\"%s\") should be 0", NO[i] != NULL ? NO[i] : "NULL");
+        }
+    }
+    /* without an undo before it, "and that too" is no undo */
+    assert_int_equal(router_undo_count("and that too"), 0);
+    assert_int_equal(router_undo_count("one more"), 0);
 }
 
 static void test_undo_bounds(void **state) {
@@ -474,9 +511,9 @@ static void test_extra_lexicon(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
-        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_split_bounds),
-        cmocka_unit_test(test_extra_lexicon),
+        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_bounds),
+        cmocka_unit_test(test_split_table),   cmocka_unit_test(test_split_misuse),
+        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
