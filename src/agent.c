@@ -1126,11 +1126,21 @@ static bool handle_output(struct pipit_agent *a,
             pipit_format(buf, sizeof(buf), "I can't do that: there is no tool named %s.",
                          call.name);
         } else {
-            pipit_format(rec->code, sizeof(rec->code), "invalid_arguments");
+            /* the tool's refusal template names the limit ("I can't zoom to 50x: the zoom
+             * goes from 0.5x to 10x on the back camera."); never a substitute value */
             pipit_format(rec->message, sizeof(rec->message), "%s: %s",
                          n_problems > 0 ? problems[0].path : "args",
                          n_problems > 0 ? problems[0].message : "invalid");
-            pipit_format(buf, sizeof(buf), "I didn't run %s: %s.", call.name, rec->message);
+            json_t *bad = json_loads(call.args_json, 0, NULL);
+            char code[sizeof(rec->code)] = RENDER_INVALID_ARGUMENTS;
+            char *refusal =
+                render_refusal(a->calls_ts, (size_t)tool, bad, n_problems > 0 ? &problems[0] : NULL,
+                               code, sizeof(code));
+            json_decref(bad);
+            pipit_format(rec->code, sizeof(rec->code), "%s", code);
+            pipit_format(buf, sizeof(buf), "%s",
+                         refusal != NULL ? refusal : "That value doesn't work, so I did nothing.");
+            free(refusal);
         }
         rec->sentence = dup_cstr(buf);
         say(tb, rec->sentence);

@@ -663,6 +663,41 @@ static void test_multi_step_undo(void **state) {
     teardown_fx(&fx);
 }
 
+/* Out-of-range values are refused with the limit in the sentence, never bent into legal ones:
+ * the call is tried as the model wrote it, validation refuses it, the state stays. */
+static void test_out_of_range_is_refused_not_substituted(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *out[] = {"<call>set_zoom(level=50)", "<call>set_timer(seconds=7)",
+                         "<call>set_exposure(ev=3)"};
+    script(&fx, 3, out);
+    struct pipit_turn *t = turn(&fx, "zoom 50x");
+    assert_int_equal(t->n_calls, 1);
+    assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
+    assert_false(t->calls[0].executed);
+    assert_string_equal(t->calls[0].args_json, "{\"level\":50}");
+    assert_string_equal(t->calls[0].code, "out_of_range");
+    assert_string_equal(t->sentence,
+                        "I can't zoom to 50x: the zoom goes from 0.5x to 10x on the back camera.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "timer 7 seconds");
+    assert_string_equal(t->calls[0].code, "not_allowed");
+    assert_non_null(strstr(t->sentence, "I can't set a 7-second timer"));
+    assert_state(&fx, "timer_s", "0");
+    pipit_turn_free(t);
+    t = turn(&fx, "exposure +3");
+    assert_string_equal(t->calls[0].code, "out_of_range");
+    assert_state(&fx, "exposure_ev", "0.0");
+    pipit_turn_free(t);
+    /* nothing was logged: undo has nothing to revert */
+    t = turn(&fx, "undo");
+    assert_string_equal(t->sentence, "There's nothing to undo.");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Over the step limit, the sentence says what was not done, in the person's words. */
 static void test_step_limit_says_what_was_not_done(void **state) {
     (void)state;
@@ -1339,6 +1374,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_model_undo_tool),
         cmocka_unit_test(test_pack_undo_tool_wins),
         cmocka_unit_test(test_multi_step_undo),
+        cmocka_unit_test(test_out_of_range_is_refused_not_substituted),
         cmocka_unit_test(test_step_limit_says_what_was_not_done),
         cmocka_unit_test(test_cancel_and_thermal),
         cmocka_unit_test(test_cloud_unconfigured_and_json),
