@@ -2173,6 +2173,26 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
             why = "the session's token counts do not match its KV state";
         }
     }
+    /* a session from an agent with more room (a longer context, a model trained on longer
+     * prompts) may hold more memory than this agent's prompt limit allows: trim it now, or
+     * every later turn would fail with a full context */
+    size_t trimmed_at_load = 0;
+    if (a->model != NULL) {
+        char *text = memory_text(&a->mem);
+        int32_t n_sys = count_tokens(a, a->system_text, true);
+        int32_t n_mem = text != NULL && text[0] != '\0' ? count_tokens(a, text, false) : 0;
+        free(text);
+        int32_t budget = memory_budget(a);
+        if (n_sys >= 0 && n_mem > 0 && n_sys + n_mem > budget) {
+            int32_t room = budget - n_sys;
+            size_t target =
+                room > 0 ? (size_t)((double)memory_bytes(&a->mem) * 0.8 * room / n_mem) : 0;
+            trimmed_at_load = memory_trim(&a->mem, target);
+            if (why == NULL) {
+                why = "its memory is longer than this agent's prompt limit";
+            }
+        }
+    }
     if (why == NULL) {
         info->kv_restored = true;
         a->system_tokens = (int32_t)sys_tokens;
@@ -2180,8 +2200,8 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
         pipit_format(info->note, sizeof(info->note), "restored the KV state");
     } else {
         st = rebuild_prefix(a);
-        pipit_format(info->note, sizeof(info->note), "%s: rebuilt the context from the memory",
-                     why);
+        pipit_format(info->note, sizeof(info->note), "%s: rebuilt the context from the memory%s",
+                     why, trimmed_at_load > 0 ? " (its oldest lines trimmed to fit)" : "");
     }
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);

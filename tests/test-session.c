@@ -446,6 +446,59 @@ static void test_kill_during_agent_save(void **state) {
     pipit_model_free(m);
 }
 
+/* A session saved by an agent with more room (a 4,096-token context, full history) resumed by
+ * one with a 1,024-token context: its memory is trimmed to fit at load, and the next turns
+ * work (before, the rebuilt context overflowed and every later turn failed). */
+static void test_resume_into_smaller_context(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err),
+                     PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.lazy_grammar = false;
+    p.syntax = PIPIT_SYNTAX_PIPIT;
+    p.turn_budget_ms = 0;
+    p.memory = PIPIT_MEMORY_FULL;
+    p.n_ctx = 4096;
+    struct pipit_agent *a = NULL;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    struct pipit_turn *t = NULL;
+    int32_t perm = 0;
+    for (int i = 0; i < 60 && perm < 1300; i++) {
+        assert_int_equal(pipit_agent_turn(a, i % 2 ? "grid on" : "white balance cloudy", &t),
+                         PIPIT_OK);
+        perm = t->n_permanent;
+        pipit_turn_free(t);
+    }
+    assert_true(perm >= 1300);
+    char path[512];
+    path_in(path, sizeof(path), "roomy.session");
+    assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
+    pipit_agent_free(a);
+
+    p.n_ctx = 1024;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    struct pipit_session_info info;
+    if (pipit_agent_load(a, path, &info, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_false(info.kv_restored);
+    assert_non_null(strstr(info.note, "trimmed"));
+    for (int i = 0; i < 3; i++) {
+        if (pipit_agent_turn(a, "take a photo", &t) != PIPIT_OK) {
+            fail_msg("turn %d after the load failed: %s", i, pipit_agent_errmsg(a));
+        }
+        assert_true(t->n_permanent + t->n_ephemeral_max <= 1024);
+        pipit_turn_free(t);
+    }
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* ---------------------------------------------------------------------------- the corpus */
 
 /* Write `bytes` as a session file with a freshly computed checksum: a forgery the checksum does
@@ -714,6 +767,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_agent_resume_real_model),
         cmocka_unit_test(test_session_corpus_real_model),
         cmocka_unit_test(test_kill_during_agent_save),
+        cmocka_unit_test(test_resume_into_smaller_context),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         return cmocka_run_group_tests(model, setup, teardown);
