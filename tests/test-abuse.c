@@ -610,6 +610,53 @@ static void test_hermes_2048_full_memory(void **state) {
     pipit_model_free(m);
 }
 
+/* pipit.train.n_ctx, when the trainer wrote it, is the limit: the bundled model with the key set
+ * to 128 (its training rows) keeps every prompt of 150 turns within 128 tokens. */
+static void test_train_n_ctx_is_the_limit(void **state) {
+    (void)state;
+    char dir128[] = "/tmp/pipit-n128-XXXXXX";
+    assert_non_null(mkdtemp(dir128));
+    char path[600];
+    snprintf(path, sizeof(path), "%s/m.gguf", dir128);
+    size_t n = 0;
+    unsigned char *base = test_read_file(GGUF_BASE, &n);
+    const struct kv_edit e = {"pipit.train.n_ctx", GGUF_TYPE_UINT32, 128, NULL};
+    gguf_write_edited(path, base, n, edit_kv, &e);
+    free(base);
+    struct pipit_model *m = test_load_model(path);
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(soak_limit(m, p.n_ctx), 128);
+    int prev = 0, longest = 0, trimmed = 0;
+    for (int i = 0; i < 150; i++) {
+        struct pipit_turn *t = NULL;
+        static const char *const cmds[] = {"zoom in to 2x", "turn on the flash", "take a photo",
+                                           "set the timer to 3 seconds", "turn off the flash"};
+        assert_int_equal(pipit_agent_turn(a, cmds[i % 5], &t), PIPIT_OK);
+        int prompt = (i == 0 ? t->n_permanent : prev) + t->n_ephemeral_max;
+        if (prompt > 128) {
+            fail_msg("turn %d: a prompt of %d tokens, pipit.train.n_ctx is 128", i, prompt);
+        }
+        longest = prompt > longest ? prompt : longest;
+        prev = t->n_permanent;
+        trimmed += t->trimmed_lines;
+        pipit_turn_free(t);
+    }
+    assert_true(trimmed > 0);
+    print_message("pipit.train.n_ctx 128: 150 turns, longest prompt %d, %d lines trimmed\n",
+                  longest, trimmed);
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+    unlink(path);
+    rmdir(dir128);
+}
+
 /* ============================================================================ the CLI */
 
 #ifdef PIPIT_CLI_BIN
@@ -845,6 +892,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest budget[] = {
         cmocka_unit_test(test_prompt_too_long_refused_at_creation),
         cmocka_unit_test(test_hermes_2048_full_memory),
+        cmocka_unit_test(test_train_n_ctx_is_the_limit),
     };
     if (argc > 1 && strcmp(argv[1], "--budget") == 0) {
         return cmocka_run_group_tests(budget, NULL, NULL);
