@@ -332,6 +332,26 @@ static void test_numbers_are_shape_not_range(void **state) {
     pipit_grammar_free(g2);
     pipit_toolset_free(ts2);
 
+    /* bounds the old range rules got wrong (issue 18): a tiny minimum rounded to 0, a minimum
+     * above the old default maximum; now the grammar takes the number and validation decides */
+    const char *spec3 =
+        "[{\"type\":\"function\",\"function\":{\"name\":\"t\",\"description\":\"d\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{"
+        "\"a\":{\"type\":\"number\",\"minimum\":1e-10},"
+        "\"b\":{\"type\":\"integer\",\"minimum\":1500000000}}}}}]";
+    struct pipit_toolset *ts3 = NULL;
+    assert_int_equal(pipit_toolset_load_string(spec3, strlen(spec3), "test", &ts3, &err), PIPIT_OK);
+    struct pipit_grammar *g3 = NULL;
+    assert_int_equal(pipit_grammar_compile(ts3, NULL, &g3, &err), PIPIT_OK);
+    assert_true(sweep_numbers(m, ts3, g3, "t", "a", false, 1e-10, 1e300, NULL, 0, -0.002, 0.002,
+                              0.001, 3, NULL) > 0);
+    assert_true(sweep_numbers(m, ts3, g3, "t", "b", true, 1500000000, 1e300, NULL, 0, 999999999,
+                              1000000001, 1, 0, NULL) == 3);
+    assert_true(sweep_numbers(m, ts3, g3, "t", "b", true, 1500000000, 1e300, NULL, 0, 1499999999,
+                              1500000001, 1, 0, NULL) == 1);
+    pipit_grammar_free(g3);
+    pipit_toolset_free(ts3);
+
     /* out of range, the length bound, and the type: what the person asked for gets through */
     const char *through[] = {"(level=50)",           "(level=-3)",     "(level=0)",
                              "(level=999999999999)", "(level=-0.5)",   "(level=12.125)",
