@@ -21,6 +21,7 @@
  */
 #include "ask.h"
 
+#include "render.h"
 #include "status.h"
 
 #include <math.h>
@@ -173,6 +174,13 @@ struct ask_key {
     const struct device_key_words *dev; /* NULL: none */
     size_t n_values;
     char values[MAX_VALUES][VALUE_CAP]; /* string keys: values a sentence may claim, lowercase */
+    const char *tmpl;                   /* the setter's success template when it says the state
+                                           ("The flash is {mode:auto=on auto}."), else NULL;
+                                           borrowed from the tool set */
+    char param[PIPIT_TOOLSPEC_MAX_NAME + 1]; /* the setter's one argument */
+    size_t n_shows;
+    char show_text[MAX_VALUES][VALUE_CAP];  /* how the template shows a value ("on auto") */
+    char show_value[MAX_VALUES][VALUE_CAP]; /* ... that value ("auto", "0") */
 };
 
 struct ask_alias {
@@ -464,6 +472,61 @@ static int find_key(const struct ask *k, const char *name) {
     return -1;
 }
 
+/* A setter's success template says the state when it has a copula and no placeholder but its
+ * one argument: "The flash is {mode:auto=on auto}." does, "Zoom set to {level}x." does not.
+ * Its value map becomes the key's shown values ("on auto" is "auto"). */
+static void add_state_template(struct ask_key *key, const char *tmpl, const char *param) {
+    if (key->tmpl != NULL || tmpl == NULL || param == NULL ||
+        (strstr(tmpl, " is ") == NULL && strstr(tmpl, " are ") == NULL)) {
+        return;
+    }
+    size_t pl = strlen(param);
+    for (const char *p = strchr(tmpl, '{'); p != NULL; p = strchr(p + 1, '{')) {
+        if (p[1] == '{') {
+            p++; /* "{{" */
+            continue;
+        }
+        if (strncmp(p + 1, param, pl) != 0 || (p[1 + pl] != '}' && p[1 + pl] != ':')) {
+            return; /* a placeholder from the result data: not a plain state sentence */
+        }
+    }
+    if (strlen(param) >= sizeof(key->param)) {
+        return;
+    }
+    key->tmpl = tmpl;
+    memcpy(key->param, param, pl + 1);
+    /* "{mode:auto=on auto|*=# seconds}": entries "value=text", '#' and '*' entries skipped */
+    const char *map = strchr(tmpl, '{');
+    while (map != NULL && !(strncmp(map + 1, param, pl) == 0 && map[1 + pl] == ':')) {
+        map = strchr(map + 1, '{');
+    }
+    if (map == NULL) {
+        return;
+    }
+    const char *e = map + 2 + pl;
+    while (*e != '\0' && *e != '}' && key->n_shows < MAX_VALUES) {
+        const char *bar = e;
+        while (*bar != '\0' && *bar != '|' && *bar != '}') {
+            bar++;
+        }
+        const char *eq = memchr(e, '=', (size_t)(bar - e));
+        if (eq != NULL && eq > e && (size_t)(eq - e) < VALUE_CAP &&
+            (size_t)(bar - eq - 1) < VALUE_CAP && !(eq - e == 1 && *e == '*') &&
+            memchr(eq + 1, '#', (size_t)(bar - eq - 1)) == NULL) {
+            char text[VALUE_CAP];
+            char value[VALUE_CAP];
+            size_t nw = 0;
+            pipit_format(value, sizeof(value), "%.*s", (int)(eq - e), e);
+            pipit_format(text, sizeof(text), "%.*s", (int)(bar - eq - 1), eq + 1);
+            if (normalize(text, key->show_text[key->n_shows], VALUE_CAP, &nw) &&
+                normalize(value, key->show_value[key->n_shows], VALUE_CAP, &nw)) {
+                key->n_shows++;
+            }
+        }
+        e = *bar == '|' ? bar + 1 : bar;
+    }
+}
+
 /* Aliases and values from a tool that changes exactly one key. */
 static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     const char *const *keys = NULL;
@@ -502,8 +565,11 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     if (used > 0) {
         add_alias(k, phrase, key, 1);
     }
-    /* the string enums of its parameters are values of a string key */
     const struct pipit_schema *params = ts->tools[t].params;
+    if (params != NULL && params->n_props == 1) {
+        add_state_template(&k->keys[key], ts->tools[t].success, params->props[0].name);
+    }
+    /* the string enums of its parameters are values of a string key */
     if (k->keys[key].type != KEY_STRING || params == NULL) {
         return;
     }
@@ -628,14 +694,37 @@ static size_t match_alias(const struct ask *k, const struct tok *t, size_t n, si
     return best;
 }
 
-/* Tokens of a value of `key` at i (string keys), or 0. */
-static size_t match_value(const struct ask_key *key, const struct tok *t, size_t n, size_t i) {
+/* Tokens of a value of `key` at i, as a value ("auto") or as the template shows one ("on
+ * auto"), or 0; *as (may be NULL) receives the value it stands for. The longest wins. */
+static size_t match_value_as(const struct ask_key *key,
+                             const struct tok *t,
+                             size_t n,
+                             size_t i,
+                             const char **as) {
     size_t best = 0;
     for (size_t v = 0; v < key->n_values; v++) {
         size_t m = match_phrase(t, n, i, key->values[v]);
-        best = m > best ? m : best;
+        if (m > best) {
+            best = m;
+            if (as != NULL) {
+                *as = key->values[v];
+            }
+        }
+    }
+    for (size_t v = 0; v < key->n_shows; v++) {
+        size_t m = match_phrase(t, n, i, key->show_text[v]);
+        if (m > best) {
+            best = m;
+            if (as != NULL) {
+                *as = key->show_value[v];
+            }
+        }
     }
     return best;
+}
+
+static size_t match_value(const struct ask_key *key, const struct tok *t, size_t n, size_t i) {
+    return match_value_as(key, t, n, i, NULL);
 }
 
 /* ============================================================================
@@ -679,6 +768,26 @@ static void fill_pattern(const char *pattern, const char *value, char *buf, size
     }
 }
 
+/* The setter's own state sentence for value v ("The flash is on auto."); false without one. */
+static bool state_template(const struct ask_key *key, const json_t *v, char *buf, size_t size) {
+    if (key->tmpl == NULL) {
+        return false;
+    }
+    json_t *args = json_object();
+    if (args == NULL || json_object_set(args, key->param, (json_t *)v) != 0) {
+        json_decref(args);
+        return false;
+    }
+    char *text = render_template(key->tmpl, args, NULL, NULL, NULL);
+    json_decref(args);
+    if (text == NULL) {
+        return false;
+    }
+    pipit_format(buf, size, "%s", text);
+    free(text);
+    return true;
+}
+
 static bool key_sentence(const struct ask_key *key,
                          const json_t *v,
                          enum ask_form form,
@@ -701,7 +810,7 @@ static bool key_sentence(const struct ask_key *key,
                 pipit_format(buf, size, "%s", d->yes);
             } else if (!json_is_true(v) && d != NULL && d->no != NULL) {
                 pipit_format(buf, size, "%s", d->no);
-            } else {
+            } else if (!state_template(key, v, buf, size)) {
                 pipit_format(buf, size, "%s is %s.", noun, json_is_true(v) ? "on" : "off");
             }
             break;
@@ -713,7 +822,7 @@ static bool key_sentence(const struct ask_key *key,
             format_value(key, v, value, sizeof(value));
             if (d != NULL && d->pattern != NULL) {
                 fill_pattern(d->pattern, value, buf, size);
-            } else {
+            } else if (!state_template(key, v, buf, size)) {
                 pipit_format(buf, size, "%s is %s.", noun, value);
             }
             break;
@@ -1000,18 +1109,21 @@ judge_value(const struct ask_key *key, const json_t *v, const struct tok *t, siz
             double x;
             bool zero_word =
                 key->dev != NULL && key->dev->zero != NULL && strcmp(w, key->dev->zero) == 0;
-            if (negated || !json_is_number(v) || (!parse_number(w, &x) && !zero_word)) {
+            const char *as = NULL;
+            bool shown = match_value_as(key, t, n, p, &as) > 0 && parse_number(as, &x);
+            if (negated || !json_is_number(v) || (!shown && !parse_number(w, &x) && !zero_word)) {
                 return CLAIM_NONE;
             }
-            if (zero_word) {
+            if (zero_word && !shown) {
                 x = 0;
             }
             double real = json_number_value(v);
             return fabs(real - x) <= 1e-9 * fmax(1.0, fabs(real)) ? CLAIM_RIGHT : CLAIM_WRONG;
         }
         case KEY_STRING: {
-            size_t m = match_value(key, t, n, p);
-            if (m == 0 || !json_is_string(v)) {
+            const char *as = NULL;
+            size_t m = match_value_as(key, t, n, p, &as);
+            if (m == 0 || as == NULL || !json_is_string(v)) {
                 return CLAIM_NONE;
             }
             char real[VALUE_CAP];
@@ -1019,7 +1131,7 @@ judge_value(const struct ask_key *key, const json_t *v, const struct tok *t, siz
             if (!normalize(json_string_value(v), real, sizeof(real), &nw)) {
                 return CLAIM_NONE;
             }
-            bool same = match_phrase(t, n, p, real) == nw && nw == m;
+            bool same = strcmp(as, real) == 0;
             /* "the flash isn't on" is wrong exactly when it is on */
             return same != negated ? CLAIM_RIGHT : CLAIM_WRONG;
         }

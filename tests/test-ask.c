@@ -69,8 +69,8 @@ static void test_camera_questions(void **state) {
               "{\"zoom\": 2.5, \"flash\": \"auto\", \"timer_s\": 3, \"facing\": \"back\", "
               "\"exposure_ev\": -1, \"scene_mode\": \"night\", \"aspect_ratio\": \"16:9\"}");
     static const struct qa CASES[] = {
-        {"is the flash on?", "The flash is auto."},
-        {"is the flash on right now?", "The flash is auto."},
+        {"is the flash on?", "The flash is on auto."},
+        {"is the flash on right now?", "The flash is on auto."},
         {"what's the zoom at?", "The zoom is 2.5x."},
         {"what zoom am i at", "The zoom is 2.5x."},
         {"What's the zoom level?", "The zoom is 2.5x."},
@@ -89,11 +89,11 @@ static void test_camera_questions(void **state) {
         {"is exposure and focus locked?", NULL}, /* "exposure" and "focus": not one name */
         {"is the ae af lock on", "Exposure and focus aren't locked."},
         {"tell me, is the horizon level on?", "The horizon level is off."},
-        {"what's the JPEG quality", "The JPEG quality is 95."},
+        {"what's the JPEG quality", "The JPEG quality is 95%."},
         {"how many photos have I taken?", "You've taken no photos."},
-        {"what's the flash and the zoom?", "The flash is auto. The zoom is 2.5x."},
+        {"what's the flash and the zoom?", "The flash is on auto. The zoom is 2.5x."},
         /* the dev set's session phrasings */
-        {"do I have the flash on?", "The flash is auto."},
+        {"do I have the flash on?", "The flash is on auto."},
         {"where's the zoom at now", "The zoom is 2.5x."},
         {"what zoom is it now", "The zoom is 2.5x."},
         {"how far am I zoomed in?", "The zoom is 2.5x."},
@@ -102,9 +102,9 @@ static void test_camera_questions(void **state) {
         {"is it rec?", "It isn't recording."},
         {"is it the front camera?", "The back camera is active."},
         /* a statement asked as a question: a tag or a question mark, and a copula */
-        {"the flash is off, right?", "The flash is auto."},
-        {"the flash is on, isn't it?", "The flash is auto."},
-        {"flash is on or off?", "The flash is auto."},
+        {"the flash is off, right?", "The flash is on auto."},
+        {"the flash is on, isn't it?", "The flash is on auto."},
+        {"flash is on or off?", "The flash is on auto."},
         {"the flash is on", NULL},
         {"zoom 2x?", NULL},
         {"flash on?", NULL},
@@ -185,6 +185,8 @@ static void test_camera_claims(void **state) {
         {"The flash is off.", "The flash is on."},
         {"The flash is on.", NULL},
         {"The flash isn't on.", "The flash is on."},
+        {"The flash is on auto.", "The flash is on."}, /* the template's words for "auto" */
+        {"The aspect ratio is full screen.", "The aspect ratio is 4:3."},
         {"Zoom is 3x. Enjoy!", "The zoom is 1x. Enjoy!"},
         {"Sure!  The zoom is at 2x, and that's fine.\nBye.", "Sure!  The zoom is 1x.\nBye."},
         {"The zoom is 1x.", NULL},
