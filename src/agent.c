@@ -1215,9 +1215,8 @@ static bool handle_output(struct pipit_agent *a,
     pipit_call_clear(&call);
     if (tripped) {
         tb->turn->flags |= PIPIT_TURN_BREAKER;
-        pipit_format(buf, sizeof(buf), "I'll stop trying: %s failed again (%s).", rec->tool,
-                     rec->message[0] != '\0' ? rec->message : rec->code);
-        say(tb, buf);
+        /* the failure's own sentence, just said, names the reason */
+        say(tb, "I'll stop trying: it failed the same way twice.");
         return false;
     }
     return true;
