@@ -1175,7 +1175,13 @@ static bool handle_output(struct pipit_agent *a,
     const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
                                : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
     rec->sentence = render_template(tmpl, args, data, rec->message, rec->code);
-    say(tb, rec->sentence);
+    /* the same failure twice in a turn is said once */
+    const struct pipit_call_record *prev =
+        tb->turn->n_calls >= 2 ? &tb->turn->calls[tb->turn->n_calls - 2] : NULL;
+    if (rec->ok || prev == NULL || prev->ok || prev->sentence == NULL || rec->sentence == NULL ||
+        strcmp(prev->sentence, rec->sentence) != 0) {
+        say(tb, rec->sentence);
+    }
 
     enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
