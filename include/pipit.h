@@ -982,6 +982,8 @@ struct pipit_turn {
     double ttft_ms;                   /* first step: start to first generated token */
     char *state_json;                 /* device state after the turn, NULL without a device */
     char *model_text;                 /* the last step's raw model output (for -v) */
+    int32_t n_prompt_max;             /* longest prompt the model ran on this turn: permanent
+                                         prefix plus ephemeral tail (<= the prompt limit) */
 };
 
 /* The longest utterance pipit_agent_turn() takes, in bytes (without the NUL). */

@@ -1254,6 +1254,9 @@ static enum pipit_status run_step(struct pipit_agent *a,
     atomic_store(&a->in_step, false);
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (np + ne > t->n_prompt_max) {
+        t->n_prompt_max = np + ne;
+    }
     if (ne > t->n_ephemeral_max) {
         t->n_ephemeral_max = ne;
     }
@@ -1439,6 +1442,65 @@ static void all_output_add(struct turn_build *tb, const char *text) {
     strbuf_str(&tb->outputs, text);
 }
 
+/* Trim the oldest unpinned memory lines until the permanent prefix is at most `budget` tokens,
+ * and rebuild the memory part of the prefix from the kept lines. */
+static enum pipit_status
+trim_to_budget(struct pipit_agent *a, struct pipit_turn *t, int32_t budget) {
+    int32_t np = 0, ne = 0;
+    int64_t n = 0;
+    enum pipit_status st = PIPIT_OK;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (np <= budget) {
+        return PIPIT_OK;
+    }
+    int32_t mem_tokens = np - a->system_tokens;
+    int32_t room = budget - a->system_tokens;
+    if (room <= 0 || mem_tokens <= 0) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
+        return PIPIT_OK;
+    }
+    /* bytes scale with tokens: keep about 80% of the room so the next turns fit too */
+    size_t bytes = memory_bytes(&a->mem);
+    size_t target = (size_t)((double)bytes * 0.8 * room / mem_tokens);
+    size_t dropped = memory_trim(&a->mem, target);
+    t->trimmed_lines += (int32_t)dropped;
+    /* superseded facts still sit in the KV cache: a rebuild alone may be enough */
+    bool stale = a->mem.n_superseded != a->superseded_at_rebuild;
+    if (dropped == 0 && !stale) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* only pinned lines are left */
+        return PIPIT_OK;
+    }
+    a->superseded_at_rebuild = a->mem.n_superseded;
+    /* rebuild the memory part of the prefix from the kept lines */
+    char *all = memory_text(&a->mem);
+    char *none = memory_take_delta(&a->mem); /* everything is in `all` */
+    free(none);
+    if (all != NULL && all[0] != '\0' && a->chat_template) {
+        char *wrapped = NULL;
+        if (memory_message(a, all, &wrapped) != PIPIT_OK) {
+            free(all);
+            return PIPIT_ERR_TEMPLATE;
+        }
+        free(all);
+        all = wrapped;
+    }
+    if (all == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    n = 0;
+    st = a->backend.ops->truncate(a->backend.self, a->system_tokens);
+    if (st == PIPIT_OK && all[0] != '\0') {
+        st = a->backend.ops->add_permanent(a->backend.self, all);
+        if (st == PIPIT_OK) {
+            st = a->backend.ops->flush(a->backend.self, &n);
+        }
+    }
+    free(all);
+    t->memory_prefill_tokens += n;
+    t->prefill_tokens += n;
+    return st;
+}
+
 /* After a turn: prefill the system prefix if no step did, append the memory delta to the
  * permanent prefix (only the delta is prefilled), and trim the oldest memory lines when the
  * prefix exceeds the context budget. */
@@ -1561,57 +1623,7 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     a->eph_recent[a->eph_next] = t->n_ephemeral_max;
     a->eph_next = (a->eph_next + 1) % 16;
     a->eph_filled = a->eph_filled < 16 ? a->eph_filled + 1 : 16;
-    int32_t budget = memory_budget(a);
-    a->backend.ops->lengths(a->backend.self, &np, &ne);
-    if (np <= budget) {
-        return PIPIT_OK;
-    }
-    int32_t mem_tokens = np - a->system_tokens;
-    int32_t room = budget - a->system_tokens;
-    if (room <= 0 || mem_tokens <= 0) {
-        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
-        return PIPIT_OK;
-    }
-    /* bytes scale with tokens: keep about 80% of the room so the next turns fit too */
-    size_t bytes = memory_bytes(&a->mem);
-    size_t target = (size_t)((double)bytes * 0.8 * room / mem_tokens);
-    size_t dropped = memory_trim(&a->mem, target);
-    t->trimmed_lines += (int32_t)dropped;
-    /* superseded facts still sit in the KV cache: a rebuild alone may be enough */
-    bool stale = a->mem.n_superseded != a->superseded_at_rebuild;
-    if (dropped == 0 && !stale) {
-        t->flags |= PIPIT_TURN_OVER_BUDGET; /* only pinned lines are left */
-        return PIPIT_OK;
-    }
-    a->superseded_at_rebuild = a->mem.n_superseded;
-    /* rebuild the memory part of the prefix from the kept lines */
-    char *all = memory_text(&a->mem);
-    char *none = memory_take_delta(&a->mem); /* everything is in `all` */
-    free(none);
-    if (all != NULL && all[0] != '\0' && a->chat_template) {
-        char *wrapped = NULL;
-        if (memory_message(a, all, &wrapped) != PIPIT_OK) {
-            free(all);
-            return PIPIT_ERR_TEMPLATE;
-        }
-        free(all);
-        all = wrapped;
-    }
-    if (all == NULL) {
-        return PIPIT_ERR_NOMEM;
-    }
-    n = 0;
-    st = a->backend.ops->truncate(a->backend.self, a->system_tokens);
-    if (st == PIPIT_OK && all[0] != '\0') {
-        st = a->backend.ops->add_permanent(a->backend.self, all);
-        if (st == PIPIT_OK) {
-            st = a->backend.ops->flush(a->backend.self, &n);
-        }
-    }
-    free(all);
-    t->memory_prefill_tokens += n;
-    t->prefill_tokens += n;
-    return st;
+    return trim_to_budget(a, t, memory_budget(a));
 }
 
 /* Refuse an utterance the agent cannot take as one command: empty or blank, longer than
@@ -1726,6 +1738,25 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     if (checked != PIPIT_OK) {
         return checked;
     }
+    /* the turn's tail (state line, words, header, a short answer) must fit the prompt limit
+     * beside the system prompt and tools; memory makes room for it before the model runs */
+    int32_t need = 0;
+    if (a->model != NULL) {
+        char *tail = step_prompt(a, utterance, NULL);
+        int32_t n_tail = count_tokens(a, tail, false);
+        free(tail);
+        int32_t n_sys =
+            a->system_tokens >= 0 ? a->system_tokens : count_tokens(a, a->system_text, true);
+        need = n_tail + (a->params.max_tokens < 32 ? a->params.max_tokens : 32);
+        if (n_tail >= 0 && n_sys >= 0 && n_sys + need > a->prompt_limit) {
+            pipit_format(a->errmsg, sizeof(a->errmsg),
+                         "agent: the utterance needs %d tokens with its answer; beside the %d of "
+                         "the system prompt and tools that is more than the prompt limit of %d "
+                         "(%s)",
+                         need, n_sys, a->prompt_limit, a->limit_source);
+            return PIPIT_ERR_INVALID_ARG;
+        }
+    }
     struct turn_build tb = {0};
     tb.turn = calloc(1, sizeof(*tb.turn));
     if (tb.turn == NULL) {
@@ -1742,6 +1773,12 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     policy_thermal_limits(a->thermal, base_threads, a->params.max_tokens, &lim);
     enum pipit_status status = PIPIT_OK;
 
+    int32_t np0 = 0, ne0 = 0;
+    a->backend.ops->lengths(a->backend.self, &np0, &ne0);
+    if (need > 0 && a->system_tokens >= 0 && np0 + need > a->prompt_limit &&
+        trim_to_budget(a, t, a->prompt_limit - need) != PIPIT_OK) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET;
+    }
     char utt[AGENT_MAX_UTTERANCE];
     pipit_format(utt, sizeof(utt), "%s", utterance);
     if (!lim.paused && memory_begin_turn(&a->mem, utt) != PIPIT_OK) {
@@ -1930,6 +1967,7 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "tracker_kv_bytes", json_integer(t->tracker_kv_bytes));
     json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
     json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
+    json_object_set_new(c, "prompt_tokens_max", json_integer(t->n_prompt_max));
     json_object_set_new(c, "latency_ms", json_real(t->latency_ms));
     json_object_set_new(c, "ttft_ms", json_real(t->ttft_ms));
     json_object_set_new(o, "counters", c);

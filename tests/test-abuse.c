@@ -489,6 +489,7 @@ static void test_soak(void **state) {
         /* the prompt the turn ran: the prefix the last turn left plus this turn's longest tail
          * (its memory delta is added after the model ran) */
         int prompt = (i == 0 ? t->n_permanent : prev_perm) + t->n_ephemeral_max;
+        prompt = t->n_prompt_max > prompt ? t->n_prompt_max : prompt;
         if (prompt > limit || t->n_permanent > limit) {
             fail_msg("turn %d: a prompt of %d tokens (tail %d, permanent %d after) exceeds the "
                      "limit %d",
@@ -655,6 +656,73 @@ static void test_train_n_ctx_is_the_limit(void **state) {
     pipit_model_free(m);
     unlink(path);
     rmdir(dir128);
+}
+
+/* A long utterance: memory makes room for it before the model runs, so the turn's prompt stays
+ * within the limit; one that cannot fit even beside the tools alone is refused, not run. */
+static void test_long_utterance_within_limit(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    p.memory = PIPIT_MEMORY_FULL; /* the prefix fills up to the limit */
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    int32_t limit = soak_limit(m, p.n_ctx);
+    static const char *const cmds[] = {
+        "zoom in to 2x",
+        "turn on the flash",
+        "take a photo",
+        "start recording",
+        "stop recording",
+        "switch to the front camera",
+        "turn the grid on",
+        "turn on hdr",
+        "white balance cloudy",
+        "set exposure to plus one",
+        "set the timer to 3 seconds",
+        "switch to the back camera",
+    };
+    struct pipit_turn *t = NULL;
+    int32_t perm = 0;
+    for (int i = 0; i < 80; i++) {
+        assert_int_equal(pipit_agent_turn(a, cmds[i % 12], &t), PIPIT_OK);
+        perm = t->n_permanent;
+        pipit_turn_free(t);
+    }
+    /* words until the utterance alone takes about 70% of the limit */
+    char utt[PIPIT_MAX_UTTERANCE_BYTES + 1] = "";
+    size_t len = 0;
+    while (abs(pipit_tokenize(m, utt, false, false, NULL, 0)) < limit * 7 / 10) {
+        len += (size_t)snprintf(utt + len, sizeof(utt) - len, "%szoom in a little", len ? " " : "");
+        assert_true(len < sizeof(utt) - 32);
+    }
+    if (perm + abs(pipit_tokenize(m, utt, false, false, NULL, 0)) <= limit) {
+        fail_msg("setup: permanent %d + utterance %d tokens fit the limit %d", perm,
+                 abs(pipit_tokenize(m, utt, false, false, NULL, 0)), limit);
+    }
+    assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_OK);
+    if (t->trimmed_lines == 0 || t->n_prompt_max > limit) {
+        fail_msg("the long turn trimmed %d lines and ran a prompt of %d tokens; the limit is %d",
+                 t->trimmed_lines, t->n_prompt_max, limit);
+    }
+    pipit_turn_free(t);
+    /* too long for the limit even with no memory: refused whole */
+    while (abs(pipit_tokenize(m, utt, false, false, NULL, 0)) < limit) {
+        len += (size_t)snprintf(utt + len, sizeof(utt) - len, " zoom in a little");
+    }
+    t = NULL;
+    assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_ERR_INVALID_ARG);
+    assert_null(t);
+    assert_non_null(strstr(pipit_agent_errmsg(a), "prompt limit"));
+    assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
 }
 
 /* ============================================================================ the CLI */
@@ -893,6 +961,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_prompt_too_long_refused_at_creation),
         cmocka_unit_test(test_hermes_2048_full_memory),
         cmocka_unit_test(test_train_n_ctx_is_the_limit),
+        cmocka_unit_test(test_long_utterance_within_limit),
     };
     if (argc > 1 && strcmp(argv[1], "--budget") == 0) {
         return cmocka_run_group_tests(budget, NULL, NULL);
