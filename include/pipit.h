@@ -956,6 +956,9 @@ enum pipit_turn_flag {
                                             from the state, with no model call */
     PIPIT_TURN_STATE_CORRECTED = 1 << 12, /* plain text claimed a wrong value for a state key;
                                             the sentence was replaced by the true one */
+    PIPIT_TURN_NUMBER_RESTORED = 1 << 13, /* the model bent a number the person said out of
+                                            range into a legal one; the person's number was
+                                            put back, so the call is refused with the limit */
 };
 
 struct pipit_turn {

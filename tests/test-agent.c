@@ -701,6 +701,49 @@ static void test_out_of_range_is_refused_not_substituted(void **state) {
     teardown_fx(&fx);
 }
 
+/* A model that bends the person's number into a legal one ("zoom 50x" -> level=5) does not get
+ * its way: the harness puts the person's number back and refuses it with the limit. A value the
+ * person did write, a conversion the person's number allows, and a tool with two numbers are
+ * left as the model wrote them. */
+static void test_bent_number_is_restored_and_refused(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *out[] = {"<call>set_zoom(level=5)", "<call>set_exposure(ev=1)",
+                         "<call>set_timer(seconds=3)", "<call>set_zoom(level=2)",
+                         "<call>tap_to_focus(x=0.5, y=0.5)"};
+    script(&fx, 5, out);
+    struct pipit_turn *t = turn(&fx, "zoom 50x");
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
+    assert_string_equal(t->calls[0].args_json, "{\"level\":50}");
+    assert_string_equal(t->sentence,
+                        "I can't zoom to 50x: the zoom goes from 0.5x to 10x on the back camera.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "exposure +3 please");
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_string_equal(t->calls[0].code, "out_of_range");
+    assert_state(&fx, "exposure_ev", "0.0");
+    pipit_turn_free(t);
+    /* the person's own number in range: nothing to restore */
+    t = turn(&fx, "a 3 second timer");
+    assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_int_equal(t->calls[0].status, PIPIT_OK);
+    assert_state(&fx, "timer_s", "3");
+    pipit_turn_free(t);
+    /* a relative request with no number: the model's value stands */
+    t = turn(&fx, "zoom in a bit");
+    assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_int_equal(t->calls[0].status, PIPIT_OK);
+    pipit_turn_free(t);
+    /* two numeric arguments: which number is which is the model's call */
+    t = turn(&fx, "focus at 150 150");
+    assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Over the step limit, the sentence says what was not done, in the person's words. */
 static void test_step_limit_says_what_was_not_done(void **state) {
     (void)state;
@@ -1378,6 +1421,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pack_undo_tool_wins),
         cmocka_unit_test(test_multi_step_undo),
         cmocka_unit_test(test_out_of_range_is_refused_not_substituted),
+        cmocka_unit_test(test_bent_number_is_restored_and_refused),
         cmocka_unit_test(test_step_limit_says_what_was_not_done),
         cmocka_unit_test(test_cancel_and_thermal),
         cmocka_unit_test(test_cloud_unconfigured_and_json),

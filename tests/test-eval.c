@@ -662,11 +662,12 @@ static const char *MEASURED_SET =
     "\"on\"}}]},"
     "{\"user\": \"I liked it better a second ago\", \"undo\": true, \"expect\": [], \"state\": "
     "{\"flash\": \"off\"}}]}\n"
-    /* s3: out of range: zoom 50x tried and refused; timer 7 s bent into 3 s */
+    /* s3: out of range: zoom 50x tried and refused; a timer of seven seconds (in words: the
+     * agent's number guard reads digits only) bent into 3 s */
     "{\"id\": \"s3\", \"category\": \"single\", \"turns\": ["
     "{\"user\": \"zoom 50x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 50}}], "
     "\"state\": {\"zoom\": 1}},"
-    "{\"user\": \"timer 7 seconds\", \"expect\": [{\"tool\": \"set_timer\", \"args\": "
+    "{\"user\": \"timer seven seconds\", \"expect\": [{\"tool\": \"set_timer\", \"args\": "
     "{\"seconds\": 7}}], \"state\": {\"timer_s\": 0}}]}\n"
     /* s4: the cloud query holds the person's words */
     "{\"id\": \"s4\", \"category\": \"cloud\", \"turns\": [{\"user\": \"what should I shoot in "
