@@ -2040,6 +2040,7 @@ static const struct {
     {PIPIT_TURN_OVER_BUDGET, "over_budget"},
     {PIPIT_TURN_STATE_ANSWER, "state_answer"},
     {PIPIT_TURN_STATE_CORRECTED, "state_corrected"},
+    {PIPIT_TURN_NUMBER_RESTORED, "number_restored"},
 };
 
 static json_t *json_or_string(const char *text) {
