@@ -3,16 +3,21 @@
 #   make            bootstrap (first time), build build/pipit, libpipit.a and libpipit.so
 #   make run        pipit's main job: the agent on the simulated camera, default model
 #   make test       the whole suite: build + ctest, then the unit and model tests under
-#                   ASan+UBSan, then the clang-format check
+#                   ASan+UBSan, then each fuzz target briefly (~20 s), then the clang-format check
+#   make fuzz       the libFuzzer targets (clang, ASan+UBSan) in build-fuzz/, FUZZ_SECONDS each
+#                   (default 120) on one core; a table of executions and findings (docs/fuzz.md)
 #   make llama-server   build llama.cpp's llama-server from the pinned tree into the cache
 #                   (first time ~20 min; `make test` does it; PIPIT_NO_SERVER_BUILD=1 skips it
 #                   and the cloud-server test then reports SKIP)
 #   make source-build   build llama.cpp from the pinned source tree instead (slow, cached)
 #
 # Variables: JOBS (parallel build jobs, default 2), PIPIT_CACHE (download/build cache,
-# default ~/.cache/pipit).
+# default ~/.cache/pipit), FUZZ_SECONDS (make fuzz: seconds per target, default 120).
 
 JOBS        ?= 2
+FUZZ_SECONDS ?= 120
+FUZZ_CC     ?= clang-14
+FUZZ_CXX    ?= clang++-14
 PIPIT_CACHE ?= $(HOME)/.cache/pipit
 export PIPIT_CACHE
 CMAKE_FLAGS ?=
@@ -25,7 +30,7 @@ RUN_SAY     := "zoom in to 2x" "night mode and a 3 second timer" "take a photo" 
                "switch to the front camera and turn on the flash"
 
 .PHONY: all bootstrap build run test test-unit test-asan format format-check source-build results clean \
-	llama-server
+	llama-server fuzz fuzz-build fuzz-test
 
 all: build
 
@@ -45,6 +50,7 @@ run: build
 test: build llama-server
 	cd build && ctest $(CTEST_FLAGS) -j1
 	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory fuzz-test
 	@$(MAKE) --no-print-directory format-check
 
 test-asan: bootstrap
@@ -52,6 +58,23 @@ test-asan: bootstrap
 	    $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 	cd build-asan && ctest $(CTEST_FLAGS) -j1 -L 'unit|model' -LE slow
+
+# libFuzzer targets (fuzz/, docs/fuzz.md): clang from Debian (scripts/bootstrap.sh installs it;
+# without it this fails, it never skips). The library is rebuilt there with coverage + ASan+UBSan.
+fuzz-build: bootstrap
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found:" \
+	    "run scripts/bootstrap.sh as root (Debian packages clang-14 libclang-rt-14-dev)" >&2; exit 1; }
+	@cmake -S . -B build-fuzz -DPIPIT_FUZZ=ON -DPIPIT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target fuzz-all
+
+# each target for FUZZ_SECONDS, one after the other, one core
+fuzz: fuzz-build
+	fuzz/run-all.sh build-fuzz $(FUZZ_SECONDS)
+
+# the ctest entries (label fuzz): seeds replayed, then ~20 s of fuzzing per target
+fuzz-test: fuzz-build
+	cd build-fuzz && ctest $(CTEST_FLAGS) -j1 -L fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
@@ -78,4 +101,4 @@ results: build
 	eval/results.sh
 
 clean:
-	rm -rf build build-asan build-source
+	rm -rf build build-asan build-source build-fuzz

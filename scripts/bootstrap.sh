@@ -2,8 +2,9 @@
 # bootstrap.sh - install what a fresh Debian 12 machine lacks to build and test pipit.
 #
 # 1. Debian packages (compiler, CMake, jansson, libcurl, cmocka, node/npm for the registry
-#    client, ...): installed with apt-get when missing and we are root; otherwise the script
-#    names the missing packages and exits 1.
+#    client, clang-14 with its sanitizer/libFuzzer runtimes for fuzz/, ...): installed with
+#    apt-get when missing and we are root; otherwise the script names the missing packages and
+#    exits 1.
 # 2. llama.cpp from the npm registry, pinned in scripts/deps.lock: the tarballs are fetched with
 #    `npm pack` into a cache outside the clone ($PIPIT_CACHE, default ~/.cache/pipit), checked
 #    against their sha512 digests, and unpacked into the git-ignored third_party/:
@@ -22,6 +23,10 @@ die() { say "error: $*"; exit 1; }
 # ---------------------------------------------------------------- Debian packages
 pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libjansson-dev libcurl4-openssl-dev libcmocka-dev clang-format valgrind)
+# fuzz/ (make fuzz, the fuzz entries of make test): clang-14, and libclang-rt-14-dev for
+# -fsanitize=fuzzer,address,undefined (only "recommended" by clang-14, so not pulled in by
+# --no-install-recommends); llvm-14 for llvm-symbolizer (readable sanitizer stack traces).
+pkgs+=(clang-14 libclang-rt-14-dev llvm-14)
 # npm is only the registry client: any installed npm will do (Node.js from elsewhere ships
 # its own and conflicts with Debian's npm package).
 if ! command -v npm >/dev/null 2>&1; then
