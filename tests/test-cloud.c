@@ -1008,6 +1008,7 @@ static struct pipit_agent *parrot_agent(struct parrot *p,
     ap.memory = memory;
     if (model != NULL) {
         ap.syntax = PIPIT_SYNTAX_HERMES;
+        p->fake.vocab = model; /* count tokens with its tokenizer, not one per byte */
     }
     p->syntax = model != NULL ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
     struct backend b = {.ops = parrot_ops(), .self = p};
