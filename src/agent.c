@@ -833,6 +833,7 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
         if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
             strbuf_printf(&b, "%sI can't undo the last action (%s): it can't be undone.", sep,
                           name);
+            json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
             continue;
         }
         struct pipit_error err;
