@@ -26,7 +26,7 @@ static void train_usage(FILE *out) {
             "  --ctx N             tokens per training sequence (default 128)\n"
             "  --answer N          answer tokens per sequence (default 64)\n"
             "  --batch N           sequences per step (default 8)\n"
-            "  --steps N           optimizer steps (default 2400)\n"
+            "  --steps N           optimizer steps (default 8000)\n"
             "  --minutes X         stop training after X minutes (default: no limit)\n"
             "  --lr X              peak learning rate (default 4e-4; warm-up 200, cosine)\n"
             "  --threads N         CPU threads (default 1; never more than free cores)\n"

@@ -1166,7 +1166,7 @@ struct pipit_train_params {
     int32_t n_answer;         /* answer slots per row (answer tokens + EOS of its examples);
                                  an example with a longer answer is skipped (default 64) */
     int32_t n_batch;          /* rows per optimizer step (default 8) */
-    int64_t n_steps;          /* optimizer steps (default 2400) */
+    int64_t n_steps;          /* optimizer steps (default 8000) */
     double max_seconds;       /* stop early after this much training time, 0 = no limit */
     float lr;                 /* peak AdamW learning rate (default 4e-4) */
     float lr_min;             /* final learning rate of the cosine decay (default 4e-5) */

@@ -56,7 +56,7 @@ struct pipit_train_params pipit_train_default_params(void) {
         .n_ctx = 128,
         .n_answer = 64,
         .n_batch = 8,
-        .n_steps = 2400,
+        .n_steps = 8000,
         .max_seconds = 0.0,
         .lr = 4e-4f,
         .lr_min = 4e-5f,
