@@ -45,6 +45,8 @@ static void train_usage(FILE *out) {
             "  --type T            the exported matrices: q8_0 (default), f16 or f32 (norms\n"
             "                      stay f32; checkpoints are f32)\n"
             "  --convert MODEL     no training: write MODEL with --type matrices to --out\n"
+            "                      (with --ctx N: record N as pipit.train.n_ctx when MODEL\n"
+            "                      does not say how long its training rows were)\n"
             "  --overlap FILE      no training: report scenario utterances (and router\n"
             "                      segments) that the training data of this --seed holds,\n"
             "                      verbatim or near-verbatim; exit 1 when any (repeatable)\n");
@@ -256,7 +258,13 @@ int cmd_train(int argc, char **argv) {
                                 : strcmp(wtype, "q8_0") == 0 ? PIPIT_WEIGHTS_Q8_0
                                                              : PIPIT_WEIGHTS_F32;
     if (convert != NULL) {
-        if (pipit_train_convert(convert, out, wt, &err) != PIPIT_OK) {
+        bool ctx_given = false;
+        for (int k = 1; k < argc; k++) {
+            ctx_given = ctx_given || strcmp(argv[k], "--ctx") == 0;
+        }
+        /* --ctx with --convert: the row length an older model was trained on, recorded when
+         * the model does not say (never overrides what it says) */
+        if (pipit_train_convert(convert, out, wt, ctx_given ? (int32_t)ctx : 0, &err) != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
             return CLI_EXIT_FAIL;
         }

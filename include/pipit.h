@@ -1216,11 +1216,15 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
 /* Rewrite the GGUF model `in_path` to `out_path` (atomic) with its F32 matrices stored as
  * `type` (F16 or Q8_0; rows whose length is not a multiple of the block stay F32), every
  * other tensor and every metadata key as they are: the export of pipit_train() applied to
- * a finished F32 model. Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_CORRUPT (not a GGUF, or a
- * tensor without data), PIPIT_ERR_IO, PIPIT_ERR_NOMEM. */
+ * a finished F32 model. `general.file_type` is set to match the matrices written. When
+ * `n_ctx_trained` > 0 and the model has no `pipit.train.n_ctx` (models made before pipit
+ * recorded it), that key is written with this value: the row length the model was trained
+ * on, which the agent takes as its prompt limit; 0 adds nothing. Errors: PIPIT_ERR_INVALID_ARG,
+ * PIPIT_ERR_CORRUPT (not a GGUF, or a tensor without data), PIPIT_ERR_IO, PIPIT_ERR_NOMEM. */
 enum pipit_status pipit_train_convert(const char *in_path,
                                       const char *out_path,
                                       enum pipit_weight_type type,
+                                      int32_t n_ctx_trained,
                                       struct pipit_error *err);
 
 #define PIPIT_EVAL_MAX_CATEGORIES 32

@@ -693,15 +693,16 @@ static void test_long_utterance_within_limit(void **state) {
         perm = t->n_permanent;
         pipit_turn_free(t);
     }
-    /* words until the utterance alone takes about 70% of the limit */
+    /* words until the utterance with a short answer (32 tokens) no longer fits beside the
+     * memory the session built, though it fits alone */
     char utt[PIPIT_MAX_UTTERANCE_BYTES + 1] = "";
     size_t len = 0;
-    while (abs(pipit_tokenize(m, utt, false, false, NULL, 0)) < limit * 7 / 10) {
+    while (perm + abs(pipit_tokenize(m, utt, false, false, NULL, 0)) + 32 <= limit) {
         len += (size_t)snprintf(utt + len, sizeof(utt) - len, "%szoom in a little", len ? " " : "");
         assert_true(len < sizeof(utt) - 32);
     }
-    if (perm + abs(pipit_tokenize(m, utt, false, false, NULL, 0)) <= limit) {
-        fail_msg("setup: permanent %d + utterance %d tokens fit the limit %d", perm,
+    if (perm + abs(pipit_tokenize(m, utt, false, false, NULL, 0)) + 32 <= limit) {
+        fail_msg("setup: permanent %d + utterance %d + 32 tokens fit the limit %d", perm,
                  abs(pipit_tokenize(m, utt, false, false, NULL, 0)), limit);
     }
     assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_OK);

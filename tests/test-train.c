@@ -707,7 +707,7 @@ static void test_tiny_training(void **state) {
     const enum pipit_weight_type types[] = {PIPIT_WEIGHTS_F16, PIPIT_WEIGHTS_Q8_0};
     off_t last = sb32.st_size;
     for (int k = 0; k < 2; k++) {
-        if (pipit_train_convert(model, conv, types[k], &err) != PIPIT_OK) {
+        if (pipit_train_convert(model, conv, types[k], 0, &err) != PIPIT_OK) {
             fail_msg("convert: %s", err.text);
         }
         assert_int_equal(stat(conv, &sbq), 0);
@@ -723,9 +723,10 @@ static void test_tiny_training(void **state) {
     assert_non_null(jf);
     fputs("not a model\n", jf);
     fclose(jf);
-    assert_int_equal(pipit_train_convert(junk, conv, PIPIT_WEIGHTS_F16, &err), PIPIT_ERR_CORRUPT);
+    assert_int_equal(pipit_train_convert(junk, conv, PIPIT_WEIGHTS_F16, 0, &err),
+                     PIPIT_ERR_CORRUPT);
     assert_non_null(strstr(err.text, junk));
-    assert_int_equal(pipit_train_convert(model, conv, (enum pipit_weight_type)7, &err),
+    assert_int_equal(pipit_train_convert(model, conv, (enum pipit_weight_type)7, 0, &err),
                      PIPIT_ERR_INVALID_ARG);
     remove(conv);
     remove(junk);

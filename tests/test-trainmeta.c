@@ -296,15 +296,28 @@ static void test_train_metadata(void **state) {
     assert_true(m.n_q8 > 0);
 
     /* --convert keeps the trained length and says what it wrote */
-    assert_int_equal(pipit_train_convert(model, conv, PIPIT_WEIGHTS_F16, &err), PIPIT_OK);
+    assert_int_equal(pipit_train_convert(model, conv, PIPIT_WEIGHTS_F16, 0, &err), PIPIT_OK);
     m = read_meta(conv);
     assert_int_equal(m.n_ctx, 72);
     assert_int_equal(m.file_type, 1); /* LLAMA_FTYPE_MOSTLY_F16 */
     assert_true(m.n_f16 > 0);
-    assert_int_equal(pipit_train_convert(model, conv, PIPIT_WEIGHTS_Q8_0, &err), PIPIT_OK);
+    assert_int_equal(pipit_train_convert(model, conv, PIPIT_WEIGHTS_Q8_0, 0, &err), PIPIT_OK);
     m = read_meta(conv);
     assert_int_equal(m.n_ctx, 72);
     assert_int_equal(m.file_type, 7);
+    /* a length given for the convert never overrides what the model says... */
+    assert_int_equal(pipit_train_convert(model, conv, PIPIT_WEIGHTS_Q8_0, 128, &err), PIPIT_OK);
+    assert_int_equal(read_meta(conv).n_ctx, 72);
+    /* ...and is recorded for a model that does not say (a pipit-made random model) */
+    char bare[512], bare_conv[512];
+    snprintf(bare, sizeof(bare), "%s/tiny-spm.gguf", PIPIT_TEST_MODEL_DIR);
+    tmp_path(bare_conv, sizeof(bare_conv), "bare.gguf");
+    assert_int_equal(read_meta(bare).n_ctx, -1);
+    assert_int_equal(pipit_train_convert(bare, bare_conv, PIPIT_WEIGHTS_F32, 0, &err), PIPIT_OK);
+    assert_int_equal(read_meta(bare_conv).n_ctx, -1);
+    assert_int_equal(pipit_train_convert(bare, bare_conv, PIPIT_WEIGHTS_F32, 128, &err), PIPIT_OK);
+    assert_int_equal(read_meta(bare_conv).n_ctx, 128);
+    remove(bare_conv);
 
     /* libllama reads the file type the same way */
     struct pipit_model *lm = test_load_model(conv);

@@ -358,10 +358,11 @@ static enum pipit_status model_write(const struct model *m,
 enum pipit_status pipit_train_convert(const char *in_path,
                                       const char *out_path,
                                       enum pipit_weight_type type,
+                                      int32_t n_ctx_trained,
                                       struct pipit_error *err) {
     pipit_error_clear(err);
     if (in_path == NULL || out_path == NULL || type < PIPIT_WEIGHTS_F32 ||
-        type > PIPIT_WEIGHTS_Q8_0) {
+        type > PIPIT_WEIGHTS_Q8_0 || n_ctx_trained < 0) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "train: convert: bad argument");
     }
     struct ggml_context *data = NULL;
@@ -389,6 +390,9 @@ enum pipit_status pipit_train_convert(const char *in_path,
                                : pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
     if (st == PIPIT_OK) {
         gguf_set_kv(out, in);
+        if (n_ctx_trained > 0 && gguf_find_key(in, "pipit.train.n_ctx") < 0) {
+            gguf_set_val_i32(out, "pipit.train.n_ctx", n_ctx_trained);
+        }
     }
     for (int64_t i = 0; st == PIPIT_OK && i < n_t; i++) {
         const char *name = gguf_get_tensor_name(in, i);
