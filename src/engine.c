@@ -385,8 +385,10 @@ gguf_check_hparams(const char *path, const char *arch, bool vocab_only, struct p
     }
     int64_t n_tokens = -1;
     enum pipit_status st = gguf_check_tokens(g, &n_tokens, path, err);
-    struct gguf_ints layers, embd, ff, head, head_kv, ctx_len, key_len, val_len, nextn, experts,
-        used, groups, group_used, vocab_size;
+    /* zeroed: a read that fails stops the loop below, and the keys after it stay absent */
+    struct gguf_ints layers = {0}, embd = {0}, ff = {0}, head = {0}, head_kv = {0}, ctx_len = {0},
+                     key_len = {0}, val_len = {0}, nextn = {0}, experts = {0}, used = {0},
+                     groups = {0}, group_used = {0}, vocab_size = {0};
     if (st == PIPIT_OK && !vocab_only) {
         /* read every key first (a wrong type is an error of its own) */
         struct {
