@@ -120,22 +120,16 @@ static void write_seeds(const char *dir) {
     }
 }
 
-static void cleanup(void) {
-    unlink(g_in);
-    unlink(g_out);
-    rmdir(fuzz_scratch_dir());
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     g_camera = fuzz_load_pack("camera");
-    snprintf(g_in, sizeof(g_in), "%s/in.session", fuzz_scratch_dir());
-    snprintf(g_out, sizeof(g_out), "%s/out.session", fuzz_scratch_dir());
-    atexit(cleanup);
+    fuzz_scratch_path(g_in, sizeof(g_in), "in.session");
+    fuzz_scratch_path(g_out, sizeof(g_out), "out.session");
     const char *seeds = getenv("PIPIT_FUZZ_SESSION_SEEDS");
     if (seeds != NULL && seeds[0] != '\0') {
         write_seeds(seeds);
+        unlink(g_in);
         exit(0);
     }
     return 0;
@@ -206,5 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         turn(r.agent, "zoom to 2x");
     }
     pipit_agent_free(r.agent);
+    unlink(g_in);
+    unlink(g_out);
     return 0;
 }

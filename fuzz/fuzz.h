@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -60,25 +61,16 @@ static inline struct pipit_toolset *fuzz_load_pack(const char *name) {
     return ts;
 }
 
-/* A scratch directory for targets that need files: /dev/shm when it is writable (fsync and
- * rename cost nothing there), else $TMPDIR or /tmp; one per process. */
-static inline const char *fuzz_scratch_dir(void) {
-    static char dir[512];
-    if (dir[0] == '\0') {
-        const char *tmp = getenv("TMPDIR");
-        const char *bases[3] = {"/dev/shm", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", "/tmp"};
-        for (size_t i = 0; i < 3 && dir[0] == '\0'; i++) {
-            char tmpl[512];
-            snprintf(tmpl, sizeof(tmpl), "%s/pipit-fuzz-XXXXXX", bases[i]);
-            if (mkdtemp(tmpl) != NULL) {
-                snprintf(dir, sizeof(dir), "%s", tmpl);
-            }
-        }
-        if (dir[0] == '\0') {
-            fuzz_fail("cannot create a scratch directory");
-        }
-    }
-    return dir;
+/* A scratch file path "<dir>/pipit-fuzz-<pid>-<name>" for targets that need files: dir is
+ * /dev/shm when it is writable (fsync and rename cost nothing there), else $TMPDIR or /tmp. No
+ * directory is created; the target unlinks its files after each input, since libFuzzer may end
+ * the process without running atexit handlers. */
+static inline void fuzz_scratch_path(char *buf, size_t size, const char *name) {
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = access("/dev/shm", W_OK) == 0   ? "/dev/shm"
+                      : tmp != NULL && tmp[0] != '\0' ? tmp
+                                                      : "/tmp";
+    snprintf(buf, size, "%s/pipit-fuzz-%ld-%s", dir, (long)getpid(), name);
 }
 
 #endif /* PIPIT_FUZZ_H */
