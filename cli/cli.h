@@ -56,6 +56,13 @@ bool cli_opt_float(int argc,
  * file. Writes into buf. */
 const char *cli_vocab_path(const char *name, char *buf, size_t size);
 
+/* The file name of `path` (borrowed from it): reports name files, not temporary paths. */
+const char *cli_base_name(const char *path);
+
+/* "llama, 1.72M parameters, 1.8 MB of tensors" into buf: facts about `model`, not
+ * llama.cpp's description (which says "?B" for a model under 1B parameters). */
+const char *cli_model_facts(const struct pipit_model *model, char *buf, size_t size);
+
 /* Route library logs to stderr at `level` and above (quiet by default: warnings
  * and errors). */
 void cli_log_to_stderr(enum pipit_log_level level);

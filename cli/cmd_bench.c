@@ -116,8 +116,9 @@ int cmd_bench_engine(int argc, char **argv) {
         qsort(dec, (size_t)reps, sizeof(double), cmp_double);
         struct pipit_model_info info;
         pipit_model_get_info(model, &info);
-        printf("model: %s (%s, %d vocab, %.2f M params), threads: %d\n\n", model_path, info.desc,
-               info.n_vocab, (double)info.n_params / 1e6,
+        char facts[128];
+        printf("model: %s (%s, %d vocab), threads: %d\n\n", cli_base_name(model_path),
+               cli_model_facts(model, facts, sizeof(facts)), info.n_vocab,
                threads > 0 ? (int)threads : pipit_cpu_count());
         printf("| metric | median | min | max |\n|---|---:|---:|---:|\n");
         printf("| prefill tokens/s (%ld-token prompt) | %.1f | %.1f | %.1f |\n", n_prompt,

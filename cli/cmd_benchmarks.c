@@ -647,8 +647,9 @@ int cmd_bench(int argc, char **argv) {
         if (model != NULL) {
             struct pipit_model_info info;
             pipit_model_get_info(model, &info);
-            printf("agent model: %s (%s, %d vocab, %.2f M params)%s\n\n", mpath, info.desc,
-                   info.n_vocab, (double)info.n_params / 1e6,
+            char facts[128];
+            printf("agent model: %s (%s, %d vocab)%s\n\n", cli_base_name(mpath),
+                   cli_model_facts(model, facts, sizeof(facts)), info.n_vocab,
                    o.model == NULL && !file_exists(PIPIT_DEFAULT_MODEL)
                        ? " - a random test model: the bundled model is missing"
                        : "");

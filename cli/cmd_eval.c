@@ -81,11 +81,6 @@ static void progress(const char *config,
     fflush(stderr);
 }
 
-static const char *base_name(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
-}
-
 static void print_finding(const char *message, void *user_data) {
     (void)user_data;
     fprintf(stderr, "pipit eval: warning: %s; that turn's state is not checked\n", message);
@@ -349,8 +344,8 @@ int cmd_eval(int argc, char **argv) {
         /* file names, not paths (no temporary directories in published reports), and facts
          * rather than llama.cpp's description ("?B all F32" for a small Q8_0 model) */
         printf("model: %s (%s, %.2fM parameters, %.1f MB of tensors), scenarios: %s (%zu)\n\n",
-               base_name(o.model), info.arch, (double)info.n_params / 1e6,
-               (double)info.size_bytes / 1e6, base_name(o.scenarios),
+               cli_base_name(o.model), info.arch, (double)info.n_params / 1e6,
+               (double)info.size_bytes / 1e6, cli_base_name(o.scenarios),
                pipit_scenarios_count(subset != NULL ? subset : set));
         char *md = pipit_eval_report_markdown(rep);
         printf("%s", md != NULL ? md : "(out of memory)\n");

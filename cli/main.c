@@ -68,6 +68,19 @@ int main(int argc, char **argv) {
 /* ============================================================================
  * options */
 
+const char *cli_base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+const char *cli_model_facts(const struct pipit_model *model, char *buf, size_t size) {
+    struct pipit_model_info info;
+    pipit_model_get_info(model, &info);
+    snprintf(buf, size, "%s, %.2fM parameters, %.1f MB of tensors", info.arch,
+             (double)info.n_params / 1e6, (double)info.size_bytes / 1e6);
+    return buf;
+}
+
 bool cli_opt_str(int argc, char **argv, int *i, const char *name, const char **out, bool *bad) {
     if (strcmp(argv[*i], name) != 0) {
         return false;
