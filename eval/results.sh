@@ -120,5 +120,7 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
         done
     done
 } > "$OUT.tmp"
+# paths relative to the repository: no checkout's own directory in a published report
+sed -i "s|$ROOT/||g" "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "wrote $OUT"
