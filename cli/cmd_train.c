@@ -32,6 +32,8 @@ static void train_usage(FILE *out) {
             "  --threads N         CPU threads (default 1; never more than free cores)\n"
             "  --checkpoint FILE   write the model every --checkpoint-every steps (500)\n"
             "  --resume FILE       continue from a checkpoint's weights and step\n"
+            "  --init MODEL        fine-tune: start from MODEL's weights (F32/F16/Q8_0) at step 0\n"
+            "                      (same shape; use --vocab MODEL for its vocabulary)\n"
             "  --eval N            held-out examples to evaluate after training (default 500,\n"
             "                      0 = none)\n"
             "  --eval-only MODEL   evaluate MODEL on the held-out split, no training\n"
@@ -175,7 +177,7 @@ int cmd_train(int argc, char **argv) {
     struct pipit_train_params tp = pipit_train_default_params();
     struct pipit_datagen_params dp = pipit_datagen_default_params();
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
-    const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL;
+    const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL, *init = NULL;
     const char *convert = NULL;
     enum {
         MAX_OVERLAP = 16
@@ -216,6 +218,7 @@ int cmd_train(int argc, char **argv) {
             cli_opt_str(argc, argv, &i, "--checkpoint", &checkpoint, &bad) ||
             cli_opt_int(argc, argv, &i, "--checkpoint-every", 1, 100000000, &ckpt_every, &bad) ||
             cli_opt_str(argc, argv, &i, "--resume", &resume, &bad) ||
+            cli_opt_str(argc, argv, &i, "--init", &init, &bad) ||
             cli_opt_int(argc, argv, &i, "--eval", 0, 10000000, &n_eval, &bad) ||
             cli_opt_str(argc, argv, &i, "--eval-only", &eval_only, &bad) ||
             cli_opt_str(argc, argv, &i, "--eval-split", &eval_split, &bad) ||
@@ -345,6 +348,7 @@ int cmd_train(int argc, char **argv) {
     tp.checkpoint = checkpoint;
     tp.checkpoint_every = ckpt_every;
     tp.resume = resume;
+    tp.init = init;
     tp.weight_type = wt;
     tp.progress = progress;
     struct pipit_train_result res;

@@ -1179,6 +1179,10 @@ struct pipit_train_params {
     int64_t checkpoint_every; /* (default 500) */
     const char *resume;       /* start from the weights and step of this checkpoint (the AdamW
                                  moments start from zero again); NULL = fresh weights */
+    const char *init;         /* start from the weights of this model (a checkpoint or any
+                                 exported pipit model, F32, F16 or Q8_0: dequantized) at step 0,
+                                 the schedule from its start: fine-tuning; it needs the same
+                                 shape and vocabulary. NULL = fresh weights (or `resume`) */
     pipit_train_progress_fn progress; /* NULL = silent */
     void *progress_user_data;
     int32_t progress_every;             /* steps between reports (default 50) */

@@ -719,6 +719,27 @@ static void test_tiny_training(void **state) {
         }
         assert_int_equal(ev.n, 4);
     }
+
+    /* fine-tune from the Q8_0 export: its weights, dequantized, at step 0 of a new schedule */
+    char tuned[512];
+    tmp_path(tuned, sizeof(tuned), "tiny-tuned.gguf");
+    struct pipit_train_params fp = tp;
+    fp.init = conv;
+    fp.n_steps = 5;
+    fp.checkpoint = NULL;
+    fp.progress = NULL;
+    struct pipit_train_result fres;
+    if (pipit_train(&fp, ds, tuned, &fres, &err) != PIPIT_OK) {
+        fail_msg("fine-tune: %s", err.text);
+    }
+    assert_int_equal(fres.steps, 5);
+    assert_true(fres.loss_first < res.loss_first * 0.8f); /* it starts where training ended */
+    fp.n_embd = 64; /* another shape: refused, naming the file */
+    fp.n_head = 2;
+    assert_int_equal(pipit_train(&fp, ds, tuned, &fres, &err), PIPIT_ERR_CORRUPT);
+    assert_non_null(strstr(err.text, conv));
+    remove(tuned);
+
     FILE *jf = fopen(junk, "wb");
     assert_non_null(jf);
     fputs("not a model\n", jf);

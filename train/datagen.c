@@ -131,11 +131,11 @@ static void new_state(struct gen *g) {
  * line does not show (a newer value supersedes the older line, so a key appears once and holds
  * the current value), the photo and video counters, "done: tool" for a result without facts,
  * each pinned "tool_error: tool code" once, "user_goal: <the words of a request that failed>",
- * distilled "cloud: ..." answers, and the State-Tracker's lines (subject, occasion, user name,
- * refusals). 35% of the examples are first turns without memory; the rest carry 1..18 lines,
- * what a long session holds. The trainer drops the oldest lines of an example that does not
- * fit a training row, as the agent trims its memory to the trained length, so long sessions
- * are trained at the length the agent will show the model. */
+ * "cloud: answered \"<question>\"" (the harness keeps the question, never the answer), and the
+ * State-Tracker's lines (subject, occasion, user name, refusals). 35% of the examples are first
+ * turns without memory; the rest carry 1..18 lines, what a long session holds. The trainer drops
+ * the oldest lines of an example that does not fit a training row, as the agent trims its memory to
+ * the trained length, so long sessions are trained at the length the agent will show the model. */
 
 /* True when `memory` holds `line` as one of its lines. */
 static bool memory_has_line(const char *memory, const char *line) {
@@ -213,19 +213,14 @@ static void new_memory(struct gen *g) {
         "what is the capital of japan",
         "write a poem about the sea",
     };
+    /* the runtime keeps the question, never the answer (src/memory.c: text from outside) */
     static const char *const CLOUD[] = {
-        "The capital of Japan is Tokyo.",
-        "Paris is the capital of France.",
-        "The sea is wide and blue.",
-        "12 times 4 is 48.",
-        "Use a wide aperture for portraits.",
-        "Shoot fireworks on a tripod with a long exposure.",
-        "Golden hour light is soft and warm.",
-        "Bonjour means good morning.",
-        "The telephone was patented in 1876.",
-        "A haiku has three lines.",
-        "Keep the horizon level and use the rule of thirds.",
-        "Mount Everest is 8,849 metres tall.",
+        "what is the capital of japan",        "which city is the capital of france",
+        "write a short poem about the sea",    "what is 12 times 4",
+        "what aperture is good for portraits", "how do I shoot fireworks",
+        "why is golden hour light so soft",    "how do you say good morning in french",
+        "when was the telephone invented",     "write me a haiku about autumn",
+        "tips for a landscape composition",    "how tall is mount everest",
     };
     static const char *const TRACKED[] = {
         "subject: my dog rex",
@@ -339,7 +334,7 @@ static void new_memory(struct gen *g) {
                 }
                 break;
             case MEM_CLOUD:
-                pipit_format(line, sizeof(line), "cloud: %s", PICK(g, CLOUD));
+                pipit_format(line, sizeof(line), "cloud: answered \"%s\"", PICK(g, CLOUD));
                 break;
             default:
                 pipit_format(line, sizeof(line), "%s", PICK(g, TRACKED));

@@ -67,6 +67,7 @@ struct pipit_train_params pipit_train_default_params(void) {
         .checkpoint = NULL,
         .checkpoint_every = 500,
         .resume = NULL,
+        .init = NULL,
         .progress = NULL,
         .progress_user_data = NULL,
         .progress_every = 50,
@@ -424,28 +425,47 @@ enum pipit_status pipit_train_convert(const char *in_path,
     return st;
 }
 
+/* Load the parameters of `m` from the GGUF at `path` (a checkpoint or an exported model:
+ * F32 tensors copied, F16/Q8_0 ones dequantized). `step`, when not NULL, receives the file's
+ * pipit.train.step (0 when absent). */
 static enum pipit_status
-model_resume(struct model *m, const char *path, int64_t *step, struct pipit_error *err) {
+model_load_weights(struct model *m, const char *path, int64_t *step, struct pipit_error *err) {
     struct ggml_context *data = NULL;
     struct gguf_init_params gp = {.no_alloc = false, .ctx = &data};
     struct gguf_context *g = gguf_init_from_file(path, gp);
     if (g == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: cannot read checkpoint: %s", path);
+        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: cannot read model: %s", path);
     }
     enum pipit_status st = PIPIT_OK;
+    float *tmp = NULL;
     for (int i = 0; i < m->n_params && st == PIPIT_OK; i++) {
         struct ggml_tensor *dst = m->params[i];
         struct ggml_tensor *src = ggml_get_tensor(data, ggml_get_name(dst));
-        if (src == NULL || src->type != GGML_TYPE_F32 || !ggml_are_same_shape(src, dst)) {
+        const struct ggml_type_traits *tt = src != NULL ? ggml_get_type_traits(src->type) : NULL;
+        if (src == NULL || !ggml_are_same_shape(src, dst) ||
+            (src->type != GGML_TYPE_F32 && (tt == NULL || tt->to_float == NULL))) {
             st = pipit_error_set(err, PIPIT_ERR_CORRUPT,
-                                 "train: checkpoint %s does not match the model: %s", path,
+                                 "train: %s does not match the model: %s (shape or type)", path,
                                  ggml_get_name(dst));
-        } else {
+        } else if (src->type == GGML_TYPE_F32) {
             ggml_backend_tensor_set(dst, src->data, 0, ggml_nbytes(dst));
+        } else {
+            int64_t n = ggml_nelements(dst);
+            float *t = realloc(tmp, (size_t)n * sizeof(float));
+            if (t == NULL) {
+                st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
+                break;
+            }
+            tmp = t;
+            tt->to_float(src->data, tmp, n);
+            ggml_backend_tensor_set(dst, tmp, 0, ggml_nbytes(dst));
         }
     }
-    int64_t k = gguf_find_key(g, "pipit.train.step");
-    *step = k >= 0 ? (int64_t)gguf_get_val_u32(g, k) : 0;
+    free(tmp);
+    if (step != NULL) {
+        int64_t k = gguf_find_key(g, "pipit.train.step");
+        *step = k >= 0 ? (int64_t)gguf_get_val_u32(g, k) : 0;
+    }
     gguf_free(g);
     ggml_free(data);
     return st;
@@ -807,10 +827,12 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     }
     model_init_weights(&m, p->seed);
     if (p->resume != NULL) {
-        st = model_resume(&m, p->resume, &step, err);
-        if (st != PIPIT_OK) {
-            goto done;
-        }
+        st = model_load_weights(&m, p->resume, &step, err);
+    } else if (p->init != NULL) {
+        st = model_load_weights(&m, p->init, NULL, err);
+    }
+    if (st != PIPIT_OK) {
+        goto done;
     }
     for (int i = 0; i < m.n_params; i++) {
         res.n_params += (uint64_t)ggml_nelements(m.params[i]);
