@@ -1065,8 +1065,9 @@ parse_pipit(struct parser *P, struct pipit_tool *t, const json_t *pp, const char
         spec_fail(P, path, false, "expected an object, got %s", json_kind(pp));
         return false;
     }
-    static const char *const allowed[] = {"success", "failure", "undo", NULL};
-    if (!only_keys(P, pp, path, allowed, "pipit")) {
+    static const char *const allowed[] = {"success", "failure", "undo", "effect", "examples", NULL};
+    if (!only_keys(P, pp, path, allowed,
+                   "pipit (expected success, failure, undo, effect, examples)")) {
         return false;
     }
     char p[PATH_CAP];
@@ -1249,6 +1250,1126 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
 }
 
 /* ============================================================================
+ * packs (docs/toolspec.md, "Packs") */
+
+static bool is_pack_name(const char *s) {
+    if (!(s[0] >= 'a' && s[0] <= 'z')) {
+        return false;
+    }
+    for (const char *p = s; *p != '\0'; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* '|'-separated phrases of lowercase ASCII words: "thermostat|heating|room temperature". */
+static bool is_phrase_list(const char *s) {
+    bool empty = true;
+    for (const char *p = s;; p++) {
+        if (*p == '|' || *p == '\0') {
+            if (empty) {
+                return false;
+            }
+            if (*p == '\0') {
+                return true;
+            }
+            empty = true;
+            continue;
+        }
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == ' ' || *p == '-' ||
+              *p == '\'')) {
+            return false;
+        }
+        empty = empty && *p == ' ';
+    }
+}
+
+static const char *pack_type_name(enum pipit_schema_type t) {
+    return t == PIPIT_SCHEMA_ARRAY ? "array of strings" : pipit_schema_type_name(t);
+}
+
+static bool string_in(const char *const *list, size_t n, const char *s) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], s) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void enum_text(const char *const *list, size_t n, char *buf, size_t size) {
+    struct strbuf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        strbuf_str(&b, i == 0 ? "\"" : (i + 1 == n ? " or \"" : ", \""));
+        strbuf_str(&b, list[i]);
+        strbuf_str(&b, "\"");
+    }
+    pipit_format(buf, size, "%s", b.data != NULL ? b.data : "");
+    free(b.data);
+}
+
+bool pipit_pack_key_check(const struct pipit_pack_key *k, const json_t *v, char *why, size_t size) {
+    char num[64], a[64], b[64], list[256];
+    char dummy[8];
+    if (why == NULL) {
+        why = dummy;
+        size = sizeof(dummy);
+    }
+    if (k == NULL || v == NULL) {
+        pipit_format(why, size, "missing");
+        return false;
+    }
+    switch (k->type) {
+        case PIPIT_SCHEMA_BOOLEAN:
+            if (!json_is_boolean(v)) {
+                pipit_format(why, size, "expected a boolean, got %s", json_kind(v));
+                return false;
+            }
+            return true;
+        case PIPIT_SCHEMA_INTEGER:
+        case PIPIT_SCHEMA_NUMBER: {
+            if (!json_is_number(v)) {
+                pipit_format(why, size, "expected %s, got %s",
+                             k->type == PIPIT_SCHEMA_INTEGER ? "an integer" : "a number",
+                             json_kind(v));
+                return false;
+            }
+            double d = json_number_value(v);
+            format_json_number(num, sizeof(num), v);
+            if (!isfinite(d) || (k->type == PIPIT_SCHEMA_INTEGER && !is_integral(d))) {
+                pipit_format(why, size, "%s is not %s", num,
+                             k->type == PIPIT_SCHEMA_INTEGER ? "an integer" : "a finite number");
+                return false;
+            }
+            if ((k->has_min && d < k->min) || (k->has_max && d > k->max)) {
+                format_number(a, sizeof(a), k->min);
+                format_number(b, sizeof(b), k->max);
+                if (k->has_min && k->has_max) {
+                    pipit_format(why, size, "%s is outside %s..%s", num, a, b);
+                } else if (k->has_min) {
+                    pipit_format(why, size, "%s is below the minimum %s", num, a);
+                } else {
+                    pipit_format(why, size, "%s is above the maximum %s", num, b);
+                }
+                return false;
+            }
+            return true;
+        }
+        case PIPIT_SCHEMA_STRING:
+            if (!json_is_string(v)) {
+                pipit_format(why, size, "expected a string, got %s", json_kind(v));
+                return false;
+            }
+            if (k->n_enum > 0 && !string_in(k->enum_str, k->n_enum, json_string_value(v))) {
+                enum_text(k->enum_str, k->n_enum, list, sizeof(list));
+                pipit_format(why, size, "\"%.64s\" is not one of %s", json_string_value(v), list);
+                return false;
+            }
+            return true;
+        case PIPIT_SCHEMA_ARRAY: {
+            if (!json_is_array(v)) {
+                pipit_format(why, size, "expected an array of strings, got %s", json_kind(v));
+                return false;
+            }
+            for (size_t i = 0; i < json_array_size(v); i++) {
+                const json_t *it = json_array_get(v, i);
+                if (!json_is_string(it)) {
+                    pipit_format(why, size, "item %zu: expected a string, got %s", i,
+                                 json_kind(it));
+                    return false;
+                }
+                if (k->n_enum > 0 && !string_in(k->enum_str, k->n_enum, json_string_value(it))) {
+                    enum_text(k->enum_str, k->n_enum, list, sizeof(list));
+                    pipit_format(why, size, "item %zu: \"%.64s\" is not one of %s", i,
+                                 json_string_value(it), list);
+                    return false;
+                }
+            }
+            return true;
+        }
+        case PIPIT_SCHEMA_OBJECT:
+            break;
+    }
+    pipit_format(why, size, "unsupported key type");
+    return false;
+}
+
+const struct pipit_pack_key *pipit_pack_find_key(const struct pipit_pack *pack, const char *key) {
+    if (pack == NULL || key == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < pack->n_keys; i++) {
+        if (strcmp(pack->keys[i].key, key) == 0) {
+            return &pack->keys[i];
+        }
+    }
+    return NULL;
+}
+
+static void pack_free(struct pipit_pack *pk) {
+    if (pk == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < pk->n_keys; i++) {
+        free((void *)pk->keys[i].enum_str);
+    }
+    free(pk->keys);
+    free((void *)pk->verbs);
+    free((void *)pk->nouns);
+    free(pk);
+}
+
+static void tool_pack_clear(struct pipit_tool_pack *tp) {
+    free(tp->set);
+    free(tp->examples);
+    free((void *)tp->changes);
+    memset(tp, 0, sizeof(*tp));
+}
+
+/* A list of non-empty strings (router words, enums): an owned array of borrowed strings. */
+static bool string_list(struct parser *P,
+                        const json_t *arr,
+                        const char *path,
+                        size_t max_n,
+                        size_t max_bytes,
+                        bool phrases,
+                        const char ***out,
+                        size_t *n_out) {
+    if (!json_is_array(arr)) {
+        spec_fail(P, path, false, "expected an array of strings, got %s", json_kind(arr));
+        return false;
+    }
+    size_t n = json_array_size(arr);
+    if (n == 0 || n > max_n) {
+        spec_fail(P, path, false, "expected 1..%zu strings, got %zu", max_n, n);
+        return false;
+    }
+    const char **list = calloc(n, sizeof(*list));
+    if (list == NULL) {
+        nomem(P);
+        return false;
+    }
+    *out = list;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(arr, i);
+        char p[PATH_CAP];
+        path_index(p, sizeof(p), path, i);
+        if (!json_is_string(v)) {
+            spec_fail(P, p, false, "expected a string, got %s", json_kind(v));
+            return false;
+        }
+        const char *s = json_string_value(v);
+        size_t len = json_string_length(v);
+        if (len == 0 || len > max_bytes || strlen(s) != len) {
+            spec_fail(P, p, false, "expected 1..%zu bytes without NUL", max_bytes);
+            return false;
+        }
+        if (phrases && !is_phrase_list(s)) {
+            spec_fail(P, p, false, "\"%s\" must be lowercase ASCII words (a-z, 0-9, space, '-', ')",
+                      s);
+            return false;
+        }
+        if (string_in(list, i, s)) {
+            spec_fail(P, p, false, "duplicate value \"%s\"", s);
+            return false;
+        }
+        list[i] = s;
+        *n_out = i + 1;
+    }
+    return true;
+}
+
+static bool
+parse_key_words(struct parser *P, struct pipit_pack_key *k, const json_t *words, const char *path) {
+    if (!json_is_object(words)) {
+        spec_fail(P, path, false, "expected an object, got %s", json_kind(words));
+        return false;
+    }
+    static const char *const allowed[] = {"names",   "noun", "unit", "zero",
+                                          "pattern", "yes",  "no",   NULL};
+    if (!only_keys(P, words, path, allowed,
+                   "words (expected names, noun, unit, zero, pattern, yes, no)")) {
+        return false;
+    }
+    const char **slots[] = {&k->words.names,   &k->words.noun, &k->words.unit, &k->words.zero,
+                            &k->words.pattern, &k->words.yes,  &k->words.no};
+    for (size_t i = 0; i < 7; i++) {
+        if (json_object_get(words, allowed[i]) == NULL) {
+            continue;
+        }
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, allowed[i]);
+        const char *s = get_string(P, words, allowed[i], path, false, 256, i != 2);
+        if (s == NULL) {
+            return false;
+        }
+        bool numeric = k->type == PIPIT_SCHEMA_INTEGER || k->type == PIPIT_SCHEMA_NUMBER;
+        if (i == 0 && !is_phrase_list(s)) {
+            spec_fail(P, p, false,
+                      "names must be '|'-separated phrases of lowercase ASCII words, got \"%s\"",
+                      s);
+            return false;
+        }
+        if ((i == 2 || i == 3) && !numeric) {
+            spec_fail(P, p, true, "\"%s\" applies only to integer and number keys, not %s",
+                      allowed[i], pack_type_name(k->type));
+            return false;
+        }
+        if ((i == 5 || i == 6) && k->type != PIPIT_SCHEMA_BOOLEAN) {
+            spec_fail(P, p, true, "\"%s\" applies only to boolean keys, not %s", allowed[i],
+                      pack_type_name(k->type));
+            return false;
+        }
+        if (i == 4 && strstr(s, "{v}") == NULL) {
+            spec_fail(P, p, false, "a pattern must contain {v} (the value), got \"%s\"", s);
+            return false;
+        }
+        *slots[i] = s;
+    }
+    return true;
+}
+
+static bool parse_state_key(struct parser *P,
+                            struct pipit_pack_key *k,
+                            const char *key,
+                            const json_t *decl,
+                            const char *path) {
+    if (!is_identifier(key) || strlen(key) > PIPIT_PACK_MAX_KEY_NAME) {
+        spec_fail(P, path, true,
+                  "state key \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]* and have at most %d "
+                  "characters",
+                  key, PIPIT_PACK_MAX_KEY_NAME);
+        return false;
+    }
+    k->key = key;
+    k->words.key = key;
+    k->show = key;
+    if (!json_is_object(decl)) {
+        spec_fail(P, path, false, "expected a state key object, got %s", json_kind(decl));
+        return false;
+    }
+    static const char *const allowed[] = {"type", "initial", "minimum", "maximum",
+                                          "enum", "show",    "words",   NULL};
+    if (!only_keys(P, decl, path, allowed,
+                   "a state key (expected type, initial, minimum, maximum, enum, show, words)")) {
+        return false;
+    }
+    const char *type = get_string(P, decl, "type", path, true, 64, true);
+    if (type == NULL) {
+        return false;
+    }
+    static const char *const types[] = {"boolean", "integer", "number", "string", "array"};
+    static const enum pipit_schema_type kinds[] = {PIPIT_SCHEMA_BOOLEAN, PIPIT_SCHEMA_INTEGER,
+                                                   PIPIT_SCHEMA_NUMBER, PIPIT_SCHEMA_STRING,
+                                                   PIPIT_SCHEMA_ARRAY};
+    char p[PATH_CAP];
+    int found = -1;
+    for (int i = 0; i < 5; i++) {
+        found = strcmp(type, types[i]) == 0 ? i : found;
+    }
+    if (found < 0) {
+        path_key(p, sizeof(p), path, "type");
+        spec_fail(P, p, false,
+                  "unsupported state type \"%s\" (supported: boolean, integer, number, string, "
+                  "array)",
+                  type);
+        return false;
+    }
+    k->type = kinds[found];
+    bool numeric = k->type == PIPIT_SCHEMA_INTEGER || k->type == PIPIT_SCHEMA_NUMBER;
+    static const char *const bounds[2] = {"minimum", "maximum"};
+    for (int b = 0; b < 2; b++) {
+        const json_t *v = json_object_get(decl, bounds[b]);
+        if (v == NULL) {
+            continue;
+        }
+        path_key(p, sizeof(p), path, bounds[b]);
+        if (!numeric) {
+            spec_fail(P, p, true, "\"%s\" applies only to integer and number keys, not %s",
+                      bounds[b], pack_type_name(k->type));
+            return false;
+        }
+        if (!json_is_number(v)) {
+            spec_fail(P, p, false, "expected a number, got %s", json_kind(v));
+            return false;
+        }
+        if (k->type == PIPIT_SCHEMA_INTEGER && !is_integral(json_number_value(v))) {
+            char num[64];
+            format_json_number(num, sizeof(num), v);
+            spec_fail(P, p, false, "%s is not an integer", num);
+            return false;
+        }
+        if (b == 0) {
+            k->has_min = true;
+            k->min = json_number_value(v);
+        } else {
+            k->has_max = true;
+            k->max = json_number_value(v);
+        }
+    }
+    if (k->has_min && k->has_max && k->min > k->max) {
+        char a[64], b[64];
+        path_key(p, sizeof(p), path, "maximum");
+        format_number(a, sizeof(a), k->max);
+        format_number(b, sizeof(b), k->min);
+        spec_fail(P, p, false, "maximum %s is below minimum %s", a, b);
+        return false;
+    }
+    const json_t *en = json_object_get(decl, "enum");
+    if (en != NULL) {
+        path_key(p, sizeof(p), path, "enum");
+        if (k->type != PIPIT_SCHEMA_STRING && k->type != PIPIT_SCHEMA_ARRAY) {
+            spec_fail(P, p, true, "\"enum\" applies only to string and array keys, not %s",
+                      pack_type_name(k->type));
+            return false;
+        }
+        if (!string_list(P, en, p, PIPIT_TOOLSPEC_MAX_ENUM, PIPIT_TOOLSPEC_MAX_ENUM_STRING, false,
+                         &k->enum_str, &k->n_enum)) {
+            return false;
+        }
+    }
+    const json_t *show = json_object_get(decl, "show");
+    if (show != NULL) {
+        path_key(p, sizeof(p), path, "show");
+        if (json_is_false(show)) {
+            k->show = NULL;
+        } else {
+            const char *s = get_string(P, decl, "show", path, false, 32, true);
+            if (s == NULL) {
+                return false;
+            }
+            for (const char *c = s; *c != '\0'; c++) {
+                if (*c == ' ' || *c == '=' || (unsigned char)*c < 0x20) {
+                    spec_fail(P, p, false,
+                              "a state line label has no spaces or '=', got \"%s\" (false hides "
+                              "the key)",
+                              s);
+                    return false;
+                }
+            }
+            k->show = s;
+        }
+    }
+    const json_t *init = json_object_get(decl, "initial");
+    if (init == NULL) {
+        spec_fail(P, path, false, "missing \"initial\"");
+        return false;
+    }
+    char why[320];
+    if (!pipit_pack_key_check(k, init, why, sizeof(why))) {
+        path_key(p, sizeof(p), path, "initial");
+        spec_fail(P, p, false, "initial value: %s", why);
+        return false;
+    }
+    k->initial = init;
+    const json_t *words = json_object_get(decl, "words");
+    if (words != NULL) {
+        path_key(p, sizeof(p), path, "words");
+        return parse_key_words(P, k, words, p);
+    }
+    return true;
+}
+
+/* The set-level "pipit" block at `path` ("$.pipit"). */
+static bool
+parse_pack(struct parser *P, struct pipit_toolset *ts, const json_t *pip, const char *path) {
+    if (!json_is_object(pip)) {
+        spec_fail(P, path, false, "expected an object, got %s", json_kind(pip));
+        return false;
+    }
+    static const char *const allowed[] = {"pack", "system", "state", "router", NULL};
+    if (!only_keys(P, pip, path, allowed,
+                   "the pack block (expected pack, system, state, router)")) {
+        return false;
+    }
+    struct pipit_pack *pk = calloc(1, sizeof(*pk));
+    if (pk == NULL) {
+        nomem(P);
+        return false;
+    }
+    ts->pack = pk;
+    char p[PATH_CAP];
+    pk->name = get_string(P, pip, "pack", path, true, 32, true);
+    if (pk->name == NULL) {
+        return false;
+    }
+    if (!is_pack_name(pk->name)) {
+        path_key(p, sizeof(p), path, "pack");
+        spec_fail(P, p, false,
+                  "pack name \"%s\" must start with a-z and use only a-z, 0-9, '_' and '-'",
+                  pk->name);
+        return false;
+    }
+    if (json_object_get(pip, "system") != NULL) {
+        pk->system =
+            get_string(P, pip, "system", path, false, PIPIT_TOOLSPEC_MAX_DESCRIPTION, true);
+        if (pk->system == NULL) {
+            return false;
+        }
+    }
+    const json_t *state = json_object_get(pip, "state");
+    if (state != NULL) {
+        char sp[PATH_CAP];
+        path_key(sp, sizeof(sp), path, "state");
+        if (!json_is_object(state)) {
+            spec_fail(P, sp, false, "expected an object of state keys, got %s", json_kind(state));
+            return false;
+        }
+        size_t n = json_object_size(state);
+        if (n == 0 || n > PIPIT_PACK_MAX_KEYS) {
+            spec_fail(P, sp, false, "expected 1..%d state keys, got %zu", PIPIT_PACK_MAX_KEYS, n);
+            return false;
+        }
+        pk->keys = calloc(n, sizeof(*pk->keys));
+        if (pk->keys == NULL) {
+            nomem(P);
+            return false;
+        }
+        const char *key;
+        json_t *decl;
+        json_object_foreach((json_t *)state, key, decl) {
+            path_key(p, sizeof(p), sp, key);
+            pk->n_keys++;
+            if (!parse_state_key(P, &pk->keys[pk->n_keys - 1], key, decl, p)) {
+                return false;
+            }
+        }
+    }
+    const json_t *router = json_object_get(pip, "router");
+    if (router != NULL) {
+        char rp[PATH_CAP];
+        path_key(rp, sizeof(rp), path, "router");
+        if (!json_is_object(router)) {
+            spec_fail(P, rp, false, "expected an object, got %s", json_kind(router));
+            return false;
+        }
+        static const char *const rk[] = {"verbs", "nouns", NULL};
+        if (!only_keys(P, router, rp, rk, "router (expected verbs, nouns)")) {
+            return false;
+        }
+        const json_t *verbs = json_object_get(router, "verbs");
+        const json_t *nouns = json_object_get(router, "nouns");
+        path_key(p, sizeof(p), rp, "verbs");
+        if (verbs != NULL && !string_list(P, verbs, p, PIPIT_PACK_MAX_ROUTER_WORDS, 64, true,
+                                          &pk->verbs, &pk->n_verbs)) {
+            return false;
+        }
+        path_key(p, sizeof(p), rp, "nouns");
+        if (nouns != NULL && !string_list(P, nouns, p, PIPIT_PACK_MAX_ROUTER_WORDS, 64, true,
+                                          &pk->nouns, &pk->n_nouns)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static const struct pipit_schema_prop *tool_param(const struct pipit_tool *t, const char *name) {
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        if (strcmp(t->params->props[i].name, name) == 0) {
+            return &t->params->props[i];
+        }
+    }
+    return NULL;
+}
+
+/* The declared key `prefix value suffix`, NULL when it is not declared. */
+static const struct pipit_pack_key *
+expand_key(const struct pipit_pack *pk, const struct pipit_effect_key *ek, const char *value) {
+    if (ek->key_arg == NULL) {
+        return pipit_pack_find_key(pk, ek->key);
+    }
+    char name[PIPIT_TOOLSPEC_MAX_NAME * 4];
+    pipit_format(name, sizeof(name), "%.*s%s%s", (int)ek->prefix_len, ek->key, value, ek->suffix);
+    return pipit_pack_find_key(pk, name);
+}
+
+/* The concrete keys `ek` can name: one, or one per enum value of its argument. */
+static size_t effect_key_count(const struct pipit_tool *t, const struct pipit_effect_key *ek) {
+    if (ek->key_arg == NULL) {
+        return 1;
+    }
+    return tool_param(t, ek->key_arg)->schema->n_enum;
+}
+
+static const struct pipit_pack_key *effect_key_at(const struct pipit_pack *pk,
+                                                  const struct pipit_tool *t,
+                                                  const struct pipit_effect_key *ek,
+                                                  size_t i) {
+    if (ek->key_arg == NULL) {
+        return pipit_pack_find_key(pk, ek->key);
+    }
+    return expand_key(pk, ek, tool_param(t, ek->key_arg)->schema->enum_str[i]);
+}
+
+/* "living_light" or "{room}_light" at `path` (the key's position: errors point at it). */
+static bool parse_effect_key(struct parser *P,
+                             const struct pipit_pack *pk,
+                             const struct pipit_tool *t,
+                             const char *key,
+                             struct pipit_effect_key *ek,
+                             const char *path,
+                             bool at_key) {
+    ek->key = key;
+    const char *open = strchr(key, '{');
+    if (open != NULL) {
+        const char *close = strchr(open, '}');
+        size_t len = close != NULL ? (size_t)(close - open - 1) : 0;
+        char arg[PIPIT_TOOLSPEC_MAX_NAME + 1];
+        if (close == NULL || len == 0 || len > PIPIT_TOOLSPEC_MAX_NAME ||
+            strchr(close + 1, '{') != NULL || strchr(close + 1, '}') != NULL) {
+            spec_fail(P, path, at_key,
+                      "state key \"%s\" may hold one {argument} placeholder, nothing else in "
+                      "braces",
+                      key);
+            return false;
+        }
+        memcpy(arg, open + 1, len);
+        arg[len] = '\0';
+        const struct pipit_schema_prop *prop = tool_param(t, arg);
+        if (prop == NULL || prop->schema->type != PIPIT_SCHEMA_STRING ||
+            prop->schema->n_enum == 0 || !prop->required) {
+            spec_fail(P, path, at_key,
+                      "placeholder {%s} in \"%s\" must name a required string-enum argument of "
+                      "%s",
+                      arg, key, t->name);
+            return false;
+        }
+        ek->key_arg = prop->name;
+        ek->prefix_len = (size_t)(open - key);
+        ek->suffix = close + 1;
+        for (size_t i = 0; i < prop->schema->n_enum; i++) {
+            if (expand_key(pk, ek, prop->schema->enum_str[i]) == NULL) {
+                spec_fail(P, path, at_key,
+                          "\"%s\" with %s \"%s\" names \"%.*s%s%s\", which is not a declared "
+                          "state key",
+                          key, arg, prop->schema->enum_str[i], (int)ek->prefix_len, key,
+                          prop->schema->enum_str[i], ek->suffix);
+                return false;
+            }
+        }
+        return true;
+    }
+    if (pipit_pack_find_key(pk, key) == NULL) {
+        spec_fail(P, path, at_key, "\"%s\" is not a declared state key (see $.pipit.state)", key);
+        return false;
+    }
+    return true;
+}
+
+/* Whether an argument of schema `s` can be written to key `k`. */
+static bool
+arg_fits_key(const struct pipit_schema *s, const struct pipit_pack_key *k, char *why, size_t size) {
+    bool ok;
+    switch (k->type) {
+        case PIPIT_SCHEMA_BOOLEAN:
+            ok = s->type == PIPIT_SCHEMA_BOOLEAN;
+            break;
+        case PIPIT_SCHEMA_INTEGER:
+            ok = s->type == PIPIT_SCHEMA_INTEGER;
+            break;
+        case PIPIT_SCHEMA_NUMBER:
+            ok = s->type == PIPIT_SCHEMA_INTEGER || s->type == PIPIT_SCHEMA_NUMBER;
+            break;
+        case PIPIT_SCHEMA_STRING:
+            ok = s->type == PIPIT_SCHEMA_STRING;
+            break;
+        case PIPIT_SCHEMA_ARRAY:
+            ok = s->type == PIPIT_SCHEMA_ARRAY && s->items->type == PIPIT_SCHEMA_STRING;
+            break;
+        default:
+            ok = false;
+            break;
+    }
+    if (!ok) {
+        pipit_format(why, size, "an argument of type %s%s cannot be written to the %s key \"%s\"",
+                     pipit_schema_type_name(s->type),
+                     s->type == PIPIT_SCHEMA_ARRAY ? " (of non-strings)" : "",
+                     pack_type_name(k->type), k->key);
+        return false;
+    }
+    const struct pipit_schema *strs = k->type == PIPIT_SCHEMA_ARRAY ? s->items : s;
+    if ((k->type == PIPIT_SCHEMA_STRING || k->type == PIPIT_SCHEMA_ARRAY) && k->n_enum > 0) {
+        if (strs->n_enum == 0) {
+            pipit_format(why, size,
+                         "\"%s\" allows only its enum values, but the argument is any string",
+                         k->key);
+            return false;
+        }
+        for (size_t i = 0; i < strs->n_enum; i++) {
+            if (!string_in(k->enum_str, k->n_enum, strs->enum_str[i])) {
+                pipit_format(why, size,
+                             "the argument's value \"%s\" is not one of \"%s\"'s enum values",
+                             strs->enum_str[i], k->key);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* A value spec: "{arg}", {"arg": ..., "map": {...}} or a constant. `k` (may be NULL) is the key
+ * the value is written to (checked for every key the effect can name); `numeric` asks for a
+ * number (step's "by" and "sign"), `integral` for an integer number. */
+static bool parse_effect_value(struct parser *P,
+                               const struct pipit_tool *t,
+                               const json_t *v,
+                               struct pipit_effect_value *ev,
+                               const char *path,
+                               bool numeric,
+                               bool integral) {
+    memset(ev, 0, sizeof(*ev));
+    char p[PATH_CAP], why[320];
+    const char *arg = NULL;
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = strlen(s);
+        if (n >= 3 && s[0] == '{' && s[n - 1] == '}') {
+            char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
+            pipit_format(name, sizeof(name), "%.*s", (int)(n - 2), s + 1);
+            const struct pipit_schema_prop *prop = tool_param(t, name);
+            if (prop == NULL) {
+                spec_fail(P, path, false, "%s has no argument \"%s\"", t->name, name);
+                return false;
+            }
+            arg = prop->name;
+        }
+    } else if (json_is_object(v)) {
+        static const char *const allowed[] = {"arg", "map", NULL};
+        if (!only_keys(P, v, path, allowed, "a mapped value (expected arg, map)")) {
+            return false;
+        }
+        const char *name = get_string(P, v, "arg", path, true, PIPIT_TOOLSPEC_MAX_NAME, true);
+        if (name == NULL) {
+            return false;
+        }
+        const struct pipit_schema_prop *prop = tool_param(t, name);
+        path_key(p, sizeof(p), path, "arg");
+        if (prop == NULL) {
+            spec_fail(P, p, false, "%s has no argument \"%s\"", t->name, name);
+            return false;
+        }
+        const struct pipit_schema *s = prop->schema;
+        if (s->type != PIPIT_SCHEMA_STRING || s->n_enum == 0) {
+            spec_fail(P, p, false, "a map needs a string-enum argument, \"%s\" is not one", name);
+            return false;
+        }
+        const json_t *map = json_object_get(v, "map");
+        char mp[PATH_CAP];
+        path_key(mp, sizeof(mp), path, "map");
+        if (map == NULL) {
+            spec_fail(P, path, false, "missing \"map\"");
+            return false;
+        }
+        if (!json_is_object(map)) {
+            spec_fail(P, mp, false, "expected an object of value: value, got %s", json_kind(map));
+            return false;
+        }
+        const char *mk;
+        json_t *mv;
+        json_object_foreach((json_t *)map, mk, mv) {
+            path_key(p, sizeof(p), mp, mk);
+            if (!string_in((const char *const *)s->enum_str, s->n_enum, mk)) {
+                spec_fail(P, p, true, "\"%s\" is not a value of argument \"%s\"", mk, name);
+                return false;
+            }
+            if (numeric &&
+                (!json_is_number(mv) || (integral && !is_integral(json_number_value(mv))))) {
+                spec_fail(P, p, false, "expected %s, got %s", integral ? "an integer" : "a number",
+                          json_is_number(mv) ? "a fraction" : json_kind(mv));
+                return false;
+            }
+        }
+        for (size_t i = 0; i < s->n_enum; i++) {
+            if (json_object_get(map, s->enum_str[i]) == NULL) {
+                spec_fail(P, mp, false, "the map has no entry for \"%s\"", s->enum_str[i]);
+                return false;
+            }
+        }
+        ev->arg = prop->name;
+        ev->map = map;
+        return true;
+    }
+    if (arg != NULL) {
+        const struct pipit_schema *s = tool_param(t, arg)->schema;
+        if (numeric && (s->type != PIPIT_SCHEMA_NUMBER && s->type != PIPIT_SCHEMA_INTEGER)) {
+            spec_fail(P, path, false, "argument \"%s\" must be a number, it is %s", arg,
+                      pipit_schema_type_name(s->type));
+            return false;
+        }
+        if (integral && s->type != PIPIT_SCHEMA_INTEGER) {
+            spec_fail(P, path, false,
+                      "argument \"%s\" must be an integer to step an integer key, it is %s", arg,
+                      pipit_schema_type_name(s->type));
+            return false;
+        }
+        ev->arg = arg;
+        return true;
+    }
+    if (numeric && (!json_is_number(v) || (integral && !is_integral(json_number_value(v))))) {
+        spec_fail(
+            P, path, false, "expected %s, \"{argument}\" or {\"arg\": ..., \"map\": ...}, got %s",
+            integral ? "an integer" : "a number", json_is_number(v) ? "a fraction" : json_kind(v));
+        return false;
+    }
+    (void)why;
+    ev->constant = v;
+    return true;
+}
+
+/* Check a set value against every key `ek` can name. */
+static bool check_set_value(struct parser *P,
+                            const struct pipit_pack *pk,
+                            const struct pipit_tool *t,
+                            const struct pipit_effect_set *es,
+                            const char *path) {
+    char why[320];
+    for (size_t i = 0; i < effect_key_count(t, &es->key); i++) {
+        const struct pipit_pack_key *k = effect_key_at(pk, t, &es->key, i);
+        if (es->value.map != NULL) {
+            const char *mk;
+            json_t *mv;
+            json_object_foreach((json_t *)es->value.map, mk, mv) {
+                if (!pipit_pack_key_check(k, mv, why, sizeof(why))) {
+                    char p[PATH_CAP], mp[PATH_CAP];
+                    path_key(mp, sizeof(mp), path, "map");
+                    path_key(p, sizeof(p), mp, mk);
+                    spec_fail(P, p, false, "cannot be written to \"%s\": %s", k->key, why);
+                    return false;
+                }
+            }
+        } else if (es->value.arg != NULL) {
+            if (!arg_fits_key(tool_param(t, es->value.arg)->schema, k, why, sizeof(why))) {
+                spec_fail(P, path, false, "%s", why);
+                return false;
+            }
+        } else if (!pipit_pack_key_check(k, es->value.constant, why, sizeof(why))) {
+            spec_fail(P, path, false, "cannot be written to \"%s\": %s", k->key, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool parse_effect(struct parser *P,
+                         const struct pipit_pack *pk,
+                         const struct pipit_tool *t,
+                         struct pipit_tool_pack *tp,
+                         const json_t *eff,
+                         const char *path) {
+    if (json_is_string(eff)) {
+        const char *s = json_string_value(eff);
+        if (strcmp(s, "read") == 0) {
+            tp->effect = PIPIT_EFFECT_READ;
+        } else if (strcmp(s, "cloud") == 0) {
+            tp->effect = PIPIT_EFFECT_CLOUD;
+        } else if (strcmp(s, "none") == 0) {
+            tp->effect = PIPIT_EFFECT_NONE;
+        } else {
+            spec_fail(P, path, false,
+                      "expected \"read\", \"cloud\", \"none\" or {\"set\": ..., \"step\": ...}, "
+                      "got \"%s\"",
+                      s);
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_object(eff)) {
+        spec_fail(P, path, false,
+                  "expected \"read\", \"cloud\", \"none\" or {\"set\": ..., \"step\": ...}, got %s",
+                  json_kind(eff));
+        return false;
+    }
+    static const char *const allowed[] = {"set", "step", NULL};
+    if (!only_keys(P, eff, path, allowed, "an effect (expected set, step)")) {
+        return false;
+    }
+    const json_t *set = json_object_get(eff, "set");
+    const json_t *step = json_object_get(eff, "step");
+    if (set == NULL && step == NULL) {
+        tp->effect = PIPIT_EFFECT_NONE; /* {}: an action without state */
+        return true;
+    }
+    if (pk == NULL || pk->n_keys == 0) {
+        spec_fail(P, path, false,
+                  "an effect that changes state needs a declared state ($.pipit.state)");
+        return false;
+    }
+    tp->effect = PIPIT_EFFECT_CHANGE;
+    char p[PATH_CAP], sp[PATH_CAP];
+    if (set != NULL) {
+        path_key(sp, sizeof(sp), path, "set");
+        size_t n = json_is_object(set) ? json_object_size(set) : 0;
+        if (!json_is_object(set) || n == 0 || n > PIPIT_PACK_MAX_EFFECT_SETS) {
+            spec_fail(P, sp, false, "expected an object of 1..%d state key: value, got %s",
+                      PIPIT_PACK_MAX_EFFECT_SETS,
+                      json_is_object(set) ? "an empty object" : json_kind(set));
+            return false;
+        }
+        tp->set = calloc(n, sizeof(*tp->set));
+        if (tp->set == NULL) {
+            nomem(P);
+            return false;
+        }
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)set, key, v) {
+            struct pipit_effect_set *es = &tp->set[tp->n_set];
+            path_key(p, sizeof(p), sp, key);
+            if (!parse_effect_key(P, pk, t, key, &es->key, p, true) ||
+                !parse_effect_value(P, t, v, &es->value, p, false, false) ||
+                !check_set_value(P, pk, t, es, p)) {
+                return false;
+            }
+            tp->n_set++;
+        }
+    }
+    if (step != NULL) {
+        path_key(sp, sizeof(sp), path, "step");
+        if (!json_is_object(step)) {
+            spec_fail(P, sp, false, "expected an object {\"key\": ..., \"by\": ...}, got %s",
+                      json_kind(step));
+            return false;
+        }
+        static const char *const sk[] = {"key", "by", "sign", NULL};
+        if (!only_keys(P, step, sp, sk, "a step (expected key, by, sign)")) {
+            return false;
+        }
+        const char *key = get_string(P, step, "key", sp, true, PIPIT_TOOLSPEC_MAX_NAME * 2, true);
+        if (key == NULL) {
+            return false;
+        }
+        path_key(p, sizeof(p), sp, "key");
+        if (!parse_effect_key(P, pk, t, key, &tp->step.key, p, false)) {
+            return false;
+        }
+        bool integral = false;
+        for (size_t i = 0; i < effect_key_count(t, &tp->step.key); i++) {
+            const struct pipit_pack_key *k = effect_key_at(pk, t, &tp->step.key, i);
+            if (k->type != PIPIT_SCHEMA_INTEGER && k->type != PIPIT_SCHEMA_NUMBER) {
+                spec_fail(P, p, false, "a step needs an integer or number key, \"%s\" is %s",
+                          k->key, pack_type_name(k->type));
+                return false;
+            }
+            integral = integral || k->type == PIPIT_SCHEMA_INTEGER;
+        }
+        for (size_t i = 0; i < tp->n_set; i++) {
+            for (size_t a = 0; a < effect_key_count(t, &tp->set[i].key); a++) {
+                for (size_t b = 0; b < effect_key_count(t, &tp->step.key); b++) {
+                    if (effect_key_at(pk, t, &tp->set[i].key, a) ==
+                        effect_key_at(pk, t, &tp->step.key, b)) {
+                        spec_fail(P, p, false, "\"%s\" is both set and stepped by this effect",
+                                  effect_key_at(pk, t, &tp->step.key, b)->key);
+                        return false;
+                    }
+                }
+            }
+        }
+        const json_t *by = json_object_get(step, "by");
+        if (by == NULL) {
+            spec_fail(P, sp, false, "missing \"by\"");
+            return false;
+        }
+        path_key(p, sizeof(p), sp, "by");
+        if (!parse_effect_value(P, t, by, &tp->step.by, p, true, integral)) {
+            return false;
+        }
+        const json_t *sign = json_object_get(step, "sign");
+        if (sign != NULL) {
+            path_key(p, sizeof(p), sp, "sign");
+            if (!parse_effect_value(P, t, sign, &tp->step.sign, p, true, integral)) {
+                return false;
+            }
+        }
+        tp->has_step = true;
+    }
+    return true;
+}
+
+static bool parse_examples(struct parser *P,
+                           const struct pipit_tool *t,
+                           struct pipit_tool_pack *tp,
+                           const json_t *ex,
+                           const char *path) {
+    size_t n = json_is_array(ex) ? json_array_size(ex) : 0;
+    if (!json_is_array(ex) || n == 0 || n > PIPIT_PACK_MAX_EXAMPLES) {
+        spec_fail(P, path, false, "expected an array of 1..%d examples, got %s",
+                  PIPIT_PACK_MAX_EXAMPLES, json_is_array(ex) ? "an empty array" : json_kind(ex));
+        return false;
+    }
+    tp->examples = calloc(n, sizeof(*tp->examples));
+    if (tp->examples == NULL) {
+        nomem(P);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(ex, i);
+        char p[PATH_CAP], ap[PATH_CAP];
+        path_index(p, sizeof(p), path, i);
+        if (!json_is_object(e)) {
+            spec_fail(P, p, false, "expected {\"say\": ..., \"args\": {...}}, got %s",
+                      json_kind(e));
+            return false;
+        }
+        static const char *const allowed[] = {"say", "args", NULL};
+        if (!only_keys(P, e, p, allowed, "an example (expected say, args)")) {
+            return false;
+        }
+        const char *say = get_string(P, e, "say", p, true, PIPIT_TOOLSPEC_MAX_TEMPLATE, true);
+        if (say == NULL) {
+            return false;
+        }
+        const json_t *args = json_object_get(e, "args");
+        path_key(ap, sizeof(ap), p, "args");
+        if (args == NULL) {
+            spec_fail(P, p, false, "missing \"args\" ({} for a tool without arguments)");
+            return false;
+        }
+        struct pipit_arg_problem prob;
+        size_t n_prob = 0;
+        if (!json_is_object(args)) {
+            spec_fail(P, ap, false, "expected an object of arguments, got %s", json_kind(args));
+            return false;
+        }
+        if (pipit_tool_check_args(t, args, &prob, 1, &n_prob) != PIPIT_OK) {
+            spec_fail(P, ap, false, "the example does not fit %s's parameters: %s: %s", t->name,
+                      n_prob > 0 ? prob.path : "args", n_prob > 0 ? prob.message : "invalid");
+            return false;
+        }
+        tp->examples[i].say = say;
+        tp->examples[i].args = args;
+        tp->n_examples = i + 1;
+    }
+    return true;
+}
+
+/* The keys an effect can write, in declared order. */
+static bool collect_changes(struct parser *P,
+                            const struct pipit_pack *pk,
+                            const struct pipit_tool *t,
+                            struct pipit_tool_pack *tp) {
+    if (tp->effect != PIPIT_EFFECT_CHANGE) {
+        return true;
+    }
+    tp->changes = calloc(pk->n_keys, sizeof(*tp->changes));
+    if (tp->changes == NULL) {
+        nomem(P);
+        return false;
+    }
+    for (size_t k = 0; k < pk->n_keys; k++) {
+        const struct pipit_pack_key *want = &pk->keys[k];
+        bool hit = false;
+        for (size_t i = 0; i < tp->n_set && !hit; i++) {
+            for (size_t a = 0; a < effect_key_count(t, &tp->set[i].key) && !hit; a++) {
+                hit = effect_key_at(pk, t, &tp->set[i].key, a) == want;
+            }
+        }
+        for (size_t b = 0; tp->has_step && b < effect_key_count(t, &tp->step.key) && !hit; b++) {
+            hit = effect_key_at(pk, t, &tp->step.key, b) == want;
+        }
+        if (hit) {
+            tp->changes[tp->n_changes++] = want->key;
+        }
+    }
+    return true;
+}
+
+/* Per tool: effect, examples, the default undo, and undo keys against the declared state.
+ * `tools_path` is "$" (plain array) or "$.tools". */
+static bool parse_tool_packs(struct parser *P,
+                             struct pipit_toolset *ts,
+                             const json_t *list,
+                             const char *tools_path) {
+    ts->tool_pk = calloc(ts->n_tools, sizeof(*ts->tool_pk));
+    if (ts->tool_pk == NULL) {
+        nomem(P);
+        return false;
+    }
+    const struct pipit_pack *pk = ts->pack;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        struct pipit_tool *t = &ts->tools[i];
+        struct pipit_tool_pack *tp = &ts->tool_pk[i];
+        const json_t *pip = json_object_get(json_array_get(list, i), "pipit");
+        char tpath[PATH_CAP], pp[PATH_CAP], p[PATH_CAP];
+        path_index(tpath, sizeof(tpath), tools_path, i);
+        path_key(pp, sizeof(pp), tpath, "pipit");
+        const json_t *eff = json_object_get(pip, "effect");
+        const json_t *ex = json_object_get(pip, "examples");
+        if (eff != NULL) {
+            path_key(p, sizeof(p), pp, "effect");
+            if (!parse_effect(P, pk, t, tp, eff, p)) {
+                return false;
+            }
+        }
+        if (ex != NULL) {
+            path_key(p, sizeof(p), pp, "examples");
+            if (!parse_examples(P, t, tp, ex, p)) {
+                return false;
+            }
+        }
+        if (!collect_changes(P, pk, t, tp)) {
+            return false;
+        }
+        const json_t *undo = json_object_get(pip, "undo");
+        if (undo == NULL && tp->n_changes > 0) {
+            /* undo defaults to the keys the effect can change */
+            t->undo_keys = calloc(tp->n_changes, sizeof(char *));
+            if (t->undo_keys == NULL) {
+                nomem(P);
+                return false;
+            }
+            for (size_t k = 0; k < tp->n_changes; k++) {
+                t->undo_keys[k] = dup_str(tp->changes[k]);
+                if (t->undo_keys[k] == NULL) {
+                    nomem(P);
+                    return false;
+                }
+                t->n_undo_keys = k + 1;
+            }
+            t->undo = PIPIT_UNDO_KEYS;
+        }
+        if (undo != NULL && t->undo == PIPIT_UNDO_KEYS && pk != NULL && pk->n_keys > 0) {
+            for (size_t k = 0; k < t->n_undo_keys; k++) {
+                if (pipit_pack_find_key(pk, t->undo_keys[k]) == NULL) {
+                    char up[PATH_CAP], kp[PATH_CAP];
+                    path_key(up, sizeof(up), pp, "undo");
+                    path_key(kp, sizeof(kp), up, "keys");
+                    path_index(p, sizeof(p), kp, k);
+                    spec_fail(P, p, false,
+                              "undo key \"%s\" is not a declared state key (see $.pipit.state)",
+                              t->undo_keys[k]);
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+const struct pipit_pack *pipit_toolset_pack(const struct pipit_toolset *ts) {
+    return ts == NULL ? NULL : ts->pack;
+}
+
+const struct pipit_tool_pack *pipit_toolset_tool_pack(const struct pipit_toolset *ts,
+                                                      size_t index) {
+    if (ts == NULL || ts->tool_pk == NULL || index >= ts->n_tools) {
+        return NULL;
+    }
+    return &ts->tool_pk[index];
+}
+
+bool pipit_toolset_is_cloud(const struct pipit_toolset *ts, size_t index) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, index);
+    if (t == NULL) {
+        return false;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, index);
+    return strcmp(t->name, "process_with_cloud_llm") == 0 ||
+           (tp != NULL && tp->effect == PIPIT_EFFECT_CLOUD);
+}
+
+/* ============================================================================
  * loading */
 
 void pipit_toolset_free(struct pipit_toolset *ts) {
@@ -1259,6 +2380,11 @@ void pipit_toolset_free(struct pipit_toolset *ts) {
         tool_clear(&ts->tools[i]);
     }
     free(ts->tools);
+    for (size_t i = 0; ts->tool_pk != NULL && i < ts->n_tools; i++) {
+        tool_pack_clear(&ts->tool_pk[i]);
+    }
+    free(ts->tool_pk);
+    pack_free(ts->pack);
     json_decref(ts->root);
     free(ts->name);
     free(ts);
@@ -1306,33 +2432,58 @@ enum pipit_status pipit_toolset_load_string(const char *text,
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "toolspec: out of memory: %s", name);
     }
     ts->root = root;
-    if (!json_is_array(root)) {
-        spec_fail(&P, "$", false, "expected an array of tools, got %s", json_kind(root));
-    } else if (json_array_size(root) == 0 || json_array_size(root) > PIPIT_TOOLSPEC_MAX_TOOLS) {
-        spec_fail(&P, "$", false, "expected 1..%d tools, got %zu", PIPIT_TOOLSPEC_MAX_TOOLS,
-                  json_array_size(root));
+    /* a plain array of tools, or {"tools": [...], "pipit": {...}} (a pack) */
+    const json_t *list = root;
+    const char *tools_path = "$";
+    if (json_is_object(root)) {
+        static const char *const allowed[] = {"tools", "pipit", NULL};
+        list = json_object_get(root, "tools");
+        tools_path = "$.tools";
+        if (list == NULL && json_object_get(root, "pipit") == NULL) {
+            spec_fail(&P, "$", false,
+                      "expected an array of tools or {\"tools\": [...], \"pipit\": {...}}, "
+                      "got object");
+        } else if (!only_keys(&P, root, "$", allowed, "a tool set (expected tools, pipit)")) {
+            list = NULL;
+        } else if (list == NULL) {
+            spec_fail(&P, "$", false, "missing \"tools\"");
+        } else if (json_object_get(root, "pipit") != NULL) {
+            parse_pack(&P, ts, json_object_get(root, "pipit"), "$.pipit");
+        }
+    }
+    if (P.status != PIPIT_OK) {
+        /* reported */
+    } else if (!json_is_array(list)) {
+        spec_fail(&P, tools_path, false, "expected an array of tools, got %s", json_kind(list));
+    } else if (json_array_size(list) == 0 || json_array_size(list) > PIPIT_TOOLSPEC_MAX_TOOLS) {
+        spec_fail(&P, tools_path, false, "expected 1..%d tools, got %zu", PIPIT_TOOLSPEC_MAX_TOOLS,
+                  json_array_size(list));
     } else {
-        size_t n = json_array_size(root);
+        size_t n = json_array_size(list);
         ts->tools = calloc(n, sizeof(*ts->tools));
         if (ts->tools == NULL) {
             nomem(&P);
         }
         for (size_t i = 0; i < n && P.status == PIPIT_OK; i++) {
             char path[PATH_CAP];
-            path_index(path, sizeof(path), "$", i);
+            path_index(path, sizeof(path), tools_path, i);
             ts->n_tools = i + 1;
-            if (!parse_tool(&P, &ts->tools[i], json_array_get(root, i), path)) {
+            if (!parse_tool(&P, &ts->tools[i], json_array_get(list, i), path)) {
                 break;
             }
             for (size_t k = 0; k < i; k++) {
                 if (strcmp(ts->tools[k].name, ts->tools[i].name) == 0) {
                     char np[PATH_CAP];
                     pipit_format(np, sizeof(np), "%s.function.name", path);
-                    spec_fail(&P, np, false, "duplicate tool name \"%s\" (first defined at $[%zu])",
-                              ts->tools[i].name, k);
+                    spec_fail(&P, np, false,
+                              "duplicate tool name \"%s\" (first defined at %s[%zu])",
+                              ts->tools[i].name, tools_path, k);
                     break;
                 }
             }
+        }
+        if (P.status == PIPIT_OK) {
+            parse_tool_packs(&P, ts, list, tools_path);
         }
     }
     if (P.status != PIPIT_OK) {

@@ -20,6 +20,7 @@
 #ifndef PIPIT_TOOLSPEC_H
 #define PIPIT_TOOLSPEC_H
 
+#include "device.h"
 #include "pipit.h"
 
 #include <jansson.h>
@@ -41,6 +42,11 @@
 #define PIPIT_TOOLSPEC_MAX_TEMPLATE    512  /* bytes per sentence template */
 #define PIPIT_TOOLSPEC_MAX_CODES       32   /* failure templates per tool */
 #define PIPIT_TOOLSPEC_MAX_UNDO_KEYS   32
+#define PIPIT_PACK_MAX_KEYS            64  /* declared state keys */
+#define PIPIT_PACK_MAX_KEY_NAME        48  /* bytes: "<key>_out_of_range" fits a reason code */
+#define PIPIT_PACK_MAX_EXAMPLES        32  /* per tool */
+#define PIPIT_PACK_MAX_ROUTER_WORDS    128 /* router verbs, and nouns */
+#define PIPIT_PACK_MAX_EFFECT_SETS     16  /* keys one "set" effect writes */
 
 /* ============================================================================
  * schema tree */
@@ -114,12 +120,118 @@ struct pipit_tool {
     char **undo_keys;
 };
 
+/* ============================================================================
+ * packs (docs/toolspec.md, "Packs"): the set-level "pipit" block and the per-tool effect and
+ * examples of a tool-set file written as {"tools": [...], "pipit": {...}}.
+ *
+ * Every string below is borrowed from the toolset's document (or owned by the toolset) and
+ * lives as long as the toolset. A loaded pack keeps these invariants:
+ * - state keys are identifiers of 1..PIPIT_PACK_MAX_KEY_NAME bytes, unique, in document order;
+ * - every key's `initial` has the key's type and lies inside its range or enum;
+ * - every effect names declared keys only, and every value it can write has the key's type
+ *   (ranges are checked when the call runs: an argument may lie outside a key's range);
+ * - every example's args pass the tool's schema. */
+
+/* One declared state key. type is BOOLEAN, INTEGER, NUMBER, STRING, or ARRAY (of strings). */
+struct pipit_pack_key {
+    const char *key;
+    enum pipit_schema_type type;
+    const json_t *initial; /* borrowed, valid for the key */
+    bool has_min, has_max; /* numbers: inclusive range */
+    double min, max;
+    size_t n_enum;                 /* strings (or array items): the allowed values, 0 = any */
+    const char **enum_str;         /* owned array of borrowed strings */
+    const char *show;              /* label in the state line; NULL: the key is not shown */
+    struct device_key_words words; /* words.key == key; other fields NULL when not declared */
+};
+
+struct pipit_pack {
+    const char *name;   /* "pack": the name a scenario's "device" uses */
+    const char *system; /* one-line system text, NULL when not declared */
+    size_t n_keys;
+    struct pipit_pack_key *keys; /* in declared order (owned) */
+    size_t n_verbs, n_nouns;
+    const char **verbs; /* router verbs (owned array of borrowed strings) */
+    const char **nouns; /* router nouns */
+};
+
+enum pipit_effect_kind {
+    PIPIT_EFFECT_NONE = 0,   /* no effect declared: an action without state (take_photo) */
+    PIPIT_EFFECT_READ = 1,   /* "read": a query, changes nothing */
+    PIPIT_EFFECT_CLOUD = 2,  /* "cloud": delegation to the cloud model */
+    PIPIT_EFFECT_CHANGE = 3, /* {"set": ..., "step": ...}: writes state keys */
+};
+
+/* Where an effect's value comes from: an argument, an argument mapped through a table, or a
+ * constant. An absent optional argument writes nothing. */
+struct pipit_effect_value {
+    const char *arg;        /* argument name; NULL for a constant */
+    const json_t *map;      /* object: argument value -> value; NULL: the argument's value */
+    const json_t *constant; /* arg == NULL: the value */
+};
+
+/* A key an effect writes: "living_light", or "{room}_light" where `room` is a string-enum
+ * argument (one placeholder at most); every expansion is a declared key. */
+struct pipit_effect_key {
+    const char *key;     /* as written */
+    const char *key_arg; /* the placeholder's argument, NULL when the key is fixed */
+    size_t prefix_len;   /* bytes before the placeholder */
+    const char *suffix;  /* the text after the placeholder ("_light") */
+};
+
+struct pipit_effect_set {
+    struct pipit_effect_key key;
+    struct pipit_effect_value value;
+};
+
+struct pipit_effect_step {
+    struct pipit_effect_key key;
+    struct pipit_effect_value by;   /* a number */
+    struct pipit_effect_value sign; /* a number multiplying `by`; constant 1 when not declared */
+};
+
+struct pipit_pack_example {
+    const char *say;    /* the utterance */
+    const json_t *args; /* an object that passes the tool's schema (borrowed) */
+};
+
+struct pipit_tool_pack {
+    enum pipit_effect_kind effect;
+    size_t n_set;
+    struct pipit_effect_set *set; /* owned */
+    bool has_step;
+    struct pipit_effect_step step;
+    size_t n_examples;
+    struct pipit_pack_example *examples; /* owned */
+    size_t n_changes;
+    const char **changes; /* every declared key the effect can write, in declared order */
+};
+
 struct pipit_toolset {
     char *name;   /* file name or caller's name used in messages */
     json_t *root; /* the parsed document (owned) */
     size_t n_tools;
     struct pipit_tool *tools;
+    struct pipit_pack *pack;         /* NULL: a plain array, or an object without "pipit" */
+    struct pipit_tool_pack *tool_pk; /* n_tools entries, NULL for a plain array */
 };
+
+/* The set's pack block, NULL for a plain array (or an object form without "pipit"). */
+const struct pipit_pack *pipit_toolset_pack(const struct pipit_toolset *ts);
+
+/* The declared key `key`, NULL when the pack (or the key) is absent. */
+const struct pipit_pack_key *pipit_pack_find_key(const struct pipit_pack *pack, const char *key);
+
+/* The effect and examples of the tool at `index`; NULL out of range or for a plain array. */
+const struct pipit_tool_pack *pipit_toolset_tool_pack(const struct pipit_toolset *ts, size_t index);
+
+/* Whether `v` is a valid value for `k` (type, range, enum). On false, `why` (may be NULL)
+ * receives a short reason naming the value and the domain ("35 is outside 10..30"). */
+bool pipit_pack_key_check(const struct pipit_pack_key *k, const json_t *v, char *why, size_t size);
+
+/* Whether the tool at `index` delegates to the cloud: effect "cloud", or the reserved name
+ * process_with_cloud_llm. */
+bool pipit_toolset_is_cloud(const struct pipit_toolset *ts, size_t index);
 
 /* The tool at `index`, NULL when out of range. Borrowed. */
 const struct pipit_tool *pipit_toolset_tool(const struct pipit_toolset *ts, size_t index);

@@ -16,6 +16,7 @@
 #define CAMERA_PACK PIPIT_SOURCE_DIR "/tools/camera.json"
 #define PHONE_PACK  PIPIT_SOURCE_DIR "/tools/phone.json"
 #define BAD_DIR     PIPIT_SOURCE_DIR "/tests/specs/bad"
+#define AQUARIUM    PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json"
 
 static struct pipit_toolset *load_pack(const char *path) {
     struct pipit_toolset *ts = NULL;
@@ -674,12 +675,133 @@ static void test_cli_inspect_json(void **state) {
 }
 #endif
 
+/* ============================================================================
+ * packs: the object form with a declared state, effects and examples */
+
+static void test_pack_accessors(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_pack(AQUARIUM);
+    const struct pipit_pack *pk = pipit_toolset_pack(ts);
+    assert_non_null(pk);
+    assert_string_equal(pk->name, "aquarium");
+    assert_non_null(strstr(pk->system, "reef aquarium"));
+    /* the state in declared order, with types, ranges, labels and words */
+    static const char *const keys[] = {"water_temp", "pump", "feedings", "lit_tanks",
+                                       "maintenance"};
+    assert_int_equal(pk->n_keys, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(pk->keys[i].key, keys[i]);
+        assert_string_equal(pk->keys[i].words.key, keys[i]);
+    }
+    const struct pipit_pack_key *t = pipit_pack_find_key(pk, "water_temp");
+    assert_int_equal(t->type, PIPIT_SCHEMA_NUMBER);
+    assert_true(t->has_min && t->has_max);
+    assert_true(t->min == 22 && t->max == 30);
+    assert_true(json_number_value(t->initial) == 25);
+    assert_string_equal(t->show, "temp");
+    assert_string_equal(t->words.unit, " degrees");
+    assert_string_equal(t->words.noun, "the water");
+    const struct pipit_pack_key *pump = pipit_pack_find_key(pk, "pump");
+    assert_int_equal(pump->n_enum, 3);
+    assert_string_equal(pump->show, "pump"); /* default label: the key */
+    assert_string_equal(pump->words.pattern, "The pump runs {v}.");
+    assert_null(pipit_pack_find_key(pk, "lit_tanks")->show); /* "show": false */
+    assert_int_equal(pipit_pack_find_key(pk, "lit_tanks")->type, PIPIT_SCHEMA_ARRAY);
+    assert_null(pipit_pack_find_key(pk, "nope"));
+    assert_int_equal(pk->n_verbs, 2);
+    assert_string_equal(pk->verbs[0], "feed");
+    assert_int_equal(pk->n_nouns, 2);
+    assert_string_equal(pk->nouns[1], "fish");
+
+    /* effects, the keys they change, and the default undo */
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, 0);
+    assert_int_equal(tp->effect, PIPIT_EFFECT_CHANGE);
+    assert_int_equal(tp->n_set, 1);
+    assert_string_equal(tp->set[0].value.arg, "celsius");
+    assert_int_equal(tp->n_examples, 2);
+    assert_string_equal(tp->examples[0].say, "warm the tank to 26");
+    const char *const *undo = NULL;
+    size_t n_undo = 0;
+    assert_int_equal(pipit_toolset_undo(ts, 0, &undo, &n_undo), PIPIT_UNDO_KEYS);
+    assert_int_equal(n_undo, 1);
+    assert_string_equal(undo[0], "water_temp");
+
+    tp = pipit_toolset_tool_pack(ts, 1); /* nudge_temp: a step with a mapped sign */
+    assert_true(tp->has_step);
+    assert_string_equal(tp->step.sign.arg, "direction");
+    assert_non_null(tp->step.sign.map);
+    assert_true(json_number_value(tp->step.by.constant) == 1);
+
+    /* set_pump writes two keys: undo restores both, in declared order */
+    assert_int_equal(pipit_toolset_undo(ts, 2, &undo, &n_undo), PIPIT_UNDO_KEYS);
+    assert_int_equal(n_undo, 2);
+    assert_string_equal(undo[0], "pump");
+    assert_string_equal(undo[1], "maintenance");
+
+    assert_int_equal(pipit_toolset_tool_pack(ts, 5)->effect, PIPIT_EFFECT_READ);
+    assert_int_equal(pipit_toolset_undo(ts, 5, NULL, NULL), PIPIT_UNDO_NO_STATE);
+    assert_int_equal(pipit_toolset_tool_pack(ts, 6)->effect, PIPIT_EFFECT_CLOUD);
+    assert_true(pipit_toolset_is_cloud(ts, 6));
+    assert_false(pipit_toolset_is_cloud(ts, 5));
+    assert_int_equal(pipit_toolset_tool_pack(ts, 7)->effect, PIPIT_EFFECT_NONE);
+    assert_int_equal(pipit_toolset_undo(ts, 7, NULL, NULL), PIPIT_UNDO_IMPOSSIBLE);
+    assert_null(pipit_toolset_tool_pack(ts, 8));
+
+    /* the tools serialize exactly as a plain array of the same tools would */
+    char *packed = NULL;
+    assert_int_equal(pipit_toolset_serialize(ts, PIPIT_TOOLSPEC_MINIFIED, &packed), PIPIT_OK);
+    json_t *arr = json_deep_copy(json_object_get(ts->root, "tools"));
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_object_del(json_object_get(json_array_get(arr, i), "pipit"), "effect");
+    }
+    char *plain_text = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    struct pipit_toolset *plain = load_text(plain_text);
+    char *plain_out = NULL;
+    assert_int_equal(pipit_toolset_serialize(plain, PIPIT_TOOLSPEC_MINIFIED, &plain_out), PIPIT_OK);
+    assert_string_equal(packed, plain_out);
+    assert_null(pipit_toolset_pack(plain));
+    assert_false(pipit_toolset_is_cloud(plain, 6)); /* without its "cloud" effect */
+    assert_int_equal(pipit_toolset_tool_pack(plain, 0)->n_examples, 2); /* examples stay */
+    free(packed);
+    free(plain_out);
+    free(plain_text);
+    pipit_toolset_free(plain);
+    pipit_toolset_free(ts);
+
+    /* a templated key "{room}_light" and the key check */
+    struct pipit_toolset *rooms =
+        load_text("{\"pipit\": {\"pack\": \"rooms\", \"state\": {"
+                  "\"hall_light\": {\"type\": \"boolean\", \"initial\": false},"
+                  "\"attic_light\": {\"type\": \"boolean\", \"initial\": true}}},"
+                  "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"light\", "
+                  "\"description\": \"Switch a light\", \"parameters\": {\"type\": \"object\", "
+                  "\"properties\": {\"room\": {\"type\": \"string\", \"enum\": [\"attic\", "
+                  "\"hall\"]}, \"on\": {\"type\": \"boolean\"}}, \"required\": [\"room\", "
+                  "\"on\"]}}, \"pipit\": {\"effect\": {\"set\": {\"{room}_light\": \"{on}\"}}}}]}");
+    tp = pipit_toolset_tool_pack(rooms, 0);
+    assert_string_equal(tp->set[0].key.key_arg, "room");
+    assert_string_equal(tp->set[0].key.suffix, "_light");
+    assert_int_equal(tp->n_changes, 2);
+    assert_string_equal(tp->changes[0], "hall_light"); /* declared order, not enum order */
+    assert_string_equal(tp->changes[1], "attic_light");
+    char why[128];
+    const struct pipit_pack_key *hall =
+        pipit_pack_find_key(pipit_toolset_pack(rooms), "hall_light");
+    json_t *num = json_integer(3);
+    assert_false(pipit_pack_key_check(hall, num, why, sizeof(why)));
+    assert_string_equal(why, "expected a boolean, got number");
+    assert_true(pipit_pack_key_check(hall, json_true(), why, sizeof(why)));
+    json_decref(num);
+    pipit_toolset_free(rooms);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_camera_pack_contract),   cmocka_unit_test(test_phone_pack_loads),
         cmocka_unit_test(test_bad_spec_corpus),        cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_validate_args),          cmocka_unit_test(test_serializations),
-        cmocka_unit_test(test_templates_and_defaults),
+        cmocka_unit_test(test_templates_and_defaults), cmocka_unit_test(test_pack_accessors),
     };
     const struct CMUnitTest tokens[] = {
         cmocka_unit_test(test_token_ratios_spm),
