@@ -66,7 +66,9 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
     echo
     echo "\`eval/camera-holdout.jsonl\` was written by someone who had not seen the router, the"
     echo "state-question code, the training data or the dev set, and nothing is tuned against it"
-    echo "(docs/eval.md): these are the numbers for phrasings nobody on the team chose."
+    echo "(docs/eval.md): these are the numbers for phrasings nobody on the team chose, except"
+    echo "the 45 utterances the training data also held (whole or as a router segment),"
+    echo "rephrased on 2026-12-03 by someone who had not seen these results."
     echo
     "$PIPIT" eval --scenarios "$ROOT/eval/camera-holdout.jsonl" --model "$MODEL" --threads 1 \
         --config cso 2>/dev/null | sed '/^Context tokens per turn/,$d'
