@@ -7,8 +7,9 @@
  *                         training run lowers the loss and writes a GGUF libllama runs
  *   test-train --shipped  models/pipit-camera-v1.gguf on every hand-written command the test
  *                         ever had: no more misses than its known-misses list
- *   test-train --overlap  the shipped scenario sets (eval/camera.jsonl, eval/phone.jsonl) say
- *                         nothing the default seed's training data says, verbatim or near
+ *   test-train --overlap  the shipped scenario sets (eval/camera.jsonl, eval/phone.jsonl,
+ *                         eval/camera-holdout.jsonl) say nothing the default seed's training
+ *                         data says, verbatim or near
  */
 #include "router.h"
 #include "testutil.h"
@@ -540,8 +541,9 @@ static void print_overlap(const struct pipit_overlap *o, void *ud) {
                   o->kind == PIPIT_OVERLAP_VERBATIM ? "verbatim" : "near", o->text, o->train);
 }
 
-/* The shipped development sets say nothing the training data of the default seed says: no
- * utterance and no router segment, verbatim or near (docs/training.md, "Overlap"). */
+/* The shipped scenario sets - both development sets and the blind held-out set - say nothing
+ * the training data of the default seed says: no utterance and no router segment, verbatim or
+ * near (docs/training.md, "Overlap"). */
 static void test_shipped_sets_no_overlap(void **state) {
     (void)state;
     struct pipit_datagen_params p = pipit_datagen_default_params();
@@ -553,7 +555,8 @@ static void test_shipped_sets_no_overlap(void **state) {
     pipit_dataset_free(ds);
     assert_true(pipit_overlap_index_size(idx) > 50000);
     static const char *const sets[] = {PIPIT_SOURCE_DIR "/eval/camera.jsonl",
-                                       PIPIT_SOURCE_DIR "/eval/phone.jsonl"};
+                                       PIPIT_SOURCE_DIR "/eval/phone.jsonl",
+                                       PIPIT_SOURCE_DIR "/eval/camera-holdout.jsonl"};
     int found = 0;
     for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
         struct pipit_overlap_counts c = {0};
