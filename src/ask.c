@@ -23,13 +23,13 @@
 
 #include "render.h"
 #include "status.h"
+#include "words.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define WORD_CAP   32 /* bytes per word, NUL included (longer words match nothing) */
 #define PHRASE_CAP 64 /* bytes per alias phrase */
 #define MAX_VALUES 24 /* values remembered per string key */
 #define VALUE_CAP  48
@@ -198,163 +198,36 @@ struct ask {
 };
 
 /* ============================================================================
- * tokenizer */
-
-struct tok {
-    char w[WORD_CAP]; /* lowercase ASCII, apostrophes dropped; "" when too long */
-    size_t start;     /* byte offsets in the text */
-    size_t end;
-};
+ * tokens (words.c) */
 
 static bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
-static bool is_alpha(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+/* Words of s[0..len), at most max; a sign before a digit is part of the number ("-1"). */
+static size_t tokenize(const char *s, size_t len, struct words_tok *out, size_t max) {
+    return words_tokenize(s, len, WORDS_SIGNS, out, max);
 }
 
-static bool is_alnum(unsigned char c) {
-    return is_digit(c) || is_alpha(c);
-}
-
-static char lower(unsigned char c) {
-    return (char)((c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c);
-}
-
-/* Length of a typographic mark at s[i] that is not part of a word (curly quotes, dashes,
- * ellipsis: E2 80 xx), 0 otherwise. The curly apostrophe is handled by the word scanner. */
-static size_t typo_mark(const char *s, size_t i, size_t len) {
-    const unsigned char *u = (const unsigned char *)s;
-    if (i + 2 < len && u[i] == 0xE2 && u[i + 1] == 0x80 && u[i + 2] != 0x99) {
-        return 3;
-    }
-    return 0;
-}
-
-static bool curly_apostrophe(const char *s, size_t i, size_t len) {
-    const unsigned char *u = (const unsigned char *)s;
-    return i + 2 < len && u[i] == 0xE2 && u[i + 1] == 0x80 && u[i + 2] == 0x99;
-}
-
-/* Bytes that continue a word at s[i] (the word so far ends at i - 1). */
-static size_t word_continues(const char *s, size_t i, size_t len) {
-    unsigned char c = (unsigned char)s[i];
-    unsigned char prev = (unsigned char)s[i - 1];
-    if (is_alnum(c)) {
-        return 1;
-    }
-    if (c >= 0x80) {
-        if (curly_apostrophe(s, i, len)) {
-            return i + 3 < len && is_alpha((unsigned char)s[i + 3]) ? 3 : 0;
-        }
-        return typo_mark(s, i, len) == 0 ? 1 : 0;
-    }
-    unsigned char next = i + 1 < len ? (unsigned char)s[i + 1] : 0;
-    if (c == '\'' && is_alpha(next)) {
-        return 1; /* "what's" */
-    }
-    if (c == '-' && is_alnum(prev) && is_alnum(next)) {
-        return 1; /* "wi-fi" */
-    }
-    if ((c == '.' || c == ':') && is_digit(prev) && is_digit(next)) {
-        return 1; /* "0.5", "16:9" */
-    }
-    return 0;
-}
-
-/* Words of s[0..len), at most max. */
-static size_t tokenize(const char *s, size_t len, struct tok *out, size_t max) {
-    size_t n = 0;
-    size_t i = 0;
-    while (i < len && n < max) {
-        unsigned char c = (unsigned char)s[i];
-        bool sign = (c == '-' || c == '+') && i + 1 < len && is_digit((unsigned char)s[i + 1]) &&
-                    (i == 0 || !is_alnum((unsigned char)s[i - 1]));
-        if (!(is_alnum(c) || sign ||
-              (c >= 0x80 && typo_mark(s, i, len) == 0 && !curly_apostrophe(s, i, len)))) {
-            i += c >= 0x80 && (typo_mark(s, i, len) > 0 || curly_apostrophe(s, i, len)) ? 3 : 1;
-            continue;
-        }
-        struct tok *t = &out[n];
-        t->start = i;
-        size_t wl = 0;
-        bool too_long = false;
-        size_t step = 1;
-        for (;;) {
-            bool apostrophe = s[i] == '\'' || curly_apostrophe(s, i, len);
-            if (!apostrophe) {
-                if (wl + 1 < WORD_CAP) {
-                    t->w[wl++] = lower((unsigned char)s[i]);
-                } else {
-                    too_long = true;
-                }
-            }
-            i += step;
-            if (i >= len) {
-                break;
-            }
-            step = word_continues(s, i, len);
-            if (step == 0) {
-                break;
-            }
-            if (step == 3) { /* curly apostrophe: dropped */
-                i += 3;
-                step = 1;
-                if (i >= len) {
-                    break;
-                }
-            }
-        }
-        t->w[too_long ? 0 : wl] = '\0';
-        t->end = i;
-        n++;
-    }
-    return n;
-}
-
-static bool tok_is(const struct tok *t, size_t n, size_t i, const char *w) {
-    return i < n && strcmp(t[i].w, w) == 0;
+static bool tok_is(const struct words_tok *t, size_t n, size_t i, const char *w) {
+    return words_is(t, n, i, w);
 }
 
 /* Tokens the phrase ("white balance") matches at i, or 0. */
-static size_t match_phrase(const struct tok *t, size_t n, size_t i, const char *phrase) {
-    size_t k = 0;
-    const char *p = phrase;
-    while (*p != '\0') {
-        const char *sp = strchr(p, ' ');
-        size_t wl = sp != NULL ? (size_t)(sp - p) : strlen(p);
-        if (i + k >= n || strlen(t[i + k].w) != wl || memcmp(t[i + k].w, p, wl) != 0) {
-            return 0;
-        }
-        k++;
-        p += wl;
-        if (*p == ' ') {
-            p++;
-        }
-    }
-    return k;
+static size_t match_phrase(const struct words_tok *t, size_t n, size_t i, const char *phrase) {
+    return words_match(t, n, i, phrase);
 }
 
-static size_t
-match_longest(const struct tok *t, size_t n, size_t i, const char *const *list, size_t n_list) {
-    size_t best = 0;
-    for (size_t k = 0; k < n_list; k++) {
-        size_t m = match_phrase(t, n, i, list[k]);
-        if (m > best) {
-            best = m;
-        }
-    }
-    return best;
+static size_t match_longest(const struct words_tok *t,
+                            size_t n,
+                            size_t i,
+                            const char *const *list,
+                            size_t n_list) {
+    return words_match_longest(t, n, i, list, n_list);
 }
 
 static bool in_list(const char *w, const char *const *list, size_t n_list) {
-    for (size_t k = 0; k < n_list; k++) {
-        if (strcmp(w, list[k]) == 0) {
-            return true;
-        }
-    }
-    return false;
+    return words_in_list(w, list, n_list);
 }
 
 /* A number word: "2", "2x", "0.5", "-1", "+1.5". */
@@ -383,7 +256,7 @@ static bool parse_number(const char *w, double *out) {
 /* Normalize a phrase into lowercase words joined by one space; false when it has no word, too
  * many words or is too long. */
 static bool normalize(const char *phrase, char *out, size_t size, size_t *n_words) {
-    struct tok t[8];
+    struct words_tok t[8];
     size_t n = tokenize(phrase, strlen(phrase), t, COUNT(t));
     size_t used = 0;
     out[0] = '\0';
@@ -545,7 +418,7 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     for (const char *p = name; *p != '\0';) {
         const char *us = strchr(p, '_');
         size_t wl = us != NULL ? (size_t)(us - p) : strlen(p);
-        char w[WORD_CAP];
+        char w[WORDS_CAP];
         if (wl > 0 && wl < sizeof(w)) {
             memcpy(w, p, wl);
             w[wl] = '\0';
@@ -679,7 +552,8 @@ void ask_free(struct ask *k) {
 }
 
 /* The longest alias at token i: its key (-1: ambiguous) and *len its tokens; 0 when none. */
-static size_t match_alias(const struct ask *k, const struct tok *t, size_t n, size_t i, int *key) {
+static size_t
+match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
     size_t best = 0;
     for (size_t a = 0; a < k->n_aliases; a++) {
         if (k->aliases[a].n_words <= best) {
@@ -697,7 +571,7 @@ static size_t match_alias(const struct ask *k, const struct tok *t, size_t n, si
 /* Tokens of a value of `key` at i, as a value ("auto") or as the template shows one ("on
  * auto"), or 0; *as (may be NULL) receives the value it stands for. The longest wins. */
 static size_t match_value_as(const struct ask_key *key,
-                             const struct tok *t,
+                             const struct words_tok *t,
                              size_t n,
                              size_t i,
                              const char **as) {
@@ -723,7 +597,8 @@ static size_t match_value_as(const struct ask_key *key,
     return best;
 }
 
-static size_t match_value(const struct ask_key *key, const struct tok *t, size_t n, size_t i) {
+static size_t
+match_value(const struct ask_key *key, const struct words_tok *t, size_t n, size_t i) {
     return match_value_as(key, t, n, i, NULL);
 }
 
@@ -927,7 +802,7 @@ int ask_answer(const struct ask *k,
     if (k == NULL || utterance == NULL || !json_is_object(state) || buf == NULL || size == 0) {
         return 0;
     }
-    struct tok t[ASK_MAX_TOKENS];
+    struct words_tok t[ASK_MAX_TOKENS];
     size_t len = strlen(utterance);
     size_t n = tokenize(utterance, len, t, ASK_MAX_TOKENS);
     if (n == ASK_MAX_TOKENS) {
@@ -1051,7 +926,7 @@ int ask_answer(const struct ask *k,
             known = known || match_phrase(t, hi, i, key->words) > 0;
             char w[PHRASE_CAP + 2];
             pipit_format(w, sizeof(w), " %s ", key->words);
-            char needle[WORD_CAP + 2];
+            char needle[WORDS_CAP + 2];
             pipit_format(needle, sizeof(needle), " %s ", t[i].w);
             known = known || (t[i].w[0] != '\0' && strstr(w, needle) != NULL);
         }
@@ -1085,8 +960,11 @@ static enum claim judge_bool(const json_t *v, bool claimed) {
 }
 
 /* A claimed value at token p for `key` (after a copula): right, wrong or none. */
-static enum claim
-judge_value(const struct ask_key *key, const json_t *v, const struct tok *t, size_t n, size_t p) {
+static enum claim judge_value(const struct ask_key *key,
+                              const json_t *v,
+                              const struct words_tok *t,
+                              size_t n,
+                              size_t p) {
     bool negated = false;
     if (p < n && in_list(t[p].w, NEGATIONS, COUNT(NEGATIONS))) {
         negated = true;
@@ -1145,7 +1023,7 @@ judge_value(const struct ask_key *key, const json_t *v, const struct tok *t, siz
 /* Judge every claim of one sentence (tokens t[0..n)); the keys it names go into keys[]. */
 static enum claim judge_sentence(const struct ask *k,
                                  const json_t *state,
-                                 const struct tok *t,
+                                 const struct words_tok *t,
                                  size_t n,
                                  int *keys,
                                  size_t *n_keys,
@@ -1173,9 +1051,10 @@ static enum claim judge_sentence(const struct ask *k,
             }
             if (neg) {
                 /* "isn't on": judge "not on" */
-                struct tok nt[ASK_MAX_TOKENS];
+                struct words_tok nt[ASK_MAX_TOKENS];
                 size_t nn = 0;
-                pipit_format(nt[nn++].w, WORD_CAP, "not");
+                nt[nn].kind = WORDS_WORD;
+                pipit_format(nt[nn++].w, WORDS_CAP, "not");
                 for (size_t q = p; q < n && nn < ASK_MAX_TOKENS; q++) {
                     nt[nn++] = t[q];
                 }
@@ -1256,7 +1135,7 @@ char *ask_correct(const struct ask *k, const char *text, const json_t *state, in
     size_t b = 0;
     while (b < len) {
         size_t e = sentence_end(text, b, len);
-        struct tok t[ASK_MAX_TOKENS];
+        struct words_tok t[ASK_MAX_TOKENS];
         size_t n = tokenize(text + b, e - b, t, ASK_MAX_TOKENS);
         int keys[8];
         size_t n_keys = 0;

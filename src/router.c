@@ -26,6 +26,7 @@
 #include "router.h"
 
 #include "status.h"
+#include "words.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -307,23 +308,10 @@ static const char *const FILLERS[] = {
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ============================================================================
- * tokenizer */
-
-enum tok_kind {
-    TOK_WORD = 0,
-    TOK_PUNCT = 1,
-};
-
-struct tok {
-    uint16_t start;              /* byte offset of the first byte in the utterance */
-    uint16_t end;                /* byte offset one past the last byte */
-    uint8_t kind;                /* enum tok_kind */
-    char lower[ROUTER_WORD_CAP]; /* word: lowercase, apostrophes dropped; "" when too long.
-                                   punctuation: the mark ("," ";" "." "!" "?" ":" "-") */
-};
+ * tokens (words.c) */
 
 struct toks {
-    struct tok t[MAX_TOKENS];
+    struct words_tok t[MAX_TOKENS];
     size_t n;   /* tokens */
     size_t len; /* bytes of the utterance looked at */
 };
@@ -336,196 +324,28 @@ static bool is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
-static bool is_alnum(unsigned char c) {
-    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static char to_lower(unsigned char c) {
-    return (char)((c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c);
-}
-
-/* Length of `s` looked at: at most ROUTER_MAX_INPUT bytes, cut back so that no
- * UTF-8 character is split. *too_long tells whether text was left out. */
 static size_t bounded_len(const char *s, bool *too_long) {
-    size_t n = 0;
-    while (n < ROUTER_MAX_INPUT && s[n] != '\0') {
-        n++;
-    }
-    *too_long = s[n] != '\0';
-    if (*too_long) {
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
-            n--;
-        }
-    }
-    return n;
-}
-
-/* Typographic marks, as UTF-8 "E2 80 xx": returns xx when s[i..] is one, else 0. */
-static unsigned char typo_mark(const char *s, size_t i, size_t len) {
-    if (i + 2 < len && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80) {
-        unsigned char x = (unsigned char)s[i + 2];
-        if (x == 0x93 || x == 0x94 || x == 0x98 || x == 0x99 || x == 0x9C || x == 0x9D ||
-            x == 0xA6) {
-            return x;
-        }
-    }
-    return 0;
-}
-
-static bool is_apostrophe_at(const char *s, size_t i, size_t len, size_t *width) {
-    unsigned char m = typo_mark(s, i, len);
-    if (s[i] == '\'') {
-        *width = 1;
-        return true;
-    }
-    if (m == 0x98 || m == 0x99) {
-        *width = 3;
-        return true;
-    }
-    return false;
-}
-
-/* A byte that starts or continues a word: ASCII letter/digit or any non-ASCII
- * byte that is not part of a typographic mark. */
-static bool is_word_byte(const char *s, size_t i, size_t len) {
-    unsigned char c = (unsigned char)s[i];
-    if (is_alnum(c)) {
-        return true;
-    }
-    if (c < 0x80) {
-        return false;
-    }
-    /* inside a typographic mark's 3 bytes? (lead byte checked by the caller's walk) */
-    return typo_mark(s, i, len) == 0;
-}
-
-static size_t scan_word(const char *s, size_t i, size_t len, struct tok *t) {
-    size_t n_lower = 0;
-    bool too_long = false;
-    while (i < len) {
-        unsigned char c = (unsigned char)s[i];
-        size_t w = 0;
-        if (is_word_byte(s, i, len)) {
-            /* a multi-byte character is copied whole */
-            size_t clen = 1;
-            if (c >= 0xC0) {
-                while (i + clen < len && ((unsigned char)s[i + clen] & 0xC0) == 0x80 && clen < 4) {
-                    clen++;
-                }
-            }
-            for (size_t k = 0; k < clen; k++) {
-                if (n_lower + 1 < sizeof(t->lower)) {
-                    t->lower[n_lower++] = to_lower((unsigned char)s[i + k]);
-                } else {
-                    too_long = true;
-                }
-            }
-            i += clen;
-        } else if (is_apostrophe_at(s, i, len, &w) && i + w < len && is_word_byte(s, i + w, len) &&
-                   !is_digit((unsigned char)s[i + w])) {
-            i += w; /* "don't" -> "dont" */
-        } else if ((c == '.' || c == ':' || c == ',') && i > 0 &&
-                   is_digit((unsigned char)s[i - 1]) && i + 1 < len &&
-                   is_digit((unsigned char)s[i + 1])) {
-            if (n_lower + 1 < sizeof(t->lower)) { /* "2.5", "16:9", "1,000" */
-                t->lower[n_lower++] = (char)c;
-            } else {
-                too_long = true;
-            }
-            i++;
-        } else if (c == '-' && i > 0 && is_alnum((unsigned char)s[i - 1]) && i + 1 < len &&
-                   is_alnum((unsigned char)s[i + 1])) {
-            if (n_lower + 1 < sizeof(t->lower)) { /* "auto-focus" */
-                t->lower[n_lower++] = '-';
-            } else {
-                too_long = true;
-            }
-            i++;
-        } else {
-            break;
-        }
-    }
-    t->lower[too_long ? 0 : n_lower] = '\0';
-    return i;
+    return words_bounded_len(s, ROUTER_MAX_INPUT, too_long);
 }
 
 static void tokenize(const char *s, size_t len, struct toks *out) {
-    out->n = 0;
     out->len = len;
-    size_t i = 0;
-    while (i < len && out->n < MAX_TOKENS) {
-        unsigned char c = (unsigned char)s[i];
-        unsigned char m = typo_mark(s, i, len);
-        struct tok *t = &out->t[out->n];
-        if (is_space(c)) {
-            i++;
-        } else if (m == 0xA6 || m == 0x93 || m == 0x94) { /* ellipsis, en and em dash */
-            t->start = (uint16_t)i;
-            t->end = (uint16_t)(i + 3);
-            t->kind = TOK_PUNCT;
-            t->lower[0] = m == 0xA6 ? '.' : '-';
-            t->lower[1] = '\0';
-            out->n++;
-            i += 3;
-        } else if (m != 0) { /* quotes outside words */
-            i += 3;
-        } else if (is_word_byte(s, i, len)) {
-            t->start = (uint16_t)i;
-            t->kind = TOK_WORD;
-            i = scan_word(s, i, len, t);
-            t->end = (uint16_t)i;
-            out->n++;
-        } else if (c == ',' || c == ';' || c == '.' || c == '!' || c == '?' || c == ':') {
-            t->start = (uint16_t)i;
-            t->end = (uint16_t)(i + 1);
-            t->kind = TOK_PUNCT;
-            t->lower[0] = (char)c;
-            t->lower[1] = '\0';
-            out->n++;
-            i++;
-        } else {
-            i++; /* quotes, brackets, other symbols */
-        }
-    }
+    out->n = words_tokenize(s, len, WORDS_PUNCTUATION, out->t, MAX_TOKENS);
 }
 
 static bool is_word(const struct toks *ts, size_t i, const char *w) {
-    return i < ts->n && ts->t[i].kind == TOK_WORD && strcmp(ts->t[i].lower, w) == 0;
+    return words_is(ts->t, ts->n, i, w);
 }
 
-/* Number of tokens the phrase ("white balance") matches at token i, all of them
- * words before `end`; 0 when it does not match. */
+/* Tokens the phrase ("white balance") matches at token i, all of them words before `end`; 0
+ * when it does not match. */
 static size_t match_phrase(const struct toks *ts, size_t i, size_t end, const char *phrase) {
-    size_t k = 0;
-    const char *p = phrase;
-    while (*p != '\0') {
-        const char *sp = strchr(p, ' ');
-        size_t wl = sp != NULL ? (size_t)(sp - p) : strlen(p);
-        if (i + k >= end || ts->t[i + k].kind != TOK_WORD) {
-            return 0;
-        }
-        const char *w = ts->t[i + k].lower;
-        if (strlen(w) != wl || memcmp(w, p, wl) != 0) {
-            return 0;
-        }
-        k++;
-        p += wl;
-        if (*p == ' ') {
-            p++;
-        }
-    }
-    return k;
+    return words_match(ts->t, end, i, phrase);
 }
 
 static size_t
 match_any(const struct toks *ts, size_t i, size_t end, const char *const *list, size_t n_list) {
-    for (size_t k = 0; k < n_list; k++) {
-        size_t m = match_phrase(ts, i, end, list[k]);
-        if (m > 0) {
-            return m;
-        }
-    }
-    return 0;
+    return words_match_any(ts->t, end, i, list, n_list);
 }
 
 /* ============================================================================
@@ -534,23 +354,11 @@ match_any(const struct toks *ts, size_t i, size_t end, const char *const *list, 
 /* The longest phrase of `list` that matches at token i before `end`: tokens matched, or 0. */
 static size_t
 match_longest(const struct toks *ts, size_t i, size_t end, const char *const *list, size_t n) {
-    size_t best = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t m = match_phrase(ts, i, end, list[k]);
-        if (m > best) {
-            best = m;
-        }
-    }
-    return best;
+    return words_match_longest(ts->t, end, i, list, n);
 }
 
-/* Number of words in a phrase. */
 static size_t phrase_words(const char *phrase) {
-    size_t n = 1;
-    for (const char *p = phrase; *p != '\0'; p++) {
-        n += *p == ' ';
-    }
-    return n;
+    return words_count(phrase);
 }
 
 /* A count of actions at token i: "2", "two". *value receives it; tokens matched, or 0. */
@@ -558,7 +366,7 @@ static size_t match_number(const struct toks *w, size_t i, size_t end, int32_t *
     if (i >= end) {
         return 0;
     }
-    const char *s = w->t[i].lower;
+    const char *s = w->t[i].w;
     if (is_digit((unsigned char)s[0])) {
         int32_t v = 0;
         for (size_t k = 0; s[k] != '\0'; k++) {
@@ -592,7 +400,7 @@ static size_t match_undo_object(const struct toks *w, size_t i, size_t end, bool
     size_t adj = match_longest(w, j, end, UNDO_ADJS, COUNT(UNDO_ADJS));
     j += adj;
     size_t noun = match_longest(w, j, end, UNDO_NOUNS, COUNT(UNDO_NOUNS));
-    if (noun > 0 && strcmp(w->t[j].lower, "one") == 0 && det == 0 && adj == 0) {
+    if (noun > 0 && strcmp(w->t[j].w, "one") == 0 && det == 0 && adj == 0) {
         noun = 0; /* "undo one" is a count, not an object */
     }
     j += noun;
@@ -759,7 +567,7 @@ static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool f
     w.n = 0;
     w.len = ts->len;
     for (size_t i = from; i < to; i++) {
-        if (ts->t[i].kind == TOK_WORD) {
+        if (ts->t[i].kind == WORDS_WORD) {
             w.t[w.n++] = ts->t[i];
         }
     }
@@ -805,10 +613,10 @@ static size_t match_verb(const struct router *r, const struct toks *ts, size_t i
 static bool is_commentary(const struct toks *ts, size_t from, size_t to) {
     bool why = false;
     for (size_t i = from; i < to; i++) {
-        if (ts->t[i].kind != TOK_WORD) {
+        if (ts->t[i].kind != WORDS_WORD) {
             continue;
         }
-        bool clause_start = i == from || ts->t[i - 1].kind == TOK_PUNCT ||
+        bool clause_start = i == from || ts->t[i - 1].kind == WORDS_PUNCT ||
                             match_any(ts, i - 1, to, CONJUNCTIONS, COUNT(CONJUNCTIONS)) > 0;
         if (clause_start && match_verb(NULL, ts, i, to) > 0) {
             return false;
@@ -846,7 +654,7 @@ int32_t router_undo_count(const char *utterance) {
     size_t first = ts.n;
     size_t last = ts.n;
     for (size_t i = 0; i < ts.n; i++) {
-        if (ts.t[i].kind == TOK_PUNCT) {
+        if (ts.t[i].kind == WORDS_PUNCT) {
             first = first == ts.n ? i : first;
             last = i;
         }
@@ -855,14 +663,14 @@ int32_t router_undo_count(const char *utterance) {
         return 0;
     }
     size_t after = first;
-    while (after < ts.n && ts.t[after].kind == TOK_PUNCT) {
+    while (after < ts.n && ts.t[after].kind == WORDS_PUNCT) {
         after++;
     }
     if (is_commentary(&ts, after, ts.n)) {
         n = undo_tokens(&ts, 0, first, false);
     }
     size_t before = last;
-    while (before > 0 && ts.t[before - 1].kind == TOK_PUNCT) {
+    while (before > 0 && ts.t[before - 1].kind == WORDS_PUNCT) {
         before--;
     }
     if (n == 0 && is_commentary(&ts, 0, before)) {
@@ -924,15 +732,15 @@ enum pipit_status router_add_keyword(struct router *r,
     size_t n = 0;
     bool ok = !too_long && ts.n >= 1 && ts.n <= ROUTER_MAX_WORDS;
     for (size_t i = 0; ok && i < ts.n; i++) {
-        size_t wl = strlen(ts.t[i].lower);
-        if (ts.t[i].kind != TOK_WORD || wl == 0 || n + wl + 2 > sizeof(norm)) {
+        size_t wl = strlen(ts.t[i].w);
+        if (ts.t[i].kind != WORDS_WORD || wl == 0 || n + wl + 2 > sizeof(norm)) {
             ok = false;
             break;
         }
         if (n > 0) {
             norm[n++] = ' ';
         }
-        memcpy(norm + n, ts.t[i].lower, wl);
+        memcpy(norm + n, ts.t[i].w, wl);
         n += wl;
     }
     if (!ok) {
@@ -988,7 +796,7 @@ static bool is_numeric_keyword(const char *w) {
 }
 
 static size_t match_keyword(const struct router *r, const struct toks *ts, size_t i, size_t end) {
-    if (i < end && ts->t[i].kind == TOK_WORD && is_numeric_keyword(ts->t[i].lower)) {
+    if (i < end && ts->t[i].kind == WORDS_WORD && is_numeric_keyword(ts->t[i].w)) {
         return 1;
     }
     size_t m = match_any(ts, i, end, KEYWORDS, COUNT(KEYWORDS));
@@ -1007,7 +815,7 @@ static size_t match_keyword(const struct router *r, const struct toks *ts, size_
 static size_t separator_run(const struct toks *ts, size_t i) {
     size_t j = i;
     while (j < ts->n) {
-        if (ts->t[j].kind == TOK_PUNCT) {
+        if (ts->t[j].kind == WORDS_PUNCT) {
             j++;
         } else if (match_any(ts, j, ts->n, CONJUNCTIONS, COUNT(CONJUNCTIONS)) > 0) {
             j++;
@@ -1037,12 +845,12 @@ static bool is_number_word(const char *w) {
 /* A lone "and" at token a that joins one phrase rather than two commands. */
 static bool
 and_is_protected(const struct router *r, const struct toks *ts, size_t seg_start, size_t a) {
-    if (a == 0 || a + 1 >= ts->n || ts->t[a - 1].kind != TOK_WORD ||
-        ts->t[a + 1].kind != TOK_WORD) {
+    if (a == 0 || a + 1 >= ts->n || ts->t[a - 1].kind != WORDS_WORD ||
+        ts->t[a + 1].kind != WORDS_WORD) {
         return false;
     }
-    const char *prev = ts->t[a - 1].lower;
-    const char *next = ts->t[a + 1].lower;
+    const char *prev = ts->t[a - 1].w;
+    const char *next = ts->t[a + 1].w;
     for (size_t k = 0; k < COUNT(AND_PAIRS); k++) {
         if (strcmp(prev, AND_PAIRS[k][0]) == 0 && strcmp(next, AND_PAIRS[k][1]) == 0) {
             return true;
@@ -1100,6 +908,19 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
         }
     }
     return false;
+}
+
+/* A typographic mark a segment's edge loses (UTF-8 "E2 80 xx": dashes, curly quotes, the
+ * ellipsis): nonzero when s[i..] is one. */
+static unsigned char typo_mark(const char *s, size_t i, size_t len) {
+    if (i + 2 < len && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80) {
+        unsigned char x = (unsigned char)s[i + 2];
+        if (x == 0x93 || x == 0x94 || x == 0x98 || x == 0x99 || x == 0x9C || x == 0x9D ||
+            x == 0xA6) {
+            return x;
+        }
+    }
+    return 0;
 }
 
 /* Byte that may be trimmed at a segment's edge (ASCII only; '-' and '+' stay:
@@ -1201,12 +1022,12 @@ size_t router_command_verb(const struct router *r, const char *segment) {
     struct toks ts;
     tokenize(segment, len, &ts);
     size_t i = 0;
-    while (i < ts.n && ts.t[i].kind == TOK_WORD &&
+    while (i < ts.n && ts.t[i].kind == WORDS_WORD &&
            match_any(&ts, i, ts.n, LEAD_INS, COUNT(LEAD_INS)) > 0 &&
            match_verb(r, &ts, i, ts.n) == 0) {
         i++;
     }
-    if (i < ts.n && ts.t[i].kind == TOK_WORD && match_verb(r, &ts, i, ts.n) > 0) {
+    if (i < ts.n && ts.t[i].kind == WORDS_WORD && match_verb(r, &ts, i, ts.n) > 0) {
         return ts.t[i].start;
     }
     return ROUTER_NO_VERB;

@@ -38,6 +38,7 @@
 #define PIPIT_ROUTER_H
 
 #include "pipit.h"
+#include "words.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,7 +48,7 @@
 #define ROUTER_MAX_SEGMENT  256  /* bytes per segment, NUL included */
 #define ROUTER_MAX_KEYWORDS 64   /* extra words a `struct router` can hold */
 #define ROUTER_MAX_WORDS    3    /* words per lexicon phrase ("white balance") */
-#define ROUTER_WORD_CAP     24   /* bytes per word, NUL included (longer: never matches) */
+#define ROUTER_WORD_CAP     WORDS_CAP /* bytes per word, NUL included (longer: never matches) */
 
 /* ============================================================================
  * undo */
