@@ -44,10 +44,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ROUTER_MAX_INPUT    1024 /* bytes of an utterance that are looked at */
-#define ROUTER_MAX_SEGMENT  256  /* bytes per segment, NUL included */
-#define ROUTER_MAX_KEYWORDS 64   /* extra words a `struct router` can hold */
-#define ROUTER_MAX_WORDS    3    /* words per lexicon phrase ("white balance") */
+#define ROUTER_MAX_INPUT    1024      /* bytes of an utterance that are looked at */
+#define ROUTER_MAX_SEGMENT  256       /* bytes per segment, NUL included */
+#define ROUTER_MAX_KEYWORDS 64        /* extra words a `struct router` can hold */
+#define ROUTER_MAX_WORDS    3         /* words per lexicon phrase ("white balance") */
 #define ROUTER_WORD_CAP     WORDS_CAP /* bytes per word, NUL included (longer: never matches) */
 
 /* ============================================================================
