@@ -10,6 +10,8 @@
 #                   (first time ~20 min; `make test` does it; PIPIT_NO_SERVER_BUILD=1 skips it
 #                   and the cloud-server test then reports SKIP)
 #   make source-build   build llama.cpp from the pinned source tree instead (slow, cached)
+#   make install    install the header, libpipit.a, libpipit.so.0, the pipit command, pipit.pc
+#                   and the llama.cpp libraries into PREFIX (default /usr/local; DESTDIR too)
 #
 # Variables: JOBS (parallel build jobs, default 2), PIPIT_CACHE (download/build cache,
 # default ~/.cache/pipit), FUZZ_SECONDS (make fuzz: seconds per target, default 120).
@@ -19,6 +21,7 @@ FUZZ_SECONDS ?= 120
 FUZZ_CC     ?= clang-14
 FUZZ_CXX    ?= clang++-14
 PIPIT_CACHE ?= $(HOME)/.cache/pipit
+PREFIX      ?= /usr/local
 export PIPIT_CACHE
 CMAKE_FLAGS ?=
 LAUNCHER    := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -29,7 +32,7 @@ RUN_MODEL   := $(if $(wildcard $(BUNDLED)),$(BUNDLED),$(DEMO_MODEL))
 RUN_SAY     := "zoom in to 2x" "night mode and a 3 second timer" "take a photo" "never mind" \
                "switch to the front camera and turn on the flash"
 
-.PHONY: all bootstrap build run test test-unit test-asan format format-check source-build results clean \
+.PHONY: all bootstrap build run test test-unit test-asan format format-check source-build results clean install \
 	llama-server fuzz fuzz-build fuzz-test
 
 all: build
@@ -99,6 +102,9 @@ source-build: bootstrap
 # docs/RESULTS.md: benchmarks and evaluations, regenerated (a few minutes; not a test)
 results: build
 	eval/results.sh
+
+install: build
+	@cmake --install build --prefix "$(PREFIX)"
 
 clean:
 	rm -rf build build-asan build-source build-fuzz

@@ -5,33 +5,47 @@
  * This header is the whole public API and its manual. Everything the `pipit`
  * command does, an embedder can do through the functions declared here.
  *
- * Usage (engine layer: load a model, keep a permanent prefix in the KV cache,
- * generate):
+ * Usage: an agent on the bundled camera model, two turns. The example is a whole program; a
+ * test (tests/header-example.sh) cuts it out of this comment, builds it against the library
+ * and runs it, so it stays true. The engine layer below the agent (contexts with a permanent
+ * prefix in the KV cache, samplers, constrained decoding) is documented further down.
  *
- *     struct pipit_error err = {0};
- *     struct pipit_model *model = NULL;
- *     struct pipit_model_params mp = pipit_model_default_params();
- *     if (pipit_model_load("model.gguf", &mp, &model, &err) != PIPIT_OK) {
- *         fprintf(stderr, "%s\n", err.text);
- *         return 1;
+ *     #include "pipit.h"
+ *
+ *     #include <stdio.h>
+ *
+ *     int main(void) {
+ *         struct pipit_error err = {0};
+ *         struct pipit_model *model = NULL;
+ *         struct pipit_toolset *tools = NULL;
+ *         struct pipit_model_params mp = pipit_model_default_params();
+ *         if (pipit_model_load("models/pipit-camera-v1.gguf", &mp, &model, &err) != PIPIT_OK ||
+ *             pipit_toolset_load_file("tools/camera.json", &tools, &err) != PIPIT_OK) {
+ *             fprintf(stderr, "%s\n", err.text);
+ *             return 1;
+ *         }
+ *         struct pipit_agent_params ap = pipit_agent_default_params();
+ *         ap.n_threads = 1;
+ *         struct pipit_agent *agent = NULL;
+ *         if (pipit_agent_new(model, tools, &ap, &agent, &err) != PIPIT_OK) {
+ *             fprintf(stderr, "%s\n", err.text);
+ *             return 1;
+ *         }
+ *         const char *said[] = {"zoom in to 2x and turn on the flash", "never mind"};
+ *         for (int i = 0; i < 2; i++) {
+ *             struct pipit_turn *turn = NULL;
+ *             if (pipit_agent_turn(agent, said[i], &turn) == PIPIT_OK) {
+ *                 printf("%s\n", turn->sentence); // from the real result, never the model
+ *             }
+ *             pipit_turn_free(turn);
+ *         }
+ *         pipit_agent_free(agent);
+ *         pipit_toolset_free(tools);
+ *         pipit_model_free(model);
+ *         return 0;
  *     }
- *     struct pipit_context_params cp = pipit_context_default_params();
- *     cp.n_threads = 2;
- *     struct pipit_context *ctx = NULL;
- *     pipit_context_init(model, &cp, &ctx, &err);
  *
- *     int32_t toks[256];
- *     int32_t n = pipit_tokenize(model, "You control a camera.", true, false,
- * toks, 256); pipit_context_append(ctx, PIPIT_REGION_PERMANENT, toks, n);   //
- * once
- *     ...                                                           // every
- * turn: pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, utt, n_utt); int32_t
- * tok = pipit_sampler_sample(smpl, ctx);                // then decode_token
- * ... pipit_context_rewind(ctx);                  // drop the turn, keep the
- * permanent prefix
- *
- *     pipit_context_free(ctx);
- *     pipit_model_free(model);
+ * Build it against an installed pipit: `cc app.c $(pkg-config --cflags --libs pipit)`.
  *
  * Conventions
  * - Every function that can fail returns an `enum pipit_status`; PIPIT_OK is 0.
@@ -60,6 +74,14 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Only what this header declares is exported from libpipit: the library is compiled with
+ * -fvisibility=hidden and PIPIT_BUILD defined, and every declaration between this push and
+ * the pop at the end of the header is the library's face (the test `symbols` lists the shared
+ * library's dynamic symbols: all of them start with pipit_). */
+#if defined(PIPIT_BUILD) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC visibility push(default)
 #endif
 
 #define PIPIT_VERSION "0.1.0"
@@ -1831,6 +1853,10 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
                              struct pipit_context *ctx,
                              int32_t *tokens,
                              int32_t n_max);
+
+#if defined(PIPIT_BUILD) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
