@@ -26,6 +26,7 @@
 #include "cloud.h"
 #include "device.h"
 #include "devices/camera.h"
+#include "devices/pack.h"
 #include "devices/phone.h"
 #include "grammar.h"
 #include "log.h"
@@ -413,6 +414,9 @@ static enum pipit_status make_device(struct pipit_agent *a, struct pipit_error *
         st = camera_device_new(&a->device);
     } else if (strcmp(name, "phone") == 0) {
         st = phone_device_new(&a->device);
+    } else if (pipit_toolset_pack(a->ts) != NULL &&
+               strcmp(pipit_toolset_pack(a->ts)->name, name) == 0) {
+        st = pack_device_new(a->ts, &a->device, err); /* the pack's generic device */
     } else {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                "agent: unknown device '%s' (known: camera, phone)", name);

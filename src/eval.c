@@ -19,6 +19,7 @@
 
 #include "device.h"
 #include "devices/camera.h"
+#include "devices/pack.h"
 #include "devices/phone.h"
 #include "status.h"
 #include "strbuf.h"
@@ -1113,13 +1114,19 @@ static void oracle_push(struct oracle_log *log, json_t *snap) {
     log->snap[log->n++] = snap;
 }
 
-static enum pipit_status make_device(const char *name, struct device *dev) {
+static enum pipit_status
+make_device(const char *name, const struct pipit_toolset *ts, struct device *dev) {
     memset(dev, 0, sizeof(*dev));
     if (strcmp(name, "camera") == 0) {
         return camera_device_new(dev);
     }
     if (strcmp(name, "phone") == 0) {
         return phone_device_new(dev);
+    }
+    /* any other name: the generic device of the pack of that name (docs/pack.md) */
+    const struct pipit_pack *pk = pipit_toolset_pack(ts);
+    if (pk != NULL && strcmp(pk->name, name) == 0) {
+        return pack_device_new(ts, dev, NULL);
     }
     return PIPIT_ERR_INVALID_ARG;
 }
@@ -1404,8 +1411,10 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
         return bad(pc, "$.device", "no tool set for device \"%s\"", sc->device);
     }
     struct device dev;
-    if (make_device(sc->device, &dev) != PIPIT_OK) {
-        return bad(pc, "$.device", "unknown device \"%s\" (known: camera, phone)", sc->device);
+    if (make_device(sc->device, ts, &dev) != PIPIT_OK) {
+        return bad(pc, "$.device",
+                   "unknown device \"%s\" (known: camera, phone, or a pack with a declared state)",
+                   sc->device);
     }
     struct oracle_log log = {{0}, 0};
     enum pipit_status st = PIPIT_OK;

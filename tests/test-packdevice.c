@@ -1,0 +1,495 @@
+/*
+ * test-packdevice.c - the generic device built from a pack's declaration: initial state and
+ * state line, set/step/map/array effects, refusals outside a key's range (never clamped, state
+ * unchanged), read/none/cloud tools, set_state's all-or-nothing rule, undo through the default
+ * undo keys, templated keys ("{room}_light"), and odd JSON over every tool. The packs are one
+ * invented for the tests (tests/specs/packs/aquarium.json), an inline one, and tools/home.json.
+ */
+#include "device.h"
+#include "devices/pack.h"
+#include "testutil.h"
+#include "toolspec.h"
+
+#include <jansson.h>
+
+#define AQUARIUM PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json"
+#define HOME     PIPIT_SOURCE_DIR "/tools/home.json"
+
+struct fixture {
+    struct pipit_toolset *ts;
+    struct device dev;
+};
+
+static json_t *J(const char *text) {
+    json_error_t e;
+    json_t *v = json_loads(text, JSON_DECODE_ANY, &e);
+    if (v == NULL) {
+        fail_msg("bad JSON literal %s: %s", text, e.text);
+    }
+    return v;
+}
+
+static void assert_json_near(const json_t *got, const char *want_text) {
+    json_t *want = J(want_text);
+    bool same = json_equal(got, want);
+    if (!same && json_is_object(want) && json_is_object(got) &&
+        json_object_size(want) == json_object_size(got)) {
+        same = true; /* numbers compare by value: 26 and 26.0 are the same state */
+        const char *key;
+        json_t *v;
+        json_object_foreach(want, key, v) {
+            json_t *g = json_object_get(got, key);
+            same = same && g != NULL &&
+                   (json_is_number(v)
+                        ? json_is_number(g) && json_number_value(v) == json_number_value(g)
+                        : json_equal(v, g));
+        }
+    }
+    if (!same) {
+        char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        fail_msg("JSON differs\n  got:  %s\n  want: %s", g ? g : "(null)", want_text);
+    }
+    json_decref(want);
+}
+
+static struct fixture *open_pack(const char *path) {
+    struct fixture *f = calloc(1, sizeof(*f));
+    struct pipit_error err;
+    assert_non_null(f);
+    if (pipit_toolset_load_file(path, &f->ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    if (pack_device_new(f->ts, &f->dev, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return f;
+}
+
+static struct fixture *open_text(const char *text) {
+    struct fixture *f = calloc(1, sizeof(*f));
+    struct pipit_error err;
+    assert_non_null(f);
+    if (pipit_toolset_load_string(text, strlen(text), "inline.json", &f->ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    if (pack_device_new(f->ts, &f->dev, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return f;
+}
+
+static void close_pack(struct fixture *f) {
+    device_free(&f->dev);
+    pipit_toolset_free(f->ts);
+    free(f);
+}
+
+/* Call `tool` with `args` (JSON text, NULL = none); the result stays in `r`. */
+static enum pipit_status
+call(struct fixture *f, const char *tool, const char *args, struct device_result *r) {
+    json_t *a = args != NULL ? J(args) : NULL;
+    memset(r, 0, sizeof(*r));
+    enum pipit_status st = f->dev.ops->call(f->dev.self, tool, a, r);
+    json_decref(a);
+    return st;
+}
+
+static void expect_ok(struct fixture *f, const char *tool, const char *args, const char *data) {
+    struct device_result r;
+    enum pipit_status st = call(f, tool, args, &r);
+    if (st != PIPIT_OK || !r.ok) {
+        fail_msg("%s %s: status %d, %s: %s", tool, args ? args : "", (int)st, r.code, r.message);
+    }
+    assert_json_near(r.data, data);
+    device_result_clear(&r);
+}
+
+/* A refusal: the code, a message containing `needle`, and the state unchanged. */
+static void expect_refused(struct fixture *f,
+                           const char *tool,
+                           const char *args,
+                           const char *code,
+                           const char *needle) {
+    json_t *before = f->dev.ops->get_state(f->dev.self);
+    struct device_result r;
+    assert_int_equal(call(f, tool, args, &r), PIPIT_OK);
+    assert_false(r.ok);
+    assert_null(r.data);
+    assert_string_equal(r.code, code);
+    if (strstr(r.message, needle) == NULL) {
+        fail_msg("%s: message \"%s\" lacks \"%s\"", tool, r.message, needle);
+    }
+    json_t *after = f->dev.ops->get_state(f->dev.self);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+    device_result_clear(&r);
+}
+
+static void expect_line(struct fixture *f, const char *want) {
+    char line[512];
+    device_state_line(&f->dev, line, sizeof(line));
+    assert_string_equal(line, want);
+}
+
+static json_t *state_key(struct fixture *f, const char *key) {
+    json_t *s = f->dev.ops->get_state(f->dev.self);
+    json_t *v = json_incref(json_object_get(s, key));
+    json_decref(s);
+    return v;
+}
+
+/* ============================================================================
+ * the invented pack */
+
+static void test_initial_state_and_line(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    assert_string_equal(f->dev.ops->name, "aquarium");
+    json_t *s = f->dev.ops->get_state(f->dev.self);
+    assert_json_near(s, "{\"water_temp\": 25, \"pump\": \"low\", \"feedings\": 0, "
+                        "\"lit_tanks\": [], \"maintenance\": false}");
+    /* declared order */
+    void *it = json_object_iter(s);
+    assert_string_equal(json_object_iter_key(it), "water_temp");
+    json_decref(s);
+    expect_line(f, "temp=25 pump=low fed=0 maint=off"); /* lit_tanks is hidden */
+    /* the words are the declaration's */
+    assert_int_equal(f->dev.ops->n_words, 5);
+    assert_string_equal(f->dev.ops->words[0].key, "water_temp");
+    assert_string_equal(f->dev.ops->words[0].unit, " degrees");
+    assert_string_equal(f->dev.ops->words[2].zero, "not yet");
+    assert_string_equal(f->dev.ops->words[4].yes, "Maintenance mode is on.");
+    close_pack(f);
+}
+
+static void test_effects(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    expect_ok(f, "set_water_temp", "{\"celsius\": 26.5}", "{\"water_temp\": 26.5}");
+    expect_line(f, "temp=26.5 pump=low fed=0 maint=off");
+    /* a step with a mapped sign */
+    expect_ok(f, "nudge_temp", "{\"direction\": \"cooler\"}", "{\"water_temp\": 25.5}");
+    expect_ok(f, "nudge_temp", "{\"direction\": \"warmer\"}", "{\"water_temp\": 26.5}");
+    /* a map writes a second key */
+    expect_ok(f, "set_pump", "{\"speed\": \"off\"}", "{\"pump\": \"off\", \"maintenance\": true}");
+    expect_ok(f, "set_pump", "{\"speed\": \"high\"}",
+              "{\"pump\": \"high\", \"maintenance\": false}");
+    /* an array of strings */
+    expect_ok(f, "light_tanks", "{\"tanks\": [\"reef\", \"quarantine\"]}",
+              "{\"lit_tanks\": [\"reef\", \"quarantine\"]}");
+    /* an integer step without arguments (NULL args are no arguments) */
+    expect_ok(f, "feed_fish", NULL, "{\"feedings\": 1}");
+    json_t *fed = state_key(f, "feedings");
+    assert_true(json_is_integer(fed)); /* integer keys stay integers */
+    json_decref(fed);
+    /* read and none: success, nothing written */
+    json_t *before = f->dev.ops->get_state(f->dev.self);
+    expect_ok(f, "check_ph", "{}", "{}");
+    expect_ok(f, "snap_photo", "{}", "{}");
+    json_t *after = f->dev.ops->get_state(f->dev.self);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+    expect_line(f, "temp=26.5 pump=high fed=1 maint=off");
+    close_pack(f);
+}
+
+static void test_ranges_refused_never_clamped(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    expect_ok(f, "set_water_temp", "{\"celsius\": 29.5}", "{\"water_temp\": 29.5}");
+    /* 29.5 + 1 = 30.5 leaves 22..30: refused, not clamped to 30 */
+    expect_refused(f, "nudge_temp", "{\"direction\": \"warmer\"}", "water_temp_out_of_range",
+                   "the water goes from 22 to 30 degrees");
+    json_t *t = state_key(f, "water_temp");
+    assert_true(json_number_value(t) == 29.5);
+    json_decref(t);
+    for (int i = 0; i < 3; i++) {
+        expect_ok(f, "feed_fish", "{}",
+                  i == 0   ? "{\"feedings\": 1}"
+                  : i == 1 ? "{\"feedings\": 2}"
+                           : "{\"feedings\": 3}");
+    }
+    expect_refused(f, "feed_fish", "{}", "feedings_out_of_range", "0 to 3 feedings, not 4");
+    /* the schema's own range: invalid_argument, before any effect */
+    expect_refused(f, "set_water_temp", "{\"celsius\": 35}", "invalid_argument", "35");
+    expect_refused(f, "set_water_temp", "{\"celsius\": \"hot\"}", "invalid_argument",
+                   "expected a number");
+    expect_refused(f, "set_pump", "{\"speed\": \"turbo\"}", "invalid_argument", "turbo");
+    expect_refused(f, "set_pump", "{\"speed\": \"low\", \"extra\": 1}", "invalid_argument",
+                   "extra");
+    close_pack(f);
+}
+
+static void test_unknown_cloud_and_bad_calls(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    struct device_result r;
+    assert_int_equal(call(f, "launch_rocket", "{}", &r), PIPIT_ERR_UNKNOWN_TOOL);
+    assert_string_equal(r.code, "unknown_tool");
+    assert_non_null(strstr(r.message, "launch_rocket"));
+    device_result_clear(&r);
+    /* the cloud runs cloud tools, not the device */
+    assert_int_equal(call(f, "ask_expert", "{\"question\": \"why\"}", &r), PIPIT_ERR_UNKNOWN_TOOL);
+    assert_string_equal(r.code, "unknown_tool");
+    device_result_clear(&r);
+    assert_int_equal(call(f, "feed_fish", "[1]", &r), PIPIT_ERR_INVALID_ARGS);
+    assert_string_equal(r.code, "invalid_argument");
+    device_result_clear(&r);
+    assert_int_equal(f->dev.ops->call(NULL, "feed_fish", NULL, &r), PIPIT_ERR_INVALID_ARG);
+    device_result_clear(&r);
+    assert_int_equal(f->dev.ops->call(f->dev.self, NULL, NULL, &r), PIPIT_ERR_INVALID_ARG);
+    device_result_clear(&r);
+    assert_int_equal(f->dev.ops->call(f->dev.self, "feed_fish", NULL, NULL), PIPIT_ERR_INVALID_ARG);
+    assert_null(f->dev.ops->get_state(NULL));
+    char line[8] = "x";
+    f->dev.ops->state_line(NULL, line, sizeof(line));
+    assert_string_equal(line, "");
+    close_pack(f);
+
+    /* no declared state: no generic device */
+    static const char *const PLAIN =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"beep\", \"description\": "
+        "\"Beep\"}}]";
+    struct pipit_toolset *plain = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(PLAIN, strlen(PLAIN), "plain.json", &plain, &err),
+                     PIPIT_OK);
+    struct device dev = {(const struct device_ops *)1, (void *)1};
+    assert_int_equal(pack_device_new(plain, &dev, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "plain.json: no declared state"));
+    assert_null(dev.ops);
+    pipit_toolset_free(plain);
+    assert_int_equal(pack_device_new(NULL, &dev, &err), PIPIT_ERR_INVALID_ARG);
+}
+
+static void test_set_state_all_or_nothing(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    struct pipit_error err;
+    json_t *o = J("{\"water_temp\": 24, \"pump\": \"turbo\"}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "pump"));
+    assert_non_null(strstr(err.text, "turbo"));
+    json_decref(o);
+    json_t *t = state_key(f, "water_temp");
+    assert_true(json_number_value(t) == 25); /* nothing applied */
+    json_decref(t);
+    o = J("{\"water_temp\": 31}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "water_temp"));
+    assert_non_null(strstr(err.text, "31 is outside 22..30"));
+    json_decref(o);
+    o = J("{\"salinity\": 35}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "salinity"));
+    json_decref(o);
+    o = J("{\"lit_tanks\": [\"reef\", 3]}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "lit_tanks"));
+    json_decref(o);
+    o = J("[]");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_ERR_JSON);
+    json_decref(o);
+    o = J("{\"water_temp\": 23, \"feedings\": 2, \"maintenance\": true}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_OK);
+    json_decref(o);
+    o = J("{}");
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, o, &err), PIPIT_OK);
+    json_decref(o);
+    expect_line(f, "temp=23 pump=low fed=2 maint=on");
+    close_pack(f);
+}
+
+/* Undo as the agent does it: snapshot the tool's undo keys, call, put the snapshot back. */
+static void undo_roundtrip(struct fixture *f, const char *tool, const char *args) {
+    int32_t idx = pipit_toolset_find(f->ts, tool);
+    assert_true(idx >= 0);
+    const char *const *keys = NULL;
+    size_t n = 0;
+    assert_int_equal(pipit_toolset_undo(f->ts, (size_t)idx, &keys, &n), PIPIT_UNDO_KEYS);
+    json_t *before = f->dev.ops->get_state(f->dev.self);
+    json_t *snap = json_object();
+    for (size_t i = 0; i < n; i++) {
+        json_object_set(snap, keys[i], json_object_get(before, keys[i]));
+    }
+    struct device_result r;
+    assert_int_equal(call(f, tool, args, &r), PIPIT_OK);
+    assert_true(r.ok);
+    /* every key the call wrote is an undo key */
+    const char *key;
+    json_t *v;
+    json_object_foreach(r.data, key, v) {
+        assert_non_null(json_object_get(snap, key));
+    }
+    device_result_clear(&r);
+    struct pipit_error err;
+    assert_int_equal(f->dev.ops->set_state(f->dev.self, snap, &err), PIPIT_OK);
+    json_t *after = f->dev.ops->get_state(f->dev.self);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+    json_decref(snap);
+}
+
+static void test_undo_restores(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    undo_roundtrip(f, "set_pump", "{\"speed\": \"off\"}");
+    undo_roundtrip(f, "nudge_temp", "{\"direction\": \"cooler\"}");
+    undo_roundtrip(f, "light_tanks", "{\"tanks\": [\"reef\"]}");
+    undo_roundtrip(f, "feed_fish", "{}");
+    close_pack(f);
+}
+
+static const char *ROOMS =
+    "{\"pipit\": {\"pack\": \"rooms\", \"state\": {"
+    "\"hall_light\": {\"type\": \"boolean\", \"initial\": false, \"show\": \"hall\"},"
+    "\"hall_level\": {\"type\": \"integer\", \"initial\": 50, \"minimum\": 0, \"maximum\": 100,"
+    "  \"words\": {\"unit\": \"%\"}},"
+    "\"attic_light\": {\"type\": \"boolean\", \"initial\": true, \"show\": \"attic\"},"
+    "\"attic_level\": {\"type\": \"integer\", \"initial\": 90, \"minimum\": 0, \"maximum\": 100,"
+    "  \"words\": {\"unit\": \"%\", \"noun\": \"the attic dimmer\"}}}},"
+    "\"tools\": ["
+    "{\"type\": \"function\", \"function\": {\"name\": \"light\", \"description\": \"Switch a "
+    "light\", \"parameters\": {\"type\": \"object\", \"properties\": {\"room\": {\"type\": "
+    "\"string\", \"enum\": [\"hall\", \"attic\"]}, \"on\": {\"type\": \"boolean\"}, \"level\": "
+    "{\"type\": \"integer\"}}, \"required\": [\"room\", \"on\"]}},"
+    " \"pipit\": {\"effect\": {\"set\": {\"{room}_light\": \"{on}\", \"{room}_level\": "
+    "\"{level}\"}}}},"
+    "{\"type\": \"function\", \"function\": {\"name\": \"dim\", \"description\": \"Dim a "
+    "light by steps of 25\", \"parameters\": {\"type\": \"object\", \"properties\": {\"room\": "
+    "{\"type\": \"string\", \"enum\": [\"hall\", \"attic\"]}, \"steps\": {\"type\": "
+    "\"integer\"}}, \"required\": [\"room\", \"steps\"]}},"
+    " \"pipit\": {\"effect\": {\"step\": {\"key\": \"{room}_level\", \"by\": \"{steps}\", "
+    "\"sign\": -25}}}}]}";
+
+static void test_templated_keys(void **state) {
+    (void)state;
+    struct fixture *f = open_text(ROOMS);
+    expect_line(f, "hall=off hall_level=50 attic=on attic_level=90");
+    expect_ok(f, "light", "{\"room\": \"hall\", \"on\": true}", "{\"hall_light\": true}");
+    /* the optional level writes only when given; the schema has no range, the key has */
+    expect_ok(f, "light", "{\"room\": \"attic\", \"on\": true, \"level\": 40}",
+              "{\"attic_light\": true, \"attic_level\": 40}");
+    expect_refused(f, "light", "{\"room\": \"attic\", \"on\": false, \"level\": 140}",
+                   "attic_level_out_of_range", "the attic dimmer goes from 0% to 100%, not 140%");
+    expect_ok(f, "dim", "{\"room\": \"hall\", \"steps\": 2}", "{\"hall_level\": 0}");
+    expect_refused(f, "dim", "{\"room\": \"hall\", \"steps\": 1}", "hall_level_out_of_range",
+                   "the hall level goes from 0% to 100%, not -25%");
+    expect_ok(f, "dim", "{\"room\": \"hall\", \"steps\": -4}", "{\"hall_level\": 100}");
+    expect_line(f, "hall=on hall_level=100 attic=on attic_level=40");
+    /* undo of a templated tool restores every room's key it could write */
+    const char *const *keys = NULL;
+    size_t n = 0;
+    assert_int_equal(pipit_toolset_undo(f->ts, 0, &keys, &n), PIPIT_UNDO_KEYS);
+    assert_int_equal(n, 4);
+    undo_roundtrip(f, "light", "{\"room\": \"hall\", \"on\": false, \"level\": 10}");
+    close_pack(f);
+}
+
+/* Odd JSON over every tool: never a crash, the state always inside its declared domain. */
+static void test_odd_json_keeps_state_valid(void **state) {
+    (void)state;
+    static const char *const odd[] = {
+        "{}",
+        "null",
+        "{\"celsius\": 1e308}",
+        "{\"celsius\": -1e308}",
+        "{\"direction\": 3}",
+        "{\"speed\": null}",
+        "{\"tanks\": \"reef\"}",
+        "{\"tanks\": [\"reef\", \"reef\", \"reef\"]}",
+        "{\"question\": \"\"}",
+        "{\"celsius\": 22, \"direction\": \"warmer\", \"speed\": \"high\"}",
+        "{\"direction\": \"cooler\"}",
+        "{\"celsius\": 22}",
+    };
+    struct fixture *f = open_pack(AQUARIUM);
+    const struct pipit_pack *pk = pipit_toolset_pack(f->ts);
+    for (int round = 0; round < 3; round++) {
+        for (size_t t = 0; t < f->ts->n_tools; t++) {
+            for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+                struct device_result r;
+                json_t *a = strcmp(odd[i], "null") == 0 ? NULL : J(odd[i]);
+                memset(&r, 0, sizeof(r));
+                (void)f->dev.ops->call(f->dev.self, f->ts->tools[t].name, a, &r);
+                json_decref(a);
+                assert_true(r.ok || r.code[0] != '\0');
+                device_result_clear(&r);
+                json_t *s = f->dev.ops->get_state(f->dev.self);
+                for (size_t k = 0; k < pk->n_keys; k++) {
+                    char why[128];
+                    if (!pipit_pack_key_check(&pk->keys[k], json_object_get(s, pk->keys[k].key),
+                                              why, sizeof(why))) {
+                        fail_msg("%s left %s invalid: %s", f->ts->tools[t].name, pk->keys[k].key,
+                                 why);
+                    }
+                }
+                json_decref(s);
+            }
+        }
+    }
+    close_pack(f);
+}
+
+/* tools/home.json: written only as data, run on the generic device. */
+static void test_home_pack(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(HOME);
+    expect_line(f, "living=off living_bri=80 living_col=warm kitchen=off kitchen_bri=80 "
+                   "kitchen_col=warm bedroom=off bedroom_bri=80 bedroom_col=warm temp=20 "
+                   "blinds=0 scene=none timer=0");
+    expect_ok(f, "activate_scene", "{\"scene\": \"movie\"}",
+              "{\"scene\": \"movie\", \"living_room_light\": true, "
+              "\"living_room_brightness\": 20, \"living_room_colour\": \"blue\", "
+              "\"blinds\": 0}");
+    expect_ok(f, "set_brightness", "{\"room\": \"kitchen\", \"percent\": 95}",
+              "{\"kitchen_brightness\": 95, \"kitchen_light\": true}");
+    expect_refused(f, "adjust_brightness", "{\"room\": \"kitchen\", \"direction\": \"brighter\"}",
+                   "kitchen_brightness_out_of_range",
+                   "the kitchen brightness goes from 1% to 100%, not 105%");
+    expect_ok(f, "adjust_thermostat", "{\"degrees\": -2.5}", "{\"thermostat\": 17.5}");
+    expect_refused(f, "adjust_thermostat", "{\"degrees\": -8}", "thermostat_out_of_range",
+                   "the thermostat goes from 10 to 30 degrees, not 9.5 degrees");
+    expect_ok(f, "set_timer", "{\"minutes\": 15}", "{\"timer_min\": 15}");
+    expect_ok(f, "cancel_timer", "{}", "{\"timer_min\": 0}");
+    undo_roundtrip(f, "activate_scene", "{\"scene\": \"reading\"}");
+    struct device_result r;
+    assert_int_equal(call(f, "process_with_cloud_llm",
+                          "{\"user_query_context\": \"x\", \"reason_for_escalation\": \"y\"}", &r),
+                     PIPIT_ERR_UNKNOWN_TOOL);
+    device_result_clear(&r);
+    /* every example of every tool runs on the device (a refusal is fine: none here is) */
+    for (size_t t = 0; t < f->ts->n_tools; t++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(f->ts, t);
+        for (size_t e = 0; e < tp->n_examples && tp->effect != PIPIT_EFFECT_CLOUD; e++) {
+            memset(&r, 0, sizeof(r));
+            assert_int_equal(
+                f->dev.ops->call(f->dev.self, f->ts->tools[t].name, tp->examples[e].args, &r),
+                PIPIT_OK);
+            if (!r.ok) {
+                fail_msg("%s example \"%s\": %s", f->ts->tools[t].name, tp->examples[e].say,
+                         r.message);
+            }
+            device_result_clear(&r);
+        }
+    }
+    close_pack(f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_initial_state_and_line),
+        cmocka_unit_test(test_effects),
+        cmocka_unit_test(test_ranges_refused_never_clamped),
+        cmocka_unit_test(test_unknown_cloud_and_bad_calls),
+        cmocka_unit_test(test_set_state_all_or_nothing),
+        cmocka_unit_test(test_undo_restores),
+        cmocka_unit_test(test_templated_keys),
+        cmocka_unit_test(test_odd_json_keeps_state_valid),
+        cmocka_unit_test(test_home_pack),
+    };
+    return cmocka_run_group_tests_name("packdevice", tests, NULL, NULL);
+}
