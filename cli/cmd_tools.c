@@ -123,6 +123,34 @@ static int tools_inspect(const char *spec, const char *model_path, bool as_json)
     return rc;
 }
 
+/* `tools check`: the call grammars compile, and whether they fit the fast decoder (a grammar
+ * that does not is decoded by llama.cpp's slower GBNF sampler: said here, never silently). */
+static int check_grammars(const char *spec, const struct pipit_toolset *ts) {
+    static const enum pipit_call_syntax syntaxes[2] = {PIPIT_SYNTAX_PIPIT, PIPIT_SYNTAX_HERMES};
+    int rc = CLI_EXIT_OK;
+    for (int k = 0; k < 2; k++) {
+        struct pipit_grammar_params gp = pipit_grammar_default_params();
+        gp.syntax = syntaxes[k];
+        struct pipit_grammar *g = NULL;
+        struct pipit_error err;
+        if (pipit_grammar_compile(ts, &gp, &g, &err) != PIPIT_OK) {
+            fprintf(stderr, "%s: %s\n", spec, err.text);
+            return CLI_EXIT_FAIL;
+        }
+        int32_t states = 0;
+        if (pipit_fastgrammar_check(pipit_grammar_call(g), &states, &err) == PIPIT_OK) {
+            printf("%s syntax: fast decoder (%d automaton states)\n",
+                   pipit_call_syntax_str(syntaxes[k]), (int)states);
+        } else {
+            printf("%s syntax: not in the fast decoder (%s): llama.cpp's GBNF sampler decodes "
+                   "these calls, slower\n",
+                   pipit_call_syntax_str(syntaxes[k]), err.text);
+        }
+        pipit_grammar_free(g);
+    }
+    return rc;
+}
+
 int cmd_tools(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         tools_usage(argc < 2 ? stderr : stdout);
@@ -164,8 +192,9 @@ int cmd_tools(int argc, char **argv) {
             return CLI_EXIT_FAIL;
         }
         printf("%s: ok, %zu tools\n", spec, pipit_toolset_n_tools(ts));
+        int rc = check_grammars(spec, ts);
         pipit_toolset_free(ts);
-        return CLI_EXIT_OK;
+        return rc;
     }
     if (strcmp(sub, "show") == 0) {
         int f = -1;

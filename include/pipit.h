@@ -1807,6 +1807,13 @@ void pipit_fastgrammar_free(struct pipit_fastgrammar *fg);
 enum pipit_status
 pipit_fastgrammar_add(struct pipit_fastgrammar *fg, const char *gbnf, struct pipit_error *err);
 
+/* Whether `gbnf` fits the fast decoder, without a model: PIPIT_OK and the size of its byte
+ * automaton (*nfa_states, may be NULL), or PIPIT_ERR_GRAMMAR with the reason in `err` (a
+ * sampler given such a grammar uses llama.cpp's GBNF sampler; the fast decoder logs that as a
+ * warning). `pipit tools check` reports it per tool set. */
+enum pipit_status
+pipit_fastgrammar_check(const char *gbnf, int32_t *nfa_states, struct pipit_error *err);
+
 /* Check `text` against `gbnf` with the fast decoder's automaton; the same contract as
  * pipit_gbnf_match(). The automaton is stricter on malformed UTF-8 (see the doc). */
 enum pipit_status pipit_fastgrammar_match(struct pipit_fastgrammar *fg,

@@ -28,7 +28,7 @@
 #define FG_MAX_NFA_STATES (4 * 1024 * 1024)
 #define FG_MAX_DFA_STATES (1024 * 1024)
 #define FG_MAX_RULES      65536
-#define FG_MAX_DEPTH      256 /* rule-reference and parenthesis nesting */
+#define FG_MAX_DEPTH      1024 /* rule-reference and parenthesis nesting */
 #define FG_MAX_REPEAT     65536
 #define FG_UNKNOWN        (-2)
 
@@ -744,6 +744,11 @@ struct rule {
     char name[128];
     int32_t body;     /* node, -1 until defined */
     bool in_progress; /* being inlined (recursion check) */
+    /* the rule's NFA fragments built so far: (continuation, start) pairs. A rule referenced
+     * again with the same continuation reuses its fragment, so a chain of rules that each
+     * reference the next from several places (optional object members) stays linear */
+    int32_t *memo;
+    size_t n_memo, cap_memo; /* pairs; int32 slots */
 };
 
 struct parser {
@@ -816,6 +821,8 @@ static int32_t rule_index(struct parser *p, const char *name, size_t n) {
     r->name[n] = '\0';
     r->body = -1;
     r->in_progress = false;
+    r->memo = NULL;
+    r->n_memo = r->cap_memo = 0;
     return (int32_t)p->n_rules++;
 }
 
@@ -1358,13 +1365,28 @@ static int32_t build(struct fg_automaton *a, struct parser *p, int32_t node, int
                 perr(p, "undefined rule");
                 return -1;
             }
+            for (size_t i = 0; i < r->n_memo; i++) {
+                if (r->memo[2 * i] == next) {
+                    return r->memo[2 * i + 1];
+                }
+            }
             if (r->in_progress) {
                 perr(p, "recursive rules are outside the fast path");
                 return -1;
             }
             r->in_progress = true;
             int32_t s = build(a, p, r->body, next, d + 1);
-            p->rules[nd.a].in_progress = false;
+            r = &p->rules[nd.a];
+            r->in_progress = false;
+            if (s >= 0 && !p->failed) {
+                if (!grow((void **)&r->memo, &r->cap_memo, 2 * (r->n_memo + 1), sizeof(int32_t))) {
+                    perr(p, "out of memory");
+                    return -1;
+                }
+                r->memo[2 * r->n_memo] = next;
+                r->memo[2 * r->n_memo + 1] = s;
+                r->n_memo++;
+            }
             return s;
         }
         case N_REP: {
@@ -1531,6 +1553,9 @@ void fg_automaton_free(struct fg_automaton *a) {
 }
 
 static void parser_free(struct parser *p) {
+    for (size_t i = 0; p->rules != NULL && i < p->n_rules; i++) {
+        free(p->rules[i].memo);
+    }
     free(p->nodes);
     free(p->kids);
     free(p->lit);
@@ -1550,7 +1575,7 @@ enum pipit_status fg_automaton_new(const struct fg_index *ix,
     }
     msg[0] = '\0';
     *out = NULL;
-    if (ix == NULL || gbnf == NULL) {
+    if (gbnf == NULL) { /* ix NULL: an automaton for pipit_fastgrammar_check() only */
         return PIPIT_ERR_INVALID_ARG;
     }
     struct parser p = {.s = gbnf, .msg = msg, .msg_size = msg_size};
@@ -2367,15 +2392,18 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
                             struct fg_automaton **out,
                             char *msg,
                             size_t msg_size) {
-    *out = NULL;
-    if (msg != NULL && msg_size > 0) {
-        msg[0] = '\0';
+    char local[200];
+    if (msg == NULL || msg_size == 0) {
+        msg = local;
+        msg_size = sizeof(local);
     }
+    *out = NULL;
+    msg[0] = '\0';
     uint64_t h = hash_text(gbnf);
     for (size_t i = 0; i < fg->n_entries; i++) {
         if (fg->entries[i].hash == h && strcmp(fg->entries[i].gbnf, gbnf) == 0) {
             *out = fg->entries[i].a;
-            if (*out == NULL && msg != NULL && msg_size > 0) {
+            if (*out == NULL) {
                 snprintf(msg, msg_size, "fastgrammar: grammar outside the fast subset");
             }
             return *out != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
@@ -2384,9 +2412,7 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
     if (fg->n_entries >= FG_MAX_GRAMMARS) {
         /* bounded: forget the oldest grammar that no sampler can be using right now is not
          * knowable here, so refuse instead (the caller falls back to llama.cpp's sampler) */
-        if (msg != NULL && msg_size > 0) {
-            snprintf(msg, msg_size, "fastgrammar: more than %d grammars", FG_MAX_GRAMMARS);
-        }
+        snprintf(msg, msg_size, "fastgrammar: more than %d grammars", FG_MAX_GRAMMARS);
         return PIPIT_ERR_GRAMMAR;
     }
     if (!grow((void **)&fg->entries, &fg->cap_entries, fg->n_entries + 1,
@@ -2416,9 +2442,36 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
         from_disk = fg_automaton_load(a, path, key);
     }
     fg->t_compile_ms += pipit_now_ms() - t0;
+    if (a == NULL) {
+        /* never silent: a sampler given this grammar uses llama.cpp's (slower) GBNF sampler */
+        pipit_log(PIPIT_LOG_WARN, "%s; this grammar falls back to llama.cpp's GBNF sampler",
+                  msg[0] != '\0' ? msg : "fastgrammar: grammar outside the subset");
+    }
     fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a, key, from_disk};
     *out = a;
     return a != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+}
+
+enum pipit_status
+pipit_fastgrammar_check(const char *gbnf, int32_t *nfa_states, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (nfa_states != NULL) {
+        *nfa_states = 0;
+    }
+    if (gbnf == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "fastgrammar: NULL argument");
+    }
+    char msg[200];
+    struct fg_automaton *a = NULL;
+    enum pipit_status st = fg_automaton_new(NULL, gbnf, &a, msg, sizeof(msg));
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "%s", msg[0] != '\0' ? msg : pipit_status_str(st));
+    }
+    if (nfa_states != NULL) {
+        *nfa_states = (int32_t)a->n_nfa;
+    }
+    fg_automaton_free(a);
+    return PIPIT_OK;
 }
 
 void fg_scratch(struct pipit_fastgrammar *fg, int32_t **buf, uint32_t **stamp, uint32_t **gen) {

@@ -33,7 +33,7 @@
 
 #define PIPIT_TOOLSPEC_MAX_FILE_BYTES  (1024 * 1024) /* whole specification */
 #define PIPIT_TOOLSPEC_MAX_TOOLS       64
-#define PIPIT_TOOLSPEC_MAX_PROPERTIES  32   /* per object schema */
+#define PIPIT_TOOLSPEC_MAX_PROPERTIES  128  /* per object schema */
 #define PIPIT_TOOLSPEC_MAX_DEPTH       8    /* parameters object = 1 */
 #define PIPIT_TOOLSPEC_MAX_NAME        64   /* tool, property, code, undo key names (bytes) */
 #define PIPIT_TOOLSPEC_MAX_DESCRIPTION 1024 /* bytes */

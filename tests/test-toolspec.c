@@ -661,6 +661,9 @@ static void test_cli_inspect_json(void **state) {
     free(out);
     out = run_cli("tools check '" PHONE_PACK "'", &status);
     assert_int_equal(status, 0);
+    /* whether the calls take the fast decoder is said, per syntax */
+    assert_non_null(strstr(out, "pipit syntax: fast decoder ("));
+    assert_non_null(strstr(out, "hermes syntax: fast decoder ("));
     free(out);
     out = run_cli("tools check '" BAD_DIR "/minimum_is_string.json' 2>&1", &status);
     assert_int_not_equal(status, 0);
