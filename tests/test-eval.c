@@ -1110,14 +1110,17 @@ static void test_shipped_sets(void **state) {
     (void)state;
     struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
     struct pipit_toolset *phone = load_tools(PHONE_SPEC);
-    struct pipit_eval_device devs[2] = {{"camera", cam}, {"phone", phone}};
+    struct pipit_toolset *home = load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    struct pipit_eval_device devs[3] = {{"camera", cam}, {"phone", phone}, {"home", home}};
     static const struct {
         const char *path;
         size_t min;
         size_t min_sessions; /* the pack has a model: whole conversations of 15-25 turns */
     } sets[] = {{PIPIT_SOURCE_DIR "/eval/camera.jsonl", 150, 12},
-                {PIPIT_SOURCE_DIR "/eval/phone.jsonl", 40, 0}};
-    for (size_t k = 0; k < 2; k++) {
+                {PIPIT_SOURCE_DIR "/eval/phone.jsonl", 40, 0},
+                /* the home pack runs on the generic device built from its declaration */
+                {PIPIT_SOURCE_DIR "/eval/home.jsonl", 60, 3}};
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
         struct pipit_scenarios *set = NULL;
         struct pipit_error err;
         if (pipit_scenarios_load_file(sets[k].path, &set, &err) != PIPIT_OK) {
@@ -1125,7 +1128,7 @@ static void test_shipped_sets(void **state) {
         }
         assert_true(pipit_scenarios_count(set) >= sets[k].min);
         size_t n_findings = 0; /* strict: any finding refuses the set */
-        if (pipit_scenarios_check(set, devs, 2, NULL, &n_findings, &err) != PIPIT_OK) {
+        if (pipit_scenarios_check(set, devs, 3, NULL, &n_findings, &err) != PIPIT_OK) {
             fail_msg("%s", err.text);
         }
         static const char *const cats[] = {"single", "compound",       "conversational", "cloud",
@@ -1159,6 +1162,7 @@ static void test_shipped_sets(void **state) {
     }
     pipit_toolset_free(cam);
     pipit_toolset_free(phone);
+    pipit_toolset_free(home);
 }
 
 /* ============================================================================ real model */

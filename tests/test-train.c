@@ -554,9 +554,9 @@ static void test_shipped_sets_no_overlap(void **state) {
     assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
     pipit_dataset_free(ds);
     assert_true(pipit_overlap_index_size(idx) > 50000);
-    static const char *const sets[] = {PIPIT_SOURCE_DIR "/eval/camera.jsonl",
-                                       PIPIT_SOURCE_DIR "/eval/phone.jsonl",
-                                       PIPIT_SOURCE_DIR "/eval/camera-holdout.jsonl"};
+    static const char *const sets[] = {
+        PIPIT_SOURCE_DIR "/eval/camera.jsonl", PIPIT_SOURCE_DIR "/eval/phone.jsonl",
+        PIPIT_SOURCE_DIR "/eval/camera-holdout.jsonl", PIPIT_SOURCE_DIR "/eval/home.jsonl"};
     int found = 0;
     for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
         struct pipit_overlap_counts c = {0};
