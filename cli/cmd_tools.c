@@ -13,10 +13,13 @@ static const char *const FORMAT_NAMES[PIPIT_TOOLSPEC_N_FORMATS] = {"openapi", "m
                                                                    "jit"};
 
 static void tools_usage(FILE *out) {
-    fprintf(out, "usage: pipit tools check SPEC\n"
+    fprintf(out, "usage: pipit tools check SPEC [--verbose]\n"
                  "       pipit tools show SPEC [--format openapi|minified|compact|jit]\n"
                  "       pipit tools inspect SPEC --model GGUF [--json]\n"
-                 "  check     validate the specification; errors as FILE:LINE:COL: PATH: problem\n"
+                 "  check     validate the specification; errors as FILE:LINE:COL: PATH: problem;\n"
+                 "            then per tool what each argument accepts and which constraints the\n"
+                 "            grammar enforces and which validation checks after generation;\n"
+                 "            --verbose also lists the x-* extensions (ignored)\n"
                  "  show      print the tool set as the model sees it (default format: compact)\n"
                  "  inspect   tokens per tool and in total for each format, with the model's\n"
                  "            tokenizer (loaded vocab-only); --json prints\n"
@@ -151,6 +154,46 @@ static int check_grammars(const char *spec, const struct pipit_toolset *ts) {
     return rc;
 }
 
+/* Per tool, what each argument accepts and where each constraint is enforced. */
+static int print_enforcement(const struct pipit_toolset *ts) {
+    for (size_t i = 0; i < pipit_toolset_n_tools(ts); i++) {
+        char *text = NULL;
+        if (pipit_grammar_describe_tool(ts, i, &text) != PIPIT_OK) {
+            fprintf(stderr, "pipit tools check: out of memory\n");
+            return CLI_EXIT_FAIL;
+        }
+        printf("%s\n%s", pipit_toolset_tool_name(ts, i), text);
+        pipit_free(text);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Print the path of every "x-*" keyword (extensions: ignored by pipit). Keys directly under
+ * "properties", "$defs" and "definitions" are names, not keywords. */
+static void list_extensions(const json_t *v, const char *path, bool names, size_t *n) {
+    char child[1024];
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            snprintf(child, sizeof(child), "%s[%zu]", path, i);
+            list_extensions(json_array_get(v, i), child, false, n);
+        }
+        return;
+    }
+    const char *key;
+    json_t *c;
+    json_object_foreach((json_t *)v, key, c) {
+        snprintf(child, sizeof(child), "%s[\"%s\"]", path, key);
+        if (!names && strncmp(key, "x-", 2) == 0) {
+            printf("  extension (ignored): %s\n", child);
+            (*n)++;
+            continue;
+        }
+        bool holds_names = !names && (strcmp(key, "properties") == 0 || strcmp(key, "$defs") == 0 ||
+                                      strcmp(key, "definitions") == 0);
+        list_extensions(c, child, holds_names, n);
+    }
+}
+
 int cmd_tools(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         tools_usage(argc < 2 ? stderr : stdout);
@@ -158,7 +201,7 @@ int cmd_tools(int argc, char **argv) {
     }
     const char *sub = argv[1];
     const char *spec = NULL, *model = NULL, *format = "compact";
-    bool as_json = false, bad = false;
+    bool as_json = false, verbose = false, bad = false;
     for (int i = 2; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             tools_usage(stdout);
@@ -166,6 +209,10 @@ int cmd_tools(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--json") == 0) {
             as_json = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            verbose = true;
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--model", &model, &bad) ||
@@ -193,6 +240,17 @@ int cmd_tools(int argc, char **argv) {
         }
         printf("%s: ok, %zu tools\n", spec, pipit_toolset_n_tools(ts));
         int rc = check_grammars(spec, ts);
+        if (rc == CLI_EXIT_OK) {
+            rc = print_enforcement(ts);
+        }
+        if (rc == CLI_EXIT_OK && verbose) {
+            json_error_t jerr;
+            json_t *doc = json_load_file(spec, 0, &jerr);
+            size_t n = 0;
+            list_extensions(doc, "$", false, &n);
+            printf("%zu x-* extension%s (ignored)\n", n, n == 1 ? "" : "s");
+            json_decref(doc);
+        }
         pipit_toolset_free(ts);
         return rc;
     }

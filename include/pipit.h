@@ -780,6 +780,14 @@ enum pipit_status pipit_grammar_compile(const struct pipit_toolset *ts,
                                         struct pipit_error *err);
 void pipit_grammar_free(struct pipit_grammar *g);
 
+/* What tool `index` accepts and where each constraint is enforced: one line per schema node,
+ * e.g. "  args.level: number; grammar: type; validated: minimum, maximum" ("grammar": a
+ * constrained decode cannot break it; "validated": checked after generation, before any
+ * handler, and refused with the tool's failure template). *out is freed with pipit_free().
+ * PIPIT_ERR_INVALID_ARG for a bad index. */
+enum pipit_status
+pipit_grammar_describe_tool(const struct pipit_toolset *ts, size_t index, char **out);
+
 /* GBNF texts (root rule "root"), borrowed for the grammar's lifetime. */
 const char *pipit_grammar_call(const struct pipit_grammar *g);
 const char *pipit_grammar_names(const struct pipit_grammar *g);

@@ -1308,7 +1308,11 @@ static bool handle_output(struct pipit_agent *a,
     rec->data_json = data_json != NULL ? data_json : dup_cstr("{}");
     const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
                                : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
-    rec->sentence = render_template(tmpl, args, data, rec->message, rec->code);
+    /* an omitted optional argument reads as its schema "default" in the sentence */
+    json_t *full = pipit_tool_args_with_defaults(pipit_toolset_tool(a->ts, (size_t)tool), args);
+    rec->sentence =
+        render_template(tmpl, full != NULL ? full : args, data, rec->message, rec->code);
+    json_decref(full);
     /* the same failure twice in a turn is said once */
     const struct pipit_call_record *prev =
         tb->turn->n_calls >= 2 ? &tb->turn->calls[tb->turn->n_calls - 2] : NULL;

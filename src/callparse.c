@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CALL_MAX_TEXT (64 * 1024)
+#define CALL_MAX_TEXT      (64 * 1024)
+#define PIPIT_CALL_MAX_KEY 128 /* bytes of an argument name (PIPIT_TOOLSPEC_MAX_PROP_NAME) */
 
 void pipit_call_clear(struct pipit_call *call) {
     if (call == NULL) {
@@ -109,15 +110,34 @@ parse_pipit(const char *text, size_t start, struct pipit_call *out, struct pipit
     } else {
         for (;;) {
             i = skip_ws(text, i);
-            size_t klen = ident_len(text + i);
-            if (klen == 0 || klen > 64) {
-                json_decref(args);
-                return parse_fail(err, text, i, "expected an argument name");
+            /* a key is an identifier, or a JSON string for any other name */
+            char key[PIPIT_CALL_MAX_KEY + 1];
+            size_t klen = 0, kstart = i;
+            if (text[i] == '"') {
+                json_error_t jerr;
+                json_t *k = json_loadb(text + i, strlen(text + i),
+                                       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &jerr);
+                if (!json_is_string(k) || json_string_length(k) == 0 ||
+                    json_string_length(k) > PIPIT_CALL_MAX_KEY ||
+                    strlen(json_string_value(k)) != json_string_length(k)) {
+                    json_decref(k);
+                    json_decref(args);
+                    return parse_fail(err, text, i, "expected an argument name");
+                }
+                memcpy(key, json_string_value(k), json_string_length(k) + 1);
+                json_decref(k);
+                i += (size_t)jerr.position;
+                klen = i - kstart;
+            } else {
+                klen = ident_len(text + i);
+                if (klen == 0 || klen > PIPIT_CALL_MAX_KEY) {
+                    json_decref(args);
+                    return parse_fail(err, text, i, "expected an argument name");
+                }
+                memcpy(key, text + i, klen);
+                key[klen] = '\0';
+                i += klen;
             }
-            char key[72];
-            memcpy(key, text + i, klen);
-            key[klen] = '\0';
-            i += klen;
             i = skip_ws(text, i);
             if (text[i] != '=') {
                 json_decref(args);
@@ -125,8 +145,9 @@ parse_pipit(const char *text, size_t start, struct pipit_call *out, struct pipit
             }
             i = skip_ws(text, i + 1);
             json_error_t jerr;
-            json_t *v = json_loadb(text + i, strlen(text + i),
-                                   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &jerr);
+            json_t *v = json_loadb(
+                text + i, strlen(text + i),
+                JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
             if (v == NULL) {
                 json_decref(args);
                 return parse_fail(err, text, i, "expected a JSON value");
@@ -134,7 +155,7 @@ parse_pipit(const char *text, size_t start, struct pipit_call *out, struct pipit
             if (json_object_get(args, key) != NULL) {
                 json_decref(v);
                 json_decref(args);
-                return parse_fail(err, text, i - klen, "duplicate argument");
+                return parse_fail(err, text, kstart, "duplicate argument");
             }
             json_object_set_new(args, key, v);
             i += (size_t)jerr.position;
@@ -166,7 +187,7 @@ parse_hermes(const char *text, size_t start, struct pipit_call *out, struct pipi
     const char *end = strstr(text + i, "</tool_call>");
     size_t body_end = end != NULL ? (size_t)(end - text) : strlen(text);
     json_error_t jerr;
-    json_t *obj = json_loadb(text + i, body_end - i, 0, &jerr);
+    json_t *obj = json_loadb(text + i, body_end - i, JSON_REJECT_DUPLICATES, &jerr);
     if (obj == NULL) {
         return parse_fail(err, text, i + (size_t)(jerr.position > 0 ? jerr.position - 1 : 0),
                           "the tool call is not a JSON object");
@@ -186,7 +207,7 @@ parse_hermes(const char *text, size_t start, struct pipit_call *out, struct pipi
         parsed = json_object();
     } else if (json_is_string(args)) {
         /* some models write the arguments as a JSON string */
-        parsed = json_loads(json_string_value(args), 0, &jerr);
+        parsed = json_loads(json_string_value(args), JSON_REJECT_DUPLICATES, &jerr);
     } else {
         parsed = json_incref(args);
     }

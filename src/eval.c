@@ -1222,6 +1222,8 @@ static const char *schema_type_name(enum pipit_schema_type t) {
             return "an integer";
         case PIPIT_SCHEMA_BOOLEAN:
             return "a boolean";
+        case PIPIT_SCHEMA_NULL:
+            return "null";
         default:
             return "an array";
     }
@@ -1253,6 +1255,13 @@ shape_ok(const struct pipit_schema *s, const json_t *v, const char *path, char *
             break;
         case PIPIT_SCHEMA_ARRAY:
             type_ok = json_is_array(v);
+            break;
+        case PIPIT_SCHEMA_NULL:
+            type_ok = json_is_null(v);
+            break;
+        case PIPIT_SCHEMA_ANY:
+        case PIPIT_SCHEMA_UNION: /* validation decides */
+            type_ok = true;
             break;
     }
     if (!type_ok) {

@@ -25,6 +25,7 @@
  */
 #include "grammar.h"
 
+#include "pattern.h"
 #include "status.h"
 #include "strbuf.h"
 
@@ -116,53 +117,125 @@ static void number_expr(struct strbuf *b) {
 struct gctx {
     struct strbuf *rules; /* extra rule definitions */
     enum pipit_call_syntax syntax;
-    int64_t max_string; /* characters */
-    int64_t max_items;  /* for arrays without maxItems */
+    int64_t max_string;    /* characters */
+    int64_t max_items;     /* for arrays without maxItems */
+    struct strbuf *report; /* NULL, or where grammar_describe() writes what is enforced where */
 };
 
-static void
-value_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, const char *rule_prefix);
+/* One line of the enforcement report: `path: type (grammar: ...; validated: ...)`. */
+static void report_line(struct gctx *g,
+                        const char *path,
+                        const char *what,
+                        const char *grammar,
+                        const char *validated) {
+    if (g->report == NULL) {
+        return;
+    }
+    strbuf_printf(g->report, "  %s: %s", path, what);
+    if (grammar[0] != '\0') {
+        strbuf_printf(g->report, "; grammar: %s", grammar);
+    }
+    if (validated[0] != '\0') {
+        strbuf_printf(g->report, "; validated: %s", validated);
+    }
+    strbuf_str(g->report, "\n");
+}
 
-/* Members of an object schema, in order, optional ones skippable. `first_sep` is what comes
- * before the first member (""), `sep` between members, `key_fmt` the member key. Emits rules
- * <prefix>-m<i>-f (first member position) and -n (later). */
+static void value_expr(struct gctx *g,
+                       struct strbuf *b,
+                       const struct pipit_schema *s,
+                       const char *prefix,
+                       const char *path);
+
+/* `base.name`, or `base["name"]` when the name is not an identifier (as validation writes). */
+static void member_path(char *out, size_t cap, const char *base, const char *name) {
+    bool ident = name[0] != '\0' && !(name[0] >= '0' && name[0] <= '9');
+    for (const char *p = name; *p != '\0' && ident; p++) {
+        ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                *p == '_';
+    }
+    snprintf(out, cap, ident ? "%s.%s" : "%s[\"%s\"]", base, name);
+}
+
+/* A JSON string in the grammar's alphabet: no escapes, no control characters. */
+#define STRING_CHAR "[^\"\\\\\\x00-\\x1f]"
+
+/* Append the key of member `name`: `name=` (pipit syntax, top level: bare when an identifier,
+ * else the JSON string) or `"name": ` (JSON). */
+static void key_expr(struct strbuf *kv, const char *name, bool top_level_pipit) {
+    bool ident = name[0] != '\0' && !(name[0] >= '0' && name[0] <= '9');
+    for (const char *p = name; *p != '\0' && ident; p++) {
+        ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                *p == '_';
+    }
+    if (top_level_pipit && ident) {
+        strbuf_str(kv, "\"");
+        gbnf_escape(kv, name);
+        strbuf_str(kv, "=\" ");
+        return;
+    }
+    gbnf_json_string_lit(kv, name);
+    strbuf_str(kv, top_level_pipit ? " \"=\" " : " \": \" ");
+}
+
+/* Members of an object schema, in order, optional ones skippable, then (additionalProperties)
+ * up to max_items extra members with any key. Emits rules <prefix>-m<i>-f (first member
+ * position) and -n (later), <prefix>-x-f/-n for the extra members. */
 static void members_expr(struct gctx *g,
                          struct strbuf *b,
                          const struct pipit_schema *s,
                          const char *prefix,
-                         bool top_level_pipit) {
+                         bool top_level_pipit,
+                         const char *path) {
     size_t n = s->n_props;
+    /* what follows the last member: nothing, or the extra members */
+    char tail_f[200] = "\"\"", tail_n[200] = "\"\"";
+    if (s->additional != NULL) {
+        char vprefix[160], xpath[600];
+        snprintf(vprefix, sizeof(vprefix), "%s-xv", prefix);
+        snprintf(xpath, sizeof(xpath), "%s.*", path);
+        struct strbuf val = {0};
+        value_expr(g, &val, s->additional, vprefix, xpath);
+        strbuf_printf(g->rules, "%s-xk ::= \"\\\"\" " STRING_CHAR "{1,%d} \"\\\"\" %s %s\n", prefix,
+                      PIPIT_TOOLSPEC_MAX_PROP_NAME, top_level_pipit ? "\"=\"" : "\": \"",
+                      val.data != NULL ? val.data : "\"\"");
+        if (val.failed) {
+            g->rules->failed = true;
+        }
+        strbuf_free(&val);
+        int64_t max = g->max_items > 0 ? g->max_items : 1;
+        strbuf_printf(g->rules, "%s-x-f ::= (%s-xk (\", \" %s-xk){0,%lld})?\n", prefix, prefix,
+                      prefix, (long long)(max - 1));
+        strbuf_printf(g->rules, "%s-x-n ::= (\", \" %s-xk){0,%lld}\n", prefix, prefix,
+                      (long long)max);
+        snprintf(tail_f, sizeof(tail_f), "%s-x-f", prefix);
+        snprintf(tail_n, sizeof(tail_n), "%s-x-n", prefix);
+    }
     if (n == 0) {
-        strbuf_str(b, "\"\"");
+        strbuf_str(b, tail_f);
         return;
     }
     /* rules r(i, first): members from i on; "first" = no member written yet */
     for (size_t i = n; i-- > 0;) {
         struct strbuf val = {0};
-        char vprefix[160];
+        char vprefix[160], vpath[600];
         snprintf(vprefix, sizeof(vprefix), "%s-p%zu", prefix, i);
-        value_expr(g, &val, s->props[i].schema, vprefix);
+        member_path(vpath, sizeof(vpath), path, s->props[i].name);
+        value_expr(g, &val, s->props[i].schema, vprefix, vpath);
         for (int first = 0; first < 2; first++) {
             struct strbuf kv = {0};
             if (!first) {
                 strbuf_str(&kv, "\", \" ");
             }
-            if (top_level_pipit) {
-                strbuf_str(&kv, "\"");
-                gbnf_escape(&kv, s->props[i].name);
-                strbuf_str(&kv, "=\" ");
-            } else {
-                char key[PIPIT_TOOLSPEC_MAX_NAME + 8];
-                snprintf(key, sizeof(key), "\"%s\": ", s->props[i].name);
-                gbnf_lit(&kv, key);
-                strbuf_str(&kv, " ");
-            }
+            key_expr(&kv, s->props[i].name, top_level_pipit);
             strbuf_add(&kv, val.data != NULL ? val.data : "", val.len);
             if (val.failed) {
                 kv.failed = true;
             }
             if (i + 1 < n) {
                 strbuf_printf(&kv, " %s-m%zu-n", prefix, i + 1);
+            } else if (s->additional != NULL) {
+                strbuf_printf(&kv, " %s", tail_n);
             }
             strbuf_printf(g->rules, "%s-m%zu-%s ::= ", prefix, i, first ? "f" : "n");
             if (s->props[i].required) {
@@ -174,7 +247,7 @@ static void members_expr(struct gctx *g,
                 if (i + 1 < n) {
                     strbuf_printf(g->rules, " | %s-m%zu-%s", prefix, i + 1, first ? "f" : "n");
                 } else {
-                    strbuf_str(g->rules, " | \"\"");
+                    strbuf_printf(g->rules, " | %s", first ? tail_f : tail_n);
                 }
             }
             strbuf_str(g->rules, "\n");
@@ -188,61 +261,278 @@ static void members_expr(struct gctx *g,
     strbuf_printf(b, "%s-m0-f", prefix);
 }
 
+/* The literal alternatives of an enum, each value as compact JSON. */
+static void enum_expr(struct strbuf *b, const struct pipit_schema *s) {
+    strbuf_str(b, "(");
+    for (size_t i = 0; i < s->n_enum; i++) {
+        if (i > 0) {
+            strbuf_str(b, " | ");
+        }
+        char *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY | JSON_COMPACT);
+        if (q == NULL) {
+            b->failed = true;
+            return;
+        }
+        gbnf_lit(b, q);
+        free(q);
+    }
+    strbuf_str(b, ")");
+}
+
+/* Any JSON value, nested at most two levels (rules <prefix>-j0..2). The grammar offers a
+ * subset of what the schema allows ("any value"); validation accepts every value. */
+static void any_expr(struct gctx *g, struct strbuf *b, const char *prefix) {
+    strbuf_printf(g->rules, "%s-j0 ::= (\"\\\"\" " STRING_CHAR "{0,%lld} \"\\\"\") | ", prefix,
+                  (long long)g->max_string);
+    number_expr(g->rules);
+    strbuf_str(g->rules, " | \"true\" | \"false\" | \"null\"\n");
+    for (int d = 1; d <= 2; d++) {
+        strbuf_printf(
+            g->rules,
+            "%s-j%d ::= %s-j0 | \"[\" (%s-j%d (\", \" %s-j%d){0,7})? \"]\" | \"{\" "
+            "(\"\\\"\" " STRING_CHAR "{1,64} \"\\\": \" %s-j%d (\", \" \"\\\"\" " STRING_CHAR
+            "{1,64} \"\\\": \" %s-j%d){0,7})? \"}\"\n",
+            prefix, d, prefix, prefix, d - 1, prefix, d - 1, prefix, d - 1, prefix, d - 1);
+    }
+    strbuf_printf(b, "%s-j2", prefix);
+}
+
+/* The grammar of a string "format" (its shape; validation checks the calendar, the ranges). */
+static bool format_expr(struct strbuf *b, enum pipit_schema_format f) {
+    static const char *const TIME =
+        "([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] (\".\" [0-9]{1,6})? "
+        "(\"Z\" | [+-] ([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9])";
+    static const char *const DATE = "[0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" "
+                                    "[1-9] | [12] [0-9] | \"3\" [01])";
+    static const char *const HEX = "[0-9a-f]";
+    switch (f) {
+        case PIPIT_FORMAT_DATE:
+            strbuf_printf(b, "(\"\\\"\" %s \"\\\"\")", DATE);
+            return true;
+        case PIPIT_FORMAT_TIME:
+            strbuf_printf(b, "(\"\\\"\" %s \"\\\"\")", TIME);
+            return true;
+        case PIPIT_FORMAT_DATE_TIME:
+            strbuf_printf(b, "(\"\\\"\" %s \"T\" %s \"\\\"\")", DATE, TIME);
+            return true;
+        case PIPIT_FORMAT_UUID:
+            strbuf_printf(
+                b, "(\"\\\"\" %s{8} \"-\" %s{4} \"-\" %s{4} \"-\" %s{4} \"-\" %s{12} \"\\\"\")",
+                HEX, HEX, HEX, HEX, HEX);
+            return true;
+        case PIPIT_FORMAT_EMAIL:
+            strbuf_str(b, "(\"\\\"\" [a-zA-Z0-9._%+-]{1,64} \"@\" [a-zA-Z0-9-]{1,60} (\".\" "
+                          "[a-zA-Z0-9-]{1,60}){1,3} \"\\\"\")");
+            return true;
+        case PIPIT_FORMAT_URI:
+            strbuf_str(b, "(\"\\\"\" [a-zA-Z] [a-zA-Z0-9+.-]{0,15} \":\" "
+                          "[a-zA-Z0-9._~:/?#@!$&'()*+,;=%-]{1,200} \"\\\"\")");
+            return true;
+        default:
+            return false;
+    }
+}
+
+static void add_word(char *buf, size_t cap, const char *word) {
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, "%s%s", n > 0 ? ", " : "", word);
+}
+
 static void
-value_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, const char *prefix) {
+string_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, const char *path) {
+    char gr[256] = "type", va[256] = "";
+    char what[96];
+    if (s->n_enum > 0) {
+        enum_expr(b, s);
+        add_word(gr, sizeof(gr), "enum");
+        if (s->format != PIPIT_FORMAT_NONE) {
+            add_word(va, sizeof(va), "format");
+        }
+        report_line(g, path, "string", gr, va);
+        return;
+    }
+    bool lengths_in_grammar = false;
+    if (format_expr(b, s->format)) {
+        add_word(gr, sizeof(gr), "format");
+        if (s->pattern != NULL) {
+            add_word(va, sizeof(va), "pattern");
+        }
+    } else if (s->pattern != NULL) {
+        struct strbuf pat = {0};
+        if (pattern_gbnf(s->pattern, g->max_string, &pat)) {
+            strbuf_printf(b, "(\"\\\"\" %s \"\\\"\")", pat.data);
+            add_word(gr, sizeof(gr), "pattern");
+        } else {
+            strbuf_printf(b, "(\"\\\"\" " STRING_CHAR "{0,%lld} \"\\\"\")",
+                          (long long)g->max_string);
+            add_word(va, sizeof(va), "pattern");
+        }
+        strbuf_free(&pat);
+    } else {
+        int64_t max =
+            s->max_length >= 0 && s->max_length < g->max_string ? s->max_length : g->max_string;
+        if (max < s->min_length) {
+            max = s->min_length;
+        }
+        strbuf_printf(b, "(\"\\\"\" " STRING_CHAR "{%lld,%lld} \"\\\"\")", (long long)s->min_length,
+                      (long long)max);
+        lengths_in_grammar = true;
+    }
+    if (s->format == PIPIT_FORMAT_OTHER) {
+        snprintf(what, sizeof(what), "format %.40s (annotation, not checked)", s->format_name);
+        add_word(va, sizeof(va), what);
+    } else if (s->format == PIPIT_FORMAT_DATE || s->format == PIPIT_FORMAT_DATE_TIME) {
+        add_word(va, sizeof(va), "format (the calendar: days per month)");
+    }
+    if (s->min_length > 0) {
+        add_word(lengths_in_grammar ? gr : va, lengths_in_grammar ? sizeof(gr) : sizeof(va),
+                 "minLength");
+    }
+    if (s->max_length >= 0) {
+        add_word(lengths_in_grammar ? gr : va, lengths_in_grammar ? sizeof(gr) : sizeof(va),
+                 "maxLength");
+    }
+    report_line(g, path, "string", gr, va);
+}
+
+static void value_expr(struct gctx *g,
+                       struct strbuf *b,
+                       const struct pipit_schema *s,
+                       const char *prefix,
+                       const char *path) {
+    char gr[256] = "type", va[256] = "";
     switch (s->type) {
         case PIPIT_SCHEMA_BOOLEAN:
-            strbuf_str(b, "(\"true\" | \"false\")");
+            if (s->n_enum > 0) {
+                enum_expr(b, s);
+                add_word(gr, sizeof(gr), "enum");
+            } else {
+                strbuf_str(b, "(\"true\" | \"false\")");
+            }
+            report_line(g, path, "boolean", gr, va);
+            return;
+        case PIPIT_SCHEMA_NULL:
+            strbuf_str(b, "\"null\"");
+            report_line(g, path, "null", gr, va);
             return;
         case PIPIT_SCHEMA_STRING:
-            if (s->n_enum > 0) {
-                strbuf_str(b, "(");
-                for (size_t i = 0; i < s->n_enum; i++) {
-                    if (i > 0) {
-                        strbuf_str(b, " | ");
-                    }
-                    gbnf_json_string_lit(b, s->enum_str[i]);
-                }
-                strbuf_str(b, ")");
-            } else {
-                int64_t max = s->max_length >= 0 && s->max_length < g->max_string ? s->max_length
-                                                                                  : g->max_string;
-                strbuf_printf(b, "(\"\\\"\" [^\"\\\\\\x00-\\x1f]{0,%lld} \"\\\"\")",
-                              (long long)max);
-            }
+            string_expr(g, b, s, path);
             return;
         case PIPIT_SCHEMA_INTEGER:
-            /* a numeric enum is not forced either: "timer 7 seconds" is refused, not bent */
-            integer_expr(b);
-            return;
         case PIPIT_SCHEMA_NUMBER:
-            number_expr(b);
+            /* a numeric enum is not forced either: "timer 7 seconds" is refused, not bent */
+            if (s->type == PIPIT_SCHEMA_INTEGER) {
+                integer_expr(b);
+            } else {
+                number_expr(b);
+            }
+            if (s->n_enum > 0) {
+                add_word(va, sizeof(va), "enum");
+            }
+            if (s->has_min) {
+                add_word(va, sizeof(va), "minimum");
+            }
+            if (s->has_max) {
+                add_word(va, sizeof(va), "maximum");
+            }
+            if (s->format == PIPIT_FORMAT_INT32) {
+                add_word(va, sizeof(va), "format int32");
+            } else if (s->format == PIPIT_FORMAT_OTHER) {
+                char what[96];
+                snprintf(what, sizeof(what), "format %.40s (annotation)", s->format_name);
+                add_word(va, sizeof(va), what);
+            }
+            report_line(g, path, pipit_schema_type_name(s->type), gr, va);
             return;
+        case PIPIT_SCHEMA_ANY:
+            if (s->n_enum > 0) {
+                enum_expr(b, s);
+                report_line(g, path, "any", "enum", "");
+            } else {
+                any_expr(g, b, prefix);
+                report_line(g, path, "any", "JSON value (nested at most 2 levels)", "");
+            }
+            return;
+        case PIPIT_SCHEMA_UNION: {
+            /* built last to first, like object members, so the report reads in order */
+            struct strbuf alt[PIPIT_TOOLSPEC_MAX_ALTS];
+            memset(alt, 0, sizeof(alt));
+            for (size_t i = s->n_alts; i-- > 0;) {
+                char aprefix[160], apath[600];
+                snprintf(aprefix, sizeof(aprefix), "%s-u%zu", prefix, i);
+                snprintf(apath, sizeof(apath), "%s (alternative %zu)", path, i + 1);
+                value_expr(g, &alt[i], s->alts[i], aprefix, apath);
+            }
+            strbuf_str(b, "(");
+            for (size_t i = 0; i < s->n_alts; i++) {
+                if (i > 0) {
+                    strbuf_str(b, " | ");
+                }
+                strbuf_add(b, alt[i].data != NULL ? alt[i].data : "", alt[i].len);
+                if (alt[i].failed) {
+                    b->failed = true;
+                }
+                strbuf_free(&alt[i]);
+            }
+            strbuf_str(b, ")");
+            report_line(g, path, s->one_of ? "oneOf" : "anyOf", "one of the alternatives",
+                        s->one_of ? "exactly one matches" : "");
+            return;
+        }
         case PIPIT_SCHEMA_ARRAY: {
-            char iprefix[160];
+            if (s->n_enum > 0) {
+                enum_expr(b, s);
+                report_line(g, path, "array", "enum", "");
+                return;
+            }
+            char iprefix[160], ipath[600];
             snprintf(iprefix, sizeof(iprefix), "%s-i", prefix);
+            snprintf(ipath, sizeof(ipath), "%s[]", path);
             struct strbuf item = {0};
-            value_expr(g, &item, s->items, iprefix);
+            value_expr(g, &item, s->items, iprefix, ipath);
             strbuf_printf(g->rules, "%s ::= %s\n", iprefix, item.data != NULL ? item.data : "");
             if (item.failed) {
                 g->rules->failed = true;
             }
             strbuf_free(&item);
             int64_t max = s->max_items >= 0 ? s->max_items : g->max_items;
+            if (max < s->min_items) {
+                max = s->min_items;
+            }
             if (max == 0) {
                 strbuf_str(b, "\"[]\"");
-            } else if (max == 1) {
+            } else if (s->min_items == 0 && max == 1) {
                 strbuf_printf(b, "(\"[\" %s? \"]\")", iprefix);
-            } else {
+            } else if (s->min_items == 0) {
                 strbuf_printf(b, "(\"[\" (%s (\", \" %s){0,%lld})? \"]\")", iprefix, iprefix,
                               (long long)(max - 1));
+            } else {
+                strbuf_printf(b, "(\"[\" %s (\", \" %s){%lld,%lld} \"]\")", iprefix, iprefix,
+                              (long long)(s->min_items - 1), (long long)(max - 1));
             }
+            if (s->min_items > 0) {
+                add_word(gr, sizeof(gr), "minItems");
+            }
+            if (s->max_items >= 0) {
+                add_word(gr, sizeof(gr), "maxItems");
+            }
+            if (s->unique_items) {
+                add_word(va, sizeof(va), "uniqueItems");
+            }
+            report_line(g, path, "array", gr, va);
             return;
         }
         case PIPIT_SCHEMA_OBJECT: {
+            if (s->n_enum > 0) {
+                enum_expr(b, s);
+                report_line(g, path, "object", "enum", "");
+                return;
+            }
             strbuf_str(b, "(\"{\" ");
-            members_expr(g, b, s, prefix, false);
+            members_expr(g, b, s, prefix, false, path);
             strbuf_str(b, " \"}\")");
+            report_line(g, path, "object", "keys, required",
+                        s->additional != NULL ? "no duplicate keys" : "");
             return;
         }
     }
@@ -283,11 +573,11 @@ static void args_rule(struct gctx *g, const struct pipit_tool *t, const char *pr
     struct strbuf body = {0};
     if (g->syntax == PIPIT_SYNTAX_HERMES) {
         strbuf_str(&body, "\"{\" ");
-        members_expr(g, &body, t->params, prefix, false);
+        members_expr(g, &body, t->params, prefix, false, "args");
         strbuf_str(&body, " \"}\"");
     } else {
         strbuf_str(&body, "\"(\" ");
-        members_expr(g, &body, t->params, prefix, true);
+        members_expr(g, &body, t->params, prefix, true, "args");
         strbuf_str(&body, " \")\"");
     }
     strbuf_printf(g->rules, "%s-args ::= %s\n", prefix, body.data != NULL ? body.data : "");
@@ -369,6 +659,45 @@ static char *compile_args(const struct pipit_tool *t, const struct gctx *base) {
     }
     strbuf_free(&rules);
     return strbuf_take(&top);
+}
+
+enum pipit_status
+pipit_grammar_describe_tool(const struct pipit_toolset *ts, size_t index, char **out) {
+    if (out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    if (ts == NULL || index >= ts->n_tools) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    struct strbuf rules = {0}, report = {0};
+    struct gctx g = {.rules = &rules,
+                     .syntax = PIPIT_SYNTAX_PIPIT,
+                     .max_string = GRAMMAR_DEFAULT_MAX_STRING,
+                     .max_items = GRAMMAR_DEFAULT_MAX_ITEMS,
+                     .report = &report};
+    args_rule(&g, &ts->tools[index], "a");
+    strbuf_free(&rules);
+    /* the compiler writes a node's line after its children and members last to first:
+     * reversed, the lines read in document order, each node before its children */
+    struct strbuf rev = {0};
+    for (size_t end = report.len; end > 0;) {
+        size_t start = end - 1;
+        while (start > 0 && report.data[start - 1] != '\n') {
+            start--;
+        }
+        strbuf_add(&rev, report.data + start, end - start);
+        end = start;
+    }
+    if (report.failed) {
+        rev.failed = true;
+    }
+    strbuf_free(&report);
+    if (rev.len == 0) {
+        strbuf_str(&rev, "  (no arguments)\n");
+    }
+    *out = strbuf_take(&rev);
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
 }
 
 struct pipit_grammar_params pipit_grammar_default_params(void) {

@@ -17,6 +17,7 @@
 
 #include "toolspec.h"
 
+#include "pattern.h"
 #include "status.h"
 #include "strbuf.h"
 
@@ -27,7 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PATH_CAP 512
+#define PATH_CAP        512
+#define PARSER_MAX_REFS 32 /* references expanded inside each other */
 
 static const char *DEFAULT_SUCCESS = "Done.";
 static const char *DEFAULT_FAILURE = "I couldn't do that: {error}.";
@@ -106,6 +108,12 @@ const char *pipit_schema_type_name(enum pipit_schema_type type) {
             return "boolean";
         case PIPIT_SCHEMA_ARRAY:
             return "array";
+        case PIPIT_SCHEMA_NULL:
+            return "null";
+        case PIPIT_SCHEMA_ANY:
+            return "any";
+        case PIPIT_SCHEMA_UNION:
+            return "union";
     }
     return "?";
 }
@@ -380,6 +388,15 @@ struct parser {
     size_t len;
     struct pipit_error *err;
     enum pipit_status status; /* first failure, PIPIT_OK while none */
+    /* the schema being parsed: "$ref" targets are looked up in doc_root (the tool's
+     * parameters), whose path is doc_path; the references being expanded; nodes made */
+    const json_t *doc_root;
+    char doc_path[PATH_CAP];
+    const json_t *ref_stack[PARSER_MAX_REFS];
+    const char *ref_name[PARSER_MAX_REFS];
+    int ref_depth[PARSER_MAX_REFS];
+    int n_refs;
+    size_t n_nodes;
 };
 
 /* Report a content error at `path` (the key when at_key, else the value). */
@@ -566,7 +583,24 @@ static bool check_template(struct parser *P, const char *text, const char *path)
 }
 
 /* ============================================================================
- * schema */
+ * schema
+ *
+ * What is accepted (docs/toolspec.md, "JSON Schema"): the types object, string, number,
+ * integer, boolean, array, null, a list of them, or none (any value); enum/const of any JSON
+ * type; local "$ref" (expanded inline), "anyOf"/"oneOf", a one-element "allOf"; the keywords of
+ * each type below; annotations (ignored, "default" and "format" recorded); "x-*" extensions
+ * (ignored). Everything else is refused with the JSON path and the keyword. */
+
+struct problems {
+    struct pipit_arg_problem *list;
+    size_t max, n, found;
+};
+
+static void check_node(const struct pipit_schema *s,
+                       const json_t *v,
+                       const char *path,
+                       struct problems *pr,
+                       bool skip_enum);
 
 static void schema_free(struct pipit_schema *s) {
     if (s == NULL) {
@@ -586,15 +620,33 @@ static void schema_free(struct pipit_schema *s) {
     free(s->enum_num);
     free((void *)s->enum_json);
     schema_free(s->items);
+    schema_free(s->additional);
+    for (size_t i = 0; i < s->n_alts; i++) {
+        schema_free(s->alts[i]);
+    }
+    free(s->alts);
     free(s);
 }
 
-static const char *const KW_COMMON[] = {"type", "description", NULL};
+/* Annotations: accepted anywhere, no effect on validation ("default" and "format" are
+ * recorded; "definitions"/"$defs" hold the targets of "$ref"). "optional" and "response" are
+ * BFCL's (the required list decides). Keys starting with "x-" are extensions, also ignored. */
+static const char *const KW_ANNOTATION[] = {"$schema",    "$id",         "id",        "title",
+                                            "$comment",   "description", "examples",  "default",
+                                            "deprecated", "readOnly",    "writeOnly", "definitions",
+                                            "$defs",      "optional",    "response",  NULL};
+static const char *const KW_ANY_TYPE[] = {"type", "enum", "const", NULL};
 static const char *const KW_OBJECT[] = {"properties", "required", "additionalProperties", NULL};
-static const char *const KW_STRING[] = {"enum", "maxLength", NULL};
-static const char *const KW_NUMBER[] = {"enum", "minimum", "maximum", NULL};
-static const char *const KW_ARRAY[] = {"items", "maxItems", NULL};
+static const char *const KW_STRING[] = {"minLength", "maxLength", "pattern", "format", NULL};
+static const char *const KW_NUMBER[] = {"minimum", "maximum", "format", NULL};
+static const char *const KW_ARRAY[] = {"items", "minItems", "maxItems", "uniqueItems", NULL};
 static const char *const KW_NONE[] = {NULL};
+static const char *const KW_COMBINE[] = {"$ref", "anyOf", "oneOf", "allOf", NULL};
+
+#define KW_SUPPORTED                                                                         \
+    "type, enum, const, $ref, anyOf, oneOf, allOf (one schema), properties, required, "      \
+    "additionalProperties, minLength, maxLength, pattern, format, minimum, maximum, items, " \
+    "minItems, maxItems, uniqueItems and the annotations"
 
 static bool kw_in(const char *const *list, const char *key) {
     for (; *list != NULL; list++) {
@@ -605,34 +657,90 @@ static bool kw_in(const char *const *list, const char *key) {
     return false;
 }
 
-static bool check_keywords(struct parser *P,
-                           const json_t *node,
-                           const char *path,
-                           enum pipit_schema_type type) {
-    const char *const *own = type == PIPIT_SCHEMA_OBJECT    ? KW_OBJECT
-                             : type == PIPIT_SCHEMA_STRING  ? KW_STRING
-                             : type == PIPIT_SCHEMA_ARRAY   ? KW_ARRAY
-                             : type == PIPIT_SCHEMA_BOOLEAN ? KW_NONE
-                                                            : KW_NUMBER;
+static bool is_annotation(const char *key) {
+    return kw_in(KW_ANNOTATION, key) || strncmp(key, "x-", 2) == 0;
+}
+
+static const char *const *type_keywords(enum pipit_schema_type type) {
+    switch (type) {
+        case PIPIT_SCHEMA_OBJECT:
+            return KW_OBJECT;
+        case PIPIT_SCHEMA_STRING:
+            return KW_STRING;
+        case PIPIT_SCHEMA_NUMBER:
+        case PIPIT_SCHEMA_INTEGER:
+            return KW_NUMBER;
+        case PIPIT_SCHEMA_ARRAY:
+            return KW_ARRAY;
+        default:
+            return KW_NONE;
+    }
+}
+
+static bool is_type_keyword(const char *key) {
+    return kw_in(KW_OBJECT, key) || kw_in(KW_STRING, key) || kw_in(KW_NUMBER, key) ||
+           kw_in(KW_ARRAY, key);
+}
+
+/* Refuse every key of `node` that is not an annotation, not in KW_ANY_TYPE and applies to
+ * none of the types in `mask` (bit 1 << type). */
+static bool check_keywords(struct parser *P, const json_t *node, const char *path, unsigned mask) {
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)node, key, v) {
-        if (kw_in(KW_COMMON, key) || kw_in(own, key)) {
+        if (is_annotation(key) || kw_in(KW_ANY_TYPE, key)) {
+            continue;
+        }
+        bool ok = false;
+        for (int t = 0; t <= PIPIT_SCHEMA_NULL && !ok; t++) {
+            ok = (mask & (1u << t)) != 0 && kw_in(type_keywords((enum pipit_schema_type)t), key);
+        }
+        if (ok) {
             continue;
         }
         char p[PATH_CAP];
         path_key(p, sizeof(p), path, key);
-        if (kw_in(KW_OBJECT, key) || kw_in(KW_STRING, key) || kw_in(KW_NUMBER, key) ||
-            kw_in(KW_ARRAY, key)) {
-            spec_fail(P, p, true, "keyword \"%s\" does not apply to type %s", key,
-                      pipit_schema_type_name(type));
+        if (kw_in(KW_COMBINE, key)) {
+            spec_fail(P, p, true,
+                      "keyword \"%s\" together with \"type\" is not supported (put the type "
+                      "into each alternative)",
+                      key);
+        } else if (is_type_keyword(key)) {
+            char types[128] = "";
+            size_t used = 0;
+            for (int t = 0; t <= PIPIT_SCHEMA_NULL; t++) {
+                if ((mask & (1u << t)) != 0) {
+                    int w =
+                        snprintf(types + used, sizeof(types) - used, "%s%s", used > 0 ? "/" : "",
+                                 pipit_schema_type_name((enum pipit_schema_type)t));
+                    used += w > 0 && (size_t)w < sizeof(types) - used ? (size_t)w : 0;
+                }
+            }
+            spec_fail(P, p, true, "keyword \"%s\" does not apply to type %s", key, types);
         } else {
             spec_fail(P, p, true,
-                      "unsupported JSON Schema keyword \"%s\" (supported: type, description, "
-                      "properties, required, additionalProperties, enum, maxLength, minimum, "
-                      "maximum, items, maxItems)",
-                      key);
+                      "unsupported JSON Schema keyword \"%s\" (supported: " KW_SUPPORTED ")", key);
         }
+        return false;
+    }
+    return true;
+}
+
+/* Only annotations beside `what` ("$ref", "anyOf", ...). */
+static bool
+only_annotations(struct parser *P, const json_t *node, const char *path, const char *what) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)node, key, v) {
+        if (is_annotation(key) || strcmp(key, what) == 0) {
+            continue;
+        }
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, key);
+        spec_fail(P, p, true,
+                  "keyword \"%s\" beside \"%s\" is not supported (only annotations may sit "
+                  "beside it; move \"%s\" into the referenced or alternative schemas)",
+                  key, what, key);
         return false;
     }
     return true;
@@ -643,96 +751,181 @@ static int64_t get_count(struct parser *P, const json_t *node, const char *key, 
     const json_t *v = json_object_get(node, key);
     char p[PATH_CAP];
     path_key(p, sizeof(p), path, key);
-    if (!json_is_integer(v)) {
+    double d = json_is_number(v) ? json_number_value(v) : -1;
+    if (!json_is_number(v) || floor(d) != d) {
         spec_fail(P, p, false, "expected a non-negative integer, got %s", json_kind(v));
         return -1;
     }
-    json_int_t n = json_integer_value(v);
-    if (n < 0 || n > (json_int_t)PIPIT_TOOLSPEC_MAX_FILE_BYTES) {
-        spec_fail(P, p, false, "%lld is out of range 0..%d", (long long)n,
-                  PIPIT_TOOLSPEC_MAX_FILE_BYTES);
+    if (d < 0 || d > (double)PIPIT_TOOLSPEC_MAX_FILE_BYTES) {
+        spec_fail(P, p, false, "%.0f is out of range 0..%d", d, PIPIT_TOOLSPEC_MAX_FILE_BYTES);
         return -1;
     }
-    return (int64_t)n;
+    return (int64_t)d;
 }
 
 static bool is_integral(double v) {
     return isfinite(v) && floor(v) == v && fabs(v) <= 9007199254740992.0;
 }
 
-static bool
-parse_enum(struct parser *P, struct pipit_schema *s, const json_t *arr, const char *path) {
-    if (!json_is_array(arr)) {
-        spec_fail(P, path, false, "expected an array, got %s", json_kind(arr));
-        return false;
+/* Whether `v` has the JSON type of schema type `t` (ANY: every value). */
+static bool value_has_type(enum pipit_schema_type t, const json_t *v) {
+    switch (t) {
+        case PIPIT_SCHEMA_OBJECT:
+            return json_is_object(v);
+        case PIPIT_SCHEMA_STRING:
+            return json_is_string(v);
+        case PIPIT_SCHEMA_NUMBER:
+            return json_is_number(v);
+        case PIPIT_SCHEMA_INTEGER:
+            return json_is_number(v) && is_integral(json_number_value(v));
+        case PIPIT_SCHEMA_BOOLEAN:
+            return json_is_boolean(v);
+        case PIPIT_SCHEMA_ARRAY:
+            return json_is_array(v);
+        case PIPIT_SCHEMA_NULL:
+            return json_is_null(v);
+        case PIPIT_SCHEMA_ANY:
+        case PIPIT_SCHEMA_UNION:
+            return true;
     }
-    size_t n = json_array_size(arr);
-    if (n == 0 || n > PIPIT_TOOLSPEC_MAX_ENUM) {
-        spec_fail(P, path, false, "an enum needs 1..%d values, got %zu", PIPIT_TOOLSPEC_MAX_ENUM,
-                  n);
-        return false;
+    return false;
+}
+
+/* JSON Schema equality: numbers by value (1 == 1.0), the rest structurally. */
+static bool json_same(const json_t *a, const json_t *b) {
+    if (json_is_number(a) && json_is_number(b)) {
+        return json_number_value(a) == json_number_value(b);
     }
+    if (json_is_array(a) && json_is_array(b)) {
+        if (json_array_size(a) != json_array_size(b)) {
+            return false;
+        }
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            if (!json_same(json_array_get(a, i), json_array_get(b, i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+    if (json_is_object(a) && json_is_object(b)) {
+        if (json_object_size(a) != json_object_size(b)) {
+            return false;
+        }
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)a, k, x) {
+            const json_t *y = json_object_get(b, k);
+            if (y == NULL || !json_same(x, y)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return json_equal((json_t *)a, (json_t *)b) != 0;
+}
+
+/* The values of "enum" (or the one of "const") that have the schema's type, into `s`. When
+ * `filter` (a member of a type list), values of other types are skipped; otherwise they are
+ * an error. n_enum may end 0 only when filtering. */
+static bool parse_enum(struct parser *P,
+                       struct pipit_schema *s,
+                       const json_t *node,
+                       const char *path,
+                       bool filter) {
+    const json_t *en = json_object_get(node, "enum");
+    const json_t *cn = json_object_get(node, "const");
+    char ep[PATH_CAP], cp[PATH_CAP];
+    path_key(ep, sizeof(ep), path, "enum");
+    path_key(cp, sizeof(cp), path, "const");
+    if (en != NULL) {
+        if (!json_is_array(en)) {
+            spec_fail(P, ep, false, "expected an array, got %s", json_kind(en));
+            return false;
+        }
+        size_t n = json_array_size(en);
+        if (n == 0 || n > PIPIT_TOOLSPEC_MAX_ENUM) {
+            spec_fail(P, ep, false, "an enum needs 1..%d values, got %zu", PIPIT_TOOLSPEC_MAX_ENUM,
+                      n);
+            return false;
+        }
+        if (cn != NULL) {
+            bool found = false;
+            for (size_t i = 0; i < n && !found; i++) {
+                found = json_same(json_array_get(en, i), cn);
+            }
+            if (!found) {
+                spec_fail(P, cp, false,
+                          "the const is not one of the enum's values, so no value "
+                          "can satisfy the schema");
+                return false;
+            }
+        }
+    }
+    const json_t *arr = cn != NULL ? NULL : en;
+    size_t n = cn != NULL ? 1 : json_array_size(arr);
     s->enum_json = calloc(n, sizeof(*s->enum_json));
     if (s->type == PIPIT_SCHEMA_STRING) {
         s->enum_str = calloc(n, sizeof(char *));
-    } else {
+    } else if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
         s->enum_num = calloc(n, sizeof(double));
     }
-    if (s->enum_json == NULL || (s->enum_str == NULL && s->enum_num == NULL)) {
+    if (s->enum_json == NULL || (s->type == PIPIT_SCHEMA_STRING && s->enum_str == NULL) ||
+        ((s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) &&
+         s->enum_num == NULL)) {
         nomem(P);
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        const json_t *v = json_array_get(arr, i);
+        const json_t *v = cn != NULL ? cn : json_array_get(arr, i);
         char p[PATH_CAP];
-        path_index(p, sizeof(p), path, i);
-        s->enum_json[i] = v;
-        if (s->type == PIPIT_SCHEMA_STRING) {
-            if (!json_is_string(v)) {
-                spec_fail(P, p, false, "expected a string, got %s", json_kind(v));
-                return false;
+        if (cn != NULL) {
+            pipit_format(p, sizeof(p), "%s", cp);
+        } else {
+            path_index(p, sizeof(p), ep, i);
+        }
+        if (!value_has_type(s->type, v)) {
+            if (filter) {
+                continue;
             }
+            char num[64];
+            if (s->type == PIPIT_SCHEMA_INTEGER && json_is_number(v)) {
+                format_json_number(num, sizeof(num), v);
+                spec_fail(P, p, false, "%s is not an integer", num);
+            } else {
+                spec_fail(P, p, false, "expected %s, got %s", pipit_schema_type_name(s->type),
+                          json_kind(v));
+            }
+            return false;
+        }
+        if (json_is_string(v)) {
             size_t len = json_string_length(v);
-            if (len == 0 || len > PIPIT_TOOLSPEC_MAX_ENUM_STRING ||
-                strlen(json_string_value(v)) != len) {
-                spec_fail(P, p, false, "enum strings must be 1..%d bytes without NUL",
+            if (len > PIPIT_TOOLSPEC_MAX_ENUM_STRING || strlen(json_string_value(v)) != len) {
+                spec_fail(P, p, false, "enum strings must be 0..%d bytes without NUL",
                           PIPIT_TOOLSPEC_MAX_ENUM_STRING);
                 return false;
             }
-            for (size_t k = 0; k < i; k++) {
-                if (strcmp(s->enum_str[k], json_string_value(v)) == 0) {
-                    spec_fail(P, p, false, "duplicate enum value \"%s\"", json_string_value(v));
-                    return false;
-                }
+        }
+        for (size_t k = 0; k < s->n_enum; k++) {
+            if (json_same(s->enum_json[k], v)) {
+                char *q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+                spec_fail(P, p, false, "duplicate enum value %s", q != NULL ? q : "");
+                free(q);
+                return false;
             }
-            s->enum_str[i] = dup_str(json_string_value(v));
-            if (s->enum_str[i] == NULL) {
+        }
+        size_t k = s->n_enum;
+        s->enum_json[k] = v;
+        if (s->enum_str != NULL) {
+            s->enum_str[k] = dup_str(json_string_value(v));
+            if (s->enum_str[k] == NULL) {
                 nomem(P);
                 return false;
             }
-        } else {
-            if (!json_is_number(v)) {
-                spec_fail(P, p, false, "expected a number, got %s", json_kind(v));
-                return false;
-            }
-            double d = json_number_value(v);
-            if (s->type == PIPIT_SCHEMA_INTEGER && !is_integral(d)) {
-                char num[64];
-                format_json_number(num, sizeof(num), v);
-                spec_fail(P, p, false, "%s is not an integer", num);
-                return false;
-            }
-            for (size_t k = 0; k < i; k++) {
-                if (s->enum_num[k] == d) {
-                    char num[64];
-                    format_json_number(num, sizeof(num), v);
-                    spec_fail(P, p, false, "duplicate enum value %s", num);
-                    return false;
-                }
-            }
-            s->enum_num[i] = d;
         }
-        s->n_enum = i + 1;
+        if (s->enum_num != NULL) {
+            s->enum_num[k] = json_number_value(v);
+        }
+        s->n_enum = k + 1;
     }
     return true;
 }
@@ -769,11 +962,10 @@ static bool parse_object_schema(struct parser *P,
         json_object_foreach((json_t *)props, key, v) {
             char p[PATH_CAP];
             path_key(p, sizeof(p), pp, key);
-            if (!is_identifier(key) || strlen(key) > PIPIT_TOOLSPEC_MAX_NAME) {
-                spec_fail(P, p, true,
-                          "property name \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]* and have at "
-                          "most %d characters",
-                          key, PIPIT_TOOLSPEC_MAX_NAME);
+            size_t klen = strlen(key);
+            if (klen == 0 || klen > PIPIT_TOOLSPEC_MAX_PROP_NAME) {
+                spec_fail(P, p, true, "a property name must have 1..%d bytes",
+                          PIPIT_TOOLSPEC_MAX_PROP_NAME);
                 return false;
             }
             struct pipit_schema_prop *prop = &s->props[s->n_props];
@@ -826,8 +1018,10 @@ static bool parse_object_schema(struct parser *P,
     if (ap != NULL && !json_is_false(ap)) {
         char p[PATH_CAP];
         path_key(p, sizeof(p), path, "additionalProperties");
-        spec_fail(P, p, false, "only false is supported (unknown keys are always rejected)");
-        return false;
+        s->additional = parse_schema(P, ap, p, depth + 1);
+        if (s->additional == NULL) {
+            return false;
+        }
     }
     return true;
 }
@@ -865,88 +1059,247 @@ parse_range(struct parser *P, struct pipit_schema *s, const json_t *node, const 
     return true;
 }
 
-static struct pipit_schema *
-parse_schema(struct parser *P, const json_t *node, const char *path, int depth) {
-    if (!json_is_object(node)) {
-        spec_fail(P, path, false, "expected a schema object, got %s", json_kind(node));
-        return NULL;
+static const struct {
+    const char *name;
+    enum pipit_schema_format format;
+    bool string; /* a string format (else a number format) */
+} FORMATS[] = {
+    {"date", PIPIT_FORMAT_DATE, true},
+    {"time", PIPIT_FORMAT_TIME, true},
+    {"date-time", PIPIT_FORMAT_DATE_TIME, true},
+    {"email", PIPIT_FORMAT_EMAIL, true},
+    {"uri", PIPIT_FORMAT_URI, true},
+    {"uuid", PIPIT_FORMAT_UUID, true},
+    {"int32", PIPIT_FORMAT_INT32, false},
+};
+
+static bool
+parse_format(struct parser *P, struct pipit_schema *s, const json_t *node, const char *path) {
+    const json_t *f = json_object_get(node, "format");
+    if (f == NULL) {
+        return true;
     }
-    if (depth > PIPIT_TOOLSPEC_MAX_DEPTH) {
-        spec_fail(P, path, false, "schema nested deeper than %d levels", PIPIT_TOOLSPEC_MAX_DEPTH);
-        return NULL;
+    char p[PATH_CAP];
+    path_key(p, sizeof(p), path, "format");
+    if (!json_is_string(f)) {
+        spec_fail(P, p, false, "expected a string, got %s", json_kind(f));
+        return false;
     }
-    const json_t *t = json_object_get(node, "type");
-    char tp[PATH_CAP];
-    path_key(tp, sizeof(tp), path, "type");
-    if (t == NULL) {
-        spec_fail(P, path, false, "missing \"type\"");
-        return NULL;
-    }
-    if (!json_is_string(t)) {
-        spec_fail(P, tp, false, "expected a string, got %s%s", json_kind(t),
-                  json_is_array(t) ? " (type unions are not supported)" : "");
-        return NULL;
-    }
-    static const char *const type_names[] = {"object",  "string",  "number",
-                                             "integer", "boolean", "array"};
-    int type = -1;
-    for (int i = 0; i < 6; i++) {
-        if (strcmp(json_string_value(t), type_names[i]) == 0) {
-            type = i;
+    s->format_name = json_string_value(f);
+    s->format = PIPIT_FORMAT_OTHER;
+    bool string = s->type == PIPIT_SCHEMA_STRING;
+    for (size_t i = 0; i < sizeof(FORMATS) / sizeof(FORMATS[0]); i++) {
+        if (strcmp(FORMATS[i].name, s->format_name) == 0) {
+            if (FORMATS[i].string != string) {
+                spec_fail(P, p, false, "format \"%s\" does not apply to type %s", s->format_name,
+                          pipit_schema_type_name(s->type));
+                return false;
+            }
+            s->format = FORMATS[i].format;
         }
     }
-    if (type < 0) {
-        spec_fail(P, tp, false,
-                  "unsupported type \"%s\" (supported: object, string, number, integer, "
-                  "boolean, array)",
-                  json_string_value(t));
-        return NULL;
+    if (s->format == PIPIT_FORMAT_INT32 && s->type != PIPIT_SCHEMA_INTEGER) {
+        spec_fail(P, p, false, "format \"int32\" applies to integers");
+        return false;
     }
+    return true;
+}
+
+static bool parse_string_keywords(struct parser *P,
+                                  struct pipit_schema *s,
+                                  const json_t *node,
+                                  const char *path) {
+    if (json_object_get(node, "minLength") != NULL) {
+        s->min_length = get_count(P, node, "minLength", path);
+        if (s->min_length < 0) {
+            return false;
+        }
+    }
+    if (json_object_get(node, "maxLength") != NULL) {
+        s->max_length = get_count(P, node, "maxLength", path);
+        if (s->max_length < 0) {
+            return false;
+        }
+        if (s->max_length < s->min_length) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), path, "maxLength");
+            spec_fail(P, p, false,
+                      "maxLength %lld is below minLength %lld, so no string can "
+                      "satisfy the schema",
+                      (long long)s->max_length, (long long)s->min_length);
+            return false;
+        }
+    }
+    const json_t *pat = json_object_get(node, "pattern");
+    if (pat != NULL) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "pattern");
+        if (!json_is_string(pat)) {
+            spec_fail(P, p, false, "expected a string, got %s", json_kind(pat));
+            return false;
+        }
+        char why[160];
+        if (!pattern_supported(json_string_value(pat), why, sizeof(why))) {
+            spec_fail(P, p, false,
+                      "pattern \"%s\" is outside the supported regular expression "
+                      "subset: %s",
+                      json_string_value(pat), why);
+            return false;
+        }
+        s->pattern = json_string_value(pat);
+    }
+    return parse_format(P, s, node, path);
+}
+
+static bool parse_array_keywords(struct parser *P,
+                                 struct pipit_schema *s,
+                                 const json_t *node,
+                                 const char *path,
+                                 int depth) {
+    const json_t *items = json_object_get(node, "items");
+    char p[PATH_CAP];
+    path_key(p, sizeof(p), path, "items");
+    if (items == NULL) {
+        spec_fail(P, path, false, "an array schema needs \"items\"");
+        return false;
+    }
+    s->items = parse_schema(P, items, p, depth + 1);
+    if (s->items == NULL) {
+        return false;
+    }
+    if (json_object_get(node, "minItems") != NULL) {
+        s->min_items = get_count(P, node, "minItems", path);
+        if (s->min_items < 0) {
+            return false;
+        }
+    }
+    if (json_object_get(node, "maxItems") != NULL) {
+        s->max_items = get_count(P, node, "maxItems", path);
+        if (s->max_items < 0) {
+            return false;
+        }
+        if (s->max_items < s->min_items) {
+            path_key(p, sizeof(p), path, "maxItems");
+            spec_fail(P, p, false,
+                      "maxItems %lld is below minItems %lld, so no array can "
+                      "satisfy the schema",
+                      (long long)s->max_items, (long long)s->min_items);
+            return false;
+        }
+    }
+    const json_t *u = json_object_get(node, "uniqueItems");
+    if (u != NULL) {
+        path_key(p, sizeof(p), path, "uniqueItems");
+        if (!json_is_boolean(u)) {
+            spec_fail(P, p, false, "expected a boolean, got %s", json_kind(u));
+            return false;
+        }
+        s->unique_items = json_is_true(u);
+    }
+    return true;
+}
+
+static struct pipit_schema *
+schema_alloc(struct parser *P, enum pipit_schema_type type, const json_t *node) {
     struct pipit_schema *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         nomem(P);
         return NULL;
     }
-    s->type = (enum pipit_schema_type)type;
+    s->type = type;
     s->json = node;
     s->max_length = -1;
     s->max_items = -1;
-    bool ok = check_keywords(P, node, path, s->type);
-    if (ok && json_object_get(node, "description") != NULL) {
+    return s;
+}
+
+/* Annotations of `node` that travel with the schema it names (for "$ref", "allOf", a type
+ * list's members): the description and the default. */
+static bool
+take_annotations(struct parser *P, struct pipit_schema *s, const json_t *node, const char *path) {
+    if (!json_is_object(node)) {
+        return true;
+    }
+    if (json_object_get(node, "description") != NULL) {
         s->description =
             get_string(P, node, "description", path, false, PIPIT_TOOLSPEC_MAX_DESCRIPTION, false);
-        ok = s->description != NULL;
+        if (s->description == NULL) {
+            return false;
+        }
     }
-    if (ok && s->type == PIPIT_SCHEMA_OBJECT) {
+    const json_t *d = json_object_get(node, "default");
+    if (d != NULL) {
+        s->default_value = d;
+    }
+    return true;
+}
+
+/* Every enum value must satisfy the rest of its schema: otherwise the value could be
+ * generated and then refused, or no value at all could satisfy the schema. */
+static bool check_enum_values(struct parser *P, const struct pipit_schema *s, const char *path) {
+    for (size_t i = 0; i < s->n_enum; i++) {
+        struct pipit_arg_problem pb;
+        struct problems pr = {&pb, 1, 0, 0};
+        check_node(s, s->enum_json[i], "value", &pr, true);
+        if (pr.found > 0) {
+            char p[PATH_CAP], *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY | JSON_COMPACT);
+            const json_t *en = json_object_get(s->json, "enum");
+            path_key(p, sizeof(p), path,
+                     json_object_get(s->json, "const") != NULL ? "const" : "enum");
+            for (size_t k = 0; json_object_get(s->json, "const") == NULL && k < json_array_size(en);
+                 k++) {
+                if (json_array_get(en, k) == s->enum_json[i]) {
+                    char e[PATH_CAP];
+                    path_index(e, sizeof(e), p, k);
+                    pipit_format(p, sizeof(p), "%s", e);
+                    break;
+                }
+            }
+            spec_fail(P, p, false, "the value %s does not satisfy the schema: %s: %s",
+                      q != NULL ? q : "", pb.path, pb.message);
+            free(q);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A schema of one known type read from `node` (whose keywords were checked). `filter`: the
+ * node lists several types; enum values of other types belong to other members. NULL on
+ * error; *empty when filtering left no enum value of this type (the member is dropped). */
+static struct pipit_schema *parse_typed(struct parser *P,
+                                        const json_t *node,
+                                        const char *path,
+                                        int depth,
+                                        enum pipit_schema_type type,
+                                        bool filter,
+                                        bool *empty) {
+    struct pipit_schema *s = schema_alloc(P, type, node);
+    if (s == NULL) {
+        return NULL;
+    }
+    *empty = false;
+    bool ok = take_annotations(P, s, node, path);
+    if (ok && type == PIPIT_SCHEMA_OBJECT) {
         ok = parse_object_schema(P, s, node, path, depth);
     }
-    if (ok && (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER)) {
-        ok = parse_range(P, s, node, path);
+    if (ok && (type == PIPIT_SCHEMA_NUMBER || type == PIPIT_SCHEMA_INTEGER)) {
+        ok = parse_range(P, s, node, path) && parse_format(P, s, node, path);
     }
-    if (ok && s->type == PIPIT_SCHEMA_STRING && json_object_get(node, "maxLength") != NULL) {
-        s->max_length = get_count(P, node, "maxLength", path);
-        ok = s->max_length >= 0;
+    if (ok && type == PIPIT_SCHEMA_STRING) {
+        ok = parse_string_keywords(P, s, node, path);
     }
-    if (ok && json_object_get(node, "enum") != NULL) {
-        char p[PATH_CAP];
-        path_key(p, sizeof(p), path, "enum");
-        ok = parse_enum(P, s, json_object_get(node, "enum"), p);
+    if (ok && type == PIPIT_SCHEMA_ARRAY) {
+        ok = parse_array_keywords(P, s, node, path, depth);
     }
-    if (ok && s->type == PIPIT_SCHEMA_ARRAY) {
-        const json_t *items = json_object_get(node, "items");
-        char p[PATH_CAP];
-        path_key(p, sizeof(p), path, "items");
-        if (items == NULL) {
-            spec_fail(P, path, false, "an array schema needs \"items\"");
-            ok = false;
-        } else {
-            s->items = parse_schema(P, items, p, depth + 1);
-            ok = s->items != NULL;
+    if (ok && (json_object_get(node, "enum") != NULL || json_object_get(node, "const") != NULL)) {
+        ok = parse_enum(P, s, node, path, filter);
+        if (ok && s->n_enum == 0) {
+            *empty = true;
+            schema_free(s);
+            return NULL;
         }
-        if (ok && json_object_get(node, "maxItems") != NULL) {
-            s->max_items = get_count(P, node, "maxItems", path);
-            ok = s->max_items >= 0;
-        }
+        ok = ok && check_enum_values(P, s, path);
     }
     if (!ok) {
         schema_free(s);
@@ -955,10 +1308,386 @@ parse_schema(struct parser *P, const json_t *node, const char *path, int depth) 
     return s;
 }
 
+static const char *const TYPE_NAMES[] = {"object",  "string", "number", "integer",
+                                         "boolean", "array",  "null"};
+
+static int type_of_name(const char *name) {
+    for (int i = 0; i <= PIPIT_SCHEMA_NULL; i++) {
+        if (strcmp(name, TYPE_NAMES[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* A union of `n` members (taken, NULL entries skipped); a single member is returned as is. */
+static struct pipit_schema *make_union(struct parser *P,
+                                       const json_t *node,
+                                       struct pipit_schema **alts,
+                                       size_t n,
+                                       bool one_of) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (alts[i] != NULL) {
+            alts[k++] = alts[i];
+        }
+    }
+    if (k == 1) {
+        return alts[0];
+    }
+    struct pipit_schema *u = schema_alloc(P, PIPIT_SCHEMA_UNION, node);
+    struct pipit_schema **copy = u != NULL ? calloc(k, sizeof(*copy)) : NULL;
+    if (copy == NULL) {
+        for (size_t i = 0; i < k; i++) {
+            schema_free(alts[i]);
+        }
+        free(u);
+        if (u != NULL) {
+            nomem(P);
+        }
+        return NULL;
+    }
+    memcpy(copy, alts, k * sizeof(*copy));
+    u->alts = copy;
+    u->n_alts = k;
+    u->one_of = one_of;
+    return u;
+}
+
+/* "type": a name or a list of names; or no type: inferred from enum/const or from keywords of
+ * a single type, else any value. */
+static struct pipit_schema *
+parse_types(struct parser *P, const json_t *node, const char *path, int depth) {
+    const json_t *t = json_object_get(node, "type");
+    char tp[PATH_CAP];
+    path_key(tp, sizeof(tp), path, "type");
+    int types[PIPIT_SCHEMA_NULL + 1];
+    size_t n = 0;
+    if (json_is_string(t)) {
+        int k = type_of_name(json_string_value(t));
+        if (k < 0) {
+            spec_fail(P, tp, false,
+                      "unsupported type \"%s\" (supported: object, string, number, integer, "
+                      "boolean, array, null)",
+                      json_string_value(t));
+            return NULL;
+        }
+        types[n++] = k;
+    } else if (json_is_array(t)) {
+        if (json_array_size(t) == 0 || json_array_size(t) > PIPIT_SCHEMA_NULL + 1) {
+            spec_fail(P, tp, false, "a type list needs 1..7 type names");
+            return NULL;
+        }
+        for (size_t i = 0; i < json_array_size(t); i++) {
+            const json_t *e = json_array_get(t, i);
+            char p[PATH_CAP];
+            path_index(p, sizeof(p), tp, i);
+            int k = json_is_string(e) ? type_of_name(json_string_value(e)) : -1;
+            if (k < 0) {
+                spec_fail(P, p, false,
+                          "expected a type name (object, string, number, integer, "
+                          "boolean, array, null)");
+                return NULL;
+            }
+            for (size_t j = 0; j < n; j++) {
+                if (types[j] == k) {
+                    spec_fail(P, p, false, "type \"%s\" is listed twice", TYPE_NAMES[k]);
+                    return NULL;
+                }
+            }
+            types[n++] = k;
+        }
+    } else if (t != NULL) {
+        spec_fail(P, tp, false, "expected a type name or a list of them, got %s", json_kind(t));
+        return NULL;
+    } else {
+        /* no type: from the enum's values, or from the keywords present */
+        const json_t *en = json_object_get(node, "const");
+        bool is_const = en != NULL;
+        if (en == NULL) {
+            en = json_object_get(node, "enum");
+        }
+        if (en != NULL) {
+            enum pipit_schema_type k = PIPIT_SCHEMA_ANY;
+            bool strings = true, numbers = true;
+            for (size_t i = 0; i < (is_const ? 1 : json_array_size(en)); i++) {
+                const json_t *v = is_const ? en : json_array_get(en, i);
+                strings = strings && json_is_string(v);
+                numbers = numbers && json_is_number(v);
+            }
+            if (!is_const && !json_is_array(en)) {
+                strings = numbers = false;
+            }
+            k = strings ? PIPIT_SCHEMA_STRING : numbers ? PIPIT_SCHEMA_NUMBER : PIPIT_SCHEMA_ANY;
+            if (k != PIPIT_SCHEMA_ANY) {
+                types[n++] = (int)k;
+            } else {
+                if (!check_keywords(P, node, path, 0)) {
+                    return NULL;
+                }
+                bool empty = false;
+                return parse_typed(P, node, path, depth, PIPIT_SCHEMA_ANY, false, &empty);
+            }
+        } else {
+            unsigned found = 0;
+            const char *key;
+            json_t *v;
+            json_object_foreach((json_t *)node, key, v) {
+                if (strcmp(key, "format") == 0) {
+                    const char *f = json_is_string(v) ? json_string_value(v) : "";
+                    bool num = strcmp(f, "float") == 0 || strcmp(f, "double") == 0 ||
+                               strcmp(f, "int32") == 0 || strcmp(f, "int64") == 0;
+                    found |= 1u << (num ? PIPIT_SCHEMA_NUMBER : PIPIT_SCHEMA_STRING);
+                    continue;
+                }
+                static const enum pipit_schema_type kinds[] = {
+                    PIPIT_SCHEMA_OBJECT, PIPIT_SCHEMA_STRING, PIPIT_SCHEMA_NUMBER,
+                    PIPIT_SCHEMA_ARRAY};
+                for (size_t k = 0; k < 4; k++) {
+                    if (kw_in(type_keywords(kinds[k]), key)) {
+                        found |= 1u << kinds[k];
+                    }
+                }
+            }
+            if (found == 0) {
+                if (!check_keywords(P, node, path, 0)) {
+                    return NULL;
+                }
+                bool empty = false;
+                return parse_typed(P, node, path, depth, PIPIT_SCHEMA_ANY, false, &empty);
+            }
+            for (int k = 0; k <= PIPIT_SCHEMA_ARRAY; k++) {
+                if ((found & (1u << k)) != 0) {
+                    types[n++] = k;
+                }
+            }
+            if (n > 1) {
+                spec_fail(P, path, false,
+                          "missing \"type\" (the keywords belong to different types)");
+                return NULL;
+            }
+        }
+    }
+    unsigned mask = 0;
+    for (size_t i = 0; i < n; i++) {
+        mask |= 1u << types[i];
+        if (types[i] == PIPIT_SCHEMA_INTEGER) {
+            mask |= 1u << PIPIT_SCHEMA_NUMBER;
+        }
+    }
+    if (!check_keywords(P, node, path, mask)) {
+        return NULL;
+    }
+    struct pipit_schema *alts[PIPIT_SCHEMA_NULL + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool empty = false;
+        alts[k] =
+            parse_typed(P, node, path, depth, (enum pipit_schema_type)types[i], n > 1, &empty);
+        if (alts[k] == NULL && !empty) {
+            for (size_t j = 0; j < k; j++) {
+                schema_free(alts[j]);
+            }
+            return NULL;
+        }
+        k += alts[k] != NULL;
+    }
+    if (k == 0) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "enum");
+        spec_fail(P, p, false,
+                  "no enum value has one of the listed types, so no value can "
+                  "satisfy the schema");
+        return NULL;
+    }
+    return make_union(P, node, alts, k, false);
+}
+
+/* Resolve a local reference "#/a/b" against the tool's schema document. */
+static const json_t *resolve_ref(struct parser *P, const char *ref, char *tpath, size_t cap) {
+    const json_t *cur = P->doc_root;
+    pipit_format(tpath, cap, "%s", P->doc_path);
+    const char *p = ref + 1;
+    while (*p == '/') {
+        p++;
+        char tok[PATH_CAP];
+        size_t j = 0;
+        while (*p != '\0' && *p != '/' && j + 1 < sizeof(tok)) {
+            if (p[0] == '~' && p[1] == '0') {
+                tok[j++] = '~';
+                p += 2;
+            } else if (p[0] == '~' && p[1] == '1') {
+                tok[j++] = '/';
+                p += 2;
+            } else {
+                tok[j++] = *p++;
+            }
+        }
+        tok[j] = '\0';
+        char next[PATH_CAP];
+        if (json_is_object(cur)) {
+            cur = json_object_get(cur, tok);
+            path_key(next, sizeof(next), tpath, tok);
+        } else if (json_is_array(cur)) {
+            char *end = NULL;
+            unsigned long i = strtoul(tok, &end, 10);
+            cur = end != tok && *end == '\0' ? json_array_get(cur, i) : NULL;
+            path_index(next, sizeof(next), tpath, i);
+        } else {
+            cur = NULL;
+        }
+        if (cur == NULL) {
+            return NULL;
+        }
+        pipit_format(tpath, cap, "%s", next);
+    }
+    return *p == '\0' ? cur : NULL;
+}
+
+static struct pipit_schema *
+parse_ref(struct parser *P, const json_t *node, const char *path, int depth) {
+    char rp[PATH_CAP];
+    path_key(rp, sizeof(rp), path, "$ref");
+    const json_t *r = json_object_get(node, "$ref");
+    if (!json_is_string(r)) {
+        spec_fail(P, rp, false, "expected a string, got %s", json_kind(r));
+        return NULL;
+    }
+    if (!only_annotations(P, node, path, "$ref")) {
+        return NULL;
+    }
+    const char *ref = json_string_value(r);
+    if (ref[0] != '#' || (ref[1] != '\0' && ref[1] != '/')) {
+        spec_fail(P, rp, false, "only local references (\"#/...\") are supported, got \"%s\"", ref);
+        return NULL;
+    }
+    char tpath[PATH_CAP];
+    const json_t *target = P->doc_root != NULL ? resolve_ref(P, ref, tpath, sizeof(tpath)) : NULL;
+    if (target == NULL) {
+        spec_fail(P, rp, false, "$ref \"%s\" points to nothing in the tool's schema", ref);
+        return NULL;
+    }
+    for (int i = 0; i < P->n_refs; i++) {
+        if (P->ref_stack[i] == target && P->ref_depth[i] == depth) {
+            spec_fail(P, rp, false, "$ref \"%s\" refers to itself without nesting", ref);
+            return NULL;
+        }
+    }
+    if (P->n_refs >= PARSER_MAX_REFS) {
+        spec_fail(P, rp, false, "$ref \"%s\": more than %d references inside each other", ref,
+                  PARSER_MAX_REFS);
+        return NULL;
+    }
+    P->ref_stack[P->n_refs] = target;
+    P->ref_depth[P->n_refs] = depth;
+    P->ref_name[P->n_refs] = ref;
+    P->n_refs++;
+    struct pipit_schema *s = parse_schema(P, target, tpath, depth);
+    P->n_refs--;
+    if (s != NULL && !take_annotations(P, s, node, path)) {
+        schema_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static struct pipit_schema *parse_combination(struct parser *P,
+                                              const json_t *node,
+                                              const char *path,
+                                              int depth,
+                                              const char *kw) {
+    char kp[PATH_CAP];
+    path_key(kp, sizeof(kp), path, kw);
+    const json_t *list = json_object_get(node, kw);
+    if (!only_annotations(P, node, path, kw)) {
+        return NULL;
+    }
+    if (!json_is_array(list)) {
+        spec_fail(P, kp, false, "expected an array of schemas, got %s", json_kind(list));
+        return NULL;
+    }
+    size_t n = json_array_size(list);
+    bool all = strcmp(kw, "allOf") == 0;
+    if (all && n != 1) {
+        spec_fail(P, kp, false, "allOf with %zu schemas is not supported (only one)", n);
+        return NULL;
+    }
+    if (n == 0 || n > PIPIT_TOOLSPEC_MAX_ALTS) {
+        spec_fail(P, kp, false, "%s needs 1..%d schemas, got %zu", kw, PIPIT_TOOLSPEC_MAX_ALTS, n);
+        return NULL;
+    }
+    struct pipit_schema *alts[PIPIT_TOOLSPEC_MAX_ALTS];
+    for (size_t i = 0; i < n; i++) {
+        char p[PATH_CAP];
+        path_index(p, sizeof(p), kp, i);
+        alts[i] = parse_schema(P, json_array_get(list, i), p, depth);
+        if (alts[i] == NULL) {
+            for (size_t j = 0; j < i; j++) {
+                schema_free(alts[j]);
+            }
+            return NULL;
+        }
+    }
+    struct pipit_schema *s = make_union(P, node, alts, n, strcmp(kw, "oneOf") == 0);
+    if (s != NULL && !take_annotations(P, s, node, path)) {
+        schema_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static struct pipit_schema *
+parse_schema(struct parser *P, const json_t *node, const char *path, int depth) {
+    if (json_is_true(node)) {
+        return schema_alloc(P, PIPIT_SCHEMA_ANY, node);
+    }
+    if (json_is_false(node)) {
+        spec_fail(P, path, false, "the schema false allows no value");
+        return NULL;
+    }
+    if (!json_is_object(node)) {
+        spec_fail(P, path, false, "expected a schema object, got %s", json_kind(node));
+        return NULL;
+    }
+    if (depth > PIPIT_TOOLSPEC_MAX_DEPTH) {
+        if (P->n_refs > 0) {
+            spec_fail(P, path, false,
+                      "schema nested deeper than %d levels through $ref \"%s\" (references "
+                      "are expanded inline; recursion is refused at that depth)",
+                      PIPIT_TOOLSPEC_MAX_DEPTH, P->ref_name[P->n_refs - 1]);
+        } else {
+            spec_fail(P, path, false, "schema nested deeper than %d levels",
+                      PIPIT_TOOLSPEC_MAX_DEPTH);
+        }
+        return NULL;
+    }
+    if (++P->n_nodes > PIPIT_TOOLSPEC_MAX_NODES) {
+        spec_fail(P, path, false, "the tool's schema expands to more than %d nodes",
+                  PIPIT_TOOLSPEC_MAX_NODES);
+        return NULL;
+    }
+    if (json_object_get(node, "description") != NULL &&
+        get_string(P, node, "description", path, false, PIPIT_TOOLSPEC_MAX_DESCRIPTION, false) ==
+            NULL) {
+        return NULL;
+    }
+    if (json_object_get(node, "$ref") != NULL) {
+        return parse_ref(P, node, path, depth);
+    }
+    static const char *const combos[] = {"anyOf", "oneOf", "allOf"};
+    for (size_t i = 0; i < 3; i++) {
+        if (json_object_get(node, combos[i]) != NULL) {
+            return parse_combination(P, node, path, depth, combos[i]);
+        }
+    }
+    return parse_types(P, node, path, depth);
+}
+
 /* ============================================================================
  * tools */
 
 static void tool_clear(struct pipit_tool *t) {
+    json_decref(t->own_function);
     free(t->name);
     free(t->description);
     schema_free(t->params);
@@ -1150,35 +1879,54 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
         spec_fail(P, path, false, "expected a tool object, got %s", json_kind(entry));
         return false;
     }
-    static const char *const allowed[] = {"type", "function", "pipit", NULL};
-    if (!only_keys(P, entry, path, allowed, "a tool (expected type, function, pipit)")) {
-        return false;
-    }
-    const char *type = get_string(P, entry, "type", path, true, 64, false);
-    if (type == NULL) {
-        return false;
-    }
-    if (strcmp(type, "function") != 0) {
-        char p[PATH_CAP];
-        path_key(p, sizeof(p), path, "type");
-        spec_fail(P, p, false, "expected \"function\", got \"%s\"", type);
-        return false;
-    }
-    const json_t *fn = json_object_get(entry, "function");
+    /* an MCP tool definition (tools/list): {name, title?, description?, inputSchema, ...} */
+    bool mcp =
+        json_object_get(entry, "type") == NULL && json_object_get(entry, "inputSchema") != NULL;
+    const json_t *fn = entry;
     char fp[PATH_CAP];
-    path_key(fp, sizeof(fp), path, "function");
-    if (fn == NULL) {
-        spec_fail(P, path, false, "missing \"function\"");
-        return false;
-    }
-    if (!json_is_object(fn)) {
-        spec_fail(P, fp, false, "expected an object, got %s", json_kind(fn));
-        return false;
-    }
-    t->function = fn;
-    static const char *const fn_allowed[] = {"name", "description", "parameters", "strict", NULL};
-    if (!only_keys(P, fn, fp, fn_allowed, "a function (expected name, description, parameters)")) {
-        return false;
+    pipit_format(fp, sizeof(fp), "%s", path);
+    if (mcp) {
+        static const char *const mcp_allowed[] = {"name",        "title",        "description",
+                                                  "inputSchema", "outputSchema", "annotations",
+                                                  "_meta",       "pipit",        NULL};
+        if (!only_keys(P, entry, path, mcp_allowed,
+                       "an MCP tool (expected name, title, description, inputSchema, "
+                       "outputSchema, annotations, _meta, pipit)")) {
+            return false;
+        }
+    } else {
+        static const char *const allowed[] = {"type", "function", "pipit", NULL};
+        if (!only_keys(P, entry, path, allowed, "a tool (expected type, function, pipit)")) {
+            return false;
+        }
+        const char *type = get_string(P, entry, "type", path, true, 64, false);
+        if (type == NULL) {
+            return false;
+        }
+        if (strcmp(type, "function") != 0) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), path, "type");
+            spec_fail(P, p, false, "expected \"function\", got \"%s\"", type);
+            return false;
+        }
+        fn = json_object_get(entry, "function");
+        path_key(fp, sizeof(fp), path, "function");
+        if (fn == NULL) {
+            spec_fail(P, path, false, "missing \"function\"");
+            return false;
+        }
+        if (!json_is_object(fn)) {
+            spec_fail(P, fp, false, "expected an object, got %s", json_kind(fn));
+            return false;
+        }
+        t->function = fn;
+        /* "response": BFCL's description of what the function returns (an annotation) */
+        static const char *const fn_allowed[] = {"name",   "description", "parameters",
+                                                 "strict", "response",    NULL};
+        if (!only_keys(P, fn, fp, fn_allowed,
+                       "a function (expected name, description, parameters)")) {
+            return false;
+        }
     }
     const char *name = get_string(P, fn, "name", fp, true, 1024, true);
     if (name == NULL) {
@@ -1195,10 +1943,26 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
         spec_fail(P, np, false, "tool name \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]*", name);
         return false;
     }
-    const char *desc =
-        get_string(P, fn, "description", fp, true, PIPIT_TOOLSPEC_MAX_DESCRIPTION, true);
+    const char *desc = NULL;
+    if (mcp && json_object_get(fn, "description") == NULL) {
+        /* MCP makes the description optional: the title, else the name, stands in */
+        desc = json_object_get(fn, "title") != NULL
+                   ? get_string(P, fn, "title", fp, false, PIPIT_TOOLSPEC_MAX_DESCRIPTION, true)
+                   : name;
+    } else {
+        desc = get_string(P, fn, "description", fp, true, PIPIT_TOOLSPEC_MAX_DESCRIPTION, true);
+    }
     if (desc == NULL) {
         return false;
+    }
+    if (mcp) {
+        t->own_function = json_pack("{s:s,s:s,s:O}", "name", name, "description", desc,
+                                    "parameters", json_object_get(fn, "inputSchema"));
+        if (t->own_function == NULL) {
+            nomem(P);
+            return false;
+        }
+        t->function = t->own_function;
     }
     const json_t *strict = json_object_get(fn, "strict");
     if (strict != NULL && !json_is_boolean(strict)) {
@@ -1213,10 +1977,14 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
         nomem(P);
         return false;
     }
-    const json_t *params = json_object_get(fn, "parameters");
+    const json_t *params = json_object_get(fn, mcp ? "inputSchema" : "parameters");
     char pp[PATH_CAP];
-    path_key(pp, sizeof(pp), fp, "parameters");
+    path_key(pp, sizeof(pp), fp, mcp ? "inputSchema" : "parameters");
     if (params != NULL) {
+        P->doc_root = params;
+        pipit_format(P->doc_path, sizeof(P->doc_path), "%s", pp);
+        P->n_refs = 0;
+        P->n_nodes = 0;
         t->params = parse_schema(P, params, pp, 1);
         if (t->params == NULL) {
             return false;
@@ -1390,6 +2158,9 @@ bool pipit_pack_key_check(const struct pipit_pack_key *k, const json_t *v, char 
             return true;
         }
         case PIPIT_SCHEMA_OBJECT:
+        case PIPIT_SCHEMA_NULL:
+        case PIPIT_SCHEMA_ANY:
+        case PIPIT_SCHEMA_UNION:
             break;
     }
     pipit_format(why, size, "unsupported key type");
@@ -2411,7 +3182,7 @@ enum pipit_status pipit_toolset_load_string(const char *text,
                                "%s: specification is %zu bytes, the limit is %d bytes", name, len,
                                PIPIT_TOOLSPEC_MAX_FILE_BYTES);
     }
-    struct parser P = {name, text, len, err, PIPIT_OK};
+    struct parser P = {.name = name, .text = text, .len = len, .err = err, .status = PIPIT_OK};
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (root == NULL) {
@@ -2621,14 +3392,45 @@ enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
 
 static void compact_type(struct strbuf *b, const struct pipit_schema *s);
 
+/* A property name as the compact form and the pipit call syntax write it: bare when an
+ * identifier, else as a JSON string. */
+static void compact_name(struct strbuf *b, const char *name) {
+    if (is_identifier(name)) {
+        strbuf_str(b, name);
+        return;
+    }
+    json_t *j = json_string(name);
+    char *q = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    if (q == NULL) {
+        b->failed = true;
+        return;
+    }
+    strbuf_str(b, q);
+    free(q);
+}
+
 static void compact_props(struct strbuf *b, const struct pipit_schema *s) {
     for (size_t i = 0; i < s->n_props; i++) {
         if (i > 0) {
             strbuf_str(b, ", ");
         }
-        strbuf_str(b, s->props[i].name);
+        compact_name(b, s->props[i].name);
         strbuf_str(b, s->props[i].required ? ": " : "?: ");
         compact_type(b, s->props[i].schema);
+        const json_t *d = s->props[i].schema->default_value;
+        if (!s->props[i].required && d != NULL && !json_is_object(d) && !json_is_array(d)) {
+            char *q = json_dumps(d, JSON_ENCODE_ANY | JSON_COMPACT);
+            if (q != NULL) {
+                strbuf_str(b, " = ");
+                strbuf_str(b, q);
+                free(q);
+            }
+        }
+    }
+    if (s->additional != NULL) {
+        strbuf_str(b, s->n_props > 0 ? ", ...: " : "...: ");
+        compact_type(b, s->additional);
     }
 }
 
@@ -2639,17 +3441,17 @@ static void compact_type(struct strbuf *b, const struct pipit_schema *s) {
             if (i > 0) {
                 strbuf_str(b, "|");
             }
-            if (s->type == PIPIT_SCHEMA_STRING) {
-                char *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY);
+            if (json_is_number(s->enum_json[i])) {
+                format_json_number(num, sizeof(num), s->enum_json[i]);
+                strbuf_str(b, num);
+            } else {
+                char *q = json_dumps(s->enum_json[i], JSON_ENCODE_ANY | JSON_COMPACT);
                 if (q == NULL) {
                     b->failed = true;
                     return;
                 }
                 strbuf_str(b, q);
                 free(q);
-            } else {
-                format_json_number(num, sizeof(num), s->enum_json[i]);
-                strbuf_str(b, num);
             }
         }
         return;
@@ -2662,9 +3464,25 @@ static void compact_type(struct strbuf *b, const struct pipit_schema *s) {
             break;
         case PIPIT_SCHEMA_STRING:
             strbuf_str(b, "string");
-            if (s->max_length >= 0) {
+            if (s->format != PIPIT_FORMAT_NONE) {
+                strbuf_str(b, " ");
+                strbuf_str(b, s->format_name);
+            }
+            if (s->min_length > 0 && s->max_length >= 0) {
+                pipit_format(num, sizeof(num), " %lld..%lld chars", (long long)s->min_length,
+                             (long long)s->max_length);
+                strbuf_str(b, num);
+            } else if (s->min_length > 0) {
+                pipit_format(num, sizeof(num), ">=%lld", (long long)s->min_length);
+                strbuf_str(b, num);
+            } else if (s->max_length >= 0) {
                 pipit_format(num, sizeof(num), "<=%lld", (long long)s->max_length);
                 strbuf_str(b, num);
+            }
+            if (s->pattern != NULL) {
+                strbuf_str(b, " /");
+                strbuf_str(b, s->pattern);
+                strbuf_str(b, "/");
             }
             break;
         case PIPIT_SCHEMA_NUMBER:
@@ -2690,15 +3508,45 @@ static void compact_type(struct strbuf *b, const struct pipit_schema *s) {
         case PIPIT_SCHEMA_BOOLEAN:
             strbuf_str(b, "boolean");
             break;
-        case PIPIT_SCHEMA_ARRAY:
-            compact_type(b, s->items);
-            if (s->max_items >= 0) {
-                pipit_format(num, sizeof(num), "[<=%lld]", (long long)s->max_items);
-                strbuf_str(b, num);
-            } else {
-                strbuf_str(b, "[]");
+        case PIPIT_SCHEMA_NULL:
+            strbuf_str(b, "null");
+            break;
+        case PIPIT_SCHEMA_ANY:
+            strbuf_str(b, "any");
+            break;
+        case PIPIT_SCHEMA_UNION:
+            for (size_t i = 0; i < s->n_alts; i++) {
+                if (i > 0) {
+                    strbuf_str(b, "|");
+                }
+                compact_type(b, s->alts[i]);
             }
             break;
+        case PIPIT_SCHEMA_ARRAY: {
+            bool wrap = s->items->type == PIPIT_SCHEMA_UNION;
+            if (wrap) {
+                strbuf_str(b, "(");
+            }
+            compact_type(b, s->items);
+            if (wrap) {
+                strbuf_str(b, ")");
+            }
+            if (s->min_items > 0 && s->max_items >= 0) {
+                pipit_format(num, sizeof(num), "[%lld..%lld]", (long long)s->min_items,
+                             (long long)s->max_items);
+            } else if (s->min_items > 0) {
+                pipit_format(num, sizeof(num), "[>=%lld]", (long long)s->min_items);
+            } else if (s->max_items >= 0) {
+                pipit_format(num, sizeof(num), "[<=%lld]", (long long)s->max_items);
+            } else {
+                pipit_format(num, sizeof(num), "[]");
+            }
+            strbuf_str(b, num);
+            if (s->unique_items) {
+                strbuf_str(b, " unique");
+            }
+            break;
+        }
     }
 }
 
@@ -2833,11 +3681,6 @@ enum pipit_status pipit_toolset_count_tokens(const struct pipit_toolset *ts,
 /* ============================================================================
  * argument validation */
 
-struct problems {
-    struct pipit_arg_problem *list;
-    size_t max, n, found;
-};
-
 static void problem(struct problems *pr, const char *path, const char *fmt, ...) PIPIT_PRINTF(3, 4);
 
 static void problem(struct problems *pr, const char *path, const char *fmt, ...) {
@@ -2860,121 +3703,388 @@ static void enum_list(const struct pipit_schema *s, char *buf, size_t size) {
     free(b.data);
 }
 
-static void
-check_value(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
-    char num[64], lim[64], list[192];
-    switch (s->type) {
-        case PIPIT_SCHEMA_OBJECT: {
-            if (!json_is_object(v)) {
-                problem(pr, path, "expected an object, got %s", json_kind(v));
-                return;
-            }
-            const char *key;
-            json_t *child;
-            json_object_foreach((json_t *)v, key, child) {
-                bool known = false;
-                for (size_t i = 0; i < s->n_props && !known; i++) {
-                    known = strcmp(s->props[i].name, key) == 0;
-                }
-                if (!known) {
-                    char p[PATH_CAP];
-                    path_key(p, sizeof(p), path, key);
-                    problem(pr, p, "unknown argument \"%s\"", key);
-                }
-            }
-            for (size_t i = 0; i < s->n_props; i++) {
-                char p[PATH_CAP];
-                path_key(p, sizeof(p), path, s->props[i].name);
-                const json_t *c = json_object_get(v, s->props[i].name);
-                if (c == NULL) {
-                    if (s->props[i].required) {
-                        problem(pr, p, "required argument is missing");
-                    }
-                    continue;
-                }
-                check_value(s->props[i].schema, c, p, pr);
-            }
-            return;
-        }
-        case PIPIT_SCHEMA_STRING: {
-            if (!json_is_string(v)) {
-                problem(pr, path, "expected a string, got %s", json_kind(v));
-                return;
-            }
-            if (s->n_enum > 0) {
-                for (size_t i = 0; i < s->n_enum; i++) {
-                    if (strcmp(s->enum_str[i], json_string_value(v)) == 0) {
-                        return;
-                    }
-                }
-                enum_list(s, list, sizeof(list));
-                char *q = json_dumps(v, JSON_ENCODE_ANY);
-                problem(pr, path, "%s is not one of %s", q != NULL ? q : "the value", list);
-                free(q);
-                return;
-            }
-            size_t len = utf8_len(json_string_value(v), json_string_length(v));
-            if (s->max_length >= 0 && (int64_t)len > s->max_length) {
-                problem(pr, path, "is %zu characters long, above the maximum %lld", len,
-                        (long long)s->max_length);
-            }
-            return;
-        }
-        case PIPIT_SCHEMA_NUMBER:
-        case PIPIT_SCHEMA_INTEGER: {
-            if (!json_is_number(v)) {
-                problem(pr, path, "expected %s, got %s",
-                        s->type == PIPIT_SCHEMA_INTEGER ? "an integer" : "a number", json_kind(v));
-                return;
-            }
-            double d = json_number_value(v);
-            format_json_number(num, sizeof(num), v);
-            if (s->type == PIPIT_SCHEMA_INTEGER && !is_integral(d)) {
-                problem(pr, path, "%s is not an integer", num);
-                return;
-            }
-            if (s->n_enum > 0) {
-                for (size_t i = 0; i < s->n_enum; i++) {
-                    if (s->enum_num[i] == d) {
-                        return;
-                    }
-                }
-                enum_list(s, list, sizeof(list));
-                problem(pr, path, "%s is not one of %s", num, list);
-                return;
-            }
-            if (s->has_min && d < s->min) {
-                format_number(lim, sizeof(lim), s->min);
-                problem(pr, path, "%s is below the minimum %s", num, lim);
-            } else if (s->has_max && d > s->max) {
-                format_number(lim, sizeof(lim), s->max);
-                problem(pr, path, "%s is above the maximum %s", num, lim);
-            }
-            return;
-        }
-        case PIPIT_SCHEMA_BOOLEAN:
-            if (!json_is_boolean(v)) {
-                problem(pr, path, "expected a boolean, got %s", json_kind(v));
-            }
-            return;
-        case PIPIT_SCHEMA_ARRAY: {
-            if (!json_is_array(v)) {
-                problem(pr, path, "expected an array, got %s", json_kind(v));
-                return;
-            }
-            size_t n = json_array_size(v);
-            if (s->max_items >= 0 && (int64_t)n > s->max_items) {
-                problem(pr, path, "has %zu items, above the maximum %lld", n,
-                        (long long)s->max_items);
-            }
-            for (size_t i = 0; i < n; i++) {
-                char p[PATH_CAP];
-                path_index(p, sizeof(p), path, i);
-                check_value(s->items, json_array_get(v, i), p, pr);
-            }
-            return;
+/* ---------------------------------------------------------------------------- formats */
+
+static bool digits(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
         }
     }
+    return true;
+}
+
+static int num2(const char *s) {
+    return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/* YYYY-MM-DD, a real calendar date. Returns the bytes read (10) or 0. */
+static size_t check_date(const char *s) {
+    if (strlen(s) < 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
+        !digits(s + 8, 2)) {
+        return 0;
+    }
+    int y = num2(s) * 100 + num2(s + 2), m = num2(s + 5), d = num2(s + 8);
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12 || d < 1) {
+        return 0;
+    }
+    int max = days[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+    return d <= max ? 10 : 0;
+}
+
+/* HH:MM:SS[.frac](Z|+HH:MM|-HH:MM) (RFC 3339 full-time). Returns the bytes read or 0. */
+static size_t check_time(const char *s) {
+    if (strlen(s) < 9 || !digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || s[5] != ':' ||
+        !digits(s + 6, 2) || num2(s) > 23 || num2(s + 3) > 59 || num2(s + 6) > 60) {
+        return 0;
+    }
+    size_t i = 8;
+    if (s[i] == '.') {
+        size_t j = i + 1;
+        while (s[j] >= '0' && s[j] <= '9') {
+            j++;
+        }
+        if (j == i + 1) {
+            return 0;
+        }
+        i = j;
+    }
+    if (s[i] == 'Z' || s[i] == 'z') {
+        return i + 1;
+    }
+    if ((s[i] == '+' || s[i] == '-') && strlen(s + i) >= 6 && digits(s + i + 1, 2) &&
+        s[i + 3] == ':' && digits(s + i + 4, 2) && num2(s + i + 1) <= 23 && num2(s + i + 4) <= 59) {
+        return i + 6;
+    }
+    return 0;
+}
+
+static bool is_alnum_ascii(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool pipit_format_check(enum pipit_schema_format f, const char *s) {
+    switch (f) {
+        case PIPIT_FORMAT_NONE:
+        case PIPIT_FORMAT_OTHER:
+        case PIPIT_FORMAT_INT32:
+            return true;
+        case PIPIT_FORMAT_DATE:
+            return check_date(s) == 10 && s[10] == '\0';
+        case PIPIT_FORMAT_TIME: {
+            size_t n = check_time(s);
+            return n > 0 && s[n] == '\0';
+        }
+        case PIPIT_FORMAT_DATE_TIME: {
+            if (check_date(s) != 10 || (s[10] != 'T' && s[10] != 't')) {
+                return false;
+            }
+            size_t n = check_time(s + 11);
+            return n > 0 && s[11 + n] == '\0';
+        }
+        case PIPIT_FORMAT_EMAIL: {
+            /* local@domain: a local part of printable ASCII without spaces, '@', '"', '\\';
+             * a domain of dot-separated labels of letters, digits and '-' */
+            const char *at = strchr(s, '@');
+            if (at == NULL || at == s || at - s > 64) {
+                return false;
+            }
+            for (const char *p = s; p < at; p++) {
+                if (*p <= ' ' || *p > '~' || *p == '"' || *p == '\\' || *p == '(' || *p == ')' ||
+                    *p == ',' || *p == ':' || *p == ';' || *p == '<' || *p == '>' || *p == '[' ||
+                    *p == ']') {
+                    return false;
+                }
+            }
+            size_t label = 0;
+            for (const char *p = at + 1;; p++) {
+                if (*p == '.' || *p == '\0') {
+                    if (label == 0 || label > 63) {
+                        return false;
+                    }
+                    if (*p == '\0') {
+                        return p - at - 1 <= 253;
+                    }
+                    label = 0;
+                } else if (is_alnum_ascii(*p) || *p == '-') {
+                    label++;
+                } else {
+                    return false;
+                }
+            }
+        }
+        case PIPIT_FORMAT_URI: {
+            /* scheme ":" rest: scheme = letter *(letter / digit / "+" / "-" / "."), rest
+             * non-empty printable ASCII without spaces, quotes, '\\', '<', '>' */
+            if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) {
+                return false;
+            }
+            const char *p = s + 1;
+            while (is_alnum_ascii(*p) || *p == '+' || *p == '-' || *p == '.') {
+                p++;
+            }
+            if (*p != ':' || p[1] == '\0') {
+                return false;
+            }
+            for (p++; *p != '\0'; p++) {
+                if (*p <= ' ' || *p > '~' || *p == '"' || *p == '\\' || *p == '<' || *p == '>' ||
+                    *p == '{' || *p == '}' || *p == '|' || *p == '^' || *p == '`') {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case PIPIT_FORMAT_UUID: {
+            if (strlen(s) != 36) {
+                return false;
+            }
+            for (size_t i = 0; i < 36; i++) {
+                bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+                if (dash ? s[i] != '-' : hexval(s[i]) < 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------------------- values */
+
+static void check_node(const struct pipit_schema *s,
+                       const json_t *v,
+                       const char *path,
+                       struct problems *pr,
+                       bool skip_enum);
+
+static void
+check_object(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    const char *key;
+    json_t *child;
+    json_object_foreach((json_t *)v, key, child) {
+        bool known = false;
+        for (size_t i = 0; i < s->n_props && !known; i++) {
+            known = strcmp(s->props[i].name, key) == 0;
+        }
+        if (!known) {
+            char p[PATH_CAP];
+            path_key(p, sizeof(p), path, key);
+            if (s->additional != NULL) {
+                check_node(s->additional, child, p, pr, false);
+            } else {
+                problem(pr, p, "unknown argument \"%s\"", key);
+            }
+        }
+    }
+    for (size_t i = 0; i < s->n_props; i++) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, s->props[i].name);
+        const json_t *c = json_object_get(v, s->props[i].name);
+        if (c == NULL) {
+            if (s->props[i].required) {
+                problem(pr, p, "required argument is missing");
+            }
+            continue;
+        }
+        check_node(s->props[i].schema, c, p, pr, false);
+    }
+}
+
+static void
+check_string(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    const char *text = json_string_value(v);
+    size_t len = utf8_len(text, json_string_length(v));
+    if (s->max_length >= 0 && (int64_t)len > s->max_length) {
+        problem(pr, path, "is %zu characters long, above the maximum %lld", len,
+                (long long)s->max_length);
+    } else if ((int64_t)len < s->min_length) {
+        problem(pr, path, "is %zu characters long, below the minimum %lld", len,
+                (long long)s->min_length);
+    }
+    if (s->format != PIPIT_FORMAT_NONE && !pipit_format_check(s->format, text)) {
+        char *q = json_dumps(v, JSON_ENCODE_ANY);
+        problem(pr, path, "%s is not a valid %s", q != NULL ? q : "the value", s->format_name);
+        free(q);
+    }
+    if (s->pattern != NULL && !pattern_match(s->pattern, text, json_string_length(v))) {
+        char *q = json_dumps(v, JSON_ENCODE_ANY);
+        problem(pr, path, "%s does not match the pattern %s", q != NULL ? q : "the value",
+                s->pattern);
+        free(q);
+    }
+}
+
+static void
+check_number(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    char num[64], lim[64];
+    double d = json_number_value(v);
+    format_json_number(num, sizeof(num), v);
+    if (s->type == PIPIT_SCHEMA_INTEGER && !is_integral(d)) {
+        problem(pr, path, "%s is not an integer", num);
+        return;
+    }
+    if (s->has_min && d < s->min) {
+        format_number(lim, sizeof(lim), s->min);
+        problem(pr, path, "%s is below the minimum %s", num, lim);
+    } else if (s->has_max && d > s->max) {
+        format_number(lim, sizeof(lim), s->max);
+        problem(pr, path, "%s is above the maximum %s", num, lim);
+    } else if (s->format == PIPIT_FORMAT_INT32 && (d < -2147483648.0 || d > 2147483647.0)) {
+        problem(pr, path, "%s is outside the int32 range", num);
+    }
+}
+
+static void
+check_array(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    size_t n = json_array_size(v);
+    if (s->max_items >= 0 && (int64_t)n > s->max_items) {
+        problem(pr, path, "has %zu items, above the maximum %lld", n, (long long)s->max_items);
+    } else if ((int64_t)n < s->min_items) {
+        problem(pr, path, "has %zu items, below the minimum %lld", n, (long long)s->min_items);
+    }
+    for (size_t i = 0; s->unique_items && i < n; i++) {
+        for (size_t k = 0; k < i; k++) {
+            if (json_same(json_array_get(v, i), json_array_get(v, k))) {
+                problem(pr, path, "items %zu and %zu are equal (the items must be unique)", k, i);
+                i = n;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        char p[PATH_CAP];
+        path_index(p, sizeof(p), path, i);
+        check_node(s->items, json_array_get(v, i), p, pr, false);
+    }
+}
+
+static void
+check_union(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    size_t matches = 0, typed = 0, last_typed = 0;
+    for (size_t i = 0; i < s->n_alts; i++) {
+        struct problems sub = {NULL, 0, 0, 0};
+        check_node(s->alts[i], v, path, &sub, false);
+        matches += sub.found == 0;
+        if (s->alts[i]->type == PIPIT_SCHEMA_UNION || s->alts[i]->type == PIPIT_SCHEMA_ANY ||
+            value_has_type(s->alts[i]->type, v) ||
+            (s->alts[i]->type == PIPIT_SCHEMA_INTEGER && json_is_number(v))) {
+            typed++;
+            last_typed = i;
+        }
+    }
+    if (matches == 1 || (matches > 1 && !s->one_of)) {
+        return;
+    }
+    if (matches > 1) {
+        problem(pr, path, "matches %zu of the oneOf schemas, exactly one must match", matches);
+        return;
+    }
+    if (typed == 1) {
+        check_node(s->alts[last_typed], v, path, pr, false); /* its own problems say why */
+        return;
+    }
+    char list[192];
+    enum_list(s, list, sizeof(list));
+    char *q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    problem(pr, path, "%.48s%s matches none of %s", q != NULL ? q : "the value",
+            q != NULL && strlen(q) > 48 ? "..." : "", list);
+    free(q);
+}
+
+static bool enum_has_value(const struct pipit_schema *s, const json_t *v) {
+    for (size_t i = 0; i < s->n_enum; i++) {
+        if (json_same(s->enum_json[i], v)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_node(const struct pipit_schema *s,
+                       const json_t *v,
+                       const char *path,
+                       struct problems *pr,
+                       bool skip_enum) {
+    if (s->type == PIPIT_SCHEMA_UNION) {
+        check_union(s, v, path, pr);
+        return;
+    }
+    if (s->type != PIPIT_SCHEMA_ANY && !value_has_type(s->type, v)) {
+        if (s->type == PIPIT_SCHEMA_INTEGER && json_is_number(v)) {
+            char num[64];
+            format_json_number(num, sizeof(num), v);
+            problem(pr, path, "%s is not an integer", num);
+        } else {
+            problem(pr, path, "expected %s, got %s",
+                    s->type == PIPIT_SCHEMA_INTEGER  ? "an integer"
+                    : s->type == PIPIT_SCHEMA_NUMBER ? "a number"
+                    : s->type == PIPIT_SCHEMA_OBJECT ? "an object"
+                    : s->type == PIPIT_SCHEMA_STRING ? "a string"
+                    : s->type == PIPIT_SCHEMA_ARRAY  ? "an array"
+                    : s->type == PIPIT_SCHEMA_NULL   ? "null"
+                                                     : "a boolean",
+                    json_kind(v));
+        }
+        return;
+    }
+    if (!skip_enum && s->n_enum > 0 && !enum_has_value(s, v)) {
+        char list[192];
+        enum_list(s, list, sizeof(list));
+        char *q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        char num[64];
+        if (json_is_number(v)) {
+            format_json_number(num, sizeof(num), v);
+        }
+        problem(pr, path, "%s is not one of %s",
+                json_is_number(v) ? num
+                : q != NULL       ? q
+                                  : "the value",
+                list);
+        free(q);
+        return;
+    }
+    switch (s->type) {
+        case PIPIT_SCHEMA_OBJECT:
+            check_object(s, v, path, pr);
+            return;
+        case PIPIT_SCHEMA_STRING:
+            check_string(s, v, path, pr);
+            return;
+        case PIPIT_SCHEMA_NUMBER:
+        case PIPIT_SCHEMA_INTEGER:
+            check_number(s, v, path, pr);
+            return;
+        case PIPIT_SCHEMA_ARRAY:
+            check_array(s, v, path, pr);
+            return;
+        case PIPIT_SCHEMA_BOOLEAN:
+        case PIPIT_SCHEMA_NULL:
+        case PIPIT_SCHEMA_ANY:
+        case PIPIT_SCHEMA_UNION:
+            return;
+    }
+}
+
+enum pipit_status pipit_schema_check(const struct pipit_schema *s,
+                                     const json_t *value,
+                                     const char *path,
+                                     struct pipit_arg_problem *problems,
+                                     size_t max_problems,
+                                     size_t *n_problems) {
+    struct problems pr = {problems, max_problems, 0, 0};
+    if (n_problems != NULL) {
+        *n_problems = 0;
+    }
+    if (s == NULL || value == NULL || path == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    check_node(s, value, path, &pr, false);
+    if (n_problems != NULL) {
+        *n_problems = pr.n;
+    }
+    return pr.found == 0 ? PIPIT_OK : PIPIT_ERR_INVALID_ARGS;
 }
 
 enum pipit_status pipit_tool_check_args(const struct pipit_tool *tool,
@@ -2982,18 +4092,31 @@ enum pipit_status pipit_tool_check_args(const struct pipit_tool *tool,
                                         struct pipit_arg_problem *problems,
                                         size_t max_problems,
                                         size_t *n_problems) {
-    struct problems pr = {problems, max_problems, 0, 0};
     if (n_problems != NULL) {
         *n_problems = 0;
     }
     if (tool == NULL || args == NULL) {
         return PIPIT_ERR_INVALID_ARG;
     }
-    check_value(tool->params, args, "args", &pr);
-    if (n_problems != NULL) {
-        *n_problems = pr.n;
+    return pipit_schema_check(tool->params, args, "args", problems, max_problems, n_problems);
+}
+
+json_t *pipit_tool_args_with_defaults(const struct pipit_tool *tool, const json_t *args) {
+    if (tool == NULL || !json_is_object(args)) {
+        return NULL;
     }
-    return pr.found == 0 ? PIPIT_OK : PIPIT_ERR_INVALID_ARGS;
+    json_t *out = NULL;
+    for (size_t i = 0; i < tool->params->n_props; i++) {
+        const struct pipit_schema_prop *p = &tool->params->props[i];
+        if (p->schema->default_value == NULL || json_object_get(args, p->name) != NULL) {
+            continue;
+        }
+        if (out == NULL && (out = json_copy((json_t *)args)) == NULL) {
+            return NULL;
+        }
+        json_object_set(out, p->name, (json_t *)p->schema->default_value);
+    }
+    return out != NULL ? out : json_incref((json_t *)args);
 }
 
 enum pipit_status pipit_toolset_validate_args(const struct pipit_toolset *ts,

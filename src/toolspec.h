@@ -10,8 +10,11 @@
  * Invariants of a loaded toolset (checked by the parser, relied on by users):
  * - 1..PIPIT_TOOLSPEC_MAX_TOOLS tools, names unique and [a-zA-Z_][a-zA-Z0-9_]*.
  * - every tool's `params` is an object schema (possibly without properties);
- *   property names are identifiers, unique, and listed in the JSON order.
- * - schema depth <= PIPIT_TOOLSPEC_MAX_DEPTH (the parameters object is depth 1).
+ *   property names are any non-empty JSON strings (no NUL), unique, in the JSON order.
+ * - schema depth <= PIPIT_TOOLSPEC_MAX_DEPTH (the parameters object is depth 1); local
+ *   "$ref"s are expanded inline (every node is its own copy), so the tree has no cycles
+ *   and at most PIPIT_TOOLSPEC_MAX_NODES nodes per tool.
+ * - every enum value validates against the rest of its schema.
  * - every template has balanced placeholders; failure templates, when any,
  *   include the catch-all code "*".
  * - all strings are NUL-terminated and owned by the toolset; json_t pointers are
@@ -36,9 +39,13 @@
 #define PIPIT_TOOLSPEC_MAX_PROPERTIES  128  /* per object schema */
 #define PIPIT_TOOLSPEC_MAX_DEPTH       8    /* parameters object = 1 */
 #define PIPIT_TOOLSPEC_MAX_NAME        64   /* tool, property, code, undo key names (bytes) */
-#define PIPIT_TOOLSPEC_MAX_DESCRIPTION 1024 /* bytes */
-#define PIPIT_TOOLSPEC_MAX_ENUM        64   /* values per enum */
-#define PIPIT_TOOLSPEC_MAX_ENUM_STRING 128  /* bytes per string enum value */
+#define PIPIT_TOOLSPEC_MAX_DESCRIPTION 4096 /* bytes */
+#define PIPIT_TOOLSPEC_MAX_PROP_NAME   128  /* property names (bytes) */
+#define PIPIT_TOOLSPEC_MAX_NODES       1024 /* schema nodes per tool, after $ref expansion */
+#define PIPIT_TOOLSPEC_MAX_ALTS        16   /* anyOf / oneOf / type-list alternatives */
+#define PIPIT_TOOLSPEC_MAX_PATTERN     256  /* bytes per "pattern" */
+#define PIPIT_TOOLSPEC_MAX_ENUM        256  /* values per enum */
+#define PIPIT_TOOLSPEC_MAX_ENUM_STRING 256  /* bytes per string enum value */
 #define PIPIT_TOOLSPEC_MAX_TEMPLATE    512  /* bytes per sentence template */
 #define PIPIT_TOOLSPEC_MAX_CODES       32   /* failure templates per tool */
 #define PIPIT_TOOLSPEC_MAX_UNDO_KEYS   32
@@ -58,35 +65,58 @@ enum pipit_schema_type {
     PIPIT_SCHEMA_INTEGER = 3,
     PIPIT_SCHEMA_BOOLEAN = 4,
     PIPIT_SCHEMA_ARRAY = 5,
+    PIPIT_SCHEMA_NULL = 6,
+    PIPIT_SCHEMA_ANY = 7,   /* no type: any JSON value (an enum, when n_enum > 0) */
+    PIPIT_SCHEMA_UNION = 8, /* anyOf / oneOf / a type list: one of `alts` */
+};
+
+/* "format" of a string (checked by validation, shaped by the grammar) or a number. */
+enum pipit_schema_format {
+    PIPIT_FORMAT_NONE = 0,
+    PIPIT_FORMAT_DATE,      /* RFC 3339 full-date 2024-02-29 */
+    PIPIT_FORMAT_TIME,      /* RFC 3339 full-time 13:45:00Z, 13:45:00.5+02:00 */
+    PIPIT_FORMAT_DATE_TIME, /* date "T" time */
+    PIPIT_FORMAT_EMAIL,     /* local@domain.example */
+    PIPIT_FORMAT_URI,       /* scheme:rest, no spaces */
+    PIPIT_FORMAT_UUID,      /* 8-4-4-4-12 hex digits */
+    PIPIT_FORMAT_INT32,     /* an integer in -2^31..2^31-1 */
+    PIPIT_FORMAT_OTHER,     /* any other name: an annotation, listed by `tools check` */
 };
 
 struct pipit_schema;
 
 struct pipit_schema_prop {
-    char *name;                  /* identifier, <= PIPIT_TOOLSPEC_MAX_NAME bytes */
+    char *name;                  /* any JSON string, <= PIPIT_TOOLSPEC_MAX_PROP_NAME bytes */
     bool required;               /* listed in the object's "required" */
     struct pipit_schema *schema; /* owned */
 };
 
 struct pipit_schema {
     enum pipit_schema_type type;
-    const char *description; /* borrowed from the document, NULL when absent */
-    const json_t *json;      /* the schema object in the document (borrowed) */
+    const char *description;     /* borrowed from the document, NULL when absent */
+    const json_t *json;          /* the schema object in the document (borrowed; for a "$ref",
+                                    the referenced one) */
+    const json_t *default_value; /* "default" (borrowed, NULL when absent): what an omitted
+                                    optional argument means; recorded, not validated */
+    enum pipit_schema_format format;
+    const char *format_name; /* "format" as written (borrowed), NULL when absent */
 
     /* object: properties in document order */
     size_t n_props;
     struct pipit_schema_prop *props;
 
-    /* string enum (n_enum > 0): the allowed values, decoded UTF-8 */
-    /* number/integer enum (n_enum > 0): the allowed values; enum_json[i] is the
-     * value as written (integer or real node) so a compiler can print it exactly */
+    /* enum / const (n_enum > 0): enum_json[i] are the values as written (borrowed) for every
+     * type, so a compiler can print them exactly. In addition: string enum: enum_str, the
+     * decoded UTF-8 values; number/integer enum: enum_num, the values as doubles. */
     size_t n_enum;
     char **enum_str;          /* string enums only, owned */
     double *enum_num;         /* number/integer enums only, owned */
     const json_t **enum_json; /* every enum kind, borrowed nodes */
 
     /* string */
-    int64_t max_length; /* maximum length in code points, -1 = none */
+    int64_t min_length;  /* minimum length in code points, 0 = none */
+    int64_t max_length;  /* maximum length in code points, -1 = none */
+    const char *pattern; /* "pattern" (borrowed), NULL when absent */
 
     /* number / integer */
     bool has_min, has_max;
@@ -94,7 +124,19 @@ struct pipit_schema {
 
     /* array */
     struct pipit_schema *items; /* owned, never NULL for arrays */
+    int64_t min_items;          /* 0 = none */
     int64_t max_items;          /* -1 = none */
+    bool unique_items;
+
+    /* object: "additionalProperties" as a schema (owned; ANY for `true`); NULL = no keys
+     * beyond `props` (absent or false: pipit rejects unknown arguments) */
+    struct pipit_schema *additional;
+
+    /* union: the alternatives (owned, 2..PIPIT_TOOLSPEC_MAX_ALTS, none a union); one_of: exactly
+     * one may match ("oneOf"), else at least one ("anyOf", a type list) */
+    size_t n_alts;
+    struct pipit_schema **alts;
+    bool one_of;
 };
 
 /* ============================================================================
@@ -109,7 +151,9 @@ struct pipit_tool {
     char *name;
     char *description;
     struct pipit_schema *params; /* object schema, owned */
-    const json_t *function;      /* the "function" object (borrowed) */
+    const json_t *function;      /* the "function" object (borrowed; for an MCP tool, the
+                                    equivalent {name, description, parameters}, owned below) */
+    json_t *own_function;        /* owned, NULL unless the entry is an MCP tool */
 
     char *success; /* NULL: the default success template is used */
     size_t n_failures;
@@ -244,6 +288,22 @@ enum pipit_status pipit_tool_check_args(const struct pipit_tool *tool,
                                         struct pipit_arg_problem *problems,
                                         size_t max_problems,
                                         size_t *n_problems);
+
+/* Validate one value against a schema node ("args" paths as pipit_tool_check_args). */
+enum pipit_status pipit_schema_check(const struct pipit_schema *s,
+                                     const json_t *value,
+                                     const char *path,
+                                     struct pipit_arg_problem *problems,
+                                     size_t max_problems,
+                                     size_t *n_problems);
+
+/* A new object: `args` with the "default" of every omitted top-level argument filled in
+ * (what an omitted optional argument means), or a new reference to `args` when none is
+ * omitted. NULL when out of memory. */
+json_t *pipit_tool_args_with_defaults(const struct pipit_tool *tool, const json_t *args);
+
+/* Whether a string matches the "format" `f` (PIPIT_FORMAT_NONE/OTHER: always). */
+bool pipit_format_check(enum pipit_schema_format f, const char *s);
 
 /* The schema type's name as written in JSON Schema ("number", ...). */
 const char *pipit_schema_type_name(enum pipit_schema_type type);

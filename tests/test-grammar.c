@@ -10,8 +10,11 @@
  *                            and has the right shape; it validates or is refused for a number
  *                            out of its range (the Hermes syntax: a quarter of the seeds)
  */
+#include "strbuf.h"
 #include "testutil.h"
 #include "toolspec.h"
+
+#include <dirent.h>
 
 static const char *PACKS[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
                               PIPIT_SOURCE_DIR "/tools/phone.json"};
@@ -100,6 +103,12 @@ static void test_parse_pipit_syntax(void **state) {
     expect_call(P, "<call>x(a=[1, 2], b={\"c\": true}, d=null)", "x",
                 "{\"a\":[1,2],\"b\":{\"c\":true},\"d\":null}");
     expect_call(P, "sure: <call>set_grid(enabled=true)", "set_grid", "{\"enabled\":true}");
+    /* names that are not identifiers are JSON strings */
+    expect_call(P, "<call>get(\"Content-Type\"=\"text/csv\", \"a b\"=1, \"\\u00e9\"=2)", "get",
+                "{\"Content-Type\":\"text/csv\",\"a b\":1,\"\u00e9\":2}");
+    expect_parse_error(P, "<call>get(\"a\"=1, a=2)", "duplicate argument", 18);
+    expect_parse_error(P, "<call>get(\"\"=1)", "expected an argument name", 11);
+    expect_parse_error(P, "<call>get(x={\"a\": 1, \"a\": 2})", "expected a JSON value", 13);
     assert_true(pipit_call_detect(P, "ok <call>x()"));
     assert_false(pipit_call_detect(P, "I turned on the flash"));
 
@@ -110,7 +119,7 @@ static void test_parse_pipit_syntax(void **state) {
     expect_parse_error(P, "<call>set_zoom(level=)", "expected a JSON value", 22);
     expect_parse_error(P, "<call>set_zoom(level=2", "expected ',' or ')'", 23);
     expect_parse_error(P, "<call>set_zoom(level=2) and more", "unexpected text", 25);
-    expect_parse_error(P, "<call>set_zoom(level=2, level=3)", "duplicate argument", 26);
+    expect_parse_error(P, "<call>set_zoom(level=2, level=3)", "duplicate argument", 25);
     expect_parse_error(P, "<call>set_zoom(=2)", "expected an argument name", 16);
     expect_parse_error(P, "<call>9zoom()", "expected a tool name", 7);
     expect_parse_error(P, "line one\n<call>set_zoom(", "expected an argument name", 16);
@@ -135,6 +144,9 @@ static void test_parse_hermes_syntax(void **state) {
                        "\"arguments\" must be", 0);
     expect_parse_error(H, "<tool_call>{\"name\": \"x\", </tool_call>", "not a JSON object", 0);
     expect_parse_error(H, "<tool_call>{\"name\": \"x\"}</tool_call> extra", "unexpected text", 0);
+    /* a repeated key is an error, not "the last one wins" */
+    expect_parse_error(H, "<tool_call>{\"name\": \"x\", \"arguments\": {\"a\": 1, \"a\": 2}}",
+                       "not a JSON object", 0);
 }
 
 /* ============================================================================ model */
@@ -613,6 +625,173 @@ static void test_property_qwen2(void **state) {
     run_property(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, property_seeds() / 4);
 }
 
+/* ============================================================================ real corpus */
+
+#define REAL_DIR PIPIT_SOURCE_DIR "/tests/specs/real"
+
+/* `v` as the grammars write JSON: ", " between members and items, ": " after keys. */
+static void render_value(struct strbuf *b, const json_t *v) {
+    if (json_is_object(v)) {
+        strbuf_str(b, "{");
+        const char *key;
+        json_t *x;
+        bool first = true;
+        json_object_foreach((json_t *)v, key, x) {
+            json_t *k = json_string(key);
+            char *q = json_dumps(k, JSON_ENCODE_ANY);
+            strbuf_printf(b, "%s%s: ", first ? "" : ", ", q);
+            free(q);
+            json_decref(k);
+            render_value(b, x);
+            first = false;
+        }
+        strbuf_str(b, "}");
+    } else if (json_is_array(v)) {
+        strbuf_str(b, "[");
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            strbuf_str(b, i > 0 ? ", " : "");
+            render_value(b, json_array_get(v, i));
+        }
+        strbuf_str(b, "]");
+    } else if (json_is_real(v)) {
+        char num[64];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(num, sizeof(num), "%.*g", prec, json_real_value(v));
+            if (strtod(num, NULL) == json_real_value(v)) {
+                break;
+            }
+        }
+        strbuf_str(b, num);
+    } else {
+        char *q = json_dumps(v, JSON_ENCODE_ANY);
+        strbuf_str(b, q);
+        free(q);
+    }
+}
+
+/* The call in `syn` as a constrained decode writes it (arguments in the order given). */
+static char *render_call(enum pipit_call_syntax syn, const char *tool, const json_t *args) {
+    struct strbuf b = {0};
+    if (syn == PIPIT_SYNTAX_HERMES) {
+        strbuf_printf(&b, "<tool_call>\n{\"name\": \"%s\", \"arguments\": ", tool);
+        render_value(&b, args);
+        strbuf_str(&b, "}\n</tool_call>");
+        return strbuf_take(&b);
+    }
+    strbuf_printf(&b, "<call>%s(", tool);
+    const char *key;
+    json_t *x;
+    bool first = true;
+    json_object_foreach((json_t *)args, key, x) {
+        bool ident = (key[0] < '0' || key[0] > '9') && key[0] != '\0';
+        for (const char *p = key; *p != '\0' && ident; p++) {
+            ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || *p == '_';
+        }
+        strbuf_str(&b, first ? "" : ", ");
+        if (ident) {
+            strbuf_str(&b, key);
+        } else {
+            json_t *k = json_string(key);
+            char *q = json_dumps(k, JSON_ENCODE_ANY);
+            strbuf_str(&b, q);
+            free(q);
+            json_decref(k);
+        }
+        strbuf_str(&b, "=");
+        render_value(&b, x);
+        first = false;
+    }
+    strbuf_str(&b, ")");
+    return strbuf_take(&b);
+}
+
+/* Every call of the corpus, in both syntaxes, through the call grammar (llama.cpp's engine),
+ * the parser and the validator: valid calls pass all three; an invalid call is refused by
+ * the grammar when its case says "grammar", else the grammar takes it and validation refuses
+ * it. */
+static void test_real_corpus_grammar(void **state) {
+    (void)state;
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct pipit_model *m = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
+    DIR *dir = opendir(REAL_DIR);
+    assert_non_null(dir);
+    int checked = 0, by_grammar = 0, by_validation = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 ||
+            (len > 11 && strcmp(de->d_name + len - 11, ".cases.json") == 0)) {
+            continue;
+        }
+        char spec[1024], cases_path[1024];
+        snprintf(spec, sizeof(spec), "%s/%s", REAL_DIR, de->d_name);
+        snprintf(cases_path, sizeof(cases_path), "%s/%.*s.cases.json", REAL_DIR, (int)(len - 5),
+                 de->d_name);
+        struct pipit_toolset *ts = load_pack(spec);
+        json_error_t jerr;
+        json_t *cases = json_load_file(cases_path, 0, &jerr);
+        assert_non_null(cases);
+        for (int syn = 0; syn < 2; syn++) {
+            struct pipit_grammar *g = NULL;
+            struct pipit_grammar_params gp = pipit_grammar_default_params();
+            gp.syntax = (enum pipit_call_syntax)syn;
+            assert_int_equal(pipit_grammar_compile(ts, &gp, &g, &err), PIPIT_OK);
+            for (int k = 0; k < 2; k++) {
+                const json_t *list = json_object_get(cases, k == 0 ? "valid" : "invalid");
+                for (size_t i = 0; i < json_array_size(list); i++) {
+                    const json_t *c = json_array_get(list, i);
+                    const char *tool = json_string_value(json_array_get(c, 0));
+                    bool grammar_refuses =
+                        k == 1 && strcmp(json_string_value(json_array_get(c, 2)), "grammar") == 0;
+                    char *text = render_call(gp.syntax, tool, json_array_get(c, 1));
+                    bool prefix = false, complete = false;
+                    assert_int_equal(
+                        pipit_gbnf_match(m, pipit_grammar_call(g), text, &prefix, &complete),
+                        PIPIT_OK);
+                    if (complete == grammar_refuses) {
+                        fail_msg("%s, %s syntax: the grammar %s\n%s", de->d_name,
+                                 pipit_call_syntax_str(gp.syntax),
+                                 complete ? "accepts a call it should refuse"
+                                          : "refuses a call it should take",
+                                 text);
+                    }
+                    /* what the grammar takes parses back to the same arguments and validates
+                     * exactly when the case is valid */
+                    if (complete) {
+                        struct pipit_call call;
+                        assert_int_equal(pipit_call_parse(gp.syntax, text, &call, &err), PIPIT_OK);
+                        assert_string_equal(call.name, tool);
+                        json_t *back = json_loads(call.args_json, 0, &jerr);
+                        assert_true(json_equal(back, json_array_get(c, 1)));
+                        json_decref(back);
+                        enum pipit_status st = pipit_toolset_validate_args(
+                            ts, tool, call.args_json, strlen(call.args_json), NULL, 0, NULL);
+                        assert_int_equal(st, k == 0 ? PIPIT_OK : PIPIT_ERR_INVALID_ARGS);
+                        pipit_call_clear(&call);
+                    }
+                    by_grammar += grammar_refuses;
+                    by_validation += k == 1 && !grammar_refuses;
+                    checked++;
+                    free(text);
+                }
+            }
+            pipit_grammar_free(g);
+        }
+        json_decref(cases);
+        pipit_toolset_free(ts);
+    }
+    closedir(dir);
+    print_message("real corpus: %d calls in both syntaxes; invalid ones refused by the grammar: "
+                  "%d, by validation: %d\n",
+                  checked, by_grammar, by_validation);
+    assert_true(checked > 100);
+    pipit_model_free(m);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_compile_packs),
@@ -622,6 +801,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_grammars_load_in_llama),
         cmocka_unit_test(test_numbers_are_shape_not_range),
+        cmocka_unit_test(test_real_corpus_grammar),
     };
     const struct CMUnitTest property[] = {
         cmocka_unit_test(test_property_spm),

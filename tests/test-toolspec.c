@@ -7,6 +7,7 @@
  * that need the test models (token counts with the llama-spm and qwen2
  * tokenizers, `pipit tools inspect --json`).
  */
+#include "pattern.h"
 #include "testutil.h"
 #include "toolspec.h"
 
@@ -437,6 +438,314 @@ static void test_validate_args(void **state) {
 }
 
 /* ============================================================================
+ * the JSON Schema of real tool specifications (docs/toolspec.md, "JSON Schema") */
+
+static const char *KEYWORDS_SPEC =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"description\": \"d\", "
+    "\"response\": {\"type\": \"dict\"}, \"parameters\": {"
+    "\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"$id\": \"urn:f\", "
+    "\"title\": \"F\", \"$comment\": \"c\", \"type\": \"object\", \"x-origin\": \"test\", "
+    "\"$defs\": {\"Unit\": {\"type\": \"string\", \"enum\": [\"c\", \"f\"], \"title\": \"U\"}}, "
+    "\"definitions\": {\"Old\": {\"type\": \"integer\", \"minimum\": 1}}, "
+    "\"properties\": {"
+    "\"day\": {\"type\": \"string\", \"format\": \"date\", \"examples\": [\"2024-01-31\"]}, "
+    "\"unit\": {\"$ref\": \"#/$defs/Unit\", \"default\": \"c\", \"description\": \"unit\"}, "
+    "\"note\": {\"anyOf\": [{\"type\": \"string\", \"maxLength\": 5}, {\"type\": \"null\"}], "
+    "\"default\": null, \"title\": \"Note\"}, "
+    "\"code\": {\"type\": \"string\", \"pattern\": \"^[A-Z]{3}-[0-9]+$\", \"minLength\": 6}, "
+    "\"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"minItems\": 1, "
+    "\"maxItems\": 3, \"uniqueItems\": true}, "
+    "\"Content-Type\": {\"type\": [\"string\", \"null\"], \"optional\": true}, "
+    "\"mode\": {\"enum\": [1, \"auto\", null, true]}, "
+    "\"kind\": {\"const\": \"fixed\"}, "
+    "\"meta\": {\"type\": \"object\", \"additionalProperties\": {\"type\": \"integer\"}}, "
+    "\"id\": {\"type\": \"string\", \"format\": \"uuid\"}, "
+    "\"one\": {\"oneOf\": [{\"type\": \"integer\"}, {\"type\": \"number\", \"minimum\": 0}]}, "
+    "\"old\": {\"allOf\": [{\"$ref\": \"#/definitions/Old\"}], \"description\": \"v1\"}, "
+    "\"when\": {\"type\": \"string\", \"format\": \"date-time\"}, "
+    "\"mail\": {\"type\": \"string\", \"format\": \"email\"}, "
+    "\"site\": {\"type\": \"string\", \"format\": \"uri\"}, "
+    "\"at\": {\"type\": \"string\", \"format\": \"time\"}, "
+    "\"rate\": {\"type\": \"number\", \"format\": \"float\"}, "
+    "\"anything\": {\"description\": \"any value\"}"
+    "}, \"required\": [\"day\"]}}}]";
+
+static void test_schema_keywords(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_text(KEYWORDS_SPEC);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, 0);
+    assert_int_equal(param(t, "unit")->type, PIPIT_SCHEMA_STRING);
+    assert_string_equal(json_string_value(param(t, "unit")->default_value), "c");
+    assert_string_equal(param(t, "unit")->description, "unit");
+    assert_int_equal(param(t, "note")->type, PIPIT_SCHEMA_UNION);
+    assert_true(json_is_null(param(t, "note")->default_value));
+    assert_int_equal(param(t, "Content-Type")->type, PIPIT_SCHEMA_UNION);
+    assert_int_equal(param(t, "mode")->type, PIPIT_SCHEMA_ANY);
+    assert_int_equal(param(t, "mode")->n_enum, 4);
+    assert_int_equal(param(t, "kind")->type, PIPIT_SCHEMA_STRING);
+    assert_int_equal(param(t, "old")->type, PIPIT_SCHEMA_INTEGER);
+    assert_string_equal(param(t, "old")->description, "v1");
+    assert_int_equal(param(t, "anything")->type, PIPIT_SCHEMA_ANY);
+    assert_int_equal(param(t, "rate")->format, PIPIT_FORMAT_OTHER);
+    assert_int_equal(param(t, "day")->format, PIPIT_FORMAT_DATE);
+    static const struct args_case cases[] = {
+        {"f", "{\"day\": \"2024-02-29\"}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2023-02-29\"}", PIPIT_ERR_INVALID_ARGS, "args.day",
+         "\"2023-02-29\" is not a valid date"},
+        {"f", "{\"day\": \"2024-1-5\"}", PIPIT_ERR_INVALID_ARGS, "args.day",
+         "\"2024-1-5\" is not a valid date"},
+        {"f", "{}", PIPIT_ERR_INVALID_ARGS, "args.day", "required argument is missing"},
+        {"f", "{\"day\": \"2024-01-01\", \"unit\": \"k\"}", PIPIT_ERR_INVALID_ARGS, "args.unit",
+         "\"k\" is not one of \"c\"|\"f\""},
+        {"f", "{\"day\": \"2024-01-01\", \"note\": null}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"note\": \"short\"}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"note\": \"too long\"}", PIPIT_ERR_INVALID_ARGS,
+         "args.note", "is 8 characters long, above the maximum 5"},
+        {"f", "{\"day\": \"2024-01-01\", \"note\": 3}", PIPIT_ERR_INVALID_ARGS, "args.note",
+         "3 matches none of string<=5|null"},
+        {"f", "{\"day\": \"2024-01-01\", \"code\": \"ABC-12\"}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"code\": \"ABC-1\"}", PIPIT_ERR_INVALID_ARGS, "args.code",
+         "is 5 characters long, below the minimum 6"},
+        {"f", "{\"day\": \"2024-01-01\", \"code\": \"abc-123\"}", PIPIT_ERR_INVALID_ARGS,
+         "args.code", "\"abc-123\" does not match the pattern ^[A-Z]{3}-[0-9]+$"},
+        {"f", "{\"day\": \"2024-01-01\", \"tags\": []}", PIPIT_ERR_INVALID_ARGS, "args.tags",
+         "has 0 items, below the minimum 1"},
+        {"f", "{\"day\": \"2024-01-01\", \"tags\": [\"a\", \"a\"]}", PIPIT_ERR_INVALID_ARGS,
+         "args.tags", "items 0 and 1 are equal (the items must be unique)"},
+        {"f", "{\"day\": \"2024-01-01\", \"Content-Type\": null}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"Content-Type\": 1}", PIPIT_ERR_INVALID_ARGS,
+         "args[\"Content-Type\"]", "1 matches none of string|null"},
+        {"f", "{\"day\": \"2024-01-01\", \"mode\": null}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"mode\": 1.0}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"mode\": false}", PIPIT_ERR_INVALID_ARGS, "args.mode",
+         "false is not one of 1|\"auto\"|null|true"},
+        {"f", "{\"day\": \"2024-01-01\", \"kind\": \"fixed\"}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"kind\": \"free\"}", PIPIT_ERR_INVALID_ARGS, "args.kind",
+         "\"free\" is not one of \"fixed\""},
+        {"f", "{\"day\": \"2024-01-01\", \"meta\": {\"a b\": 1, \"c\": 2}}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"meta\": {\"a\": \"x\"}}", PIPIT_ERR_INVALID_ARGS,
+         "args.meta.a", "expected an integer, got string"},
+        {"f", "{\"day\": \"2024-01-01\", \"id\": \"123e4567-e89b-12d3-a456-426614174000\"}",
+         PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"id\": \"123e4567-e89b-12d3-a456\"}",
+         PIPIT_ERR_INVALID_ARGS, "args.id", "\"123e4567-e89b-12d3-a456\" is not a valid uuid"},
+        {"f", "{\"day\": \"2024-01-01\", \"one\": -1}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"one\": 2.5}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"one\": 2}", PIPIT_ERR_INVALID_ARGS, "args.one",
+         "matches 2 of the oneOf schemas, exactly one must match"},
+        {"f", "{\"day\": \"2024-01-01\", \"old\": 0}", PIPIT_ERR_INVALID_ARGS, "args.old",
+         "0 is below the minimum 1"},
+        {"f", "{\"day\": \"2024-01-01\", \"when\": \"2024-01-01T10:00:00Z\"}", PIPIT_OK, NULL,
+         NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"when\": \"2024-01-01 10:00\"}", PIPIT_ERR_INVALID_ARGS,
+         "args.when", "\"2024-01-01 10:00\" is not a valid date-time"},
+        {"f", "{\"day\": \"2024-01-01\", \"at\": \"23:59:60.5+01:00\"}", PIPIT_OK, NULL, NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"at\": \"24:00:00Z\"}", PIPIT_ERR_INVALID_ARGS, "args.at",
+         "\"24:00:00Z\" is not a valid time"},
+        {"f", "{\"day\": \"2024-01-01\", \"mail\": \"ann.lee+x@mail.example.org\"}", PIPIT_OK, NULL,
+         NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"mail\": \"ann lee@example\"}", PIPIT_ERR_INVALID_ARGS,
+         "args.mail", "\"ann lee@example\" is not a valid email"},
+        {"f", "{\"day\": \"2024-01-01\", \"site\": \"https://example.org/a?b=c\"}", PIPIT_OK, NULL,
+         NULL},
+        {"f", "{\"day\": \"2024-01-01\", \"site\": \"example.org/a b\"}", PIPIT_ERR_INVALID_ARGS,
+         "args.site", "\"example.org/a b\" is not a valid uri"},
+        {"f", "{\"day\": \"2024-01-01\", \"rate\": 0.5, \"anything\": [1, {\"a\": null}]}",
+         PIPIT_OK, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        check_args(ts, &cases[i]);
+    }
+    /* what an omitted optional argument means */
+    json_t *args = json_pack("{s:s}", "day", "2024-01-01");
+    json_t *full = pipit_tool_args_with_defaults(t, args);
+    assert_string_equal(json_string_value(json_object_get(full, "unit")), "c");
+    assert_true(json_is_null(json_object_get(full, "note")));
+    assert_null(json_object_get(args, "unit"));
+    json_decref(full);
+    json_decref(args);
+    /* the compact form writes non-identifier names as JSON strings, unions with "|" */
+    char *text = NULL;
+    assert_int_equal(pipit_toolset_serialize(ts, PIPIT_TOOLSPEC_COMPACT, &text), PIPIT_OK);
+    assert_non_null(strstr(text, "unit?: \"c\"|\"f\" = \"c\""));
+    assert_non_null(strstr(text, "\"Content-Type\"?: string|null"));
+    assert_non_null(strstr(text, "meta?: {...: integer}"));
+    assert_non_null(strstr(text, "tags?: string[1..3] unique"));
+    pipit_free(text);
+    pipit_toolset_free(ts);
+
+    /* an MCP tool definition is a tool too: inputSchema for parameters, title for a missing
+     * description */
+    ts = load_text("[{\"name\": \"read_file\", \"title\": \"Read a file\", \"inputSchema\": "
+                   "{\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}}, "
+                   "\"required\": [\"path\"], \"additionalProperties\": false}, "
+                   "\"annotations\": {\"readOnlyHint\": true}}]");
+    assert_string_equal(pipit_toolset_tool_description(ts, 0), "Read a file");
+    assert_int_equal(pipit_toolset_validate_args(ts, "read_file", "{}", 2, NULL, 0, NULL),
+                     PIPIT_ERR_INVALID_ARGS);
+    assert_int_equal(pipit_toolset_serialize(ts, PIPIT_TOOLSPEC_MINIFIED, &text), PIPIT_OK);
+    assert_non_null(strstr(text, "\"parameters\":{"));
+    pipit_free(text);
+    pipit_toolset_free(ts);
+}
+
+/* ============================================================================
+ * the corpus of real-world shapes (tests/specs/real): every spec loads, every valid call
+ * validates, every invalid one is refused with the expected problem */
+
+#define REAL_DIR PIPIT_SOURCE_DIR "/tests/specs/real"
+
+static void test_real_corpus_validation(void **state) {
+    (void)state;
+    DIR *dir = opendir(REAL_DIR);
+    assert_non_null(dir);
+    int specs = 0, valid = 0, invalid = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 ||
+            (len > 11 && strcmp(de->d_name + len - 11, ".cases.json") == 0)) {
+            continue;
+        }
+        char spec[1024], cases_path[1024];
+        snprintf(spec, sizeof(spec), "%s/%s", REAL_DIR, de->d_name);
+        snprintf(cases_path, sizeof(cases_path), "%s/%.*s.cases.json", REAL_DIR, (int)(len - 5),
+                 de->d_name);
+        struct pipit_toolset *ts = load_pack(spec);
+        json_error_t jerr;
+        json_t *cases = json_load_file(cases_path, JSON_REJECT_DUPLICATES, &jerr);
+        if (cases == NULL) {
+            fail_msg("%s: %s", cases_path, jerr.text);
+        }
+        const char *kinds[2] = {"valid", "invalid"};
+        for (int k = 0; k < 2; k++) {
+            const json_t *list = json_object_get(cases, kinds[k]);
+            assert_true(json_array_size(list) > 0);
+            for (size_t i = 0; i < json_array_size(list); i++) {
+                const json_t *c = json_array_get(list, i);
+                const char *tool = json_string_value(json_array_get(c, 0));
+                char *args = json_dumps(json_array_get(c, 1), JSON_COMPACT);
+                struct pipit_arg_problem p[4];
+                size_t n = 0;
+                enum pipit_status st =
+                    pipit_toolset_validate_args(ts, tool, args, strlen(args), p, 4, &n);
+                if (k == 0 && st != PIPIT_OK) {
+                    fail_msg("%s: valid %s(%s) refused: %s: %s", de->d_name, tool, args,
+                             n > 0 ? p[0].path : "", n > 0 ? p[0].message : "");
+                }
+                if (k == 1) {
+                    const char *want = json_string_value(json_array_get(c, 3));
+                    bool found = false;
+                    for (size_t j = 0; j < n && !found; j++) {
+                        found = strstr(p[j].message, want) != NULL;
+                    }
+                    if (st != PIPIT_ERR_INVALID_ARGS || !found) {
+                        fail_msg("%s: invalid %s(%s): status %s, problem %s: %s (want \"%s\")",
+                                 de->d_name, tool, args, pipit_status_str(st),
+                                 n > 0 ? p[0].path : "", n > 0 ? p[0].message : "", want);
+                    }
+                }
+                free(args);
+                k == 0 ? valid++ : invalid++;
+            }
+        }
+        json_decref(cases);
+        pipit_toolset_free(ts);
+        specs++;
+    }
+    closedir(dir);
+    print_message("real corpus: %d specs, %d valid and %d invalid calls\n", specs, valid, invalid);
+    assert_true(specs >= 6);
+}
+
+/* ============================================================================
+ * patterns (src/pattern.c) */
+
+static void test_patterns(void **state) {
+    (void)state;
+    static const struct {
+        const char *re, *text;
+        bool match;
+    } cases[] = {
+        {"^[0-9]{5}$", "69001", true},
+        {"^[0-9]{5}$", "6900", false},
+        {"^[0-9]{5}$", "690011", false},
+        {"[0-9]", "abc7", true}, /* unanchored: anywhere */
+        {"[0-9]", "abc", false},
+        {"^ab", "abc", true},
+        {"bc$", "abc", true},
+        {"^a(b|cd)*e$", "acdbbe", true},
+        {"^a(b|cd)*e$", "acde", true},
+        {"^a(b|cd)*e$", "ace", false},
+        {"^(?:x|y)+?$", "xyx", true},
+        {"^\\d{3}-\\w+\\s?$", "123-ab_c ", true},
+        {"^\\D\\W\\S$", "a-b", true},
+        {"^\\D$", "1", false},
+        {"^[^a-c]$", "d", true},
+        {"^[^a-c]$", "b", false},
+        {"^[\\d.-]+$", "1.5-2", true},
+        {"^.{2,3}$", "\xc3\xa9t\xc3\xa9", true}, /* "été": 3 code points */
+        {"^.{2,3}$", "\xc3\xa9t\xc3\xa9s", false},
+        {"^\\u00e9$", "\xc3\xa9", true},
+        {"^a{2,}$", "aaaa", true},
+        {"^a{2,}$", "a", false},
+        {"^\\$\\.\\($", "$.(", true},
+        {"^$", "", true},
+        {"^$", "x", false},
+        {"", "anything", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char why[160];
+        if (!pattern_supported(cases[i].re, why, sizeof(why))) {
+            fail_msg("/%s/ refused: %s", cases[i].re, why);
+        }
+        if (pattern_match(cases[i].re, cases[i].text, strlen(cases[i].text)) != cases[i].match) {
+            fail_msg("/%s/ on \"%s\": want %s", cases[i].re, cases[i].text,
+                     cases[i].match ? "a match" : "no match");
+        }
+    }
+    static const struct {
+        const char *re, *why;
+    } refused[] = {
+        {"^(a)\\1$", "backreferences"},
+        {"^(?=a)", "lookaround"},
+        {"(?<n>a)", "lookaround and named groups"},
+        {"\\bword", "word boundaries"},
+        {"\\p{L}", "Unicode property"},
+        {"a^b", "only at the start and the end"},
+        {"a$b", "only at the start and the end"},
+        {"(ab", "unbalanced"},
+        {"ab)", "unbalanced"},
+        {"[ab", "unterminated"},
+        {"*a", "nothing to repeat"},
+        {"a{3,2}", "m below n"},
+        {"a{1000}", "above the limit"},
+        {"[z-a]", "out of order"},
+        {"a++", "possessive"},
+        {"^\"$", "cannot hold"},
+        {"\\q", "unknown escape"},
+        {"[[:alpha:]]", "POSIX"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        char why[160] = "";
+        if (pattern_supported(refused[i].re, why, sizeof(why))) {
+            fail_msg("/%s/ accepted", refused[i].re);
+        }
+        if (strstr(why, refused[i].why) == NULL) {
+            fail_msg("/%s/: \"%s\" lacks \"%s\"", refused[i].re, why, refused[i].why);
+        }
+    }
+    /* the grammar form: anchored, bounded, without what a grammar string cannot hold */
+    struct strbuf b = {0};
+    assert_true(pattern_gbnf("^[0-9]+$", 16, &b));
+    assert_string_equal(b.data, "(([0-9]){1,16})");
+    strbuf_free(&b);
+    assert_true(pattern_gbnf("a.", 4, &b));
+    assert_non_null(strstr(b.data, "{0,4}"));
+    strbuf_free(&b);
+}
+
+/* ============================================================================
  * serializations */
 
 static void test_serializations(void **state) {
@@ -801,10 +1110,17 @@ static void test_pack_accessors(void **state) {
 
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
-        cmocka_unit_test(test_camera_pack_contract),   cmocka_unit_test(test_phone_pack_loads),
-        cmocka_unit_test(test_bad_spec_corpus),        cmocka_unit_test(test_load_errors),
-        cmocka_unit_test(test_validate_args),          cmocka_unit_test(test_serializations),
-        cmocka_unit_test(test_templates_and_defaults), cmocka_unit_test(test_pack_accessors),
+        cmocka_unit_test(test_camera_pack_contract),
+        cmocka_unit_test(test_phone_pack_loads),
+        cmocka_unit_test(test_bad_spec_corpus),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_validate_args),
+        cmocka_unit_test(test_serializations),
+        cmocka_unit_test(test_templates_and_defaults),
+        cmocka_unit_test(test_pack_accessors),
+        cmocka_unit_test(test_schema_keywords),
+        cmocka_unit_test(test_real_corpus_validation),
+        cmocka_unit_test(test_patterns),
     };
     const struct CMUnitTest tokens[] = {
         cmocka_unit_test(test_token_ratios_spm),
