@@ -53,6 +53,15 @@ static size_t skip_ws(const char *s, size_t i) {
     return i;
 }
 
+/* A tool name: [a-zA-Z0-9_.-]+ (the names toolspec.c accepts). */
+static size_t name_len(const char *s) {
+    size_t n = 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '-' || s[n] == '.') {
+        n++;
+    }
+    return n;
+}
+
 static size_t ident_len(const char *s) {
     size_t n = 0;
     if (!(isalpha((unsigned char)s[0]) || s[0] == '_')) {
@@ -90,7 +99,7 @@ static enum pipit_status
 parse_pipit(const char *text, size_t start, struct pipit_call *out, struct pipit_error *err) {
     size_t i = start + strlen("<call>");
     i = skip_ws(text, i);
-    size_t nlen = ident_len(text + i);
+    size_t nlen = name_len(text + i);
     if (nlen == 0) {
         return parse_fail(err, text, i, "expected a tool name");
     }
@@ -197,8 +206,8 @@ parse_hermes(const char *text, size_t start, struct pipit_call *out, struct pipi
     if (args == NULL) {
         args = json_object_get(obj, "parameters");
     }
-    if (!json_is_string(name) || ident_len(json_string_value(name)) == 0 ||
-        ident_len(json_string_value(name)) != strlen(json_string_value(name))) {
+    if (!json_is_string(name) || name_len(json_string_value(name)) == 0 ||
+        name_len(json_string_value(name)) != strlen(json_string_value(name))) {
         json_decref(obj);
         return parse_fail(err, text, i, "\"name\" must be a tool name string");
     }

@@ -62,6 +62,21 @@ static bool is_identifier(const char *s) {
     return true;
 }
 
+/* A tool name: letters, digits, '_', '-', '.' (OpenAI's [a-zA-Z0-9_-], plus the dots of
+ * MCP and BFCL names). The call syntaxes and the grammars take every such name as is. */
+static bool is_tool_name(const char *s) {
+    if (s == NULL || s[0] == '\0') {
+        return false;
+    }
+    for (const char *p = s; *p != '\0'; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-' || *p == '.')) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Length in code points of UTF-8 text (jansson guarantees valid UTF-8). */
 static size_t utf8_len(const char *s, size_t bytes) {
     size_t n = 0;
@@ -1939,8 +1954,8 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
                   PIPIT_TOOLSPEC_MAX_NAME);
         return false;
     }
-    if (!is_identifier(name)) {
-        spec_fail(P, np, false, "tool name \"%s\" must match [a-zA-Z_][a-zA-Z0-9_]*", name);
+    if (!is_tool_name(name)) {
+        spec_fail(P, np, false, "tool name \"%s\" must match [a-zA-Z0-9_.-]+", name);
         return false;
     }
     const char *desc = NULL;

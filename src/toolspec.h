@@ -8,7 +8,7 @@
  * directly.
  *
  * Invariants of a loaded toolset (checked by the parser, relied on by users):
- * - 1..PIPIT_TOOLSPEC_MAX_TOOLS tools, names unique and [a-zA-Z_][a-zA-Z0-9_]*.
+ * - 1..PIPIT_TOOLSPEC_MAX_TOOLS tools, names unique and [a-zA-Z0-9_.-]{1,64}.
  * - every tool's `params` is an object schema (possibly without properties);
  *   property names are any non-empty JSON strings (no NUL), unique, in the JSON order.
  * - schema depth <= PIPIT_TOOLSPEC_MAX_DEPTH (the parameters object is depth 1); local

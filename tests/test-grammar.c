@@ -121,7 +121,8 @@ static void test_parse_pipit_syntax(void **state) {
     expect_parse_error(P, "<call>set_zoom(level=2) and more", "unexpected text", 25);
     expect_parse_error(P, "<call>set_zoom(level=2, level=3)", "duplicate argument", 25);
     expect_parse_error(P, "<call>set_zoom(=2)", "expected an argument name", 16);
-    expect_parse_error(P, "<call>9zoom()", "expected a tool name", 7);
+    expect_call(P, "<call>get-weather.v2(city=\"Oslo\")", "get-weather.v2", "{\"city\":\"Oslo\"}");
+    expect_parse_error(P, "<call>(x=1)", "expected a tool name", 7);
     expect_parse_error(P, "line one\n<call>set_zoom(", "expected an argument name", 16);
 }
 

@@ -237,7 +237,7 @@ static void test_load_errors(void **state) {
     assert_int_equal(pipit_toolset_load_string(bad, strlen(bad), "my-tools", &ts, &err),
                      PIPIT_ERR_SPEC);
     assert_string_equal(err.text, "my-tools:2:45: $[0].function.name: tool name \"a b\" must "
-                                  "match [a-zA-Z_][a-zA-Z0-9_]*");
+                                  "match [a-zA-Z0-9_.-]+");
     assert_int_equal(err.line, 2);
     assert_int_equal(err.column, 45);
     assert_int_equal(err.offset, 2 + 44);
