@@ -44,8 +44,11 @@ static void agent_usage(FILE *out, const char *cmd) {
         out,
         "usage: pipit %s [options]%s\n"
         "  --model FILE      GGUF model (default: the bundled %s)\n"
-        "  --tools FILE      tool specification (default: tools/<device>.json)\n"
-        "  --device NAME     simulated device: camera (default) or phone\n"
+        "  --tools FILE      tool specification (default: tools/<device>.json for camera\n"
+        "                    and phone, else tools/camera.json)\n"
+        "  --device NAME     the state the tools act on: camera, phone, pack (the generic\n"
+        "                    device of the tool set's declared state) or none (no state:\n"
+        "                    nothing runs the tools); default: chosen from the tool set\n"
         "  --init JSON       device state overrides, e.g. '{\"recording\": true}'\n"
         "  --syntax NAME     call syntax: pipit or hermes (default: hermes for models with\n"
         "                    a chat template, else pipit)\n"
@@ -69,7 +72,7 @@ static void agent_usage(FILE *out, const char *cmd) {
 static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent_opts *o) {
     memset(o, 0, sizeof(*o));
     o->model = PIPIT_DEFAULT_MODEL;
-    o->device = "camera";
+    o->device = NULL;
     o->threads = 0;
     o->max_steps = 3;
     o->budget_ms = 15000;
@@ -183,6 +186,7 @@ static void report_failure(const struct agent_opts *o,
 }
 
 struct agent_session {
+    struct pipit_device *device;
     struct pipit_cloud *cloud;
     struct pipit_model *model;
     struct pipit_toolset *tools;
@@ -191,6 +195,7 @@ struct agent_session {
 
 static void session_free(struct agent_session *s) {
     pipit_agent_free(s->agent);
+    pipit_device_free(s->device);
     pipit_toolset_free(s->tools);
     pipit_model_free(s->model);
     pipit_cloud_free(s->cloud);
@@ -218,7 +223,10 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (o->tools != NULL) {
         snprintf(tools_path, sizeof(tools_path), "%s", o->tools);
     } else {
-        snprintf(tools_path, sizeof(tools_path), "%s/%s.json", PIPIT_TOOLS_DIR, o->device);
+        bool own = o->device != NULL &&
+                   (strcmp(o->device, "camera") == 0 || strcmp(o->device, "phone") == 0);
+        snprintf(tools_path, sizeof(tools_path), "%s/%s.json", PIPIT_TOOLS_DIR,
+                 own ? o->device : "camera");
     }
     st = pipit_toolset_load_file(tools_path, &s->tools, &err);
     if (st != PIPIT_OK) {
@@ -226,9 +234,20 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         session_free(s);
         return CLI_EXIT_FAIL;
     }
+    /* --device none: no state; a name: that device; absent: chosen from the tool set */
+    if (o->device == NULL || strcmp(o->device, "none") != 0) {
+        st = pipit_device_new(o->device, s->tools, o->init, &s->device, &err);
+    } else if (o->init != NULL) {
+        snprintf(err.text, sizeof(err.text), "--init needs a device (not --device none)");
+        st = PIPIT_ERR_INVALID_ARG;
+    }
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
+        session_free(s);
+        return CLI_EXIT_FAIL;
+    }
     struct pipit_agent_params ap = pipit_agent_default_params();
-    ap.device = o->device;
-    ap.device_init_json = o->init;
+    ap.device = s->device;
     ap.grammar = !o->no_grammar;
     ap.fast_grammar = !o->gbnf;
     ap.state_tracker = o->tracker;
@@ -478,7 +497,9 @@ int cmd_chat(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     bool tty = isatty(STDIN_FILENO) != 0;
     if (tty) {
-        fprintf(stderr, "pipit chat: %s device. Type a command; Ctrl-D to quit.\n", o.device);
+        const char *name = pipit_device_name(s.device);
+        fprintf(stderr, "pipit chat: %s%s. Type a command; Ctrl-D to quit.\n",
+                name[0] != '\0' ? name : "no device", name[0] != '\0' ? " device" : "");
     }
     static char line[PIPIT_MAX_UTTERANCE_BYTES + 2];
     int turn = 0;

@@ -376,21 +376,35 @@ static struct pipit_agent *new_agent(const struct bench_opts *o,
                                      const struct pipit_toolset *tools,
                                      int32_t format,
                                      int32_t memory,
-                                     uint32_t n_ctx) {
+                                     uint32_t n_ctx,
+                                     struct pipit_device **device) {
+    struct pipit_error err;
+    *device = NULL;
+    if (pipit_device_new("camera", tools, NULL, device, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit bench: %s\n", err.text);
+        return NULL;
+    }
     struct pipit_agent_params ap = pipit_agent_default_params();
-    ap.device = "camera";
+    ap.device = *device;
     ap.n_threads = (int32_t)o->threads;
     ap.tools_format = format;
     ap.memory = memory;
     ap.n_ctx = n_ctx;
     ap.turn_budget_ms = 0;
     struct pipit_agent *a = NULL;
-    struct pipit_error err;
     if (pipit_agent_new(model, tools, &ap, &a, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit bench: %s\n", err.text);
+        pipit_device_free(*device);
+        *device = NULL;
         return NULL;
     }
     return a;
+}
+
+/* Free an agent of new_agent() and its camera. */
+static void free_agent(struct pipit_agent *a, struct pipit_device *device) {
+    pipit_agent_free(a);
+    pipit_device_free(device);
 }
 
 /* ============================================================================ tool calls */
@@ -406,7 +420,9 @@ static int bench_toolcall(const struct bench_opts *o,
     static const int32_t formats[] = {PIPIT_TOOLSPEC_COMPACT, PIPIT_TOOLSPEC_JIT};
     static const char *const names[] = {"compact", "jit"};
     for (size_t f = 0; f < 2; f++) {
-        struct pipit_agent *a = new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 4096);
+        struct pipit_device *dev = NULL;
+        struct pipit_agent *a =
+            new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 4096, &dev);
         if (a == NULL) {
             return CLI_EXIT_FAIL;
         }
@@ -432,7 +448,7 @@ static int bench_toolcall(const struct bench_opts *o,
         printf("| %s | %zu | %lld | %.2f | %.1f | %.1f | %.1f | %lld/%lld |\n", names[f], n,
                (long long)calls, (double)model_calls / per, (double)decoded / per, pct(lat, n, 0.5),
                pct(lat, n, 0.95), (long long)valid, (long long)calls);
-        pipit_agent_free(a);
+        free_agent(a, dev);
     }
     printf("\n");
     return CLI_EXIT_OK;
@@ -456,7 +472,9 @@ static int bench_ttft(const struct bench_opts *o,
         snprintf(session, sizeof(session), "%s/bench-ttft.session",
                  o->workdir != NULL ? o->workdir : "/tmp");
         for (int r = 0; r < 5; r++) {
-            struct pipit_agent *a = new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192);
+            struct pipit_device *dev = NULL;
+            struct pipit_agent *a =
+                new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, &dev);
             if (a == NULL) {
                 return CLI_EXIT_FAIL;
             }
@@ -475,8 +493,9 @@ static int bench_ttft(const struct bench_opts *o,
             /* restored: a new agent loads the saved session (KV state included) and answers */
             struct pipit_error err;
             bool saved = pipit_agent_save(a, session, &err) == PIPIT_OK;
-            pipit_agent_free(a);
-            a = saved ? new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192) : NULL;
+            free_agent(a, dev);
+            dev = NULL;
+            a = saved ? new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, &dev) : NULL;
             struct pipit_session_info info;
             if (a != NULL && pipit_agent_load(a, session, &info, &err) == PIPIT_OK &&
                 info.kv_restored) {
@@ -486,7 +505,7 @@ static int bench_ttft(const struct bench_opts *o,
                     pipit_turn_free(t);
                 }
             }
-            pipit_agent_free(a);
+            free_agent(a, dev);
         }
         remove(session);
         printf("| %s | %.1f | %.1f | %.1f |\n", names[f], pct(cold, n_cold, 0.5),
@@ -548,7 +567,9 @@ static int bench_context(const struct bench_opts *o,
     static const int32_t modes[] = {PIPIT_MEMORY_NONE, PIPIT_MEMORY_FULL, PIPIT_MEMORY_CSO};
     static const char *const mode_names[] = {"none", "full", "cso"};
     for (size_t m = 0; m < 3; m++) {
-        struct pipit_agent *a = new_agent(o, model, tools, PIPIT_TOOLSPEC_COMPACT, modes[m], 8192);
+        struct pipit_device *dev = NULL;
+        struct pipit_agent *a =
+            new_agent(o, model, tools, PIPIT_TOOLSPEC_COMPACT, modes[m], 8192, &dev);
         if (a == NULL) {
             return CLI_EXIT_FAIL;
         }
@@ -570,7 +591,7 @@ static int bench_context(const struct bench_opts *o,
             printf("| %s | %d | %d | %d | %d | %+d | %.1f |\n", mode_names[m], at[1], at[5], at[10],
                    at[25], at[25] - at[1], (double)prefill / 24.0);
         }
-        pipit_agent_free(a);
+        free_agent(a, dev);
     }
     printf("\n");
     return CLI_EXIT_OK;

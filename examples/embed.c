@@ -51,12 +51,20 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    struct pipit_device *camera = NULL;
+    if (pipit_device_new("camera", tools, NULL, &camera, &err) != PIPIT_OK) {
+        fprintf(stderr, "%s\n", err.text);
+        pipit_toolset_free(tools);
+        pipit_model_free(model);
+        return 1;
+    }
     struct pipit_agent_params params = pipit_agent_default_params();
-    params.device = "camera";
+    params.device = camera;
     params.n_threads = 1;
     struct pipit_agent *agent = NULL;
     if (pipit_agent_new(model, tools, &params, &agent, &err) != PIPIT_OK) {
         fprintf(stderr, "%s\n", err.text);
+        pipit_device_free(camera);
         pipit_toolset_free(tools);
         pipit_model_free(model);
         return 1;
@@ -86,6 +94,7 @@ int main(int argc, char **argv) {
     }
 
     pipit_agent_free(agent);
+    pipit_device_free(camera);
     pipit_toolset_free(tools);
     pipit_model_free(model);
     return rc;

@@ -54,6 +54,7 @@ static uint8_t *read_file(const char *path, size_t *n) {
 
 struct resumed {
     struct fake_backend fake;
+    struct pipit_device *camera;
     struct pipit_agent *agent;
 };
 
@@ -64,6 +65,11 @@ static void agent_up(struct resumed *r, bool full_memory) {
     struct pipit_agent_params p = pipit_agent_default_params();
     p.memory = full_memory ? PIPIT_MEMORY_FULL : PIPIT_MEMORY_CSO;
     struct pipit_error err;
+    r->camera = NULL;
+    if (pipit_device_new("camera", g_camera, NULL, &r->camera, &err) != PIPIT_OK) {
+        fuzz_fail("cannot create the camera: %s", err.text);
+    }
+    p.device = r->camera;
     if (agent_new_with_backend(NULL, g_camera, &p, fake_backend_wrap(&r->fake), &r->agent, &err) !=
         PIPIT_OK) {
         fuzz_fail("cannot create the agent: %s", err.text);
@@ -95,6 +101,7 @@ static void write_seeds(const char *dir) {
                 fuzz_fail("cannot save a seed: %s", err.text);
             }
             pipit_agent_free(r.agent);
+            pipit_device_free(r.camera);
             size_t n = 0;
             uint8_t *file = read_file(g_in, &n);
             uint64_t jlen = 0;
@@ -194,12 +201,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             turn(again.agent, "undo");
             pipit_agent_free(again.agent);
+            pipit_device_free(again.camera);
         }
     } else {
         /* a refused load leaves the agent as it was: it still runs */
         turn(r.agent, "zoom to 2x");
     }
     pipit_agent_free(r.agent);
+    pipit_device_free(r.camera);
     unlink(g_in);
     unlink(g_out);
     return 0;

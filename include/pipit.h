@@ -816,6 +816,109 @@ enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
 void pipit_call_clear(struct pipit_call *call);
 
 /* ============================================================================
+ * devices
+ *
+ * A device holds the state the agent's tools act on. The agent reads it for the prompt's state
+ * line, answers questions about it, snapshots the keys a call changes before the call, and
+ * puts them back for undo. A device is made once and passed to pipit_agent_new() (borrowed):
+ *
+ *     struct pipit_device *dev = NULL;
+ *     pipit_device_new(NULL, toolset, NULL, &dev, &err);   // chosen from the tool set
+ *     ap.device = dev;
+ *     ...
+ *     pipit_agent_free(agent);
+ *     pipit_device_free(dev);                              // after every agent using it
+ *
+ * Three kinds:
+ * - "camera", "phone": pipit's simulated devices (docs/camera.md, docs/phone.md) for
+ *   tools/camera.json and tools/phone.json; they keep the rules a declaration cannot say (no
+ *   flash on the front camera, settings locked while recording, contact and message IDs).
+ * - "pack": the generic device made from a tool set's declared state (docs/pack.md): the
+ *   state line, the effects of each tool on success, ranges and enums, undo. Any pack with a
+ *   declared state runs on it without C code.
+ * - an app's own state (pipit_device_from_app()): the app runs its tools through its handlers
+ *   (pipit_agent_register_tool()) and gives pipit its state as JSON through a callback; pipit
+ *   renders it into the state line and snapshots it for undo, and undo hands the saved keys
+ *   back to the app's restore callback. See examples/home_app.c.
+ * An agent without a device (params.device NULL) runs its tools through handlers only; it has
+ * no state line, answers no state questions and has nothing to undo.
+ *
+ * Thread safety: a device is used by one agent's turn at a time. Several agents may share a
+ * device (they then act on the same state), never concurrently.
+ */
+
+struct pipit_device;
+
+/* The longest state JSON an app's get_state() may write, in bytes with the NUL. */
+#define PIPIT_APP_STATE_MAX_BYTES 4096
+
+/* An embedder's own state (pipit_device_from_app()). Both callbacks run on the thread that runs
+ * the turn, between model steps; they must not call back into the agent. */
+struct pipit_app_state {
+    const char *name; /* the state's name in messages and saved sessions, e.g. "home" (a
+                         session saved on one name is refused by another); NULL: "app".
+                         Copied (at most 64 bytes) */
+
+    /* Write the whole state as a JSON object into buf (NUL-terminated, at most `size` bytes,
+     * size is PIPIT_APP_STATE_MAX_BYTES), e.g. {"celsius": 20, "living_light": false}. The
+     * keys should be the names the tools' "undo" blocks list (docs/toolspec.md): those are
+     * the keys saved before a call and restored by undo. Return PIPIT_OK; any other status,
+     * text that is not a JSON object or that fills the whole buffer is an error (at creation:
+     * the device is refused; during a turn: the state line is empty and nothing is saved for
+     * undo). Required. */
+    enum pipit_status (*get_state)(char *buf, size_t size, void *user_data);
+
+    /* Put keys back: `keys_json` is a JSON object of state keys with the values they had,
+     * e.g. {"celsius": 20}. Apply all of them or none and return PIPIT_OK, or return an error
+     * status (PIPIT_ERR_JSON for a key or value the app does not take): undo then says it
+     * could not undo the action. Called by undo and by pipit_agent_load(). NULL: the
+     * app's actions cannot be undone ("I couldn't undo the last action"). */
+    enum pipit_status (*restore)(const char *keys_json, void *user_data);
+
+    void *user_data; /* passed to both callbacks */
+};
+
+/* Create a device. `kind`:
+ *   "camera", "phone"  pipit's simulated camera or phone (`tools` may be NULL)
+ *   "pack"             the generic device of `tools`' declared state (docs/pack.md); the pack's
+ *                      own name (e.g. "home") means the same
+ *   NULL               chosen from `tools`: a pack named "camera" or "phone" with a declared
+ *                      state -> that simulator; any other pack with a declared state -> "pack";
+ *                      without a declared state, the simulator that runs every tool of the set
+ *                      (besides undo and cloud delegation) -> it; else no device: *out is NULL
+ *                      and the status PIPIT_OK (the agent then runs handlers only)
+ * `init_json` (NULL = defaults) is a JSON object of state keys the device starts with, e.g.
+ * {"recording": true}, applied all-or-nothing. The generic device reads `tools` as long as it
+ * lives (the tool set must outlive it); the simulators read it at creation only. Free with
+ * pipit_device_free().
+ * Errors: PIPIT_ERR_INVALID_ARG (unknown kind, "pack" for a tool set without a declared state,
+ * NULL out), PIPIT_ERR_JSON (init_json is not a JSON object, or names a key or value the
+ * device refuses; err->text names it), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_device_new(const char *kind,
+                                   const struct pipit_toolset *tools,
+                                   const char *init_json,
+                                   struct pipit_device **out,
+                                   struct pipit_error *err);
+
+/* Create a device over an app's own state. `app` is copied; its user_data must outlive the
+ * device. get_state() is called once here: a state that is not a JSON object is refused
+ * (PIPIT_ERR_JSON, err->text says why). PIPIT_ERR_INVALID_ARG: NULL app, out or get_state. */
+enum pipit_status pipit_device_from_app(const struct pipit_app_state *app,
+                                        struct pipit_device **out,
+                                        struct pipit_error *err);
+
+/* Free a device. Agents that use it must be freed first. NULL is a no-op. */
+void pipit_device_free(struct pipit_device *device);
+
+/* The device's name: "camera", "phone", the pack's name, or the app state's name. Borrowed
+ * until pipit_device_free(); "" for NULL. */
+const char *pipit_device_name(const struct pipit_device *device);
+
+/* The whole state as a compact JSON object (free with pipit_free); NULL for NULL or when the
+ * state cannot be read (out of memory, an app's get_state() failing). */
+char *pipit_device_state_json(const struct pipit_device *device);
+
+/* ============================================================================
  * agent
  *
  * One turn: route (undo, compound segmentation; no model) -> one constrained decode per
@@ -823,8 +926,10 @@ void pipit_call_clear(struct pipit_call *call);
  * The harness owns every limit: steps, wall clock, tokens per decode, the identical-failure
  * breaker, thermal throttling, cancellation. See docs/agent.md.
  *
+ *     struct pipit_device *camera = NULL;
+ *     pipit_device_new("camera", toolset, NULL, &camera, &err);
  *     struct pipit_agent_params ap = pipit_agent_default_params();
- *     ap.device = "camera";
+ *     ap.device = camera;
  *     struct pipit_agent *agent = NULL;
  *     pipit_agent_new(model, toolset, &ap, &agent, &err);
  *     struct pipit_turn *turn = NULL;
@@ -832,6 +937,7 @@ void pipit_call_clear(struct pipit_call *call);
  *     puts(turn->sentence);            // "Zoom set to 2x. Flash is on."
  *     pipit_turn_free(turn);
  *     pipit_agent_free(agent);
+ *     pipit_device_free(camera);
  *
  * Thread safety: one thread runs turns; pipit_agent_cancel() may be called from any thread.
  */
@@ -867,54 +973,54 @@ enum pipit_memory_mode {
 const char *pipit_memory_mode_str(enum pipit_memory_mode mode);
 
 struct pipit_agent_params {
-    const char *device;           /* built-in simulated device: "camera", "phone" or NULL
-                                     (custom handlers only) (default "camera") */
-    const char *device_init_json; /* device state overrides, NULL = defaults */
-    int32_t syntax;               /* enum pipit_call_syntax, or -1: Hermes when the model has
-                                     a chat template, else pipit's own (default -1) */
-    bool grammar;                 /* grammar-constrained calls (default true) */
-    bool lazy_grammar;            /* plain text allowed until the call's trigger (default
-                                     true); false forces every answer to be a call */
-    const char *system_prompt;    /* NULL: the model's pipit.prompt.system or pipit's default */
-    uint32_t n_ctx;               /* context window (default 2048) */
-    int32_t n_threads;            /* base CPU threads, 0 = the engine's default (default 0) */
-    float temperature;            /* <= 0: greedy (default 0) */
-    uint32_t seed;                /* sampling seed (default 42) */
-    int32_t max_steps;            /* model steps per turn (default 3) */
-    double turn_budget_ms;        /* wall-clock budget per turn, <= 0 unlimited (default
-                                     15000; tighter than on a GPU, see docs/policy.md) */
-    int32_t max_tokens;           /* tokens per decode before thermal scaling (default 96) */
-    int32_t breaker_threshold;    /* identical failures in a row that stop (default 2) */
-    int32_t undo_slots;           /* actions remembered for undo (default 8, >= 1) */
-    int32_t tools_format;         /* how tools appear in the prompt: enum
-                                     pipit_toolspec_format; PIPIT_TOOLSPEC_JIT = names and
-                                     descriptions only, the chosen tool's schema is injected
-                                     in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
-    int32_t memory;               /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
-    int32_t context_budget;       /* tokens the permanent prefix may reach before the oldest
-                                     memory lines are trimmed; 0 = as many as the prompt limit
-                                     leaves (default 0). The prompt limit (pipit.train.n_ctx,
-                                     else the model's trained context length, at most n_ctx)
-                                     minus the longest recent turn's tail always caps it; a
-                                     tool prompt that leaves no room for a short command is
-                                     refused by pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
-    bool state_tracker;           /* run the State-Tracker after each turn (memory cso): a
-                                     second context on the same model writes extra CSO lines
-                                     (default false: it costs a decode per turn and needs a
-                                     model or adapter trained for it, see docs/memory.md) */
-    const char *tracker_adapter;  /* LoRA adapter GGUF for the State-Tracker context, NULL =
-                                     the base model prompted with the paper's prompt */
-    bool fast_grammar;            /* pipit's own constrained decoder with jump-forward
-                                     (default true); false: llama.cpp's grammar sampler, also
-                                     the fallback for grammars outside the fast path
-                                     (docs/fastgrammar.md) */
+    struct pipit_device *device; /* the state the tools act on (borrowed: it must outlive
+                                    the agent; see "devices" above), NULL = none: tools run
+                                    through handlers only (default NULL). The device's
+                                    starting state is given to pipit_device_new() */
+    int32_t syntax;              /* enum pipit_call_syntax, or -1: Hermes when the model has
+                                    a chat template, else pipit's own (default -1) */
+    bool grammar;                /* grammar-constrained calls (default true) */
+    bool lazy_grammar;           /* plain text allowed until the call's trigger (default
+                                    true); false forces every answer to be a call */
+    const char *system_prompt;   /* NULL: the model's pipit.prompt.system or pipit's default */
+    uint32_t n_ctx;              /* context window (default 2048) */
+    int32_t n_threads;           /* base CPU threads, 0 = the engine's default (default 0) */
+    float temperature;           /* <= 0: greedy (default 0) */
+    uint32_t seed;               /* sampling seed (default 42) */
+    int32_t max_steps;           /* model steps per turn (default 3) */
+    double turn_budget_ms;       /* wall-clock budget per turn, <= 0 unlimited (default
+                                    15000; tighter than on a GPU, see docs/policy.md) */
+    int32_t max_tokens;          /* tokens per decode before thermal scaling (default 96) */
+    int32_t breaker_threshold;   /* identical failures in a row that stop (default 2) */
+    int32_t undo_slots;          /* actions remembered for undo (default 8, >= 1) */
+    int32_t tools_format;        /* how tools appear in the prompt: enum
+                                    pipit_toolspec_format; PIPIT_TOOLSPEC_JIT = names and
+                                    descriptions only, the chosen tool's schema is injected
+                                    in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
+    int32_t memory;              /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
+    int32_t context_budget;      /* tokens the permanent prefix may reach before the oldest
+                                    memory lines are trimmed; 0 = as many as the prompt limit
+                                    leaves (default 0). The prompt limit (pipit.train.n_ctx,
+                                    else the model's trained context length, at most n_ctx)
+                                    minus the longest recent turn's tail always caps it; a
+                                    tool prompt that leaves no room for a short command is
+                                    refused by pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
+    bool state_tracker;          /* run the State-Tracker after each turn (memory cso): a
+                                    second context on the same model writes extra CSO lines
+                                    (default false: it costs a decode per turn and needs a
+                                    model or adapter trained for it, see docs/memory.md) */
+    const char *tracker_adapter; /* LoRA adapter GGUF for the State-Tracker context, NULL =
+                                    the base model prompted with the paper's prompt */
+    bool fast_grammar;           /* pipit's own constrained decoder with jump-forward
+                                    (default true); false: llama.cpp's grammar sampler, also
+                                    the fallback for grammars outside the fast path
+                                    (docs/fastgrammar.md) */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);
 
-/* Create an agent. `model` and `tools` are borrowed and must outlive it. Errors: the device
- * name is unknown or its init JSON is bad (PIPIT_ERR_INVALID_ARG / PIPIT_ERR_JSON), the
- * grammar or the context cannot be built. */
+/* Create an agent. `model`, `tools` and params->device are borrowed and must outlive it.
+ * Errors: the grammar or the context cannot be built, the device's state cannot be read. */
 enum pipit_status pipit_agent_new(struct pipit_model *model,
                                   const struct pipit_toolset *tools,
                                   const struct pipit_agent_params *params,
@@ -927,7 +1033,9 @@ void pipit_agent_free(struct pipit_agent *agent);
 const char *pipit_agent_errmsg(const struct pipit_agent *agent);
 
 /* Handle `tool` with `fn` instead of the device (the tool must be in the tool set). `fn` NULL
- * removes the handler: the device handles the tool again. */
+ * removes the handler: the device handles the tool again. With an app's state
+ * (pipit_device_from_app()) the handlers are the app's tools: before a handler runs, the keys
+ * of the tool's "undo" block are saved from get_state(), and undo gives them to restore(). */
 enum pipit_status pipit_agent_register_tool(struct pipit_agent *agent,
                                             const char *tool,
                                             pipit_tool_fn fn,
@@ -949,7 +1057,8 @@ enum pipit_status pipit_agent_update_thermal(struct pipit_agent *agent, struct p
 /* Stop the running turn at the next decode step (any thread). The agent stays usable. */
 void pipit_agent_cancel(struct pipit_agent *agent);
 
-/* The device state as JSON (free with pipit_free); NULL without a device. */
+/* The device state as JSON (free with pipit_free); NULL without a device. The same as
+ * pipit_device_state_json(params.device). */
 char *pipit_agent_state_json(const struct pipit_agent *agent);
 
 /* One call the turn made, with its outcome. */

@@ -25,9 +25,6 @@
 #include "ask.h"
 #include "cloud.h"
 #include "device.h"
-#include "devices/camera.h"
-#include "devices/pack.h"
-#include "devices/phone.h"
 #include "grammar.h"
 #include "log.h"
 #include "memory.h"
@@ -81,7 +78,7 @@ struct pipit_agent {
     struct ask *ask; /* state questions and claims; NULL without a device */
     bool last_undo;  /* the previous turn was an undo: "and that too" undoes one more */
     struct backend backend;
-    struct device device;   /* ops NULL: no device */
+    struct device *dev;     /* params.device's device (borrowed); NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */
     char *chat_system;      /* chat-template mode: the system message */
     size_t chat_prefix_len; /* chat-template mode: bytes of the rendered system message */
@@ -115,8 +112,7 @@ struct pipit_agent {
 struct pipit_agent_params pipit_agent_default_params(void) {
     struct policy_params pp = policy_default_params(false);
     struct pipit_agent_params p = {
-        .device = "camera",
-        .device_init_json = NULL,
+        .device = NULL,
         .syntax = -1,
         .grammar = true,
         .lazy_grammar = true,
@@ -271,8 +267,8 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
  * [system, user] minus the rendering of [system]. */
 static char *step_prompt(struct pipit_agent *a, const char *segment, const char *tool_line) {
     char state[512] = "";
-    if (a->device.ops != NULL) {
-        device_state_line(&a->device, state, sizeof(state));
+    if (a->dev != NULL) {
+        device_state_line(a->dev, state, sizeof(state));
     }
     struct strbuf b = {0};
     if (!a->chat_template) {
@@ -404,44 +400,6 @@ static int32_t memory_budget(const struct pipit_agent *a) {
 
 /* ============================================================================ creation */
 
-static enum pipit_status make_device(struct pipit_agent *a, struct pipit_error *err) {
-    const char *name = a->params.device;
-    if (name == NULL || name[0] == '\0') {
-        return PIPIT_OK;
-    }
-    enum pipit_status st;
-    if (strcmp(name, "camera") == 0) {
-        st = camera_device_new(&a->device);
-    } else if (strcmp(name, "phone") == 0) {
-        st = phone_device_new(&a->device);
-    } else if (pipit_toolset_pack(a->ts) != NULL &&
-               strcmp(pipit_toolset_pack(a->ts)->name, name) == 0) {
-        st = pack_device_new(a->ts, &a->device, err); /* the pack's generic device */
-    } else {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "agent: unknown device '%s' (known: camera, phone)", name);
-    }
-    if (st != PIPIT_OK) {
-        return pipit_error_set(err, st, "agent: cannot create the %s device", name);
-    }
-    if (a->params.device_init_json != NULL) {
-        json_error_t jerr;
-        json_t *init = json_loads(a->params.device_init_json, 0, &jerr);
-        if (!json_is_object(init)) {
-            json_decref(init);
-            return pipit_error_set(err, PIPIT_ERR_JSON,
-                                   "agent: device init is not a JSON object: %s (line %d)",
-                                   jerr.text, jerr.line);
-        }
-        st = a->device.ops->set_state(a->device.self, init, err);
-        json_decref(init);
-        if (st != PIPIT_OK) {
-            return st;
-        }
-    }
-    return PIPIT_OK;
-}
-
 /* The built-in undo tool (docs/agent.md, "Undo"): no arguments; the agent reverts its action
  * log when the model calls it and never runs a tool for it. */
 static const char *const UNDO_TOOL_NAME = "undo";
@@ -485,15 +443,15 @@ static enum pipit_status make_calls_toolset(struct pipit_agent *a, struct pipit_
 
 /* The state-question lexicon, from the tools and the device's state and words. */
 static enum pipit_status make_ask(struct pipit_agent *a, struct pipit_error *err) {
-    if (a->device.ops == NULL) {
+    if (a->dev == NULL) {
         return PIPIT_OK;
     }
-    json_t *state = a->device.ops->get_state(a->device.self);
+    json_t *state = a->dev->ops->get_state(a->dev->self);
     if (state == NULL) {
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "agent: out of memory");
     }
     enum pipit_status st =
-        ask_new(a->ts, state, a->device.ops->words, a->device.ops->n_words, &a->ask, err);
+        ask_new(a->ts, state, a->dev->ops->words, a->dev->ops->n_words, &a->ask, err);
     json_decref(state);
     return st;
 }
@@ -520,6 +478,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->backend = backend;
     a->params = params != NULL ? *params : pipit_agent_default_params();
     struct pipit_agent_params *p = &a->params;
+    a->dev = p->device != NULL ? &p->device->dev : NULL;
     if (p->max_steps < 1 || p->max_steps > 8 || p->max_tokens < 1 || p->max_tokens > 4096 ||
         p->undo_slots < 1 || p->undo_slots > 256) {
         pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
@@ -568,9 +527,6 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     }
     if (st == PIPIT_OK) {
         st = pipit_grammar_compile(a->calls_ts, &gp, &a->grammar, err);
-    }
-    if (st == PIPIT_OK) {
-        st = make_device(a, err);
     }
     if (st == PIPIT_OK) {
         st = make_ask(a, err);
@@ -634,7 +590,6 @@ void pipit_agent_free(struct pipit_agent *a) {
     memory_free(&a->mem);
     tracker_free(a->tracker);
     pipit_adapter_free(a->tracker_lora);
-    device_free(&a->device);
     ask_free(a->ask);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
@@ -718,10 +673,10 @@ void pipit_agent_cancel(struct pipit_agent *a) {
 }
 
 char *pipit_agent_state_json(const struct pipit_agent *a) {
-    if (a == NULL || a->device.ops == NULL) {
+    if (a == NULL || a->dev == NULL) {
         return NULL;
     }
-    json_t *s = a->device.ops->get_state(a->device.self);
+    json_t *s = a->dev->ops->get_state(a->dev->self);
     char *out = s != NULL ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(s);
     return out;
@@ -797,7 +752,7 @@ log_push(struct pipit_agent *a, int32_t tool, enum pipit_undo_kind kind, json_t 
 /* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
  * again.", "The flash is off again.", "Back to no alarms."), from the state after the undo. */
 static void say_restored(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
-    json_t *state = a->device.ops->get_state(a->device.self);
+    json_t *state = a->dev->ops->get_state(a->dev->self);
     const char *key;
     json_t *v;
     char one[256];
@@ -841,8 +796,8 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
             continue;
         }
         struct pipit_error err;
-        enum pipit_status st = a->device.ops != NULL
-                                   ? a->device.ops->set_state(a->device.self, e.snapshot, &err)
+        enum pipit_status st = a->dev != NULL
+                                   ? a->dev->ops->set_state(a->dev->self, e.snapshot, &err)
                                    : PIPIT_ERR_STATE;
         if (st != PIPIT_OK) {
             strbuf_printf(&b, "%sI couldn't undo the last action (%s).", sep, name);
@@ -917,10 +872,10 @@ static void execute(struct pipit_agent *a,
         }
         return;
     }
-    if (a->device.ops != NULL) {
+    if (a->dev != NULL) {
         struct device_result r;
         memset(&r, 0, sizeof(r));
-        enum pipit_status st = a->device.ops->call(a->device.self, name, args, &r);
+        enum pipit_status st = a->dev->ops->call(a->dev->self, name, args, &r);
         if (st == PIPIT_OK || st == PIPIT_ERR_INVALID_ARGS) {
             rec->executed = true;
             rec->ok = st == PIPIT_OK && r.ok;
@@ -1027,13 +982,15 @@ static const char *memory_code(const struct pipit_agent *a, int32_t tool, const 
 static json_t *undo_snapshot(struct pipit_agent *a, int32_t tool) {
     const char *const *keys = NULL;
     size_t n = 0;
-    if (pipit_toolset_undo(a->ts, (size_t)tool, &keys, &n) != PIPIT_UNDO_KEYS ||
-        a->device.ops == NULL) {
+    if (pipit_toolset_undo(a->ts, (size_t)tool, &keys, &n) != PIPIT_UNDO_KEYS || a->dev == NULL) {
         return NULL;
     }
-    json_t *state = a->device.ops->get_state(a->device.self);
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    if (state == NULL) {
+        return NULL; /* an app's get_state() failed: nothing to put back */
+    }
     json_t *snap = json_object();
-    for (size_t i = 0; i < n && state != NULL && snap != NULL; i++) {
+    for (size_t i = 0; i < n && snap != NULL; i++) {
         json_t *v = json_object_get(state, keys[i]);
         if (v != NULL) {
             json_object_set(snap, keys[i], v);
@@ -1206,7 +1163,7 @@ static bool handle_output(struct pipit_agent *a,
                 text++;
             }
             /* a claim about the state that the state contradicts is replaced by the truth */
-            json_t *state = a->ask != NULL ? a->device.ops->get_state(a->device.self) : NULL;
+            json_t *state = a->ask != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
             int n_fixed = 0;
             char *fixed = state != NULL ? ask_correct(a->ask, text, state, &n_fixed) : NULL;
             json_decref(state);
@@ -1325,13 +1282,17 @@ static bool handle_output(struct pipit_agent *a,
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
         log_push(a, tool, kind, snapshot);
         snapshot = NULL;
+    } else if (rec->ok && kind == PIPIT_UNDO_KEYS && a->dev != NULL) {
+        /* the state could not be read before the call: undo must not revert an older action
+         * in its place, nor claim to have put this one back */
+        log_push(a, tool, PIPIT_UNDO_IMPOSSIBLE, NULL);
     } else if (rec->ok && kind == PIPIT_UNDO_IMPOSSIBLE) {
         log_push(a, tool, kind, NULL);
     }
     json_decref(snapshot);
     char state_line[512] = "";
-    if (a->device.ops != NULL) {
-        device_state_line(&a->device, state_line, sizeof(state_line));
+    if (a->dev != NULL) {
+        device_state_line(a->dev, state_line, sizeof(state_line));
     }
     bool read_only = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE;
     /* a custom handler's data reaches memory as plain words only (IDs, numbers, enum values):
@@ -1802,10 +1763,10 @@ static enum pipit_status check_utterance(struct pipit_agent *a, const char *utte
 /* A question about the device's state is answered from the state: no model call, no tool
  * call (docs/agent.md, "State questions"). False when `text` is not such a question. */
 static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, const char *text) {
-    if (a->ask == NULL || a->device.ops == NULL) {
+    if (a->ask == NULL || a->dev == NULL) {
         return false;
     }
-    json_t *state = a->device.ops->get_state(a->device.self);
+    json_t *state = a->dev->ops->get_state(a->dev->self);
     char answer[512];
     int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
     json_decref(state);
@@ -2125,11 +2086,12 @@ static char *session_json(const struct pipit_agent *a) {
         json_array_append_new(log, json_pack("{s:s,s:i,s:O?}", "tool", a->ts->tools[e->tool].name,
                                              "kind", (int)e->kind, "snapshot", e->snapshot));
     }
-    json_t *device = a->device.ops != NULL ? a->device.ops->get_state(a->device.self) : NULL;
+    json_t *device = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
     json_t *root = json_pack(
         "{s:i,s:s,s:s?,s:i,s:i,s:I,s:I,s:I,s:o,s:o,s:o}", "pipit_session", SESSION_VERSION,
-        "syntax", pipit_call_syntax_str(a->syntax), "device_name", a->params.device, "tools_format",
-        (int)a->params.tools_format, "memory_mode", (int)a->params.memory, "prompt_hash",
+        "syntax", pipit_call_syntax_str(a->syntax), "device_name",
+        pipit_device_name(a->params.device), "tools_format", (int)a->params.tools_format,
+        "memory_mode", (int)a->params.memory, "prompt_hash",
         (json_int_t)(session_fnv1a(SESSION_FNV_OFFSET, a->system_text, strlen(a->system_text)) >>
                      1),
         "system_tokens", (json_int_t)a->system_tokens, "superseded_at_rebuild",
@@ -2249,7 +2211,7 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
     /* a session of another tool set is refused, not restored: its memory, undo log and device
      * state speak of tools and a device this agent does not have */
     const char *device_name = json_string_value(json_object_get(root, "device_name"));
-    const char *my_device = a->params.device;
+    const char *my_device = pipit_device_name(a->params.device);
     device_name = device_name != NULL && device_name[0] != '\0' ? device_name : "";
     my_device = my_device != NULL && my_device[0] != '\0' ? my_device : "";
     if (strcmp(device_name, my_device) != 0) {
@@ -2304,8 +2266,8 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
         st = pipit_error_set(err, PIPIT_ERR_CORRUPT, "agent: load: %s: $.log is malformed", path);
     }
     /* ...and the device state (all-or-nothing by contract) last */
-    if (st == PIPIT_OK && a->device.ops != NULL && json_is_object(device)) {
-        st = a->device.ops->set_state(a->device.self, device, err);
+    if (st == PIPIT_OK && a->dev != NULL && json_is_object(device)) {
+        st = a->dev->ops->set_state(a->dev->self, device, err);
     }
     if (st != PIPIT_OK) {
         for (int32_t k = 0; k < n_entries; k++) {

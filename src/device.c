@@ -1,11 +1,13 @@
 /*
- * device.c - helpers shared by every device: results and value descriptions
- * for messages.
+ * device.c - helpers shared by every device (results, value descriptions for messages, the
+ * generic state line), the public handle struct pipit_device, and the device over an app's
+ * own state (pipit_device_from_app()). pipit's own devices are made in src/devices/registry.c.
  */
 #include "device.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t device_utf8_seq_len(const unsigned char *s, size_t n) {
@@ -265,4 +267,202 @@ enum pipit_status device_call_begin(const char *device,
         return PIPIT_ERR_INVALID_ARGS;
     }
     return PIPIT_OK;
+}
+
+/* ============================================================================
+ * the public handle
+ */
+
+enum pipit_status device_handle_new(struct device *dev,
+                                    const char *name,
+                                    const char *init_json,
+                                    struct pipit_device **out,
+                                    struct pipit_error *err) {
+    enum pipit_status st = PIPIT_OK;
+    if (init_json != NULL) {
+        json_error_t jerr;
+        json_t *init = json_loads(init_json, 0, &jerr);
+        if (!json_is_object(init)) {
+            st = init == NULL ? pipit_error_set(err, PIPIT_ERR_JSON,
+                                                "device: the %s's initial state is not JSON: %s "
+                                                "(line %d, column %d)",
+                                                name, jerr.text, jerr.line, jerr.column)
+                              : pipit_error_set(err, PIPIT_ERR_JSON,
+                                                "device: the %s's initial state is not a JSON "
+                                                "object",
+                                                name);
+        } else {
+            st = dev->ops->set_state(dev->self, init, err);
+        }
+        json_decref(init);
+    }
+    struct pipit_device *d = st == PIPIT_OK ? calloc(1, sizeof(*d)) : NULL;
+    if (st == PIPIT_OK && d == NULL) {
+        st = pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+    }
+    if (st != PIPIT_OK) {
+        device_free(dev);
+        return st;
+    }
+    d->dev = *dev;
+    memset(dev, 0, sizeof(*dev));
+    pipit_format(d->name, sizeof(d->name), "%s", name);
+    *out = d;
+    return PIPIT_OK;
+}
+
+void pipit_device_free(struct pipit_device *device) {
+    if (device != NULL) {
+        device_free(&device->dev);
+        free(device);
+    }
+}
+
+const char *pipit_device_name(const struct pipit_device *device) {
+    return device != NULL ? device->name : "";
+}
+
+char *pipit_device_state_json(const struct pipit_device *device) {
+    if (device == NULL) {
+        return NULL;
+    }
+    json_t *s = device->dev.ops->get_state(device->dev.self);
+    char *out = s != NULL ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(s);
+    return out;
+}
+
+/* ============================================================================
+ * an app's own state: a device whose state comes from the app's callbacks
+ *
+ * It runs no tool itself (call() answers unknown_tool: the app's handlers run its tools), reads
+ * the state through get_state() for every read, and restores keys through restore(). It keeps
+ * no copy of the state: the app's is the only one.
+ */
+
+struct app_device {
+    struct pipit_app_state cb;
+};
+
+static void app_destroy(void *self) {
+    free(self);
+}
+
+static enum pipit_status
+app_call(void *self, const char *tool, const json_t *args, struct device_result *r) {
+    (void)args;
+    if (r == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    memset(r, 0, sizeof(*r));
+    char value[96];
+    device_describe_string(tool, value, sizeof(value));
+    device_result_fail(r, "unknown_tool", "the app has no handler for %s", value);
+    return self == NULL || tool == NULL ? PIPIT_ERR_INVALID_ARG : PIPIT_ERR_UNKNOWN_TOOL;
+}
+
+/* The app's state, parsed: a new object, or NULL with `why` saying what was wrong. */
+static json_t *app_read(const struct app_device *d, char *why, size_t why_size) {
+    char *buf = calloc(1, PIPIT_APP_STATE_MAX_BYTES);
+    if (buf == NULL) {
+        pipit_format(why, why_size, "out of memory");
+        return NULL;
+    }
+    enum pipit_status st = d->cb.get_state(buf, PIPIT_APP_STATE_MAX_BYTES, d->cb.user_data);
+    json_t *state = NULL;
+    if (st != PIPIT_OK) {
+        pipit_format(why, why_size, "get_state returned %s", pipit_status_str(st));
+    } else if (memchr(buf, '\0', PIPIT_APP_STATE_MAX_BYTES - 1) == NULL) {
+        pipit_format(why, why_size, "get_state filled all %d bytes: the state is too long",
+                     PIPIT_APP_STATE_MAX_BYTES - 1);
+    } else {
+        json_error_t jerr;
+        state = json_loads(buf, 0, &jerr);
+        if (state == NULL) {
+            pipit_format(why, why_size, "get_state wrote no JSON: %s (column %d)", jerr.text,
+                         jerr.column);
+        } else if (!json_is_object(state)) {
+            pipit_format(why, why_size, "get_state wrote JSON that is not an object");
+            json_decref(state);
+            state = NULL;
+        }
+    }
+    free(buf);
+    return state;
+}
+
+static json_t *app_get_state(const void *self) {
+    char why[160];
+    return self != NULL ? app_read(self, why, sizeof(why)) : NULL;
+}
+
+static enum pipit_status
+app_set_state(void *self, const json_t *overrides, struct pipit_error *err) {
+    const struct app_device *d = self;
+    if (d == NULL || !json_is_object(overrides)) {
+        return pipit_error_set(err, PIPIT_ERR_JSON, "device: app state: not a JSON object");
+    }
+    if (json_object_size(overrides) == 0) {
+        return PIPIT_OK;
+    }
+    if (d->cb.restore == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_STATE,
+                               "device: the app's state has no restore callback");
+    }
+    char *text = json_dumps(overrides, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (text == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+    }
+    enum pipit_status st = d->cb.restore(text, d->cb.user_data);
+    if (st != PIPIT_OK) {
+        pipit_error_set(err, st == PIPIT_ERR_NOMEM ? st : PIPIT_ERR_JSON,
+                        "device: the app refused to restore %s: %s", text, pipit_status_str(st));
+        st = st == PIPIT_ERR_NOMEM ? st : PIPIT_ERR_JSON;
+    }
+    free(text);
+    return st;
+}
+
+static const struct device_ops APP_OPS = {
+    .name = "app",
+    .destroy = app_destroy,
+    .call = app_call,
+    .get_state = app_get_state,
+    .set_state = app_set_state,
+    .state_line = NULL, /* the generic one: scalar keys as key=value */
+    .words = NULL,
+    .n_words = 0,
+};
+
+enum pipit_status pipit_device_from_app(const struct pipit_app_state *app,
+                                        struct pipit_device **out,
+                                        struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (app == NULL || out == NULL || app->get_state == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "device: NULL app state, out or get_state callback");
+    }
+    const char *name = app->name != NULL && app->name[0] != '\0' ? app->name : "app";
+    struct app_device *d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+    }
+    d->cb = *app;
+    char why[160];
+    json_t *state = app_read(d, why, sizeof(why));
+    if (state == NULL) {
+        free(d);
+        return pipit_error_set(err, PIPIT_ERR_JSON, "device: the %s state: %s", name, why);
+    }
+    json_decref(state);
+    struct device dev = {&APP_OPS, d};
+    enum pipit_status st = device_handle_new(&dev, name, NULL, out, err);
+    if (st == PIPIT_OK) {
+        (*out)->app = *app;
+        (*out)->app.name = (*out)->name;
+    }
+    return st;
 }

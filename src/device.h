@@ -160,4 +160,29 @@ enum pipit_status device_call_begin(const char *device,
 /* Destroy the device behind `dev` and zero `dev`. NULL or zeroed is a no-op. */
 void device_free(struct device *dev);
 
+/* ============================================================================
+ * the public handle (include/pipit.h, "devices")
+ *
+ * A struct pipit_device owns one struct device and its name. The agent and the evaluation
+ * reach the device through `dev` only; which device it is was decided by whoever made the
+ * handle (src/devices/registry.c for pipit's own, pipit_device_from_app() for an app's).
+ */
+
+#define DEVICE_MAX_NAME 64
+
+struct pipit_device {
+    struct device dev;              /* ops never NULL */
+    char name[DEVICE_MAX_NAME + 1]; /* "camera", "phone", the pack's or the app's name */
+    struct pipit_app_state app;     /* pipit_device_from_app(): the callbacks; else zero */
+};
+
+/* Wrap `dev` (taken over: on failure it is freed too) in a new handle named `name`, after
+ * applying `init_json` (NULL: none) with set_state. Errors: PIPIT_ERR_JSON (not an object, or
+ * the device refuses it; err->text names the key), PIPIT_ERR_NOMEM. */
+enum pipit_status device_handle_new(struct device *dev,
+                                    const char *name,
+                                    const char *init_json,
+                                    struct pipit_device **out,
+                                    struct pipit_error *err);
+
 #endif /* PIPIT_DEVICE_H */

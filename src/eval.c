@@ -18,9 +18,6 @@
 #include "eval.h"
 
 #include "device.h"
-#include "devices/camera.h"
-#include "devices/pack.h"
-#include "devices/phone.h"
 #include "status.h"
 #include "strbuf.h"
 #include "toolspec.h"
@@ -1114,23 +1111,6 @@ static void oracle_push(struct oracle_log *log, json_t *snap) {
     log->snap[log->n++] = snap;
 }
 
-static enum pipit_status
-make_device(const char *name, const struct pipit_toolset *ts, struct device *dev) {
-    memset(dev, 0, sizeof(*dev));
-    if (strcmp(name, "camera") == 0) {
-        return camera_device_new(dev);
-    }
-    if (strcmp(name, "phone") == 0) {
-        return phone_device_new(dev);
-    }
-    /* any other name: the generic device of the pack of that name (docs/pack.md) */
-    const struct pipit_pack *pk = pipit_toolset_pack(ts);
-    if (pk != NULL && strcmp(pk->name, name) == 0) {
-        return pack_device_new(ts, dev, NULL);
-    }
-    return PIPIT_ERR_INVALID_ARG;
-}
-
 static const struct pipit_toolset *
 find_tools(const struct pipit_eval_device *devices, size_t n, const char *device) {
     for (size_t i = 0; devices != NULL && i < n; i++) {
@@ -1419,12 +1399,15 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
     if (ts == NULL) {
         return bad(pc, "$.device", "no tool set for device \"%s\"", sc->device);
     }
-    struct device dev;
-    if (make_device(sc->device, ts, &dev) != PIPIT_OK) {
-        return bad(pc, "$.device",
-                   "unknown device \"%s\" (known: camera, phone, or a pack with a declared state)",
-                   sc->device);
+    struct pipit_device *handle = NULL;
+    struct pipit_error nerr;
+    if (pipit_device_new(sc->device, ts, NULL, &handle, &nerr) != PIPIT_OK) {
+        return bad(pc, "$.device", "%s", nerr.text);
     }
+    if (handle == NULL) {
+        return bad(pc, "$.device", "no device runs \"%s\"", sc->device);
+    }
+    struct device dev = handle->dev;
     struct oracle_log log = {{0}, 0};
     enum pipit_status st = PIPIT_OK;
     if (sc->init != NULL) {
@@ -1496,7 +1479,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
     for (int32_t k = 0; k < log.n; k++) {
         json_decref(log.snap[k]);
     }
-    device_free(&dev);
+    pipit_device_free(handle);
     return st;
 }
 
@@ -1808,19 +1791,22 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
                 break;
             }
             struct pipit_agent_params ap = ep.agent;
+            const struct pipit_toolset *ts = find_tools(ep.devices, ep.n_devices, sc->device);
             char *init = sc->init != NULL ? json_dumps(sc->init, JSON_COMPACT) : NULL;
-            ap.device = sc->device;
-            ap.device_init_json = init;
-            ap.tools_format = configs[c].tools_format;
-            ap.memory = configs[c].memory;
-            ap.grammar = configs[c].grammar;
+            struct pipit_device *device = NULL;
             struct pipit_agent *agent = NULL;
             struct pipit_error aerr;
             pipit_error_clear(&aerr);
-            enum pipit_status ast =
-                factory(factory_user_data, find_tools(ep.devices, ep.n_devices, sc->device), &ap,
-                        &agent, &aerr);
+            /* the scenario's device by name, from its tool set (src/devices/registry.c) */
+            enum pipit_status ast = pipit_device_new(sc->device, ts, init, &device, &aerr);
             free(init);
+            if (ast == PIPIT_OK) {
+                ap.device = device;
+                ap.tools_format = configs[c].tools_format;
+                ap.memory = configs[c].memory;
+                ap.grammar = configs[c].grammar;
+                ast = factory(factory_user_data, ts, &ap, &agent, &aerr);
+            }
             size_t n_turns = json_array_size(sc->turns);
             if (ast != PIPIT_OK || agent == NULL) {
                 /* every turn of the scenario is an error; the run goes on */
@@ -1854,6 +1840,7 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
                 }
                 pipit_agent_free(agent);
             }
+            pipit_device_free(device);
             if (ep.progress != NULL) {
                 ep.progress(configs[c].name, c, n_configs, s + 1, set->n, ep.progress_user_data);
             }

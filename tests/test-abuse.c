@@ -54,7 +54,7 @@ static void test_utterance_checks(void **state) {
     p.syntax = PIPIT_SYNTAX_PIPIT;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
                      PIPIT_OK);
     expect_refused_utterance(a, &f, "", "empty");
     expect_refused_utterance(a, &f, "   \t \r\n ", "empty");
@@ -82,7 +82,7 @@ static void test_utterance_checks(void **state) {
     assert_int_equal(pipit_agent_turn(a, longest + 1, &t), PIPIT_OK);
     pipit_turn_free(t);
     free(longest);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
 }
 
@@ -446,7 +446,7 @@ static void test_soak(void **state) {
     p.turn_budget_ms = 0; /* no wall-clock cut: the count of calls must not depend on load */
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     int32_t limit = soak_limit(m, p.n_ctx);
     /* commands a person gives a camera over a long session, each asking for an action */
     static const char *const cmds[] = {
@@ -527,7 +527,7 @@ static void test_soak(void **state) {
         fail_msg("decay: %d calls in the last 100 turns against %d in the first 100", calls_last,
                  calls_first);
     }
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -544,7 +544,7 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     p.syntax = PIPIT_SYNTAX_HERMES;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_null(a);
     int n_system = 0, n_cmd = 0, total = 0, limit = 0;
     if (sscanf(err.text,
@@ -558,10 +558,10 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     assert_int_equal(total, n_system + n_cmd);
     /* the pipit syntax fits, and a tiny context window is the limit too */
     p.syntax = PIPIT_SYNTAX_PIPIT;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
-    pipit_agent_free(a);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    test_agent_free(a);
     p.n_ctx = 16;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_non_null(strstr(err.text, "context window"));
     pipit_toolset_free(ts);
     pipit_model_free(m);
@@ -584,7 +584,7 @@ static void test_hermes_2048_full_memory(void **state) {
     p.n_ctx = 2048;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     int32_t limit = soak_limit(m, p.n_ctx);
@@ -606,7 +606,7 @@ static void test_hermes_2048_full_memory(void **state) {
     assert_true(trimmed > 0); /* full history did reach the limit and was trimmed */
     print_message("hermes, 2048 context, full memory: 16 turns, 0 failed, %d lines trimmed\n",
                   trimmed);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -631,7 +631,7 @@ static void test_train_n_ctx_is_the_limit(void **state) {
     p.turn_budget_ms = 0;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     assert_int_equal(soak_limit(m, p.n_ctx), 128);
     int prev = 0, longest = 0, trimmed = 0;
     for (int i = 0; i < 150; i++) {
@@ -651,7 +651,7 @@ static void test_train_n_ctx_is_the_limit(void **state) {
     assert_true(trimmed > 0);
     print_message("pipit.train.n_ctx 128: 150 turns, longest prompt %d, %d lines trimmed\n",
                   longest, trimmed);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
     unlink(path);
@@ -670,7 +670,7 @@ static void test_long_utterance_within_limit(void **state) {
     p.memory = PIPIT_MEMORY_FULL; /* the prefix fills up to the limit */
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     int32_t limit = soak_limit(m, p.n_ctx);
     static const char *const cmds[] = {
         "zoom in to 2x",
@@ -721,7 +721,7 @@ static void test_long_utterance_within_limit(void **state) {
     assert_non_null(strstr(pipit_agent_errmsg(a), "prompt limit"));
     assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
     pipit_turn_free(t);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }

@@ -29,23 +29,33 @@ static struct pipit_toolset *camera_tools(void) {
 
 struct fixture {
     struct pipit_toolset *ts;
+    struct pipit_device *device; /* the agent's (NULL: none) */
     struct fake_backend fake;
     struct pipit_agent *agent;
 };
 
-static void setup_with(struct fixture *fx, const struct pipit_agent_params *params) {
+/* An agent on the camera tools and a camera starting from `init` (NULL: defaults). */
+static void
+setup_dev(struct fixture *fx, const struct pipit_agent_params *params, const char *init) {
     memset(fx, 0, sizeof(*fx));
     fx->ts = camera_tools();
+    fx->device = test_device("camera", fx->ts, init);
     struct pipit_error err;
     struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    p.device = fx->device;
     if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
         PIPIT_OK) {
         fail_msg("%s", err.text);
     }
 }
 
+static void setup_with(struct fixture *fx, const struct pipit_agent_params *params) {
+    setup_dev(fx, params, NULL);
+}
+
 static void teardown_fx(struct fixture *fx) {
-    pipit_agent_free(fx->agent);
+    test_agent_free(fx->agent);
+    pipit_device_free(fx->device);
     pipit_toolset_free(fx->ts);
 }
 
@@ -177,9 +187,8 @@ static void test_compound_runs_two_steps(void **state) {
 static void test_breaker_stops_at_two(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device_init_json = "{\"recording\": true}";
     struct fixture fx;
-    setup_with(&fx, &p);
+    setup_dev(&fx, &p, "{\"recording\": true}");
     const char *out[] = {"<call>set_flash(mode=\"on\")", "<call>set_flash(mode=\"on\")",
                          "<call>set_flash(mode=\"on\")"};
     script(&fx, 3, out);
@@ -309,9 +318,8 @@ static void test_failure_sentences_name_the_reason(void **state) {
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct pipit_agent_params p = pipit_agent_default_params();
-        p.device_init_json = cases[i].init;
         struct fixture fx;
-        setup_with(&fx, &p);
+        setup_dev(&fx, &p, cases[i].init);
         script(&fx, 1, &cases[i].call);
         struct pipit_turn *t = turn(&fx, "do it");
         assert_int_equal(t->n_calls, 1);
@@ -367,9 +375,8 @@ static void test_narration_is_caught(void **state) {
 static void test_state_questions_answered_from_state(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device_init_json = "{\"flash\": \"on\", \"zoom\": 4}";
     struct fixture fx;
-    setup_with(&fx, &p);
+    setup_dev(&fx, &p, "{\"flash\": \"on\", \"zoom\": 4}");
     static const char *const QA[][2] = {
         {"is the flash on?", "The flash is on."},
         {"what's the zoom at?", "The zoom is 4x."},
@@ -449,9 +456,8 @@ static void test_state_questions_answered_from_state(void **state) {
 static void test_state_claims_are_corrected(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device_init_json = "{\"flash\": \"on\"}";
     struct fixture fx;
-    setup_with(&fx, &p);
+    setup_dev(&fx, &p, "{\"flash\": \"on\"}");
     const char *out[] = {"The flash is off.", "The flash is on.", "Sure thing. The zoom is 3x.",
                          "It's recording.", "The front camera is active."};
     script(&fx, 5, out);
@@ -487,11 +493,11 @@ static void test_state_truth_on_phone(void **state) {
     struct pipit_error err;
     assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err),
                      PIPIT_OK);
+    fx.device = test_device("phone", fx.ts, "{\"wifi\": true, \"bluetooth\": false}");
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = "phone";
-    p.device_init_json = "{\"wifi\": true, \"bluetooth\": false}";
+    p.device = fx.device;
     assert_int_equal(
-        agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
         PIPIT_OK);
     struct pipit_turn *t = turn(&fx, "is wifi on?");
     assert_string_equal(t->sentence, "Wi-Fi is on.");
@@ -596,9 +602,9 @@ static void test_pack_undo_tool_wins(void **state) {
     struct pipit_error err;
     assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "own.json", &fx.ts, &err),
                      PIPIT_OK);
-    assert_int_equal(
-        agent_new_with_backend(NULL, fx.ts, NULL, fake_backend_wrap(&fx.fake), &fx.agent, &err),
-        PIPIT_OK);
+    assert_int_equal(test_agent_new_with_backend(NULL, fx.ts, NULL, fake_backend_wrap(&fx.fake),
+                                                 &fx.agent, &err),
+                     PIPIT_OK);
     assert_int_equal(pipit_agent_register_tool(fx.agent, "undo", own_undo, NULL), PIPIT_OK);
     const char *out[] = {"<call>set_zoom(level=2)", "<call>undo()"};
     script(&fx, 2, out);
@@ -894,6 +900,292 @@ static void test_cloud_configured_but_refused(void **state) {
     close(fd);
 }
 
+/* ============================================================================ an app's state */
+
+/* A thermostat-and-lights app: its own state, handlers and restore (pipit_device_from_app). */
+static const char *const HOME_SPEC =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"set_temperature\", \"description\": "
+    "\"Set the thermostat\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"celsius\": {\"type\": \"integer\", \"minimum\": 10, \"maximum\": 30}}, \"required\": "
+    "[\"celsius\"]}}, \"pipit\": {\"success\": \"Thermostat set to {celsius} degrees.\", "
+    "\"undo\": {\"keys\": [\"celsius\"]}}},"
+    "{\"type\": \"function\", \"function\": {\"name\": \"set_light\", \"description\": \"Turn "
+    "a light on or off\", \"parameters\": {\"type\": \"object\", \"properties\": {\"room\": "
+    "{\"type\": \"string\", \"enum\": [\"living\", \"kitchen\"]}, \"on\": {\"type\": "
+    "\"boolean\"}}, \"required\": [\"room\", \"on\"]}}, \"pipit\": {\"undo\": {\"keys\": "
+    "[\"living_light\", \"kitchen_light\"]}}}]";
+
+struct home {
+    int celsius;
+    bool living, kitchen;
+    bool refuse_restore;    /* restore() answers PIPIT_ERR_JSON */
+    bool broken_state;      /* get_state() writes an array */
+    int restores;           /* restore() calls */
+    char last_restore[256]; /* its last keys_json */
+};
+
+static enum pipit_status home_get_state(char *buf, size_t size, void *user_data) {
+    const struct home *h = user_data;
+    if (h->broken_state) {
+        snprintf(buf, size, "[1, 2]");
+        return PIPIT_OK;
+    }
+    snprintf(buf, size, "{\"celsius\": %d, \"living_light\": %s, \"kitchen_light\": %s}",
+             h->celsius, h->living ? "true" : "false", h->kitchen ? "true" : "false");
+    return PIPIT_OK;
+}
+
+static enum pipit_status home_restore(const char *keys_json, void *user_data) {
+    struct home *h = user_data;
+    h->restores++;
+    snprintf(h->last_restore, sizeof(h->last_restore), "%s", keys_json);
+    json_t *k = json_loads(keys_json, 0, NULL);
+    json_t *c = json_object_get(k, "celsius");
+    json_t *l = json_object_get(k, "living_light");
+    json_t *kl = json_object_get(k, "kitchen_light");
+    bool ok = !h->refuse_restore && json_is_object(k) && (c == NULL || json_is_integer(c)) &&
+              (l == NULL || json_is_boolean(l)) && (kl == NULL || json_is_boolean(kl));
+    if (ok) { /* all or nothing */
+        h->celsius = c != NULL ? (int)json_integer_value(c) : h->celsius;
+        h->living = l != NULL ? json_is_true(l) : h->living;
+        h->kitchen = kl != NULL ? json_is_true(kl) : h->kitchen;
+    }
+    json_decref(k);
+    return ok ? PIPIT_OK : PIPIT_ERR_JSON;
+}
+
+static enum pipit_status
+home_tool(const char *tool, const char *args_json, struct pipit_tool_output *out, void *user_data) {
+    struct home *h = user_data;
+    json_t *a = json_loads(args_json, 0, NULL);
+    out->ok = true;
+    if (strcmp(tool, "set_temperature") == 0) {
+        h->celsius = (int)json_integer_value(json_object_get(a, "celsius"));
+        snprintf(out->data_json, sizeof(out->data_json), "{\"celsius\": %d}", h->celsius);
+    } else {
+        bool on = json_is_true(json_object_get(a, "on"));
+        bool living = strcmp(json_string_value(json_object_get(a, "room")), "living") == 0;
+        *(living ? &h->living : &h->kitchen) = on;
+        snprintf(out->data_json, sizeof(out->data_json), "{\"%s_light\": %s}",
+                 living ? "living" : "kitchen", on ? "true" : "false");
+    }
+    json_decref(a);
+    return PIPIT_OK;
+}
+
+/* An agent on the home tools; with the app's state as its device when `with_state`. */
+static void setup_home(struct fixture *fx, struct home *h, bool with_state) {
+    memset(fx, 0, sizeof(*fx));
+    memset(h, 0, sizeof(*h));
+    h->celsius = 20;
+    struct pipit_error err;
+    assert_int_equal(
+        pipit_toolset_load_string(HOME_SPEC, strlen(HOME_SPEC), "home.json", &fx->ts, &err),
+        PIPIT_OK);
+    struct pipit_app_state app = {"home", home_get_state, home_restore, h};
+    if (with_state && pipit_device_from_app(&app, &fx->device, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx->device;
+    if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pipit_agent_register_tool(fx->agent, "set_temperature", home_tool, h),
+                     PIPIT_OK);
+    assert_int_equal(pipit_agent_register_tool(fx->agent, "set_light", home_tool, h), PIPIT_OK);
+}
+
+/* Issue 17: an embedder's own tools and state. The state line and the undo snapshots come from
+ * get_state(); undo hands the saved keys to restore(); without a device there is nothing to
+ * undo, as before. */
+static void test_app_state_and_undo(void **state) {
+    (void)state;
+    struct fixture fx;
+    struct home h;
+    setup_home(&fx, &h, true);
+    assert_string_equal(pipit_device_name(fx.device), "home");
+    const char *out[] = {"<call>set_temperature(celsius=22)",
+                         "<call>set_light(room=\"kitchen\", on=true)"};
+    script(&fx, 2, out);
+    struct pipit_turn *t = turn(&fx, "warm it up to 22");
+    assert_true(t->calls[0].ok);
+    assert_string_equal(t->sentence, "Thermostat set to 22 degrees.");
+    assert_int_equal(h.celsius, 22);
+    /* the app's state is the prompt's state line, and the turn's state */
+    assert_string_equal(fx.fake.prompts[0], "State: celsius=20 living_light=no kitchen_light=no\n"
+                                            "User: warm it up to 22\nAssistant: ");
+    assert_non_null(strstr(t->state_json, "\"celsius\":22"));
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "kitchen light on"));
+    assert_true(h.kitchen);
+    char *s = pipit_agent_state_json(fx.agent);
+    assert_string_equal(s, "{\"celsius\":22,\"living_light\":false,\"kitchen_light\":true}");
+    pipit_free(s);
+    /* undo: no model call, the keys the tool's undo block names go back through restore() */
+    t = turn(&fx, "undo");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->model_calls, 0);
+    assert_int_equal(h.restores, 1);
+    assert_string_equal(h.last_restore, "{\"living_light\":false,\"kitchen_light\":false}");
+    assert_false(h.kitchen);
+    assert_int_equal(h.celsius, 22);
+    pipit_turn_free(t);
+    t = turn(&fx, "never mind");
+    assert_int_equal(h.restores, 2);
+    assert_string_equal(h.last_restore, "{\"celsius\":20}");
+    assert_int_equal(h.celsius, 20);
+    assert_null(strstr(t->sentence, "nothing to undo"));
+    pipit_turn_free(t);
+    t = turn(&fx, "undo");
+    assert_string_equal(t->sentence, "There's nothing to undo.");
+    pipit_turn_free(t);
+    /* the app refuses: undo says so and the state stays */
+    const char *out2[] = {"<call>set_temperature(celsius=25)"};
+    script(&fx, 1, out2);
+    pipit_turn_free(turn(&fx, "25 degrees"));
+    h.refuse_restore = true;
+    t = turn(&fx, "undo");
+    assert_string_equal(t->sentence, "I couldn't undo the last action (set temperature).");
+    assert_int_equal(h.celsius, 25);
+    pipit_turn_free(t);
+    /* a state get_state() cannot give: empty state line, the turn still runs */
+    h.broken_state = true;
+    const char *out3[] = {"<call>set_temperature(celsius=18)"};
+    script(&fx, 1, out3);
+    t = turn(&fx, "18 please");
+    assert_true(t->calls[0].ok);
+    assert_int_equal(h.celsius, 18);
+    assert_non_null(strstr(fx.fake.prompts[fx.fake.n_steps - 1], "State: \nUser: 18 please"));
+    pipit_turn_free(t);
+    /* ... nothing was saved before the call: undo says so, and reverts no older action */
+    t = turn(&fx, "undo");
+    assert_non_null(strstr(t->sentence, "can't undo the last action (set temperature)"));
+    assert_int_equal(h.celsius, 18);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* the same app without a device: handlers run, nothing can be undone */
+    setup_home(&fx, &h, false);
+    script(&fx, 1, out);
+    pipit_turn_free(turn(&fx, "warm it up to 22"));
+    assert_int_equal(h.celsius, 22);
+    assert_string_equal(fx.fake.prompts[0], "State: \nUser: warm it up to 22\nAssistant: ");
+    t = turn(&fx, "undo");
+    assert_string_equal(t->sentence, "There's nothing to undo.");
+    assert_int_equal(h.celsius, 22);
+    assert_int_equal(h.restores, 0);
+    pipit_turn_free(t);
+    assert_null(pipit_agent_state_json(fx.agent));
+    teardown_fx(&fx);
+}
+
+/* pipit_device_from_app() refuses what it cannot use, naming why. */
+static void test_app_state_refused(void **state) {
+    (void)state;
+    struct home h;
+    memset(&h, 0, sizeof(h));
+    struct pipit_device *d = NULL;
+    struct pipit_error err;
+    struct pipit_app_state app = {NULL, home_get_state, NULL, &h};
+    h.broken_state = true;
+    assert_int_equal(pipit_device_from_app(&app, &d, &err), PIPIT_ERR_JSON);
+    assert_null(d);
+    assert_non_null(strstr(err.text, "not an object"));
+    assert_non_null(strstr(err.text, "app"));
+    app.get_state = NULL;
+    assert_int_equal(pipit_device_from_app(&app, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_from_app(NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    /* without restore(), undo cannot put anything back */
+    h.broken_state = false;
+    app.get_state = home_get_state;
+    assert_int_equal(pipit_device_from_app(&app, &d, &err), PIPIT_OK);
+    assert_string_equal(pipit_device_name(d), "app");
+    char *s = pipit_device_state_json(d);
+    assert_string_equal(s, "{\"celsius\":0,\"living_light\":false,\"kitchen_light\":false}");
+    pipit_free(s);
+    pipit_device_free(d);
+    pipit_device_free(NULL);
+    assert_null(pipit_device_state_json(NULL));
+    assert_string_equal(pipit_device_name(NULL), "");
+}
+
+/* The registry: a kind by name, or the device chosen from the tool set. */
+static void test_device_registry(void **state) {
+    (void)state;
+    struct pipit_error err;
+    struct pipit_toolset *camera = camera_tools();
+    struct pipit_toolset *phone = NULL;
+    struct pipit_toolset *home = NULL;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &phone, &err),
+                     PIPIT_OK);
+    assert_int_equal(
+        pipit_toolset_load_string(HOME_SPEC, strlen(HOME_SPEC), "home.json", &home, &err),
+        PIPIT_OK);
+    struct pipit_device *d = NULL;
+    /* chosen: the simulator that runs every tool; none for tools no device knows */
+    assert_int_equal(pipit_device_new(NULL, camera, NULL, &d, &err), PIPIT_OK);
+    assert_string_equal(pipit_device_name(d), "camera");
+    pipit_device_free(d);
+    assert_int_equal(pipit_device_new(NULL, phone, "{\"wifi\": false}", &d, &err), PIPIT_OK);
+    assert_string_equal(pipit_device_name(d), "phone");
+    char *s = pipit_device_state_json(d);
+    assert_non_null(strstr(s, "\"wifi\":false"));
+    pipit_free(s);
+    pipit_device_free(d);
+    d = (struct pipit_device *)&err; /* overwritten */
+    assert_int_equal(pipit_device_new(NULL, home, NULL, &d, &err), PIPIT_OK);
+    assert_null(d);
+    /* ... and then an initial state has nowhere to go */
+    assert_int_equal(pipit_device_new(NULL, home, "{\"celsius\": 20}", &d, &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "home.json declares no state"));
+    /* by name: the camera even for another tool set; init all-or-nothing, named */
+    assert_int_equal(pipit_device_new("camera", NULL, "{\"flash\": \"on\"}", &d, &err), PIPIT_OK);
+    s = pipit_device_state_json(d);
+    assert_non_null(strstr(s, "\"flash\":\"on\""));
+    pipit_free(s);
+    pipit_device_free(d);
+    assert_int_equal(pipit_device_new("camera", camera, "{\"zoom\": \"big\"}", &d, &err),
+                     PIPIT_ERR_JSON);
+    assert_null(d);
+    assert_non_null(strstr(err.text, "zoom"));
+    assert_int_equal(pipit_device_new("camera", camera, "{not json", &d, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "not JSON"));
+    assert_int_equal(pipit_device_new("camera", camera, "[1]", &d, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "not a JSON object"));
+    assert_int_equal(pipit_device_new("toaster", camera, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "unknown device 'toaster'"));
+    /* the generic device needs a declared state; tools/home.json declares one */
+    assert_int_equal(pipit_device_new("pack", home, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "no declared state"));
+    struct pipit_toolset *pack = NULL;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &pack, &err),
+                     PIPIT_OK);
+    static const char *const kinds[] = {NULL, "pack", "home"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(pipit_device_new(kinds[i], pack, "{\"thermostat\": 22}", &d, &err),
+                         PIPIT_OK);
+        assert_string_equal(pipit_device_name(d), "home");
+        s = pipit_device_state_json(d);
+        assert_non_null(strstr(s, "\"thermostat\":22"));
+        pipit_free(s);
+        pipit_device_free(d);
+    }
+    assert_int_equal(pipit_device_new("home", pack, "{\"thermostat\": 99}", &d, &err),
+                     PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "thermostat"));
+    assert_int_equal(pipit_device_new("garden", pack, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "known: camera, phone, pack, home"));
+    pipit_toolset_free(pack);
+    assert_int_equal(pipit_device_new("camera", camera, NULL, NULL, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_new(NULL, NULL, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    pipit_toolset_free(home);
+    pipit_toolset_free(phone);
+    pipit_toolset_free(camera);
+}
+
 static void test_bad_params(void **state) {
     (void)state;
     struct pipit_toolset *ts = camera_tools();
@@ -902,24 +1194,11 @@ static void test_bad_params(void **state) {
     struct pipit_agent *a = NULL;
     struct pipit_error err;
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = "toaster";
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
-                     PIPIT_ERR_INVALID_ARG);
-    assert_non_null(strstr(err.text, "toaster"));
-    p = pipit_agent_default_params();
-    p.device_init_json = "{\"zoom\": \"big\"}";
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
-                     PIPIT_ERR_JSON);
-    assert_non_null(strstr(err.text, "zoom"));
-    p.device_init_json = "{not json";
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
-                     PIPIT_ERR_JSON);
-    p = pipit_agent_default_params();
     p.max_steps = 0;
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
                      PIPIT_ERR_INVALID_ARG);
     assert_null(a);
-    pipit_agent_free(NULL);
+    test_agent_free(NULL);
     pipit_turn_free(NULL);
     pipit_toolset_free(ts);
 }
@@ -994,7 +1273,6 @@ static int32_t session_growth(const char *device,
                               const struct pipit_model *vocab) {
     struct pipit_agent_params p = pipit_agent_default_params();
     p.memory = memory;
-    p.device = device;
     p.n_ctx = 65536; /* no trimming in this comparison */
     struct fixture fx;
     memset(&fx, 0, sizeof(fx));
@@ -1002,8 +1280,10 @@ static int32_t session_growth(const char *device,
     char spec[512];
     snprintf(spec, sizeof(spec), "%s/tools/%s.json", PIPIT_SOURCE_DIR, device);
     assert_int_equal(pipit_toolset_load_file(spec, &fx.ts, &err), PIPIT_OK);
+    fx.device = test_device(device, fx.ts, NULL);
+    p.device = fx.device;
     assert_int_equal(
-        agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
         PIPIT_OK);
     fx.fake.vocab = vocab;
     int32_t first = 0, last = 0;
@@ -1091,16 +1371,17 @@ static void test_id_from_turn_2_used_on_turn_10(void **state) {
     };
     for (int mode = PIPIT_MEMORY_NONE; mode <= PIPIT_MEMORY_CSO; mode += 2) {
         struct pipit_agent_params p = pipit_agent_default_params();
-        p.device = "phone";
         p.memory = mode;
         struct fixture fx;
         memset(&fx, 0, sizeof(fx));
         struct pipit_error err;
         assert_int_equal(
             pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err), PIPIT_OK);
-        assert_int_equal(
-            agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
-            PIPIT_OK);
+        fx.device = test_device("phone", fx.ts, NULL);
+        p.device = fx.device;
+        assert_int_equal(test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake),
+                                                     &fx.agent, &err),
+                         PIPIT_OK);
         char made[32] = "";
         for (size_t i = 0; i < sizeof(turns) / sizeof(turns[0]); i++) {
             script(&fx, 1, &turns[i][1]);
@@ -1144,7 +1425,10 @@ static void setup_phone(struct fixture *fx, const struct pipit_agent_params *p) 
     struct pipit_error err;
     assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx->ts, &err),
                      PIPIT_OK);
-    if (agent_new_with_backend(NULL, fx->ts, p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+    fx->device = test_device("phone", fx->ts, NULL);
+    struct pipit_agent_params pp = *p;
+    pp.device = fx->device;
+    if (agent_new_with_backend(NULL, fx->ts, &pp, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
         PIPIT_OK) {
         fail_msg("%s", err.text);
     }
@@ -1153,7 +1437,6 @@ static void setup_phone(struct fixture *fx, const struct pipit_agent_params *p) 
 static void test_context_budget_trims_memory(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = "phone";
     struct fixture fx;
     setup_phone(&fx, &p);
     const char *hi[] = {"Hello!"};
@@ -1237,7 +1520,7 @@ real_agent(struct pipit_model *m, struct pipit_toolset *ts, int syntax, bool laz
     p.max_tokens = 128;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     return a;
@@ -1273,7 +1556,7 @@ static void test_real_model_prefix_cached(void **state) {
         assert_true(t->prefill_tokens - t->permanent_prefill_tokens < 64);
         pipit_turn_free(t);
     }
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -1297,7 +1580,7 @@ static void test_real_model_hermes(void **state) {
         }
         pipit_turn_free(t);
     }
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -1326,7 +1609,7 @@ static void test_real_model_cancel_mid_decode(void **state) {
     p.n_ctx = 4096;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     bool cancelled = false;
     /* a random model may end its text early by chance: try a few times */
     for (int attempt = 0; attempt < 3 && !cancelled; attempt++) {
@@ -1352,7 +1635,7 @@ static void test_real_model_cancel_mid_decode(void **state) {
     assert_false(t->flags & PIPIT_TURN_CANCELLED);
     assert_int_equal(t->permanent_prefill_tokens, 0);
     pipit_turn_free(t);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -1371,7 +1654,7 @@ static void test_real_model_state_tracker(void **state) {
         p.tracker_adapter = with_adapter ? TEST_LORA_A : NULL;
         struct pipit_agent *a = NULL;
         struct pipit_error err;
-        if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
             fail_msg("%s", err.text);
         }
         int64_t kv_before = 0;
@@ -1387,7 +1670,7 @@ static void test_real_model_state_tracker(void **state) {
             pipit_free(j);
             pipit_turn_free(t);
         }
-        pipit_agent_free(a);
+        test_agent_free(a);
     }
     /* an adapter made for another model is a clear error */
     struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
@@ -1397,10 +1680,83 @@ static void test_real_model_state_tracker(void **state) {
     p.tracker_adapter = TEST_LORA_A;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_agent_new(q, ts, &p, &a, &err), PIPIT_ERR_ADAPTER);
+    assert_int_equal(test_agent_new(q, ts, &p, &a, &err), PIPIT_ERR_ADAPTER);
     assert_null(a);
     pipit_model_free(q);
     pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+/* The app's state on a real (random) model: every call is grammar-forced, so each turn runs one
+ * of the app's handlers or is refused by validation; after each, undo puts back exactly the
+ * state the app had before the call, through restore(). */
+static void test_real_model_app_state(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct fixture fx;
+    struct home h;
+    memset(&fx, 0, sizeof(fx));
+    memset(&h, 0, sizeof(h));
+    h.celsius = 20;
+    h.living = true;
+    struct pipit_error err;
+    /* a random model's numbers are anything: here the thermostat takes any integer */
+    char spec[2048];
+    snprintf(spec, sizeof(spec), "%s", HOME_SPEC);
+    static const char RANGE[] = ", \"minimum\": 10, \"maximum\": 30";
+    char *range = strstr(spec, RANGE);
+    assert_non_null(range);
+    memmove(range, range + sizeof(RANGE) - 1, strlen(range + sizeof(RANGE) - 1) + 1);
+    assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "home.json", &fx.ts, &err),
+                     PIPIT_OK);
+    struct pipit_app_state app = {"home", home_get_state, home_restore, &h};
+    assert_int_equal(pipit_device_from_app(&app, &fx.device, &err), PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    p.n_threads = 1;
+    p.syntax = PIPIT_SYNTAX_PIPIT;
+    p.lazy_grammar = false;
+    p.turn_budget_ms = 0;
+    p.temperature = 1.0f; /* sampled (seeded): greedy, the random model keeps calling undo */
+    p.seed = 7;
+    if (pipit_agent_new(m, fx.ts, &p, &fx.agent, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pipit_agent_register_tool(fx.agent, "set_temperature", home_tool, &h),
+                     PIPIT_OK);
+    assert_int_equal(pipit_agent_register_tool(fx.agent, "set_light", home_tool, &h), PIPIT_OK);
+    const char *utts[] = {"warm it up to 22",      "kitchen light on", "living room lights off",
+                          "set the heating to 18", "lights on please", "make it cooler",
+                          "kitchen light off",     "21 degrees"};
+    int executed = 0;
+    for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
+        struct home before = h;
+        struct pipit_turn *t = NULL;
+        assert_int_equal(pipit_agent_turn(fx.agent, utts[i], &t), PIPIT_OK);
+        assert_int_equal(t->n_calls, 1);
+        assert_true(t->calls[0].status == PIPIT_OK || t->calls[0].status == PIPIT_ERR_INVALID_ARGS);
+        bool ran = t->calls[0].executed && t->calls[0].ok;
+        executed += ran;
+        if (getenv("PIPIT_TEST_DUMP") != NULL) {
+            print_message("%s -> %s(%s): %s %s\n", utts[i], t->calls[0].tool, t->calls[0].args_json,
+                          pipit_status_str(t->calls[0].status), t->calls[0].message);
+        }
+        pipit_turn_free(t);
+        int restores = h.restores;
+        assert_int_equal(pipit_agent_turn(fx.agent, "undo", &t), PIPIT_OK);
+        assert_true(t->flags & PIPIT_TURN_UNDO);
+        assert_int_equal(h.restores, restores + (ran ? 1 : 0));
+        assert_int_equal(h.celsius, before.celsius);
+        assert_int_equal(h.living, before.living);
+        assert_int_equal(h.kitchen, before.kitchen);
+        pipit_turn_free(t);
+    }
+    print_message("app state on a random model: %d of %zu calls ran, each undone\n", executed,
+                  sizeof(utts) / sizeof(utts[0]));
+    assert_true(executed > 0); /* else this test would check nothing */
+    test_agent_free(fx.agent);
+    pipit_device_free(fx.device);
+    pipit_toolset_free(fx.ts);
     pipit_model_free(m);
 }
 
@@ -1427,6 +1783,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cloud_unconfigured_and_json),
         cmocka_unit_test(test_cloud_configured_but_refused),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_app_state_and_undo),
+        cmocka_unit_test(test_app_state_refused),
+        cmocka_unit_test(test_device_registry),
         cmocka_unit_test(test_context_growth_cso_vs_full),
         cmocka_unit_test(test_id_from_turn_2_used_on_turn_10),
         cmocka_unit_test(test_context_budget_trims_memory),
@@ -1437,6 +1796,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_real_model_hermes),
         cmocka_unit_test(test_real_model_cancel_mid_decode),
         cmocka_unit_test(test_real_model_state_tracker),
+        cmocka_unit_test(test_real_model_app_state),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         return cmocka_run_group_tests(model, NULL, NULL);

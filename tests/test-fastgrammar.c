@@ -708,7 +708,7 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
     p.fast_grammar = true;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     static const char *utts[] = {"zoom in to 2x", "turn on the flash", "take a photo",
@@ -727,7 +727,7 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
         }
         pipit_turn_free(t);
     }
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }

@@ -191,7 +191,7 @@ static void test_agent_resume_fake(void **state) {
     f1.script[f1.n_script++] = "<call>set_white_balance(mode=\"cloudy\")";
     f1.script[f1.n_script++] = "<call>set_zoom(level=3)";
     struct pipit_agent *a = NULL;
-    assert_int_equal(agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f1), &a, &err),
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f1), &a, &err),
                      PIPIT_OK);
     struct pipit_turn *t = NULL;
     assert_int_equal(pipit_agent_turn(a, "cloudy white balance", &t), PIPIT_OK);
@@ -201,11 +201,11 @@ static void test_agent_resume_fake(void **state) {
     char path[512];
     path_in(path, sizeof(path), "agent.session");
     assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
-    pipit_agent_free(a);
+    test_agent_free(a);
 
     struct fake_backend f2;
     memset(&f2, 0, sizeof(f2));
-    assert_int_equal(agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f2), &a, &err),
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, NULL, fake_backend_wrap(&f2), &a, &err),
                      PIPIT_OK);
     struct pipit_session_info info;
     assert_int_equal(pipit_agent_load(a, path, &info, &err), PIPIT_OK);
@@ -229,16 +229,16 @@ static void test_agent_resume_fake(void **state) {
     assert_non_null(strstr(s, "\"zoom\":1"));
     pipit_free(s);
     /* a session of another memory mode is refused */
-    pipit_agent_free(a);
+    test_agent_free(a);
     struct pipit_agent_params p = pipit_agent_default_params();
     p.memory = PIPIT_MEMORY_FULL;
     struct fake_backend f3;
     memset(&f3, 0, sizeof(f3));
-    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f3), &a, &err),
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f3), &a, &err),
                      PIPIT_OK);
     assert_int_equal(pipit_agent_load(a, path, &info, &err), PIPIT_ERR_STATE);
     assert_non_null(strstr(err.text, "memory mode"));
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
 }
 
@@ -306,7 +306,7 @@ static struct pipit_agent *model_agent(struct pipit_model *m, struct pipit_tools
     p.turn_budget_ms = 0;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
-    if (pipit_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     return a;
@@ -334,7 +334,7 @@ static void test_agent_resume_real_model(void **state) {
     char *expected = strdup(t->model_text);
     int32_t expected_perm = t->n_permanent;
     pipit_turn_free(t);
-    pipit_agent_free(a);
+    test_agent_free(a);
 
     /* a new process would do this: fresh agent, load, next turn */
     a = model_agent(m, ts);
@@ -348,7 +348,7 @@ static void test_agent_resume_real_model(void **state) {
     assert_string_equal(t->model_text, expected);
     assert_int_equal(t->n_permanent, expected_perm);
     pipit_turn_free(t);
-    pipit_agent_free(a);
+    test_agent_free(a);
 
     /* another model: the KV state is refused, the memory rebuilds the context */
     struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
@@ -362,7 +362,7 @@ static void test_agent_resume_real_model(void **state) {
     assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
     assert_true(t->permanent_prefill_tokens > 0); /* the memory, prefilled once */
     pipit_turn_free(t);
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_model_free(q);
 
     free(expected);
@@ -387,12 +387,12 @@ static void test_kill_during_agent_save(void **state) {
     p.n_threads = 1;
     p.turn_budget_ms = 0;
     struct pipit_agent *a = NULL;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     struct pipit_turn *t = NULL;
     assert_int_equal(pipit_agent_turn(a, "zoom in to 2x", &t), PIPIT_OK);
     pipit_turn_free(t);
     assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
-    pipit_agent_free(a);
+    test_agent_free(a);
     static const char *const cmds[] = {"turn on the flash", "take a photo", "zoom out",
                                        "timer 3 seconds", "turn off the flash"};
     srand(2026);
@@ -403,7 +403,7 @@ static void test_kill_during_agent_save(void **state) {
         if (pid == 0) {
             /* the child: its own agent, resumed from the file, turns and saves until killed */
             struct pipit_agent *c = NULL;
-            if (pipit_agent_new(m, ts, &p, &c, NULL) != PIPIT_OK ||
+            if (test_agent_new(m, ts, &p, &c, NULL) != PIPIT_OK ||
                 pipit_agent_load(c, path, NULL, NULL) != PIPIT_OK) {
                 _exit(3);
             }
@@ -426,7 +426,7 @@ static void test_kill_during_agent_save(void **state) {
                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
         struct pipit_agent *b = NULL;
-        assert_int_equal(pipit_agent_new(m, ts, &p, &b, &err), PIPIT_OK);
+        assert_int_equal(test_agent_new(m, ts, &p, &b, &err), PIPIT_OK);
         struct pipit_session_info info;
         if (pipit_agent_load(b, path, &info, &err) != PIPIT_OK) {
             fail_msg("round %d: the session left on disk does not load: %s", round, err.text);
@@ -434,7 +434,7 @@ static void test_kill_during_agent_save(void **state) {
         restored += info.kv_restored;
         assert_int_equal(pipit_agent_turn(b, "what is the zoom", &t), PIPIT_OK);
         pipit_turn_free(t);
-        pipit_agent_free(b);
+        test_agent_free(b);
     }
     char tmp[600];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -464,7 +464,7 @@ static void test_resume_into_smaller_context(void **state) {
     p.memory = PIPIT_MEMORY_FULL;
     p.n_ctx = 4096;
     struct pipit_agent *a = NULL;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     struct pipit_turn *t = NULL;
     int32_t perm = 0;
     for (int i = 0; i < 60 && perm < 1300; i++) {
@@ -477,10 +477,10 @@ static void test_resume_into_smaller_context(void **state) {
     char path[512];
     path_in(path, sizeof(path), "roomy.session");
     assert_int_equal(pipit_agent_save(a, path, &err), PIPIT_OK);
-    pipit_agent_free(a);
+    test_agent_free(a);
 
     p.n_ctx = 1024;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     struct pipit_session_info info;
     if (pipit_agent_load(a, path, &info, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
@@ -494,7 +494,7 @@ static void test_resume_into_smaller_context(void **state) {
         assert_true(t->n_permanent + t->n_ephemeral_max <= 1024);
         pipit_turn_free(t);
     }
-    pipit_agent_free(a);
+    test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -591,7 +591,7 @@ static void check_corpus_file(struct pipit_model *m,
         }
     }
     pipit_free(before);
-    pipit_agent_free(b);
+    test_agent_free(b);
 }
 
 /* Find the cell metadata of llama.cpp's sequence state in a KV blob: n consecutive
@@ -633,7 +633,7 @@ static void test_session_corpus_real_model(void **state) {
     path_in(good, sizeof(good), "corpus-good.session");
     path_in(bad, sizeof(bad), "corpus-bad.session");
     assert_int_equal(pipit_agent_save(a, good, &err), PIPIT_OK);
-    pipit_agent_free(a);
+    test_agent_free(a);
     uint64_t fp = 0;
     char *json = NULL;
     uint8_t *kv = NULL;
@@ -734,13 +734,14 @@ static void test_session_corpus_real_model(void **state) {
     pp.n_threads = 1;
     pp.syntax = PIPIT_SYNTAX_PIPIT;
     pp.lazy_grammar = false;
-    pp.device = "phone";
+    pp.device = test_device("phone", phone, NULL);
     struct pipit_agent *ph = NULL;
-    assert_int_equal(pipit_agent_new(m, phone, &pp, &ph, &err), PIPIT_OK);
+    assert_int_equal(test_agent_new(m, phone, &pp, &ph, &err), PIPIT_OK);
     assert_int_equal(pipit_agent_turn(ph, "call mom", &t), PIPIT_OK);
     pipit_turn_free(t);
     assert_int_equal(pipit_agent_save(ph, bad, &err), PIPIT_OK);
-    pipit_agent_free(ph);
+    test_agent_free(ph);
+    pipit_device_free(pp.device);
     int refused = tally.refused;
     check_corpus_file(m, ts, bad, "a phone session", false, &tally);
     assert_int_equal(tally.refused, refused + 1);

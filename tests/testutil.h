@@ -40,6 +40,95 @@ static inline struct pipit_model *test_load_model(const char *path) {
     return m;
 }
 
+/* A device for an agent (pipit_device_new(); kind "camera", "phone", ...), or the test fails.
+ * Free it with pipit_device_free() after the agents that use it. */
+static inline struct pipit_device *
+test_device(const char *kind, const struct pipit_toolset *ts, const char *init_json) {
+    struct pipit_device *d = NULL;
+    struct pipit_error err;
+    if (pipit_device_new(kind, ts, init_json, &d, &err) != PIPIT_OK || d == NULL) {
+        fail_msg("device %s: %s", kind != NULL ? kind : "(chosen)", err.text);
+    }
+    return d;
+}
+
+/* Agents and the devices made for them by test_agent_new(): test_agent_free() frees both. */
+#define TEST_MAX_AGENT_DEVICES 64
+static struct {
+    const struct pipit_agent *agent;
+    struct pipit_device *device;
+} test_agent_devices[TEST_MAX_AGENT_DEVICES];
+
+static inline void test_agent_keep_device(const struct pipit_agent *a, struct pipit_device *d) {
+    for (size_t i = 0; i < TEST_MAX_AGENT_DEVICES; i++) {
+        if (test_agent_devices[i].agent == NULL) {
+            test_agent_devices[i].agent = a;
+            test_agent_devices[i].device = d;
+            return;
+        }
+    }
+    fail_msg("more than %d agents with their own device", TEST_MAX_AGENT_DEVICES);
+}
+
+/* pipit_agent_free(), and the device test_agent_new() made for the agent. NULL is a no-op. */
+static inline void test_agent_free(struct pipit_agent *a) {
+    pipit_agent_free(a);
+    for (size_t i = 0; a != NULL && i < TEST_MAX_AGENT_DEVICES; i++) {
+        if (test_agent_devices[i].agent == a) {
+            pipit_device_free(test_agent_devices[i].device);
+            test_agent_devices[i].agent = NULL;
+            test_agent_devices[i].device = NULL;
+        }
+    }
+}
+
+/* pipit_agent_new() on `params` (NULL: the defaults); without a device in them, on a fresh
+ * camera of its own (what agents ran on before devices were handles), freed by
+ * test_agent_free(). */
+static inline enum pipit_status test_agent_new(struct pipit_model *m,
+                                               const struct pipit_toolset *ts,
+                                               const struct pipit_agent_params *params,
+                                               struct pipit_agent **out,
+                                               struct pipit_error *err) {
+    struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    struct pipit_device *d = NULL;
+    if (p.device == NULL) {
+        d = test_device("camera", ts, NULL);
+        p.device = d;
+    }
+    enum pipit_status st = pipit_agent_new(m, ts, &p, out, err);
+    if (st == PIPIT_OK && d != NULL) {
+        test_agent_keep_device(*out, d);
+    } else {
+        pipit_device_free(d);
+    }
+    return st;
+}
+
+#ifdef PIPIT_AGENT_H
+/* The same for agent_new_with_backend() (include agent.h before this header). */
+static inline enum pipit_status test_agent_new_with_backend(struct pipit_model *m,
+                                                            const struct pipit_toolset *ts,
+                                                            const struct pipit_agent_params *params,
+                                                            struct backend b,
+                                                            struct pipit_agent **out,
+                                                            struct pipit_error *err) {
+    struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    struct pipit_device *d = NULL;
+    if (p.device == NULL) {
+        d = test_device("camera", ts, NULL);
+        p.device = d;
+    }
+    enum pipit_status st = agent_new_with_backend(m, ts, &p, b, out, err);
+    if (st == PIPIT_OK && d != NULL) {
+        test_agent_keep_device(*out, d);
+    } else {
+        pipit_device_free(d);
+    }
+    return st;
+}
+#endif
+
 static inline struct pipit_context *test_new_context(struct pipit_model *m, uint32_t n_ctx) {
     struct pipit_context_params cp = pipit_context_default_params();
     cp.n_ctx = n_ctx;

@@ -1,0 +1,162 @@
+/*
+ * registry.c - which device runs a tool set: pipit_device_new().
+ *
+ * The one place that knows pipit's devices by name. The agent and the evaluation take a
+ * struct pipit_device and never name a device themselves, so a new simulator is added here
+ * (and nowhere else) and any pack with a declared state runs on the generic device.
+ *
+ * The choice for kind NULL, in order:
+ *   1. a pack named after a simulator ("camera", "phone") with a declared state: that simulator
+ *      (it keeps the rules a declaration cannot say);
+ *   2. any other pack with a declared state: the generic pack device;
+ *   3. no declared state: the simulator that runs every tool of the set besides undo and cloud
+ *      delegation (a plain-array tools/camera.json runs on the camera, as it always did);
+ *   4. else none: the agent runs the tools through handlers only.
+ */
+#include "device.h"
+#include "devices/camera.h"
+#include "devices/pack.h"
+#include "devices/phone.h"
+#include "status.h"
+#include "toolspec.h"
+
+#include <string.h>
+
+struct simulator {
+    const char *name;
+    enum pipit_status (*make)(struct device *out);
+};
+
+static const struct simulator SIMULATORS[] = {
+    {"camera", camera_device_new},
+    {"phone", phone_device_new},
+};
+
+#define N_SIMULATORS (sizeof(SIMULATORS) / sizeof(SIMULATORS[0]))
+
+static const struct simulator *find_simulator(const char *name) {
+    for (size_t i = 0; name != NULL && i < N_SIMULATORS; i++) {
+        if (strcmp(SIMULATORS[i].name, name) == 0) {
+            return &SIMULATORS[i];
+        }
+    }
+    return NULL;
+}
+
+/* Tools no device runs: the agent's own undo and cloud delegation. */
+static bool agent_tool(const struct pipit_toolset *ts, size_t i) {
+    return strcmp(ts->tools[i].name, "undo") == 0 || pipit_toolset_is_cloud(ts, i);
+}
+
+/* Does `dev` run every tool of `ts`? Probed with arguments that are not an object: a device
+ * answers unknown_tool for a tool it lacks and invalid_argument for one it has, and changes
+ * nothing either way (device.h: only a successful call changes the state). */
+static bool runs_every_tool(const struct device *dev, const struct pipit_toolset *ts) {
+    json_t *probe = json_null();
+    bool all = ts->n_tools > 0;
+    size_t counted = 0;
+    for (size_t i = 0; i < ts->n_tools && all; i++) {
+        if (agent_tool(ts, i)) {
+            continue;
+        }
+        struct device_result r;
+        memset(&r, 0, sizeof(r));
+        enum pipit_status st = dev->ops->call(dev->self, ts->tools[i].name, probe, &r);
+        device_result_clear(&r);
+        all = st != PIPIT_ERR_UNKNOWN_TOOL;
+        counted++;
+    }
+    return all && counted > 0;
+}
+
+static enum pipit_status make_simulator(const struct simulator *sim,
+                                        const char *init_json,
+                                        struct pipit_device **out,
+                                        struct pipit_error *err) {
+    struct device dev;
+    memset(&dev, 0, sizeof(dev));
+    enum pipit_status st = sim->make(&dev);
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "device: cannot create the %s: %s", sim->name,
+                               pipit_status_str(st));
+    }
+    return device_handle_new(&dev, sim->name, init_json, out, err);
+}
+
+/* The generic device of the tool set's declared state. */
+static enum pipit_status make_pack(const struct pipit_toolset *ts,
+                                   const char *init_json,
+                                   struct pipit_device **out,
+                                   struct pipit_error *err) {
+    struct device dev;
+    memset(&dev, 0, sizeof(dev));
+    enum pipit_status st = pack_device_new(ts, &dev, err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    return device_handle_new(&dev, pack->name, init_json, out, err);
+}
+
+/* The pack's name when the tool set declares a state, else NULL. */
+static const char *declared_pack(const struct pipit_toolset *ts) {
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    return pack != NULL && pack->n_keys > 0 ? pack->name : NULL;
+}
+
+enum pipit_status pipit_device_new(const char *kind,
+                                   const struct pipit_toolset *tools,
+                                   const char *init_json,
+                                   struct pipit_device **out,
+                                   struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "device: NULL out");
+    }
+    *out = NULL;
+    const char *pack = tools != NULL ? declared_pack(tools) : NULL;
+    if (kind != NULL) {
+        const struct simulator *sim = find_simulator(kind);
+        if (sim != NULL) {
+            return make_simulator(sim, init_json, out, err);
+        }
+        if (strcmp(kind, "pack") == 0 || (pack != NULL && strcmp(kind, pack) == 0)) {
+            if (tools == NULL) {
+                return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                       "device: the pack device needs a tool set");
+            }
+            return make_pack(tools, init_json, out, err);
+        }
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "device: unknown device '%s' (known: camera, phone, pack%s%s)", kind,
+                               pack != NULL ? ", " : "", pack != NULL ? pack : "");
+    }
+    if (tools == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "device: no kind and no tool set to choose from");
+    }
+    if (pack != NULL) {
+        const struct simulator *sim = find_simulator(pack);
+        return sim != NULL ? make_simulator(sim, init_json, out, err)
+                           : make_pack(tools, init_json, out, err);
+    }
+    for (size_t i = 0; i < N_SIMULATORS; i++) {
+        struct device dev;
+        memset(&dev, 0, sizeof(dev));
+        if (SIMULATORS[i].make(&dev) != PIPIT_OK) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+        }
+        bool fits = runs_every_tool(&dev, tools);
+        device_free(&dev);
+        if (fits) {
+            return make_simulator(&SIMULATORS[i], init_json, out, err);
+        }
+    }
+    if (init_json != NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "device: %s declares no state and no simulator runs its tools, "
+                               "so there is no state to start from the initial state given",
+                               tools->name);
+    }
+    return PIPIT_OK; /* no device: handlers only */
+}
