@@ -24,7 +24,13 @@
  *             fprintf(stderr, "%s\n", err.text);
  *             return 1;
  *         }
+ *         struct pipit_device *camera = NULL; // the state the tools act on
+ *         if (pipit_device_new("camera", tools, NULL, &camera, &err) != PIPIT_OK) {
+ *             fprintf(stderr, "%s\n", err.text);
+ *             return 1;
+ *         }
  *         struct pipit_agent_params ap = pipit_agent_default_params();
+ *         ap.device = camera;
  *         ap.n_threads = 1;
  *         struct pipit_agent *agent = NULL;
  *         if (pipit_agent_new(model, tools, &ap, &agent, &err) != PIPIT_OK) {
@@ -40,6 +46,7 @@
  *             pipit_turn_free(turn);
  *         }
  *         pipit_agent_free(agent);
+ *         pipit_device_free(camera);
  *         pipit_toolset_free(tools);
  *         pipit_model_free(model);
  *         return 0;
