@@ -1676,9 +1676,10 @@ const char *pipit_scenarios_category(const struct pipit_scenarios *set, size_t i
 const char *pipit_scenarios_device(const struct pipit_scenarios *set, size_t index);
 int32_t pipit_scenarios_n_turns(const struct pipit_scenarios *set, size_t index);
 
-/* The tool set a device runs with ("camera" -> tools/camera.json, loaded by the caller). */
+/* The tool set a device runs with ("camera" -> tools/camera.json, loaded by the caller). Each
+ * scenario's device is made by pipit_device_new(device, tools, init) ("devices" above). */
 struct pipit_eval_device {
-    const char *device;                /* "camera", "phone" */
+    const char *device;                /* "camera", "phone", or a pack's name ("home") */
     const struct pipit_toolset *tools; /* borrowed */
 };
 
@@ -1753,9 +1754,10 @@ typedef void (*pipit_eval_progress_fn)(const char *config,
 
 struct pipit_eval_params {
     struct pipit_agent_params agent;         /* the base of every agent (n_threads, n_ctx, budget,
-                                                syntax, ...); device, device_init_json, tools_format,
-                                                memory and grammar are set per scenario and config
-                                                (default pipit_agent_default_params()) */
+                                                syntax, ...); device (a new one per scenario,
+                                                from its init), tools_format, memory and grammar
+                                                are set per scenario and config (default
+                                                pipit_agent_default_params()) */
     const struct pipit_eval_device *devices; /* tool set per device (borrowed) */
     size_t n_devices;
     struct pipit_cloud *cloud;       /* endpoint for process_with_cloud_llm, NULL = none (the
