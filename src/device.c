@@ -458,11 +458,7 @@ enum pipit_status pipit_device_from_app(const struct pipit_app_state *app,
         return pipit_error_set(err, PIPIT_ERR_JSON, "device: the %s state: %s", name, why);
     }
     json_decref(state);
+    d->cb.name = NULL; /* the caller's string need not outlive this call: the handle copies it */
     struct device dev = {&APP_OPS, d};
-    enum pipit_status st = device_handle_new(&dev, name, NULL, out, err);
-    if (st == PIPIT_OK) {
-        (*out)->app = *app;
-        (*out)->app.name = (*out)->name;
-    }
-    return st;
+    return device_handle_new(&dev, name, NULL, out, err);
 }

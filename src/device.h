@@ -173,7 +173,6 @@ void device_free(struct device *dev);
 struct pipit_device {
     struct device dev;              /* ops never NULL */
     char name[DEVICE_MAX_NAME + 1]; /* "camera", "phone", the pack's or the app's name */
-    struct pipit_app_state app;     /* pipit_device_from_app(): the callbacks; else zero */
 };
 
 /* Wrap `dev` (taken over: on failure it is freed too) in a new handle named `name`, after
