@@ -435,6 +435,15 @@ static void value_expr(struct gctx *g,
             if (s->has_max) {
                 add_word(va, sizeof(va), "maximum");
             }
+            if (s->has_xmin) {
+                add_word(va, sizeof(va), "exclusiveMinimum");
+            }
+            if (s->has_xmax) {
+                add_word(va, sizeof(va), "exclusiveMaximum");
+            }
+            if (s->multiple_of > 0) {
+                add_word(va, sizeof(va), "multipleOf");
+            }
             if (s->format == PIPIT_FORMAT_INT32) {
                 add_word(va, sizeof(va), "format int32");
             } else if (s->format == PIPIT_FORMAT_OTHER) {
@@ -531,8 +540,17 @@ static void value_expr(struct gctx *g,
             strbuf_str(b, "(\"{\" ");
             members_expr(g, b, s, prefix, false, path);
             strbuf_str(b, " \"}\")");
-            report_line(g, path, "object", "keys, required",
-                        s->additional != NULL ? "no duplicate keys" : "");
+            char ov[128] = "";
+            if (s->additional != NULL) {
+                add_word(ov, sizeof(ov), "no duplicate keys");
+            }
+            if (s->min_props > 0) {
+                add_word(ov, sizeof(ov), "minProperties");
+            }
+            if (s->max_props >= 0) {
+                add_word(ov, sizeof(ov), "maxProperties");
+            }
+            report_line(g, path, "object", "keys, required", ov);
             return;
         }
     }

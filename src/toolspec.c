@@ -646,14 +646,18 @@ static void schema_free(struct pipit_schema *s) {
 /* Annotations: accepted anywhere, no effect on validation ("default" and "format" are
  * recorded; "definitions"/"$defs" hold the targets of "$ref"). "optional" and "response" are
  * BFCL's (the required list decides). Keys starting with "x-" are extensions, also ignored. */
-static const char *const KW_ANNOTATION[] = {"$schema",    "$id",         "id",        "title",
-                                            "$comment",   "description", "examples",  "default",
-                                            "deprecated", "readOnly",    "writeOnly", "definitions",
-                                            "$defs",      "optional",    "response",  NULL};
-static const char *const KW_ANY_TYPE[] = {"type", "enum", "const", NULL};
-static const char *const KW_OBJECT[] = {"properties", "required", "additionalProperties", NULL};
+static const char *const KW_ANNOTATION[] = {
+    "$schema",  "$id",      "id",         "title",    "$comment",        "description",
+    "examples", "default",  "deprecated", "readOnly", "writeOnly",       "definitions",
+    "$defs",    "optional", "response",   "example",  "contentEncoding", "contentMediaType",
+    NULL};
+/* "nullable": OpenAPI 3.0's way to add null to the type */
+static const char *const KW_ANY_TYPE[] = {"type", "enum", "const", "nullable", NULL};
+static const char *const KW_OBJECT[] = {"properties",    "required",      "additionalProperties",
+                                        "minProperties", "maxProperties", NULL};
 static const char *const KW_STRING[] = {"minLength", "maxLength", "pattern", "format", NULL};
-static const char *const KW_NUMBER[] = {"minimum", "maximum", "format", NULL};
+static const char *const KW_NUMBER[] = {
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format", NULL};
 static const char *const KW_ARRAY[] = {"items", "minItems", "maxItems", "uniqueItems", NULL};
 static const char *const KW_NONE[] = {NULL};
 static const char *const KW_COMBINE[] = {"$ref", "anyOf", "oneOf", "allOf", NULL};
@@ -947,6 +951,8 @@ static bool parse_enum(struct parser *P,
 
 static struct pipit_schema *
 parse_schema(struct parser *P, const json_t *node, const char *path, int depth);
+static struct pipit_schema *
+schema_alloc(struct parser *P, enum pipit_schema_type type, const json_t *node);
 
 static bool parse_object_schema(struct parser *P,
                                 struct pipit_schema *s,
@@ -1037,6 +1043,31 @@ static bool parse_object_schema(struct parser *P,
         if (s->additional == NULL) {
             return false;
         }
+    } else if (ap == NULL && props == NULL && depth > 1) {
+        /* a nested object that names no property ({"type": "object"}) is free-form; pipit
+         * is strict only where properties are listed (and for the arguments themselves) */
+        s->additional = schema_alloc(P, PIPIT_SCHEMA_ANY, node);
+        if (s->additional == NULL) {
+            return false;
+        }
+    }
+    static const char *const counts[2] = {"minProperties", "maxProperties"};
+    for (int k = 0; k < 2; k++) {
+        if (json_object_get(node, counts[k]) != NULL) {
+            int64_t n = get_count(P, node, counts[k], path);
+            if (n < 0) {
+                return false;
+            }
+            *(k == 0 ? &s->min_props : &s->max_props) = n;
+        }
+    }
+    if (s->max_props >= 0 && s->max_props < s->min_props) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "maxProperties");
+        spec_fail(P, p, false,
+                  "maxProperties is below minProperties, so no object can satisfy "
+                  "the schema");
+        return false;
     }
     return true;
 }
@@ -1062,6 +1093,49 @@ parse_range(struct parser *P, struct pipit_schema *s, const json_t *node, const 
             s->has_max = true;
             s->max = json_number_value(v);
         }
+    }
+    /* exclusiveMinimum/-Maximum: a number (draft 6 on), or true with minimum/maximum (draft 4) */
+    static const char *const xnames[2] = {"exclusiveMinimum", "exclusiveMaximum"};
+    for (int k = 0; k < 2; k++) {
+        const json_t *v = json_object_get(node, xnames[k]);
+        if (v == NULL || json_is_false(v)) {
+            continue;
+        }
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, xnames[k]);
+        bool *has = k == 0 ? &s->has_xmin : &s->has_xmax;
+        double *x = k == 0 ? &s->xmin : &s->xmax;
+        if (json_is_true(v)) {
+            if (!(k == 0 ? s->has_min : s->has_max)) {
+                spec_fail(P, p, false, "true needs \"%s\" beside it", names[k]);
+                return false;
+            }
+            *has = true;
+            *x = k == 0 ? s->min : s->max;
+        } else if (json_is_number(v)) {
+            *has = true;
+            *x = json_number_value(v);
+        } else {
+            spec_fail(P, p, false, "expected a number, got %s", json_kind(v));
+            return false;
+        }
+    }
+    if (s->has_xmin && s->has_xmax && s->xmin >= s->xmax) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "exclusiveMaximum");
+        spec_fail(P, p, false, "no number lies between the exclusive bounds");
+        return false;
+    }
+    const json_t *mo = json_object_get(node, "multipleOf");
+    if (mo != NULL) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "multipleOf");
+        if (!json_is_number(mo) || !(json_number_value(mo) > 0) ||
+            !isfinite(json_number_value(mo))) {
+            spec_fail(P, p, false, "expected a number above 0");
+            return false;
+        }
+        s->multiple_of = json_number_value(mo);
     }
     if (s->has_min && s->has_max && s->min > s->max) {
         char p[PATH_CAP], a[64], b[64];
@@ -1174,11 +1248,13 @@ static bool parse_array_keywords(struct parser *P,
     const json_t *items = json_object_get(node, "items");
     char p[PATH_CAP];
     path_key(p, sizeof(p), path, "items");
-    if (items == NULL) {
-        spec_fail(P, path, false, "an array schema needs \"items\"");
+    if (json_is_array(items)) {
+        spec_fail(P, p, false, "tuple items (an array of schemas) are not supported");
         return false;
     }
-    s->items = parse_schema(P, items, p, depth + 1);
+    /* no "items": any items */
+    s->items = items == NULL ? schema_alloc(P, PIPIT_SCHEMA_ANY, node)
+                             : parse_schema(P, items, p, depth + 1);
     if (s->items == NULL) {
         return false;
     }
@@ -1225,6 +1301,7 @@ schema_alloc(struct parser *P, enum pipit_schema_type type, const json_t *node) 
     s->json = node;
     s->max_length = -1;
     s->max_items = -1;
+    s->max_props = -1;
     return s;
 }
 
@@ -1481,6 +1558,22 @@ parse_types(struct parser *P, const json_t *node, const char *path, int depth) {
                           "missing \"type\" (the keywords belong to different types)");
                 return NULL;
             }
+        }
+    }
+    const json_t *nullable = json_object_get(node, "nullable");
+    if (nullable != NULL) {
+        char p[PATH_CAP];
+        path_key(p, sizeof(p), path, "nullable");
+        if (!json_is_boolean(nullable)) {
+            spec_fail(P, p, false, "expected a boolean, got %s", json_kind(nullable));
+            return NULL;
+        }
+        bool listed = false;
+        for (size_t i = 0; i < n; i++) {
+            listed = listed || types[i] == PIPIT_SCHEMA_NULL;
+        }
+        if (json_is_true(nullable) && !listed && n > 0) {
+            types[n++] = PIPIT_SCHEMA_NULL;
         }
     }
     unsigned mask = 0;
@@ -2021,6 +2114,7 @@ parse_tool(struct parser *P, struct pipit_tool *t, const json_t *entry, const ch
         t->params->type = PIPIT_SCHEMA_OBJECT;
         t->params->max_length = -1;
         t->params->max_items = -1;
+        t->params->max_props = -1;
     }
     const json_t *pip = json_object_get(entry, "pipit");
     t->undo = PIPIT_UNDO_NO_STATE;
@@ -3876,6 +3970,14 @@ static void check_node(const struct pipit_schema *s,
 
 static void
 check_object(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
+    size_t nkeys = json_object_size(v);
+    if (s->max_props >= 0 && (int64_t)nkeys > s->max_props) {
+        problem(pr, path, "has %zu members, above the maximum %lld", nkeys,
+                (long long)s->max_props);
+    } else if ((int64_t)nkeys < s->min_props) {
+        problem(pr, path, "has %zu members, below the minimum %lld", nkeys,
+                (long long)s->min_props);
+    }
     const char *key;
     json_t *child;
     json_object_foreach((json_t *)v, key, child) {
@@ -3946,8 +4048,20 @@ check_number(const struct pipit_schema *s, const json_t *v, const char *path, st
     } else if (s->has_max && d > s->max) {
         format_number(lim, sizeof(lim), s->max);
         problem(pr, path, "%s is above the maximum %s", num, lim);
+    } else if (s->has_xmin && d <= s->xmin) {
+        format_number(lim, sizeof(lim), s->xmin);
+        problem(pr, path, "%s is not above %s", num, lim);
+    } else if (s->has_xmax && d >= s->xmax) {
+        format_number(lim, sizeof(lim), s->xmax);
+        problem(pr, path, "%s is not below %s", num, lim);
     } else if (s->format == PIPIT_FORMAT_INT32 && (d < -2147483648.0 || d > 2147483647.0)) {
         problem(pr, path, "%s is outside the int32 range", num);
+    } else if (s->multiple_of > 0) {
+        double q = d / s->multiple_of;
+        if (!isfinite(q) || fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q))) {
+            format_number(lim, sizeof(lim), s->multiple_of);
+            problem(pr, path, "%s is not a multiple of %s", num, lim);
+        }
     }
 }
 

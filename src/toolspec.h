@@ -121,6 +121,9 @@ struct pipit_schema {
     /* number / integer */
     bool has_min, has_max;
     double min, max; /* inclusive */
+    bool has_xmin, has_xmax;
+    double xmin, xmax;  /* exclusive ("exclusiveMinimum"/"exclusiveMaximum") */
+    double multiple_of; /* "multipleOf", 0 = none */
 
     /* array */
     struct pipit_schema *items; /* owned, never NULL for arrays */
@@ -131,6 +134,8 @@ struct pipit_schema {
     /* object: "additionalProperties" as a schema (owned; ANY for `true`); NULL = no keys
      * beyond `props` (absent or false: pipit rejects unknown arguments) */
     struct pipit_schema *additional;
+    int64_t min_props; /* "minProperties", 0 = none */
+    int64_t max_props; /* "maxProperties", -1 = none */
 
     /* union: the alternatives (owned, 2..PIPIT_TOOLSPEC_MAX_ALTS, none a union); one_of: exactly
      * one may match ("oneOf"), else at least one ("anyOf", a type list) */

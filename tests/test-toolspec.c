@@ -574,6 +574,38 @@ static void test_schema_keywords(void **state) {
     pipit_free(text);
     pipit_toolset_free(ts);
 
+    /* OpenAPI's nullable and example, exclusive bounds (draft 6 numbers, draft 4 booleans),
+     * multipleOf, property counts, arrays without items and free-form nested objects */
+    ts = load_text(
+        "[{\"type\": \"function\", \"function\": {\"name\": \"g\", \"description\": \"d\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {"
+        "\"n\": {\"type\": \"string\", \"nullable\": true, \"example\": \"x\"}, "
+        "\"p\": {\"type\": \"number\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 1}, "
+        "\"q\": {\"type\": \"integer\", \"minimum\": 0, \"exclusiveMinimum\": true}, "
+        "\"step\": {\"type\": \"number\", \"multipleOf\": 0.25}, "
+        "\"opts\": {\"type\": \"object\", \"minProperties\": 1, \"maxProperties\": 2}, "
+        "\"list\": {\"type\": \"array\"}}}}}]");
+    static const struct args_case more[] = {
+        {"g",
+         "{\"n\": null, \"p\": 0.5, \"q\": 1, \"step\": 1.75, \"opts\": {\"a\": [1]}, "
+         "\"list\": [1, \"x\", null]}",
+         PIPIT_OK, NULL, NULL},
+        {"g", "{\"n\": 1}", PIPIT_ERR_INVALID_ARGS, "args.n", "1 matches none of string|null"},
+        {"g", "{\"p\": 0}", PIPIT_ERR_INVALID_ARGS, "args.p", "0 is not above 0"},
+        {"g", "{\"p\": 1}", PIPIT_ERR_INVALID_ARGS, "args.p", "1 is not below 1"},
+        {"g", "{\"q\": 0}", PIPIT_ERR_INVALID_ARGS, "args.q", "0 is not above 0"},
+        {"g", "{\"step\": 0.3}", PIPIT_ERR_INVALID_ARGS, "args.step",
+         "0.3 is not a multiple of 0.25"},
+        {"g", "{\"opts\": {}}", PIPIT_ERR_INVALID_ARGS, "args.opts",
+         "has 0 members, below the minimum 1"},
+        {"g", "{\"opts\": {\"a\": 1, \"b\": 2, \"c\": 3}}", PIPIT_ERR_INVALID_ARGS, "args.opts",
+         "has 3 members, above the maximum 2"},
+    };
+    for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+        check_args(ts, &more[i]);
+    }
+    pipit_toolset_free(ts);
+
     /* an MCP tool definition is a tool too: inputSchema for parameters, title for a missing
      * description */
     ts = load_text("[{\"name\": \"read_file\", \"title\": \"Read a file\", \"inputSchema\": "
