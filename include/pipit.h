@@ -1236,6 +1236,21 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
                                        struct pipit_dataset **out,
                                        struct pipit_error *err);
 
+/* Generate the data set of any pack (a tool set with a "pipit" block and a declared state,
+ * docs/toolspec.md "Packs") from its spec: tool names, descriptions and schemas, the declared
+ * state and its words, effects, per-tool examples and the cloud tool, plus a generic phrase
+ * bank (docs/training.md, "Any pack"). tracker_percent is ignored (no State-Tracker examples).
+ * Errors: PIPIT_ERR_INVALID_ARG (no pack, no declared state, sizes outside 1..10,000,000, no
+ * tool the generator can phrase), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_datagen_pack(const struct pipit_toolset *tools,
+                                     const struct pipit_datagen_params *params,
+                                     struct pipit_dataset **out,
+                                     struct pipit_error *err);
+
+/* The system text a model for this pack is trained with (stored as pipit.prompt.system): the
+ * pack's "system", else its name; NULL without a pack. Borrowed from the tool set. */
+const char *pipit_datagen_pack_system(const struct pipit_toolset *tools);
+
 void pipit_dataset_free(struct pipit_dataset *ds);
 
 int32_t pipit_dataset_size(const struct pipit_dataset *ds, enum pipit_split split);

@@ -3031,9 +3031,31 @@ bool pipit_dataset_get(const struct pipit_dataset *ds,
     ex->state = ds->arena + e->state;
     ex->utterance = ds->arena + e->utterance;
     ex->output = ds->arena + e->output;
-    ex->category = datagen_categories[e->category];
+    ex->category =
+        ds->categories != NULL ? ds->categories[e->category] : datagen_categories[e->category];
     ex->template_id = e->template_id;
     ex->tracker = e->tracker;
+    return true;
+}
+
+bool datagen_append(struct pipit_dataset *ds,
+                    enum pipit_split split,
+                    const char *memory,
+                    const char *state,
+                    const char *utterance,
+                    const char *output,
+                    int category,
+                    int32_t template_id,
+                    bool tracker) {
+    struct ds_example *e = &ds->ex[split][ds->n[split]];
+    e->category = (uint16_t)category;
+    e->template_id = template_id;
+    e->tracker = tracker;
+    if (!arena_add(ds, memory, &e->memory) || !arena_add(ds, state, &e->state) ||
+        !arena_add(ds, utterance, &e->utterance) || !arena_add(ds, output, &e->output)) {
+        return false;
+    }
+    ds->n[split]++;
     return true;
 }
 

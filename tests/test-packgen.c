@@ -1,0 +1,360 @@
+/*
+ * test-packgen.c - training data for any pack from its spec (train/packgen.c).
+ *
+ *   test-packgen            unit: deterministic for a seed; every call parses and passes the
+ *                           pack's schema (out_of_range: only the range fails); every category
+ *                           for tools/home.json and for a pack invented here; held out by
+ *                           template; the prompt parts are the agent's for the pack
+ *   test-packgen --overlap  eval/home.jsonl says nothing the default seed's data says
+ */
+#include "agent.h"
+#include "device.h"
+#include "devices/pack.h"
+#include "fake_backend.h"
+#include "testutil.h"
+#include "toolspec.h"
+
+#include <jansson.h>
+
+#define HOME_SPEC PIPIT_SOURCE_DIR "/tools/home.json"
+#define HOME_EVAL PIPIT_SOURCE_DIR "/eval/home.jsonl"
+
+/* A pack this generator has never seen: a garden watering controller (generality). */
+static const char *const GARDEN =
+    "{\"pipit\": {\"pack\": \"garden\", \"system\": \"You water a garden with tools.\",\n"
+    "  \"state\": {\n"
+    "    \"pump\": {\"type\": \"boolean\", \"initial\": false,\n"
+    "             \"words\": {\"names\": \"pump|water pump\", \"noun\": \"the pump\"}},\n"
+    "    \"flow\": {\"type\": \"integer\", \"initial\": 3, \"minimum\": 0, \"maximum\": 10,\n"
+    "             \"words\": {\"names\": \"flow|water flow|pressure\", \"noun\": \"the flow\"}},\n"
+    "    \"zone\": {\"type\": \"string\", \"enum\": [\"front\", \"back\", \"side\"], \"initial\": "
+    "\"front\", \"show\": \"zone\"},\n"
+    "    \"minutes\": {\"type\": \"integer\", \"initial\": 0, \"minimum\": 0, \"maximum\": 120, "
+    "\"show\": \"left\", \"words\": {\"names\": \"watering time|sprinkler timer\", \"unit\": \" "
+    "minutes\"}}}},\n"
+    " \"tools\": [\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"switch_pump\", \"description\": \"Turn "
+    "the pump on or off\", \"parameters\": {\"type\": \"object\", \"properties\": {\"on\": "
+    "{\"type\": \"boolean\"}}, \"required\": [\"on\"]}},\n"
+    "   \"pipit\": {\"effect\": {\"set\": {\"pump\": \"{on}\"}}, \"examples\": [{\"say\": \"start "
+    "the pump\", \"args\": {\"on\": true}}]}},\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"set_flow\", \"description\": \"Set the "
+    "water flow from 0 to 10\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"level\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 10}}, \"required\": "
+    "[\"level\"]}},\n"
+    "   \"pipit\": {\"effect\": {\"set\": {\"flow\": \"{level}\"}}, \"examples\": [{\"say\": "
+    "\"flow at 7 please\", \"args\": {\"level\": 7}}]}},\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"nudge_flow\", \"description\": \"A "
+    "little more or less water\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"way\": {\"type\": \"string\", \"enum\": [\"more\", \"less\"]}}, \"required\": "
+    "[\"way\"]}},\n"
+    "   \"pipit\": {\"effect\": {\"step\": {\"key\": \"flow\", \"by\": 1, \"sign\": {\"arg\": "
+    "\"way\", \"map\": {\"more\": 1, \"less\": -1}}}}}},\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"water_zone\", \"description\": "
+    "\"Water one zone for some minutes\", \"parameters\": {\"type\": \"object\", "
+    "\"properties\": {\"zone\": {\"type\": \"string\", \"enum\": [\"front\", \"back\", "
+    "\"side\"]}, \"minutes\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 120}}, "
+    "\"required\": [\"zone\", \"minutes\"]}},\n"
+    "   \"pipit\": {\"effect\": {\"set\": {\"zone\": \"{zone}\", \"minutes\": \"{minutes}\"}}, "
+    "\"examples\": [{\"say\": \"water the back for 20 minutes\", \"args\": {\"zone\": "
+    "\"back\", \"minutes\": 20}}]}},\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"stop_watering\", \"description\": "
+    "\"Stop watering\", \"parameters\": {\"type\": \"object\", \"properties\": {}}},\n"
+    "   \"pipit\": {\"effect\": {\"set\": {\"minutes\": 0}}}},\n"
+    "  {\"type\": \"function\", \"function\": {\"name\": \"ask_gardener\", \"description\": "
+    "\"Ask a bigger model\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"question\": {\"type\": \"string\", \"maxLength\": 500}}, \"required\": "
+    "[\"question\"]}},\n"
+    "   \"pipit\": {\"effect\": \"cloud\"}}\n"
+    " ]}\n";
+
+static struct pipit_toolset *load_home(void) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(HOME_SPEC, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
+static struct pipit_toolset *load_garden(void) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(GARDEN, strlen(GARDEN), "garden.json", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
+static struct pipit_dataset *
+gen(const struct pipit_toolset *ts, uint64_t seed, int32_t n_train, int32_t n_valid) {
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    p.seed = seed;
+    p.n_train = n_train;
+    p.n_valid = n_valid;
+    struct pipit_dataset *ds = NULL;
+    struct pipit_error err;
+    if (pipit_datagen_pack(ts, &p, &ds, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ds;
+}
+
+static void test_deterministic(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_home();
+    struct pipit_dataset *a = gen(ts, 3, 2000, 200), *b = gen(ts, 3, 2000, 200),
+                         *c = gen(ts, 4, 2000, 200);
+    int differ = 0;
+    for (int split = 0; split < 2; split++) {
+        assert_int_equal(pipit_dataset_size(a, split), pipit_dataset_size(b, split));
+        for (int32_t i = 0; i < pipit_dataset_size(a, split); i++) {
+            struct pipit_example x, y, z;
+            assert_true(pipit_dataset_get(a, split, i, &x));
+            assert_true(pipit_dataset_get(b, split, i, &y));
+            assert_true(pipit_dataset_get(c, split, i, &z));
+            assert_string_equal(x.memory, y.memory);
+            assert_string_equal(x.state, y.state);
+            assert_string_equal(x.utterance, y.utterance);
+            assert_string_equal(x.output, y.output);
+            assert_string_equal(x.category, y.category);
+            assert_int_equal(x.template_id, y.template_id);
+            differ += strcmp(x.utterance, z.utterance) != 0;
+        }
+    }
+    assert_true(differ > 1000); /* another seed, other data */
+    pipit_dataset_free(a);
+    pipit_dataset_free(b);
+    pipit_dataset_free(c);
+    pipit_toolset_free(ts);
+}
+
+/* What the agent needs for any pack (docs/training.md, "Any pack"). */
+static const char *const CATEGORIES[] = {
+    "single",       "relative", "followup",    "retry", "compound",
+    "out_of_range", "chat",     "unsupported", "cloud", "undo",
+};
+#define N_CATEGORIES ((int)(sizeof(CATEGORIES) / sizeof(CATEGORIES[0])))
+
+static int category_index(const char *name) {
+    for (int i = 0; i < N_CATEGORIES; i++) {
+        if (strcmp(CATEGORIES[i], name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Every call parses and passes the schema (out_of_range: fails on the range only); every
+ * category is present in the training split, the held-out split has commands too, and the two
+ * splits share no template. */
+static void check_pack(const struct pipit_toolset *ts) {
+    struct pipit_dataset *ds = gen(ts, 1, 6000, 600);
+    int seen[2][16] = {{0}};
+    for (int split = 0; split < 2; split++) {
+        for (int32_t i = 0; i < pipit_dataset_size(ds, split); i++) {
+            struct pipit_example ex;
+            assert_true(pipit_dataset_get(ds, split, i, &ex));
+            int c = category_index(ex.category);
+            assert_true(c >= 0);
+            seen[split][c]++;
+            assert_false(ex.tracker);
+            assert_null(strchr(ex.utterance, '\n'));
+            assert_true(ex.memory[0] == '\0' || ex.memory[strlen(ex.memory) - 1] == '\n');
+            if (strncmp(ex.output, "<call>", 6) != 0) {
+                assert_true(strcmp(ex.category, "chat") == 0 ||
+                            strcmp(ex.category, "unsupported") == 0);
+                continue;
+            }
+            struct pipit_call call;
+            struct pipit_error err;
+            if (pipit_call_parse(PIPIT_SYNTAX_PIPIT, ex.output, &call, &err) != PIPIT_OK) {
+                fail_msg("%s: %s", ex.output, err.text);
+            }
+            if (strcmp(call.name, "undo") == 0) {
+                assert_string_equal(ex.category, "undo");
+                pipit_call_clear(&call);
+                continue;
+            }
+            struct pipit_arg_problem pr[4];
+            size_t np = 0;
+            enum pipit_status st = pipit_toolset_validate_args(ts, call.name, call.args_json,
+                                                               strlen(call.args_json), pr, 4, &np);
+            if (strcmp(ex.category, "out_of_range") == 0) {
+                assert_int_equal(st, PIPIT_ERR_INVALID_ARGS);
+                for (size_t k = 0; k < np; k++) {
+                    if (strstr(pr[k].message, "minimum") == NULL &&
+                        strstr(pr[k].message, "maximum") == NULL) {
+                        fail_msg("%s: %s: %s", ex.output, pr[k].path, pr[k].message);
+                    }
+                }
+            } else if (st != PIPIT_OK) {
+                fail_msg("[%s] %s -> %s: %s", ex.category, ex.utterance, ex.output,
+                         np > 0 ? pr[0].message : "?");
+            }
+            if (strcmp(ex.category, "cloud") == 0) { /* the question, verbatim */
+                json_t *a = json_loads(call.args_json, 0, NULL);
+                const char *k;
+                json_t *v;
+                bool copied = false;
+                json_object_foreach(a, k, v) {
+                    copied = copied ||
+                             (json_is_string(v) && strcmp(json_string_value(v), ex.utterance) == 0);
+                }
+                assert_true(copied);
+                json_decref(a);
+            }
+            pipit_call_clear(&call);
+        }
+    }
+    for (int c = 0; c < N_CATEGORIES; c++) {
+        if (seen[0][c] == 0) {
+            fail_msg("%s: no training example of category %s", ts->name, CATEGORIES[c]);
+        }
+    }
+    assert_true(seen[1][category_index("single")] > 0);
+    assert_true(seen[1][category_index("followup")] > 0);
+    /* held out by template: no template id in both splits */
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_VALID); i++) {
+        struct pipit_example v;
+        pipit_dataset_get(ds, PIPIT_SPLIT_VALID, i, &v);
+        for (int32_t j = 0; j < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); j++) {
+            struct pipit_example t;
+            pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, j, &t);
+            if (t.template_id == v.template_id) {
+                fail_msg("template %d in both splits: %s / %s", (int)t.template_id, t.utterance,
+                         v.utterance);
+            }
+        }
+    }
+    pipit_dataset_free(ds);
+}
+
+static void test_home_calls_and_categories(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_home();
+    check_pack(ts);
+    pipit_toolset_free(ts);
+}
+
+static void test_invented_pack(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_garden();
+    check_pack(ts);
+    assert_string_equal(pipit_datagen_pack_system(ts), "You water a garden with tools.");
+    pipit_toolset_free(ts);
+}
+
+static void test_refuses_plain_sets(void **state) {
+    (void)state;
+    static const char *const PLAIN =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"ping\", \"description\": \"Ping\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {}}}}]";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(PLAIN, strlen(PLAIN), "plain.json", &ts, &err),
+                     PIPIT_OK);
+    struct pipit_dataset *ds = NULL;
+    assert_int_equal(pipit_datagen_pack(ts, NULL, &ds, &err), PIPIT_ERR_INVALID_ARG);
+    assert_null(ds);
+    assert_non_null(strstr(err.text, "plain.json"));
+    assert_null(pipit_datagen_pack_system(ts));
+    pipit_toolset_free(ts);
+}
+
+/* The state line of every example has the pack's labels in declared order (the device's own
+ * rendering), and the agent's prompt for the pack is pipit_train_prompt's: the ephemeral part
+ * "State: <the device's line>\nUser: ...\nAssistant: " after the system text. */
+static void test_prompt_is_the_agents(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_home();
+    struct device dev;
+    struct pipit_error err;
+    assert_int_equal(pack_device_new(ts, &dev, &err), PIPIT_OK);
+    char fresh[512];
+    device_state_line(&dev, fresh, sizeof(fresh));
+    device_free(&dev);
+    /* the labels, in order */
+    char labels[512] = "";
+    for (const char *p = fresh; *p;) {
+        const char *eq = strchr(p, '=');
+        size_t o = strlen(labels);
+        snprintf(labels + o, sizeof(labels) - o, "%.*s ", (int)(eq - p), p);
+        p = strchr(eq, ' ') != NULL ? strchr(eq, ' ') + 1 : eq + strlen(eq);
+    }
+    struct pipit_dataset *ds = gen(ts, 5, 500, 50);
+    for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
+        struct pipit_example ex;
+        pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
+        char got[512] = "";
+        for (const char *p = ex.state; *p;) {
+            const char *eq = strchr(p, '=');
+            assert_non_null(eq);
+            size_t o = strlen(got);
+            snprintf(got + o, sizeof(got) - o, "%.*s ", (int)(eq - p), p);
+            p = strchr(eq, ' ') != NULL ? strchr(eq, ' ') + 1 : eq + strlen(eq);
+        }
+        assert_string_equal(got, labels);
+    }
+    pipit_dataset_free(ds);
+
+    struct fake_backend fake;
+    memset(&fake, 0, sizeof(fake));
+    fake.script[fake.n_script++] = "Hi! What would you like me to do?";
+    struct pipit_device *home = NULL;
+    assert_int_equal(pipit_device_new(NULL, ts, NULL, &home, &err), PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = home;
+    p.system_prompt = pipit_datagen_pack_system(ts);
+    struct pipit_agent *agent = NULL;
+    assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&fake), &agent, &err),
+                     PIPIT_OK);
+    struct pipit_turn *turn = NULL;
+    assert_int_equal(pipit_agent_turn(agent, "morning all", &turn), PIPIT_OK);
+    char *want = pipit_train_prompt(pipit_datagen_pack_system(ts), "", fresh, "morning all");
+    const char *eph = strstr(want, "State: ");
+    assert_non_null(eph);
+    assert_string_equal(fake.prompts[0], eph);
+    assert_memory_equal(fake.permanent, want, (size_t)(eph - want) - 0);
+    pipit_free(want);
+    pipit_turn_free(turn);
+    pipit_agent_free(agent);
+    pipit_device_free(home);
+    pipit_toolset_free(ts);
+}
+
+static void test_home_no_overlap(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = load_home();
+    struct pipit_datagen_params p = pipit_datagen_default_params();
+    struct pipit_dataset *ds = gen(ts, p.seed, p.n_train, p.n_valid);
+    struct pipit_overlap_index *idx = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    struct pipit_overlap_counts c;
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(pipit_overlap_check_file(idx, HOME_EVAL, NULL, NULL, &c, &err), PIPIT_OK);
+    if (c.n_verbatim + c.n_near > 0) {
+        fail_msg("%s: %d utterances and %d segments in the training data (`pipit train --tools "
+                 "tools/home.json --overlap eval/home.jsonl` names them)",
+                 HOME_EVAL, (int)c.n_utterances_overlap, (int)c.n_segments_overlap);
+    }
+    pipit_overlap_index_free(idx);
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--overlap") == 0) {
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_home_no_overlap)};
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_home_calls_and_categories),
+        cmocka_unit_test(test_invented_pack),
+        cmocka_unit_test(test_refuses_plain_sets),
+        cmocka_unit_test(test_prompt_is_the_agents),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
