@@ -14,7 +14,11 @@
 static void train_usage(FILE *out) {
     fprintf(out,
             "usage: pipit train [options]\n"
-            "  --out FILE          model to write (default models/pipit-camera-v1.gguf)\n"
+            "  --tools FILE        train for this pack (a tool set with a \"pipit\" block and a\n"
+            "                      declared state): data generated from its spec instead of\n"
+            "                      the camera's (docs/training.md, \"Any pack\")\n"
+            "  --out FILE          model to write (default models/pipit-camera-v1.gguf; with\n"
+            "                      --tools, pipit-<pack>.gguf)\n"
             "  --vocab own|NAME|FILE  'own' (default): build a vocabulary from the data;\n"
             "                      or a llama.cpp vocab name (llama-spm) or a vocab GGUF\n"
             "  --vocab-size N      size of the own vocabulary (default 1024)\n"
@@ -178,7 +182,8 @@ int cmd_train(int argc, char **argv) {
     struct pipit_datagen_params dp = pipit_datagen_default_params();
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL, *init = NULL;
-    const char *convert = NULL;
+    const char *convert = NULL, *tools_path = NULL;
+    bool out_given = false;
     enum {
         MAX_OVERLAP = 16
     };
@@ -197,7 +202,11 @@ int cmd_train(int argc, char **argv) {
             train_usage(stdout);
             return CLI_EXIT_OK;
         }
+        if (strcmp(argv[i], "--out") == 0) {
+            out_given = true;
+        }
         if (cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
+            cli_opt_str(argc, argv, &i, "--tools", &tools_path, &bad) ||
             cli_opt_str(argc, argv, &i, "--vocab", &vocab, &bad) ||
             cli_opt_int(argc, argv, &i, "--vocab-size", 300, 32000, &vocab_size, &bad) ||
             cli_opt_str(argc, argv, &i, "--vocab-out", &vocab_out, &bad) ||
@@ -279,7 +288,41 @@ int cmd_train(int argc, char **argv) {
     dp.n_valid = (int32_t)valid;
     dp.tracker_percent = (int32_t)tracker_percent;
     struct pipit_dataset *ds = NULL;
-    if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
+    struct pipit_toolset *ts = NULL;
+    char pack_out[4096], system_buf[2048];
+    if (tools_path != NULL) {
+        /* any pack: data from its spec, the pack's system text in the prompt */
+        if (pipit_toolset_load_file(tools_path, &ts, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            return CLI_EXIT_FAIL;
+        }
+        const char *system = pipit_datagen_pack_system(ts);
+        if (system == NULL) {
+            fprintf(stderr,
+                    "pipit train: %s is a plain tool set: --tools needs a pack (\"pipit\": "
+                    "{\"pack\": ..., \"state\": ...}, docs/toolspec.md)\n",
+                    tools_path);
+            pipit_toolset_free(ts);
+            return CLI_EXIT_FAIL;
+        }
+        if (pipit_datagen_pack(ts, &dp, &ds, &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            pipit_toolset_free(ts);
+            return CLI_EXIT_FAIL;
+        }
+        snprintf(system_buf, sizeof(system_buf), "%s", system);
+        tp.system = system_buf;
+        pipit_toolset_free(ts); /* the data set and the system text are copies */
+        if (!out_given) {
+            /* tools/home.json -> pipit-home.gguf */
+            const char *base =
+                strrchr(tools_path, '/') != NULL ? strrchr(tools_path, '/') + 1 : tools_path;
+            const char *dot = strrchr(base, '.');
+            snprintf(pack_out, sizeof(pack_out), "pipit-%.*s.gguf",
+                     (int)(dot != NULL ? dot - base : (long)strlen(base)), base);
+            out = pack_out;
+        }
+    } else if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit train: %s\n", err.text);
         return CLI_EXIT_FAIL;
     }
