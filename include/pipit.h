@@ -776,6 +776,11 @@ struct pipit_grammar_params {
                                       schema's maxLength (default 128): bounds the tokens a
                                       call can spend on free text */
     uint32_t max_array_items;      /* cap on arrays without maxItems (default 8) */
+    bool exact_values;             /* compile minimum/maximum and numeric enums into the
+                                      grammar, so every call validates (`pipit tools sample`);
+                                      default false: the grammar guarantees a number's type and
+                                      shape and validation refuses it out of range, so the agent
+                                      can say the limit (docs/grammar.md) */
 };
 
 struct pipit_grammar_params pipit_grammar_default_params(void);

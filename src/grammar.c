@@ -11,9 +11,10 @@
  * parses and names a tool, its arguments and their JSON types exactly, and validation (which
  * always runs before a handler) refuses a number outside its range. So:
  * - string enums are alternatives of the exact values;
- * - integers and numbers are any JSON number of that type, at most GRAMMAR_INT_DIGITS integer
- *   and GRAMMAR_FRACTION_DIGITS fractional digits, whatever their minimum, maximum or numeric
- *   enum (see "numbers" below for why);
+ * - integers and numbers are any JSON number of that type, with as many integer and fractional
+ *   digits as their bounds need (at least GRAMMAR_INT_DIGITS and GRAMMAR_FRACTION_DIGITS),
+ *   whatever their minimum, maximum or numeric enum (see "numbers" below for why), unless
+ *   exact_values compiles those in too;
  * - strings are JSON strings without escapes or control characters, at most maxLength (default
  *   GRAMMAR_DEFAULT_MAX_STRING, the params' cap) characters;
  * - arrays hold at most maxItems (default GRAMMAR_DEFAULT_MAX_ITEMS) items;
@@ -29,6 +30,7 @@
 #include "status.h"
 #include "strbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,20 +98,486 @@ static void gbnf_json_string_lit(struct strbuf *b, const char *s) {
  * the right type through (bounded in length, so a decode always ends) and validation refuses the
  * ones outside `minimum`/`maximum` or a numeric `enum` before any handler runs.
  *
- *   integer  "0" or an optional "-" and 1..GRAMMAR_INT_DIGITS digits without a leading zero
- *   number   the same integer part ("-0" only with a fraction), then optionally "." and
- *            1..GRAMMAR_FRACTION_DIGITS digits
+ *   integer  "0" or an optional "-" and 1..I digits without a leading zero
+ *   number   the same integer part ("-0" only with a fraction), then optionally "." and 1..F
+ *            digits
+ *
+ * I and F are GRAMMAR_INT_DIGITS and GRAMMAR_FRACTION_DIGITS, or more when the schema's bounds
+ * or enum values need more to be written (minimum 1e-10: F = 10; minimum 1500000000000000: I =
+ * 16), at most GRAMMAR_MAX_INT_DIGITS (18: jansson reads integers up to 2^63) and
+ * GRAMMAR_MAX_DIGITS (40) fraction digits: every value of the range can be written to the
+ * precision of its bounds. An integer is also at most 2^53 in magnitude (the validator's
+ * integers are exact doubles).
+ *
+ * With pipit_grammar_params.exact_values, ranges and numeric enums are compiled in too: the
+ * grammar then admits exactly the numbers of that shape whose decimal value lies in [minimum,
+ * maximum] (bounds read as the shortest decimal that round-trips, rounded inwards to F digits)
+ * and, for an enum, exactly its values written as their shortest decimals ("0.1", "2"). Every
+ * such text parses (strtod) to a double the validator accepts: parsing is monotonic and the
+ * bounds' decimals parse back to the bounds.
  */
-static void integer_expr(struct strbuf *b) {
-    strbuf_printf(b, "(\"0\" | \"-\"? [1-9] [0-9]{0,%d})", GRAMMAR_INT_DIGITS - 1);
+#define GRAMMAR_MAX_DIGITS     40                 /* fraction digits */
+#define GRAMMAR_MAX_INT_DIGITS 18                 /* integer digits: jansson reads up to 2^63 */
+#define GRAMMAR_MAX_SAFE       9007199254740992LL /* 2^53 */
+
+/* |v| as decimal digit strings: integer part without leading zeros ("0" for none), fraction
+ * without trailing zeros ("" for none); the shortest decimal that reads back as v. False when
+ * it needs more than GRAMMAR_MAX_DIGITS digits on either side (or v is not finite). */
+static bool decimal_parts(double v, char *ip, char *fp) {
+    if (!isfinite(v)) {
+        return false;
+    }
+    v = fabs(v);
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
+        if (strtod(buf, NULL) == v) {
+            break;
+        }
+    }
+    /* buf: d[.ddd]e[+-]XX */
+    char digits[32];
+    size_t nd = 0;
+    const char *p = buf;
+    for (; *p != 'e' && *p != '\0'; p++) {
+        if (*p >= '0' && *p <= '9' && nd + 1 < sizeof(digits)) {
+            digits[nd++] = *p;
+        }
+    }
+    digits[nd] = '\0';
+    int exp = *p == 'e' ? atoi(p + 1) : 0;
+    if (v == 0.0) {
+        strcpy(ip, "0");
+        fp[0] = '\0';
+        return true;
+    }
+    /* value = 0.digits * 10^(exp + 1) */
+    int point = exp + 1; /* digits before the decimal point */
+    if (point > GRAMMAR_MAX_INT_DIGITS || (int)nd - point > GRAMMAR_MAX_DIGITS) {
+        return false;
+    }
+    size_t ni = 0, nf = 0;
+    for (int i = 0; i < point; i++) {
+        ip[ni++] = i < (int)nd ? digits[i] : '0';
+    }
+    if (ni == 0) {
+        ip[ni++] = '0';
+    }
+    ip[ni] = '\0';
+    for (int i = point < 0 ? point : 0; i < 0; i++) {
+        fp[nf++] = '0';
+    }
+    for (int i = point > 0 ? point : 0; i < (int)nd; i++) {
+        fp[nf++] = digits[i];
+    }
+    while (nf > 0 && fp[nf - 1] == '0') {
+        nf--;
+    }
+    fp[nf] = '\0';
+    return true;
 }
 
-static void number_expr(struct strbuf *b) {
+/* Integer and fraction digits the grammar allows for numeric schema `s` (see above). */
+static void number_digits(const struct pipit_schema *s, int *int_digits, int *frac_digits) {
+    int I = GRAMMAR_INT_DIGITS, F = GRAMMAR_FRACTION_DIGITS;
+    double v[2 + PIPIT_TOOLSPEC_MAX_ENUM];
+    size_t n = 0;
+    if (s->has_min) {
+        v[n++] = s->min;
+    }
+    if (s->has_max) {
+        v[n++] = s->max;
+    }
+    for (size_t i = 0; i < s->n_enum && n < sizeof(v) / sizeof(v[0]); i++) {
+        v[n++] = s->enum_num[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        char ip[GRAMMAR_MAX_DIGITS + 2], fp[GRAMMAR_MAX_DIGITS + 2];
+        if (!decimal_parts(v[i], ip, fp)) {
+            /* beyond the cap: a huge bound is as good as none, a tiny one needs every digit */
+            if (fabs(v[i]) < 1.0) {
+                F = GRAMMAR_MAX_DIGITS;
+            }
+            continue;
+        }
+        int ni = ip[0] == '0' ? 1 : (int)strlen(ip), nf = (int)strlen(fp);
+        I = ni > I ? ni : I;
+        F = nf > F ? nf : F;
+    }
+    if (s->type == PIPIT_SCHEMA_INTEGER) {
+        F = 0;
+        I = I > 16 ? 16 : I;
+    }
+    *int_digits = I;
+    *frac_digits = F;
+}
+
+/*
+ * Digit strings between two bounds of the same length, as a GBNF expression.
+ * `lo` and `hi` are digit strings of length `len`; the expression matches digit strings d of
+ * length len - pos with lo[pos..] <= d <= hi[pos..] where a bound is only active while its
+ * prefix matched exactly (tight). With `padded`, shorter strings (at least one digit) are
+ * allowed too and compare as if right-padded with zeros (fractions: "5" means 500).
+ */
+static void digits_between(struct strbuf *b,
+                           const char *lo,
+                           const char *hi,
+                           size_t len,
+                           size_t pos,
+                           bool lo_tight,
+                           bool hi_tight,
+                           bool padded) {
+    if (pos == len) {
+        strbuf_str(b, "\"\"");
+        return;
+    }
+    if (!lo_tight && !hi_tight) {
+        if (padded) {
+            strbuf_printf(b, "[0-9]{%d,%zu}", pos > 0 ? 0 : 1, len - pos);
+        } else {
+            strbuf_printf(b, "[0-9]{%zu}", len - pos);
+        }
+        return;
+    }
+    strbuf_str(b, "(");
+    bool first = true;
+    if (padded && pos > 0) {
+        /* stopping here means zeros follow: allowed when zeros satisfy the lower bound (a
+         * fraction has at least one digit, so never at pos 0) */
+        bool zeros_ok = true;
+        for (size_t i = pos; lo_tight && i < len; i++) {
+            zeros_ok = zeros_ok && lo[i] == '0';
+        }
+        if (zeros_ok) {
+            strbuf_str(b, "\"\"");
+            first = false;
+        }
+    }
+    int dlo = lo_tight ? lo[pos] - '0' : 0;
+    int dhi = hi_tight ? hi[pos] - '0' : 9;
+    if (dlo <= dhi) {
+        /* the digits strictly inside are free for the rest */
+        int free_lo = lo_tight ? dlo + 1 : dlo;
+        int free_hi = hi_tight ? dhi - 1 : dhi;
+        if (free_lo <= free_hi) {
+            strbuf_str(b, first ? "" : " | ");
+            first = false;
+            strbuf_printf(b, "[%d-%d] ", free_lo, free_hi);
+            digits_between(b, lo, hi, len, pos + 1, false, false, padded);
+        }
+        if (lo_tight) {
+            strbuf_str(b, first ? "" : " | ");
+            first = false;
+            strbuf_printf(b, "\"%d\" ", dlo);
+            digits_between(b, lo, hi, len, pos + 1, true, hi_tight && dlo == dhi, padded);
+        }
+        if (hi_tight && !(lo_tight && dlo == dhi)) {
+            strbuf_str(b, first ? "" : " | ");
+            first = false;
+            strbuf_printf(b, "\"%d\" ", dhi);
+            digits_between(b, lo, hi, len, pos + 1, false, true, padded);
+        }
+    }
+    if (first) {
+        b->failed = true; /* cannot happen for lo <= hi */
+    }
+    strbuf_str(b, ")");
+}
+
+/* A digit string's value plus one / minus one (no leading zeros kept; "0" - 1 is not asked). */
+static void digits_add(char *d, int delta) {
+    size_t n = strlen(d);
+    for (size_t i = n; i-- > 0;) {
+        int x = d[i] - '0' + delta;
+        if (x >= 0 && x <= 9) {
+            d[i] = (char)('0' + x);
+            break;
+        }
+        d[i] = delta > 0 ? '0' : '9';
+        if (i == 0 && delta > 0) {
+            memmove(d + 1, d, n + 1);
+            d[0] = '1';
+        }
+    }
+    n = strlen(d);
+    size_t z = 0;
+    while (z + 1 < n && d[z] == '0') {
+        z++;
+    }
+    memmove(d, d + z, n - z + 1);
+}
+
+/* -1, 0, 1 as digit strings without leading zeros compare. */
+static int digits_cmp(const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    if (na != nb) {
+        return na < nb ? -1 : 1;
+    }
+    int c = strcmp(a, b);
+    return (c > 0) - (c < 0);
+}
+
+/* Non-negative integers in [lo, hi] (digit strings, lo <= hi) without leading zeros. */
+static void uint_range(struct strbuf *b, const char *lo, const char *hi) {
+    size_t nlo = strlen(lo), nhi = strlen(hi);
+    char a[GRAMMAR_MAX_DIGITS + 2], z[GRAMMAR_MAX_DIGITS + 2];
+    strbuf_str(b, "(");
+    for (size_t len = nlo; len <= nhi; len++) {
+        if (len == nlo) {
+            snprintf(a, sizeof(a), "%s", lo);
+        } else {
+            memset(a, '0', len);
+            a[0] = '1';
+            a[len] = '\0';
+        }
+        if (len == nhi) {
+            snprintf(z, sizeof(z), "%s", hi);
+        } else {
+            memset(z, '9', len);
+            z[len] = '\0';
+        }
+        strbuf_str(b, len > nlo ? " | " : "");
+        digits_between(b, a, z, len, 0, true, true, false);
+    }
+    strbuf_str(b, ")");
+}
+
+/* A decimal magnitude: integer digits (no leading zeros) and exactly F fraction digits. */
+struct decimal {
+    char ip[GRAMMAR_MAX_DIGITS + 2];
+    char fp[GRAMMAR_MAX_DIGITS + 2];
+};
+
+/* Non-negative numbers in [lo, hi] (lo <= hi) with F fraction digits at most: "int[.frac]". */
+static void
+ufixed_range(struct strbuf *b, const struct decimal *lo, const struct decimal *hi, int F) {
+    bool lo_zero_frac = strspn(lo->fp, "0") == (size_t)F;
+    strbuf_str(b, "(");
+    if (F == 0) {
+        uint_range(b, lo->ip, hi->ip);
+    } else if (strcmp(lo->ip, hi->ip) == 0) {
+        uint_range(b, lo->ip, lo->ip);
+        strbuf_str(b, lo_zero_frac ? " (\".\" " : " \".\" ");
+        digits_between(b, lo->fp, hi->fp, (size_t)F, 0, true, true, true);
+        strbuf_str(b, lo_zero_frac ? ")?" : "");
+    } else {
+        /* the lowest integer part: fraction >= lo's */
+        uint_range(b, lo->ip, lo->ip);
+        strbuf_str(b, lo_zero_frac ? " (\".\" " : " \".\" ");
+        digits_between(b, lo->fp, hi->fp, (size_t)F, 0, true, false, true);
+        strbuf_str(b, lo_zero_frac ? ")?" : "");
+        /* integer parts strictly inside: any fraction */
+        char a[GRAMMAR_MAX_DIGITS + 3], z[GRAMMAR_MAX_DIGITS + 3];
+        snprintf(a, sizeof(a), "%s", lo->ip);
+        snprintf(z, sizeof(z), "%s", hi->ip);
+        digits_add(a, 1);
+        digits_add(z, -1);
+        if (digits_cmp(a, z) <= 0) {
+            strbuf_str(b, " | ");
+            uint_range(b, a, z);
+            strbuf_printf(b, " (\".\" [0-9]{1,%d})?", F);
+        }
+        /* the highest integer part: fraction <= hi's */
+        strbuf_str(b, " | ");
+        uint_range(b, hi->ip, hi->ip);
+        strbuf_str(b, " (\".\" ");
+        digits_between(b, lo->fp, hi->fp, (size_t)F, 0, false, true, true);
+        strbuf_str(b, ")?");
+    }
+    strbuf_str(b, ")");
+}
+
+/* `v` rounded to F fraction digits towards zero (up = false) or away from it (up = true), as a
+ * magnitude; false when it needs more than GRAMMAR_MAX_INT_DIGITS integer digits. */
+static bool to_decimal(double v, int F, bool up, struct decimal *d) {
+    char ip[GRAMMAR_MAX_DIGITS + 2], fp[GRAMMAR_MAX_DIGITS + 2];
+    if (!decimal_parts(v, ip, fp)) {
+        if (fabs(v) >= 1.0) {
+            return false;
+        }
+        /* more than GRAMMAR_MAX_DIGITS fraction digits: below the smallest step */
+        snprintf(ip, sizeof(ip), "0");
+        snprintf(fp, sizeof(fp), "%s", v != 0.0 ? "1" : "");
+        memmove(fp + GRAMMAR_MAX_DIGITS, fp, 2);
+        memset(fp, '0', GRAMMAR_MAX_DIGITS);
+    }
+    snprintf(d->ip, sizeof(d->ip), "%s", ip);
+    size_t nf = strlen(fp);
+    bool cut = nf > (size_t)F && strspn(fp + F, "0") < nf - (size_t)F;
+    for (int i = 0; i < F; i++) {
+        d->fp[i] = (size_t)i < nf ? fp[i] : '0';
+    }
+    d->fp[F] = '\0';
+    if (cut && up) {
+        /* add one unit of the last place */
+        int i = F - 1;
+        for (; i >= 0 && d->fp[i] == '9'; i--) {
+            d->fp[i] = '0';
+        }
+        if (i >= 0) {
+            d->fp[i]++;
+        } else {
+            digits_add(d->ip, 1);
+        }
+    }
+    return strlen(d->ip) <= GRAMMAR_MAX_INT_DIGITS;
+}
+
+/* The largest magnitude with I integer and F fraction digits. */
+static void decimal_max(struct decimal *d, int I, int F) {
+    memset(d->ip, '9', (size_t)I);
+    d->ip[I] = '\0';
+    memset(d->fp, '9', (size_t)F);
+    d->fp[F] = '\0';
+}
+
+static int decimal_cmp(const struct decimal *a, const struct decimal *b) {
+    int c = digits_cmp(a->ip, b->ip);
+    if (c != 0) {
+        return c;
+    }
+    c = strcmp(a->fp, b->fp);
+    return (c > 0) - (c < 0);
+}
+
+/* Numbers of `s`'s shape in [lo, hi] (either sign; has_lo/has_hi false: unbounded within the
+ * shape). False when none can be written. */
+static bool signed_range(struct strbuf *b,
+                         const struct pipit_schema *s,
+                         bool has_lo,
+                         double lo,
+                         bool has_hi,
+                         double hi) {
+    int I, F;
+    number_digits(s, &I, &F);
+    struct decimal top, a, z;
+    decimal_max(&top, I, F);
+    bool integer = s->type == PIPIT_SCHEMA_INTEGER;
+    if (integer) {
+        double cap = (double)GRAMMAR_MAX_SAFE;
+        double t = pow(10.0, I) - 1.0;
+        cap = t < cap ? t : cap;
+        lo = has_lo ? ceil(lo) : -cap;
+        hi = has_hi ? floor(hi) : cap;
+        lo = lo < -cap ? -cap : lo;
+        hi = hi > cap ? cap : hi;
+        has_lo = has_hi = true;
+        if (lo > hi) {
+            return false;
+        }
+    }
+    bool any = false;
+    strbuf_str(b, "(");
+    /* non-negative part: [max(lo, 0), min(hi, top)] */
+    if (!has_hi || hi >= 0) {
+        bool ok = true;
+        if (!has_lo || lo <= 0) {
+            snprintf(a.ip, sizeof(a.ip), "0");
+            memset(a.fp, '0', (size_t)F);
+            a.fp[F] = '\0';
+        } else {
+            ok = to_decimal(lo, F, true, &a); /* false: beyond any text of the shape */
+        }
+        if (!has_hi || !to_decimal(hi, F, false, &z) || decimal_cmp(&z, &top) > 0) {
+            z = top;
+        }
+        if (ok && decimal_cmp(&a, &z) <= 0) {
+            ufixed_range(b, &a, &z, F);
+            any = true;
+        }
+    }
+    /* negative part: magnitudes in [max(-hi, one unit), min(-lo, top)], never "-0" */
+    if (!has_lo || lo < 0) {
+        bool ok = true;
+        if (has_hi && hi < 0) {
+            ok = to_decimal(-hi, F, true, &a);
+        } else {
+            snprintf(a.ip, sizeof(a.ip), "%s", F > 0 ? "0" : "1");
+            memset(a.fp, '0', (size_t)F);
+            a.fp[F] = '\0';
+            if (F > 0) {
+                a.fp[F - 1] = '1';
+            }
+        }
+        if (!has_lo || !to_decimal(-lo, F, false, &z) || decimal_cmp(&z, &top) > 0) {
+            z = top;
+        }
+        if (ok && decimal_cmp(&a, &z) <= 0) {
+            strbuf_str(b, any ? " | \"-\" " : "\"-\" ");
+            ufixed_range(b, &a, &z, F);
+            any = true;
+        }
+    }
+    strbuf_str(b, ")");
+    return any;
+}
+
+static void integer_expr(struct strbuf *b, int I) {
+    strbuf_printf(b, "(\"0\" | \"-\"? [1-9] [0-9]{0,%d})", I - 1);
+}
+
+static void number_expr(struct strbuf *b, int I, int F) {
     strbuf_printf(b,
                   "(\"0\" (\".\" [0-9]{1,%d})? | \"-0.\" [0-9]{1,%d} | "
                   "\"-\"? [1-9] [0-9]{0,%d} (\".\" [0-9]{1,%d})?)",
-                  GRAMMAR_FRACTION_DIGITS, GRAMMAR_FRACTION_DIGITS, GRAMMAR_INT_DIGITS - 1,
-                  GRAMMAR_FRACTION_DIGITS);
+                  F, F, I - 1, F);
+}
+
+/* The grammar of a number or integer schema; false (and nothing appended) when no value of
+ * the grammar's shape satisfies it in exact mode. */
+static bool number_value(struct strbuf *b, const struct pipit_schema *s, bool exact) {
+    int I, F;
+    number_digits(s, &I, &F);
+    if (exact && s->n_enum > 0) {
+        struct strbuf e = {0};
+        size_t n = 0;
+        strbuf_str(&e, "(");
+        for (size_t i = 0; i < s->n_enum; i++) {
+            double v = s->enum_num[i];
+            char ip[GRAMMAR_MAX_DIGITS + 2], fp[GRAMMAR_MAX_DIGITS + 2];
+            if ((s->has_min && v < s->min) || (s->has_max && v > s->max) ||
+                !decimal_parts(v, ip, fp) ||
+                (s->type == PIPIT_SCHEMA_INTEGER && fabs(v) > (double)GRAMMAR_MAX_SAFE)) {
+                continue;
+            }
+            strbuf_printf(&e, "%s(\"%s%s%s%s\"", n > 0 ? " | " : "", v < 0 ? "-" : "", ip,
+                          fp[0] != '\0' ? "." : "", fp);
+            /* the same value with trailing zeros, as far as the shape goes */
+            int nf = (int)strlen(fp);
+            if (fp[0] != '\0' && F > nf) {
+                strbuf_printf(&e, " \"0\"{0,%d}", F - nf);
+            } else if (fp[0] == '\0' && F > 0) {
+                strbuf_printf(&e, " (\".\" \"0\"{1,%d})?", F);
+            }
+            strbuf_str(&e, ")");
+            n++;
+        }
+        strbuf_str(&e, ")");
+        bool ok = n > 0 && !e.failed;
+        if (ok) {
+            strbuf_add(b, e.data, e.len);
+        }
+        strbuf_free(&e);
+        return ok;
+    }
+    bool ranged = exact && (s->has_min || s->has_max);
+    if (!ranged && s->type == PIPIT_SCHEMA_NUMBER) {
+        number_expr(b, I, F);
+        return true;
+    }
+    if (!ranged && I <= 15) { /* 15 digits stay below 2^53 */
+        integer_expr(b, I);
+        return true;
+    }
+    struct strbuf r = {0};
+    bool ok = signed_range(&r, s, ranged && s->has_min, s->min, ranged && s->has_max, s->max);
+    if (ok && !r.failed) {
+        strbuf_add(b, r.data, r.len);
+    } else {
+        ok = false;
+    }
+    strbuf_free(&r);
+    return ok;
 }
 
 /* ============================================================================ values */
@@ -120,6 +588,8 @@ struct gctx {
     int64_t max_string;    /* characters */
     int64_t max_items;     /* for arrays without maxItems */
     struct strbuf *report; /* NULL, or where grammar_describe() writes what is enforced where */
+    bool exact;            /* ranges and numeric enums compiled in (exact_values) */
+    char *bad;             /* first value no call can write (its path and why), owned */
 };
 
 /* One line of the enforcement report: `path: type (grammar: ...; validated: ...)`. */
@@ -284,7 +754,7 @@ static void enum_expr(struct strbuf *b, const struct pipit_schema *s) {
 static void any_expr(struct gctx *g, struct strbuf *b, const char *prefix) {
     strbuf_printf(g->rules, "%s-j0 ::= (\"\\\"\" " STRING_CHAR "{0,%lld} \"\\\"\") | ", prefix,
                   (long long)g->max_string);
-    number_expr(g->rules);
+    number_expr(g->rules, GRAMMAR_INT_DIGITS, GRAMMAR_FRACTION_DIGITS);
     strbuf_str(g->rules, " | \"true\" | \"false\" | \"null\"\n");
     for (int d = 1; d <= 2; d++) {
         strbuf_printf(
@@ -420,20 +890,33 @@ static void value_expr(struct gctx *g,
             return;
         case PIPIT_SCHEMA_INTEGER:
         case PIPIT_SCHEMA_NUMBER:
-            /* a numeric enum is not forced either: "timer 7 seconds" is refused, not bent */
-            if (s->type == PIPIT_SCHEMA_INTEGER) {
-                integer_expr(b);
-            } else {
-                number_expr(b);
+            /* without exact_values, a numeric enum is not forced either: "timer 7 seconds" is
+             * refused, not bent */
+            if (!number_value(b, s, g->exact)) {
+                if (g->bad == NULL) {
+                    struct strbuf msg = {0};
+                    strbuf_printf(&msg,
+                                  "%s: no %s that a call can write (at most %d integer and "
+                                  "%d fraction digits) satisfies the schema",
+                                  path, pipit_schema_type_name(s->type), GRAMMAR_MAX_INT_DIGITS,
+                                  GRAMMAR_MAX_DIGITS);
+                    g->bad = strbuf_take(&msg);
+                }
+                strbuf_str(b, "\"\"");
             }
-            if (s->n_enum > 0) {
-                add_word(va, sizeof(va), "enum");
-            }
-            if (s->has_min) {
-                add_word(va, sizeof(va), "minimum");
-            }
-            if (s->has_max) {
-                add_word(va, sizeof(va), "maximum");
+            {
+                /* exact_values: in the grammar (and validated again); else validated only */
+                char *lim = g->exact ? gr : va;
+                size_t lim_size = g->exact ? sizeof(gr) : sizeof(va);
+                if (s->n_enum > 0) {
+                    add_word(lim, lim_size, "enum");
+                }
+                if (s->has_min) {
+                    add_word(lim, lim_size, "minimum");
+                }
+                if (s->has_max) {
+                    add_word(lim, lim_size, "maximum");
+                }
             }
             if (s->has_xmin) {
                 add_word(va, sizeof(va), "exclusiveMinimum");
@@ -605,9 +1088,20 @@ static void args_rule(struct gctx *g, const struct pipit_tool *t, const char *pr
     strbuf_free(&body);
 }
 
-static char *compile_call(const struct pipit_toolset *ts, const struct gctx *base) {
+/* The first unwritable value a compile met goes back to `base` (which owns it). */
+static void keep_bad(struct gctx *base, struct gctx *g) {
+    if (base->bad == NULL) {
+        base->bad = g->bad;
+    } else {
+        free(g->bad);
+    }
+    g->bad = NULL;
+}
+
+static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
     struct strbuf rules = {0}, top = {0};
     struct gctx g = *base;
+    g.bad = NULL;
     g.rules = &rules;
     enum pipit_call_syntax syntax = g.syntax;
     strbuf_str(&top, "root ::= ");
@@ -637,6 +1131,7 @@ static char *compile_call(const struct pipit_toolset *ts, const struct gctx *bas
         top.failed = true;
     }
     strbuf_free(&rules);
+    keep_bad(base, &g);
     return strbuf_take(&top);
 }
 
@@ -658,9 +1153,10 @@ static char *compile_names(const struct pipit_toolset *ts, enum pipit_call_synta
     return strbuf_take(&b);
 }
 
-static char *compile_args(const struct pipit_tool *t, const struct gctx *base) {
+static char *compile_args(const struct pipit_tool *t, struct gctx *base) {
     struct strbuf rules = {0}, top = {0};
     struct gctx g = *base;
+    g.bad = NULL;
     g.rules = &rules;
     enum pipit_call_syntax syntax = g.syntax;
     args_rule(&g, t, "a");
@@ -676,6 +1172,7 @@ static char *compile_args(const struct pipit_tool *t, const struct gctx *base) {
         top.failed = true;
     }
     strbuf_free(&rules);
+    keep_bad(base, &g);
     return strbuf_take(&top);
 }
 
@@ -696,6 +1193,7 @@ pipit_grammar_describe_tool(const struct pipit_toolset *ts, size_t index, char *
                      .report = &report};
     args_rule(&g, &ts->tools[index], "a");
     strbuf_free(&rules);
+    free(g.bad); /* the report describes; compiling says what cannot be written */
     /* the compiler writes a node's line after its children and members last to first:
      * reversed, the lines read in document order, each node before its children */
     struct strbuf rev = {0};
@@ -747,7 +1245,9 @@ enum pipit_status pipit_grammar_compile(const struct pipit_toolset *ts,
     struct gctx base = {.rules = NULL,
                         .syntax = syntax,
                         .max_string = p.max_string_chars,
-                        .max_items = p.max_array_items};
+                        .max_items = p.max_array_items,
+                        .exact = p.exact_values,
+                        .bad = NULL};
     if (syntax != PIPIT_SYNTAX_PIPIT && syntax != PIPIT_SYNTAX_HERMES) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "grammar: unknown call syntax %d",
                                (int)syntax);
@@ -766,9 +1266,12 @@ enum pipit_status pipit_grammar_compile(const struct pipit_toolset *ts,
         g->args[i] = compile_args(&ts->tools[i], &base);
         ok = g->args[i] != NULL;
     }
-    if (!ok) {
+    if (!ok || base.bad != NULL) {
         pipit_grammar_free(g);
-        return pipit_error_set(err, PIPIT_ERR_NOMEM, "grammar: out of memory");
+        enum pipit_status st = ok ? PIPIT_ERR_SPEC : PIPIT_ERR_NOMEM;
+        pipit_error_set(err, st, "grammar: %s", ok ? base.bad : "out of memory");
+        free(base.bad);
+        return st;
     }
     *out = g;
     return PIPIT_OK;

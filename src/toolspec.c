@@ -1356,6 +1356,51 @@ static bool check_enum_values(struct parser *P, const struct pipit_schema *s, co
     return true;
 }
 
+/* Refuse a number or integer schema no value satisfies, or none a call can write (enum values
+ * that do not satisfy their schema are refused by check_enum_values): a call could never be
+ * valid, so the tool could never run. */
+static bool check_satisfiable(struct parser *P, const struct pipit_schema *s, const char *path) {
+    char p[PATH_CAP], a[64], b[64];
+    if (s->type == PIPIT_SCHEMA_INTEGER || s->type == PIPIT_SCHEMA_NUMBER) {
+        bool integer = s->type == PIPIT_SCHEMA_INTEGER;
+        /* the validator's integers are exact doubles: |v| <= 2^53 */
+        double lo = s->has_min ? s->min : -INFINITY, hi = s->has_max ? s->max : INFINITY;
+        if (integer) {
+            lo = fmax(ceil(lo), -9007199254740992.0);
+            hi = fmin(floor(hi), 9007199254740992.0);
+        }
+        if (lo > hi) {
+            path_key(p, sizeof(p), path, s->has_min ? "minimum" : "maximum");
+            format_number(a, sizeof(a), s->has_min ? s->min : -9007199254740992.0);
+            format_number(b, sizeof(b), s->has_max ? s->max : 9007199254740992.0);
+            spec_fail(P, p, false, "no integer lies in %s..%s (integers are exact up to 2^53)", a,
+                      b);
+            return false;
+        }
+        /* what a call can write: at most 18 integer and 40 fraction digits (docs/grammar.md) */
+        if (lo >= 1e18 || hi <= -1e18 ||
+            (hi - lo < 1e-40 && floor(lo * 1e40) == floor(hi * 1e40) &&
+             floor(lo * 1e40) != lo * 1e40)) {
+            path_key(p, sizeof(p), path, s->has_min ? "minimum" : "maximum");
+            char range[160];
+            format_number(a, sizeof(a), lo);
+            format_number(b, sizeof(b), hi);
+            if (s->has_min && s->has_max) {
+                pipit_format(range, sizeof(range), "lies in %s..%s", a, b);
+            } else {
+                pipit_format(range, sizeof(range), "is %s %s",
+                             s->has_min ? ">=" : "<=", s->has_min ? a : b);
+            }
+            spec_fail(P, p, false,
+                      "no number a call can write (at most 18 integer and 40 fraction digits) %s",
+                      range);
+            return false;
+        }
+        return true;
+    }
+    return true;
+}
+
 /* A schema of one known type read from `node` (whose keywords were checked). `filter`: the
  * node lists several types; enum values of other types belong to other members. NULL on
  * error; *empty when filtering left no enum value of this type (the member is dropped). */
@@ -1392,6 +1437,9 @@ static struct pipit_schema *parse_typed(struct parser *P,
             return NULL;
         }
         ok = ok && check_enum_values(P, s, path);
+    }
+    if (ok) {
+        ok = check_satisfiable(P, s, path);
     }
     if (!ok) {
         schema_free(s);

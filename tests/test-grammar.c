@@ -448,6 +448,221 @@ static void test_numbers_are_shape_not_range(void **state) {
     pipit_model_free(m);
 }
 
+/* ============================================================================ exact values */
+
+/* One tool "f" with one required argument "x" of `schema`. */
+static struct pipit_toolset *one_arg(const char *schema) {
+    char spec[1024];
+    snprintf(spec, sizeof(spec),
+             "[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"description\":\"d\","
+             "\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":%s},"
+             "\"required\":[\"x\"]}}}]",
+             schema);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(spec, strlen(spec), "test", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s: %s", schema, err.text);
+    }
+    return ts;
+}
+
+static struct pipit_grammar *compile_exact(struct pipit_toolset *ts, bool exact) {
+    struct pipit_grammar_params gp = pipit_grammar_default_params();
+    gp.exact_values = exact;
+    struct pipit_grammar *g = NULL;
+    struct pipit_error err;
+    if (pipit_grammar_compile(ts, &gp, &g, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return g;
+}
+
+struct exact_rig {
+    struct pipit_model *m;
+    struct pipit_fastgrammar *fg;
+    struct pipit_toolset *ts;
+    const char *shape, *exact; /* argument grammars */
+};
+
+/* The argument text "(x=<num>)" against both grammars (llama.cpp's engine and the automaton
+ * agree on each) and the validator. */
+static void
+check_one(struct exact_rig *r, const char *schema, const char *num, int *n_exact, int *n_valid) {
+    char text[256], args[256];
+    snprintf(text, sizeof(text), "(x=%s)", num);
+    snprintf(args, sizeof(args), "{\"x\": %s}", num);
+    bool in[2];
+    const char *gs[2] = {r->shape, r->exact};
+    for (int k = 0; k < 2; k++) {
+        bool p1 = false, c1 = false, p2 = false, c2 = false;
+        assert_int_equal(pipit_gbnf_match(r->m, gs[k], text, &p1, &c1), PIPIT_OK);
+        assert_int_equal(pipit_fastgrammar_match(r->fg, gs[k], text, &p2, &c2), PIPIT_OK);
+        if (c1 != c2) {
+            fail_msg("%s %s: GBNF %d, automaton %d (%s)", schema, text, c1, c2,
+                     k ? "exact" : "shape");
+        }
+        in[k] = c1;
+    }
+    bool valid =
+        pipit_toolset_validate_args(r->ts, "f", args, strlen(args), NULL, 0, NULL) == PIPIT_OK;
+    /* exact: only valid values; and every valid value of the shape */
+    if (in[1] && !valid) {
+        fail_msg("%s: the exact grammar accepts %s, the validator refuses it", schema, num);
+    }
+    /* the one deliberate omission: exact mode never writes a negative zero ("-0.000") */
+    bool negative_zero = num[0] == '-' && strtod(num, NULL) == 0.0;
+    if (in[0] && valid && !in[1] && !negative_zero) {
+        fail_msg("%s: %s is valid and of the shape, the exact grammar refuses it", schema, num);
+    }
+    if (in[1] && !in[0]) {
+        fail_msg("%s: %s is in the exact grammar but not of the shape", schema, num);
+    }
+    *n_exact += in[1];
+    *n_valid += valid;
+}
+
+/* Ranges and enums of every magnitude and precision compiled exactly (exact_values), and the
+ * shape grammar's digits follow the bounds: a sweep of texts around and inside each range,
+ * plus the regressions of issue 18. */
+static void test_exact_values(void **state) {
+    (void)state;
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct exact_rig r = {0};
+    struct pipit_error err;
+    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &r.m, &err), PIPIT_OK);
+    assert_int_equal(pipit_fastgrammar_init(r.m, &r.fg, &err), PIPIT_OK);
+    static const char *schemas[] = {
+        "{\"type\":\"number\",\"minimum\":1e-10}",
+        "{\"type\":\"number\",\"minimum\":1e-10,\"maximum\":1e-9}",
+        "{\"type\":\"integer\",\"minimum\":1500000000}",
+        "{\"type\":\"number\",\"minimum\":1500000000}",
+        "{\"type\":\"number\",\"minimum\":-2.5,\"maximum\":-0.001}",
+        "{\"type\":\"number\",\"minimum\":-1e-7,\"maximum\":3.25}",
+        "{\"type\":\"integer\",\"minimum\":-7,\"maximum\":12}",
+        "{\"type\":\"integer\",\"minimum\":0.5,\"maximum\":3.5}",
+        "{\"type\":\"number\",\"maximum\":1e20}",
+        "{\"type\":\"number\",\"minimum\":0.1,\"maximum\":0.30000000000000004}",
+        "{\"type\":\"number\",\"minimum\":123456.789,\"maximum\":123456.7891}",
+        "{\"type\":\"number\",\"minimum\":0,\"maximum\":1}",
+        "{\"type\":\"number\",\"minimum\":-1e15,\"maximum\":-999.5}",
+        "{\"type\":\"integer\",\"minimum\":-9007199254740992}",
+        "{\"type\":\"integer\",\"maximum\":1e20}",
+        "{\"type\":\"number\",\"minimum\":-1e300,\"maximum\":1e300}",
+        "{\"type\":\"number\",\"minimum\":1e-30,\"maximum\":3e-30}",
+        "{\"type\":\"number\",\"minimum\":99.99,\"maximum\":100.01}",
+        "{\"type\":\"number\",\"minimum\":5,\"maximum\":5}",
+        "{\"type\":\"number\",\"enum\":[0.1,0.25,-3,1e-7,100]}",
+        "{\"type\":\"integer\",\"enum\":[1,5,7],\"maximum\":10}",
+        "{\"type\":\"number\",\"enum\":[0.3,0.5],\"minimum\":0.2}",
+    };
+    uint64_t rng = 18;
+    int total = 0;
+    for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+        r.ts = one_arg(schemas[i]);
+        struct pipit_grammar *gs = compile_exact(r.ts, false), *ge = compile_exact(r.ts, true);
+        r.shape = pipit_grammar_args(gs, 0);
+        r.exact = pipit_grammar_args(ge, 0);
+        json_error_t jerr;
+        json_t *sj = json_loads(schemas[i], 0, &jerr);
+        assert_non_null(sj);
+        double lo = json_number_value(json_object_get(sj, "minimum"));
+        double hi = json_number_value(json_object_get(sj, "maximum"));
+        bool has_lo = json_object_get(sj, "minimum") != NULL;
+        bool has_hi = json_object_get(sj, "maximum") != NULL;
+        double c = has_lo && has_hi ? (lo + hi) / 2 : has_lo ? lo : has_hi ? hi : 0;
+        double w = has_lo && has_hi ? (hi - lo) : fabs(c) + 1;
+        w = w > 0 ? w : 1;
+        int n_exact = 0, n_valid = 0;
+        char num[64];
+        /* the bounds and enum values as written, and nearby */
+        json_t *e = json_object_get(sj, "enum");
+        for (size_t k = 0; k < json_array_size(e) + 2; k++) {
+            double v = k < json_array_size(e)    ? json_number_value(json_array_get(e, k))
+                       : k == json_array_size(e) ? lo
+                                                 : hi;
+            for (int d = -1; d <= 1; d++) {
+                for (int prec = 1; prec <= 17; prec++) {
+                    snprintf(num, sizeof(num), "%.*g", prec, v + d * fabs(v) * 1e-9);
+                    if (strchr(num, 'e') == NULL && strchr(num, 'n') == NULL) {
+                        check_one(&r, schemas[i], num, &n_exact, &n_valid);
+                    }
+                }
+                for (int decimals = 0; decimals <= 42; decimals += 3) {
+                    snprintf(num, sizeof(num), "%.*f", decimals, v + d * fabs(v) * 1e-9);
+                    if (strlen(num) < 60 && strchr(num, 'n') == NULL) {
+                        check_one(&r, schemas[i], num, &n_exact, &n_valid);
+                    }
+                }
+            }
+        }
+        /* random values around the range with 0..14 fraction digits */
+        for (int t = 0; t < 600; t++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(rng >> 11) / 9007199254740992.0;
+            double v = c + (u * 3.0 - 1.5) * w;
+            int decimals = (int)((rng >> 7) % 15);
+            snprintf(num, sizeof(num), "%.*f", decimals, v);
+            if (strlen(num) < 40) {
+                check_one(&r, schemas[i], num, &n_exact, &n_valid);
+            }
+        }
+        for (const char *const *q =
+                 (const char *const[]){"0", "1", "-1", "0.5", "-0.5", "10", NULL};
+             *q != NULL; q++) {
+            check_one(&r, schemas[i], *q, &n_exact, &n_valid);
+        }
+        print_message("%s: %d texts in the exact grammar, %d valid\n", schemas[i], n_exact,
+                      n_valid);
+        assert_true(n_exact > 0);
+        total += n_exact;
+        json_decref(sj);
+        pipit_grammar_free(gs);
+        pipit_grammar_free(ge);
+        pipit_toolset_free(r.ts);
+    }
+    assert_true(total > 0);
+
+    /* the regressions of issue 18, by name */
+    struct {
+        const char *schema, *num;
+        bool exact, shape, valid;
+    } cases[] = {
+        /* a tiny minimum was rounded to 0 */
+        {"{\"type\":\"number\",\"minimum\":1e-10}", "0", false, true, false},
+        {"{\"type\":\"number\",\"minimum\":1e-10}", "0.0000000001", true, true, true},
+        {"{\"type\":\"number\",\"minimum\":1e-10}", "0.00000000009", false, false, false},
+        /* a minimum without a maximum was clamped to 1e9 */
+        {"{\"type\":\"integer\",\"minimum\":1500000000}", "1000000000", false, true, false},
+        {"{\"type\":\"integer\",\"minimum\":1500000000}", "1500000000", true, true, true},
+        {"{\"type\":\"integer\",\"minimum\":1500000000}", "99999999999", true, true, true},
+        /* a number enum is written as its shortest decimal */
+        {"{\"type\":\"number\",\"enum\":[0.1,0.2]}", "0.1", true, true, true},
+        {"{\"type\":\"number\",\"enum\":[0.1,0.2]}", "0.10000000000000001", false, false, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        r.ts = one_arg(cases[i].schema);
+        struct pipit_grammar *gs = compile_exact(r.ts, false), *ge = compile_exact(r.ts, true);
+        char text[128], args[128];
+        snprintf(text, sizeof(text), "(x=%s)", cases[i].num);
+        snprintf(args, sizeof(args), "{\"x\": %s}", cases[i].num);
+        bool p = false, ce = false, cs = false;
+        assert_int_equal(pipit_gbnf_match(r.m, pipit_grammar_args(ge, 0), text, &p, &ce), PIPIT_OK);
+        assert_int_equal(pipit_gbnf_match(r.m, pipit_grammar_args(gs, 0), text, &p, &cs), PIPIT_OK);
+        bool valid =
+            pipit_toolset_validate_args(r.ts, "f", args, strlen(args), NULL, 0, NULL) == PIPIT_OK;
+        if (ce != cases[i].exact || cs != cases[i].shape || valid != cases[i].valid) {
+            fail_msg("%s %s: exact %d shape %d valid %d, want %d %d %d", cases[i].schema,
+                     cases[i].num, ce, cs, valid, cases[i].exact, cases[i].shape, cases[i].valid);
+        }
+        pipit_grammar_free(gs);
+        pipit_grammar_free(ge);
+        pipit_toolset_free(r.ts);
+    }
+    pipit_fastgrammar_free(r.fg);
+    pipit_model_free(r.m);
+}
+
 /* ============================================================================ property */
 
 struct property_stats {
@@ -803,6 +1018,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_grammars_load_in_llama),
         cmocka_unit_test(test_numbers_are_shape_not_range),
         cmocka_unit_test(test_real_corpus_grammar),
+        cmocka_unit_test(test_exact_values),
     };
     const struct CMUnitTest property[] = {
         cmocka_unit_test(test_property_spm),
