@@ -1,12 +1,13 @@
 /*
- * cmd_tools.c - `pipit tools check|show|inspect`: validate a tool specification,
+ * cmd_tools.c - `pipit tools check|show|inspect|sample`: validate a tool specification,
  * print it in one of the four serializations, count its tokens with a model's
- * tokenizer (docs/toolspec.md).
+ * tokenizer, sample calls from a model under its grammar (docs/toolspec.md).
  */
 #include "cli.h"
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const FORMAT_NAMES[PIPIT_TOOLSPEC_N_FORMATS] = {"openapi", "minified", "compact",
@@ -16,6 +17,8 @@ static void tools_usage(FILE *out) {
     fprintf(out, "usage: pipit tools check SPEC [--verbose]\n"
                  "       pipit tools show SPEC [--format openapi|minified|compact|jit]\n"
                  "       pipit tools inspect SPEC --model GGUF [--json]\n"
+                 "       pipit tools sample SPEC --model GGUF [--n N] [--syntax pipit|hermes]\n"
+                 "                          [--seed K] [--strings N]\n"
                  "  check     validate the specification; errors as FILE:LINE:COL: PATH: problem;\n"
                  "            then per tool what each argument accepts and which constraints the\n"
                  "            grammar enforces and which validation checks after generation;\n"
@@ -23,7 +26,12 @@ static void tools_usage(FILE *out) {
                  "  show      print the tool set as the model sees it (default format: compact)\n"
                  "  inspect   tokens per tool and in total for each format, with the model's\n"
                  "            tokenizer (loaded vocab-only); --json prints\n"
-                 "            {\"tools\":[{\"name\",\"tokens\":{...}}],\"total\":{...}}\n");
+                 "            {\"tools\":[{\"name\",\"tokens\":{...}}],\"total\":{...}}\n"
+                 "  sample    N calls (default 10) constrained by the tool set's grammar with\n"
+                 "            exact ranges, sampled at temperature 1 with seeds K..K+N-1\n"
+                 "            (default 1), each checked against the schema: a line per call,\n"
+                 "            \"ok\" or the problems; exit 1 when any call is invalid.\n"
+                 "            --strings caps string values (default 32 characters)\n");
 }
 
 static struct pipit_toolset *load_spec(const char *path) {
@@ -126,6 +134,156 @@ static int tools_inspect(const char *spec, const char *model_path, bool as_json)
     return rc;
 }
 
+/* The text of `tokens`, NUL-terminated (malloc'd). */
+static char *tokens_text(const struct pipit_model *m, const int32_t *tokens, int32_t n) {
+    size_t cap = (size_t)n * 64 + 1, len = 0;
+    char *text = malloc(cap);
+    if (text == NULL) {
+        return NULL;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t k = pipit_token_piece(m, tokens[i], text + len, 63);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* `tools sample`: calls from a model under the tool set's exact grammar, each validated. */
+static int tools_sample(const char *spec,
+                        const char *model_path,
+                        enum pipit_call_syntax syn,
+                        long n,
+                        long seed,
+                        long strings) {
+    enum {
+        MAX_TOKENS = 1024
+    };
+    struct pipit_toolset *ts = load_spec(spec);
+    if (ts == NULL) {
+        return CLI_EXIT_FAIL;
+    }
+    struct pipit_error err;
+    struct pipit_model *m = NULL;
+    struct pipit_grammar *g = NULL;
+    struct pipit_context *ctx = NULL;
+    struct pipit_fastgrammar *fg = NULL;
+    char *tools_text = NULL, *prompt_text = NULL;
+    int32_t *prompt = NULL, np = 0;
+    int32_t *out = malloc(sizeof(int32_t) * MAX_TOKENS);
+    int rc = CLI_EXIT_FAIL;
+    struct pipit_grammar_params gp = pipit_grammar_default_params();
+    gp.syntax = syn;
+    gp.max_string_chars = (uint32_t)strings;
+    gp.exact_values = true;
+    struct pipit_context_params cp = pipit_context_default_params();
+    cp.n_ctx = 4096;
+    cp.n_threads = 1;
+    if (out == NULL || pipit_model_load(model_path, NULL, &m, &err) != PIPIT_OK ||
+        pipit_grammar_compile(ts, &gp, &g, &err) != PIPIT_OK ||
+        pipit_context_init(m, &cp, &ctx, &err) != PIPIT_OK ||
+        pipit_fastgrammar_init(m, &fg, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit tools sample: %s\n", out == NULL ? "out of memory" : err.text);
+        goto done;
+    }
+    /* a plain prompt: the tool set as the model sees it; the grammar does the rest */
+    if (pipit_toolset_serialize(ts, PIPIT_TOOLSPEC_COMPACT, &tools_text) != PIPIT_OK) {
+        goto done;
+    }
+    size_t plen = strlen(tools_text) + 64;
+    prompt_text = malloc(plen);
+    if (prompt_text == NULL) {
+        goto done;
+    }
+    snprintf(prompt_text, plen, "Tools:\n%s\nUser: call a tool\nAssistant:", tools_text);
+    if (pipit_tokenize_alloc(m, prompt_text, true, false, &prompt, &np) != PIPIT_OK || np < 1 ||
+        pipit_context_append(ctx, PIPIT_REGION_PERMANENT, prompt, np - 1) != PIPIT_OK) {
+        fprintf(stderr, "pipit tools sample: the prompt does not fit the context\n");
+        goto done;
+    }
+    long n_valid = 0;
+    rc = CLI_EXIT_OK;
+    for (long k = 0; k < n; k++) {
+        struct pipit_sampler_params sp = pipit_sampler_default_params();
+        sp.grammar = pipit_grammar_call(g);
+        sp.fast_grammar = fg;
+        sp.temperature = 1.0f;
+        sp.top_k = 0;
+        sp.top_p = 1.0f;
+        sp.seed = (uint32_t)(seed + k);
+        struct pipit_sampler *smpl = NULL;
+        struct pipit_generate_params genp = pipit_generate_default_params();
+        genp.max_tokens = MAX_TOKENS;
+        int32_t nt = 0;
+        if (pipit_sampler_init(m, &sp, &smpl, &err) != PIPIT_OK ||
+            pipit_context_rewind(ctx) != PIPIT_OK ||
+            pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, prompt + np - 1, 1) != PIPIT_OK ||
+            pipit_generate(ctx, smpl, &genp, out, &nt) != PIPIT_OK) {
+            fprintf(stderr, "pipit tools sample: seed %ld: %s\n", seed + k,
+                    err.text[0] != '\0' ? err.text : "generation failed");
+            pipit_sampler_free(smpl);
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
+        pipit_sampler_free(smpl);
+        char *text = tokens_text(m, out, nt);
+        if (text == NULL) {
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
+        struct pipit_call c;
+        struct pipit_arg_problem pr[4];
+        size_t n_pr = 0;
+        const char *verdict = NULL;
+        char why[600];
+        if (nt >= MAX_TOKENS) {
+            verdict = "INVALID: no end";
+        } else if (pipit_call_parse(syn, text, &c, &err) != PIPIT_OK) {
+            snprintf(why, sizeof(why), "INVALID: %s", err.text);
+            verdict = why;
+        } else {
+            enum pipit_status vst = pipit_toolset_validate_args(ts, c.name, c.args_json,
+                                                                strlen(c.args_json), pr, 4, &n_pr);
+            if (vst == PIPIT_OK) {
+                verdict = "ok";
+                n_valid++;
+            } else {
+                snprintf(why, sizeof(why), "INVALID: %s%s%s", n_pr > 0 ? pr[0].path : "",
+                         n_pr > 0 ? ": " : "", n_pr > 0 ? pr[0].message : pipit_status_str(vst));
+                verdict = why;
+            }
+            pipit_call_clear(&c);
+        }
+        /* one line per call: the text as written (newlines shown as \n), then the verdict */
+        printf("%ld\t", seed + k);
+        for (const char *q = text; *q != '\0'; q++) {
+            if (*q == '\n') {
+                fputs("\\n", stdout);
+            } else {
+                putchar(*q);
+            }
+        }
+        printf("\t%s\n", verdict);
+        free(text);
+    }
+    if (rc == CLI_EXIT_OK) {
+        printf("%ld of %ld calls valid against %s (%s syntax)\n", n_valid, n, spec,
+               pipit_call_syntax_str(syn));
+        rc = n_valid == n ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    }
+done:
+    pipit_free(prompt);
+    free(prompt_text);
+    pipit_free(tools_text);
+    free(out);
+    pipit_fastgrammar_free(fg);
+    pipit_context_free(ctx);
+    pipit_grammar_free(g);
+    pipit_model_free(m);
+    pipit_toolset_free(ts);
+    return rc;
+}
+
 /* `tools check`: the call grammars compile, and whether they fit the fast decoder (a grammar
  * that does not is decoded by llama.cpp's slower GBNF sampler: said here, never silently). */
 static int check_grammars(const char *spec, const struct pipit_toolset *ts) {
@@ -200,7 +358,8 @@ int cmd_tools(int argc, char **argv) {
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     const char *sub = argv[1];
-    const char *spec = NULL, *model = NULL, *format = "compact";
+    const char *spec = NULL, *model = NULL, *format = "compact", *syntax = "pipit";
+    long n_calls = 10, seed = 1, strings = 32;
     bool as_json = false, verbose = false, bad = false;
     for (int i = 2; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -216,7 +375,11 @@ int cmd_tools(int argc, char **argv) {
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--model", &model, &bad) ||
-            cli_opt_str(argc, argv, &i, "--format", &format, &bad)) {
+            cli_opt_str(argc, argv, &i, "--format", &format, &bad) ||
+            cli_opt_str(argc, argv, &i, "--syntax", &syntax, &bad) ||
+            cli_opt_int(argc, argv, &i, "--n", 1, 100000, &n_calls, &bad) ||
+            cli_opt_int(argc, argv, &i, "--seed", 0, 4000000000L, &seed, &bad) ||
+            cli_opt_int(argc, argv, &i, "--strings", 1, 4096, &strings, &bad)) {
             continue;
         }
         if (argv[i][0] != '-' && spec == NULL) {
@@ -292,6 +455,16 @@ int cmd_tools(int argc, char **argv) {
             return CLI_EXIT_USAGE;
         }
         return tools_inspect(spec, model, as_json);
+    }
+    if (strcmp(sub, "sample") == 0) {
+        bool hermes = strcmp(syntax, "hermes") == 0;
+        if (model == NULL || (!hermes && strcmp(syntax, "pipit") != 0)) {
+            fprintf(stderr, "pipit tools sample: --model is required; --syntax pipit|hermes\n");
+            tools_usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        return tools_sample(spec, model, hermes ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT, n_calls,
+                            seed, strings);
     }
     fprintf(stderr, "pipit tools: unknown subcommand '%s'\n", sub);
     tools_usage(stderr);

@@ -1012,6 +1012,22 @@ static void test_cli_inspect_json(void **state) {
                                 "$[3].function.parameters.properties.level.minimum: expected a "
                                 "number, got string"));
     free(out);
+    /* calls sampled under the grammar, each validated against the schema, in both syntaxes */
+    out = run_cli("tools sample '" PHONE_PACK "' --model '" TEST_MODEL_SPM "' --n 6", &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "6 of 6 calls valid against"));
+    assert_non_null(strstr(out, "\t<call>"));
+    free(out);
+    out = run_cli("tools sample '" CAMERA_PACK "' --model '" TEST_MODEL_QWEN
+                  "' --n 4 --syntax hermes --seed 9",
+                  &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "4 of 4 calls valid against"));
+    assert_non_null(strstr(out, "9\t<tool_call>\\n{\"name\": "));
+    free(out);
+    out = run_cli("tools sample '" CAMERA_PACK "' 2>&1", &status);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2); /* usage: --model missing */
+    free(out);
     out = run_cli("tools show '" CAMERA_PACK "' --format compact", &status);
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "set_zoom(level: number 0.5..10) - Set the zoom level\n"));
