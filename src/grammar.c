@@ -180,13 +180,22 @@ static bool decimal_parts(double v, char *ip, char *fp) {
 /* Integer and fraction digits the grammar allows for numeric schema `s` (see above). */
 static void number_digits(const struct pipit_schema *s, int *int_digits, int *frac_digits) {
     int I = GRAMMAR_INT_DIGITS, F = GRAMMAR_FRACTION_DIGITS;
-    double v[2 + PIPIT_TOOLSPEC_MAX_ENUM];
+    double v[5 + PIPIT_TOOLSPEC_MAX_ENUM];
     size_t n = 0;
     if (s->has_min) {
         v[n++] = s->min;
     }
     if (s->has_max) {
         v[n++] = s->max;
+    }
+    if (s->has_xmin) {
+        v[n++] = s->xmin;
+    }
+    if (s->has_xmax) {
+        v[n++] = s->xmax;
+    }
+    if (s->multiple_of > 0) {
+        v[n++] = s->multiple_of;
     }
     for (size_t i = 0; i < s->n_enum && n < sizeof(v) / sizeof(v[0]); i++) {
         v[n++] = s->enum_num[i];
@@ -525,42 +534,109 @@ static void number_expr(struct strbuf *b, int I, int F) {
 
 /* The grammar of a number or integer schema; false (and nothing appended) when no value of
  * the grammar's shape satisfies it in exact mode. */
+/* The inclusive bounds exact mode compiles: minimum/maximum, the exclusive bounds moved to the
+ * next double inwards (every decimal at or beyond it parses to a double strictly inside), and
+ * format int32's range. */
+static void
+exact_bounds(const struct pipit_schema *s, bool *has_lo, double *lo, bool *has_hi, double *hi) {
+    *has_lo = s->has_min;
+    *lo = s->min;
+    *has_hi = s->has_max;
+    *hi = s->max;
+    if (s->has_xmin) {
+        double x = nextafter(s->xmin, INFINITY);
+        *lo = *has_lo && *lo > x ? *lo : x;
+        *has_lo = true;
+    }
+    if (s->has_xmax) {
+        double x = nextafter(s->xmax, -INFINITY);
+        *hi = *has_hi && *hi < x ? *hi : x;
+        *has_hi = true;
+    }
+    if (s->format == PIPIT_FORMAT_INT32) {
+        *lo = *has_lo && *lo > -2147483648.0 ? *lo : -2147483648.0;
+        *hi = *has_hi && *hi < 2147483647.0 ? *hi : 2147483647.0;
+        *has_lo = *has_hi = true;
+    }
+}
+
+/* Alternatives of the values v[0..n) written as their shortest decimals (and trailing zeros
+ * up to F fraction digits); false when none can be written. */
+static bool
+values_alt(struct strbuf *b, const struct pipit_schema *s, const double *v, size_t n, int F) {
+    struct strbuf e = {0};
+    size_t k = 0;
+    strbuf_str(&e, "(");
+    for (size_t i = 0; i < n; i++) {
+        char ip[GRAMMAR_MAX_DIGITS + 2], fp[GRAMMAR_MAX_DIGITS + 2];
+        if (!decimal_parts(v[i], ip, fp) ||
+            (s->type == PIPIT_SCHEMA_INTEGER &&
+             (fp[0] != '\0' || fabs(v[i]) > (double)GRAMMAR_MAX_SAFE))) {
+            continue;
+        }
+        strbuf_printf(&e, "%s(\"%s%s%s%s\"", k > 0 ? " | " : "", v[i] < 0 ? "-" : "", ip,
+                      fp[0] != '\0' ? "." : "", fp);
+        /* the same value with trailing zeros, as far as the shape goes */
+        int nf = (int)strlen(fp);
+        if (fp[0] != '\0' && F > nf) {
+            strbuf_printf(&e, " \"0\"{0,%d}", F - nf);
+        } else if (fp[0] == '\0' && F > 0) {
+            strbuf_printf(&e, " (\".\" \"0\"{1,%d})?", F);
+        }
+        strbuf_str(&e, ")");
+        k++;
+    }
+    strbuf_str(&e, ")");
+    bool ok = k > 0 && !e.failed;
+    if (ok) {
+        strbuf_add(b, e.data, e.len);
+    }
+    strbuf_free(&e);
+    return ok;
+}
+
+#define GRAMMAR_MAX_MULTIPLES 256
+
+/* The grammar of a number or integer schema; false (and nothing appended) when no value of
+ * the grammar's shape satisfies it in exact mode. */
 static bool number_value(struct strbuf *b, const struct pipit_schema *s, bool exact) {
     int I, F;
     number_digits(s, &I, &F);
-    if (exact && s->n_enum > 0) {
-        struct strbuf e = {0};
-        size_t n = 0;
-        strbuf_str(&e, "(");
-        for (size_t i = 0; i < s->n_enum; i++) {
-            double v = s->enum_num[i];
-            char ip[GRAMMAR_MAX_DIGITS + 2], fp[GRAMMAR_MAX_DIGITS + 2];
-            if ((s->has_min && v < s->min) || (s->has_max && v > s->max) ||
-                !decimal_parts(v, ip, fp) ||
-                (s->type == PIPIT_SCHEMA_INTEGER && fabs(v) > (double)GRAMMAR_MAX_SAFE)) {
-                continue;
-            }
-            strbuf_printf(&e, "%s(\"%s%s%s%s\"", n > 0 ? " | " : "", v < 0 ? "-" : "", ip,
-                          fp[0] != '\0' ? "." : "", fp);
-            /* the same value with trailing zeros, as far as the shape goes */
-            int nf = (int)strlen(fp);
-            if (fp[0] != '\0' && F > nf) {
-                strbuf_printf(&e, " \"0\"{0,%d}", F - nf);
-            } else if (fp[0] == '\0' && F > 0) {
-                strbuf_printf(&e, " (\".\" \"0\"{1,%d})?", F);
-            }
-            strbuf_str(&e, ")");
-            n++;
-        }
-        strbuf_str(&e, ")");
-        bool ok = n > 0 && !e.failed;
-        if (ok) {
-            strbuf_add(b, e.data, e.len);
-        }
-        strbuf_free(&e);
-        return ok;
+    bool has_lo = false, has_hi = false;
+    double lo = 0, hi = 0;
+    if (exact) {
+        exact_bounds(s, &has_lo, &lo, &has_hi, &hi);
     }
-    bool ranged = exact && (s->has_min || s->has_max);
+    if (exact && s->n_enum > 0) {
+        double v[PIPIT_TOOLSPEC_MAX_ENUM];
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_enum && n < PIPIT_TOOLSPEC_MAX_ENUM; i++) {
+            if ((!has_lo || s->enum_num[i] >= lo) && (!has_hi || s->enum_num[i] <= hi)) {
+                v[n++] = s->enum_num[i];
+            }
+        }
+        return values_alt(b, s, v, n, F);
+    }
+    if (exact && s->multiple_of > 0 && has_lo && has_hi) {
+        /* a bounded multipleOf with few multiples: the multiples themselves (else validated) */
+        double k0 = ceil(lo / s->multiple_of), k1 = floor(hi / s->multiple_of);
+        if (k1 - k0 < GRAMMAR_MAX_MULTIPLES) {
+            double v[GRAMMAR_MAX_MULTIPLES];
+            size_t n = 0;
+            for (double k = k0; k <= k1 && n < GRAMMAR_MAX_MULTIPLES; k++) {
+                /* k * m to F fraction digits (0.1 * 3 is 0.30000000000000004; 0.3 is as much
+                 * a multiple for the validator, which allows 1e-9 relative) */
+                char t[400];
+                snprintf(t, sizeof(t), "%.*f", F, k * s->multiple_of);
+                double x = strtod(t, NULL), q = x / s->multiple_of;
+                if (x >= lo && x <= hi && fabs(q - nearbyint(q)) <= 1e-9 * fmax(1.0, fabs(q))) {
+                    v[n++] = x == 0.0 ? 0.0 : x; /* no negative zero */
+                }
+            }
+            return values_alt(b, s, v, n, F);
+        }
+    }
+    bool ranged = exact && (has_lo || has_hi);
     if (!ranged && s->type == PIPIT_SCHEMA_NUMBER) {
         number_expr(b, I, F);
         return true;
@@ -570,7 +646,7 @@ static bool number_value(struct strbuf *b, const struct pipit_schema *s, bool ex
         return true;
     }
     struct strbuf r = {0};
-    bool ok = signed_range(&r, s, ranged && s->has_min, s->min, ranged && s->has_max, s->max);
+    bool ok = signed_range(&r, s, ranged && has_lo, lo, ranged && has_hi, hi);
     if (ok && !r.failed) {
         strbuf_add(b, r.data, r.len);
     } else {
@@ -919,10 +995,12 @@ static void value_expr(struct gctx *g,
                 }
             }
             if (s->has_xmin) {
-                add_word(va, sizeof(va), "exclusiveMinimum");
+                add_word(g->exact ? gr : va, g->exact ? sizeof(gr) : sizeof(va),
+                         "exclusiveMinimum");
             }
             if (s->has_xmax) {
-                add_word(va, sizeof(va), "exclusiveMaximum");
+                add_word(g->exact ? gr : va, g->exact ? sizeof(gr) : sizeof(va),
+                         "exclusiveMaximum");
             }
             if (s->multiple_of > 0) {
                 add_word(va, sizeof(va), "multipleOf");

@@ -1365,6 +1365,12 @@ static bool check_satisfiable(struct parser *P, const struct pipit_schema *s, co
         bool integer = s->type == PIPIT_SCHEMA_INTEGER;
         /* the validator's integers are exact doubles: |v| <= 2^53 */
         double lo = s->has_min ? s->min : -INFINITY, hi = s->has_max ? s->max : INFINITY;
+        if (s->has_xmin) {
+            lo = fmax(lo, nextafter(s->xmin, INFINITY));
+        }
+        if (s->has_xmax) {
+            hi = fmin(hi, nextafter(s->xmax, -INFINITY));
+        }
         if (integer) {
             lo = fmax(ceil(lo), -9007199254740992.0);
             hi = fmin(floor(hi), 9007199254740992.0);
@@ -1375,6 +1381,13 @@ static bool check_satisfiable(struct parser *P, const struct pipit_schema *s, co
             format_number(b, sizeof(b), s->has_max ? s->max : 9007199254740992.0);
             spec_fail(P, p, false, "no integer lies in %s..%s (integers are exact up to 2^53)", a,
                       b);
+            return false;
+        }
+        if (s->multiple_of > 0 && isfinite(lo) && isfinite(hi) &&
+            ceil(lo / s->multiple_of) > floor(hi / s->multiple_of)) {
+            path_key(p, sizeof(p), path, "multipleOf");
+            format_number(a, sizeof(a), s->multiple_of);
+            spec_fail(P, p, false, "no multiple of %s lies within the bounds", a);
             return false;
         }
         /* what a call can write: at most 18 integer and 40 fraction digits (docs/grammar.md) */

@@ -554,6 +554,13 @@ static void test_exact_values(void **state) {
         "{\"type\":\"number\",\"minimum\":5,\"maximum\":5}",
         "{\"type\":\"number\",\"enum\":[0.1,0.25,-3,1e-7,100]}",
         "{\"type\":\"integer\",\"enum\":[1,5,7],\"maximum\":10}",
+        "{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}",
+        "{\"type\":\"number\",\"minimum\":0.5,\"exclusiveMinimum\":true,\"maximum\":2.5}",
+        "{\"type\":\"integer\",\"exclusiveMinimum\":-3,\"exclusiveMaximum\":4}",
+        "{\"type\":\"number\",\"multipleOf\":0.1,\"minimum\":0,\"maximum\":2}",
+        "{\"type\":\"integer\",\"multipleOf\":5,\"minimum\":-20,\"maximum\":100}",
+        "{\"type\":\"number\",\"multipleOf\":0.25,\"exclusiveMinimum\":-1,\"maximum\":3}",
+        "{\"type\":\"integer\",\"format\":\"int32\"}",
         "{\"type\":\"number\",\"enum\":[0.3,0.5],\"minimum\":0.2}",
     };
     uint64_t rng = 18;
