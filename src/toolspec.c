@@ -412,6 +412,7 @@ struct parser {
     int ref_depth[PARSER_MAX_REFS];
     int n_refs;
     size_t n_nodes;
+    json_t *derived; /* schema objects pipit made (merges), handed to the toolset */
 };
 
 /* Report a content error at `path` (the key when at_key, else the value). */
@@ -740,26 +741,6 @@ static bool check_keywords(struct parser *P, const json_t *node, const char *pat
             spec_fail(P, p, true,
                       "unsupported JSON Schema keyword \"%s\" (supported: " KW_SUPPORTED ")", key);
         }
-        return false;
-    }
-    return true;
-}
-
-/* Only annotations beside `what` ("$ref", "anyOf", ...). */
-static bool
-only_annotations(struct parser *P, const json_t *node, const char *path, const char *what) {
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)node, key, v) {
-        if (is_annotation(key) || strcmp(key, what) == 0) {
-            continue;
-        }
-        char p[PATH_CAP];
-        path_key(p, sizeof(p), path, key);
-        spec_fail(P, p, true,
-                  "keyword \"%s\" beside \"%s\" is not supported (only annotations may sit "
-                  "beside it; move \"%s\" into the referenced or alternative schemas)",
-                  key, what, key);
         return false;
     }
     return true;
@@ -1713,6 +1694,137 @@ static const json_t *resolve_ref(struct parser *P, const char *ref, char *tpath,
     return *p == '\0' ? cur : NULL;
 }
 
+/* Keep a schema object pipit made (a merge) alive as long as the toolset. */
+static const json_t *keep(struct parser *P, json_t *made) {
+    if (made == NULL || (P->derived == NULL && (P->derived = json_array()) == NULL) ||
+        json_array_append_new(P->derived, made) != 0) {
+        nomem(P);
+        return NULL;
+    }
+    return made;
+}
+
+/* The schema `node` stands for with its "$ref"s followed (while it is a reference with only
+ * annotations beside it). Broken references come back as they are (parse_ref reports them). */
+static const json_t *follow_refs(struct parser *P, const json_t *node) {
+    for (int i = 0; i < 16 && json_is_object(node); i++) {
+        const json_t *r = json_object_get(node, "$ref");
+        if (!json_is_string(r) || json_string_value(r)[0] != '#' || P->doc_root == NULL) {
+            break;
+        }
+        const char *key;
+        json_t *v;
+        bool plain = true;
+        json_object_foreach((json_t *)node, key, v) {
+            plain = plain && (strcmp(key, "$ref") == 0 || is_annotation(key));
+        }
+        char tpath[PATH_CAP];
+        const json_t *target = resolve_ref(P, json_string_value(r), tpath, sizeof(tpath));
+        if (!plain || target == NULL) {
+            break;
+        }
+        node = target;
+    }
+    return node;
+}
+
+/* Add the keywords of `src` to `dst` (a new object): both must hold, so a keyword in both
+ * must have the same value, except "required" (united), "properties" (united, a name in both
+ * with the same schema) and annotations (the first wins). `parts` names what is merged for
+ * messages. False (reported at `path`) when the two cannot be combined. */
+static bool merge_keywords(struct parser *P,
+                           json_t *dst,
+                           const json_t *src,
+                           const char *path,
+                           const char *parts) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)src, key, v) {
+        json_t *d = json_object_get(dst, key);
+        if (d == NULL) {
+            json_object_set(dst, key, v);
+            continue;
+        }
+        if (json_same(d, v) || is_annotation(key)) {
+            continue;
+        }
+        if (strcmp(key, "required") == 0 && json_is_array(d) && json_is_array(v)) {
+            json_t *u = json_copy(d);
+            for (size_t i = 0; u != NULL && i < json_array_size(v); i++) {
+                bool in = false;
+                for (size_t k = 0; k < json_array_size(u) && !in; k++) {
+                    in = json_same(json_array_get(u, k), json_array_get(v, i));
+                }
+                if (!in) {
+                    json_array_append(u, json_array_get(v, i));
+                }
+            }
+            json_object_set_new(dst, key, u);
+            continue;
+        }
+        if (strcmp(key, "properties") == 0 && json_is_object(d) && json_is_object(v)) {
+            json_t *u = json_copy(d);
+            const char *name;
+            json_t *sch;
+            json_object_foreach(v, name, sch) {
+                const json_t *had = json_object_get(u, name);
+                if (had != NULL && !json_same(had, sch)) {
+                    spec_fail(P, path, false,
+                              "%s: property \"%s\" has two different schemas (pipit merges the "
+                              "parts into one schema)",
+                              parts, name);
+                    json_decref(u);
+                    return false;
+                }
+                json_object_set(u, name, sch);
+            }
+            json_object_set_new(dst, key, u);
+            continue;
+        }
+        spec_fail(P, path, false,
+                  "%s: keyword \"%s\" has two different values (pipit merges the parts into one "
+                  "schema and cannot combine them)",
+                  parts, key);
+        return false;
+    }
+    return true;
+}
+
+/* A part that closes its object (additionalProperties false or a schema) refuses the
+ * properties the other parts add: merging would accept them, so it is refused. */
+static bool check_closed_parts(struct parser *P,
+                               const json_t *merged,
+                               const json_t *part,
+                               const char *path,
+                               const char *parts) {
+    const json_t *ap = json_object_get(part, "additionalProperties");
+    if (ap == NULL || json_is_true(ap)) {
+        return true;
+    }
+    const json_t *own = json_object_get(part, "properties");
+    const char *name;
+    json_t *v;
+    json_object_foreach(json_object_get(merged, "properties"), name, v) {
+        if (json_object_get(own, name) == NULL) {
+            spec_fail(P, path, false,
+                      "%s: one part's additionalProperties refuses the property \"%s\" another "
+                      "part adds, so the parts cannot be merged",
+                      parts, name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* `node` without the keyword `kw` (a new object). */
+static json_t *without(const json_t *node, const char *kw) {
+    json_t *c = json_copy((json_t *)node);
+    if (c != NULL) {
+        json_object_del(c, kw);
+    }
+    return c;
+}
+
 static struct pipit_schema *
 parse_ref(struct parser *P, const json_t *node, const char *path, int depth) {
     char rp[PATH_CAP];
@@ -1720,9 +1832,6 @@ parse_ref(struct parser *P, const json_t *node, const char *path, int depth) {
     const json_t *r = json_object_get(node, "$ref");
     if (!json_is_string(r)) {
         spec_fail(P, rp, false, "expected a string, got %s", json_kind(r));
-        return NULL;
-    }
-    if (!only_annotations(P, node, path, "$ref")) {
         return NULL;
     }
     const char *ref = json_string_value(r);
@@ -1747,11 +1856,32 @@ parse_ref(struct parser *P, const json_t *node, const char *path, int depth) {
                   PARSER_MAX_REFS);
         return NULL;
     }
+    /* keywords beside "$ref" hold together with the target: merged into it */
+    bool siblings = false;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)node, key, v) {
+        siblings = siblings || (strcmp(key, "$ref") != 0 && !is_annotation(key));
+    }
+    const json_t *what = target;
+    if (siblings) {
+        json_t *merged = json_is_object(target) ? json_copy((json_t *)target) : json_object();
+        const json_t *rest = keep(P, without(node, "$ref"));
+        if (keep(P, merged) == NULL || rest == NULL ||
+            !merge_keywords(P, merged, rest, path, "$ref and the keywords beside it") ||
+            (json_is_object(target) &&
+             !check_closed_parts(P, merged, target, path, "$ref and the keywords beside it")) ||
+            !check_closed_parts(P, merged, rest, path, "$ref and the keywords beside it")) {
+            return NULL;
+        }
+        what = merged;
+        pipit_format(tpath, sizeof(tpath), "%s", path);
+    }
     P->ref_stack[P->n_refs] = target;
     P->ref_depth[P->n_refs] = depth;
     P->ref_name[P->n_refs] = ref;
     P->n_refs++;
-    struct pipit_schema *s = parse_schema(P, target, tpath, depth);
+    struct pipit_schema *s = parse_schema(P, what, tpath, depth);
     P->n_refs--;
     if (s != NULL && !take_annotations(P, s, node, path)) {
         schema_free(s);
@@ -1768,28 +1898,88 @@ static struct pipit_schema *parse_combination(struct parser *P,
     char kp[PATH_CAP];
     path_key(kp, sizeof(kp), path, kw);
     const json_t *list = json_object_get(node, kw);
-    if (!only_annotations(P, node, path, kw)) {
-        return NULL;
-    }
     if (!json_is_array(list)) {
         spec_fail(P, kp, false, "expected an array of schemas, got %s", json_kind(list));
         return NULL;
     }
     size_t n = json_array_size(list);
-    bool all = strcmp(kw, "allOf") == 0;
-    if (all && n != 1) {
-        spec_fail(P, kp, false, "allOf with %zu schemas is not supported (only one)", n);
-        return NULL;
-    }
     if (n == 0 || n > PIPIT_TOOLSPEC_MAX_ALTS) {
         spec_fail(P, kp, false, "%s needs 1..%d schemas, got %zu", kw, PIPIT_TOOLSPEC_MAX_ALTS, n);
         return NULL;
+    }
+    /* keywords beside the combination (other than annotations) hold together with it: they
+     * are merged into every alternative (anyOf, oneOf) or with every part (allOf) */
+    bool siblings = false;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)node, key, v) {
+        siblings = siblings || (strcmp(key, kw) != 0 && !is_annotation(key));
+    }
+    const json_t *rest = siblings ? keep(P, without(node, kw)) : NULL;
+    if (siblings && rest == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!json_is_object(json_array_get(list, i)) && !json_is_boolean(json_array_get(list, i))) {
+            char p[PATH_CAP];
+            path_index(p, sizeof(p), kp, i);
+            spec_fail(P, p, false, "expected a schema object, got %s",
+                      json_kind(json_array_get(list, i)));
+            return NULL;
+        }
+    }
+    if (strcmp(kw, "allOf") == 0) {
+        if (n == 1 && !siblings) {
+            struct pipit_schema *s = parse_schema(P, json_array_get(list, 0), kp, depth);
+            if (s != NULL && !take_annotations(P, s, node, path)) {
+                schema_free(s);
+                return NULL;
+            }
+            return s;
+        }
+        json_t *merged = rest != NULL ? json_copy((json_t *)rest) : json_object();
+        if (keep(P, merged) == NULL) {
+            return NULL;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const json_t *part = follow_refs(P, json_array_get(list, i));
+            if (json_is_true(part)) {
+                continue;
+            }
+            if (!json_is_object(part) || !merge_keywords(P, merged, part, kp, "allOf")) {
+                if (!json_is_object(part)) {
+                    spec_fail(P, kp, false, "allOf: a part is the schema false");
+                }
+                return NULL;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            const json_t *part = follow_refs(P, json_array_get(list, i));
+            if (json_is_object(part) && !check_closed_parts(P, merged, part, kp, "allOf")) {
+                return NULL;
+            }
+        }
+        if (rest != NULL && !check_closed_parts(P, merged, rest, kp, "allOf")) {
+            return NULL;
+        }
+        return parse_schema(P, merged, path, depth);
     }
     struct pipit_schema *alts[PIPIT_TOOLSPEC_MAX_ALTS];
     for (size_t i = 0; i < n; i++) {
         char p[PATH_CAP];
         path_index(p, sizeof(p), kp, i);
-        alts[i] = parse_schema(P, json_array_get(list, i), p, depth);
+        const json_t *alt = json_array_get(list, i);
+        if (rest != NULL) {
+            const json_t *target = follow_refs(P, alt);
+            json_t *merged = json_is_object(target) ? json_copy((json_t *)target) : json_object();
+            if (keep(P, merged) == NULL || !merge_keywords(P, merged, rest, p, kw) ||
+                !check_closed_parts(P, merged, rest, p, kw)) {
+                alt = NULL;
+            } else {
+                alt = merged;
+            }
+        }
+        alts[i] = alt != NULL ? parse_schema(P, alt, p, depth) : NULL;
         if (alts[i] == NULL) {
             for (size_t j = 0; j < i; j++) {
                 schema_free(alts[j]);
@@ -3327,6 +3517,7 @@ void pipit_toolset_free(struct pipit_toolset *ts) {
     free(ts->tool_pk);
     pack_free(ts->pack);
     json_decref(ts->root);
+    json_decref(ts->derived);
     free(ts->name);
     free(ts);
 }
@@ -3427,6 +3618,7 @@ enum pipit_status pipit_toolset_load_string(const char *text,
             parse_tool_packs(&P, ts, list, tools_path);
         }
     }
+    ts->derived = P.derived;
     if (P.status != PIPIT_OK) {
         pipit_toolset_free(ts);
         return P.status;

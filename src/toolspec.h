@@ -37,11 +37,11 @@
 #define PIPIT_TOOLSPEC_MAX_FILE_BYTES  (1024 * 1024) /* whole specification */
 #define PIPIT_TOOLSPEC_MAX_TOOLS       64
 #define PIPIT_TOOLSPEC_MAX_PROPERTIES  128  /* per object schema */
-#define PIPIT_TOOLSPEC_MAX_DEPTH       8    /* parameters object = 1 */
+#define PIPIT_TOOLSPEC_MAX_DEPTH       16   /* parameters object = 1 */
 #define PIPIT_TOOLSPEC_MAX_NAME        64   /* tool, property, code, undo key names (bytes) */
 #define PIPIT_TOOLSPEC_MAX_DESCRIPTION 4096 /* bytes */
 #define PIPIT_TOOLSPEC_MAX_PROP_NAME   128  /* property names (bytes) */
-#define PIPIT_TOOLSPEC_MAX_NODES       1024 /* schema nodes per tool, after $ref expansion */
+#define PIPIT_TOOLSPEC_MAX_NODES       4096 /* schema nodes per tool, after $ref expansion */
 #define PIPIT_TOOLSPEC_MAX_ALTS        16   /* anyOf / oneOf / type-list alternatives */
 #define PIPIT_TOOLSPEC_MAX_PATTERN     256  /* bytes per "pattern" */
 #define PIPIT_TOOLSPEC_MAX_ENUM        256  /* values per enum */
@@ -257,8 +257,9 @@ struct pipit_tool_pack {
 };
 
 struct pipit_toolset {
-    char *name;   /* file name or caller's name used in messages */
-    json_t *root; /* the parsed document (owned) */
+    char *name;      /* file name or caller's name used in messages */
+    json_t *root;    /* the parsed document (owned) */
+    json_t *derived; /* schema objects made by merging allOf parts (owned), NULL when none */
     size_t n_tools;
     struct pipit_tool *tools;
     struct pipit_pack *pack;         /* NULL: a plain array, or an object without "pipit" */

@@ -606,6 +606,41 @@ static void test_schema_keywords(void **state) {
     }
     pipit_toolset_free(ts);
 
+    /* keywords beside anyOf/oneOf/$ref and the parts of allOf are merged: all of them hold */
+    ts = load_text(
+        "[{\"type\": \"function\", \"function\": {\"name\": \"h\", \"description\": \"d\", "
+        "\"parameters\": {\"type\": \"object\", \"$defs\": {\"Base\": {\"type\": \"object\", "
+        "\"properties\": {\"id\": {\"type\": \"integer\"}}, \"required\": [\"id\"]}, "
+        "\"Name\": {\"type\": \"string\", \"minLength\": 1}}, \"properties\": {"
+        "\"item\": {\"allOf\": [{\"$ref\": \"#/$defs/Base\"}, {\"properties\": {\"tag\": "
+        "{\"type\": \"string\"}}, \"required\": [\"tag\"]}]}, "
+        "\"who\": {\"type\": \"object\", \"properties\": {\"email\": {\"type\": \"string\"}, "
+        "\"phone\": {\"type\": \"string\"}}, \"additionalProperties\": false, "
+        "\"oneOf\": [{\"required\": [\"email\"]}, {\"required\": [\"phone\"]}]}, "
+        "\"name\": {\"$ref\": \"#/$defs/Name\", \"maxLength\": 3}}}}}]");
+    static const struct args_case merged[] = {
+        {"h",
+         "{\"item\": {\"id\": 1, \"tag\": \"a\"}, \"who\": {\"email\": \"e\"}, \"name\": \"abc\"}",
+         PIPIT_OK, NULL, NULL},
+        {"h", "{\"item\": {\"id\": 1}}", PIPIT_ERR_INVALID_ARGS, "args.item.tag",
+         "required argument is missing"},
+        {"h", "{\"item\": {\"tag\": \"a\"}}", PIPIT_ERR_INVALID_ARGS, "args.item.id",
+         "required argument is missing"},
+        {"h", "{\"who\": {\"email\": \"e\", \"phone\": \"p\"}}", PIPIT_ERR_INVALID_ARGS, "args.who",
+         "matches 2 of the oneOf schemas, exactly one must match"},
+        {"h", "{\"who\": {\"fax\": \"f\"}}", PIPIT_ERR_INVALID_ARGS, "args.who",
+         "{\"fax\":\"f\"} matches none of {email: string, phone?: string}|{email?: string, phone: "
+         "string}"},
+        {"h", "{\"name\": \"abcd\"}", PIPIT_ERR_INVALID_ARGS, "args.name",
+         "is 4 characters long, above the maximum 3"},
+        {"h", "{\"name\": \"\"}", PIPIT_ERR_INVALID_ARGS, "args.name",
+         "is 0 characters long, below the minimum 1"},
+    };
+    for (size_t i = 0; i < sizeof(merged) / sizeof(merged[0]); i++) {
+        check_args(ts, &merged[i]);
+    }
+    pipit_toolset_free(ts);
+
     /* an MCP tool definition is a tool too: inputSchema for parameters, title for a missing
      * description */
     ts = load_text("[{\"name\": \"read_file\", \"title\": \"Read a file\", \"inputSchema\": "
