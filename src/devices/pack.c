@@ -203,8 +203,10 @@ pack_call(void *self, const char *tool, const json_t *args, struct device_result
                                  : NULL;
         const struct pipit_pack_key *k = effect_target(d->pk, &tp->step.key, args);
         bool has_sign = tp->step.sign.arg != NULL || tp->step.sign.constant != NULL;
-        if (by != NULL && k != NULL && (!has_sign || sign != NULL)) {
-            double delta = json_number_value(by) * (has_sign ? json_number_value(sign) : 1.0);
+        double delta = by != NULL && (!has_sign || sign != NULL)
+                           ? json_number_value(by) * (has_sign ? json_number_value(sign) : 1.0)
+                           : 0.0;
+        if (k != NULL && delta != 0.0) { /* a step of 0 writes nothing */
             double now = json_number_value(json_object_get(next, k->key));
             json_t *v = json_real(now + delta);
             ok = v != NULL && write_key(k, v, next, data, r);
