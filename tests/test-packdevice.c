@@ -6,6 +6,7 @@
  * invented for the tests (tests/specs/packs/aquarium.json), an inline one, and tools/home.json.
  */
 #include "device.h"
+#include "devices/camera.h"
 #include "devices/pack.h"
 #include "testutil.h"
 #include "toolspec.h"
@@ -14,6 +15,7 @@
 
 #define AQUARIUM PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json"
 #define HOME     PIPIT_SOURCE_DIR "/tools/home.json"
+#define CAMERA   PIPIT_SOURCE_DIR "/tools/camera.json"
 
 struct fixture {
     struct pipit_toolset *ts;
@@ -479,6 +481,59 @@ static void test_home_pack(void **state) {
     close_pack(f);
 }
 
+/* tools/camera.json declares the camera: the same keys and defaults as the C simulator, and
+ * every example of every tool has the same effect on both devices from the default state. */
+static void test_camera_declaration_matches_simulator(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(CAMERA);
+    struct device cam;
+    assert_int_equal(camera_device_new(&cam), PIPIT_OK);
+    json_t *want = cam.ops->get_state(cam.self);
+    json_t *got = f->dev.ops->get_state(f->dev.self);
+    char *w = json_dumps(want, JSON_COMPACT);
+    assert_json_near(got, w);
+    free(w);
+    json_decref(got);
+    for (size_t t = 0; t < f->ts->n_tools; t++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(f->ts, t);
+        for (size_t e = 0; e < tp->n_examples && tp->effect != PIPIT_EFFECT_CLOUD; e++) {
+            struct device_result a, b;
+            struct pipit_error err;
+            memset(&a, 0, sizeof(a));
+            memset(&b, 0, sizeof(b));
+            const char *name = f->ts->tools[t].name;
+            /* the default state, recording for a "stop" (the camera refuses to stop nothing) */
+            const char *action = json_string_value(json_object_get(tp->examples[e].args, "action"));
+            json_t *init = json_deep_copy(want);
+            json_object_set_new(init, "recording",
+                                json_boolean(action != NULL && strcmp(action, "stop") == 0));
+            if (strcmp(name, "adjust_zoom") == 0) {
+                /* away from the lens's edge: there the camera clamps, a declared step refuses
+                 * (docs/camera.md) */
+                json_object_set_new(init, "zoom", json_real(3.0));
+            }
+            assert_int_equal(f->dev.ops->set_state(f->dev.self, init, &err), PIPIT_OK);
+            assert_int_equal(cam.ops->set_state(cam.self, init, &err), PIPIT_OK);
+            json_decref(init);
+            assert_int_equal(f->dev.ops->call(f->dev.self, name, tp->examples[e].args, &a),
+                             PIPIT_OK);
+            assert_int_equal(cam.ops->call(cam.self, name, tp->examples[e].args, &b), PIPIT_OK);
+            if (!a.ok || !b.ok) {
+                fail_msg("%s \"%s\": pack %s, camera %s", name, tp->examples[e].say, a.message,
+                         b.message);
+            }
+            char *bd = json_dumps(b.data, JSON_COMPACT);
+            assert_json_near(a.data, bd);
+            free(bd);
+            device_result_clear(&a);
+            device_result_clear(&b);
+        }
+    }
+    json_decref(want);
+    device_free(&cam);
+    close_pack(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial_state_and_line),
@@ -490,6 +545,7 @@ int main(void) {
         cmocka_unit_test(test_templated_keys),
         cmocka_unit_test(test_odd_json_keeps_state_valid),
         cmocka_unit_test(test_home_pack),
+        cmocka_unit_test(test_camera_declaration_matches_simulator),
     };
     return cmocka_run_group_tests_name("packdevice", tests, NULL, NULL);
 }
