@@ -13,9 +13,10 @@
 
 #include <jansson.h>
 
-#define AQUARIUM PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json"
-#define HOME     PIPIT_SOURCE_DIR "/tools/home.json"
-#define CAMERA   PIPIT_SOURCE_DIR "/tools/camera.json"
+#define AQUARIUM           PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json"
+#define HOME               PIPIT_SOURCE_DIR "/tools/home.json"
+#define CAMERA             PIPIT_SOURCE_DIR "/tools/camera.json"
+#define AQUARIUM_SCENARIOS PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.jsonl"
 
 struct fixture {
     struct pipit_toolset *ts;
@@ -534,6 +535,36 @@ static void test_camera_declaration_matches_simulator(void **state) {
     close_pack(f);
 }
 
+/* A pack no C code knows goes through the eval oracle on its generic device: its scenarios
+ * check strict, and a scenario that expects a clamp (30 + 1 = 30) or a state the calls do not
+ * give is a finding. */
+static void test_unknown_pack_through_the_oracle(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(AQUARIUM);
+    struct pipit_eval_device dev = {"aquarium", f->ts};
+    struct pipit_scenarios *set = NULL;
+    struct pipit_error err;
+    if (pipit_scenarios_load_file(AQUARIUM_SCENARIOS, &set, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_true(pipit_scenarios_count(set) >= 8);
+    if (pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    pipit_scenarios_free(set);
+    static const char *const CLAMP =
+        "{\"id\": \"x\", \"category\": \"c\", \"device\": \"aquarium\", \"init\": "
+        "{\"water_temp\": 29.5}, \"turns\": [{\"user\": \"warmer\", \"expect\": "
+        "[{\"tool\": \"nudge_temp\", \"args\": {\"direction\": \"warmer\"}}], \"state\": "
+        "{\"water_temp\": 30}}]}\n";
+    assert_int_equal(pipit_scenarios_load_string(CLAMP, strlen(CLAMP), "clamp.jsonl", &set, &err),
+                     PIPIT_OK);
+    assert_int_equal(pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "water_temp: want 30, got 29.5"));
+    pipit_scenarios_free(set);
+    close_pack(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial_state_and_line),
@@ -546,6 +577,7 @@ int main(void) {
         cmocka_unit_test(test_odd_json_keeps_state_valid),
         cmocka_unit_test(test_home_pack),
         cmocka_unit_test(test_camera_declaration_matches_simulator),
+        cmocka_unit_test(test_unknown_pack_through_the_oracle),
     };
     return cmocka_run_group_tests_name("packdevice", tests, NULL, NULL);
 }
