@@ -565,6 +565,53 @@ static void test_unknown_pack_through_the_oracle(void **state) {
     close_pack(f);
 }
 
+/* The camera simulator keeps its ranges in C (docs/camera.md): its set_state takes every declared
+ * key's bounds and refuses just outside them, so the declaration and the C agree. */
+static void test_camera_declared_ranges_match_simulator(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(CAMERA);
+    const struct pipit_pack *pk = pipit_toolset_pack(f->ts);
+    struct device cam;
+    assert_int_equal(camera_device_new(&cam), PIPIT_OK);
+    int checked = 0;
+    for (size_t i = 0; i < pk->n_keys; i++) {
+        const struct pipit_pack_key *k = &pk->keys[i];
+        if (!k->has_min || !k->has_max) {
+            continue;
+        }
+        double step = k->type == PIPIT_SCHEMA_INTEGER ? 1.0 : 0.01;
+        const double inside[2] = {k->min, k->max};
+        const double outside[2] = {k->min - step, k->max + step};
+        for (int b = 0; b < 2; b++) {
+            struct pipit_error err;
+            json_t *v = k->type == PIPIT_SCHEMA_INTEGER ? json_integer((json_int_t)inside[b])
+                                                        : json_real(inside[b]);
+            json_t *o = json_pack("{s:o}", k->key, v);
+            if (cam.ops->set_state(cam.self, o, &err) != PIPIT_OK) {
+                fail_msg("%s = %g is declared but the camera refuses it: %s", k->key, inside[b],
+                         err.text);
+            }
+            json_decref(o);
+            v = k->type == PIPIT_SCHEMA_INTEGER ? json_integer((json_int_t)outside[b])
+                                                : json_real(outside[b]);
+            o = json_pack("{s:o}", k->key, v);
+            if (cam.ops->set_state(cam.self, o, &err) == PIPIT_OK) {
+                fail_msg("%s = %g is outside the declaration but the camera takes it", k->key,
+                         outside[b]);
+            }
+            json_decref(o);
+            checked++;
+        }
+        json_t *reset = json_pack("{s:O}", k->key, k->initial);
+        struct pipit_error err;
+        assert_int_equal(cam.ops->set_state(cam.self, reset, &err), PIPIT_OK);
+        json_decref(reset);
+    }
+    assert_true(checked >= 14); /* zoom, focus x/y, exposure, timer, JPEG, two counters */
+    device_free(&cam);
+    close_pack(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial_state_and_line),
@@ -578,6 +625,7 @@ int main(void) {
         cmocka_unit_test(test_home_pack),
         cmocka_unit_test(test_camera_declaration_matches_simulator),
         cmocka_unit_test(test_unknown_pack_through_the_oracle),
+        cmocka_unit_test(test_camera_declared_ranges_match_simulator),
     };
     return cmocka_run_group_tests_name("packdevice", tests, NULL, NULL);
 }
