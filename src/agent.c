@@ -831,6 +831,7 @@ static void do_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count)
 static void execute(struct pipit_agent *a,
                     int32_t tool,
                     const json_t *args,
+                    const char *segment,
                     const struct policy_clock *clock,
                     struct pipit_turn *turn,
                     struct pipit_call_record *rec,
@@ -890,14 +891,24 @@ static void execute(struct pipit_agent *a,
         }
         device_result_clear(&r);
     }
-    if (strcmp(name, "process_with_cloud_llm") == 0) {
-        /* delegation: nothing leaves the device unless an endpoint is configured */
+    if (pipit_toolset_is_cloud(a->ts, (size_t)tool)) {
+        /* delegation: nothing leaves the device unless an endpoint is configured. A pack's own
+         * cloud tool (effect "cloud") need not have process_with_cloud_llm's arguments: the
+         * question is then the person's own words */
         struct device_result r;
         memset(&r, 0, sizeof(r));
         if (pipit_cloud_configured(a->cloud)) {
             turn->cloud_requests++;
         }
-        cloud_tool_call(a->cloud, args, policy_clock_remaining_ms(clock), &a->cancel, &r, NULL);
+        json_t *asked = NULL;
+        if (json_object_get(args, "user_query_context") == NULL) {
+            asked = json_deep_copy(args);
+            json_object_set_new(asked, "user_query_context",
+                                json_string(segment != NULL ? segment : ""));
+        }
+        cloud_tool_call(a->cloud, asked != NULL ? asked : args, policy_clock_remaining_ms(clock),
+                        &a->cancel, &r, NULL);
+        json_decref(asked);
         if (strcmp(r.code, CLOUD_CANCELLED) == 0) {
             turn->flags |= PIPIT_TURN_CANCELLED; /* Ctrl-C while the cloud was thinking */
         }
@@ -1235,7 +1246,8 @@ static bool handle_output(struct pipit_agent *a,
         }
         rec->sentence = dup_cstr(buf);
         say(tb, rec->sentence);
-        memory_record_call(&a->mem, rec->tool, rec->args_json, false, rec->code, "{}", NULL, false);
+        memory_record_call(&a->mem, rec->tool, rec->args_json, false, rec->code, "{}", NULL,
+                           MEMORY_CALL_WRITE);
         pipit_call_clear(&call);
         return true;
     }
@@ -1245,8 +1257,8 @@ static bool handle_output(struct pipit_agent *a,
         return true;
     }
     json_t *args = json_loads(call.args_json, 0, NULL);
-    if (strcmp(call.name, "process_with_cloud_llm") == 0 && tb->segment != NULL &&
-        json_object_get(args, "user_query_context") != NULL) {
+    bool cloud = pipit_toolset_is_cloud(a->ts, (size_t)tool);
+    if (cloud && tb->segment != NULL && json_object_get(args, "user_query_context") != NULL) {
         /* the cloud gets the person's own words: a small model's copy of a question can drift,
          * the harness has the original (the model chose to delegate, and says why) */
         json_object_set_new(args, "user_query_context", json_string(tb->segment));
@@ -1258,7 +1270,7 @@ static bool handle_output(struct pipit_agent *a,
     }
     json_t *snapshot = undo_snapshot(a, tool);
     json_t *data = NULL;
-    execute(a, tool, args, clock, tb->turn, rec, &data);
+    execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
     clean_result(rec, &data);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -1294,7 +1306,11 @@ static bool handle_output(struct pipit_agent *a,
     if (a->dev != NULL) {
         device_state_line(a->dev, state_line, sizeof(state_line));
     }
-    bool read_only = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE;
+    enum memory_call kind_of_call =
+        cloud ? MEMORY_CALL_CLOUD
+        : pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE
+            ? MEMORY_CALL_READ
+            : MEMORY_CALL_WRITE;
     /* a custom handler's data reaches memory as plain words only (IDs, numbers, enum values):
      * its sentences are the outside's text (docs/memory.md) */
     char *mem_data = NULL;
@@ -1303,14 +1319,24 @@ static bool handle_output(struct pipit_agent *a,
         mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(words);
     }
+    /* a pack's own cloud tool: memory's line names the question the cloud got, the person's */
+    char *cloud_args = NULL;
+    if (cloud && json_object_get(args, "user_query_context") == NULL) {
+        json_t *q =
+            json_pack("{s:s}", "user_query_context", tb->segment != NULL ? tb->segment : "");
+        cloud_args = q != NULL ? json_dumps(q, JSON_COMPACT) : NULL;
+        json_decref(q);
+    }
     bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */
-    if (!cancelled && memory_record_call(&a->mem, rec->tool, rec->args_json, rec->ok,
-                                         memory_code(a, tool, rec->code),
-                                         mem_data != NULL ? mem_data : rec->data_json, state_line,
-                                         read_only) != PIPIT_OK) {
+    if (!cancelled &&
+        memory_record_call(&a->mem, rec->tool, cloud_args != NULL ? cloud_args : rec->args_json,
+                           rec->ok, memory_code(a, tool, rec->code),
+                           mem_data != NULL ? mem_data : rec->data_json, state_line,
+                           kind_of_call) != PIPIT_OK) {
         pipit_log(PIPIT_LOG_WARN, "agent: memory: out of memory");
     }
     free(mem_data);
+    free(cloud_args);
     char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
     bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
                                          rec->ok, rec->code);

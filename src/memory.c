@@ -394,12 +394,12 @@ enum pipit_status memory_record_call(struct memory *m,
                                      const char *code,
                                      const char *data_json,
                                      const char *state_line,
-                                     bool read_only) {
+                                     enum memory_call kind) {
     if (m->mode != PIPIT_MEMORY_CSO) {
         return PIPIT_OK;
     }
     struct strbuf b = {0};
-    if (ok && strcmp(tool, "process_with_cloud_llm") == 0) {
+    if (ok && kind == MEMORY_CALL_CLOUD) {
         /* the harness's summary, never the answer: the answer is text from outside and would
          * sit in the permanent prompt for good (docs/memory.md, "Untrusted text"); the question
          * was the person's own words (the agent passes them as user_query_context) */
@@ -421,7 +421,7 @@ enum pipit_status memory_record_call(struct memory *m,
         }
     } else if (ok) {
         /* what changed, as facts (and the IDs later turns refer to), not how it was asked */
-        append_facts(m, &b, data_json, state_line, read_only);
+        append_facts(m, &b, data_json, state_line, kind == MEMORY_CALL_READ);
         if (b.len == 0) {
             json_t *d = data_json != NULL ? json_loads(data_json, 0, NULL) : NULL;
             bool had_data = json_object_size(d) > 0;

@@ -55,15 +55,25 @@ void memory_free(struct memory *m);
 /* A turn starts (the utterance is kept for memory_end_turn). */
 enum pipit_status memory_begin_turn(struct memory *m, const char *utterance);
 
+/* What kind of tool a call was, for its memory line. */
+enum memory_call {
+    MEMORY_CALL_WRITE = 0, /* it may change state (or its effects are unknown) */
+    MEMORY_CALL_READ = 1,  /* read-only: it changed nothing */
+    MEMORY_CALL_CLOUD = 2, /* cloud delegation (pipit_toolset_is_cloud()): the question is the
+                              args' user_query_context, the answer is text from outside */
+};
+
 /* A tool call's outcome: harness facts, written deterministically. CSO lines:
  *   success  "key: value, key: value"  the result data: what changed, and IDs later turns
  *                                      refer to; keys the device's state line shows
  *                                      (`state_line`, may be NULL) are left out, since every
  *                                      prompt carries their current value; an older line whose
  *                                      keys are all set again is dropped (never one with an ID)
- *            a read-only tool (`read_only`) changed nothing: only the IDs it showed are kept
+ *            a read-only tool (MEMORY_CALL_READ) changed nothing: only the IDs it showed are
+ *            kept
  *   no data  "done: tool"
- *   cloud    "cloud: <summary>"        the distilled line of the cloud's answer, not the answer
+ *   cloud    "cloud: <summary>"        (MEMORY_CALL_CLOUD) the distilled line of the cloud's
+ *                                      answer, not the answer
  *   failure  "tool_error: tool code"   pinned until the same tool succeeds
  * `args_json`/`data_json` are compact JSON objects. */
 enum pipit_status memory_record_call(struct memory *m,
@@ -73,7 +83,7 @@ enum pipit_status memory_record_call(struct memory *m,
                                      const char *code,
                                      const char *data_json,
                                      const char *state_line,
-                                     bool read_only);
+                                     enum memory_call kind);
 
 /* A turn ends. CSO: when a call failed and none succeeded, the user's goal stays open:
  * "user_goal: <utterance>" (the latest goal is pinned). */

@@ -1186,6 +1186,59 @@ static void test_device_registry(void **state) {
     pipit_toolset_free(camera);
 }
 
+/* A pack's own cloud tool (effect "cloud", tests/specs/packs/aquarium.json's ask_expert with a
+ * "question" argument) is delegated like process_with_cloud_llm: never "no_handler", the cloud
+ * gets the person's own words, and memory keeps the harness's line, not the answer. */
+static void test_pack_cloud_tool(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(
+        pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json", &fx.ts, &err),
+        PIPIT_OK);
+    fx.device = test_device(NULL, fx.ts, NULL); /* its declared state: the generic device */
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    assert_int_equal(
+        agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        PIPIT_OK);
+    const char *out[] = {"<call>ask_expert(question=\"clownfish hiding\")",
+                         "<call>ask_expert(question=\"clownfish hiding\")"};
+    script(&fx, 2, out);
+    struct pipit_turn *t = turn(&fx, "why is my clownfish hiding");
+    assert_int_equal(t->cloud_requests, 0); /* nothing left the device */
+    assert_true(t->calls[0].executed);
+    assert_string_equal(t->calls[0].code, "cloud_not_configured");
+    pipit_turn_free(t);
+    /* configured (a port that refuses): the request goes out with the person's words */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", (int)ntohs(addr.sin_port));
+    struct pipit_cloud_params cp = pipit_cloud_default_params();
+    cp.url = url;
+    cp.retries = 0;
+    struct pipit_cloud *cloud = NULL;
+    assert_int_equal(pipit_cloud_init(&cp, &cloud, &err), PIPIT_OK);
+    pipit_agent_set_cloud(fx.agent, cloud);
+    t = turn(&fx, "why is my clownfish hiding all day");
+    assert_int_equal(t->cloud_requests, 1);
+    assert_string_equal(t->calls[0].code, "cloud_error"); /* not invalid_argument: it was asked */
+    assert_string_equal(t->calls[0].args_json, "{\"question\":\"clownfish hiding\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    pipit_cloud_free(cloud);
+    close(fd);
+}
+
 static void test_bad_params(void **state) {
     (void)state;
     struct pipit_toolset *ts = camera_tools();
@@ -1782,6 +1835,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cancel_and_thermal),
         cmocka_unit_test(test_cloud_unconfigured_and_json),
         cmocka_unit_test(test_cloud_configured_but_refused),
+        cmocka_unit_test(test_pack_cloud_tool),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),

@@ -998,6 +998,47 @@ static struct pipit_toolset *camera_tools(void) {
     return ts;
 }
 
+/* A pack's own cloud tool (effect "cloud": tests/specs/packs/aquarium.json's ask_expert, whose
+ * argument is "question"): the request carries the person's own words, and the memory keeps
+ * the harness's line with that question, never the answer. */
+static void test_pack_cloud_tool(void **state) {
+    (void)state;
+    static const struct step steps[] = {{STEP_REPLY, 200, OK_BODY, 0, 0}};
+    struct server *s = server_start(steps, 1);
+    struct pipit_cloud *c = new_cloud(s, NULL);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(
+        pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.json", &ts, &err),
+        PIPIT_OK);
+    struct pipit_device *dev = test_device(NULL, ts, NULL); /* the generic device */
+    struct fake_backend f;
+    memset(&f, 0, sizeof(f));
+    f.script[f.n_script++] = "<call>ask_expert(question=\"clownfish\")";
+    f.script[f.n_script++] = "You're welcome.";
+    struct pipit_agent_params ap = pipit_agent_default_params();
+    ap.device = dev;
+    struct pipit_agent *a = NULL;
+    assert_int_equal(agent_new_with_backend(NULL, ts, &ap, fake_backend_wrap(&f), &a, &err),
+                     PIPIT_OK);
+    pipit_agent_set_cloud(a, c);
+    struct pipit_turn *t = NULL;
+    assert_int_equal(pipit_agent_turn(a, "why is my clownfish hiding all day", &t), PIPIT_OK);
+    assert_int_equal(t->cloud_requests, 1);
+    assert_true(t->calls[0].ok);
+    assert_true(server_last_has(s, "why is my clownfish hiding all day"));
+    pipit_turn_free(t);
+    assert_int_equal(pipit_agent_turn(a, "thanks", &t), PIPIT_OK);
+    pipit_turn_free(t);
+    assert_non_null(strstr(f.permanent, "cloud: answered \"why is my clownfish hiding all day\""));
+    assert_null(strstr(f.permanent, "aperture"));
+    test_agent_free(a);
+    pipit_device_free(dev);
+    pipit_toolset_free(ts);
+    pipit_cloud_free(c);
+    server_stop(s);
+}
+
 /* An agent on a parrot; `model` NULL (pipit's plain format) or a model with a chat template. */
 static struct pipit_agent *parrot_agent(struct parrot *p,
                                         struct pipit_toolset *ts,
@@ -1816,6 +1857,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_answer_cleaned),
         cmocka_unit_test(test_distill),
         cmocka_unit_test(test_tool_call),
+        cmocka_unit_test(test_pack_cloud_tool),
         cmocka_unit_test(test_parrot_acts_on_raw_text),
         cmocka_unit_test(test_injection_corpus),
         cmocka_unit_test(test_session_with_injected_memory),
