@@ -169,8 +169,7 @@ static int run_mode(struct pipit_model *m,
     return 0;
 }
 
-/* A tool set of one tool whose parameters are `n` optional properties of `type`. */
-static char *wide_tools(const char *type, int n) {
+char *cli_wide_tools(const char *type, int n) {
     size_t cap = 256 + (size_t)n * 48;
     char *t = malloc(cap);
     if (t == NULL) {
@@ -199,7 +198,7 @@ static void bench_optional(struct pipit_fastgrammar *fg, enum pipit_call_syntax 
            "match | fast path |\n|---|---|---|---|---|\n");
     for (int t = 0; t < 3; t++) {
         for (int c = 0; c < 3; c++) {
-            char *text = wide_tools(types[t], counts[c]);
+            char *text = cli_wide_tools(types[t], counts[c]);
             struct pipit_toolset *ts = NULL;
             struct pipit_grammar *g = NULL;
             struct pipit_error err;

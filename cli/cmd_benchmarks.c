@@ -5,7 +5,8 @@
  *
  *   grammar    grammar cost per generated token: pipit's sampler (sample first, check the draw,
  *              mask the vocabulary only on rejection) and the full-vocabulary mask llama.cpp's
- *              GBNF sampler applies to every token, on 32K and 151K tokenizers
+ *              GBNF sampler applies to every token, on 32K and 151K tokenizers; and the fast
+ *              decoder's compile time for a tool with 40 optional properties
  *   toolcall   decode steps, generated tokens and wall time per tool call
  *   ttft       time to first token: cold, warm permanent prefix, restored session
  *   context    initial context tokens per tool serialization, context after 5/10/25 turns per
@@ -310,6 +311,44 @@ done:
     return rc;
 }
 
+/* The fast decoder's compile of an object with 40 optional members (every subset is a call):
+ * linear in the members, so milliseconds (before: "too large for the fast path" from 14
+ * optional strings, docs/fastgrammar.md). Model-free: the automaton's NFA, best of 5. */
+static void bench_optional_members(void) {
+    static const char *const types[3] = {"string", "number", "boolean"};
+    printf("## Optional members: fast-path compile of one tool with 40 optional properties\n\n");
+    printf("| property type | compile ms (best of 5) | automaton NFA states | fast path |\n");
+    printf("|---|---:|---:|---|\n");
+    for (int t = 0; t < 3; t++) {
+        char *text = cli_wide_tools(types[t], 40);
+        struct pipit_toolset *ts = NULL;
+        struct pipit_grammar *g = NULL;
+        struct pipit_error err;
+        if (text == NULL ||
+            pipit_toolset_load_string(text, strlen(text), "wide", &ts, &err) != PIPIT_OK ||
+            pipit_grammar_compile(ts, NULL, &g, &err) != PIPIT_OK) {
+            printf("| %s | - | - | %s |\n", types[t], text == NULL ? "out of memory" : err.text);
+            free(text);
+            pipit_toolset_free(ts);
+            continue;
+        }
+        double best = INFINITY;
+        int32_t states = 0;
+        enum pipit_status st = PIPIT_OK;
+        for (int rep = 0; rep < 5; rep++) {
+            double t0 = now_ms();
+            st = pipit_fastgrammar_check(pipit_grammar_call(g), &states, &err);
+            best = fmin(best, now_ms() - t0);
+        }
+        printf("| %s | %.2f | %d | %s |\n", types[t], best, (int)states,
+               st == PIPIT_OK ? "yes" : err.text);
+        pipit_grammar_free(g);
+        pipit_toolset_free(ts);
+        free(text);
+    }
+    printf("\n");
+}
+
 static int bench_grammar(const struct bench_opts *o, const struct pipit_toolset *tools) {
     printf("## Grammar cost per generated token (camera call grammar, greedy, %ld decodes of up "
            "to 48 tokens)\n\n",
@@ -337,6 +376,9 @@ static int bench_grammar(const struct bench_opts *o, const struct pipit_toolset 
         }
     }
     printf("\n");
+    if (rc == CLI_EXIT_OK) {
+        bench_optional_members();
+    }
     return rc;
 }
 
