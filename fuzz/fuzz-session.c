@@ -18,6 +18,7 @@
  */
 #include "agent.h"
 #include "fake_backend.h"
+#include "fileio.h"
 #include "fuzz.h"
 #include "session.h"
 
@@ -155,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if ((mode & 2) && size >= 48) {
             uint8_t *copy = malloc(size);
             memcpy(copy, data, size);
-            put_u64(copy + size - 8, session_fnv1a(SESSION_FNV_OFFSET, copy, size - 8));
+            put_u64(copy + size - 8, fileio_fnv1a(FILEIO_FNV_OFFSET, copy, size - 8));
             write_file(g_in, copy, size, NULL, 0);
             free(copy);
         } else {
@@ -172,9 +173,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         put_u64(head + 24, size);
         put_u64(head + 32, kv_len);
         uint8_t tail[8];
-        uint64_t sum = session_fnv1a(SESSION_FNV_OFFSET, head, sizeof(head));
-        sum = session_fnv1a(sum, data, size);
-        sum = session_fnv1a(sum, kv, kv_len);
+        uint64_t sum = fileio_fnv1a(FILEIO_FNV_OFFSET, head, sizeof(head));
+        sum = fileio_fnv1a(sum, data, size);
+        sum = fileio_fnv1a(sum, kv, kv_len);
         put_u64(tail, sum);
         FILE *f = fopen(g_in, "wb");
         if (f == NULL || fwrite(head, 1, 40, f) != 40 || fwrite(data, 1, size, f) != size ||

@@ -25,6 +25,7 @@
 #include "ask.h"
 #include "cloud.h"
 #include "device.h"
+#include "fileio.h"
 #include "grammar.h"
 #include "log.h"
 #include "memory.h"
@@ -37,6 +38,7 @@
 #include "toolspec.h"
 #include "tracker.h"
 #include "untrusted.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -1764,7 +1766,7 @@ static enum pipit_status check_utterance(struct pipit_agent *a, const char *utte
     }
     bool blank = true;
     for (size_t i = 0; i < n;) {
-        size_t len = device_utf8_seq_len((const unsigned char *)utterance + i, n - i);
+        size_t len = utf8_seq_len((const unsigned char *)utterance + i, n - i);
         if (len == 0) {
             pipit_format(a->errmsg, sizeof(a->errmsg),
                          "agent: the utterance is not valid UTF-8 (byte 0x%02x at offset %zu)",
@@ -2118,8 +2120,7 @@ static char *session_json(const struct pipit_agent *a) {
         "syntax", pipit_call_syntax_str(a->syntax), "device_name",
         pipit_device_name(a->params.device), "tools_format", (int)a->params.tools_format,
         "memory_mode", (int)a->params.memory, "prompt_hash",
-        (json_int_t)(session_fnv1a(SESSION_FNV_OFFSET, a->system_text, strlen(a->system_text)) >>
-                     1),
+        (json_int_t)(fileio_fnv1a(FILEIO_FNV_OFFSET, a->system_text, strlen(a->system_text)) >> 1),
         "system_tokens", (json_int_t)a->system_tokens, "superseded_at_rebuild",
         (json_int_t)a->superseded_at_rebuild, "memory", memory_to_json(&a->mem), "log", log,
         "device", device != NULL ? device : json_null());
@@ -2318,8 +2319,7 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
     /* the KV state: only from the same model and the same prompt; else rebuilt from the CSO */
     json_int_t prompt_hash = json_integer_value(json_object_get(root, "prompt_hash"));
     json_int_t mine =
-        (json_int_t)(session_fnv1a(SESSION_FNV_OFFSET, a->system_text, strlen(a->system_text)) >>
-                     1);
+        (json_int_t)(fileio_fnv1a(FILEIO_FNV_OFFSET, a->system_text, strlen(a->system_text)) >> 1);
     uint64_t my_fp = a->model != NULL ? pipit_model_fingerprint(a->model) : 0;
     const char *why = NULL;
     if (fp != my_fp) {

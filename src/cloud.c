@@ -25,6 +25,7 @@
 #include "status.h"
 #include "strbuf.h"
 #include "untrusted.h"
+#include "utf8.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -342,10 +343,7 @@ static void cut_text(char *s, size_t max) {
     if (n <= max) {
         return;
     }
-    size_t end = max - 3;
-    while (end > 0 && ((unsigned char)s[end] & 0xc0) == 0x80) {
-        end--; /* back to a character boundary */
-    }
+    size_t end = utf8_boundary(s, max - 3);
     size_t space = end;
     while (space > 0 && s[space] != ' ' && s[space] != '\n') {
         space--;
@@ -789,18 +787,6 @@ done:
     return out;
 }
 
-static bool valid_utf8(const char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        size_t len = device_utf8_seq_len((const unsigned char *)s + i, n - i);
-        if (len == 0) {
-            return false;
-        }
-        i += len;
-    }
-    return true;
-}
-
 enum pipit_status pipit_cloud_ask(struct pipit_cloud *cloud,
                                   const char *query,
                                   const char *reason,
@@ -837,9 +823,9 @@ enum pipit_status cloud_ask(struct pipit_cloud *cloud,
                      nq > CLOUD_QUERY_MAX ? CLOUD_QUERY_MAX : CLOUD_REASON_MAX);
         return PIPIT_ERR_INVALID_ARG;
     }
-    if (!valid_utf8(query, nq) || (reason != NULL && !valid_utf8(reason, nr))) {
+    if (!utf8_valid(query, nq) || (reason != NULL && !utf8_valid(reason, nr))) {
         pipit_format(errmsg, errsize, "cloud: %s is not valid UTF-8",
-                     valid_utf8(query, nq) ? "reason" : "query");
+                     utf8_valid(query, nq) ? "reason" : "query");
         return PIPIT_ERR_INVALID_ARG;
     }
 

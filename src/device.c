@@ -5,57 +5,12 @@
  */
 #include "device.h"
 
+#include "utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-size_t device_utf8_seq_len(const unsigned char *s, size_t n) {
-    if (n == 0) {
-        return 0;
-    }
-    if (s[0] < 0x80) {
-        return 1;
-    }
-    size_t len = 0;
-    unsigned int min = 0;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-        len = 2;
-        min = 0x80;
-    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        len = 3;
-        min = 0x800;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        len = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n) {
-        return 0;
-    }
-    unsigned int cp = s[0] & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        return 0;
-    }
-    return len;
-}
-
-size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline) {
-    if (n > 0 && s[0] < 0x80) {
-        if (s[0] >= 0x20 && s[0] != 0x7f) {
-            return 1;
-        }
-        return multiline && (s[0] == '\n' || s[0] == '\t') ? 1 : 0;
-    }
-    return device_utf8_seq_len(s, n);
-}
 
 /* Quote a string into buf: at most 32 characters and never more than fits,
  * invalid bytes and control characters shown as '?', so the text stays valid
@@ -74,7 +29,7 @@ static void describe_string(const char *s, size_t n, char *buf, size_t size) {
     size_t chars = 0;
     size_t i = 0;
     while (i < n && chars < MAX_CHARS) {
-        size_t len = device_utf8_char_len((const unsigned char *)s + i, n - i, false);
+        size_t len = utf8_char_len((const unsigned char *)s + i, n - i, false);
         if (o + (len == 0 ? 1 : len) > room) {
             break;
         }
@@ -90,21 +45,6 @@ static void describe_string(const char *s, size_t n, char *buf, size_t size) {
     }
     tmp[o] = '\0';
     pipit_format(buf, size, "\"%s%s\"", tmp, i < n ? "..." : "");
-}
-
-/* Replace every byte that does not start a valid UTF-8 character with '?'
- * (a message cut by truncation may end inside a character). */
-static void utf8_sanitize(char *text) {
-    size_t n = strlen(text);
-    size_t i = 0;
-    while (i < n) {
-        size_t len = device_utf8_char_len((const unsigned char *)text + i, n - i, false);
-        if (len == 0) {
-            text[i] = '?';
-            len = 1;
-        }
-        i += len;
-    }
 }
 
 void device_result_clear(struct device_result *r) {

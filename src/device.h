@@ -133,14 +133,6 @@ struct device_ops {
  * scalar keys as "key=value" pairs. Always NUL-terminated. */
 void device_state_line(const struct device *dev, char *buf, size_t size);
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray continuation
- * byte, overlong or truncated sequence, surrogate). ASCII, control characters included, is 1. */
-size_t device_utf8_seq_len(const unsigned char *s, size_t n);
-
-/* The same for text a person reads: 0 also for a control character other than newline and tab
- * in `multiline` text. */
-size_t device_utf8_char_len(const unsigned char *s, size_t n, bool multiline);
-
 /* The common start of every device's call(): checks its arguments, finds `tool` in `table`
  * (`n` rows of `stride` bytes, each starting with its `const char *` name), and makes *args an
  * object (a new empty one, returned in *owned for the caller to release, when it was NULL).

@@ -14,8 +14,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fastgrammar.h"
 
+#include "fileio.h"
 #include "log.h"
-#include "session.h"
 #include "status.h"
 
 #include <errno.h>
@@ -340,7 +340,7 @@ static uint64_t hash_words(uint64_t h, const void *data, size_t n) {
 static uint64_t index_key(const struct fg_index *ix) {
     size_t nv = (size_t)ix->n_vocab;
     uint32_t head[2] = {FG_CACHE_VERSION, (uint32_t)ix->n_vocab};
-    uint64_t h = session_fnv1a(SESSION_FNV_OFFSET, head, sizeof(head));
+    uint64_t h = fileio_fnv1a(FILEIO_FNV_OFFSET, head, sizeof(head));
     h = hash_words(h, ix->off, sizeof(int64_t) * (nv + 1));
     if (ix->off[nv] > 0) {
         h = hash_words(h, ix->blob, (size_t)ix->off[nv]);
@@ -350,7 +350,7 @@ static uint64_t index_key(const struct fg_index *ix) {
 
 static uint64_t payload_sum(const struct fg_index *ix) {
     size_t nn = (size_t)ix->n_nodes, nv = (size_t)ix->n_vocab;
-    uint64_t h = SESSION_FNV_OFFSET;
+    uint64_t h = FILEIO_FNV_OFFSET;
     h = hash_words(h, ix->child, nn * sizeof(int32_t));
     h = hash_words(h, ix->sibling, nn * sizeof(int32_t));
     h = hash_words(h, ix->tok, nn * sizeof(int32_t));
@@ -490,7 +490,7 @@ static bool cache_load(struct fg_index *ix, const char *path, uint64_t key) {
         ok = memcmp(head, FG_CACHE_MAGIC, 8) == 0 && version == FG_CACHE_VERSION &&
              endian == 0x01020304u && fkey == key && nv == ix->n_vocab && nn >= 1 &&
              (uint64_t)nn <= max_nodes && payload == (uint64_t)nn * 13u + (uint64_t)nv * 4u &&
-             hsum == hash_words(SESSION_FNV_OFFSET, head, 48) &&
+             hsum == hash_words(FILEIO_FNV_OFFSET, head, 48) &&
              memcmp(head + 56, "\0\0\0\0\0\0\0\0", 8) == 0;
     }
     int32_t *child = NULL, *sibling = NULL, *tok = NULL, *tok_next = NULL;
@@ -538,31 +538,14 @@ static bool cache_load(struct fg_index *ix, const char *path, uint64_t key) {
     return true;
 }
 
-/* Cache files are written to a per-process temp file and renamed into place (atomic; no
- * fsync: the cache is disposable and a torn file fails its checksum). temp_open() names the
- * temp file in tmp (capacity cap) and opens it; temp_commit() closes it and renames it over
- * `path` when everything was written (`ok`), else removes it. */
-static FILE *temp_open(const char *path, char *tmp, size_t cap) {
-    int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-    return n > 0 && (size_t)n < cap ? fopen(tmp, "wb") : NULL;
-}
-
-static bool temp_commit(FILE *f, bool ok, const char *tmp, const char *path) {
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return false;
-    }
-    return true;
-}
-
+/* Cache files go through fileio (src/fileio.h) without fsync: the cache is disposable and a
+ * torn file fails its checksum. */
 static bool write_i32(FILE *f, const int32_t *v, size_t n) {
     return n == 0 || fwrite(v, sizeof(int32_t), n, f) == n;
 }
 
 /* Write the trie of `ix` to `path` atomically. */
 static bool cache_store(const struct fg_index *ix, const char *path, uint64_t key) {
-    char tmp[4200];
     size_t nn = (size_t)ix->n_nodes, nv = (size_t)ix->n_vocab;
     uint8_t head[FG_CACHE_HEAD];
     memset(head, 0, sizeof(head));
@@ -576,16 +559,17 @@ static bool cache_store(const struct fg_index *ix, const char *path, uint64_t ke
     memcpy(head + 28, &ix->n_nodes, 4);
     memcpy(head + 32, &payload, 8);
     memcpy(head + 40, &psum, 8);
-    uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 48);
+    uint64_t hsum = hash_words(FILEIO_FNV_OFFSET, head, 48);
     memcpy(head + 48, &hsum, 8);
-    FILE *f = temp_open(path, tmp, sizeof(tmp));
-    if (f == NULL) {
+    struct fileio_tmp w;
+    if (!fileio_begin(&w, path)) {
         return false;
     }
+    FILE *f = w.f;
     bool ok = fwrite(head, 1, sizeof(head), f) == sizeof(head) && write_i32(f, ix->child, nn) &&
               write_i32(f, ix->sibling, nn) && write_i32(f, ix->tok, nn) &&
               write_i32(f, ix->tok_next, nv) && fwrite(ix->byte, 1, nn, f) == nn;
-    return temp_commit(f, ok, tmp, path);
+    return fileio_commit(&w, ok, FILEIO_DISPOSABLE);
 }
 
 /* sub_special: children come after their node (trie_valid), so one backward pass suffices. */
@@ -2009,7 +1993,7 @@ uint64_t fg_automaton_key(const struct fg_automaton *a, const char *gbnf) {
         return 0;
     }
     uint64_t head[4] = {FGA_VERSION, a->ix->key, (uint64_t)a->n_nfa, (uint64_t)a->n_cls};
-    uint64_t h = hash_words(SESSION_FNV_OFFSET, head, sizeof(head));
+    uint64_t h = hash_words(FILEIO_FNV_OFFSET, head, sizeof(head));
     h = hash_words(h, gbnf, strlen(gbnf));
     return h != 0 ? h : 1;
 }
@@ -2036,7 +2020,7 @@ struct fga_payload {
 };
 
 static uint64_t fga_sum(const struct fga_payload *p) {
-    uint64_t h = SESSION_FNV_OFFSET;
+    uint64_t h = FILEIO_FNV_OFFSET;
     h = hash_words(h, p->words, sizeof(int64_t) * p->n_dfa * FGA_WORDS);
     h = hash_words(h, p->trans, sizeof(int32_t) * p->n_dfa * p->n_cls);
     h = hash_words(h, p->sets, sizeof(int32_t) * p->n_sets);
@@ -2151,7 +2135,7 @@ bool fg_automaton_load(struct fg_automaton *a, const char *path, uint64_t key) {
              fkey == key && n_dfa >= 1 && n_dfa <= FG_MAX_DFA_STATES &&
              n_cls == (uint64_t)a->n_cls && p.n_sets <= n_dfa * (uint64_t)a->n_nfa &&
              p.n_lists <= n_dfa * (uint64_t)FG_LARGE_LIMIT && p.n_exact <= FG_EXACT_POOL &&
-             hsum == hash_words(SESSION_FNV_OFFSET, head, 72) &&
+             hsum == hash_words(FILEIO_FNV_OFFSET, head, 72) &&
              memcmp(head + 80, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16) == 0;
     }
     if (ok) {
@@ -2260,16 +2244,16 @@ bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key) 
     memcpy(head + 48, &p.n_lists, 8);
     memcpy(head + 56, &p.n_exact, 8);
     memcpy(head + 64, &psum, 8);
-    uint64_t hsum = hash_words(SESSION_FNV_OFFSET, head, 72);
+    uint64_t hsum = hash_words(FILEIO_FNV_OFFSET, head, 72);
     memcpy(head + 72, &hsum, 8);
-    char tmp[4200];
-    FILE *f = temp_open(path, tmp, sizeof(tmp));
+    struct fileio_tmp w;
+    FILE *f = fileio_begin(&w, path) ? w.f : NULL;
     bool ok = f != NULL && fwrite(head, 1, sizeof(head), f) == sizeof(head) &&
               fwrite(p.words, sizeof(int64_t) * FGA_WORDS, p.n_dfa, f) == p.n_dfa &&
               write_i32(f, p.trans, p.n_dfa * p.n_cls) && write_i32(f, p.sets, p.n_sets) &&
               write_i32(f, p.lists, p.n_lists) && write_i32(f, p.exact, p.n_exact);
     free(p.words);
-    if (f == NULL || !temp_commit(f, ok, tmp, path)) {
+    if (f == NULL || !fileio_commit(&w, ok, FILEIO_DISPOSABLE)) {
         return false;
     }
     a->disk_dfa = a->n_dfa;

@@ -157,7 +157,7 @@ bool fg_automaton_store(struct fg_automaton *a, const char *path, uint64_t key);
 bool fg_automaton_dirty(const struct fg_automaton *a);
 /* The 64-bit word hash behind the cache files' checksums. In an automaton file (96-byte
  * header, then per-state int64 words, transitions, sets, lists, exact sets) the header checksum
- * at byte 72 is fg_hash_words(SESSION_FNV_OFFSET, header, 72) and the payload checksum at byte
+ * at byte 72 is fg_hash_words(FILEIO_FNV_OFFSET, header, 72) and the payload checksum at byte
  * 64 chains it over the five arrays in file order. Exposed for the tests that forge files. */
 uint64_t fg_hash_words(uint64_t h, const void *data, size_t n);
 

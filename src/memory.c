@@ -6,6 +6,7 @@
 #include "status.h"
 #include "strbuf.h"
 #include "untrusted.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -50,19 +51,6 @@ void memory_free(struct memory *m) {
     memset(m, 0, sizeof(*m));
 }
 
-/* Cut `s` to at most `max` bytes without splitting a UTF-8 character. */
-static void cut_utf8(char *s, size_t max) {
-    size_t n = strlen(s);
-    if (n <= max) {
-        return;
-    }
-    n = max;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
-        n--;
-    }
-    s[n] = '\0';
-}
-
 static enum pipit_status add_line(struct memory *m,
                                   const char *text,
                                   enum memory_kind kind,
@@ -101,7 +89,7 @@ static enum pipit_status add_line(struct memory *m,
             *p = ' ';
         }
     }
-    cut_utf8(copy, max_bytes);
+    utf8_cut(copy, max_bytes);
     struct memory_line *line = &m->lines[m->n++];
     memset(line, 0, sizeof(*line));
     line->text = copy;
@@ -164,7 +152,7 @@ static void fact_value(const char *text, char *buf, size_t size) {
         }
     }
     c[o] = '\0';
-    cut_utf8(c, FACT_MAX_VALUE);
+    utf8_cut(c, FACT_MAX_VALUE);
     for (o = strlen(c); o > 0 && c[o - 1] == ' ';) {
         c[--o] = '\0';
     }

@@ -19,11 +19,13 @@
 
 #include "modelgen.h"
 
+#include "fileio.h"
 #include "ggml.h"
 #include "gguf.h"
 #include "pipit.h"
 #include "status.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,26 +63,14 @@ static void fill_normal(float *dst, int64_t n, float std, uint64_t *state) {
 /* ============================================================================
  * writing */
 
-/* Write `g` to `out_path` through `<out_path>.tmp` and rename (readers never
- * see a partial file).*/
+/* Write `g` to `out_path` whole or not at all (src/fileio.h). */
 static enum pipit_status
 write_atomic(struct gguf_context *g, const char *out_path, struct pipit_error *err) {
-    char tmp[4096];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
-    if (n < 0 || (size_t)n >= sizeof(tmp)) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "modelgen: output path too long: %s",
-                               out_path);
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s", tmp);
-    }
-    bool ok = gguf_write_to_file_ptr(g, f, false);
-    ok = (fflush(f) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, out_path) != 0) {
-        remove(tmp);
-        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s", out_path);
+    struct fileio_tmp w;
+    bool ok = fileio_begin(&w, out_path) && gguf_write_to_file_ptr(g, w.f, false);
+    if (!fileio_commit(&w, ok, FILEIO_DURABLE)) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "modelgen: cannot write %s: %s", out_path,
+                               strerror(errno));
     }
     return PIPIT_OK;
 }

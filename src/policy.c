@@ -13,6 +13,7 @@
 #include "policy.h"
 
 #include "status.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -274,9 +275,7 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
 static void copy_cut(char *dst, size_t cap, const char *src, size_t n) {
     if (n > cap - 1) {
         n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) {
-            n--; /* never end inside a UTF-8 character */
-        }
+        n = utf8_boundary(src, n); /* never end inside a UTF-8 character */
     }
     memcpy(dst, src, n);
     dst[n] = '\0';

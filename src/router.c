@@ -26,6 +26,7 @@
 #include "router.h"
 
 #include "status.h"
+#include "utf8.h"
 #include "words.h"
 
 #include <stdint.h>
@@ -953,9 +954,7 @@ static size_t copy_segment(const char *s, size_t b, size_t e, char out[ROUTER_MA
     size_t n = e - b;
     if (n > ROUTER_MAX_SEGMENT - 1) {
         n = ROUTER_MAX_SEGMENT - 1;
-        while (n > 0 && ((unsigned char)s[b + n] & 0xC0) == 0x80) {
-            n--;
-        }
+        n = utf8_boundary(s + b, n);
         while (n > 0 && is_space((unsigned char)s[b + n - 1])) {
             n--;
         }

@@ -5,6 +5,7 @@
 
 #include "session.h"
 
+#include "fileio.h"
 #include "status.h"
 
 #include <errno.h>
@@ -16,15 +17,6 @@
 #include <unistd.h>
 
 static const char SESSION_MAGIC[8] = {'P', 'I', 'P', 'I', 'T', 'S', 'E', 'S'};
-
-uint64_t session_fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static void put_u32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) {
@@ -54,41 +46,6 @@ static uint64_t get_u64(const uint8_t *p) {
     return v;
 }
 
-static bool write_all(int fd, const void *data, size_t n) {
-    const uint8_t *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* fsync the directory holding `path`, so the rename itself is durable. */
-static void sync_dir(const char *path) {
-    char dir[4096];
-    pipit_format(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == NULL) {
-        pipit_format(dir, sizeof(dir), ".");
-    } else if (slash == dir) {
-        dir[1] = '\0';
-    } else {
-        *slash = '\0';
-    }
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
 enum pipit_status session_write(const char *path,
                                 uint64_t model_fingerprint,
                                 const char *json,
@@ -99,11 +56,6 @@ enum pipit_status session_write(const char *path,
     if (path == NULL || json == NULL || (kv == NULL && kv_len > 0)) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "session: NULL argument");
     }
-    char tmp[4096];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (n < 0 || (size_t)n >= sizeof(tmp)) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "session: path too long: %s", path);
-    }
     size_t json_len = strlen(json);
     uint8_t head[40];
     memcpy(head, SESSION_MAGIC, 8);
@@ -112,27 +64,23 @@ enum pipit_status session_write(const char *path,
     put_u64(head + 16, model_fingerprint);
     put_u64(head + 24, json_len);
     put_u64(head + 32, kv_len);
-    uint64_t sum = session_fnv1a(SESSION_FNV_OFFSET, head, sizeof(head));
-    sum = session_fnv1a(sum, json, json_len);
-    sum = session_fnv1a(sum, kv, kv_len);
+    uint64_t sum = fileio_fnv1a(FILEIO_FNV_OFFSET, head, sizeof(head));
+    sum = fileio_fnv1a(sum, json, json_len);
+    sum = fileio_fnv1a(sum, kv, kv_len);
     uint8_t tail[8];
     put_u64(tail, sum);
 
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        return pipit_error_set(err, PIPIT_ERR_IO, "session: cannot write %s: %s", tmp,
+    struct fileio_tmp w;
+    if (!fileio_begin(&w, path)) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "session: cannot write %s: %s", path,
                                strerror(errno));
     }
-    bool ok = write_all(fd, head, sizeof(head)) && write_all(fd, json, json_len) &&
-              write_all(fd, kv, kv_len) && write_all(fd, tail, sizeof(tail)) && fsync(fd) == 0;
-    ok = (close(fd) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
+    bool ok = fileio_write(&w, head, sizeof(head)) && fileio_write(&w, json, json_len) &&
+              fileio_write(&w, kv, kv_len) && fileio_write(&w, tail, sizeof(tail));
+    if (!fileio_commit(&w, ok, FILEIO_DURABLE)) {
         return pipit_error_set(err, PIPIT_ERR_IO, "session: cannot write %s: %s", path,
-                               strerror(e));
+                               strerror(errno));
     }
-    sync_dir(path);
     return PIPIT_OK;
 }
 
@@ -203,9 +151,9 @@ enum pipit_status session_read(const char *path,
                                "session: cannot read %s", path);
     }
     j[jlen] = '\0';
-    uint64_t sum = session_fnv1a(SESSION_FNV_OFFSET, head, sizeof(head));
-    sum = session_fnv1a(sum, j, (size_t)jlen);
-    sum = session_fnv1a(sum, k, (size_t)klen);
+    uint64_t sum = fileio_fnv1a(FILEIO_FNV_OFFSET, head, sizeof(head));
+    sum = fileio_fnv1a(sum, j, (size_t)jlen);
+    sum = fileio_fnv1a(sum, k, (size_t)klen);
     if (sum != get_u64(tail)) {
         free(j);
         free(k);

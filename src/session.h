@@ -47,8 +47,4 @@ enum pipit_status session_read(const char *path,
                                size_t *kv_len,
                                struct pipit_error *err);
 
-/* FNV-1a 64 of `n` bytes, continuing from `h` (start with SESSION_FNV_OFFSET). */
-#define SESSION_FNV_OFFSET 14695981039346656037ull
-uint64_t session_fnv1a(uint64_t h, const void *data, size_t n);
-
 #endif /* PIPIT_SESSION_H */

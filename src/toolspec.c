@@ -20,6 +20,7 @@
 #include "pattern.h"
 #include "status.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,17 +76,6 @@ static bool is_tool_name(const char *s) {
         }
     }
     return true;
-}
-
-/* Length in code points of UTF-8 text (jansson guarantees valid UTF-8). */
-static size_t utf8_len(const char *s, size_t bytes) {
-    size_t n = 0;
-    for (size_t i = 0; i < bytes; i++) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            n++;
-        }
-    }
-    return n;
 }
 
 /* JSON type name as a user reads it: integers and reals are both "number". */
@@ -558,7 +548,7 @@ static bool check_template(struct parser *P, const char *text, const char *path)
             }
             if (j >= n || text[j] != '}') {
                 spec_fail(P, path, false, "template: unbalanced \"{\" at character %zu",
-                          utf8_len(text, i) + 1);
+                          utf8_count(text, i) + 1);
                 return false;
             }
             char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
@@ -566,14 +556,14 @@ static bool check_template(struct parser *P, const char *text, const char *path)
             const char *colon = memchr(text + i + 1, ':', j - i - 1);
             size_t len = colon != NULL ? (size_t)(colon - (text + i + 1)) : j - i - 1;
             if (colon != NULL && !check_value_map(P, colon + 1, (size_t)(text + j - colon - 1),
-                                                  path, utf8_len(text, i) + 1)) {
+                                                  path, utf8_count(text, i) + 1)) {
                 return false;
             }
             if (len == 0 || len > PIPIT_TOOLSPEC_MAX_NAME) {
                 spec_fail(P, path, false,
                           "template: placeholder at character %zu must be {name} with a name of "
                           "1..%d characters",
-                          utf8_len(text, i) + 1, PIPIT_TOOLSPEC_MAX_NAME);
+                          utf8_count(text, i) + 1, PIPIT_TOOLSPEC_MAX_NAME);
                 return false;
             }
             memcpy(name, text + i + 1, len);
@@ -591,7 +581,7 @@ static bool check_template(struct parser *P, const char *text, const char *path)
                 continue;
             }
             spec_fail(P, path, false, "template: unbalanced \"}\" at character %zu",
-                      utf8_len(text, i) + 1);
+                      utf8_count(text, i) + 1);
             return false;
         }
     }
@@ -4265,7 +4255,7 @@ check_object(const struct pipit_schema *s, const json_t *v, const char *path, st
 static void
 check_string(const struct pipit_schema *s, const json_t *v, const char *path, struct problems *pr) {
     const char *text = json_string_value(v);
-    size_t len = utf8_len(text, json_string_length(v));
+    size_t len = utf8_count(text, json_string_length(v));
     if (s->max_length >= 0 && (int64_t)len > s->max_length) {
         problem(pr, path, "is %zu characters long, above the maximum %lld", len,
                 (long long)s->max_length);

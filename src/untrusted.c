@@ -9,6 +9,7 @@
 #include "untrusted.h"
 
 #include "device.h"
+#include "utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static size_t pass_chars(const char *src, size_t n, char *d, bool one_line, bool
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         const unsigned char *s = (const unsigned char *)src + i;
-        size_t len = device_utf8_seq_len(s, n - i);
+        size_t len = utf8_seq_len(s, n - i);
         if (len == 0) {
             d[o++] = '?'; /* an invalid byte */
             *changed = true;
@@ -175,10 +176,7 @@ static void pass_cut(char *s, size_t n, size_t max) {
     if (n <= max) {
         return;
     }
-    size_t end = max - 3;
-    while (end > 0 && ((unsigned char)s[end] & 0xc0) == 0x80) {
-        end--;
-    }
+    size_t end = utf8_boundary(s, max - 3);
     size_t sp = end;
     while (sp > 0 && s[sp] != ' ' && s[sp] != '\n') {
         sp--;

@@ -8,6 +8,8 @@
  */
 #include "words.h"
 
+#include "utf8.h"
+
 #include <string.h>
 
 static bool is_space(unsigned char c) {
@@ -165,9 +167,7 @@ size_t words_bounded_len(const char *s, size_t max, bool *too_long) {
     }
     bool cut = s[n] != '\0';
     if (cut) {
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
-            n--;
-        }
+        n = utf8_boundary(s, n);
     }
     if (too_long != NULL) {
         *too_long = cut;

@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fastgrammar.h"
+#include "fileio.h"
 #include "session.h"
 #include "status.h"
 #include "testutil.h"
@@ -1139,14 +1140,14 @@ static bool forge(const char *path, bool (*mutate)(struct fga_view *v)) {
     assert_int_equal(p - buf, size);
     bool applies = mutate(&v);
     if (applies) {
-        uint64_t h = SESSION_FNV_OFFSET;
+        uint64_t h = FILEIO_FNV_OFFSET;
         h = fg_hash_words(h, v.words, v.n_dfa * 6 * sizeof(int64_t));
         h = fg_hash_words(h, v.trans, v.n_dfa * v.n_cls * sizeof(int32_t));
         h = fg_hash_words(h, v.sets, v.n_sets * sizeof(int32_t));
         h = fg_hash_words(h, v.lists, v.n_lists * sizeof(int32_t));
         h = fg_hash_words(h, v.exact, v.n_exact * sizeof(int32_t));
         memcpy(buf + 64, &h, 8);
-        h = fg_hash_words(SESSION_FNV_OFFSET, buf, 72);
+        h = fg_hash_words(FILEIO_FNV_OFFSET, buf, 72);
         memcpy(buf + 72, &h, 8);
         f = fopen(path, "wb");
         assert_non_null(f);

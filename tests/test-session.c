@@ -7,6 +7,7 @@
  */
 #include "agent.h"
 #include "fake_backend.h"
+#include "fileio.h"
 #include "session.h"
 #include "testutil.h"
 
@@ -507,7 +508,7 @@ static void write_forged(const char *path, unsigned char *bytes, size_t n, uint3
     for (int i = 0; i < 4; i++) {
         bytes[8 + i] = (unsigned char)(version >> (8 * i));
     }
-    uint64_t sum = session_fnv1a(SESSION_FNV_OFFSET, bytes, n - 8);
+    uint64_t sum = fileio_fnv1a(FILEIO_FNV_OFFSET, bytes, n - 8);
     for (int i = 0; i < 8; i++) {
         bytes[n - 8 + i] = (unsigned char)(sum >> (8 * i));
     }

@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "datagen.h"
+#include "fileio.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-opt.h"
@@ -35,6 +36,7 @@
 #include "modelgen.h"
 #include "status.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,14 +252,14 @@ static void add_tensor_as(struct ggml_context *host,
     gguf_add_tensor(g, t);
 }
 
-/* Write `g` to `path` atomically (a temp file, then rename). */
+/* Write `g` to `path` whole or not at all (src/fileio.h). */
 static enum pipit_status
 gguf_write_atomic(struct gguf_context *g, const char *path, struct pipit_error *err) {
-    char tmp[4096];
-    pipit_format(tmp, sizeof(tmp), "%s.tmp", path);
-    if (!gguf_write_to_file(g, tmp, false) || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s", path);
+    struct fileio_tmp w;
+    bool ok = fileio_begin(&w, path) && gguf_write_to_file_ptr(g, w.f, false);
+    if (!fileio_commit(&w, ok, FILEIO_DURABLE)) {
+        return pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s: %s", path,
+                               strerror(errno));
     }
     return PIPIT_OK;
 }

@@ -17,9 +17,11 @@
  * Deterministic: ties between equally frequent pairs go to the pair seen first.
  */
 #include "datagen.h"
+#include "fileio.h"
 #include "gguf.h"
 #include "status.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,12 +414,11 @@ enum pipit_status pipit_vocab_build(const struct pipit_dataset *ds,
     gguf_set_val_bool(g, "tokenizer.ggml.add_eos_token", false);
     gguf_set_val_bool(g, "tokenizer.ggml.add_space_prefix", false);
 
-    char tmp[4096];
-    pipit_format(tmp, sizeof(tmp), "%s.tmp", out_path);
-    bool ok = gguf_write_to_file(g, tmp, false);
-    if (!ok || rename(tmp, out_path) != 0) {
-        remove(tmp);
-        st = pipit_error_set(err, PIPIT_ERR_IO, "vocab: cannot write %s", out_path);
+    struct fileio_tmp w;
+    bool ok = fileio_begin(&w, out_path) && gguf_write_to_file_ptr(g, w.f, false);
+    if (!fileio_commit(&w, ok, FILEIO_DURABLE)) {
+        st = pipit_error_set(err, PIPIT_ERR_IO, "vocab: cannot write %s: %s", out_path,
+                             strerror(errno));
     }
     gguf_free(g);
     free(tokens), free(scores), free(types), free(bytes);

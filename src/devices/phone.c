@@ -27,6 +27,7 @@
 #include "phone.h"
 
 #include "strbuf.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -396,7 +397,7 @@ static bool json_text_ok(const json_t *v, size_t min_chars, size_t max_chars, bo
     size_t chars = 0;
     bool blank = true;
     for (size_t i = 0; i < n;) {
-        size_t len = device_utf8_char_len(s + i, n - i, multiline);
+        size_t len = utf8_char_len(s + i, n - i, multiline);
         if (len == 0 || ++chars > max_chars) {
             return false;
         }
@@ -488,7 +489,7 @@ static void cut_text(const char *s, size_t max_chars, char *buf, size_t size) {
     size_t chars = 0;
     size_t i = 0;
     while (i < n && chars < max_chars) {
-        size_t len = device_utf8_char_len((const unsigned char *)s + i, n - i, true);
+        size_t len = utf8_char_len((const unsigned char *)s + i, n - i, true);
         if (len == 0) {
             len = 1; /* unreachable for checked text */
         }
