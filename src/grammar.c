@@ -617,24 +617,37 @@ static bool number_value(struct strbuf *b, const struct pipit_schema *s, bool ex
         }
         return values_alt(b, s, v, n, F);
     }
-    if (exact && s->multiple_of > 0 && has_lo && has_hi) {
-        /* a bounded multipleOf with few multiples: the multiples themselves (else validated) */
-        double k0 = ceil(lo / s->multiple_of), k1 = floor(hi / s->multiple_of);
-        if (k1 - k0 < GRAMMAR_MAX_MULTIPLES) {
-            double v[GRAMMAR_MAX_MULTIPLES];
-            size_t n = 0;
-            for (double k = k0; k <= k1 && n < GRAMMAR_MAX_MULTIPLES; k++) {
-                /* k * m to F fraction digits (0.1 * 3 is 0.30000000000000004; 0.3 is as much
-                 * a multiple for the validator, which allows 1e-9 relative) */
-                char t[400];
-                snprintf(t, sizeof(t), "%.*f", F, k * s->multiple_of);
-                double x = strtod(t, NULL), q = x / s->multiple_of;
-                if (x >= lo && x <= hi && fabs(q - nearbyint(q)) <= 1e-9 * fmax(1.0, fabs(q))) {
-                    v[n++] = x == 0.0 ? 0.0 : x; /* no negative zero */
-                }
+    if (exact && s->multiple_of > 0) {
+        /* multipleOf: the multiples themselves, at most GRAMMAR_MAX_MULTIPLES of them; with
+         * more in range (or no bound), the 256 nearest to 0 within it: every call validates,
+         * and a person's far-off multiple is refused by validation like any value the exact
+         * grammar leaves out */
+        double top = pow(10.0, I) - 1.0;
+        double wlo = has_lo ? lo : -top, whi = has_hi ? hi : top;
+        double k0 = ceil(wlo / s->multiple_of), k1 = floor(whi / s->multiple_of);
+        if (k1 - k0 >= GRAMMAR_MAX_MULTIPLES) {
+            if (k0 > 0) {
+                k1 = k0 + GRAMMAR_MAX_MULTIPLES - 1;
+            } else if (k1 < 0) {
+                k0 = k1 - (GRAMMAR_MAX_MULTIPLES - 1);
+            } else {
+                k0 = fmax(k0, -(double)(GRAMMAR_MAX_MULTIPLES / 2 - 1));
+                k1 = k0 + GRAMMAR_MAX_MULTIPLES - 1;
             }
-            return values_alt(b, s, v, n, F);
         }
+        double v[GRAMMAR_MAX_MULTIPLES];
+        size_t n = 0;
+        for (double k = k0; k <= k1 && n < GRAMMAR_MAX_MULTIPLES; k++) {
+            /* k * m to F fraction digits (0.1 * 3 is 0.30000000000000004; 0.3 is as much a
+             * multiple for the validator, which allows 1e-9 relative) */
+            char t[400];
+            snprintf(t, sizeof(t), "%.*f", F, k * s->multiple_of);
+            double x = strtod(t, NULL), q = x / s->multiple_of;
+            if (x >= wlo && x <= whi && fabs(q - nearbyint(q)) <= 1e-9 * fmax(1.0, fabs(q))) {
+                v[n++] = x == 0.0 ? 0.0 : x; /* no negative zero */
+            }
+        }
+        return values_alt(b, s, v, n, F);
     }
     bool ranged = exact && (has_lo || has_hi);
     if (!ranged && s->type == PIPIT_SCHEMA_NUMBER) {
