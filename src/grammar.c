@@ -861,8 +861,14 @@ static bool format_expr(struct strbuf *b, enum pipit_schema_format f) {
     static const char *const TIME =
         "([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] (\".\" [0-9]{1,6})? "
         "(\"Z\" | [+-] ([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9])";
-    static const char *const DATE = "[0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" "
-                                    "[1-9] | [12] [0-9] | \"3\" [01])";
+    /* a real calendar date: 31-day months, 30-day months, February to the 28th, and the 29th
+     * in leap years (the last two digits a multiple of 4 but not 00, or 00 after a multiple
+     * of 4) */
+    static const char *const DATE =
+        "([0-9]{4} \"-\" ((\"0\" [13578] | \"1\" [02]) \"-\" (\"0\" [1-9] | [12] [0-9] | \"3\" "
+        "[01]) | (\"0\" [469] | \"11\") \"-\" (\"0\" [1-9] | [12] [0-9] | \"30\") | \"02-\" (\"0\" "
+        "[1-9] | \"1\" [0-9] | \"2\" [0-8])) | ([0-9] [0-9] (\"0\" [48] | [2468] [048] | [13579] "
+        "[26]) | ([02468] [048] | [13579] [26]) \"00\") \"-02-29\")";
     static const char *const HEX = "[0-9a-f]";
     switch (f) {
         case PIPIT_FORMAT_DATE:
@@ -897,6 +903,17 @@ static void add_word(char *buf, size_t cap, const char *word) {
     snprintf(buf + n, cap - n, "%s%s", n > 0 ? ", " : "", word);
 }
 
+/* The string of `s`'s pattern with its length range folded in, when pattern.c can. */
+static bool pattern_with_lengths(struct gctx *g, struct strbuf *b, const struct pipit_schema *s) {
+    struct strbuf pat = {0};
+    bool ok = pattern_gbnf_lengths(s->pattern, g->max_string, s->min_length, s->max_length, &pat);
+    if (ok) {
+        strbuf_printf(b, "(\"\\\"\" %s \"\\\"\")", pat.data);
+    }
+    strbuf_free(&pat);
+    return ok;
+}
+
 static void
 string_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, const char *path) {
     char gr[256] = "type", va[256] = "";
@@ -916,6 +933,10 @@ string_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, cons
         if (s->pattern != NULL) {
             add_word(va, sizeof(va), "pattern");
         }
+    } else if (s->pattern != NULL && (s->min_length > 0 || s->max_length >= 0) &&
+               pattern_with_lengths(g, b, s)) {
+        add_word(gr, sizeof(gr), "pattern");
+        lengths_in_grammar = true;
     } else if (s->pattern != NULL) {
         struct strbuf pat = {0};
         if (pattern_gbnf(s->pattern, g->max_string, &pat)) {
@@ -940,8 +961,6 @@ string_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, cons
     if (s->format == PIPIT_FORMAT_OTHER) {
         snprintf(what, sizeof(what), "format %.40s (annotation, not checked)", s->format_name);
         add_word(va, sizeof(va), what);
-    } else if (s->format == PIPIT_FORMAT_DATE || s->format == PIPIT_FORMAT_DATE_TIME) {
-        add_word(va, sizeof(va), "format (the calendar: days per month)");
     }
     if (s->min_length > 0) {
         add_word(lengths_in_grammar ? gr : va, lengths_in_grammar ? sizeof(gr) : sizeof(va),

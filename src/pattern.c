@@ -969,3 +969,87 @@ bool pattern_gbnf(const char *re, int64_t cap, struct strbuf *b) {
     free(p);
     return ok && !b->failed;
 }
+
+/* The leaves of the concatenation at `x`, in order (at most `cap`); -1 when too many. */
+static int cat_items(const struct pat *p, int x, int *items, int n, int cap) {
+    if (p->node[x].kind == PN_CAT) {
+        n = cat_items(p, p->node[x].a, items, n, cap);
+        return n < 0 ? -1 : cat_items(p, p->node[x].b, items, n, cap);
+    }
+    if (n >= cap) {
+        return -1;
+    }
+    items[n] = x;
+    return n + 1;
+}
+
+bool pattern_gbnf_lengths(const char *re,
+                          int64_t cap,
+                          int64_t min_len,
+                          int64_t max_len,
+                          struct strbuf *b) {
+    const char *err = NULL;
+    struct pat *p = pat_parse(re, &err);
+    if (p == NULL) {
+        return false;
+    }
+    int items[64];
+    int n = cat_items(p, p->root, items, 0, 64);
+    int64_t lo[64], hi[64];
+    int unbounded = -1;
+    bool ok = n > 0;
+    for (int i = 0; ok && i < n; i++) {
+        const struct pn *x = &p->node[items[i]];
+        if (x->kind == PN_SET) {
+            lo[i] = hi[i] = 1;
+        } else if (x->kind == PN_REP && p->node[x->a].kind == PN_SET) {
+            lo[i] = x->min;
+            hi[i] = x->max;
+            if (x->max < 0) {
+                ok = unbounded < 0; /* one unbounded item at most */
+                unbounded = i;
+            }
+        } else {
+            ok = false;
+        }
+    }
+    int64_t other_lo = 0, other_hi = 0;
+    for (int i = 0; ok && i < n; i++) {
+        if (i != unbounded) {
+            other_lo += lo[i];
+            other_hi += hi[i];
+        }
+    }
+    int64_t umin = 0, umax = 0;
+    if (ok && unbounded >= 0) {
+        umin = lo[unbounded] > min_len - other_lo ? lo[unbounded] : min_len - other_lo;
+        umax = max_len >= 0 ? max_len - other_hi : (umin > cap ? umin : cap);
+        ok = umax >= umin;
+    } else if (ok) {
+        ok = other_lo >= min_len && (max_len < 0 || other_hi <= max_len);
+    }
+    struct strbuf body = {0};
+    for (int i = 0; ok && i < n; i++) {
+        strbuf_str(&body, i > 0 ? " " : "(");
+        const struct pn *x = &p->node[items[i]];
+        if (x->kind == PN_SET) {
+            ok = gbnf_set(p, items[i], &body);
+            continue;
+        }
+        struct strbuf in = {0};
+        ok = gbnf_set(p, x->a, &in);
+        if (ok) {
+            strbuf_printf(&body, "%s{%lld,%lld}", in.data,
+                          (long long)(i == unbounded ? umin : lo[i]),
+                          (long long)(i == unbounded ? umax : hi[i]));
+        }
+        strbuf_free(&in);
+    }
+    if (ok) {
+        strbuf_str(&body, ")");
+        strbuf_add(b, body.data, body.len);
+    }
+    strbuf_free(&body);
+    free(p);
+    return ok && !b->failed;
+}

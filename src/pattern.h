@@ -36,4 +36,16 @@ bool pattern_match(const char *re, const char *s, size_t len);
  * `cap` characters. False when `re` is outside the subset. */
 bool pattern_gbnf(const char *re, int64_t cap, struct strbuf *b);
 
+/* The same for strings that also have a length range [min_len, max_len] (max_len -1: none):
+ * when the pattern is a concatenation of characters and repetitions of character sets with
+ * at most one unbounded repetition, that repetition is bounded so that every string the
+ * expression allows has a length in the range (an unanchored pattern is then matched by the
+ * whole string). False when the pattern has another shape or no length fits: the caller
+ * keeps the lengths for validation. */
+bool pattern_gbnf_lengths(const char *re,
+                          int64_t cap,
+                          int64_t min_len,
+                          int64_t max_len,
+                          struct strbuf *b);
+
 #endif /* PIPIT_PATTERN_H */

@@ -810,6 +810,13 @@ static void test_patterns(void **state) {
     assert_true(pattern_gbnf("a.", 4, &b));
     assert_non_null(strstr(b.data, "{0,4}"));
     strbuf_free(&b);
+    /* a length range folds into the one unbounded repetition */
+    assert_true(pattern_gbnf_lengths("^[a-z][a-z0-9_]*$", 128, 3, 20, &b));
+    assert_string_equal(b.data, "([a-z] [0-9\\x5Fa-z]{2,19})");
+    strbuf_free(&b);
+    assert_false(pattern_gbnf_lengths("^(ab)+$", 128, 3, 20, &b));
+    assert_false(pattern_gbnf_lengths("^[a-z]{1,2}$", 128, 3, 20, &b));
+    strbuf_free(&b);
 }
 
 /* ============================================================================
