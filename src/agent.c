@@ -77,8 +77,9 @@ struct pipit_agent {
     const struct pipit_toolset *calls_ts; /* what calls may name: ts, plus the built-in undo
                                              tool when ts has none (owned_calls_ts) */
     struct pipit_toolset *owned_calls_ts;
-    struct ask *ask; /* state questions and claims; NULL without a device */
-    bool last_undo;  /* the previous turn was an undo: "and that too" undoes one more */
+    struct ask *ask;       /* state questions and claims; NULL without a device */
+    struct router *router; /* undo and compound splits, with the tool set's words */
+    bool last_undo;        /* the previous turn was an undo: "and that too" undoes one more */
     struct backend backend;
     struct device *dev;     /* params.device's device (borrowed); NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */
@@ -521,9 +522,10 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     atomic_init(&a->cancel, false);
     atomic_init(&a->in_step, false);
     a->log = calloc((size_t)p->undo_slots, sizeof(*a->log));
+    a->router = router_new(tools);
     struct pipit_grammar_params gp = pipit_grammar_default_params();
     gp.syntax = a->syntax;
-    enum pipit_status st = a->log == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
+    enum pipit_status st = a->log == NULL || a->router == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
     if (st == PIPIT_OK) {
         st = make_calls_toolset(a, err);
     }
@@ -593,6 +595,7 @@ void pipit_agent_free(struct pipit_agent *a) {
     tracker_free(a->tracker);
     pipit_adapter_free(a->tracker_lora);
     ask_free(a->ask);
+    router_free(a->router);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
     pipit_toolset_free(a->owned_calls_ts);
@@ -1808,11 +1811,11 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
 
 /* True when no router segment of `utt` starts with a command verb: a question may then be
  * answered whole ("what's the flash and the zoom?"); "is the flash on, zoom in" may not. */
-static bool no_command_inside(const char *utt) {
+static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
     char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
-    size_t n = router_split(utt, segs, AGENT_MAX_SEGMENTS);
+    size_t n = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
     for (size_t i = 0; i < n; i++) {
-        if (router_command_verb(NULL, segs[i]) != ROUTER_NO_VERB) {
+        if (router_command_verb(a->router, segs[i]) != ROUTER_NO_VERB) {
             return false;
         }
     }
@@ -1833,7 +1836,7 @@ static void say_not_done(struct pipit_agent *a,
         if (i > 0) {
             strbuf_str(&b, i + 1 == n_rest ? " or " : ", ");
         }
-        size_t at = router_command_verb(NULL, rest[i]);
+        size_t at = router_command_verb(a->router, rest[i]);
         if (at == ROUTER_NO_VERB) {
             strbuf_printf(&b, "do \"%s\"", rest[i]);
             continue;
@@ -1918,13 +1921,13 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     } else if ((undo_n = router_undo_count(utt)) > 0 ||
                (a->last_undo && (undo_n = router_undo_followup(utt)) > 0)) {
         do_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
-    } else if (no_command_inside(utt) && answer_from_state(a, &tb, utt)) {
+    } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else {
         /* every segment up to the array's size: those past max_steps are not run, and the
          * sentence says so */
         char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
-        size_t n_all = router_split(utt, segs, AGENT_MAX_SEGMENTS);
+        size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
         size_t n = n_all;
         if (n > (size_t)a->params.max_steps) {
             t->flags |= PIPIT_TURN_STEP_CAP;

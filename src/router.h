@@ -46,7 +46,8 @@
 
 #define ROUTER_MAX_INPUT    1024      /* bytes of an utterance that are looked at */
 #define ROUTER_MAX_SEGMENT  256       /* bytes per segment, NUL included */
-#define ROUTER_MAX_KEYWORDS 64        /* extra words a `struct router` can hold */
+#define ROUTER_MAX_KEYWORDS 2048      /* words a `struct router` can hold */
+#define ROUTER_MAX_SHAPES   16        /* number shapes ("9x", "9:9") a `struct router` can hold */
 #define ROUTER_MAX_WORDS    3         /* words per lexicon phrase ("white balance") */
 #define ROUTER_WORD_CAP     WORDS_CAP /* bytes per word, NUL included (longer: never matches) */
 
@@ -84,10 +85,11 @@ bool router_is_undo(const char *utterance);
  * `segments[0 .. n-1]`; returns n. Splits happen at a separator (",", ";",
  * ".", "!", "?", "and", "then", "also", "plus", "afterwards", "after that",
  * or a run of them such as ", and then") only when both sides look like
- * commands: the left side holds a command verb or a camera keyword, and the
+ * commands: the left side starts with a command verb or holds a keyword, and the
  * right side starts with a verb or holds a keyword (docs/router.md has the
- * lexicon). Fixed pairs are never split: "black and white", "zoom in and out",
- * "on and off", "between 3 and 5", "one and a half", ...
+ * lexicon). router_split() knows the generic verbs only; an agent splits with
+ * the router of its tool set (router_split_with()). Fixed pairs are never split: "black and white",
+ * "in and out", "on and off", "between 3 and 5", "one and a half", ...
  *
  * - A single command gives one segment: the trimmed utterance.
  * - Segment edges are trimmed of whitespace and punctuation; casing is kept.
@@ -100,39 +102,52 @@ size_t
 router_split(const char *utterance, char segments[][ROUTER_MAX_SEGMENT], size_t max_segments);
 
 /* ============================================================================
- * configurable lexicon */
+ * the lexicon of a tool set */
 
-/* What an extra word means to the splitter. */
+/* What a word means to the splitter. */
 enum router_word_kind {
     ROUTER_WORD_VERB = 0,    /* a command verb: counts at the start of either side
                                 ("dim the screen"), after lead-ins */
-    ROUTER_WORD_KEYWORD = 1, /* a device keyword: counts anywhere on either side
-                                ("torch", "slow motion") */
+    ROUTER_WORD_KEYWORD = 1, /* a domain keyword: counts anywhere on either side
+                                ("thermostat", "slow motion") */
+    ROUTER_WORD_PAIR = 2,    /* two words a lone "and" joins into one phrase, in either order
+                                ("exposure focus": "lock exposure and focus" is one command) */
 };
 
-/* The default lexicon plus up to ROUTER_MAX_KEYWORDS extra words. */
+/* The generic lexicon (verbs, conjunctions, lead-ins, fixed pairs) plus the words of a tool
+ * set: the router of one agent. */
 struct router;
 
-/* A router with the default lexicon only; NULL when out of memory. Free with
- * router_free(). */
-struct router *router_new(void);
+/* A router for the tool set `ts` (NULL: the generic lexicon only). Its words come from the
+ * tool set (docs/router.md, "Words from the tool set"): each tool's name split at "_" (the
+ * first word a verb, the others keywords), its description (the first word a verb, the other
+ * content words keywords, "X and Y" / "X or Y" pairs, number shapes such as "2x"), its
+ * parameter names and string enum values, its undo keys; and, for a pack, the declared router
+ * verbs and nouns, state keys with their names and nouns, and the first verb of each example
+ * utterance. The cloud tool adds nothing. NULL when out of memory. Free with router_free(). */
+struct router *router_new(const struct pipit_toolset *ts);
 
 /* NULL is a no-op. */
 void router_free(struct router *r);
 
-/* Add a verb or keyword phrase of 1 to ROUTER_MAX_WORDS words (letters, digits
- * and apostrophes; each word shorter than ROUTER_WORD_CAP bytes; matched
+/* Add a verb or keyword phrase of 1 to ROUTER_MAX_WORDS words, or a pair of 2 words (letters,
+ * digits and apostrophes; each word shorter than ROUTER_WORD_CAP bytes; matched
  * case-insensitively, whole words only). Adding a phrase twice is harmless.
  * Errors (err may be NULL): PIPIT_ERR_INVALID_ARG for a NULL router, an empty
- * phrase, too many or too long words, or a full lexicon; the router is
+ * phrase, too many or too long words, or a full lexicon; PIPIT_ERR_NOMEM; the router is
  * unchanged. */
 enum pipit_status router_add_keyword(struct router *r,
                                      enum router_word_kind kind,
                                      const char *phrase,
                                      struct pipit_error *err);
 
-/* router_split() with the default lexicon plus `r`'s words. `r` NULL means the
- * default lexicon only (exactly router_split()). */
+/* The router's phrases of one kind (borrowed, valid until the router changes): the first
+ * `max` written to `out` (may be NULL with 0); returns how many there are. */
+size_t
+router_words(const struct router *r, enum router_word_kind kind, const char **out, size_t max);
+
+/* router_split() with the generic lexicon plus `r`'s words. `r` NULL means the
+ * generic lexicon only (exactly router_split()). */
 size_t router_split_with(const struct router *r,
                          const char *utterance,
                          char segments[][ROUTER_MAX_SEGMENT],
@@ -142,7 +157,7 @@ size_t router_split_with(const struct router *r,
 #define ROUTER_NO_VERB ((size_t)-1)
 
 /* Byte offset of the command verb a segment starts with, after lead-ins ("please take a
- * photo" -> 7, at "take"), with the default lexicon plus `r`'s verbs (`r` may be NULL);
+ * photo" -> 7, at "take"), with the generic verbs plus `r`'s verbs (`r` may be NULL);
  * ROUTER_NO_VERB when it starts otherwise ("a 3 second timer") or is NULL. The agent uses it
  * to say what it did not do ("I didn't take a photo"). */
 size_t router_command_verb(const struct router *r, const char *segment);

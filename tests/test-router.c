@@ -364,14 +364,26 @@ static const struct split_case SPLIT_CASES[] = {
     {" ,;. ! ", 3, 0, {NULL}},
 };
 
+/* The router of tools/camera.json (the table's words come from it, not from router.c). */
+static struct router *camera_router(struct pipit_toolset **ts) {
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", ts, &err),
+                     PIPIT_OK);
+    struct router *r = router_new(*ts);
+    assert_non_null(r);
+    return r;
+}
+
 static void test_split_table(void **state) {
     (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
     int failures = 0;
     for (size_t i = 0; i < sizeof(SPLIT_CASES) / sizeof(SPLIT_CASES[0]); i++) {
         const struct split_case *c = &SPLIT_CASES[i];
         char seg[3][ROUTER_MAX_SEGMENT];
         memset(seg, 0x55, sizeof(seg));
-        size_t n = router_split(c->utterance, seg, c->max);
+        size_t n = router_split_with(r, c->utterance, seg, c->max);
         bool ok = n == c->n;
         for (size_t k = 0; ok && k < n; k++) {
             ok = strcmp(seg[k], c->seg[k]) == 0;
@@ -385,6 +397,8 @@ static void test_split_table(void **state) {
             failures++;
         }
     }
+    router_free(r);
+    pipit_toolset_free(ts);
     assert_int_equal(failures, 0);
 }
 
@@ -401,6 +415,8 @@ static void test_split_misuse(void **state) {
  * this too). */
 static void test_split_bounds(void **state) {
     (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
     char seg[3][ROUTER_MAX_SEGMENT];
 
     /* one long command of multi-byte characters */
@@ -413,7 +429,7 @@ static void test_split_bounds(void **state) {
         big[n++] = (char)0xA9;
     }
     big[n] = '\0';
-    assert_int_equal(router_split(big, seg, 3), 1);
+    assert_int_equal(router_split_with(r, big, seg, 3), 1);
     size_t len = strlen(seg[0]);
     assert_true(len <= ROUTER_MAX_SEGMENT - 1);
     assert_true(len >= ROUTER_MAX_SEGMENT - 3);
@@ -428,7 +444,7 @@ static void test_split_bounds(void **state) {
     for (size_t i = 8; i < 2000; i += 8) {
         big[i] = ' ';
     }
-    assert_int_equal(router_split(big, seg, 3), 1);
+    assert_int_equal(router_split_with(r, big, seg, 3), 1);
     assert_true(strlen(seg[0]) <= ROUTER_MAX_SEGMENT - 1);
     assert_memory_equal(seg[0], "zoom in", 7);
 
@@ -439,7 +455,7 @@ static void test_split_bounds(void **state) {
         n += 25;
     }
     big[n] = '\0';
-    assert_int_equal(router_split(big, seg, 3), 3);
+    assert_int_equal(router_split_with(r, big, seg, 3), 3);
     assert_string_equal(seg[0], "zoom in");
     assert_string_equal(seg[1], "take a photo zoom in"); /* no separator between repeats */
     assert_true(strlen(seg[2]) <= ROUTER_MAX_SEGMENT - 1);
@@ -447,7 +463,9 @@ static void test_split_bounds(void **state) {
     /* a comma storm */
     memset(big, ',', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
-    assert_int_equal(router_split(big, seg, 3), 0);
+    assert_int_equal(router_split_with(r, big, seg, 3), 0);
+    router_free(r);
+    pipit_toolset_free(ts);
 }
 
 /* ============================================================================
@@ -456,25 +474,33 @@ static void test_split_bounds(void **state) {
 static void test_extra_lexicon(void **state) {
     (void)state;
     char seg[3][ROUTER_MAX_SEGMENT];
-    const char *utt = "zoom in and dim the screen";
-    /* "dim" is a default verb; "slow motion" is not a default keyword */
+    const char *utt = "turn it up and dim the screen";
+    /* "turn" and "dim" are generic verbs; "slow motion" is no generic keyword */
     assert_int_equal(router_split(utt, seg, 3), 2);
     assert_int_equal(router_split("zoom in and slow motion", seg, 3), 1);
 
-    struct router *r = router_new();
+    struct router *r = router_new(NULL);
     assert_non_null(r);
     struct pipit_error err;
     assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "Slow Motion", &err), PIPIT_OK);
     assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "slow motion", &err), PIPIT_OK);
     assert_int_equal(router_add_keyword(r, ROUTER_WORD_VERB, "wave", &err), PIPIT_OK);
-    assert_int_equal(router_split_with(r, "zoom in and slow motion", seg, 3), 2);
+    assert_int_equal(router_split_with(r, "turn it up and slow motion", seg, 3), 2);
     assert_string_equal(seg[1], "slow motion");
-    assert_int_equal(router_split_with(r, "zoom in and wave at me", seg, 3), 2);
-    assert_int_equal(router_split("zoom in and wave at me", seg, 3), 1);
+    assert_int_equal(router_split_with(r, "turn it up and wave at me", seg, 3), 2);
+    assert_int_equal(router_split("turn it up and wave at me", seg, 3), 1);
     /* "slow" alone is not the phrase */
-    assert_int_equal(router_split_with(r, "zoom in and slow down", seg, 3), 1);
-    /* NULL router: the default lexicon */
-    assert_int_equal(router_split_with(NULL, "zoom in and slow motion", seg, 3), 1);
+    assert_int_equal(router_split_with(r, "turn it up and slow down", seg, 3), 1);
+    /* NULL router: the generic lexicon */
+    assert_int_equal(router_split_with(NULL, "turn it up and slow motion", seg, 3), 1);
+    /* a pair: a lone "and" between its words joins them */
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "bass", &err), PIPIT_OK);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "treble", &err), PIPIT_OK);
+    assert_int_equal(router_split_with(r, "turn up the bass and treble", seg, 3), 2);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_PAIR, "treble bass", &err), PIPIT_OK);
+    assert_int_equal(router_split_with(r, "turn up the bass and treble", seg, 3), 1);
+    assert_int_equal(router_add_keyword(r, ROUTER_WORD_PAIR, "bass", &err),
+                     PIPIT_ERR_INVALID_ARG); /* a pair is two words */
 
     /* bad phrases */
     assert_int_equal(router_add_keyword(r, ROUTER_WORD_KEYWORD, "", &err), PIPIT_ERR_INVALID_ARG);
@@ -492,7 +518,7 @@ static void test_extra_lexicon(void **state) {
     assert_int_equal(router_add_keyword(r, ROUTER_WORD_VERB, NULL, NULL), PIPIT_ERR_INVALID_ARG);
 
     /* capacity */
-    int added = 2;
+    int added = 5;
     for (int i = 0; added < ROUTER_MAX_KEYWORDS; i++, added++) {
         char w[16];
         snprintf(w, sizeof(w), "word%d", i);
@@ -508,12 +534,199 @@ static void test_extra_lexicon(void **state) {
     router_free(NULL);
 }
 
+/* ============================================================================
+ * words from a tool set the tests invent */
+
+/* A thermostat-and-music tool set: none of its words is in router.c. */
+static const char *const THERMO_SPEC =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"set_temperature\", \"description\": "
+    "\"Set the thermostat target\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"celsius\": {\"type\": \"number\", \"minimum\": 10, \"maximum\": 30}}, \"required\": "
+    "[\"celsius\"]}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"set_fan\", \"description\": \"Set the "
+    "fan speed\", \"parameters\": {\"type\": \"object\", \"properties\": {\"speed\": {\"type\": "
+    "\"string\", \"enum\": [\"low\", \"medium\", \"high\", \"turbo\"]}}, \"required\": "
+    "[\"speed\"]}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"skip_track\", \"description\": "
+    "\"Skip to the next song\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"queue_playlist\", \"description\": "
+    "\"Queue a playlist on the speaker\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"name\": {\"type\": \"string\"}, \"shuffle\": {\"type\": \"boolean\"}}, \"required\": "
+    "[\"name\"]}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"set_eq\", \"description\": \"Set bass "
+    "and treble, e.g. 3db\", \"parameters\": {\"type\": \"object\", \"properties\": {\"bass\": "
+    "{\"type\": \"integer\"}, \"treble\": {\"type\": \"integer\"}}}}},"
+    " {\"type\": \"function\", \"function\": {\"name\": \"process_with_cloud_llm\", "
+    "\"description\": \"Hand the request to a larger cloud model\", \"parameters\": {\"type\": "
+    "\"object\", \"properties\": {\"query\": {\"type\": \"string\"}}, \"required\": "
+    "[\"query\"]}}}]";
+
+static void test_toolset_words(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(
+        pipit_toolset_load_string(THERMO_SPEC, strlen(THERMO_SPEC), "thermo", &ts, &err), PIPIT_OK);
+    struct router *r = router_new(ts);
+    assert_non_null(r);
+    struct pipit_toolset *cam_ts = NULL;
+    struct router *cam = camera_router(&cam_ts);
+    static const struct {
+        const char *utterance;
+        size_t n_thermo; /* segments with the thermostat's router */
+        size_t n_plain;  /* with the generic lexicon only */
+        size_t n_camera; /* with the camera's */
+    } CASES[] = {
+        /* nouns from tool names, descriptions, a one-argument enum */
+        {"thermostat to 21 and the fan on turbo", 2, 1, 1},
+        {"fan on high, then the thermostat to 19", 2, 1, 1},
+        {"turbo and thermostat at 22", 2, 1, 1},
+        {"the speaker, then the playlist", 2, 1, 1},
+        /* verbs from tool names and descriptions ("skip", "queue") */
+        {"skip this track and queue my jazz playlist", 2, 1, 1},
+        {"please skip and then play something calm", 2, 1, 1},
+        /* a pair from a description: "bass and treble" is one phrase */
+        {"set bass and treble to 4", 1, 1, 1},
+        /* a number shape from a description ("3db") */
+        {"the eq at +2db and 4db", 1, 1, 1},
+        {"treble 2db, 5db", 2, 1, 1},
+        /* camera words mean nothing here, and the reverse */
+        {"night mode and a 3 second timer", 1, 1, 2},
+        {"flash on, then portrait", 1, 1, 2},
+        /* the cloud tool adds no words ("model", "request") */
+        {"the model and the request", 1, 1, 1},
+        /* a description after a keyword stays whole */
+        {"queue the playlist, the speaker is too quiet", 1, 1, 1},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+        char seg[3][ROUTER_MAX_SEGMENT];
+        size_t a = router_split_with(r, CASES[i].utterance, seg, 3);
+        size_t b = router_split(CASES[i].utterance, seg, 3);
+        size_t c = router_split_with(cam, CASES[i].utterance, seg, 3);
+        if (a != CASES[i].n_thermo || b != CASES[i].n_plain || c != CASES[i].n_camera) {
+            print_error("\"%s\": thermostat %zu, generic %zu, camera %zu; expected %zu %zu %zu\n",
+                        CASES[i].utterance, a, b, c, CASES[i].n_thermo, CASES[i].n_plain,
+                        CASES[i].n_camera);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+
+    /* the words themselves */
+    const char *words[256];
+    size_t n_verbs = router_words(r, ROUTER_WORD_VERB, words, 256);
+    bool skip = false;
+    for (size_t i = 0; i < n_verbs && i < 256; i++) {
+        skip = skip || strcmp(words[i], "skip") == 0;
+        assert_true(strcmp(words[i], "hand") != 0); /* the cloud tool */
+    }
+    assert_true(skip);
+    size_t n_keys = router_words(r, ROUTER_WORD_KEYWORD, words, 256);
+    bool fan = false, fans = false, playlist = false, low = false, name = false;
+    for (size_t i = 0; i < n_keys && i < 256; i++) {
+        fan = fan || strcmp(words[i], "fan") == 0;
+        fans = fans || strcmp(words[i], "fans") == 0;
+        playlist = playlist || strcmp(words[i], "playlist") == 0;
+        low = low || strcmp(words[i], "low") == 0;
+        name = name || strcmp(words[i], "name") == 0;
+        assert_true(strcmp(words[i], "cloud") != 0 && strcmp(words[i], "model") != 0);
+    }
+    assert_true(fan && fans && playlist);
+    assert_false(low);  /* a generic adjective */
+    assert_false(name); /* a parameter of a tool with several: a detail, not a command */
+    assert_int_equal(router_words(NULL, ROUTER_WORD_VERB, NULL, 0), 0);
+
+    /* the verb the agent quotes back ("I didn't skip this track") */
+    assert_int_equal(router_command_verb(r, "please skip this track"), 7);
+    assert_int_equal(router_command_verb(NULL, "please skip this track"), ROUTER_NO_VERB);
+
+    router_free(cam);
+    pipit_toolset_free(cam_ts);
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
+/* A pack: its declared words add to the words of its tools. */
+#define HIFI_FN0                                                                            \
+    "{\"type\": \"function\", \"function\": {\"name\": \"set_level\", \"description\": "    \
+    "\"Set how loud it plays\", \"parameters\": {\"type\": \"object\", \"properties\": "    \
+    "{\"value\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 50}}, \"required\": " \
+    "[\"value\"]}}"
+#define HIFI_PK0                                                                                \
+    ", \"pipit\": {\"effect\": {\"set\": {\"volume\": \"{value}\"}}, \"examples\": [{\"say\": " \
+    "\"blast it at 40\", \"args\": {\"value\": 40}}, {\"say\": \"please hush it to 5\", "       \
+    "\"args\": {\"value\": 5}}]}"
+#define HIFI_FN1                                                                                 \
+    "{\"type\": \"function\", \"function\": {\"name\": \"tune\", \"description\": \"Tune in\", " \
+    "\"parameters\": {\"type\": \"object\", \"properties\": {\"to\": {\"type\": \"string\", "    \
+    "\"enum\": [\"jazz fm\", \"news\"]}}, \"required\": [\"to\"]}}"
+#define HIFI_PK1 ", \"pipit\": {\"effect\": {\"set\": {\"station\": \"{to}\"}}}"
+
+static const char *const HIFI_PACK =
+    "{\"pipit\": {\"pack\": \"hifi\", \"state\": {"
+    "\"volume\": {\"type\": \"integer\", \"initial\": 10, \"minimum\": 0, \"maximum\": 50, "
+    "\"words\": {\"names\": \"loudness|sound level\", \"noun\": \"the volume\"}},"
+    " \"station\": {\"type\": \"string\", \"initial\": \"news\"}},"
+    " \"router\": {\"verbs\": [\"crank\"], \"nouns\": [\"radio\", \"wireless set\"]}},"
+    " \"tools\": [" HIFI_FN0 HIFI_PK0 "}, " HIFI_FN1 HIFI_PK1 "}]}";
+
+static const char *const HIFI_PLAIN = "[" HIFI_FN0 "}, " HIFI_FN1 "}]";
+
+static void test_pack_words(void **state) {
+    (void)state;
+    struct pipit_toolset *pack = NULL;
+    struct pipit_toolset *plain = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(HIFI_PACK, strlen(HIFI_PACK), "hifi", &pack, &err),
+                     PIPIT_OK);
+    assert_int_equal(
+        pipit_toolset_load_string(HIFI_PLAIN, strlen(HIFI_PLAIN), "hifi-plain", &plain, &err),
+        PIPIT_OK);
+    struct router *rp = router_new(pack);
+    struct router *rt = router_new(plain);
+    assert_non_null(rp);
+    assert_non_null(rt);
+    static const struct {
+        const char *utterance;
+        size_t n_pack;  /* segments with the pack's words */
+        size_t n_tools; /* with the words of its tools only */
+    } CASES[] = {
+        {"crank it and then tune in", 2, 1},     /* a declared verb */
+        {"tune in, then the radio", 2, 1},       /* a declared noun */
+        {"tune in and the wireless set", 2, 1},  /* a declared phrase */
+        {"loudness at 30, then the news", 2, 1}, /* a state key's names, an enum value */
+        {"loudness and the radio", 2, 1},        /* ... with no verb at all */
+        {"the volume and the station", 2, 1},    /* the declared state keys */
+        {"tune in and blast it", 2, 1},          /* the first verb of an example */
+        {"tune in and hush", 2, 1},              /* after its lead-in ("please") */
+        {"the sound and the level", 1, 1},       /* a phrase's words are not keywords */
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+        char seg[3][ROUTER_MAX_SEGMENT];
+        size_t a = router_split_with(rp, CASES[i].utterance, seg, 3);
+        size_t b = router_split_with(rt, CASES[i].utterance, seg, 3);
+        if (a != CASES[i].n_pack || b != CASES[i].n_tools) {
+            print_error("\"%s\": pack %zu, tools %zu; expected %zu %zu\n", CASES[i].utterance, a, b,
+                        CASES[i].n_pack, CASES[i].n_tools);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+    router_free(rp);
+    router_free(rt);
+    pipit_toolset_free(pack);
+    pipit_toolset_free(plain);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
         cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_bounds),
         cmocka_unit_test(test_split_table),   cmocka_unit_test(test_split_misuse),
         cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
+        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
