@@ -1156,15 +1156,35 @@ static bool add_description(struct router *r, const char *text, bool nouns) {
     return ok;
 }
 
-/* An example utterance ("warm it up to 22"): the verb it starts with, after lead-ins. */
+/* Words that follow a verb: "push in", "free the lock", "brighten it". An example's first word
+ * is taken as a verb only before one of these ("overcast today", "ten second timer" and "I'm
+ * shooting" do not start with a verb). */
+static const char *const VERB_FOLLOWERS[] = {
+    "it",   "the",        "a",    "an",  "me",  "my",  "this", "that", "these", "those",
+    "them", "up",         "down", "in",  "out", "on",  "off",  "to",   "back",  "some",
+    "all",  "everything", "your", "our", "its", "him", "her",  "us",
+};
+
+/* An example utterance ("warm it up to 22"): the verb it starts with, after lead-ins, when it
+ * is a word of letters that is no keyword or stop word and a verb's follower comes next. */
 static bool add_example(struct router *r, const char *say) {
     struct words_tok t[16];
-    size_t n = say != NULL ? words_tokenize(say, strlen(say), 0, t, COUNT(t)) : 0;
+    size_t n = say != NULL ? words_tokenize(say, strlen(say), WORDS_PUNCTUATION, t, COUNT(t)) : 0;
     size_t i = 0;
     while (i < n && words_match_any(t, n, i, LEAD_INS, COUNT(LEAD_INS)) > 0) {
         i++;
     }
-    return i < n ? add_verb_word(r, t[i].w) : true;
+    if (i + 1 >= n || t[i].kind != WORDS_WORD ||
+        words_match_any(t, n, i, STATEMENTS, COUNT(STATEMENTS)) > 0 ||
+        words_match_any(t, n, i + 1, VERB_FOLLOWERS, COUNT(VERB_FOLLOWERS)) == 0) {
+        return true;
+    }
+    for (size_t k = 0; k < r->n; k++) {
+        if (r->words[k].kind == ROUTER_WORD_KEYWORD && strcmp(r->words[k].phrase, t[i].w) == 0) {
+            return true; /* "flash on": a thing, not a verb */
+        }
+    }
+    return add_verb_word(r, t[i].w);
 }
 
 /* A parameter schema: number shapes from descriptions and enum values ("2x", "16:9"); with
@@ -1430,6 +1450,9 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
     size_t i = b;
     while (i < e && match_any(ts, i, e, LEAD_INS, COUNT(LEAD_INS)) > 0) {
         i++;
+    }
+    if (match_any(ts, i, e, STATEMENTS, COUNT(STATEMENTS)) > 0) {
+        return false; /* "zoom out, I'm too close" */
     }
     if (i < e && match_verb(r, ts, i, e) > 0) {
         return true;

@@ -597,6 +597,7 @@ static void test_toolset_words(void **state) {
         {"the model and the request", 1, 1, 1},
         /* a description after a keyword stays whole */
         {"queue the playlist, the speaker is too quiet", 1, 1, 1},
+        {"queue the playlist, I'm in the kitchen", 1, 1, 1}, /* a statement */
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
@@ -656,7 +657,7 @@ static void test_toolset_words(void **state) {
 #define HIFI_PK0                                                                                \
     ", \"pipit\": {\"effect\": {\"set\": {\"volume\": \"{value}\"}}, \"examples\": [{\"say\": " \
     "\"blast it at 40\", \"args\": {\"value\": 40}}, {\"say\": \"please hush it to 5\", "       \
-    "\"args\": {\"value\": 5}}]}"
+    "\"args\": {\"value\": 5}}, {\"say\": \"louder today\", \"args\": {\"value\": 30}}]}"
 #define HIFI_FN1                                                                                 \
     "{\"type\": \"function\", \"function\": {\"name\": \"tune\", \"description\": \"Tune in\", " \
     "\"parameters\": {\"type\": \"object\", \"properties\": {\"to\": {\"type\": \"string\", "    \
@@ -699,8 +700,10 @@ static void test_pack_words(void **state) {
         {"loudness and the radio", 2, 1},        /* ... with no verb at all */
         {"the volume and the station", 2, 1},    /* the declared state keys */
         {"tune in and blast it", 2, 1},          /* the first verb of an example */
-        {"tune in and hush", 2, 1},              /* after its lead-in ("please") */
-        {"the sound and the level", 1, 1},       /* a phrase's words are not keywords */
+        {"tune in and hush", 2, 1},
+        {"tune in and louder", 1, 1},
+        /* "louder today": no verb's follower, no verb */ /* after its lead-in ("please") */
+        {"the sound and the level", 1, 1},                /* a phrase's words are not keywords */
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
