@@ -1036,6 +1036,30 @@ model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_recor
     say(tb, rec->sentence);
 }
 
+/* The sentence for a request none of the tools does, in the harness's words: "I can't take a
+ * photo: none of my tools does that, so I did nothing." (docs/agent.md). */
+static char *no_tool_sentence(const struct pipit_agent *a, const struct turn_build *tb) {
+    const char *seg = tb->segment != NULL ? tb->segment : "";
+    size_t at = router_command_verb(a->router, seg);
+    return render_no_tool_sentence(seg, at == ROUTER_NO_VERB ? NULL : seg + at);
+}
+
+/* The model chose the grammar's "none of these tools" outcome (`none()`, docs/grammar.md): no
+ * tool runs and the sentence says honestly that this tool set cannot do it. */
+static void
+model_none(const struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
+    char *s = no_tool_sentence(a, tb);
+    rec->status = PIPIT_OK;
+    rec->executed = false;
+    rec->ok = false;
+    pipit_format(rec->code, sizeof(rec->code), "%s", RENDER_NO_TOOL);
+    pipit_format(rec->message, sizeof(rec->message), "none of the tools does this");
+    rec->args_json = rec->args_json != NULL ? rec->args_json : dup_cstr("{}");
+    rec->data_json = dup_cstr("{}");
+    rec->sentence = s != NULL ? s : dup_cstr(render_no_action_sentence());
+    say(tb, rec->sentence);
+}
+
 /* ============================================================================
  * the person's numbers: the harness owns the limits
  *
@@ -1216,6 +1240,11 @@ static bool handle_output(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
     rec->args_json = dup_cstr(call.args_json);
+    if (tool < 0 && strcmp(call.name, "none") == 0 && strcmp(call.args_json, "{}") == 0) {
+        model_none(a, tb, rec); /* the grammar's "none of these tools" */
+        pipit_call_clear(&call);
+        return true;
+    }
     struct pipit_arg_problem problems[4];
     size_t n_problems = 0;
     enum pipit_status vst =
@@ -1227,11 +1256,14 @@ static bool handle_output(struct pipit_agent *a,
         rec->status = vst == PIPIT_ERR_JSON ? PIPIT_ERR_INVALID_ARGS : vst;
         rec->data_json = dup_cstr("{}");
         if (vst == PIPIT_ERR_UNKNOWN_TOOL) {
+            /* a tool this set does not have (an unconstrained decode): said in the harness's
+             * words, from the person's */
             pipit_format(rec->code, sizeof(rec->code), "unknown_tool");
             pipit_format(rec->message, sizeof(rec->message), "there is no tool named %s",
                          call.name);
-            pipit_format(buf, sizeof(buf), "I can't do that: there is no tool named %s.",
-                         call.name);
+            char *s = no_tool_sentence(a, tb);
+            pipit_format(buf, sizeof(buf), "%s", s != NULL ? s : render_no_action_sentence());
+            free(s);
         } else {
             /* the tool's refusal template names the limit ("I can't zoom to 50x: the zoom
              * goes from 0.5x to 10x on the back camera."); never a substitute value */
@@ -1520,6 +1552,25 @@ static enum pipit_status decode_segment(struct pipit_agent *a,
         return st;
     }
     int32_t tool = jit ? jit_chosen_tool(a, so.text) : -1;
+    if (tool < 0 && jit && so.text != NULL) {
+        /* stage 1 chose "none of these tools": the call is whole without a stage 2 */
+        struct strbuf none = {0};
+        grammar_call_head(a->syntax, "none", &none);
+        strbuf_str(&none, a->syntax == PIPIT_SYNTAX_HERMES ? "{" : "(");
+        const char *at = none.data != NULL ? strstr(so.text, none.data) : NULL;
+        if (at != NULL && at[none.len] == '\0') {
+            strbuf_str(&none, a->syntax == PIPIT_SYNTAX_HERMES ? "}" : ")");
+            strbuf_str(&none, grammar_call_tail(a->syntax));
+            char *whole = strbuf_take(&none);
+            if (whole == NULL) {
+                free(so.text);
+                return PIPIT_ERR_NOMEM;
+            }
+            free(so.text);
+            so.text = whole;
+        }
+        strbuf_free(&none);
+    }
     if (tool < 0) {
         *text = so.text; /* plain text, a whole call (not JIT), or a malformed choice */
         return PIPIT_OK;

@@ -376,6 +376,38 @@ bool render_claims_action(const char *text, const struct pipit_toolset *ts) {
     return false;
 }
 
+char *render_no_tool_sentence(const char *segment, const char *verb) {
+    static const char *const TAIL = ": none of my tools does that, so I did nothing.";
+    const char *words = verb != NULL ? verb : segment != NULL ? segment : "";
+    size_t n = strlen(words);
+    while (n > 0 && strchr(" .!?,;:", words[n - 1]) != NULL) {
+        n--; /* "take a photo!" */
+    }
+    if (n > 200) {
+        n = 200;
+        while (n > 0 && ((unsigned char)words[n] & 0xC0) == 0x80) {
+            n--; /* a whole character */
+        }
+    }
+    size_t size = n + strlen(TAIL) + 32;
+    char *out = malloc(size);
+    if (out == NULL) {
+        return NULL;
+    }
+    if (n == 0) {
+        pipit_format(out, size, "None of my tools does that, so I did nothing.");
+    } else if (verb != NULL) {
+        char first = words[0];
+        if (first >= 'A' && first <= 'Z' && n > 1 && words[1] >= 'a' && words[1] <= 'z') {
+            first = (char)(first - 'A' + 'a'); /* "Take a photo" -> "take a photo" */
+        }
+        pipit_format(out, size, "I can't %c%.*s%s", first, (int)(n - 1), words + 1, TAIL);
+    } else {
+        pipit_format(out, size, "I can't do \"%.*s\"%s", (int)n, words, TAIL);
+    }
+    return out;
+}
+
 const char *render_no_action_sentence(void) {
     return "I haven't changed anything: no action was taken. Please say it again as a command.";
 }

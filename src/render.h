@@ -67,4 +67,14 @@ bool render_claims_action(const char *text, const struct pipit_toolset *ts);
 /* The honest sentence that replaces a narrated action. */
 const char *render_no_action_sentence(void);
 
+/* The reason code of the built-in "none" outcome (docs/agent.md, "None of these tools"). */
+#define RENDER_NO_TOOL "no_tool"
+
+/* The sentence for a request none of the tools can do, from the person's words: with `verb`
+ * (where the segment's command verb starts, inside `segment`; NULL when it has none) "I can't
+ * take a photo: none of my tools does that, so I did nothing."; without, "I can't do \"a
+ * photo\": none of my tools does that, so I did nothing." Returns a new string (free()), NULL
+ * when out of memory. */
+char *render_no_tool_sentence(const char *segment, const char *verb);
+
 #endif /* PIPIT_RENDER_H */

@@ -253,6 +253,68 @@ static enum pipit_status count_handler(const char *tool,
     return PIPIT_OK;
 }
 
+/* "None of these tools" (docs/grammar.md, docs/agent.md): the grammar's none() runs nothing
+ * and the sentence says, in the harness's words, that this tool set cannot do it. */
+static void test_none_of_these_tools(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    handler_calls = 0;
+    assert_int_equal(pipit_agent_register_tool(fx.agent, "take_photo", count_handler, NULL),
+                     PIPIT_OK);
+    const char *out[] = {"<call>none()", "<call>none()"};
+    script(&fx, 2, out);
+    struct pipit_turn *t = turn(&fx, "call mom");
+    assert_int_equal(t->n_calls, 1);
+    assert_int_equal(t->calls[0].status, PIPIT_OK);
+    assert_false(t->calls[0].executed);
+    assert_false(t->calls[0].ok);
+    assert_string_equal(t->calls[0].code, "no_tool");
+    assert_string_equal(t->sentence,
+                        "I can't do \"call mom\": none of my tools does that, so I did nothing.");
+    pipit_turn_free(t);
+    /* a command verb: the sentence quotes the request from it on */
+    t = turn(&fx, "please Take a drone photo!");
+    assert_string_equal(
+        t->sentence, "I can't take a drone photo: none of my tools does that, so I did nothing.");
+    pipit_turn_free(t);
+    assert_int_equal(handler_calls, 0);
+    /* nothing was done, so there is nothing to undo */
+    t = turn(&fx, "undo");
+    assert_null(strstr(t->sentence, "again"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* just-in-time: stage 1 chose none( and no stage 2 runs */
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.tools_format = PIPIT_TOOLSPEC_JIT;
+    setup_with(&fx, &p);
+    const char *jit[] = {"<call>none("};
+    script(&fx, 1, jit);
+    t = turn(&fx, "order a pizza");
+    assert_int_equal(fx.fake.n_steps, 1);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].code, "no_tool");
+    assert_non_null(strstr(t->sentence, "none of my tools does that"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* an unconstrained decode naming a tool the set does not have: the same honest sentence */
+    p = pipit_agent_default_params();
+    p.grammar = false;
+    setup_with(&fx, &p);
+    const char *other[] = {"<call>call_contact(name=\"mom\")"};
+    script(&fx, 1, other);
+    t = turn(&fx, "call mom");
+    assert_int_equal(t->calls[0].status, PIPIT_ERR_UNKNOWN_TOOL);
+    assert_string_equal(t->calls[0].code, "unknown_tool");
+    assert_false(t->calls[0].executed);
+    assert_string_equal(t->sentence,
+                        "I can't do \"call mom\": none of my tools does that, so I did nothing.");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 static void test_unknown_tool_and_bad_args_never_reach_handlers(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
@@ -271,7 +333,12 @@ static void test_unknown_tool_and_bad_args_never_reach_handlers(void **state) {
     struct pipit_turn *t = turn(&fx, "fly me to the moon");
     assert_int_equal(t->calls[0].status, PIPIT_ERR_UNKNOWN_TOOL);
     assert_false(t->calls[0].executed);
-    assert_non_null(strstr(t->sentence, "no tool named fly_to_the_moon"));
+    /* the harness's sentence, from the person's words */
+    assert_string_equal(t->calls[0].code, "unknown_tool");
+    assert_non_null(strstr(t->calls[0].message, "no tool named fly_to_the_moon"));
+    assert_string_equal(t->sentence,
+                        "I can't do \"fly me to the moon\": none of my tools does that, so I did "
+                        "nothing.");
     pipit_turn_free(t);
     t = turn(&fx, "zoom to 50");
     assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
@@ -1821,6 +1888,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_breaker_stops_at_two),
         cmocka_unit_test(test_step_cap_and_budget),
         cmocka_unit_test(test_unknown_tool_and_bad_args_never_reach_handlers),
+        cmocka_unit_test(test_none_of_these_tools),
         cmocka_unit_test(test_failure_sentences_name_the_reason),
         cmocka_unit_test(test_narration_is_caught),
         cmocka_unit_test(test_state_questions_answered_from_state),
