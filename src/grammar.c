@@ -1208,6 +1208,45 @@ static void keep_bad(struct gctx *base, struct gctx *g) {
     g->bad = NULL;
 }
 
+/* ----------------------------------------------------------------------------
+ * "none of these tools" (docs/grammar.md): besides one call to one of the tools, the call
+ * grammar offers the call `none()` (pipit) / {"name": "none", "arguments": {}} (Hermes), the
+ * honest outcome when no tool of the set does what was asked; the agent runs nothing and says
+ * so. A set with its own tool named "none" keeps that tool instead. */
+
+#define NONE_NAME "none"
+
+static bool has_own_none(const struct pipit_toolset *ts) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        if (strcmp(ts->tools[i].name, NONE_NAME) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Append " | (the none call)" (the whole call, or with `head_only` up to its arguments). */
+static void none_alternative(struct strbuf *b,
+                             const struct pipit_toolset *ts,
+                             enum pipit_call_syntax syntax,
+                             bool head_only) {
+    if (has_own_none(ts)) {
+        return;
+    }
+    struct strbuf text = {0};
+    grammar_call_head(syntax, NONE_NAME, &text);
+    if (head_only) {
+        strbuf_str(&text, syntax == PIPIT_SYNTAX_HERMES ? "{" : "(");
+    } else {
+        strbuf_str(&text, syntax == PIPIT_SYNTAX_HERMES ? "{}" : "()");
+        strbuf_str(&text, grammar_call_tail(syntax));
+    }
+    strbuf_str(b, " | ");
+    gbnf_lit(b, text.data != NULL ? text.data : "");
+    b->failed = b->failed || text.failed;
+    strbuf_free(&text);
+}
+
 static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
     struct strbuf rules = {0}, top = {0};
     struct gctx g = *base;
@@ -1235,6 +1274,7 @@ static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
         strbuf_str(&top, ")");
         strbuf_free(&head);
     }
+    none_alternative(&top, ts, syntax, false);
     strbuf_str(&top, "\n");
     strbuf_add(&top, rules.data != NULL ? rules.data : "", rules.len);
     if (rules.failed) {
@@ -1259,6 +1299,7 @@ static char *compile_names(const struct pipit_toolset *ts, enum pipit_call_synta
         gbnf_lit(&b, head.data != NULL ? head.data : "");
         strbuf_free(&head);
     }
+    none_alternative(&b, ts, syntax, true); /* "none of these tools" (docs/grammar.md) */
     strbuf_str(&b, "\n");
     return strbuf_take(&b);
 }

@@ -182,6 +182,7 @@ static bool utf8_valid(const char *s) {
 
 struct diff_stats {
     int checked, accepted, prefixes, rejected;
+    int other; /* decoded calls that name a tool the set does not have */
 };
 
 static void check_one(struct pipit_model *m,
@@ -334,16 +335,25 @@ static void differential(const char *model_path, enum pipit_call_syntax syn, int
             struct pipit_call c;
             assert_int_equal(pipit_call_parse(syn, text, &c, &err), PIPIT_OK);
             size_t ti = 0;
-            while (strcmp(pipit_toolset_tool_name(ts, ti), c.name) != 0) {
+            while (ti < pipit_toolset_n_tools(ts) &&
+                   strcmp(pipit_toolset_tool_name(ts, ti), c.name) != 0) {
                 ti++;
             }
             pipit_call_clear(&c);
-            /* the arguments alone, against the tool's argument grammar */
+            /* the arguments alone, against the tool's argument grammar (a name the set does
+             * not have is the "none of these tools" outcome: no arguments, docs/grammar.md) */
             const char *args = strchr(text, syn == PIPIT_SYNTAX_HERMES ? '{' : '(');
             if (syn == PIPIT_SYNTAX_HERMES) {
                 args = strstr(text, "\"arguments\": ") + 13;
             }
-            mutate_and_check(r.m, fg, pipit_grammar_args(g, ti), args, &rng, &ds);
+            if (ti < pipit_toolset_n_tools(ts)) {
+                mutate_and_check(r.m, fg, pipit_grammar_args(g, ti), args, &rng, &ds);
+            } else {
+                ds.other++; /* the "none of these tools" outcome: none() */
+                assert_true(strstr(text, syn == PIPIT_SYNTAX_HERMES ? "\"none\"" : "none(") !=
+                            NULL);
+                assert_string_equal(args, syn == PIPIT_SYNTAX_HERMES ? "{}}\n</tool_call>" : "()");
+            }
             /* the names grammar on the call's prefixes */
             for (size_t k = 0; k <= strlen(text) && k < 80; k += 3) {
                 char pre[96];
@@ -356,6 +366,9 @@ static void differential(const char *model_path, enum pipit_call_syntax syn, int
         static const char *edge[] = {
             "<call>set_zoom(level=0.5)",
             "<call>set_zoom(level=0.49)",
+            "<call>none()", /* "none of these tools" */
+            "<call>none(level=2)",
+            "<call>make_coffee()",
             "<call>set_zoom(level=10)",
             "<call>set_zoom(level=10.0)",
             "<call>set_zoom(level=10.001)",
@@ -401,9 +414,9 @@ static void differential(const char *model_path, enum pipit_call_syntax syn, int
             mutate_and_check(r.m, fg, call, edge[e], &rng, &ds);
         }
         print_message("%s, %s, %s syntax: %d strings agree (%d complete, %d prefixes, %d "
-                      "rejected)\n",
+                      "rejected); %d of %d calls were none()\n",
                       model_path, PACKS[p], pipit_call_syntax_str(syn), ds.checked, ds.accepted,
-                      ds.prefixes, ds.rejected);
+                      ds.prefixes, ds.rejected, ds.other, n_calls);
         assert_true(ds.accepted > 0 && ds.rejected > 0 && ds.prefixes > 0);
         pipit_grammar_free(g);
         pipit_toolset_free(ts);
@@ -714,20 +727,28 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
     }
     static const char *utts[] = {"zoom in to 2x", "turn on the flash", "take a photo",
                                  "switch to the front camera"};
+    int n_none = 0;
     for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
         struct pipit_turn *t = NULL;
         assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
         assert_int_equal(t->n_calls, 1);
         /* a random model's number may be out of range: validation refuses it and no handler
-         * runs; anything else executes */
+         * runs; it may choose "none of these tools" (nothing runs, the sentence says so);
+         * anything else executes */
         bool refused = t->calls[0].status == PIPIT_ERR_INVALID_ARGS &&
                        range_problem(t->calls[0].message) && !t->calls[0].executed;
-        if (!refused && (t->calls[0].status != PIPIT_OK || !t->calls[0].executed)) {
+        bool none = t->calls[0].status == PIPIT_OK && !t->calls[0].executed &&
+                    strcmp(t->calls[0].code, "no_tool") == 0 &&
+                    strstr(t->sentence, "none of my tools does that") != NULL;
+        n_none += none;
+        if (!refused && !none && (t->calls[0].status != PIPIT_OK || !t->calls[0].executed)) {
             fail_msg("turn %zu: %s: %s (%s)", i, pipit_status_str(t->calls[0].status),
                      t->calls[0].message, t->model_text);
         }
         pipit_turn_free(t);
     }
+    print_message("%s, format %d: %d of 4 turns chose none()\n", model_path, (int)tools_format,
+                  n_none);
     test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
