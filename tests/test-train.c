@@ -443,7 +443,7 @@ static void test_overlap_index(void **state) {
         struct pipit_example ex;
         pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex);
         if (!ex.tracker && utt == NULL && strcmp(ex.category, "flash") == 0) {
-            snprintf(compound, sizeof(compound), "zoom to qwxz sideways and then %s", ex.utterance);
+            snprintf(compound, sizeof(compound), "turn qwxz sideways and then %s", ex.utterance);
             if (router_split(compound, seg, 3) == 2) {
                 utt = ex.utterance;
             }
