@@ -1664,7 +1664,8 @@ static void test_real_model_prefix_cached(void **state) {
             fail_msg("turn %zu: %s: %s (%s)", i, pipit_status_str(t->calls[0].status),
                      t->calls[0].message, t->model_text);
         }
-        assert_true(t->calls[0].executed);
+        /* a random model may pick the grammar's none() (docs/grammar.md): nothing runs */
+        assert_true(t->calls[0].executed || strcmp(t->calls[0].tool, "none") == 0);
         if (i == 0) {
             assert_true(t->permanent_prefill_tokens > 100);
         } else {

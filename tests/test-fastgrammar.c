@@ -795,8 +795,12 @@ static void property(const char *model_path, enum pipit_call_syntax syn, int see
             }
             struct pipit_arg_problem pr[8];
             size_t n_pr = 0;
-            enum pipit_status vst = pipit_toolset_validate_args(ts, c.name, c.args_json,
-                                                                strlen(c.args_json), pr, 8, &n_pr);
+            /* none() is the grammar's "none of these tools" outcome, not a tool */
+            bool none = strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0;
+            enum pipit_status vst =
+                none ? PIPIT_OK
+                     : pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr,
+                                                   8, &n_pr);
             bool range_only = vst == PIPIT_ERR_INVALID_ARGS && n_pr > 0 && n_pr < 8;
             for (size_t k = 0; k < n_pr && range_only; k++) {
                 range_only = range_problem(pr[k].message);

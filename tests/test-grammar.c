@@ -821,15 +821,20 @@ static void property_run(const char *model_path,
         st->parsed++;
         struct pipit_arg_problem pr[4];
         size_t n_pr = 0;
-        enum pipit_status vst = pipit_toolset_validate_args(shape, c.name, c.args_json,
-                                                            strlen(c.args_json), pr, 4, &n_pr);
+        /* none() is the grammar's "none of these tools" outcome (docs/grammar.md), not a tool */
+        bool none = strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0;
+        enum pipit_status vst =
+            none ? PIPIT_OK
+                 : pipit_toolset_validate_args(shape, c.name, c.args_json, strlen(c.args_json), pr,
+                                               4, &n_pr);
         if (vst != PIPIT_OK) {
             fail_msg("seed %d: wrong shape: %s(%s): %s: %s", seed, c.name, c.args_json,
                      pipit_status_str(vst), n_pr > 0 ? pr[0].message : "");
         }
         st->shaped++;
-        vst =
-            pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr, 4, &n_pr);
+        vst = none ? PIPIT_OK
+                   : pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr,
+                                                 4, &n_pr);
         if (vst == PIPIT_OK) {
             st->valid++;
         } else if (vst == PIPIT_ERR_INVALID_ARGS && n_pr > 0 &&
