@@ -11,6 +11,7 @@
  *                         eval/camera-holdout.jsonl) say nothing the default seed's training
  *                         data says, verbatim or near
  */
+#include "../train/datagen.h"
 #include "router.h"
 #include "testutil.h"
 
@@ -356,6 +357,56 @@ static void tmp_path(char *buf, size_t size, const char *name) {
 
 /* ============================================================================
  * unit: overlap between scenario sets and the training data */
+
+/* The surface noise both generators share: a typo stays inside one word of four letters or
+ * more, at the offsets asked for; the case thresholds select each case. */
+static void test_surface_noise(void **state) {
+    (void)state;
+    uint64_t rng = 5;
+    char text[32];
+    snprintf(text, sizeof(text), "a an the"); /* no word of four letters */
+    train_add_typo(&rng, text, 2);
+    assert_string_equal(text, "a an the");
+    /* offsets 1..2 of "abcdefgh": swap, drop or double b or c */
+    static const char *const near[] = {"go acbdefgh", "go abdcefgh",  "go acdefgh",
+                                       "go abdefgh",  "go abbcdefgh", "go abccdefgh"};
+    int seen[6] = {0}, far = 0;
+    for (int i = 0; i < 300; i++) {
+        snprintf(text, sizeof(text), "go abcdefgh");
+        train_add_typo(&rng, text, 2);
+        int k = 0;
+        while (k < 6 && strcmp(text, near[k]) != 0) {
+            k++;
+        }
+        assert_true(k < 6);
+        seen[k]++;
+        snprintf(text, sizeof(text), "go abcdefgh");
+        train_add_typo(&rng, text, UINT32_MAX); /* anywhere after the first letter */
+        assert_memory_equal(text, "go a", 4);
+        assert_string_not_equal(text, "go abcdefgh");
+        k = 0;
+        while (k < 6 && strcmp(text, near[k]) != 0) {
+            k++;
+        }
+        far += k == 6;
+    }
+    for (int k = 0; k < 6; k++) {
+        assert_true(seen[k] > 0);
+    }
+    assert_true(far > 0);
+    for (int i = 0; i < 50; i++) {
+        snprintf(text, sizeof(text), "take a photo");
+        train_apply_case(&rng, text, 20, 20, 20);
+        assert_string_equal(text, "take a photo");
+        train_apply_case(&rng, text, 0, 20, 20);
+        assert_string_equal(text, "Take a photo");
+        train_apply_case(&rng, text, 0, 0, 20);
+        assert_string_equal(text, "TAKE A PHOTO");
+        snprintf(text, sizeof(text), "take a photo");
+        train_apply_case(&rng, text, 0, 0, 0);
+        assert_string_equal(text, "Take A Photo");
+    }
+}
 
 static void test_overlap_fold(void **state) {
     (void)state;
@@ -992,15 +1043,11 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_datagen_deterministic),
-        cmocka_unit_test(test_datagen_bad_params),
-        cmocka_unit_test(test_datagen_covers_tools),
-        cmocka_unit_test(test_datagen_relative),
-        cmocka_unit_test(test_heldout_by_template),
-        cmocka_unit_test(test_prompt_format),
-        cmocka_unit_test(test_datagen_chat_and_memory),
-        cmocka_unit_test(test_datagen_tracker),
-        cmocka_unit_test(test_overlap_fold),
+        cmocka_unit_test(test_datagen_deterministic),   cmocka_unit_test(test_datagen_bad_params),
+        cmocka_unit_test(test_datagen_covers_tools),    cmocka_unit_test(test_datagen_relative),
+        cmocka_unit_test(test_heldout_by_template),     cmocka_unit_test(test_prompt_format),
+        cmocka_unit_test(test_datagen_chat_and_memory), cmocka_unit_test(test_datagen_tracker),
+        cmocka_unit_test(test_surface_noise),           cmocka_unit_test(test_overlap_fold),
         cmocka_unit_test(test_overlap_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

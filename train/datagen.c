@@ -44,6 +44,10 @@ double train_rng_unit(uint64_t *state) {
     return (double)(train_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+uint64_t train_split_seed(uint64_t seed, int split) {
+    return seed * 0x2545F4914F6CDD1Dull + (uint64_t)split * 7919u + 1;
+}
+
 #define N_OF(a)    ((int)(sizeof(a) / sizeof((a)[0])))
 #define PICK(g, a) ((a)[train_rng_below(&(g)->rng, (uint32_t)N_OF(a))])
 
@@ -2589,8 +2593,7 @@ static const char *const SUFFIXES[] = {
     " quickly", " pls",    " asap", " real quick", " if you can", " ok",
 };
 
-/* One typo in one word of at least four letters: swap, drop or double a letter. */
-static void add_typo(struct gen *g, char *text) {
+void train_add_typo(uint64_t *rng, char *text, uint32_t max_offset) {
     size_t len = strlen(text);
     size_t starts[64];
     int n = 0;
@@ -2607,13 +2610,15 @@ static void add_typo(struct gen *g, char *text) {
     if (n == 0) {
         return;
     }
-    size_t w = starts[train_rng_below(&g->rng, (uint32_t)n)];
+    size_t w = starts[train_rng_below(rng, (uint32_t)n)];
     size_t wl = 0;
     while (isalpha((unsigned char)text[w + wl])) {
         wl++;
     }
-    size_t p = w + 1 + train_rng_below(&g->rng, (uint32_t)(wl - 2));
-    switch (train_rng_below(&g->rng, 3)) {
+    /* a letter after the first with one after it: offsets 1..wl-2 */
+    uint32_t span = wl - 2 < max_offset ? (uint32_t)(wl - 2) : max_offset;
+    size_t p = w + 1 + train_rng_below(rng, span);
+    switch (train_rng_below(rng, 3)) {
         case 0: { /* swap p and p+1 */
             char c = text[p];
             text[p] = text[p + 1];
@@ -2629,16 +2634,16 @@ static void add_typo(struct gen *g, char *text) {
     }
 }
 
-static void apply_case(struct gen *g, char *text) {
-    uint32_t r = train_rng_below(&g->rng, 20);
-    if (r < 13) {
-        return; /* lower */
+void train_apply_case(uint64_t *rng, char *text, uint32_t lower, uint32_t first, uint32_t upper) {
+    uint32_t r = train_rng_below(rng, 20);
+    if (r < lower) {
+        return; /* as written: lowercase */
     }
-    if (r < 18) {
+    if (r < first) {
         text[0] = (char)toupper((unsigned char)text[0]);
         return;
     }
-    if (r < 19) {
+    if (r < upper) {
         for (char *p = text; *p; p++) {
             *p = (char)toupper((unsigned char)*p);
         }
@@ -2717,9 +2722,9 @@ surface(struct gen *g, const struct intent *in, const char *core, char *out, siz
     }
     pipit_format(out, size - 2, "%s%s%s%s", pre, core, suf, punct);
     if (!in->verbatim && in->cat != CAT_CLOUD && train_rng_below(&g->rng, 100) < 10) {
-        add_typo(g, out);
+        train_add_typo(&g->rng, out, UINT32_MAX);
     }
-    apply_case(g, out);
+    train_apply_case(&g->rng, out, 13, 18, 19);
 }
 
 /* ============================================================================
@@ -2962,7 +2967,7 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
     const int32_t sizes[2] = {p.n_train, p.n_valid};
     const int k_mention = intent_index("mention"), k_unsupported = intent_index("unsupported");
     for (int split = 0; split < 2; split++) {
-        struct gen g = {.rng = p.seed * 0x2545F4914F6CDD1Dull + (uint64_t)split * 7919u + 1};
+        struct gen g = {.rng = train_split_seed(p.seed, split)};
         ds->ex[split] = calloc((size_t)sizes[split], sizeof(struct ds_example));
         if (ds->ex[split] == NULL) {
             pipit_dataset_free(ds);
@@ -2984,17 +2989,11 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
                 make_tracker_example(&g, utt, sizeof(utt), output, sizeof(output), note);
                 cat = CAT_TRACKER;
             }
-            struct ds_example *e = &ds->ex[split][i];
-            e->category = (uint16_t)cat;
-            e->template_id = tid;
-            e->tracker = tracker;
-            if (!arena_add(ds, g.memory, &e->memory) ||
-                !arena_add(ds, tracker ? "" : g.state_line, &e->state) ||
-                !arena_add(ds, utt, &e->utterance) || !arena_add(ds, output, &e->output)) {
+            if (!datagen_append(ds, (enum pipit_split)split, g.memory, tracker ? "" : g.state_line,
+                                utt, output, cat, tid, tracker)) {
                 pipit_dataset_free(ds);
                 return pipit_error_set(err, PIPIT_ERR_NOMEM, "datagen: out of memory");
             }
-            ds->n[split] = i + 1;
         }
     }
     *out = ds;

@@ -3,7 +3,8 @@
  * seeded RNG.
  *
  * The public functions (pipit_datagen_camera, pipit_dataset_*, pipit_train_prompt) are declared
- * in include/pipit.h; this header only lets vocab.c, trainer.c and evaluate.c walk a data set.
+ * in include/pipit.h; this header lets vocab.c, trainer.c and evaluate.c walk a data set, and the
+ * pack generator (packgen.c) share the RNG, the split seeds and the surface noise.
  */
 #ifndef PIPIT_TRAIN_DATAGEN_H
 #define PIPIT_TRAIN_DATAGEN_H
@@ -58,5 +59,18 @@ uint64_t train_rng_next(uint64_t *state);
 uint32_t train_rng_below(uint64_t *state, uint32_t n);
 /* uniform in [0, 1) */
 double train_rng_unit(uint64_t *state);
+/* The RNG state a generator starts `split` (0 train, 1 valid) with for `seed`. */
+uint64_t train_split_seed(uint64_t seed, int split);
+
+/* Surface noise shared by the generators (train/datagen.c, train/packgen.c). */
+
+/* One typo in one word of at least four letters of `text`: swap, drop or double the letter at
+ * offset 1..min(length - 2, max_offset) of a word drawn from `rng`. Doubling needs one byte of
+ * room after the NUL. */
+void train_add_typo(uint64_t *rng, char *text, uint32_t max_offset);
+
+/* A letter case drawn from `rng` out of 20: below `lower` unchanged (lowercase), below `first`
+ * the first letter capitalized, below `upper` all capitals, otherwise Title Case. */
+void train_apply_case(uint64_t *rng, char *text, uint32_t lower, uint32_t first, uint32_t upper);
 
 #endif /* PIPIT_TRAIN_DATAGEN_H */

@@ -1520,55 +1520,6 @@ static void history(struct gen *g, enum pipit_split split) {
 
 /* ---------------------------------------------------------------- surface */
 
-static void add_typo(struct gen *g, char *text) {
-    size_t len = strlen(text);
-    size_t starts[64];
-    int n = 0;
-    for (size_t i = 0; i < len && n < 64;) {
-        size_t j = i;
-        while (j < len && isalpha((unsigned char)text[j])) {
-            j++;
-        }
-        if (j - i >= 4) {
-            starts[n++] = i;
-        }
-        i = j + 1;
-    }
-    if (n == 0) {
-        return;
-    }
-    size_t w = starts[train_rng_below(&g->rng, (uint32_t)n)];
-    size_t p = w + 1 + train_rng_below(&g->rng, 2);
-    switch (train_rng_below(&g->rng, 3)) {
-        case 0: {
-            char c = text[p];
-            text[p] = text[p + 1];
-            text[p + 1] = c;
-            break;
-        }
-        case 1:
-            memmove(text + p, text + p + 1, len - p);
-            break;
-        default:
-            memmove(text + p + 1, text + p, len - p + 1);
-            break;
-    }
-}
-
-static void apply_case(struct gen *g, char *text) {
-    uint32_t r = train_rng_below(&g->rng, 20);
-    if (r < 14) {
-        return;
-    }
-    if (r < 19) {
-        text[0] = (char)toupper((unsigned char)text[0]);
-        return;
-    }
-    for (char *p = text; *p; p++) {
-        *p = (char)toupper((unsigned char)*p);
-    }
-}
-
 enum surf {
     SURF_COMMAND,
     SURF_CHAT,
@@ -1592,9 +1543,9 @@ static void surface(struct gen *g, enum surf kind, const char *core, char *out, 
     punct = kind == SURF_VERBATIM ? (r < 5 ? "?" : "") : r < 2 ? "." : r < 3 ? "!" : "";
     pipit_format(out, size - 2, "%s%s%s%s", pre, core, suf, punct);
     if (kind != SURF_VERBATIM && train_rng_below(&g->rng, 100) < 8) {
-        add_typo(g, out);
+        train_add_typo(&g->rng, out, 2);
     }
-    apply_case(g, out);
+    train_apply_case(&g->rng, out, 14, 19, 20);
 }
 
 /* ---------------------------------------------------------------- one example */
@@ -1766,7 +1717,7 @@ draw_compound(struct gen *g, enum pipit_split split, const struct banks *bk, str
         pipit_format(ex->utt, sizeof(ex->utt), "%s%s", c, f.text);
     }
     if (train_rng_below(&g->rng, 10) == 0) {
-        add_typo(g, ex->utt);
+        train_add_typo(&g->rng, ex->utt, 2);
     }
     render_call(tool_at(g, tool_of_tid(g, tid)), f.args, ex->out, sizeof(ex->out));
     ex->cat = PG_COMPOUND;
@@ -2042,7 +1993,7 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
     ds->n_categories = packgen_n_categories;
     const int32_t sizes[2] = {p.n_train, p.n_valid};
     for (int split = 0; split < 2; split++) {
-        g.rng = p.seed * 0x2545F4914F6CDD1Dull + (uint64_t)split * 7919u + 1;
+        g.rng = train_split_seed(p.seed, split);
         ds->ex[split] = calloc((size_t)sizes[split], sizeof(struct ds_example));
         if (ds->ex[split] == NULL) {
             pipit_dataset_free(ds);
