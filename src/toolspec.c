@@ -436,15 +436,10 @@ parse_tool(struct ts_parser *P, struct pipit_tool *t, const json_t *entry, const
         }
     } else {
         /* omitted parameters: a tool without arguments */
-        t->params = calloc(1, sizeof(*t->params));
+        t->params = ts_schema_alloc(P, PIPIT_SCHEMA_OBJECT, NULL);
         if (t->params == NULL) {
-            ts_nomem(P);
             return false;
         }
-        t->params->type = PIPIT_SCHEMA_OBJECT;
-        t->params->max_length = -1;
-        t->params->max_items = -1;
-        t->params->max_props = -1;
     }
     const json_t *pip = json_object_get(entry, "pipit");
     t->undo = PIPIT_UNDO_NO_STATE;
