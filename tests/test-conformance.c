@@ -19,6 +19,7 @@
  *                              (PIPIT_CONFORMANCE_SAMPLES overrides the count per spec)
  */
 #include "testutil.h"
+#include "toolspec_json.h"
 
 #include <jansson.h>
 
@@ -348,38 +349,6 @@ static char *render_call(enum pipit_call_syntax syn, const json_t *args) {
 
 /* ============================================================================ agreement */
 
-/* JSON equality with numbers compared by value (200 and 200.0 are the same argument). */
-static bool json_same(const json_t *a, const json_t *b) {
-    if (json_is_number(a) && json_is_number(b)) {
-        return json_number_value(a) == json_number_value(b);
-    }
-    if (json_is_array(a) && json_is_array(b)) {
-        if (json_array_size(a) != json_array_size(b)) {
-            return false;
-        }
-        for (size_t i = 0; i < json_array_size(a); i++) {
-            if (!json_same(json_array_get(a, i), json_array_get(b, i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-    if (json_is_object(a) && json_is_object(b)) {
-        if (json_object_size(a) != json_object_size(b)) {
-            return false;
-        }
-        const char *key;
-        const json_t *x;
-        json_object_foreach((json_t *)a, key, x) {
-            if (!json_same(x, json_object_get(b, key))) {
-                return false;
-            }
-        }
-        return true;
-    }
-    return json_equal(a, b);
-}
-
 struct rig {
     struct pipit_model *m;
     struct pipit_fastgrammar *fg;
@@ -542,7 +511,7 @@ static void agree_one(struct rig *r, const struct corpus_spec *c, int calls, str
             assert_int_equal(pipit_call_parse((enum pipit_call_syntax)syn, text, &call, &err),
                              PIPIT_OK);
             json_t *back = json_loads(call.args_json, JSON_DECODE_ANY, &jerr);
-            if (!json_same(back, args)) {
+            if (!ts_json_same(back, args)) {
                 fail_msg("%s: parsed back as %s\n%s", c->name, call.args_json, text);
             }
             json_decref(back);
@@ -574,7 +543,7 @@ static void agree_one(struct rig *r, const struct corpus_spec *c, int calls, str
                     assert_int_equal(pipit_call_parse((enum pipit_call_syntax)syn, mt, &call, &err),
                                      PIPIT_OK);
                     back = json_loads(call.args_json, JSON_DECODE_ANY, &jerr);
-                    if (!json_same(back, m)) {
+                    if (!ts_json_same(back, m)) {
                         fail_msg("%s: parsed back as %s\n%s", c->name, call.args_json, mt);
                     }
                     json_decref(back);
