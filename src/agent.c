@@ -339,6 +339,54 @@ static int32_t count_tokens(const struct pipit_agent *a, const char *text, bool 
     return st == PIPIT_OK ? n : -1;
 }
 
+/* The refusal of a prompt that leaves no room for a short command: what takes the room (the
+ * system text, the tools, the state line, the rest of a turn) and, when the model was trained
+ * for another pack (its pipit.prompt.system is neither the tool set's pack name nor its system
+ * text), that cause first: a model learns one pack's prompt and length. */
+static enum pipit_status
+prompt_too_long(struct pipit_agent *a, int32_t n_system, struct pipit_error *err) {
+    char meta[1024] = "";
+    bool has_meta = pipit_model_meta_str(a->model, "pipit.prompt.system", meta, sizeof(meta)) >= 0;
+    const char *system = a->params.system_prompt != NULL ? a->params.system_prompt
+                         : has_meta                      ? meta
+                                                         : DEFAULT_SYSTEM;
+    struct strbuf sb = {0};
+    strbuf_printf(&sb, "%s\n", system); /* as prepare_prompt() writes it */
+    int32_t n_text = sb.failed ? -1 : count_tokens(a, sb.data, true);
+    strbuf_free(&sb);
+    int32_t n_tools = n_text >= 0 && n_system > n_text ? n_system - n_text : 0;
+    char state[512] = "";
+    if (a->dev != NULL) {
+        device_state_line(a->dev, state, sizeof(state));
+    }
+    char line[560];
+    pipit_format(line, sizeof(line), "State: %s\n", state);
+    int32_t n_state = count_tokens(a, line, false);
+    n_state = n_state > 0 ? n_state : 0;
+    const struct pipit_pack *pack = pipit_toolset_pack(a->ts);
+    char other[1200] = "";
+    if (has_meta && a->params.system_prompt == NULL && pack != NULL &&
+        strcmp(meta, pack->name) != 0 &&
+        (pack->system == NULL || strcmp(meta, pack->system) != 0)) {
+        pipit_format(other, sizeof(other),
+                     "; the model was trained for another pack (its pipit.prompt.system is "
+                     "\"%.64s\", the tool set's pack is \"%s\"): train a model for \"%s\" "
+                     "(docs/training.md) or run a general instruct model",
+                     meta, pack->name, pack->name);
+    }
+    return pipit_error_set(
+        err, PIPIT_ERR_CONTEXT_FULL,
+        "agent: the prompt does not fit the model's trained length: system text %d tokens, "
+        "tools %d, state line %d, a short command and its call about %d more: %d tokens, more "
+        "than the prompt limit of %d (%s)%s%s",
+        n_system - n_tools, n_tools, n_state, a->eph_floor - n_state, n_system + a->eph_floor,
+        a->prompt_limit, a->limit_source, other,
+        other[0] != '\0' ? ""
+                         : "; use a shorter tools format (compact or JIT), fewer tools, a "
+                           "shorter state line, the pipit syntax, or a model trained on longer "
+                           "prompts");
+}
+
 /* The longest prompt the agent may build (DESIGN.md item 5): the length the model was trained
  * on, at most the context window. A system prompt and tools that leave no room for a short
  * command are refused here, with the numbers, instead of failing every turn. */
@@ -376,13 +424,7 @@ static enum pipit_status set_prompt_limit(struct pipit_agent *a, struct pipit_er
     a->eph_floor = (n_tail > 0 ? n_tail : 32) + gen;
     int32_t n_system = count_tokens(a, a->system_text, true);
     if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
-        return pipit_error_set(
-            err, PIPIT_ERR_CONTEXT_FULL,
-            "agent: the system prompt and tools take %d tokens, and a short command needs about "
-            "%d more: %d tokens, more than the prompt limit of %d (%s); use a shorter tools "
-            "format (compact or JIT), fewer tools, the pipit syntax, or a model trained on "
-            "longer prompts",
-            n_system, a->eph_floor, n_system + a->eph_floor, a->prompt_limit, a->limit_source);
+        return prompt_too_long(a, n_system, err);
     }
     return PIPIT_OK;
 }

@@ -546,16 +546,20 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     struct pipit_error err;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_null(a);
-    int n_system = 0, n_cmd = 0, total = 0, limit = 0;
+    int n_text = 0, n_tools = 0, n_state = 0, n_cmd = 0, total = 0, limit = 0;
     if (sscanf(err.text,
-               "agent: the system prompt and tools take %d tokens, and a short command needs "
-               "about %d more: %d tokens, more than the prompt limit of %d",
-               &n_system, &n_cmd, &total, &limit) != 4) {
+               "agent: the prompt does not fit the model's trained length: system text %d tokens, "
+               "tools %d, state line %d, a short command and its call about %d more: %d tokens, "
+               "more than the prompt limit of %d",
+               &n_text, &n_tools, &n_state, &n_cmd, &total, &limit) != 6) {
         fail_msg("the refusal does not give the numbers: %s", err.text);
     }
     assert_int_equal(limit, soak_limit(m, p.n_ctx));
-    assert_true(n_system > limit);
-    assert_int_equal(total, n_system + n_cmd);
+    assert_true(n_text + n_tools > limit);
+    assert_true(n_tools > n_text); /* the Hermes tool list is what takes the room */
+    assert_true(n_state > 0);
+    assert_int_equal(total, n_text + n_tools + n_state + n_cmd);
+    assert_null(strstr(err.text, "another pack")); /* the camera model, the camera pack */
     /* the pipit syntax fits, and a tiny context window is the limit too */
     p.syntax = PIPIT_SYNTAX_PIPIT;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
@@ -563,6 +567,46 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     p.n_ctx = 16;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_non_null(strstr(err.text, "context window"));
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+/* A model trained for one pack, run with another pack's tools: the home pack's state line
+ * alone does not fit the camera model's trained length (128). The refusal names what takes the
+ * room and the cause, the pack the model was trained for, not "a short command". */
+static void test_prompt_of_another_pack_refused(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_device *home = NULL;
+    if (pipit_device_new(NULL, ts, NULL, &home, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.device = home;
+    struct pipit_agent *a = NULL;
+    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_null(a);
+    int n_text = 0, n_tools = 0, n_state = 0, n_cmd = 0, total = 0, limit = 0;
+    if (sscanf(err.text,
+               "agent: the prompt does not fit the model's trained length: system text %d tokens, "
+               "tools %d, state line %d, a short command and its call about %d more: %d tokens, "
+               "more than the prompt limit of %d",
+               &n_text, &n_tools, &n_state, &n_cmd, &total, &limit) != 6) {
+        fail_msg("the refusal does not give the numbers: %s", err.text);
+    }
+    assert_int_equal(limit, soak_limit(m, p.n_ctx));
+    assert_true(n_state > n_text + n_tools + n_cmd); /* the state line takes the room */
+    assert_int_equal(total, n_text + n_tools + n_state + n_cmd);
+    assert_non_null(strstr(err.text, "trained for another pack"));
+    assert_non_null(strstr(err.text, "pipit.prompt.system is \"camera\""));
+    assert_non_null(strstr(err.text, "pack is \"home\""));
+    pipit_device_free(home);
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -962,6 +1006,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest budget[] = {
         cmocka_unit_test(test_prompt_too_long_refused_at_creation),
+        cmocka_unit_test(test_prompt_of_another_pack_refused),
         cmocka_unit_test(test_hermes_2048_full_memory),
         cmocka_unit_test(test_train_n_ctx_is_the_limit),
         cmocka_unit_test(test_long_utterance_within_limit),
