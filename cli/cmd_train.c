@@ -6,6 +6,11 @@
 
 #include "cli.h"
 
+#ifndef PIPIT_TOOLS_DIR
+#define PIPIT_TOOLS_DIR "tools"
+#endif
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +60,9 @@ static void train_usage(FILE *out) {
             "                      does not say how long its training rows were)\n"
             "  --overlap FILE      no training: report scenario utterances (and router\n"
             "                      segments) that the training data of this --seed holds,\n"
-            "                      verbatim or near-verbatim; exit 1 when any (repeatable)\n");
+            "                      verbatim or near-verbatim; exit 1 when any (repeatable);\n"
+            "                      compounds are split by the router of the scenarios' tool\n"
+            "                      set (--tools, else tools/<device>.json), as the agent does\n");
 }
 
 static void progress(const struct pipit_train_progress *p, void *ud) {
@@ -115,8 +122,62 @@ static void on_overlap(const struct pipit_overlap *o, void *ud) {
            o->train);
 }
 
+#define OVERLAP_MAX_DEVICES 16
+
+/* The tool sets of a scenario file's devices, split by the router the agent would use: --tools
+ * when given (the pack trained on), else tools/<device>.json as `pipit eval` reads them.
+ * Returns how many were loaded into devs/owned, -1 after printing an error. */
+static int overlap_tools(const char *file,
+                         const char *tools_path,
+                         struct pipit_eval_device *devs,
+                         struct pipit_toolset **owned) {
+    struct pipit_error err;
+    struct pipit_scenarios *set = NULL;
+    if (pipit_scenarios_load_file(file, &set, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        return -1;
+    }
+    int n = 0;
+    for (size_t i = 0; i < pipit_scenarios_count(set); i++) {
+        const char *dev = pipit_scenarios_device(set, i);
+        bool known = false;
+        for (int k = 0; k < n && !known; k++) {
+            known = strcmp(devs[k].device, dev) == 0;
+        }
+        if (known) {
+            continue;
+        }
+        char path[4096];
+        snprintf(path, sizeof(path), tools_path != NULL ? "%s" : "%s/%s.json",
+                 tools_path != NULL ? tools_path : PIPIT_TOOLS_DIR, dev);
+        char *name = strdup(dev);
+        if (n == OVERLAP_MAX_DEVICES || name == NULL ||
+            pipit_toolset_load_file(path, &owned[n], &err) != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s: %s\n", file,
+                    n == OVERLAP_MAX_DEVICES ? "too many devices"
+                    : name == NULL           ? "out of memory"
+                                             : err.text);
+            free(name);
+            for (int k = 0; k < n; k++) {
+                free((char *)devs[k].device);
+                pipit_toolset_free(owned[k]);
+            }
+            pipit_scenarios_free(set);
+            return -1;
+        }
+        devs[n].device = name;
+        devs[n].tools = owned[n];
+        n++;
+    }
+    pipit_scenarios_free(set);
+    return n;
+}
+
 /* --overlap: every file against the training data; 1 when anything overlaps. */
-static int check_overlap(const struct pipit_dataset *ds, const char *const *files, int n_files) {
+static int check_overlap(const struct pipit_dataset *ds,
+                         const char *tools_path,
+                         const char *const *files,
+                         int n_files) {
     struct pipit_error err;
     struct pipit_overlap_index *idx = NULL;
     if (pipit_overlap_index_new(ds, &idx, &err) != PIPIT_OK) {
@@ -125,8 +186,21 @@ static int check_overlap(const struct pipit_dataset *ds, const char *const *file
     }
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < n_files; i++) {
+        struct pipit_eval_device devs[OVERLAP_MAX_DEVICES];
+        struct pipit_toolset *owned[OVERLAP_MAX_DEVICES];
+        int n_devs = overlap_tools(files[i], tools_path, devs, owned);
+        if (n_devs < 0) {
+            rc = CLI_EXIT_FAIL;
+            continue;
+        }
         struct pipit_overlap_counts c = {0};
-        if (pipit_overlap_check_file(idx, files[i], on_overlap, NULL, &c, &err) != PIPIT_OK) {
+        enum pipit_status st = pipit_overlap_check_file(idx, files[i], devs, (size_t)n_devs,
+                                                        on_overlap, NULL, &c, &err);
+        for (int k = 0; k < n_devs; k++) {
+            free((char *)devs[k].device);
+            pipit_toolset_free(owned[k]);
+        }
+        if (st != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
             rc = CLI_EXIT_FAIL;
             continue;
@@ -327,7 +401,7 @@ int cmd_train(int argc, char **argv) {
         return CLI_EXIT_FAIL;
     }
     if (n_overlap > 0) {
-        int rc = check_overlap(ds, overlap, n_overlap);
+        int rc = check_overlap(ds, tools_path, overlap, n_overlap);
         pipit_dataset_free(ds);
         return rc;
     }

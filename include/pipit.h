@@ -1448,7 +1448,9 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
  *
  *     struct pipit_overlap_index *idx = NULL;
  *     pipit_overlap_index_new(ds, &idx, &err);
- *     pipit_overlap_check_file(idx, "eval/camera.jsonl", on_overlap, NULL, &counts, &err);
+ *     struct pipit_eval_device cam = {"camera", camera_tools};  // the scenarios' tool set
+ *     pipit_overlap_check_file(idx, "eval/camera.jsonl", &cam, 1, on_overlap, NULL, &counts,
+ *                              &err);
  *     pipit_overlap_index_free(idx);
  */
 struct pipit_overlap_index;
@@ -1509,16 +1511,23 @@ struct pipit_overlap_counts {
     int32_t n_near;
 };
 
-/* Check every `turns[].user` of a scenario file (JSON Lines, docs/eval.md; only `id` and
- * `turns[].user` are read, blank and `#` lines skipped) and each router segment of a compound
- * one against the index. `fn` (may be NULL) is called for every overlapping utterance, and for
- * every overlapping segment of a compound, in file order. *out (may be NULL) is written on
- * success; the counts add up over several files when the caller zeroes it once. Errors:
- * PIPIT_ERR_IO (cannot read), PIPIT_ERR_JSON (a line that is not JSON, or no string "id" or
- * "turns[].user"; the message names file:line and the JSON path), PIPIT_ERR_INVALID_ARG (NULL
- * idx or path), PIPIT_ERR_NOMEM. */
+struct pipit_eval_device; /* below, with the evaluation */
+
+/* Check every `turns[].user` of a scenario file (JSON Lines, docs/eval.md; only `id`,
+ * `device` and `turns[].user` are read, blank and `#` lines skipped) and each router segment of
+ * a compound one against the index. A compound is split the way the agent splits it: by the
+ * router of the tool set of the scenario's `device` (`devices[k].tools` where
+ * `devices[k].device` is that name; a scenario whose device is not among them is an error,
+ * PIPIT_ERR_INVALID_ARG); with no devices (NULL, 0) by the generic lexicon only. `fn` (may be NULL)
+ * is called for every overlapping utterance, and for every overlapping segment of a compound, in
+ * file order. *out (may be NULL) is written on success; the counts add up over several files when
+ * the caller zeroes it once. Errors: PIPIT_ERR_IO (cannot read), PIPIT_ERR_JSON (a line that is not
+ * JSON, or no string "id" or "turns[].user"; the message names file:line and the JSON path),
+ * PIPIT_ERR_INVALID_ARG (NULL idx or path), PIPIT_ERR_NOMEM. */
 enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx,
                                            const char *path,
+                                           const struct pipit_eval_device *devices,
+                                           size_t n_devices,
                                            pipit_overlap_fn fn,
                                            void *user_data,
                                            struct pipit_overlap_counts *out,

@@ -5,7 +5,8 @@
  * A development set measures what a person sees only if the model never trained on its
  * sentences. The index folds every training utterance two ways and keeps both in hash sets;
  * a scenario utterance, and each router segment of a compound one, is folded the same way and
- * looked up.
+ * looked up. A compound is split by the router of the scenario's tool set (router_new() of the
+ * tool file its "device" names), so the segments are the ones the agent decodes.
  *
  *   verbatim  ASCII letters lowercased; apostrophes dropped ("don't" = "dont"); every other
  *             byte that is not a letter, a digit or part of a UTF-8 character separates words,
@@ -556,6 +557,7 @@ pipit_overlap_find(const struct pipit_overlap_index *idx, const char *text, cons
  * scenario files */
 
 static enum pipit_status check_turn(const struct pipit_overlap_index *idx,
+                                    const struct router *router,
                                     struct pipit_overlap *o,
                                     pipit_overlap_fn fn,
                                     void *ud,
@@ -569,7 +571,7 @@ static enum pipit_status check_turn(const struct pipit_overlap_index *idx,
     if (segs == NULL) {
         return PIPIT_ERR_NOMEM;
     }
-    size_t n = router_split(utt, segs, OVERLAP_MAX_SEGS);
+    size_t n = router_split_with(router, utt, segs, OVERLAP_MAX_SEGS);
     o->n_segments = (int32_t)n;
     if (whole) {
         c->n_utterances_overlap++;
@@ -603,7 +605,24 @@ static enum pipit_status check_turn(const struct pipit_overlap_index *idx,
     return PIPIT_OK;
 }
 
+/* The routers of the scenario file's tool sets: routers[k] splits the scenarios of
+ * devices[k]. */
+struct scenario_routers {
+    const struct pipit_eval_device *devices;
+    size_t n;
+    struct router **routers;
+};
+
+static void routers_free(struct scenario_routers *sr) {
+    for (size_t k = 0; sr->routers != NULL && k < sr->n; k++) {
+        router_free(sr->routers[k]);
+    }
+    free(sr->routers);
+    sr->routers = NULL;
+}
+
 static enum pipit_status check_line(const struct pipit_overlap_index *idx,
+                                    const struct scenario_routers *sr,
                                     const char *path,
                                     int32_t line,
                                     const char *text,
@@ -627,6 +646,27 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
         st = pipit_error_set(err, PIPIT_ERR_JSON, "overlap: %s:%d: $.turns: expected an array",
                              path, (int)line);
     }
+    const struct router *router = NULL; /* no tool sets given: the generic lexicon */
+    if (st == PIPIT_OK && sr->n > 0) {
+        json_t *device = json_object_get(root, "device");
+        size_t k = 0;
+        while (json_is_string(device) && k < sr->n &&
+               strcmp(sr->devices[k].device, json_string_value(device)) != 0) {
+            k++;
+        }
+        if (!json_is_string(device)) {
+            st = pipit_error_set(err, PIPIT_ERR_JSON,
+                                 "overlap: %s:%d: $.device: expected a string (the scenario's "
+                                 "tool set splits its utterances)",
+                                 path, (int)line);
+        } else if (k == sr->n) {
+            st = pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                 "overlap: %s:%d: $.device: no tool set was given for \"%s\"", path,
+                                 (int)line, json_string_value(device));
+        } else {
+            router = sr->routers[k];
+        }
+    }
     for (size_t t = 0; st == PIPIT_OK && t < json_array_size(turns); t++) {
         json_t *user = json_object_get(json_array_get(turns, t), "user");
         if (!json_is_string(user)) {
@@ -640,7 +680,7 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
                                   .id = json_string_value(id),
                                   .turn = (int32_t)t,
                                   .text = json_string_value(user)};
-        st = check_turn(idx, &o, fn, ud, c);
+        st = check_turn(idx, router, &o, fn, ud, c);
         if (st != PIPIT_OK) {
             st = pipit_error_set(err, st, "overlap: out of memory");
         }
@@ -651,14 +691,22 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
 
 enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx,
                                            const char *path,
+                                           const struct pipit_eval_device *devices,
+                                           size_t n_devices,
                                            pipit_overlap_fn fn,
                                            void *user_data,
                                            struct pipit_overlap_counts *out,
                                            struct pipit_error *err) {
     pipit_error_clear(err);
-    if (idx == NULL || path == NULL) {
+    if (idx == NULL || path == NULL || (devices == NULL && n_devices > 0)) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: %s is NULL",
-                               idx == NULL ? "idx" : "path");
+                               idx == NULL ? "idx" : (path == NULL ? "path" : "devices"));
+    }
+    for (size_t k = 0; k < n_devices; k++) {
+        if (devices[k].device == NULL || devices[k].tools == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: devices[%zu] has no %s", k,
+                                   devices[k].device == NULL ? "device name" : "tool set");
+        }
     }
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
@@ -681,6 +729,20 @@ enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx
         strbuf_free(&buf);
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "overlap: out of memory");
     }
+    struct scenario_routers sr = {devices, n_devices, NULL};
+    if (n_devices > 0) {
+        sr.routers = calloc(n_devices, sizeof(*sr.routers));
+        for (size_t k = 0; sr.routers != NULL && k < n_devices; k++) {
+            sr.routers[k] = router_new(devices[k].tools);
+            if (sr.routers[k] == NULL) {
+                routers_free(&sr);
+            }
+        }
+        if (sr.routers == NULL) {
+            strbuf_free(&buf);
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "overlap: out of memory");
+        }
+    }
     struct pipit_overlap_counts c = {0};
     enum pipit_status st = PIPIT_OK;
     int32_t line = 0;
@@ -693,10 +755,11 @@ enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx
             k++;
         }
         if (k < len && p[k] != '#') {
-            st = check_line(idx, path, line, p, len, fn, user_data, &c, err);
+            st = check_line(idx, &sr, path, line, p, len, fn, user_data, &c, err);
         }
         p = nl != NULL ? nl + 1 : NULL;
     }
+    routers_free(&sr);
     strbuf_free(&buf);
     if (st == PIPIT_OK && out != NULL) {
         out->n_utterances += c.n_utterances;
