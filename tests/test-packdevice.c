@@ -488,7 +488,7 @@ static void test_camera_declaration_matches_simulator(void **state) {
     (void)state;
     struct fixture *f = open_pack(CAMERA);
     struct device cam;
-    assert_int_equal(camera_device_new(&cam), PIPIT_OK);
+    assert_int_equal(camera_device_new(f->ts, &cam, NULL), PIPIT_OK);
     json_t *want = cam.ops->get_state(cam.self);
     json_t *got = f->dev.ops->get_state(f->dev.self);
     char *w = json_dumps(want, JSON_COMPACT);
@@ -572,7 +572,7 @@ static void test_camera_declared_ranges_match_simulator(void **state) {
     struct fixture *f = open_pack(CAMERA);
     const struct pipit_pack *pk = pipit_toolset_pack(f->ts);
     struct device cam;
-    assert_int_equal(camera_device_new(&cam), PIPIT_OK);
+    assert_int_equal(camera_device_new(f->ts, &cam, NULL), PIPIT_OK);
     int checked = 0;
     for (size_t i = 0; i < pk->n_keys; i++) {
         const struct pipit_pack_key *k = &pk->keys[i];
@@ -612,6 +612,166 @@ static void test_camera_declared_ranges_match_simulator(void **state) {
     close_pack(f);
 }
 
+/* tools/camera.json with other ranges and enums: `edit` changes the parsed spec; the tools'
+ * examples are dropped (they were written for the shipped ranges). */
+static struct pipit_toolset *camera_spec_edited(void (*edit)(json_t *spec),
+                                                struct pipit_error *err) {
+    json_error_t jerr;
+    json_t *spec = json_load_file(CAMERA, 0, &jerr);
+    assert_non_null(spec);
+    json_t *tool;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tools"), i, tool) {
+        json_object_del(json_object_get(tool, "pipit"), "examples");
+    }
+    edit(spec);
+    char *text = json_dumps(spec, 0);
+    json_decref(spec);
+    struct pipit_toolset *ts = NULL;
+    enum pipit_status st = pipit_toolset_load_string(text, strlen(text), "edited.json", &ts, err);
+    free(text);
+    if (st != PIPIT_OK) {
+        fail_msg("%s", err->text);
+    }
+    return ts;
+}
+
+static json_t *tool_param(json_t *spec, const char *tool, const char *arg) {
+    json_t *t;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tools"), i, t) {
+        json_t *fn = json_object_get(t, "function");
+        if (strcmp(json_string_value(json_object_get(fn, "name")), tool) == 0) {
+            return json_object_get(json_object_get(json_object_get(fn, "parameters"), "properties"),
+                                   arg);
+        }
+    }
+    fail_msg("no %s.%s", tool, arg);
+    return NULL;
+}
+
+static json_t *spec_state_key(json_t *spec, const char *key) {
+    return json_object_get(json_object_get(json_object_get(spec, "pipit"), "state"), key);
+}
+
+static void other_ranges(json_t *spec) {
+    json_object_set_new(spec_state_key(spec, "zoom"), "maximum", json_integer(4));
+    json_object_set_new(tool_param(spec, "set_zoom", "level"), "maximum", json_integer(4));
+    json_object_set_new(spec_state_key(spec, "exposure_ev"), "minimum", json_integer(-1));
+    json_object_set_new(spec_state_key(spec, "exposure_ev"), "maximum", json_integer(1));
+    json_object_set_new(tool_param(spec, "set_exposure", "ev"), "minimum", json_integer(-1));
+    json_object_set_new(tool_param(spec, "set_exposure", "ev"), "maximum", json_integer(1));
+    json_object_set_new(tool_param(spec, "set_timer", "seconds"), "enum",
+                        json_pack("[i,i,i]", 0, 2, 7));
+    json_t *jpeg = spec_state_key(spec, "jpeg_quality");
+    json_object_set_new(jpeg, "minimum", json_integer(60));
+    json_object_set_new(jpeg, "maximum", json_integer(90));
+    json_object_set_new(jpeg, "initial", json_integer(80));
+    json_array_append_new(json_object_get(spec_state_key(spec, "scene_mode"), "enum"),
+                          json_string("snow"));
+    json_array_append_new(json_object_get(tool_param(spec, "set_scene_mode", "mode"), "enum"),
+                          json_string("snow"));
+    json_object_set_new(spec_state_key(spec, "flash"), "enum", json_pack("[s,s]", "off", "on"));
+    json_object_set_new(tool_param(spec, "set_flash", "mode"), "enum",
+                        json_pack("[s,s]", "off", "on"));
+    json_t *t;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tools"), i, t) {
+        json_t *fn = json_object_get(t, "function");
+        if (strcmp(json_string_value(json_object_get(fn, "name")), "adjust_zoom") == 0) {
+            json_t *step =
+                json_object_get(json_object_get(json_object_get(t, "pipit"), "effect"), "step");
+            json_object_set_new(step, "by", json_integer(2));
+        }
+    }
+}
+
+static void strobe_flash(json_t *spec) {
+    json_object_set_new(spec_state_key(spec, "flash"), "enum", json_pack("[s,s]", "off", "strobe"));
+    json_object_set_new(tool_param(spec, "set_flash", "mode"), "enum",
+                        json_pack("[s,s]", "off", "strobe"));
+}
+
+/* Call `tool` on `dev`: ok, or refused with `code` and a message holding `says`. */
+static void expect_call(struct device *dev,
+                        const char *tool,
+                        const char *args,
+                        const char *code,
+                        const char *says) {
+    json_t *a = json_loads(args, 0, NULL);
+    struct device_result r;
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(dev->ops->call(dev->self, tool, a, &r), PIPIT_OK);
+    if (code == NULL && !r.ok) {
+        fail_msg("%s %s: refused: %s", tool, args, r.message);
+    }
+    if (code != NULL && (r.ok || strcmp(r.code, code) != 0 || strstr(r.message, says) == NULL)) {
+        fail_msg("%s %s: want %s \"%s\", got %s %s", tool, args, code, says, r.ok ? "ok" : r.code,
+                 r.ok ? "" : r.message);
+    }
+    device_result_clear(&r);
+    json_decref(a);
+}
+
+/* The camera simulator takes its ranges and enums from the tool set it is made for: the same
+ * camera with another spec refuses at the spec's limits and names them, starts at the spec's
+ * initial values, and a value it cannot simulate is refused at creation with the tool. */
+static void test_camera_limits_come_from_the_spec(void **state) {
+    (void)state;
+    struct pipit_error err;
+    struct pipit_toolset *ts = camera_spec_edited(other_ranges, &err);
+    struct device cam;
+    if (camera_device_new(ts, &cam, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    pipit_toolset_free(ts); /* the camera keeps what it needs */
+    json_t *st = cam.ops->get_state(cam.self);
+    assert_int_equal(json_integer_value(json_object_get(st, "jpeg_quality")), 80);
+    json_decref(st);
+    expect_call(&cam, "set_zoom", "{\"level\": 5}", "zoom_out_of_range",
+                "the back camera zooms from 0.5x to 4x");
+    expect_call(&cam, "set_zoom", "{\"level\": 4}", NULL, NULL);
+    expect_call(&cam, "set_zoom", "{\"level\": 1}", NULL, NULL);
+    expect_call(&cam, "adjust_zoom", "{\"direction\": \"in\"}", NULL, NULL); /* step 2 */
+    st = cam.ops->get_state(cam.self);
+    assert_true(json_number_value(json_object_get(st, "zoom")) == 3.0);
+    json_decref(st);
+    expect_call(&cam, "set_exposure", "{\"ev\": 1.5}", "exposure_out_of_range",
+                "exposure goes from -1 EV to +1 EV");
+    expect_call(&cam, "set_timer", "{\"seconds\": 3}", "invalid_argument", "0, 2 or 7");
+    expect_call(&cam, "set_timer", "{\"seconds\": 7}", NULL, NULL);
+    expect_call(&cam, "set_jpeg_quality", "{\"quality\": 95}", "invalid_argument",
+                "an integer from 60 to 90");
+    expect_call(&cam, "set_flash", "{\"mode\": \"auto\"}", "invalid_argument", "\"off\" or \"on\"");
+    expect_call(&cam, "set_scene_mode", "{\"mode\": \"snow\"}", NULL, NULL);
+    char line[256];
+    device_state_line(&cam, line, sizeof(line));
+    assert_non_null(strstr(line, "zoom=3 "));
+    assert_non_null(strstr(line, "timer=7 "));
+    assert_non_null(strstr(line, "mode=snow"));
+    json_t *o = json_pack("{s:f}", "zoom", 6.0);
+    assert_int_equal(cam.ops->set_state(cam.self, o, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "0.5 to 4"));
+    json_decref(o);
+    device_free(&cam);
+
+    /* the shipped spec: the shipped limits (the same camera code) */
+    struct fixture *f = open_pack(CAMERA);
+    assert_int_equal(camera_device_new(f->ts, &cam, &err), PIPIT_OK);
+    expect_call(&cam, "set_zoom", "{\"level\": 5}", NULL, NULL);
+    expect_call(&cam, "set_exposure", "{\"ev\": 1.5}", NULL, NULL);
+    expect_call(&cam, "set_timer", "{\"seconds\": 7}", "invalid_argument", "0, 3, 5 or 10");
+    device_free(&cam);
+    close_pack(f);
+
+    ts = camera_spec_edited(strobe_flash, &err);
+    assert_int_equal(camera_device_new(ts, &cam, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "edited.json"));
+    assert_non_null(strstr(err.text, "\"strobe\""));
+    assert_non_null(strstr(err.text, "set_flash"));
+    pipit_toolset_free(ts);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial_state_and_line),
@@ -626,6 +786,7 @@ int main(void) {
         cmocka_unit_test(test_camera_declaration_matches_simulator),
         cmocka_unit_test(test_unknown_pack_through_the_oracle),
         cmocka_unit_test(test_camera_declared_ranges_match_simulator),
+        cmocka_unit_test(test_camera_limits_come_from_the_spec),
     };
     return cmocka_run_group_tests_name("packdevice", tests, NULL, NULL);
 }

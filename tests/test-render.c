@@ -284,7 +284,7 @@ static void test_camera_sentences(void **state) {
     (void)state;
     struct pipit_toolset *ts = load(CAMERA_PACK);
     struct device dev;
-    assert_int_equal(camera_device_new(&dev), PIPIT_OK);
+    assert_int_equal(camera_device_new(ts, &dev, NULL), PIPIT_OK);
     expect_success(&dev, ts, "set_flash", "{\"mode\": \"on\"}", "The flash is on.");
     expect_success(&dev, ts, "set_flash", "{\"mode\": \"auto\"}", "The flash is on auto.");
     expect_success(&dev, ts, "set_flash", "{\"mode\": \"off\"}", "The flash is off.");

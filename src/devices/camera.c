@@ -6,11 +6,17 @@
  * set_state() overrides in. The contract (keys, defaults, tools, reason codes)
  * is docs/camera.md.
  *
+ * Ranges and enums come from the tool set the camera is created with (struct
+ * camera_spec): a pack's declared state key, else the tool argument's schema, else the
+ * camera's built-in value (only for a tool set that says nothing about it). What a
+ * declaration cannot say stays here: the front lens's zoom range, no flash on the front
+ * camera, settings locked while recording, the AE/AF lock blocking focus, the counters.
+ *
  * Invariants:
  * - The state is always inside its domain (zoom inside the current lens's
- *   range, focus in 0..1, exposure in -2..2, timer in {0,3,5,10}, JPEG quality
- *   in 50..100, counters in 0..CAMERA_COUNTER_MAX); a failed call, and a
- *   rejected set_state, change nothing.
+ *   range, focus, exposure and JPEG quality inside the spec's ranges, the timer
+ *   one of the spec's values, counters in 0..CAMERA_COUNTER_MAX); a failed call,
+ *   and a rejected set_state, change nothing.
  * - A tool works on a copy of the state and marks the keys it changes; the
  *   copy is committed only after the whole call succeeded and its `data`
  *   (exactly the marked keys) was built. So `data` can never disagree with the
@@ -20,6 +26,8 @@
  *   own constraints (ranges, recording, locks).
  */
 #include "camera.h"
+
+#include "toolspec.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -35,40 +43,6 @@ enum camera_flash {
     CAMERA_FLASH_ON,
     CAMERA_FLASH_AUTO,
     CAMERA_FLASH_COUNT,
-};
-
-enum camera_white_balance {
-    CAMERA_WB_AUTO,
-    CAMERA_WB_DAYLIGHT,
-    CAMERA_WB_CLOUDY,
-    CAMERA_WB_TUNGSTEN,
-    CAMERA_WB_FLUORESCENT,
-    CAMERA_WB_COUNT,
-};
-
-enum camera_aspect_ratio {
-    CAMERA_ASPECT_4_3,
-    CAMERA_ASPECT_16_9,
-    CAMERA_ASPECT_1_1,
-    CAMERA_ASPECT_FULL,
-    CAMERA_ASPECT_COUNT,
-};
-
-enum camera_priority {
-    CAMERA_PRIORITY_SPEED,
-    CAMERA_PRIORITY_QUALITY,
-    CAMERA_PRIORITY_COUNT,
-};
-
-enum camera_scene {
-    CAMERA_SCENE_AUTO,
-    CAMERA_SCENE_PORTRAIT,
-    CAMERA_SCENE_NIGHT,
-    CAMERA_SCENE_LANDSCAPE,
-    CAMERA_SCENE_SPORTS,
-    CAMERA_SCENE_MACRO,
-    CAMERA_SCENE_FOOD,
-    CAMERA_SCENE_COUNT,
 };
 
 enum camera_facing {
@@ -89,32 +63,43 @@ enum camera_zoom_direction {
     CAMERA_ZOOM_COUNT,
 };
 
-/* The JSON spelling of each enum value, indexed by the enum. */
+/* The JSON spelling of each value the camera gives a behaviour to, indexed by the enum. A tool
+ * set may allow fewer of them (its enums), never others. */
 static const char *const FLASH_NAMES[CAMERA_FLASH_COUNT] = {"off", "on", "auto"};
-static const char *const WB_NAMES[CAMERA_WB_COUNT] = {"auto", "daylight", "cloudy", "tungsten",
-                                                      "fluorescent"};
-static const char *const ASPECT_NAMES[CAMERA_ASPECT_COUNT] = {"4:3", "16:9", "1:1", "full"};
-static const char *const PRIORITY_NAMES[CAMERA_PRIORITY_COUNT] = {"speed", "quality"};
-static const char *const SCENE_NAMES[CAMERA_SCENE_COUNT] = {
-    "auto", "portrait", "night", "landscape", "sports", "macro", "food"};
 static const char *const FACING_NAMES[CAMERA_FACING_COUNT] = {"front", "back"};
 static const char *const RECORD_NAMES[CAMERA_RECORD_COUNT] = {"start", "stop"};
 static const char *const DIRECTION_NAMES[CAMERA_ZOOM_COUNT] = {"in", "out"};
 
-/* Limits. Zoom ranges are per lens; one adjust_zoom step is CAMERA_ZOOM_STEP. */
-#define CAMERA_ZOOM_BACK_MIN  0.5
-#define CAMERA_ZOOM_BACK_MAX  10.0
+/* What a declaration cannot say: the front lens's zoom range (the spec's zoom range is the
+ * back lens's), and the counters' capacity. */
 #define CAMERA_ZOOM_FRONT_MIN 1.0
 #define CAMERA_ZOOM_FRONT_MAX 3.0
-#define CAMERA_ZOOM_STEP      1.0
-#define CAMERA_EV_MIN         -2.0
-#define CAMERA_EV_MAX         2.0
-#define CAMERA_JPEG_MIN       50
-#define CAMERA_JPEG_MAX       100
 #define CAMERA_COUNTER_MAX    1000000000 /* photos/videos: "storage full" beyond this */
 
-static const int64_t TIMER_VALUES[] = {0, 3, 5, 10};
-#define TIMER_VALUES_TEXT "0, 3, 5 or 10"
+#define CAMERA_MAX_VALUES 24 /* values of one enum (a mask bit each) */
+#define CAMERA_VALUE_SIZE 32 /* bytes of one enum value, with the NUL */
+
+/* The values of an enum without behaviour (white balance, aspect ratio, priority, scene): the
+ * state holds an index into them. */
+struct camera_names {
+    int n;
+    char text[CAMERA_MAX_VALUES][CAMERA_VALUE_SIZE];
+    const char *v[CAMERA_MAX_VALUES]; /* v[i] == text[i] */
+};
+
+/* The ranges and enums the camera takes from its tool set (camera_spec_init()). */
+struct camera_spec {
+    double zoom_min, zoom_max; /* the back lens */
+    double zoom_step;          /* one adjust_zoom step */
+    double focus_min, focus_max;
+    double ev_min, ev_max;
+    int64_t jpeg_min, jpeg_max;
+    int n_timer;
+    int64_t timer[CAMERA_MAX_VALUES];
+    char timer_text[160]; /* "0, 3, 5 or 10" */
+    struct camera_names wb, aspect, priority, scene;
+    uint32_t flash_ok, facing_ok, record_ok, direction_ok; /* allowed values, bit = enum */
+};
 
 struct camera_state {
     double zoom; /* magnification, inside the current lens's range */
@@ -123,12 +108,12 @@ struct camera_state {
     double focus_y;     /* focus point, 0 (top) .. 1 (bottom) */
     bool ae_af_locked;  /* exposure and focus locked: tap_to_focus refused */
     double exposure_ev; /* exposure compensation in EV, -2 .. 2 */
-    enum camera_white_balance white_balance;
-    int32_t timer_s; /* self-timer in seconds: 0, 3, 5 or 10 */
-    enum camera_aspect_ratio aspect_ratio;
-    enum camera_priority quality_priority;
-    enum camera_scene scene_mode;
-    int32_t jpeg_quality; /* 50 .. 100 */
+    int white_balance;  /* indices into the spec's names */
+    int32_t timer_s;    /* self-timer in seconds: one of the spec's values */
+    int aspect_ratio;
+    int quality_priority;
+    int scene_mode;
+    int32_t jpeg_quality; /* inside the spec's range */
     bool grid;
     bool horizon_level;
     enum camera_facing facing;
@@ -140,9 +125,20 @@ struct camera_state {
 
 struct camera {
     struct camera_state state;
+    struct camera_spec spec;
 };
 
-static struct camera_state camera_default_state(void) {
+/* The index of `name` in `names`, else 0 (a default the spec does not list: its first). */
+static int names_index(const struct camera_names *names, const char *name) {
+    for (int i = 0; i < names->n; i++) {
+        if (strcmp(names->v[i], name) == 0) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+static struct camera_state camera_default_state(const struct camera_spec *sp) {
     struct camera_state s = {
         .zoom = 1.0,
         .flash = CAMERA_FLASH_OFF,
@@ -150,11 +146,11 @@ static struct camera_state camera_default_state(void) {
         .focus_y = 0.5,
         .ae_af_locked = false,
         .exposure_ev = 0.0,
-        .white_balance = CAMERA_WB_AUTO,
+        .white_balance = names_index(&sp->wb, "auto"),
         .timer_s = 0,
-        .aspect_ratio = CAMERA_ASPECT_4_3,
-        .quality_priority = CAMERA_PRIORITY_QUALITY,
-        .scene_mode = CAMERA_SCENE_AUTO,
+        .aspect_ratio = names_index(&sp->aspect, "4:3"),
+        .quality_priority = names_index(&sp->priority, "quality"),
+        .scene_mode = names_index(&sp->scene, "auto"),
         .jpeg_quality = 95,
         .grid = false,
         .horizon_level = false,
@@ -167,20 +163,24 @@ static struct camera_state camera_default_state(void) {
     return s;
 }
 
-static void lens_zoom_range(enum camera_facing facing, double *min, double *max) {
+static void
+lens_zoom_range(const struct camera_spec *sp, enum camera_facing facing, double *min, double *max) {
     if (facing == CAMERA_FACING_FRONT) {
         *min = CAMERA_ZOOM_FRONT_MIN;
         *max = CAMERA_ZOOM_FRONT_MAX;
     } else {
-        *min = CAMERA_ZOOM_BACK_MIN;
-        *max = CAMERA_ZOOM_BACK_MAX;
+        *min = sp->zoom_min;
+        *max = sp->zoom_max;
     }
 }
 
 /* "the back camera zooms from 0.5x to 10x" */
-static void zoom_range_message(enum camera_facing facing, char *buf, size_t size) {
+static void zoom_range_message(const struct camera_spec *sp,
+                               enum camera_facing facing,
+                               char *buf,
+                               size_t size) {
     double min, max;
-    lens_zoom_range(facing, &min, &max);
+    lens_zoom_range(sp, facing, &min, &max);
     pipit_format(buf, size, "the %s camera zooms from %gx to %gx", FACING_NAMES[facing], min, max);
 }
 
@@ -242,7 +242,8 @@ static int key_find(const char *name) {
 }
 
 /* The value of one key as a new JSON reference (NULL on allocation failure). */
-static json_t *key_to_json(const struct camera_state *s, enum camera_key k) {
+static json_t *
+key_to_json(const struct camera_spec *sp, const struct camera_state *s, enum camera_key k) {
     switch (k) {
         case KEY_ZOOM:
             return json_real(s->zoom);
@@ -257,15 +258,15 @@ static json_t *key_to_json(const struct camera_state *s, enum camera_key k) {
         case KEY_EXPOSURE_EV:
             return json_real(s->exposure_ev);
         case KEY_WHITE_BALANCE:
-            return json_string(WB_NAMES[s->white_balance]);
+            return json_string(sp->wb.v[s->white_balance]);
         case KEY_TIMER_S:
             return json_integer(s->timer_s);
         case KEY_ASPECT_RATIO:
-            return json_string(ASPECT_NAMES[s->aspect_ratio]);
+            return json_string(sp->aspect.v[s->aspect_ratio]);
         case KEY_QUALITY_PRIORITY:
-            return json_string(PRIORITY_NAMES[s->quality_priority]);
+            return json_string(sp->priority.v[s->quality_priority]);
         case KEY_SCENE_MODE:
-            return json_string(SCENE_NAMES[s->scene_mode]);
+            return json_string(sp->scene.v[s->scene_mode]);
         case KEY_JPEG_QUALITY:
             return json_integer(s->jpeg_quality);
         case KEY_GRID:
@@ -290,7 +291,8 @@ static json_t *key_to_json(const struct camera_state *s, enum camera_key k) {
 
 /* Object of the keys whose bit is set in `mask`, from `s`. NULL on allocation
  * failure. */
-static json_t *keys_to_json(const struct camera_state *s, uint32_t mask) {
+static json_t *
+keys_to_json(const struct camera_spec *sp, const struct camera_state *s, uint32_t mask) {
     json_t *obj = json_object();
     if (obj == NULL) {
         return NULL;
@@ -300,7 +302,7 @@ static json_t *keys_to_json(const struct camera_state *s, uint32_t mask) {
             continue;
         }
         /* json_object_set_new() takes the value even when it fails; NULL fails */
-        if (json_object_set_new(obj, KEY_NAMES[k], key_to_json(s, (enum camera_key)k)) != 0) {
+        if (json_object_set_new(obj, KEY_NAMES[k], key_to_json(sp, s, (enum camera_key)k)) != 0) {
             json_decref(obj);
             return NULL;
         }
@@ -366,20 +368,40 @@ static int json_get_enum(const json_t *v, const char *const *names, int n) {
     return -1;
 }
 
-/* "\"off\", \"on\" or \"auto\"" */
-static void join_names(const char *const *names, int n, char *buf, size_t size) {
+/* json_get_enum() of the values allowed by `ok` (bit i: names[i]). */
+static int json_get_allowed(const json_t *v, const char *const *names, int n, uint32_t ok) {
+    int e = json_get_enum(v, names, n);
+    return e >= 0 && (ok & (UINT32_C(1) << e)) != 0 ? e : -1;
+}
+
+/* "\"off\", \"on\" or \"auto\"": the names allowed by `ok` */
+static void join_names(const char *const *names, int n, uint32_t ok, char *buf, size_t size) {
     size_t used = 0;
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        left += (ok & (UINT32_C(1) << i)) != 0;
+    }
     buf[0] = '\0';
-    for (int i = 0; i < n && used < size; i++) {
-        const char *sep = i == 0 ? "" : (i == n - 1 ? " or " : ", ");
+    for (int i = 0, k = 0; i < n && used < size; i++) {
+        if ((ok & (UINT32_C(1) << i)) == 0) {
+            continue;
+        }
+        const char *sep = k == 0 ? "" : (k == left - 1 ? " or " : ", ");
         pipit_format(buf + used, size - used, "%s\"%s\"", sep, names[i]);
         used += strlen(buf + used);
+        k++;
     }
 }
 
-static bool timer_value_ok(int64_t seconds) {
-    for (size_t i = 0; i < sizeof(TIMER_VALUES) / sizeof(TIMER_VALUES[0]); i++) {
-        if (TIMER_VALUES[i] == seconds) {
+#define ALL_OF(n) ((UINT32_C(1) << (n)) - 1)
+
+static void join_spec_names(const struct camera_names *names, char *buf, size_t size) {
+    join_names(names->v, names->n, ALL_OF(names->n), buf, size);
+}
+
+static bool timer_value_ok(const struct camera_spec *sp, int64_t seconds) {
+    for (int i = 0; i < sp->n_timer; i++) {
+        if (sp->timer[i] == seconds) {
             return true;
         }
     }
@@ -390,25 +412,26 @@ static bool timer_value_ok(int64_t seconds) {
  * set_state */
 
 /* What a key accepts, for error messages. */
-static void key_expectation(enum camera_key k, char *buf, size_t size) {
+static void
+key_expectation(const struct camera_spec *sp, enum camera_key k, char *buf, size_t size) {
     switch (k) {
         case KEY_ZOOM:
             pipit_format(buf, size, "a number from %g to %g, or %g to %g on the front camera",
-                         CAMERA_ZOOM_BACK_MIN, CAMERA_ZOOM_BACK_MAX, CAMERA_ZOOM_FRONT_MIN,
-                         CAMERA_ZOOM_FRONT_MAX);
+                         sp->zoom_min, sp->zoom_max, CAMERA_ZOOM_FRONT_MIN, CAMERA_ZOOM_FRONT_MAX);
             break;
         case KEY_FOCUS_X:
         case KEY_FOCUS_Y:
-            pipit_format(buf, size, "a number from 0 to 1");
+            pipit_format(buf, size, "a number from %g to %g", sp->focus_min, sp->focus_max);
             break;
         case KEY_EXPOSURE_EV:
-            pipit_format(buf, size, "a number from %g to %g", CAMERA_EV_MIN, CAMERA_EV_MAX);
+            pipit_format(buf, size, "a number from %g to %g", sp->ev_min, sp->ev_max);
             break;
         case KEY_TIMER_S:
-            pipit_format(buf, size, TIMER_VALUES_TEXT);
+            pipit_format(buf, size, "%s", sp->timer_text);
             break;
         case KEY_JPEG_QUALITY:
-            pipit_format(buf, size, "an integer from %d to %d", CAMERA_JPEG_MIN, CAMERA_JPEG_MAX);
+            pipit_format(buf, size, "an integer from %lld to %lld", (long long)sp->jpeg_min,
+                         (long long)sp->jpeg_max);
             break;
         case KEY_PHOTOS_TAKEN:
         case KEY_VIDEOS_RECORDED:
@@ -422,22 +445,22 @@ static void key_expectation(enum camera_key k, char *buf, size_t size) {
             pipit_format(buf, size, "true or false");
             break;
         case KEY_FLASH:
-            join_names(FLASH_NAMES, CAMERA_FLASH_COUNT, buf, size);
+            join_names(FLASH_NAMES, CAMERA_FLASH_COUNT, sp->flash_ok, buf, size);
             break;
         case KEY_WHITE_BALANCE:
-            join_names(WB_NAMES, CAMERA_WB_COUNT, buf, size);
+            join_spec_names(&sp->wb, buf, size);
             break;
         case KEY_ASPECT_RATIO:
-            join_names(ASPECT_NAMES, CAMERA_ASPECT_COUNT, buf, size);
+            join_spec_names(&sp->aspect, buf, size);
             break;
         case KEY_QUALITY_PRIORITY:
-            join_names(PRIORITY_NAMES, CAMERA_PRIORITY_COUNT, buf, size);
+            join_spec_names(&sp->priority, buf, size);
             break;
         case KEY_SCENE_MODE:
-            join_names(SCENE_NAMES, CAMERA_SCENE_COUNT, buf, size);
+            join_spec_names(&sp->scene, buf, size);
             break;
         case KEY_FACING:
-            join_names(FACING_NAMES, CAMERA_FACING_COUNT, buf, size);
+            join_names(FACING_NAMES, CAMERA_FACING_COUNT, sp->facing_ok, buf, size);
             break;
         case KEY_COUNT:
             pipit_format(buf, size, "nothing");
@@ -465,26 +488,30 @@ static bool int_in(const json_t *v, int64_t min, int64_t max, int64_t *out) {
 
 /* Store `v` into key `k` of `s` when it is inside the key's own domain (the
  * zoom's dependence on the lens is checked after all keys are in). */
-static bool key_from_json(struct camera_state *s, enum camera_key k, const json_t *v) {
+static bool key_from_json(const struct camera_spec *sp,
+                          struct camera_state *s,
+                          enum camera_key k,
+                          const json_t *v) {
     int64_t i = 0;
     int e = -1;
     switch (k) {
-        case KEY_ZOOM:
-            return real_in(v, CAMERA_ZOOM_BACK_MIN, CAMERA_ZOOM_BACK_MAX, &s->zoom);
+        case KEY_ZOOM: /* either lens's range; the lens's own is checked after */
+            return real_in(v, fmin(sp->zoom_min, CAMERA_ZOOM_FRONT_MIN),
+                           fmax(sp->zoom_max, CAMERA_ZOOM_FRONT_MAX), &s->zoom);
         case KEY_FOCUS_X:
-            return real_in(v, 0.0, 1.0, &s->focus_x);
+            return real_in(v, sp->focus_min, sp->focus_max, &s->focus_x);
         case KEY_FOCUS_Y:
-            return real_in(v, 0.0, 1.0, &s->focus_y);
+            return real_in(v, sp->focus_min, sp->focus_max, &s->focus_y);
         case KEY_EXPOSURE_EV:
-            return real_in(v, CAMERA_EV_MIN, CAMERA_EV_MAX, &s->exposure_ev);
+            return real_in(v, sp->ev_min, sp->ev_max, &s->exposure_ev);
         case KEY_TIMER_S:
-            if (!json_get_int(v, &i) || !timer_value_ok(i)) {
+            if (!json_get_int(v, &i) || !timer_value_ok(sp, i)) {
                 return false;
             }
             s->timer_s = (int32_t)i;
             return true;
         case KEY_JPEG_QUALITY:
-            if (!int_in(v, CAMERA_JPEG_MIN, CAMERA_JPEG_MAX, &i)) {
+            if (!int_in(v, sp->jpeg_min, sp->jpeg_max, &i)) {
                 return false;
             }
             s->jpeg_quality = (int32_t)i;
@@ -504,37 +531,29 @@ static bool key_from_json(struct camera_state *s, enum camera_key k, const json_
         case KEY_PERMISSION:
             return json_get_bool(v, &s->permission);
         case KEY_FLASH:
-            e = json_get_enum(v, FLASH_NAMES, CAMERA_FLASH_COUNT);
+            e = json_get_allowed(v, FLASH_NAMES, CAMERA_FLASH_COUNT, sp->flash_ok);
             if (e >= 0) {
                 s->flash = (enum camera_flash)e;
             }
             return e >= 0;
         case KEY_WHITE_BALANCE:
-            e = json_get_enum(v, WB_NAMES, CAMERA_WB_COUNT);
-            if (e >= 0) {
-                s->white_balance = (enum camera_white_balance)e;
-            }
+            e = json_get_enum(v, sp->wb.v, sp->wb.n);
+            s->white_balance = e >= 0 ? e : s->white_balance;
             return e >= 0;
         case KEY_ASPECT_RATIO:
-            e = json_get_enum(v, ASPECT_NAMES, CAMERA_ASPECT_COUNT);
-            if (e >= 0) {
-                s->aspect_ratio = (enum camera_aspect_ratio)e;
-            }
+            e = json_get_enum(v, sp->aspect.v, sp->aspect.n);
+            s->aspect_ratio = e >= 0 ? e : s->aspect_ratio;
             return e >= 0;
         case KEY_QUALITY_PRIORITY:
-            e = json_get_enum(v, PRIORITY_NAMES, CAMERA_PRIORITY_COUNT);
-            if (e >= 0) {
-                s->quality_priority = (enum camera_priority)e;
-            }
+            e = json_get_enum(v, sp->priority.v, sp->priority.n);
+            s->quality_priority = e >= 0 ? e : s->quality_priority;
             return e >= 0;
         case KEY_SCENE_MODE:
-            e = json_get_enum(v, SCENE_NAMES, CAMERA_SCENE_COUNT);
-            if (e >= 0) {
-                s->scene_mode = (enum camera_scene)e;
-            }
+            e = json_get_enum(v, sp->scene.v, sp->scene.n);
+            s->scene_mode = e >= 0 ? e : s->scene_mode;
             return e >= 0;
         case KEY_FACING:
-            e = json_get_enum(v, FACING_NAMES, CAMERA_FACING_COUNT);
+            e = json_get_allowed(v, FACING_NAMES, CAMERA_FACING_COUNT, sp->facing_ok);
             if (e >= 0) {
                 s->facing = (enum camera_facing)e;
             }
@@ -568,18 +587,18 @@ camera_set_state(void *self, const json_t *overrides, struct pipit_error *err) {
             device_describe_string(key, value, sizeof(value));
             return pipit_error_set(err, PIPIT_ERR_JSON, "camera: unknown state key: %s", value);
         }
-        if (!key_from_json(&next, (enum camera_key)k, v)) {
+        if (!key_from_json(&cam->spec, &next, (enum camera_key)k, v)) {
             device_describe_json(v, value, sizeof(value));
-            key_expectation((enum camera_key)k, expect, sizeof(expect));
+            key_expectation(&cam->spec, (enum camera_key)k, expect, sizeof(expect));
             return pipit_error_set(err, PIPIT_ERR_JSON,
                                    "camera: invalid state value: %s: %s (expected %s)",
                                    KEY_NAMES[k], value, expect);
         }
     }
     double min, max;
-    lens_zoom_range(next.facing, &min, &max);
+    lens_zoom_range(&cam->spec, next.facing, &min, &max);
     if (next.zoom < min || next.zoom > max) {
-        zoom_range_message(next.facing, expect, sizeof(expect));
+        zoom_range_message(&cam->spec, next.facing, expect, sizeof(expect));
         return pipit_error_set(err, PIPIT_ERR_JSON,
                                "camera: invalid state value: zoom: %g with facing \"%s\" (%s)",
                                next.zoom, FACING_NAMES[next.facing], expect);
@@ -593,7 +612,7 @@ static json_t *camera_get_state(const void *self) {
     if (cam == NULL) {
         return NULL;
     }
-    return keys_to_json(&cam->state, ALL_KEYS);
+    return keys_to_json(&cam->spec, &cam->state, ALL_KEYS);
 }
 
 /* ============================================================================
@@ -602,6 +621,7 @@ static json_t *camera_get_state(const void *self) {
 /* One call in progress: the tool works on `next` and marks in `changed` the
  * keys to report; the dispatcher commits `next` when the tool succeeds. */
 struct camera_call {
+    const struct camera_spec *spec;
     const json_t *args; /* an object */
     const struct camera_state *now;
     struct camera_state next;
@@ -642,16 +662,27 @@ static bool arg_bool(struct camera_call *c, const char *name, bool *out) {
     return true;
 }
 
-static bool
-arg_enum(struct camera_call *c, const char *name, const char *const *names, int n, int *out) {
+/* An argument naming one of `names` that `ok` allows (bit i: names[i]). */
+static bool arg_enum(struct camera_call *c,
+                     const char *name,
+                     const char *const *names,
+                     int n,
+                     uint32_t ok,
+                     int *out) {
     const json_t *v = json_object_get(c->args, name);
-    *out = json_get_enum(v, names, n);
+    *out = json_get_allowed(v, names, n, ok);
     if (*out < 0) {
-        char expect[160];
-        join_names(names, n, expect, sizeof(expect));
+        char expect[600];
+        join_names(names, n, ok, expect, sizeof(expect));
         return bad_arg(c, name, v, expect);
     }
     return true;
+}
+
+/* An argument naming one of the spec's values of an enum without behaviour. */
+static bool
+arg_spec_enum(struct camera_call *c, const char *name, const struct camera_names *n, int *out) {
+    return arg_enum(c, name, n->v, n->n, ALL_OF(n->n), out);
 }
 
 static bool busy_recording(struct camera_call *c, const char *what) {
@@ -671,7 +702,7 @@ static bool tool_take_photo(struct camera_call *c) {
 
 static bool tool_record_video(struct camera_call *c) {
     int action;
-    if (!arg_enum(c, "action", RECORD_NAMES, CAMERA_RECORD_COUNT, &action)) {
+    if (!arg_enum(c, "action", RECORD_NAMES, CAMERA_RECORD_COUNT, c->spec->record_ok, &action)) {
         return false;
     }
     if (action == CAMERA_RECORD_START) {
@@ -705,10 +736,10 @@ static bool tool_set_zoom(struct camera_call *c) {
     if (!arg_real(c, "level", &level)) {
         return false;
     }
-    lens_zoom_range(c->now->facing, &min, &max);
+    lens_zoom_range(c->spec, c->now->facing, &min, &max);
     if (level < min || level > max) {
         char msg[128];
-        zoom_range_message(c->now->facing, msg, sizeof(msg));
+        zoom_range_message(c->spec, c->now->facing, msg, sizeof(msg));
         device_result_fail(c->r, "zoom_out_of_range", "%s", msg);
         return false;
     }
@@ -720,11 +751,13 @@ static bool tool_set_zoom(struct camera_call *c) {
 static bool tool_adjust_zoom(struct camera_call *c) {
     int direction;
     double min, max;
-    if (!arg_enum(c, "direction", DIRECTION_NAMES, CAMERA_ZOOM_COUNT, &direction)) {
+    if (!arg_enum(c, "direction", DIRECTION_NAMES, CAMERA_ZOOM_COUNT, c->spec->direction_ok,
+                  &direction)) {
         return false;
     }
-    lens_zoom_range(c->now->facing, &min, &max);
-    double z = c->now->zoom + (direction == CAMERA_ZOOM_IN ? CAMERA_ZOOM_STEP : -CAMERA_ZOOM_STEP);
+    lens_zoom_range(c->spec, c->now->facing, &min, &max);
+    double step = c->spec->zoom_step;
+    double z = c->now->zoom + (direction == CAMERA_ZOOM_IN ? step : -step);
     c->next.zoom = z < min ? min : (z > max ? max : z);
     mark(c, KEY_ZOOM);
     return true;
@@ -732,7 +765,7 @@ static bool tool_adjust_zoom(struct camera_call *c) {
 
 static bool tool_set_flash(struct camera_call *c) {
     int mode;
-    if (!arg_enum(c, "mode", FLASH_NAMES, CAMERA_FLASH_COUNT, &mode)) {
+    if (!arg_enum(c, "mode", FLASH_NAMES, CAMERA_FLASH_COUNT, c->spec->flash_ok, &mode)) {
         return false;
     }
     if (c->now->facing == CAMERA_FACING_FRONT && mode != CAMERA_FLASH_OFF) {
@@ -754,8 +787,11 @@ static bool tool_tap_to_focus(struct camera_call *c) {
     double xy[2];
     for (int i = 0; i < 2; i++) {
         const json_t *v = json_object_get(c->args, names[i]);
-        if (!real_in(v, 0.0, 1.0, &xy[i])) {
-            return bad_arg(c, names[i], v, "a number from 0 to 1");
+        if (!real_in(v, c->spec->focus_min, c->spec->focus_max, &xy[i])) {
+            char expect[64];
+            pipit_format(expect, sizeof(expect), "a number from %g to %g", c->spec->focus_min,
+                         c->spec->focus_max);
+            return bad_arg(c, names[i], v, expect);
         }
     }
     if (c->now->ae_af_locked) {
@@ -783,9 +819,9 @@ static bool tool_set_exposure(struct camera_call *c) {
     if (!arg_real(c, "ev", &ev)) {
         return false;
     }
-    if (ev < CAMERA_EV_MIN || ev > CAMERA_EV_MAX) {
-        device_result_fail(c->r, "exposure_out_of_range", "exposure goes from %g EV to +%g EV",
-                           CAMERA_EV_MIN, CAMERA_EV_MAX);
+    if (ev < c->spec->ev_min || ev > c->spec->ev_max) {
+        device_result_fail(c->r, "exposure_out_of_range", "exposure goes from %+g EV to %+g EV",
+                           c->spec->ev_min, c->spec->ev_max);
         return false;
     }
     c->next.exposure_ev = ev;
@@ -795,10 +831,10 @@ static bool tool_set_exposure(struct camera_call *c) {
 
 static bool tool_set_white_balance(struct camera_call *c) {
     int mode;
-    if (!arg_enum(c, "mode", WB_NAMES, CAMERA_WB_COUNT, &mode)) {
+    if (!arg_spec_enum(c, "mode", &c->spec->wb, &mode)) {
         return false;
     }
-    c->next.white_balance = (enum camera_white_balance)mode;
+    c->next.white_balance = mode;
     mark(c, KEY_WHITE_BALANCE);
     return true;
 }
@@ -806,8 +842,8 @@ static bool tool_set_white_balance(struct camera_call *c) {
 static bool tool_set_timer(struct camera_call *c) {
     const json_t *v = json_object_get(c->args, "seconds");
     int64_t seconds;
-    if (!json_get_int(v, &seconds) || !timer_value_ok(seconds)) {
-        return bad_arg(c, "seconds", v, TIMER_VALUES_TEXT);
+    if (!json_get_int(v, &seconds) || !timer_value_ok(c->spec, seconds)) {
+        return bad_arg(c, "seconds", v, c->spec->timer_text);
     }
     c->next.timer_s = (int32_t)seconds;
     mark(c, KEY_TIMER_S);
@@ -816,33 +852,33 @@ static bool tool_set_timer(struct camera_call *c) {
 
 static bool tool_set_aspect_ratio(struct camera_call *c) {
     int ratio;
-    if (!arg_enum(c, "ratio", ASPECT_NAMES, CAMERA_ASPECT_COUNT, &ratio)) {
+    if (!arg_spec_enum(c, "ratio", &c->spec->aspect, &ratio)) {
         return false;
     }
-    if (c->now->recording && ratio != (int)c->now->aspect_ratio) {
+    if (c->now->recording && ratio != c->now->aspect_ratio) {
         return busy_recording(c, "the aspect ratio can't be changed");
     }
-    c->next.aspect_ratio = (enum camera_aspect_ratio)ratio;
+    c->next.aspect_ratio = ratio;
     mark(c, KEY_ASPECT_RATIO);
     return true;
 }
 
 static bool tool_set_quality_priority(struct camera_call *c) {
     int priority;
-    if (!arg_enum(c, "priority", PRIORITY_NAMES, CAMERA_PRIORITY_COUNT, &priority)) {
+    if (!arg_spec_enum(c, "priority", &c->spec->priority, &priority)) {
         return false;
     }
-    c->next.quality_priority = (enum camera_priority)priority;
+    c->next.quality_priority = priority;
     mark(c, KEY_QUALITY_PRIORITY);
     return true;
 }
 
 static bool tool_set_scene_mode(struct camera_call *c) {
     int mode;
-    if (!arg_enum(c, "mode", SCENE_NAMES, CAMERA_SCENE_COUNT, &mode)) {
+    if (!arg_spec_enum(c, "mode", &c->spec->scene, &mode)) {
         return false;
     }
-    c->next.scene_mode = (enum camera_scene)mode;
+    c->next.scene_mode = mode;
     mark(c, KEY_SCENE_MODE);
     return true;
 }
@@ -850,8 +886,11 @@ static bool tool_set_scene_mode(struct camera_call *c) {
 static bool tool_set_jpeg_quality(struct camera_call *c) {
     const json_t *v = json_object_get(c->args, "quality");
     int64_t q;
-    if (!int_in(v, CAMERA_JPEG_MIN, CAMERA_JPEG_MAX, &q)) {
-        return bad_arg(c, "quality", v, "an integer from 50 to 100");
+    if (!int_in(v, c->spec->jpeg_min, c->spec->jpeg_max, &q)) {
+        char expect[64];
+        pipit_format(expect, sizeof(expect), "an integer from %lld to %lld",
+                     (long long)c->spec->jpeg_min, (long long)c->spec->jpeg_max);
+        return bad_arg(c, "quality", v, expect);
     }
     if (c->now->recording && q != c->now->jpeg_quality) {
         return busy_recording(c, "the JPEG quality can't be changed");
@@ -880,7 +919,7 @@ static bool tool_set_horizon_level(struct camera_call *c) {
 static bool tool_switch_camera(struct camera_call *c) {
     int facing;
     double min, max;
-    if (!arg_enum(c, "facing", FACING_NAMES, CAMERA_FACING_COUNT, &facing)) {
+    if (!arg_enum(c, "facing", FACING_NAMES, CAMERA_FACING_COUNT, c->spec->facing_ok, &facing)) {
         return false;
     }
     if (c->now->recording && facing != (int)c->now->facing) {
@@ -889,7 +928,7 @@ static bool tool_switch_camera(struct camera_call *c) {
     c->next.facing = (enum camera_facing)facing;
     mark(c, KEY_FACING);
     /* the new lens may not reach the current zoom: clamp and report it */
-    lens_zoom_range(c->next.facing, &min, &max);
+    lens_zoom_range(c->spec, c->next.facing, &min, &max);
     double z = c->now->zoom < min ? min : (c->now->zoom > max ? max : c->now->zoom);
     if (z != c->now->zoom) {
         c->next.zoom = z;
@@ -941,6 +980,7 @@ camera_call(void *self, const char *tool, const json_t *args, struct device_resu
         return PIPIT_OK;
     }
     struct camera_call c = {
+        .spec = &cam->spec,
         .args = args,
         .now = &cam->state,
         .next = cam->state,
@@ -952,7 +992,7 @@ camera_call(void *self, const char *tool, const json_t *args, struct device_resu
     if (!ok) {
         return PIPIT_OK;
     }
-    json_t *data = keys_to_json(&c.next, c.changed);
+    json_t *data = keys_to_json(&cam->spec, &c.next, c.changed);
     if (data == NULL) {
         return PIPIT_ERR_NOMEM;
     }
@@ -978,10 +1018,11 @@ static void camera_state_line(const void *self, char *buf, size_t size) {
         buf[0] = '\0';
         return;
     }
-    const struct camera_state *s = &((const struct camera *)self)->state;
+    const struct camera *cam = self;
+    const struct camera_state *s = &cam->state;
     pipit_format(buf, size, "zoom=%g flash=%s facing=%s recording=%s timer=%d mode=%s", s->zoom,
                  FLASH_NAMES[s->flash], FACING_NAMES[s->facing], s->recording ? "yes" : "no",
-                 (int)s->timer_s, SCENE_NAMES[s->scene_mode]);
+                 (int)s->timer_s, cam->spec.scene.v[s->scene_mode]);
 }
 
 /* How people name the camera's state keys and how answers say their values (src/ask.h):
@@ -1039,17 +1080,286 @@ static const struct device_ops CAMERA_OPS = {
     .n_words = sizeof(CAMERA_WORDS) / sizeof(CAMERA_WORDS[0]),
 };
 
-enum pipit_status camera_device_new(struct device *out) {
+/* ============================================================================
+ * the spec: ranges and enums from the tool set */
+
+/* What the camera assumes for a range or an enum its tool set says nothing about (a tool set
+ * without the tool, or a plain array whose argument has no bounds). */
+static const char *const DEFAULT_WB[] = {"auto", "daylight", "cloudy", "tungsten", "fluorescent"};
+static const char *const DEFAULT_ASPECT[] = {"4:3", "16:9", "1:1", "full"};
+static const char *const DEFAULT_PRIORITY[] = {"speed", "quality"};
+static const char *const DEFAULT_SCENE[] = {"auto",   "portrait", "night", "landscape",
+                                            "sports", "macro",    "food"};
+static const int64_t DEFAULT_TIMER[] = {0, 3, 5, 10};
+
+#define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The schema of argument `arg` of tool `tool`, NULL when the set has neither. */
+static const struct pipit_schema *
+tool_arg(const struct pipit_toolset *ts, const char *tool, const char *arg) {
+    for (size_t i = 0; ts != NULL && i < ts->n_tools; i++) {
+        if (strcmp(ts->tools[i].name, tool) != 0) {
+            continue;
+        }
+        const struct pipit_schema *params = ts->tools[i].params;
+        for (size_t k = 0; params != NULL && k < params->n_props; k++) {
+            if (strcmp(params->props[k].name, arg) == 0) {
+                return params->props[k].schema;
+            }
+        }
+    }
+    return NULL;
+}
+
+static const struct pipit_pack_key *pack_key(const struct pipit_toolset *ts, const char *key) {
+    return ts != NULL ? pipit_pack_find_key(pipit_toolset_pack(ts), key) : NULL;
+}
+
+/* A range: the pack's state key, else the tool argument's minimum and maximum, else as is. */
+static void spec_range(const struct pipit_toolset *ts,
+                       const char *key,
+                       const char *tool,
+                       const char *arg,
+                       double *min,
+                       double *max) {
+    const struct pipit_pack_key *k = pack_key(ts, key);
+    const struct pipit_schema *a = tool_arg(ts, tool, arg);
+    if (k != NULL && k->has_min && k->has_max) {
+        *min = k->min;
+        *max = k->max;
+    } else if (a != NULL && a->has_min && a->has_max) {
+        *min = a->min;
+        *max = a->max;
+    }
+}
+
+/* The string values of an enum: the pack's state key, else the tool argument, else NULL. */
+static const char *const *spec_values(const struct pipit_toolset *ts,
+                                      const char *key,
+                                      const char *tool,
+                                      const char *arg,
+                                      int *n,
+                                      const char **where) {
+    const struct pipit_pack_key *k = pack_key(ts, key);
+    const struct pipit_schema *a = tool_arg(ts, tool, arg);
+    if (k != NULL && k->n_enum > 0) {
+        *n = (int)k->n_enum;
+        *where = key;
+        return k->enum_str;
+    }
+    if (a != NULL && a->n_enum > 0 && a->enum_str != NULL) {
+        *n = (int)a->n_enum;
+        *where = arg;
+        return (const char *const *)a->enum_str;
+    }
+    return NULL;
+}
+
+static enum pipit_status spec_names(const struct pipit_toolset *ts,
+                                    const char *key,
+                                    const char *tool,
+                                    const char *arg,
+                                    const char *const *dflt,
+                                    int n_dflt,
+                                    struct camera_names *out,
+                                    struct pipit_error *err) {
+    int n = n_dflt;
+    const char *where = NULL;
+    const char *const *v = spec_values(ts, key, tool, arg, &n, &where);
+    v = v != NULL ? v : dflt;
+    if (n > CAMERA_MAX_VALUES) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "camera: %s: %s.%s: %d values, the camera holds at most %d",
+                               ts->name, tool, where, n, CAMERA_MAX_VALUES);
+    }
+    out->n = n;
+    for (int i = 0; i < n; i++) {
+        if (strlen(v[i]) >= CAMERA_VALUE_SIZE) {
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "camera: %s: %s.%s: \"%.40s...\" is longer than %d bytes",
+                                   ts->name, tool, where, v[i], CAMERA_VALUE_SIZE - 1);
+        }
+        memcpy(out->text[i], v[i], strlen(v[i]) + 1);
+        out->v[i] = out->text[i];
+    }
+    return PIPIT_OK;
+}
+
+/* The values of an enum the camera gives a behaviour to: the spec may allow fewer of `known`,
+ * never another (there is nothing to simulate for it). */
+static enum pipit_status spec_mask(const struct pipit_toolset *ts,
+                                   const char *key,
+                                   const char *tool,
+                                   const char *arg,
+                                   const char *const *known,
+                                   int n_known,
+                                   uint32_t *ok,
+                                   struct pipit_error *err) {
+    int n = 0;
+    const char *where = NULL;
+    const char *const *v = spec_values(ts, key, tool, arg, &n, &where);
+    *ok = ALL_OF(n_known);
+    if (v == NULL) {
+        return PIPIT_OK;
+    }
+    *ok = 0;
+    for (int i = 0; i < n; i++) {
+        int e = 0;
+        while (e < n_known && strcmp(known[e], v[i]) != 0) {
+            e++;
+        }
+        if (e == n_known) {
+            char names[160];
+            join_names(known, n_known, ALL_OF(n_known), names, sizeof(names));
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "camera: %s: %s.%s: \"%.40s\" is not a value the camera "
+                                   "simulator knows (%s)",
+                                   ts->name, tool, where, v[i], names);
+        }
+        *ok |= UINT32_C(1) << e;
+    }
+    return PIPIT_OK;
+}
+
+static enum pipit_status
+spec_timer(const struct pipit_toolset *ts, struct camera_spec *sp, struct pipit_error *err) {
+    const struct pipit_schema *a = tool_arg(ts, "set_timer", "seconds");
+    sp->n_timer = COUNT_OF(DEFAULT_TIMER);
+    memcpy(sp->timer, DEFAULT_TIMER, sizeof(DEFAULT_TIMER));
+    if (a != NULL && a->n_enum > 0 && a->enum_num != NULL) {
+        if (a->n_enum > CAMERA_MAX_VALUES) {
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "camera: %s: set_timer.seconds: more than %d values", ts->name,
+                                   CAMERA_MAX_VALUES);
+        }
+        sp->n_timer = (int)a->n_enum;
+        for (size_t i = 0; i < a->n_enum; i++) {
+            double x = a->enum_num[i];
+            if (x != floor(x) || x < 0 || x > 86400) {
+                return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                       "camera: %s: set_timer.seconds: %g is not a whole number of "
+                                       "seconds from 0 to 86400",
+                                       ts->name, x);
+            }
+            sp->timer[i] = (int64_t)x;
+        }
+    }
+    size_t used = 0;
+    sp->timer_text[0] = '\0';
+    for (int i = 0; i < sp->n_timer && used < sizeof(sp->timer_text); i++) {
+        const char *sep = i == 0 ? "" : (i == sp->n_timer - 1 ? " or " : ", ");
+        pipit_format(sp->timer_text + used, sizeof(sp->timer_text) - used, "%s%lld", sep,
+                     (long long)sp->timer[i]);
+        used += strlen(sp->timer_text + used);
+    }
+    return PIPIT_OK;
+}
+
+/* One adjust_zoom step: the constant "by" of its declared step effect, else 1. */
+static double spec_zoom_step(const struct pipit_toolset *ts) {
+    for (size_t i = 0; ts != NULL && i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        if (strcmp(ts->tools[i].name, "adjust_zoom") == 0 && tp != NULL && tp->has_step &&
+            tp->step.by.arg == NULL && json_is_number(tp->step.by.constant) &&
+            json_number_value(tp->step.by.constant) > 0) {
+            return json_number_value(tp->step.by.constant);
+        }
+    }
+    return 1.0;
+}
+
+static enum pipit_status
+camera_spec_init(const struct pipit_toolset *ts, struct camera_spec *sp, struct pipit_error *err) {
+    memset(sp, 0, sizeof(*sp));
+    sp->zoom_min = 0.5;
+    sp->zoom_max = 10.0;
+    sp->focus_min = 0.0;
+    sp->focus_max = 1.0;
+    sp->ev_min = -2.0;
+    sp->ev_max = 2.0;
+    double jmin = 50, jmax = 100;
+    spec_range(ts, "zoom", "set_zoom", "level", &sp->zoom_min, &sp->zoom_max);
+    spec_range(ts, "focus_x", "tap_to_focus", "x", &sp->focus_min, &sp->focus_max);
+    spec_range(ts, "exposure_ev", "set_exposure", "ev", &sp->ev_min, &sp->ev_max);
+    spec_range(ts, "jpeg_quality", "set_jpeg_quality", "quality", &jmin, &jmax);
+    sp->jpeg_min = (int64_t)ceil(jmin);
+    sp->jpeg_max = (int64_t)floor(jmax);
+    sp->zoom_step = spec_zoom_step(ts);
+    enum pipit_status st = spec_timer(ts, sp, err);
+    if (st == PIPIT_OK) {
+        st = spec_names(ts, "white_balance", "set_white_balance", "mode", DEFAULT_WB,
+                        COUNT_OF(DEFAULT_WB), &sp->wb, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_names(ts, "aspect_ratio", "set_aspect_ratio", "ratio", DEFAULT_ASPECT,
+                        COUNT_OF(DEFAULT_ASPECT), &sp->aspect, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_names(ts, "quality_priority", "set_quality_priority", "priority",
+                        DEFAULT_PRIORITY, COUNT_OF(DEFAULT_PRIORITY), &sp->priority, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_names(ts, "scene_mode", "set_scene_mode", "mode", DEFAULT_SCENE,
+                        COUNT_OF(DEFAULT_SCENE), &sp->scene, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "flash", "set_flash", "mode", FLASH_NAMES, CAMERA_FLASH_COUNT,
+                       &sp->flash_ok, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "facing", "switch_camera", "facing", FACING_NAMES, CAMERA_FACING_COUNT,
+                       &sp->facing_ok, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "", "record_video", "action", RECORD_NAMES, CAMERA_RECORD_COUNT,
+                       &sp->record_ok, err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "", "adjust_zoom", "direction", DIRECTION_NAMES, CAMERA_ZOOM_COUNT,
+                       &sp->direction_ok, err);
+    }
+    return st;
+}
+
+/* The pack's declared initial values over the camera's defaults, checked against the spec
+ * like any state override (a default outside the spec's range is an error naming it). */
+static enum pipit_status
+camera_initial_state(struct camera *cam, const struct pipit_toolset *ts, struct pipit_error *err) {
+    cam->state = camera_default_state(&cam->spec);
+    json_t *all = keys_to_json(&cam->spec, &cam->state, ALL_KEYS);
+    if (all == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "camera: out of memory");
+    }
+    const struct pipit_pack *pk = ts != NULL ? pipit_toolset_pack(ts) : NULL;
+    for (size_t i = 0; pk != NULL && i < pk->n_keys; i++) {
+        if (key_find(pk->keys[i].key) >= 0 && pk->keys[i].initial != NULL) {
+            json_object_set(all, pk->keys[i].key, (json_t *)pk->keys[i].initial);
+        }
+    }
+    enum pipit_status st = camera_set_state(cam, all, err);
+    json_decref(all);
+    return st;
+}
+
+enum pipit_status
+camera_device_new(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err) {
     if (out == NULL) {
-        return PIPIT_ERR_INVALID_ARG;
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "camera: NULL out");
     }
     out->ops = NULL;
     out->self = NULL;
     struct camera *cam = malloc(sizeof(*cam));
     if (cam == NULL) {
-        return PIPIT_ERR_NOMEM;
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "camera: out of memory");
     }
-    cam->state = camera_default_state();
+    enum pipit_status st = camera_spec_init(ts, &cam->spec, err);
+    if (st == PIPIT_OK) {
+        st = camera_initial_state(cam, ts, err);
+    }
+    if (st != PIPIT_OK) {
+        free(cam);
+        return st;
+    }
     out->ops = &CAMERA_OPS;
     out->self = cam;
     return PIPIT_OK;

@@ -24,12 +24,24 @@
 
 struct simulator {
     const char *name;
-    enum pipit_status (*make)(struct device *out);
+    /* the simulator for tool set `ts` (may be NULL): its ranges and enums come from it */
+    enum pipit_status (*make)(const struct pipit_toolset *ts,
+                              struct device *out,
+                              struct pipit_error *err);
 };
+
+static enum pipit_status
+make_phone(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err) {
+    (void)ts;
+    enum pipit_status st = phone_device_new(out);
+    return st == PIPIT_OK ? st
+                          : pipit_error_set(err, st, "device: cannot create the phone: %s",
+                                            pipit_status_str(st));
+}
 
 static const struct simulator SIMULATORS[] = {
     {"camera", camera_device_new},
-    {"phone", phone_device_new},
+    {"phone", make_phone},
 };
 
 #define N_SIMULATORS (sizeof(SIMULATORS) / sizeof(SIMULATORS[0]))
@@ -70,15 +82,15 @@ static bool runs_every_tool(const struct device *dev, const struct pipit_toolset
 }
 
 static enum pipit_status make_simulator(const struct simulator *sim,
+                                        const struct pipit_toolset *ts,
                                         const char *init_json,
                                         struct pipit_device **out,
                                         struct pipit_error *err) {
     struct device dev;
     memset(&dev, 0, sizeof(dev));
-    enum pipit_status st = sim->make(&dev);
+    enum pipit_status st = sim->make(ts, &dev, err);
     if (st != PIPIT_OK) {
-        return pipit_error_set(err, st, "device: cannot create the %s: %s", sim->name,
-                               pipit_status_str(st));
+        return st;
     }
     return device_handle_new(&dev, sim->name, init_json, out, err);
 }
@@ -118,7 +130,7 @@ enum pipit_status pipit_device_new(const char *kind,
     if (kind != NULL) {
         const struct simulator *sim = find_simulator(kind);
         if (sim != NULL) {
-            return make_simulator(sim, init_json, out, err);
+            return make_simulator(sim, tools, init_json, out, err);
         }
         if (strcmp(kind, "pack") == 0 || (pack != NULL && strcmp(kind, pack) == 0)) {
             if (tools == NULL) {
@@ -137,19 +149,21 @@ enum pipit_status pipit_device_new(const char *kind,
     }
     if (pack != NULL) {
         const struct simulator *sim = find_simulator(pack);
-        return sim != NULL ? make_simulator(sim, init_json, out, err)
+        return sim != NULL ? make_simulator(sim, tools, init_json, out, err)
                            : make_pack(tools, init_json, out, err);
     }
     for (size_t i = 0; i < N_SIMULATORS; i++) {
         struct device dev;
         memset(&dev, 0, sizeof(dev));
-        if (SIMULATORS[i].make(&dev) != PIPIT_OK) {
+        struct pipit_error why;
+        enum pipit_status st = SIMULATORS[i].make(tools, &dev, &why);
+        if (st == PIPIT_ERR_NOMEM) {
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
         }
-        bool fits = runs_every_tool(&dev, tools);
+        bool fits = st == PIPIT_OK && runs_every_tool(&dev, tools); /* else not this device */
         device_free(&dev);
         if (fits) {
-            return make_simulator(&SIMULATORS[i], init_json, out, err);
+            return make_simulator(&SIMULATORS[i], tools, init_json, out, err);
         }
     }
     if (init_json != NULL) {
