@@ -23,7 +23,8 @@ static void pack_open(struct pack *p, const char *spec, bool phone, const char *
     if (pipit_toolset_load_file(spec, &p->ts, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
-    assert_int_equal(phone ? phone_device_new(&p->dev) : camera_device_new(p->ts, &p->dev, &err),
+    assert_int_equal(phone ? phone_device_new(p->ts, &p->dev, &err)
+                           : camera_device_new(p->ts, &p->dev, &err),
                      PIPIT_OK);
     if (init != NULL) {
         json_t *j = json_loads(init, 0, NULL);

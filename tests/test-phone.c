@@ -37,10 +37,35 @@ static void assert_json_equal(const json_t *got, const json_t *want) {
     }
 }
 
+/* A phone for tools/phone.json, or for that spec edited by `edit` (NULL: as shipped). */
+static void phone_for_spec(struct device *dev, void (*edit)(json_t *spec)) {
+    json_error_t jerr;
+    json_t *spec = json_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", 0, &jerr);
+    assert_non_null(spec);
+    if (edit != NULL) {
+        json_t *tool;
+        size_t i;
+        json_array_foreach(json_object_get(spec, "tools"), i, tool) {
+            json_object_del(json_object_get(tool, "pipit"), "examples"); /* for the old limits */
+        }
+        edit(spec);
+    }
+    char *text = json_dumps(spec, 0);
+    json_decref(spec);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(text, strlen(text), "phone-edited.json", &ts, &err) != PIPIT_OK ||
+        phone_device_new(ts, dev, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    free(text);
+    pipit_toolset_free(ts); /* the phone keeps what it needs */
+}
+
 static int setup(void **state) {
     struct device *dev = calloc(1, sizeof(*dev));
     assert_non_null(dev);
-    assert_int_equal(phone_device_new(dev), PIPIT_OK);
+    phone_for_spec(dev, NULL);
     *state = dev;
     return 0;
 }
@@ -253,7 +278,7 @@ static void test_round_trip_is_identity(void **state) {
             "{\"thread_id\": \"TH-4\", \"recipient\": \"Priya Natarajan\"}");
     json_t *s = get_state(dev);
     struct device other;
-    assert_int_equal(phone_device_new(&other), PIPIT_OK);
+    assert_int_equal(phone_device_new(NULL, &other, NULL), PIPIT_OK);
     struct pipit_error err = {0};
     assert_int_equal(other.ops->set_state(other.self, s, &err), PIPIT_OK);
     json_t *again = get_state(&other);
@@ -271,7 +296,7 @@ static void test_misuse(void **state) {
     struct device_result r = {0};
     struct pipit_error err = {0};
     char line[8] = "x";
-    assert_int_equal(phone_device_new(NULL), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(phone_device_new(NULL, NULL, NULL), PIPIT_ERR_INVALID_ARG);
     assert_int_equal(dev->ops->call(NULL, "set_wifi", NULL, &r), PIPIT_ERR_INVALID_ARG);
     assert_false(r.ok);
     device_result_clear(&r);
@@ -1056,7 +1081,7 @@ static void test_pack_agrees_with_the_device(void **state) {
         /* undo: putting the undo keys back restores the whole state but the
          * counters; a tool without undo changes nothing */
         struct device fresh;
-        assert_int_equal(phone_device_new(&fresh), PIPIT_OK);
+        assert_int_equal(phone_device_new(NULL, &fresh, NULL), PIPIT_OK);
         init_state(&fresh, "{\"timers\": [{\"id\": \"TM-1\", \"minutes\": 5}]}");
         json_t *before = get_state(&fresh);
         json_t *a = J(args);
@@ -1262,7 +1287,7 @@ static void test_fuzz_odd_json(void **state) {
     }
     json_decref(keys);
     struct device fresh;
-    assert_int_equal(phone_device_new(&fresh), PIPIT_OK);
+    assert_int_equal(phone_device_new(NULL, &fresh, NULL), PIPIT_OK);
     keys = get_state(&fresh);
     json_object_foreach(keys, key, v) {
         json_t *item = json_is_array(v) ? json_array_get(v, 0) : v;
@@ -1300,6 +1325,80 @@ static void test_fuzz_odd_json(void **state) {
     assert_true(calls > 10000);
 }
 
+static json_t *phone_param(json_t *spec, const char *tool, const char *arg) {
+    json_t *t;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tools"), i, t) {
+        json_t *fn = json_object_get(t, "function");
+        if (strcmp(json_string_value(json_object_get(fn, "name")), tool) == 0) {
+            return json_object_get(json_object_get(json_object_get(fn, "parameters"), "properties"),
+                                   arg);
+        }
+    }
+    fail_msg("no %s.%s", tool, arg);
+    return NULL;
+}
+
+static void other_limits(json_t *spec) {
+    json_object_set_new(phone_param(spec, "set_timer", "minutes"), "maximum", json_integer(90));
+    json_object_set_new(phone_param(spec, "navigate_to", "mode"), "enum",
+                        json_pack("[s,s]", "walking", "transit"));
+    json_object_set_new(phone_param(spec, "send_message", "body"), "maxLength", json_integer(10));
+    /* a maxLength above the phone's capacity does not lift it */
+    json_object_set_new(phone_param(spec, "create_note", "title"), "maxLength", json_integer(4000));
+}
+
+static void teleport(json_t *spec) {
+    json_object_set_new(phone_param(spec, "navigate_to", "mode"), "enum",
+                        json_pack("[s,s]", "walking", "teleport"));
+}
+
+/* The phone takes its limits from the tool set it is made for: another spec's timer range,
+ * travel modes and message length are refused with the spec's numbers; a mode the phone cannot
+ * simulate is refused at creation, naming the tool and the value. */
+static void test_limits_come_from_the_spec(void **state) {
+    (void)state;
+    struct device dev;
+    phone_for_spec(&dev, other_limits);
+    call_fails(&dev, "set_timer", "{\"minutes\": 120}", "invalid_argument",
+               "argument \"minutes\" must be an integer from 1 to 90, got 120");
+    call_ok(&dev, "set_timer", "{\"minutes\": 90}", "{\"timer_id\": \"TM-1\", \"minutes\": 90}");
+    call_fails(&dev, "navigate_to", "{\"destination\": \"Kyoto\", \"mode\": \"driving\"}",
+               "invalid_argument",
+               "argument \"mode\" must be \"walking\" or \"transit\", got \"driving\"");
+    call_fails(&dev, "send_message", "{\"recipient\": \"Mom\", \"body\": \"landed safely, love\"}",
+               "invalid_argument", NULL);
+    char title[400];
+    memset(title, 'a', 300);
+    title[300] = '\0';
+    char args[512];
+    snprintf(args, sizeof(args), "{\"title\": \"%s\", \"body\": \"x\"}", title);
+    call_fails(&dev, "create_note", args, "invalid_argument", NULL); /* the phone's 200 */
+    device_free(&dev);
+
+    /* the shipped spec: the shipped limits */
+    phone_for_spec(&dev, NULL);
+    call_ok(&dev, "set_timer", "{\"minutes\": 120}", "{\"timer_id\": \"TM-1\", \"minutes\": 120}");
+    device_free(&dev);
+
+    json_t *spec = json_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", 0, NULL);
+    json_t *tool;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tools"), i, tool) {
+        json_object_del(json_object_get(tool, "pipit"), "examples");
+    }
+    teleport(spec);
+    char *text = json_dumps(spec, 0);
+    json_decref(spec);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(text, strlen(text), "tp.json", &ts, &err), PIPIT_OK);
+    free(text);
+    assert_int_equal(phone_device_new(ts, &dev, &err), PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "tp.json: navigate_to.mode: \"teleport\""));
+    pipit_toolset_free(ts);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
@@ -1326,6 +1425,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_pack_agrees_with_the_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_tool_and_bad_args, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fuzz_odd_json, setup, teardown),
+        cmocka_unit_test(test_limits_come_from_the_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

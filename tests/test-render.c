@@ -326,7 +326,7 @@ static void test_phone_sentences(void **state) {
     (void)state;
     struct pipit_toolset *ts = load(PHONE_PACK);
     struct device dev;
-    assert_int_equal(phone_device_new(&dev), PIPIT_OK);
+    assert_int_equal(phone_device_new(ts, &dev, NULL), PIPIT_OK);
     expect_success(&dev, ts, "set_wifi", "{\"enabled\": false}", "Wi-Fi is off.");
     expect_success(&dev, ts, "set_bluetooth", "{\"enabled\": true}", "Bluetooth is on.");
     expect_success(&dev, ts, "set_airplane_mode", "{\"enabled\": true}", "Airplane mode is on.");

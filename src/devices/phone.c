@@ -27,6 +27,7 @@
 #include "phone.h"
 
 #include "strbuf.h"
+#include "toolspec.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -250,8 +251,26 @@ struct phone_state {
     int64_t next_ids[IDK_COUNT]; /* the number of the next new ID of each kind */
 };
 
+/* What the phone takes from the tool set it is made for (phone_spec_init()): the travel
+ * modes, ride services and ticket priorities it allows (a subset of the ones it simulates), the
+ * timer's range, and each string argument's maxLength where the spec is stricter than the
+ * phone's own capacity (the *_CHARS above, which size its buffers). */
+#define PHONE_MAX_LENGTHS 48
+
+struct phone_spec {
+    uint32_t mode_ok, service_ok, priority_ok; /* bit i: MODE_NAMES[i], ... */
+    int64_t timer_min, timer_max;
+    size_t n_lengths;
+    struct {
+        char tool[PIPIT_TOOLSPEC_MAX_NAME + 1];
+        char arg[PIPIT_TOOLSPEC_MAX_NAME + 1];
+        size_t max_chars;
+    } lengths[PHONE_MAX_LENGTHS];
+};
+
 struct phone {
     struct phone_state state;
+    struct phone_spec spec;
 };
 
 /* ============================================================================
@@ -529,6 +548,18 @@ static void join_names(const char *const *names, int n, char *buf, size_t size) 
         pipit_format(buf + used, size - used, "%s\"%s\"", sep, names[i]);
         used += strlen(buf + used);
     }
+}
+
+/* join_names() of the names whose bit is set in `ok`. */
+static void join_allowed(const char *const *names, int n, uint32_t ok, char *buf, size_t size) {
+    const char *allowed[32];
+    int k = 0;
+    for (int i = 0; i < n && i < 32; i++) {
+        if ((ok & (UINT32_C(1) << i)) != 0) {
+            allowed[k++] = names[i];
+        }
+    }
+    join_names(allowed, k, buf, size);
 }
 
 static int enum_find(const json_t *v, const char *const *names, int n) {
@@ -1678,6 +1709,8 @@ static bool id_taken(const struct phone_state *s, enum idkind k, const char *id)
 /* One call in progress. Tools check and prepare without touching `s`, build
  * `data`, then commit with stores that cannot fail. */
 struct phone_call {
+    const struct phone_spec *spec;
+    const char *tool;
     struct phone_state *s;
     const json_t *args; /* an object */
     struct device_result *r;
@@ -1744,6 +1777,13 @@ static bool arg_text(struct phone_call *c,
                      bool optional,
                      const char **out) {
     const json_t *v = json_object_get(c->args, name);
+    for (size_t i = 0; i < c->spec->n_lengths; i++) {
+        if (strcmp(c->spec->lengths[i].tool, c->tool) == 0 &&
+            strcmp(c->spec->lengths[i].arg, name) == 0 &&
+            c->spec->lengths[i].max_chars < max_chars) {
+            max_chars = c->spec->lengths[i].max_chars; /* the spec's, stricter */
+        }
+    }
     *out = NULL;
     if (v == NULL && optional) {
         return true;
@@ -1759,13 +1799,19 @@ static bool arg_text(struct phone_call *c,
     return true;
 }
 
-static bool
-arg_enum(struct phone_call *c, const char *name, const char *const *names, int n, int *out) {
+/* An argument naming one of `names` that the spec allows (`ok`, bit i: names[i]). */
+static bool arg_enum(struct phone_call *c,
+                     const char *name,
+                     const char *const *names,
+                     int n,
+                     uint32_t ok,
+                     int *out) {
     const json_t *v = json_object_get(c->args, name);
     *out = enum_find(v, names, n);
+    *out = *out >= 0 && (ok & (UINT32_C(1) << *out)) != 0 ? *out : -1;
     if (*out < 0) {
         char expect[160];
-        join_names(names, n, expect, sizeof(expect));
+        join_allowed(names, n, ok, expect, sizeof(expect));
         bad_arg(c, name, v, expect);
         return false;
     }
@@ -2270,7 +2316,7 @@ static enum outcome tool_navigate_to(struct phone_call *c) {
         return denied(c, PERM_LOCATION);
     }
     if (!arg_text(c, "destination", DEST_CHARS, false, false, &dest) ||
-        !arg_enum(c, "mode", MODE_NAMES, MODE_COUNT, &mode)) {
+        !arg_enum(c, "mode", MODE_NAMES, MODE_COUNT, c->spec->mode_ok, &mode)) {
         return FAILED;
     }
     struct phone_navigation nav = {.active = true, .mode = (enum travel_mode)mode};
@@ -2301,7 +2347,7 @@ static enum outcome tool_request_ride(struct phone_call *c) {
         return denied(c, PERM_LOCATION);
     }
     if (!arg_text(c, "destination", DEST_CHARS, false, false, &dest) ||
-        !arg_enum(c, "service", SERVICE_NAMES, SERVICE_COUNT, &service)) {
+        !arg_enum(c, "service", SERVICE_NAMES, SERVICE_COUNT, c->spec->service_ok, &service)) {
         return FAILED;
     }
     struct phone_ride ride = {.active = true, .service = (enum ride_service)service};
@@ -2376,8 +2422,11 @@ static enum outcome tool_set_timer(struct phone_call *c) {
     struct phone_state *s = c->s;
     const json_t *v = json_object_get(c->args, "minutes");
     int64_t minutes;
-    if (!json_int_in(v, 1, TIMER_MAX_MINUTES, &minutes)) {
-        return bad_arg(c, "minutes", v, "an integer from 1 to 1440");
+    if (!json_int_in(v, c->spec->timer_min, c->spec->timer_max, &minutes)) {
+        char expect[64];
+        pipit_format(expect, sizeof(expect), "an integer from %lld to %lld",
+                     (long long)c->spec->timer_min, (long long)c->spec->timer_max);
+        return bad_arg(c, "minutes", v, expect);
     }
     if (s->n_timers >= MAX_TIMERS) {
         return fail(c, "limit_reached", "the phone runs at most %d timers", MAX_TIMERS);
@@ -2516,7 +2565,7 @@ static enum outcome tool_create_ticket(struct phone_call *c) {
         return denied(c, PERM_TICKETS);
     }
     if (!arg_text(c, "summary", SUMMARY_CHARS, true, false, &summary) ||
-        !arg_enum(c, "priority", PRIORITY_NAMES, PRIORITY_COUNT, &priority)) {
+        !arg_enum(c, "priority", PRIORITY_NAMES, PRIORITY_COUNT, c->spec->priority_ok, &priority)) {
         return FAILED;
     }
     if (s->n_tickets >= MAX_TICKETS) {
@@ -2724,7 +2773,8 @@ phone_call(void *self, const char *tool, const json_t *args, struct device_resul
         return st;
     }
     const struct phone_tool *t = &TOOLS[index];
-    struct phone_call c = {.s = &ph->state, .args = args, .r = r, .data = NULL};
+    struct phone_call c = {
+        .spec = &ph->spec, .tool = t->name, .s = &ph->state, .args = args, .r = r, .data = NULL};
     enum outcome o = t->run(&c);
     json_decref(empty);
     switch (o) {
@@ -2795,15 +2845,112 @@ static const struct device_ops PHONE_OPS = {
     .n_words = sizeof(PHONE_WORDS) / sizeof(PHONE_WORDS[0]),
 };
 
-enum pipit_status phone_device_new(struct device *out) {
+/* ============================================================================
+ * the spec */
+
+static const struct pipit_schema *
+tool_arg(const struct pipit_toolset *ts, const char *tool, const char *arg) {
+    for (size_t i = 0; ts != NULL && i < ts->n_tools; i++) {
+        const struct pipit_schema *params = ts->tools[i].params;
+        for (size_t k = 0;
+             strcmp(ts->tools[i].name, tool) == 0 && params != NULL && k < params->n_props; k++) {
+            if (strcmp(params->props[k].name, arg) == 0) {
+                return params->props[k].schema;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The values of `tool`.`arg`'s enum the phone simulates: every one of `known` when the spec
+ * has no enum there; a value the phone does not simulate is an error naming it. */
+static enum pipit_status spec_mask(const struct pipit_toolset *ts,
+                                   const char *tool,
+                                   const char *arg,
+                                   const char *const *known,
+                                   int n_known,
+                                   uint32_t *ok,
+                                   struct pipit_error *err) {
+    const struct pipit_schema *a = tool_arg(ts, tool, arg);
+    *ok = (UINT32_C(1) << n_known) - 1;
+    if (a == NULL || a->n_enum == 0 || a->enum_str == NULL) {
+        return PIPIT_OK;
+    }
+    *ok = 0;
+    for (size_t i = 0; i < a->n_enum; i++) {
+        int e = 0;
+        while (e < n_known && strcmp(known[e], a->enum_str[i]) != 0) {
+            e++;
+        }
+        if (e == n_known) {
+            char names[160];
+            join_names(known, n_known, names, sizeof(names));
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "phone: %s: %s.%s: \"%.40s\" is not a value the phone "
+                                   "simulator knows (%s)",
+                                   ts->name, tool, arg, a->enum_str[i], names);
+        }
+        *ok |= UINT32_C(1) << e;
+    }
+    return PIPIT_OK;
+}
+
+static enum pipit_status
+phone_spec_init(const struct pipit_toolset *ts, struct phone_spec *sp, struct pipit_error *err) {
+    memset(sp, 0, sizeof(*sp));
+    sp->timer_min = 1;
+    sp->timer_max = TIMER_MAX_MINUTES;
+    const struct pipit_schema *m = tool_arg(ts, "set_timer", "minutes");
+    if (m != NULL && m->has_min && m->has_max) {
+        /* inside what a timer of the state can hold */
+        sp->timer_min = m->min > 1 ? (int64_t)ceil(m->min) : 1;
+        sp->timer_max = m->max < TIMER_MAX_MINUTES ? (int64_t)floor(m->max) : TIMER_MAX_MINUTES;
+    }
+    for (size_t i = 0; ts != NULL && i < ts->n_tools; i++) {
+        const struct pipit_schema *params = ts->tools[i].params;
+        for (size_t k = 0; params != NULL && k < params->n_props; k++) {
+            const struct pipit_schema *a = params->props[k].schema;
+            if (a->type != PIPIT_SCHEMA_STRING || a->max_length < 1 ||
+                sp->n_lengths == PHONE_MAX_LENGTHS ||
+                strlen(params->props[k].name) > PIPIT_TOOLSPEC_MAX_NAME) {
+                continue;
+            }
+            pipit_format(sp->lengths[sp->n_lengths].tool, sizeof(sp->lengths[0].tool), "%s",
+                         ts->tools[i].name);
+            pipit_format(sp->lengths[sp->n_lengths].arg, sizeof(sp->lengths[0].arg), "%s",
+                         params->props[k].name);
+            sp->lengths[sp->n_lengths].max_chars = (size_t)a->max_length;
+            sp->n_lengths++;
+        }
+    }
+    enum pipit_status st =
+        spec_mask(ts, "navigate_to", "mode", MODE_NAMES, MODE_COUNT, &sp->mode_ok, err);
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "request_ride", "service", SERVICE_NAMES, SERVICE_COUNT, &sp->service_ok,
+                       err);
+    }
+    if (st == PIPIT_OK) {
+        st = spec_mask(ts, "create_ticket", "priority", PRIORITY_NAMES, PRIORITY_COUNT,
+                       &sp->priority_ok, err);
+    }
+    return st;
+}
+
+enum pipit_status
+phone_device_new(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err) {
     if (out == NULL) {
-        return PIPIT_ERR_INVALID_ARG;
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "phone: NULL out");
     }
     out->ops = NULL;
     out->self = NULL;
     struct phone *ph = calloc(1, sizeof(*ph));
     if (ph == NULL) {
-        return PIPIT_ERR_NOMEM;
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "phone: out of memory");
+    }
+    enum pipit_status spec_st = phone_spec_init(ts, &ph->spec, err);
+    if (spec_st != PIPIT_OK) {
+        phone_destroy(ph);
+        return spec_st;
     }
     /* DEFAULT_STATE is valid and inside the domain (the tests check it), so only
      * an allocation can fail here */
@@ -2813,7 +2960,7 @@ enum pipit_status phone_device_new(struct device *out) {
         json_decref(part);
         if (st != PIPIT_OK) {
             phone_destroy(ph);
-            return PIPIT_ERR_NOMEM;
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "phone: out of memory");
         }
     }
     out->ops = &PHONE_OPS;

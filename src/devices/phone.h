@@ -21,7 +21,7 @@
  * Usage:
  *
  *     struct device phone;
- *     if (phone_device_new(&phone) != PIPIT_OK) { ... }
+ *     if (phone_device_new(tools, &phone, &err) != PIPIT_OK) { ... }  // tools/phone.json
  *     struct device_result r = {0};
  *     json_t *args = json_pack("{s:s,s:s}", "summary", "VPN is down", "priority", "high");
  *     phone.ops->call(phone.self, "create_ticket", args, &r);
@@ -39,10 +39,16 @@
 
 #include "device.h"
 
-/* Create a phone in its default state (docs/phone.md). On success `out` holds
- * the device (free it with device_free() or out->ops->destroy(out->self)); on
- * failure `out` is zeroed. Returns PIPIT_ERR_INVALID_ARG for a NULL `out`,
+/* Create a phone for the tool set `ts` (borrowed during the call only; NULL: the phone's
+ * built-in limits) in its default state (docs/phone.md). From `ts` it takes the travel modes,
+ * ride services and ticket priorities it allows (each a subset of the ones it simulates), the
+ * timer's range (set_timer.minutes) and every string argument's maxLength that is stricter than
+ * the phone's own capacity; contacts, messages, IDs and the rest stay its own. On success `out`
+ * holds the device (free it with device_free() or out->ops->destroy(out->self)); on failure
+ * `out` is zeroed. Errors (err may be NULL): PIPIT_ERR_INVALID_ARG for a NULL `out` or an enum
+ * value the phone does not simulate (the message names the tool set, the tool and the value),
  * PIPIT_ERR_NOMEM when an allocation fails. */
-enum pipit_status phone_device_new(struct device *out);
+enum pipit_status
+phone_device_new(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err);
 
 #endif /* PIPIT_PHONE_H */

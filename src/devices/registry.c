@@ -30,18 +30,9 @@ struct simulator {
                               struct pipit_error *err);
 };
 
-static enum pipit_status
-make_phone(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err) {
-    (void)ts;
-    enum pipit_status st = phone_device_new(out);
-    return st == PIPIT_OK ? st
-                          : pipit_error_set(err, st, "device: cannot create the phone: %s",
-                                            pipit_status_str(st));
-}
-
 static const struct simulator SIMULATORS[] = {
     {"camera", camera_device_new},
-    {"phone", make_phone},
+    {"phone", phone_device_new},
 };
 
 #define N_SIMULATORS (sizeof(SIMULATORS) / sizeof(SIMULATORS[0]))
