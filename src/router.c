@@ -1390,6 +1390,17 @@ static bool is_number_word(const char *w) {
     return false;
 }
 
+/* A keyword at token i that counts on a side: not the unit of the number before it ("4
+ * minutes", "like 20 percent", "21 degrees" are an argument's value, not a thing to act on). */
+static size_t side_keyword(const struct router *r, const struct toks *ts, size_t i, size_t end) {
+    size_t m = match_keyword(r, ts, i, end);
+    if (m == 1 && i > 0 && ts->t[i - 1].kind == WORDS_WORD && is_number_word(ts->t[i - 1].w) &&
+        !is_numeric_keyword(r, ts->t[i].w)) {
+        return 0;
+    }
+    return m;
+}
+
 /* A lone "and" at token a that joins one phrase rather than two commands. */
 static bool
 and_is_protected(const struct router *r, const struct toks *ts, size_t seg_start, size_t a) {
@@ -1439,7 +1450,7 @@ static bool left_is_command(const struct router *r, const struct toks *ts, size_
         return true;
     }
     for (size_t i = b; i < e; i++) {
-        if (match_keyword(r, ts, i, e) > 0) {
+        if (side_keyword(r, ts, i, e) > 0) {
             return true;
         }
     }
@@ -1463,7 +1474,7 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
             return false; /* "..., wifi in room 4 is slow": it says how things are ("is the
                              flash on" asks, and stays a step of its own) */
         }
-        keyword = keyword || match_keyword(r, ts, k, e) > 0;
+        keyword = keyword || side_keyword(r, ts, k, e) > 0;
     }
     return keyword;
 }

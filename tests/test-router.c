@@ -595,6 +595,11 @@ static void test_toolset_words(void **state) {
         {"flash on, then portrait", 1, 1, 2},
         /* the cloud tool adds no words ("model", "request") */
         {"the model and the request", 1, 1, 1},
+        /* a keyword right after a number is that number's unit, an argument's value: no
+         * command of its own; the same word elsewhere still is one */
+        {"thermostat up, 21 celsius", 1, 1, 1},
+        {"the fan on turbo, like 22 celsius", 1, 1, 1},
+        {"fan on turbo, celsius 21", 2, 1, 1},
         /* a description after a keyword stays whole */
         {"queue the playlist, the speaker is too quiet", 1, 1, 1},
         {"queue the playlist, I'm in the kitchen", 1, 1, 1}, /* a statement */
