@@ -565,8 +565,8 @@ static void test_unknown_pack_through_the_oracle(void **state) {
     close_pack(f);
 }
 
-/* The camera simulator keeps its ranges in C (docs/camera.md): its set_state takes every declared
- * key's bounds and refuses just outside them, so the declaration and the C agree. */
+/* The camera simulator made for tools/camera.json takes its ranges from it (docs/camera.md): its
+ * set_state takes every declared key's bounds and refuses just outside them. */
 static void test_camera_declared_ranges_match_simulator(void **state) {
     (void)state;
     struct fixture *f = open_pack(CAMERA);
