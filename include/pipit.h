@@ -843,8 +843,10 @@ void pipit_call_clear(struct pipit_call *call);
  *
  * Three kinds:
  * - "camera", "phone": pipit's simulated devices (docs/camera.md, docs/phone.md) for
- *   tools/camera.json and tools/phone.json; they keep the rules a declaration cannot say (no
- *   flash on the front camera, settings locked while recording, contact and message IDs).
+ *   tools/camera.json and tools/phone.json; they take their ranges and enums from `tools`
+ *   (a spec with another zoom range gets a camera with that range) and keep the rules a
+ *   declaration cannot say (no flash on the front camera, settings locked while recording,
+ *   contact and message IDs).
  * - "pack": the generic device made from a tool set's declared state (docs/pack.md): the
  *   state line, the effects of each tool on success, ranges and enums, undo. Any pack with a
  *   declared state runs on it without C code.
