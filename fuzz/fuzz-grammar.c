@@ -12,11 +12,15 @@
  * name), which both must allow.
  * Seeds: fuzz/corpus/grammar/ (the shipped packs, small specs of every parameter kind).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "fastgrammar.h"
 #include "fuzz.h"
 
+#include <stdlib.h>
+
 static struct pipit_model *g_vocab;
-static struct fg_index *g_index;
+static struct pipit_fastgrammar *g_fast;
+static const struct fg_index *g_index;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
@@ -28,9 +32,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (pipit_model_load(path, &mp, &g_vocab, &err) != PIPIT_OK) {
         fuzz_fail("cannot load %s: %s", path, err.text);
     }
-    if (fg_index_new(g_vocab, &g_index) != PIPIT_OK) {
-        fuzz_fail("cannot index the vocabulary of %s", path);
+    setenv("PIPIT_CACHE", "off", 1); /* the index only, no files */
+    if (pipit_fastgrammar_init(g_vocab, &g_fast, &err) != PIPIT_OK) {
+        fuzz_fail("cannot index the vocabulary of %s: %s", path, err.text);
     }
+    g_index = fg_index_of(g_fast);
     return 0;
 }
 

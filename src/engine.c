@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 
 #include "fastgrammar.h"
+#include "fg_index.h"
+#include "fg_sampler.h"
 #include "ggml-backend.h"
 #include "gguf.h"
 #include "llama.h"
@@ -1523,13 +1525,7 @@ struct pipit_sampler {
     size_t text_len;
 
     /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
-    struct fg_automaton *fast; /* NULL: llama.cpp's grammar sampler (or none) */
-    const struct fg_index *fast_ix;
-    int32_t fast_state; /* automaton state after the text accepted so far */
-    /* scratch of the decoder (fg_scratch; shared by its samplers, one thread at a time) */
-    int32_t *fast_buf;    /* n_vocab tokens: the exact allowed set after repeated rejections */
-    uint32_t *fast_stamp; /* n_vocab generation stamps: special tokens a state allows */
-    uint32_t *fast_gen;   /* the current stamp generation */
+    struct fg_sampler fast; /* fast.a NULL: llama.cpp's grammar sampler (or none) */
 };
 
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
@@ -1589,7 +1585,7 @@ enum pipit_status pipit_sampler_init(const struct pipit_model *model,
         if (!fast_attach(s, &p)) { /* fast decoder when asked and the grammar fits it */
             s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
         }
-        if (s->grammar == NULL && s->fast == NULL) {
+        if (s->grammar == NULL && s->fast.a == NULL) {
             pipit_sampler_free(s);
             return pipit_error_set(err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
                                    last_llama_error[0] != '\0' ? last_llama_error : "parse error");
@@ -1687,290 +1683,169 @@ static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token to
 /* ============================================================================
  * fast constrained decoding (docs/fastgrammar.md)
  *
- * With pipit_sampler_params.fast_grammar the grammar is pipit's own automaton
- * (src/fastgrammar.c) instead of llama.cpp's grammar sampler. Per step:
- *   - a state with a small allowed set (a cached token list): the chain samples from those
- *     tokens only (plus EOG when the call is complete); one candidate = no draw at all;
- *   - a large state (string bodies): draw from the whole vocabulary and check the draw by
- *     walking its bytes; a rejected draw masks its whole kind where that is cheap and exact
- *     (every longer plain ASCII token; every token with an escape or control byte; every
- *     token whose first byte is refused; the refused tokens with a quote, by a walk of their
- *     part of the trie), then redraw; after
- *     FAST_MAX_REJECTS rejected draws, the exact allowed set, which the automaton keeps: the
- *     next visit of that state samples from it directly.
- * Greedy picks exactly the token the masked vocabulary would give; temperature sampling
- * keeps the masked distribution (top-k/top-p act on the candidate set of the step).
- * pipit_sampler_forced() is the jump-forward.
+ * With pipit_sampler_params.fast_grammar the grammar is pipit's own automaton instead of
+ * llama.cpp's grammar sampler. The decisions are the fast decoder's (src/fg_sampler.c: what a
+ * step draws from, whether a draw is taken, what jump-forward forces); the draws, with
+ * llama.cpp's sampling chain, and the tokenizer are here. pipit_sampler_forced() is the
+ * jump-forward.
  */
 
-#define FAST_MAX_REJECTS 8
-#define FAST_MAX_FORCED  256 /* bytes of forced text per jump */
-#define FAST_MAX_CONTEXT 64  /* bytes of the previous token used as left context */
+/* The vocabulary of `model` as data for the fast decoder (docs/fastgrammar.md, "Vocabulary
+ * index"): every token's text as llama.cpp's grammar sampler sees it, none for EOG tokens. */
+static enum pipit_status read_vocab(const struct pipit_model *model, struct fg_vocab *v) {
+    size_t nv = (size_t)model->info.n_vocab, cap = 0, len = 0;
+    *v = (struct fg_vocab){.n_vocab = model->info.n_vocab};
+    v->off = malloc(sizeof(int64_t) * (nv + 1));
+    v->eog = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
+    bool ok = v->off != NULL && v->eog != NULL;
+    char buf[FG_MAX_PIECE];
+    for (size_t t = 0; ok && t < nv; t++) {
+        v->off[t] = (int64_t)len;
+        if (pipit_model_token_is_eog(model, (int32_t)t)) {
+            v->eog[v->n_eog++] = (int32_t)t;
+            continue;
+        }
+        int32_t n = pipit_token_piece(model, (int32_t)t, buf, (int32_t)sizeof(buf));
+        if (n <= 0) {
+            continue; /* no text (or absurdly long): never matches grammar text */
+        }
+        if (len + (size_t)n > cap) {
+            size_t ncap = cap > 0 ? cap : 4096;
+            while (ncap < len + (size_t)n) {
+                ncap *= 2;
+            }
+            char *q = realloc(v->text, ncap);
+            ok = q != NULL;
+            if (ok) {
+                v->text = q;
+                cap = ncap;
+            }
+        }
+        if (ok) {
+            memcpy(v->text + len, buf, (size_t)n);
+            len += (size_t)n;
+        }
+    }
+    if (ok) {
+        v->off[nv] = (int64_t)len;
+        return PIPIT_OK;
+    }
+    free(v->text);
+    free(v->off);
+    free(v->eog);
+    *v = (struct fg_vocab){0};
+    return PIPIT_ERR_NOMEM;
+}
+
+enum pipit_status pipit_fastgrammar_init(const struct pipit_model *model,
+                                         struct pipit_fastgrammar **out,
+                                         struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (model == NULL || out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "fastgrammar: NULL argument");
+    }
+    *out = NULL;
+    double t0 = pipit_now_ms();
+    struct fg_vocab v;
+    enum pipit_status st = read_vocab(model, &v);
+    if (st != PIPIT_OK) {
+        return pipit_error_set(err, st, "fastgrammar: cannot index the vocabulary: %s",
+                               pipit_status_str(st));
+    }
+    return fg_decoder_new(&v, model, t0, out, err);
+}
 
 /* Use the fast decoder for p->grammar when asked and the grammar fits it. */
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p) {
     if (p->fast_grammar == NULL || p->grammar == NULL ||
         (p->grammar_root != NULL && strcmp(p->grammar_root, "root") != 0) ||
-        fg_model_of(p->fast_grammar) != s->model) {
+        fg_owner_of(p->fast_grammar) != (const void *)s->model) {
         return false;
     }
-    struct fg_automaton *a = NULL;
-    if (fg_lookup(p->fast_grammar, p->grammar, &a, NULL, 0) != PIPIT_OK) {
-        return false; /* outside the subset: llama.cpp's sampler */
-    }
-    fg_scratch(p->fast_grammar, &s->fast_buf, &s->fast_stamp, &s->fast_gen);
-    s->fast = a;
-    s->fast_ix = fg_index_of(p->fast_grammar);
-    s->fast_state = fg_start(a);
-    return true;
-}
-
-/* Whether the automaton allows `token` now; *next receives the state after it. */
-static bool fast_allows(struct pipit_sampler *s, int32_t token, int32_t *next) {
-    if (pipit_model_token_is_eog(s->model, token)) {
-        *next = s->fast_state;
-        return fg_accepting(s->fast, s->fast_state);
-    }
-    *next = fg_step_token(s->fast, s->fast_state, token);
-    return *next >= 0;
+    return fg_sampler_attach(&s->fast, p->fast_grammar, p->grammar);
 }
 
 /* Feed one token to whichever grammar the sampler has; false (nothing changed) when the grammar
  * does not allow it. */
 static bool grammar_feed_token(struct pipit_sampler *s, llama_token token) {
-    if (s->fast == NULL) {
+    if (s->fast.a == NULL) {
         return grammar_accept_checked(s->grammar, token);
     }
-    int32_t next;
-    if (!fast_allows(s, token, &next)) {
-        return false;
-    }
-    s->fast_state = next;
-    return true;
+    return fg_sampler_accept(&s->fast, token);
 }
 
-/* Lazy trigger: the automaton reads the text from the trigger on. */
-static bool fast_feed_text(struct pipit_sampler *s, const char *text) {
-    int32_t next = fg_step_bytes(s->fast, s->fast_state, text, strlen(text));
-    if (next < 0) {
-        return false;
-    }
-    s->fast_state = next;
-    return true;
-}
-
-/* The tokens a rejected draw in a large state lets the sampler mask (in fast_buf[0..n)): each
- * rule masks a whole kind once, where that is cheap and exact; the kinds are disjoint. */
-struct fast_masks {
-    int32_t n;
-    int32_t ascii_from; /* plain ASCII tokens this long and longer are masked */
-    bool hard, quote, first;
-};
-
-static void
-fast_mask_refused(struct pipit_sampler *s, struct fast_masks *m, int32_t tok, bool wide) {
-    int32_t alen = fg_index_ascii_len(s->fast_ix, tok);
-    if (wide && alen > 0 && alen < m->ascii_from) {
-        /* too long for what is left of the string: so is every longer one */
-        int32_t n_long = 0;
-        const int32_t *lt = fg_index_ascii_from(s->fast_ix, alen, &n_long);
-        int32_t n_had = 0;
-        if (m->ascii_from != INT32_MAX) {
-            fg_index_ascii_from(s->fast_ix, m->ascii_from, &n_had);
-        }
-        memcpy(s->fast_buf + m->n, lt, sizeof(int32_t) * (size_t)(n_long - n_had));
-        m->n += n_long - n_had;
-        m->ascii_from = alen;
-    }
-    int32_t pn = 0;
-    const char *pp = fg_index_piece(s->fast_ix, tok, &pn);
-    unsigned char b0 = pp != NULL ? (unsigned char)pp[0] : 0;
-    if (wide && !m->first && pp != NULL &&
-        fg_step_bytes(s->fast, s->fast_state, (const char *)&b0, 1) < 0) {
-        /* its first byte is refused (a UTF-8 continuation byte, a control byte):
-         * so is every token that starts with a refused byte */
-        const int32_t *rf = NULL;
-        int32_t n_rf = fg_refused_first(s->fast, s->fast_state, &rf);
-        for (int32_t k = 0; k < n_rf; k++) { /* the other rules' tokens: theirs */
-            if (fg_index_ascii_len(s->fast_ix, rf[k]) < 0 &&
-                fg_index_special_kind(s->fast_ix, rf[k]) == 0) {
-                s->fast_buf[m->n++] = rf[k];
-            }
-        }
-        m->first = true;
-    }
-    int kind = fg_index_special_kind(s->fast_ix, tok);
-    if (kind == FG_SPECIAL_HARD && !m->hard && !m->quote &&
-        fg_refuses_hard(s->fast, s->fast_state)) {
-        /* an escape or control byte in a string body: every such token is
-         * refused, no walk needed */
-        int32_t n_sp = 0;
-        const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
-        for (int32_t k = 0; k < n_sp; k++) {
-            if (fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD) {
-                s->fast_buf[m->n++] = sp[k];
-            }
-        }
-        m->hard = true;
-    } else if (kind != 0 && !m->quote) {
-        /* a quote (or an escape where escapes may follow): mask every special
-         * token the state refuses, found by a walk of their part of the trie */
-        const int32_t *ok = NULL;
-        int32_t n_ok = fg_allowed_special(s->fast, s->fast_state, &ok);
-        int32_t n_sp = 0;
-        const int32_t *sp = fg_index_special(s->fast_ix, &n_sp);
-        if (++*s->fast_gen == 0) { /* wrapped: clear the stamps */
-            memset(s->fast_stamp, 0, sizeof(uint32_t) * (size_t)s->n_vocab);
-            *s->fast_gen = 1;
-        }
-        for (int32_t k = 0; k < n_ok; k++) {
-            s->fast_stamp[ok[k]] = *s->fast_gen;
-        }
-        for (int32_t k = 0; n_ok >= 0 && k < n_sp; k++) {
-            if (s->fast_stamp[sp[k]] != *s->fast_gen &&
-                !(m->hard && fg_index_special_kind(s->fast_ix, sp[k]) == FG_SPECIAL_HARD)) {
-                s->fast_buf[m->n++] = sp[k];
-            }
-        }
-        m->quote = true;
-    }
-}
-
-/* A large state that is not a string body: the candidates are fg_candidates() (narrow bytes
- * followed exactly, string bodies taken whole); draw among them, check the draw, mask a
- * rejected one and redraw, at most FAST_MAX_REJECTS times. Returns the token, or -1 (then the
- * caller takes the exact set). */
+/* Draw as `d` says (fg_sampler.h); *drawn false when the one candidate is taken without a draw.
+ * Returns the token, -1 when the draw selected nothing (or a masked token), -2 when there was
+ * no candidate at all. */
 static int32_t
-fast_draw_candidates(struct pipit_sampler *s, const float *logits, int32_t *next, double *t_con) {
-    double tc = pipit_now_ms();
-    const int32_t *cands = NULL;
-    int32_t nc = fg_candidates(s->fast, s->fast_state, &cands);
-    if (nc > 0) {
-        memcpy(s->fast_buf, cands, sizeof(int32_t) * (size_t)nc);
-    }
-    *t_con += pipit_now_ms() - tc;
-    int32_t rejected[FAST_MAX_REJECTS];
-    int n_rej = 0;
-    while (nc > 0 && n_rej < FAST_MAX_REJECTS) {
-        for (int32_t i = 0; i < nc; i++) {
-            int32_t t = s->fast_buf[i];
+fast_draw(struct pipit_sampler *s, const float *logits, const struct fg_draw *d, bool *drawn) {
+    llama_token_data_array arr;
+    *drawn = true;
+    if (d->whole_vocab) {
+        candidates_from_logits(s, logits, &arr);
+        for (int32_t k = 0; k < d->n_rejected; k++) {
+            s->cand[d->rejected[k]].logit = -INFINITY;
+        }
+        for (int32_t k = 0; k < d->n_masked; k++) {
+            s->cand[d->masked[k]].logit = -INFINITY;
+        }
+    } else {
+        size_t total = (size_t)d->n_list + (size_t)d->n_extra;
+        if (total == 0) {
+            return -2;
+        }
+        for (size_t i = 0; i < total; i++) {
+            llama_token t = i < (size_t)d->n_list ? d->list[i] : d->extra[i - (size_t)d->n_list];
             s->cand[i] = (llama_token_data){.id = t, .logit = logits[t], .p = 0.0f};
-            for (int k = 0; k < n_rej; k++) {
-                if (rejected[k] == t) {
+            for (int32_t k = 0; k < d->n_rejected; k++) {
+                if (d->rejected[k] == t) {
                     s->cand[i].logit = -INFINITY;
                 }
             }
         }
-        llama_token_data_array arr = {
-            .data = s->cand, .size = (size_t)nc, .selected = -1, .sorted = false};
-        llama_sampler_apply(s->chain, &arr);
-        if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
-            isinf(arr.data[arr.selected].logit)) {
-            return -1;
+        if (total == 1 && d->exact) {
+            *drawn = false; /* forced: no draw */
+            return s->cand[0].id;
         }
-        int32_t tok = arr.data[arr.selected].id;
-        tc = pipit_now_ms();
-        bool ok = fast_allows(s, tok, next);
-        *t_con += pipit_now_ms() - tc;
-        if (ok) {
-            return tok;
-        }
-        rejected[n_rej++] = tok;
+        arr = (llama_token_data_array){
+            .data = s->cand, .size = total, .selected = -1, .sorted = false};
     }
-    return -1;
+    llama_sampler_apply(s->chain, &arr);
+    if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
+        (!d->exact && isinf(arr.data[arr.selected].logit))) {
+        return -1;
+    }
+    return arr.data[arr.selected].id;
 }
 
 static int32_t
 fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
     double t0 = pipit_now_ms();
-    struct fg_automaton *a = s->fast;
-    int32_t n_eog = 0;
-    const int32_t *eog = fg_index_eog(s->fast_ix, &n_eog);
-    bool accepting = fg_accepting(a, s->fast_state);
-    const int32_t *toks = NULL;
-    int32_t n = fg_allowed(a, s->fast_state, &toks);
-    if (n < 0 && fg_exact_cached(a, s->fast_state)) {
-        n = fg_allowed_exact(a, s->fast_state, &toks); /* met before: its exact set is kept */
-    }
+    struct fg_draw d;
+    fg_sampler_begin(&s->fast, &d);
     double t_con = pipit_now_ms() - t0;
-    llama_token_data_array arr;
-    int32_t result = -1, next = FG_DEAD;
-    bool drawn = true;
-    if (n < 0) {
-        /* a large state: draw first, check the draw */
-        bool wide = fg_wide(a, s->fast_state);
-        int32_t rejected[FAST_MAX_REJECTS];
-        int n_rej = 0;
-        struct fast_masks mk = {.ascii_from = INT32_MAX};
-        if (!wide) {
-            /* not a string body: draw among the trie candidates, not the whole vocabulary */
-            result = fast_draw_candidates(s, logits, &next, &t_con);
-            n_rej = FAST_MAX_REJECTS;
-        }
-        while (result < 0 && n_rej < FAST_MAX_REJECTS) {
-            candidates_from_logits(s, logits, &arr);
-            for (int k = 0; k < n_rej; k++) {
-                s->cand[rejected[k]].logit = -INFINITY;
-            }
-            for (int32_t k = 0; k < mk.n; k++) {
-                s->cand[s->fast_buf[k]].logit = -INFINITY;
-            }
-            llama_sampler_apply(s->chain, &arr);
-            if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
-                isinf(arr.data[arr.selected].logit)) {
-                break;
-            }
-            int32_t tok = arr.data[arr.selected].id;
-            double tc = pipit_now_ms();
-            if (fast_allows(s, tok, &next)) {
-                result = tok;
-            } else {
-                rejected[n_rej++] = tok;
-                fast_mask_refused(s, &mk, tok, wide);
-            }
-            t_con += pipit_now_ms() - tc;
-        }
-        if (result < 0) {
-            double tc = pipit_now_ms();
-            n = fg_allowed_exact(a, s->fast_state, &toks);
-            if (n < 0) {
-                n = fg_allowed_all(a, s->fast_state, s->fast_buf);
-                toks = s->fast_buf;
-            }
-            t_con += pipit_now_ms() - tc;
-        }
-    }
-    if (result < 0) {
-        size_t total = (size_t)n + (accepting ? (size_t)n_eog : 0);
-        if (total == 0) {
+    int32_t result;
+    bool drawn;
+    for (;;) {
+        result = fast_draw(s, logits, &d, &drawn);
+        if (d.exact && result < 0) {
             ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-            ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: the grammar allows no token");
+            if (result == -2) {
+                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES,
+                         "engine: sample: the grammar allows no token");
+            } else {
+                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: nothing selected");
+            }
             return -PIPIT_ERR_NO_CANDIDATES;
         }
-        for (size_t i = 0; i < total; i++) {
-            llama_token t = i < (size_t)n ? toks[i] : eog[i - (size_t)n];
-            s->cand[i] = (llama_token_data){.id = t, .logit = logits[t], .p = 0.0f};
-        }
-        if (total == 1) {
-            result = s->cand[0].id; /* forced: no draw */
-            drawn = false;
-        } else {
-            arr = (llama_token_data_array){
-                .data = s->cand, .size = total, .selected = -1, .sorted = false};
-            llama_sampler_apply(s->chain, &arr);
-            if (arr.selected < 0 || (size_t)arr.selected >= arr.size) {
-                ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: nothing selected");
-                return -PIPIT_ERR_NO_CANDIDATES;
-            }
-            result = arr.data[arr.selected].id;
-        }
         double tc = pipit_now_ms();
-        fast_allows(s, result, &next);
+        bool taken = fg_sampler_offer(&s->fast, result, &d);
         t_con += pipit_now_ms() - tc;
+        if (taken) {
+            break;
+        }
     }
     llama_sampler_accept(s->chain, result);
-    s->fast_state = next;
     if (drawn) {
         ctx->perf.n_draws++;
     } else {
@@ -1993,73 +1868,25 @@ static int32_t fast_tokenize_tail(const struct pipit_sampler *s,
                                   int32_t cap,
                                   int32_t *first) {
     int32_t nt = llama_tokenize(s->model->vocab, buf, (int32_t)n, toks, cap, false, true);
-    if (nt <= 0) {
-        return -1;
-    }
-    size_t total = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        int32_t pn;
-        const char *pp = fg_index_piece(s->fast_ix, toks[i], &pn);
-        if (pp == NULL) {
-            return -1;
-        }
-        total += (size_t)pn;
-    }
-    if (total < tail) {
-        return -1;
-    }
-    size_t boundary = total - tail, at = 0;
-    *first = -1;
-    for (int32_t i = 0; i < nt; i++) {
-        int32_t pn;
-        const char *pp = fg_index_piece(s->fast_ix, toks[i], &pn);
-        if (at == boundary) {
-            *first = i;
-        }
-        if (at >= boundary && memcmp(pp, buf + n - tail + (at - boundary), (size_t)pn) != 0) {
-            return -1;
-        }
-        at += (size_t)pn;
-    }
+    *first = fg_sampler_tail(&s->fast, buf, n, tail, toks, nt);
     return *first >= 0 ? nt : -1;
-}
-
-/* Whether some token the grammar allows in `state` is longer than the `rest` forced bytes: a
- * token the model could pick there would run past the forced text (", y=0." over ", y=" + "0."),
- * so forcing the tokenizer's cut of the forced text alone could feed tokens the model never
- * sees in its own output. A large state counts as crossing. */
-static bool fast_may_cross(struct pipit_sampler *s, int32_t state, size_t rest) {
-    const int32_t *toks = NULL;
-    int32_t n = fg_allowed(s->fast, state, &toks);
-    if (n < 0) {
-        return true;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        int32_t pn = 0;
-        fg_index_piece(s->fast_ix, toks[i], &pn);
-        if ((size_t)pn > rest) {
-            return true;
-        }
-    }
-    return false;
 }
 
 int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
                              struct pipit_context *ctx,
                              int32_t *tokens,
                              int32_t n_max) {
-    if (smpl == NULL || ctx == NULL || tokens == NULL || n_max <= 0 || smpl->fast == NULL ||
-        (smpl->lazy && !smpl->triggered) || smpl->fast_state < 0) {
+    if (smpl == NULL || ctx == NULL || tokens == NULL || n_max <= 0 || smpl->fast.a == NULL ||
+        (smpl->lazy && !smpl->triggered) || !fg_sampler_alive(&smpl->fast)) {
         return 0;
     }
     double t0 = pipit_now_ms();
-    struct fg_automaton *a = smpl->fast;
-    char buf[FAST_MAX_CONTEXT + FAST_MAX_FORCED];
-    char *text = buf + FAST_MAX_CONTEXT;
-    size_t len = fg_forced_text(a, smpl->fast_state, text, FAST_MAX_FORCED);
+    char buf[FG_MAX_CONTEXT + FG_MAX_FORCED];
+    char *text = buf + FG_MAX_CONTEXT;
+    bool ends = false;
+    size_t len = fg_sampler_forced_text(&smpl->fast, text, FG_MAX_FORCED, &ends);
     int32_t used = 0;
     if (len > 0) {
-        bool ends = fg_accepting(a, fg_step_bytes(a, smpl->fast_state, text, len));
         /* the previous token as left context, so the forced tokens are the ones the tokenizer
          * would cut from the whole text; without it when that fails */
         size_t pre = 0;
@@ -2067,13 +1894,13 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
         const int32_t *cached = pipit_context_tokens(ctx, &n_cached);
         if (n_cached > 0) {
             int32_t pn;
-            const char *pp = fg_index_piece(smpl->fast_ix, cached[n_cached - 1], &pn);
-            if (pp != NULL && pn <= FAST_MAX_CONTEXT) {
+            const char *pp = fg_sampler_piece(&smpl->fast, cached[n_cached - 1], &pn);
+            if (pp != NULL && pn <= FG_MAX_CONTEXT) {
                 pre = (size_t)pn;
                 memcpy(text - pre, pp, pre);
             }
         }
-        llama_token toks[FAST_MAX_FORCED + FAST_MAX_CONTEXT + 8];
+        llama_token toks[FG_MAX_FORCED + FG_MAX_CONTEXT + 8];
         int32_t cap = (int32_t)(sizeof(toks) / sizeof(toks[0]));
         int32_t first = -1;
         int32_t nt = fast_tokenize_tail(smpl, text - pre, pre + len, len, toks, cap, &first);
@@ -2085,21 +1912,10 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
             if (use > n_max) {
                 use = n_max;
             }
-            size_t at = 0; /* bytes of the forced text appended so far */
-            for (int32_t i = 0; i < use; i++) {
-                if (!ends && fast_may_cross(smpl, smpl->fast_state, len - at)) {
-                    break; /* the model's tokenizer could cut differently here: let it choose */
-                }
-                int32_t next = fg_step_token(a, smpl->fast_state, toks[first + i]);
-                if (next < 0) {
-                    break; /* cannot happen: the pieces spell the forced text */
-                }
-                int32_t pn = 0;
-                fg_index_piece(smpl->fast_ix, toks[first + i], &pn);
-                at += (size_t)pn;
-                smpl->fast_state = next;
+            used = fg_sampler_force(&smpl->fast, toks + first, use, len, ends);
+            for (int32_t i = 0; i < used; i++) {
                 llama_sampler_accept(smpl->chain, toks[first + i]);
-                tokens[used++] = toks[first + i];
+                tokens[i] = toks[first + i];
             }
         }
     }
@@ -2139,8 +1955,9 @@ static enum pipit_status lazy_observe(struct pipit_sampler *s, llama_token token
          * works on text, so any tokenization of it leads to the same grammar state.
          */
         const char *from = s->text + start;
-        if (s->fast != NULL) { /* the automaton reads the text itself */
-            return fast_feed_text(s, from) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
+        if (s->fast.a != NULL) { /* the automaton reads the text itself */
+            return fg_sampler_feed_text(&s->fast, from, strlen(from)) ? PIPIT_OK
+                                                                      : PIPIT_ERR_GRAMMAR;
         }
         int32_t cap = (int32_t)strlen(from) + 8;
         int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
@@ -2170,7 +1987,7 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
         ctx_fail(ctx, PIPIT_ERR_STATE, "engine: sample: no logits (append or decode first)");
         return -PIPIT_ERR_STATE;
     }
-    if (smpl->fast != NULL && (!smpl->lazy || smpl->triggered)) {
+    if (smpl->fast.a != NULL && (!smpl->lazy || smpl->triggered)) {
         return fast_sample(smpl, ctx, logits);
     }
     double t0 = pipit_now_ms();
@@ -2216,7 +2033,7 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
             llama_sampler_accept(smpl->grammar, result); /* allowed: it survived the mask */
             ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
             ctx->perf.n_draws++;
-        } else if (smpl->grammar != NULL || smpl->fast != NULL) {
+        } else if (smpl->grammar != NULL || smpl->fast.a != NULL) {
             st = lazy_observe(smpl, result);
         }
         if (st != PIPIT_OK) {
@@ -2234,7 +2051,7 @@ enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token
         return PIPIT_ERR_INVALID_ARG;
     }
     llama_sampler_accept(smpl->chain, token);
-    if (smpl->grammar == NULL && smpl->fast == NULL) {
+    if (smpl->grammar == NULL && smpl->fast.a == NULL) {
         return PIPIT_OK;
     }
     if (smpl->lazy && !smpl->triggered) {
@@ -2251,8 +2068,8 @@ void pipit_sampler_reset(struct pipit_sampler *smpl) {
     if (smpl->grammar != NULL) {
         llama_sampler_reset(smpl->grammar);
     }
-    if (smpl->fast != NULL) {
-        smpl->fast_state = fg_start(smpl->fast);
+    if (smpl->fast.a != NULL) {
+        fg_sampler_reset(&smpl->fast);
     }
     smpl->triggered = false;
     smpl->text_len = 0;

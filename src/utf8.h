@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Length of the valid UTF-8 sequence at s[0..n), 0 when it is not one (stray continuation
  * byte, overlong or truncated sequence, surrogate, above U+10FFFF). ASCII, control characters
@@ -33,5 +34,8 @@ size_t utf8_count(const char *s, size_t n);
 /* Replace every byte of the NUL-terminated `s` that does not start a valid one-line character
  * with '?' (text cut by truncation may end inside a character). */
 void utf8_sanitize(char *s);
+
+/* Encode the code point `cp` (<= 0x10FFFF) as UTF-8 into out; returns its length (1-4). */
+size_t utf8_encode(uint32_t cp, unsigned char out[4]);
 
 #endif /* PIPIT_UTF8_H */

@@ -1,6 +1,6 @@
 /*
- * test-fastgrammar.c - pipit's own constrained decoder (src/fastgrammar.c, the fast section of
- * src/engine.c) against llama.cpp's GBNF engine.
+ * test-fastgrammar.c - pipit's own constrained decoder (src/fastgrammar.c, src/fg_*.c, driven by
+ * src/engine.c's sampler) against llama.cpp's GBNF engine.
  *
  *   test-fastgrammar             model: the automaton accepts exactly what GBNF accepts on a
  *                                corpus per pack and syntax (valid calls and their mutations);
@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fastgrammar.h"
+#include "fg_cache.h"
 #include "fileio.h"
 #include "session.h"
 #include "status.h"
@@ -1596,6 +1597,72 @@ static void test_optional_members(void **state) {
     pipit_model_free(m);
 }
 
+/* The fast decoder is a leaf: a vocabulary given as data, no model at all, is indexed, an
+ * automaton runs over it, and the sampler side names exactly the allowed tokens (EOG only where
+ * the grammar accepts). A vocabulary that breaks the rules of struct fg_vocab is refused. */
+static struct fg_vocab vocab_of(const char *const *texts, int32_t n, int32_t eog) {
+    struct fg_vocab v = {.n_vocab = n};
+    size_t len = 0;
+    for (int32_t t = 0; t < n; t++) {
+        len += strlen(texts[t]);
+    }
+    v.text = malloc(len > 0 ? len : 1);
+    v.off = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    v.eog = malloc(sizeof(int32_t));
+    assert_non_null(v.text);
+    assert_non_null(v.off);
+    assert_non_null(v.eog);
+    len = 0;
+    for (int32_t t = 0; t < n; t++) {
+        v.off[t] = (int64_t)len;
+        memcpy(v.text + len, texts[t], strlen(texts[t]));
+        len += strlen(texts[t]);
+    }
+    v.off[n] = (int64_t)len;
+    v.eog[0] = eog;
+    v.n_eog = 1;
+    return v;
+}
+
+static void test_index_from_data(void **state) {
+    (void)state;
+    const char *texts[] = {"a", "b", "ab", "\"", "", "ba"}; /* token 4: end of generation */
+    struct fg_vocab v = vocab_of(texts, 6, 4);
+    struct fg_index *ix = NULL;
+    assert_int_equal(fg_index_new(&v, &ix), PIPIT_OK);
+    assert_null(v.text); /* taken */
+    assert_int_equal(fg_index_n_vocab(ix), 6);
+    assert_true(fg_index_is_eog(ix, 4));
+    assert_false(fg_index_is_eog(ix, 0));
+    assert_int_equal(fg_index_special_kind(ix, 3), FG_SPECIAL_QUOTE);
+    struct fg_automaton *a = NULL;
+    char msg[200];
+    assert_int_equal(fg_automaton_new(ix, "root ::= \"a\" \"b\"?", &a, msg, sizeof(msg)), PIPIT_OK);
+    const int32_t *toks = NULL;
+    int32_t n = fg_allowed(a, fg_start(a), &toks);
+    assert_int_equal(n, 2); /* "a" and "ab" */
+    assert_true((toks[0] == 0 && toks[1] == 2) || (toks[0] == 2 && toks[1] == 0));
+    int32_t s = fg_step_token(a, fg_start(a), 0);
+    assert_true(fg_accepting(a, s));
+    assert_int_equal(fg_allowed(a, s, &toks), 1); /* "b" (EOG added by the sampler) */
+    assert_int_equal(toks[0], 1);
+    assert_int_equal(fg_step_token(a, fg_start(a), 4), FG_DEAD); /* EOG has no text */
+    assert_int_equal(fg_step_token(a, fg_start(a), 5), FG_DEAD);
+    fg_automaton_free(a);
+    fg_index_free(ix);
+
+    /* refused: an EOG token with text, offsets going back, an EOG id out of range */
+    v = vocab_of(texts, 6, 0);
+    assert_int_equal(fg_index_new(&v, &ix), PIPIT_ERR_INVALID_ARG);
+    assert_null(v.off); /* freed all the same */
+    v = vocab_of(texts, 6, 4);
+    v.off[2] = v.off[1] - 1;
+    assert_int_equal(fg_index_new(&v, &ix), PIPIT_ERR_INVALID_ARG);
+    v = vocab_of(texts, 6, 4);
+    v.eog[0] = 6;
+    assert_int_equal(fg_index_new(&v, &ix), PIPIT_ERR_INVALID_ARG);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_malformed_utf8),       cmocka_unit_test(test_differential_pipit),
@@ -1605,7 +1672,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cache_qwen),           cmocka_unit_test(test_automaton_cache_spm),
         cmocka_unit_test(test_automaton_cache_qwen), cmocka_unit_test(test_automaton_forged),
         cmocka_unit_test(test_shortcuts_spm),        cmocka_unit_test(test_shortcuts_qwen),
-        cmocka_unit_test(test_optional_members),
+        cmocka_unit_test(test_optional_members),     cmocka_unit_test(test_index_from_data),
     };
     const struct CMUnitTest prop[] = {
         cmocka_unit_test(test_property_spm),

@@ -125,6 +125,29 @@ static void test_utf8(void **state) {
     snprintf(buf, sizeof(buf), "ok\x01\xe2\x82");
     utf8_sanitize(buf);
     assert_string_equal(buf, "ok???");
+
+    /* encoding (the fast decoder's GBNF reader and automaton): every length, each edge */
+    const struct {
+        uint32_t cp;
+        const char *enc;
+    } enc[] = {{0x41, "A"},
+               {0x7F, "\x7f"},
+               {0x80, "\xc2\x80"},
+               {0xE9, "\xc3\xa9"},
+               {0x7FF, "\xdf\xbf"},
+               {0x800, "\xe0\xa0\x80"},
+               {0x20AC, "\xe2\x82\xac"},
+               {0xFFFF, "\xef\xbf\xbf"},
+               {0x10000, "\xf0\x90\x80\x80"},
+               {0x1F4F7, "\xf0\x9f\x93\xb7"},
+               {0x10FFFF, "\xf4\x8f\xbf\xbf"}};
+    for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++) {
+        unsigned char out[4];
+        size_t n = utf8_encode(enc[i].cp, out);
+        assert_int_equal(n, strlen(enc[i].enc));
+        assert_memory_equal(out, enc[i].enc, n);
+        assert_int_equal(utf8_seq_len(out, n), n);
+    }
 }
 
 int main(void) {
