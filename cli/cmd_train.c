@@ -58,6 +58,8 @@ static void train_usage(FILE *out) {
             "  --convert MODEL     no training: write MODEL with --type matrices to --out\n"
             "                      (with --ctx N: record N as pipit.train.n_ctx when MODEL\n"
             "                      does not say how long its training rows were)\n"
+            "  --exclude FILE      never generate what this scenario set says (its turns\n"
+            "                      and router segments, verbatim or near; repeatable)\n"
             "  --overlap FILE      no training: report scenario utterances (and router\n"
             "                      segments) that the training data of this --seed holds,\n"
             "                      verbatim or near-verbatim; exit 1 when any (repeatable);\n"
@@ -261,8 +263,8 @@ int cmd_train(int argc, char **argv) {
     enum {
         MAX_OVERLAP = 16
     };
-    const char *overlap[MAX_OVERLAP];
-    int n_overlap = 0;
+    const char *overlap[MAX_OVERLAP], *exclude[MAX_OVERLAP];
+    int n_overlap = 0, n_exclude = 0;
     const char *eval_split = "valid", *wtype = "q8_0";
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
@@ -322,6 +324,15 @@ int cmd_train(int argc, char **argv) {
             }
             continue;
         }
+        if (cli_opt_str(argc, argv, &i, "--exclude", &ov, &bad)) {
+            if (!bad && n_exclude == MAX_OVERLAP) {
+                fprintf(stderr, "pipit train: at most %d --exclude files\n", MAX_OVERLAP);
+                bad = true;
+            } else if (!bad) {
+                exclude[n_exclude++] = ov;
+            }
+            continue;
+        }
         fprintf(stderr, "pipit train: unknown option '%s'\n", argv[i]);
         bad = true;
     }
@@ -361,6 +372,33 @@ int cmd_train(int argc, char **argv) {
     dp.n_train = (int32_t)examples;
     dp.n_valid = (int32_t)valid;
     dp.tracker_percent = (int32_t)tracker_percent;
+    /* --exclude: what evaluation sets say is never drawn (their turns and router segments) */
+    struct pipit_overlap_index *ex_idx = NULL;
+    if (n_exclude > 0 && pipit_overlap_index_empty(&ex_idx, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        return CLI_EXIT_FAIL;
+    }
+    for (int k = 0; k < n_exclude; k++) {
+        /* split as the agent splits: by the router of each scenario's tool set */
+        struct pipit_eval_device devs[OVERLAP_MAX_DEVICES];
+        struct pipit_toolset *owned[OVERLAP_MAX_DEVICES];
+        int n_devs = overlap_tools(exclude[k], tools_path, devs, owned);
+        enum pipit_status st = n_devs < 0 ? PIPIT_ERR_INVALID_ARG
+                                          : pipit_overlap_index_add_file(ex_idx, exclude[k], devs,
+                                                                         (size_t)n_devs, &err);
+        for (int d = 0; d < n_devs; d++) {
+            free((char *)devs[d].device);
+            pipit_toolset_free(owned[d]);
+        }
+        if (st != PIPIT_OK) {
+            if (n_devs >= 0) {
+                fprintf(stderr, "pipit train: --exclude: %s\n", err.text);
+            }
+            pipit_overlap_index_free(ex_idx);
+            return CLI_EXIT_FAIL;
+        }
+    }
+    dp.exclude = ex_idx;
     struct pipit_dataset *ds = NULL;
     struct pipit_toolset *ts = NULL;
     char pack_out[4096], system_buf[2048];
@@ -368,6 +406,7 @@ int cmd_train(int argc, char **argv) {
         /* any pack: data from its spec, the pack's system text in the prompt */
         if (pipit_toolset_load_file(tools_path, &ts, &err) != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
+            pipit_overlap_index_free(ex_idx);
             return CLI_EXIT_FAIL;
         }
         const char *system = pipit_datagen_pack_system(ts);
@@ -377,9 +416,12 @@ int cmd_train(int argc, char **argv) {
                     "{\"pack\": ..., \"state\": ...}, docs/toolspec.md)\n",
                     tools_path);
             pipit_toolset_free(ts);
+            pipit_overlap_index_free(ex_idx);
             return CLI_EXIT_FAIL;
         }
-        if (pipit_datagen_pack(ts, &dp, &ds, &err) != PIPIT_OK) {
+        enum pipit_status gst = pipit_datagen_pack(ts, &dp, &ds, &err);
+        pipit_overlap_index_free(ex_idx);
+        if (gst != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
             pipit_toolset_free(ts);
             return CLI_EXIT_FAIL;
@@ -396,9 +438,13 @@ int cmd_train(int argc, char **argv) {
                      (int)(dot != NULL ? dot - base : (long)strlen(base)), base);
             out = pack_out;
         }
-    } else if (pipit_datagen_camera(&dp, &ds, &err) != PIPIT_OK) {
-        fprintf(stderr, "pipit train: %s\n", err.text);
-        return CLI_EXIT_FAIL;
+    } else {
+        enum pipit_status gst = pipit_datagen_camera(&dp, &ds, &err);
+        pipit_overlap_index_free(ex_idx);
+        if (gst != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            return CLI_EXIT_FAIL;
+        }
     }
     if (n_overlap > 0) {
         int rc = check_overlap(ds, tools_path, overlap, n_overlap);

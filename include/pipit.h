@@ -1214,11 +1214,16 @@ enum pipit_split {
     PIPIT_SPLIT_VALID = 1, /* held out by phrasing template */
 };
 
+struct pipit_overlap_index; /* see "overlap" below */
+
 struct pipit_datagen_params {
     uint64_t seed;           /* generator seed: the same seed gives the same bytes (default 1) */
     int32_t n_train;         /* examples drawn from the training templates (default 200000) */
     int32_t n_valid;         /* examples drawn from the held-out templates (default 1000) */
     int32_t tracker_percent; /* share of State-Tracker examples, 0..100 (default 8) */
+    const struct pipit_overlap_index *exclude; /* texts no example may say (verbatim or near,
+                                                  pipit_overlap_find()): a drawn example that
+                                                  does is drawn again; NULL = none (default) */
 };
 
 struct pipit_datagen_params pipit_datagen_default_params(void);
@@ -1468,6 +1473,21 @@ enum pipit_overlap_kind {
 enum pipit_status pipit_overlap_index_new(const struct pipit_dataset *ds,
                                           struct pipit_overlap_index **out,
                                           struct pipit_error *err);
+
+/* An empty index, to fill with pipit_overlap_index_add_file(): texts a data set must not hold
+ * (pipit_datagen_params.exclude). Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_overlap_index_empty(struct pipit_overlap_index **out,
+                                            struct pipit_error *err);
+
+/* Add every `turns[].user` of a scenario file, and each router segment of a compound one, to
+ * the index: the same reading, splitting (`devices`, as for pipit_overlap_check_file()) and
+ * errors as pipit_overlap_check_file(). */
+struct pipit_eval_device;
+enum pipit_status pipit_overlap_index_add_file(struct pipit_overlap_index *idx,
+                                               const char *path,
+                                               const struct pipit_eval_device *devices,
+                                               size_t n_devices,
+                                               struct pipit_error *err);
 
 /* NULL is a no-op. */
 void pipit_overlap_index_free(struct pipit_overlap_index *idx);

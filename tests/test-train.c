@@ -657,6 +657,55 @@ static void test_overlap_pack_router(void **state) {
     pipit_dataset_free(ds);
 }
 
+/* --exclude: an index of a scenario file's turns and segments; a data set drawn with it never
+ * says them, while the same seed without it does. */
+static void test_overlap_exclude(void **state) {
+    (void)state;
+    struct pipit_error err;
+    char path[512];
+    tmp_path(path, sizeof(path), "exclude.jsonl");
+    write_text(path, "{\"id\": \"a\", \"turns\": [{\"user\": \"take a photo\"}, {\"user\": "
+                     "\"turn on the grid and then turn the flash on\"}]}\n");
+    struct pipit_overlap_index *ex = NULL;
+    assert_int_equal(pipit_overlap_index_empty(NULL, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_overlap_index_empty(&ex, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_size(ex), 0);
+    assert_int_equal(pipit_overlap_index_add_file(ex, path, NULL, 0, &err), PIPIT_OK);
+    /* the two turns and the compound's two segments */
+    assert_int_equal(pipit_overlap_index_size(ex), 4);
+    assert_int_equal(pipit_overlap_find(ex, "Please take a photo!", NULL), PIPIT_OVERLAP_NEAR);
+    assert_int_equal(pipit_overlap_find(ex, "turn the flash on", NULL), PIPIT_OVERLAP_VERBATIM);
+    assert_int_equal(pipit_overlap_index_add_file(NULL, path, NULL, 0, &err),
+                     PIPIT_ERR_INVALID_ARG);
+    write_text(path, "{\"id\": \"a\", \"turns\": [{\"user\": 1}]}\n");
+    assert_int_equal(pipit_overlap_index_add_file(ex, path, NULL, 0, &err), PIPIT_ERR_JSON);
+    assert_non_null(strstr(err.text, "$.turns[0].user"));
+    remove(path);
+    assert_int_equal(pipit_overlap_index_add_file(ex, path, NULL, 0, &err), PIPIT_ERR_IO);
+
+    int said[2] = {0, 0};
+    for (int with = 0; with < 2; with++) {
+        struct pipit_datagen_params p = pipit_datagen_default_params();
+        p.n_train = 20000;
+        p.n_valid = 200;
+        p.exclude = with ? ex : NULL;
+        struct pipit_dataset *ds = NULL;
+        assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
+        for (int sp = 0; sp < 2; sp++) {
+            for (int32_t i = 0; i < pipit_dataset_size(ds, (enum pipit_split)sp); i++) {
+                struct pipit_example e;
+                pipit_dataset_get(ds, (enum pipit_split)sp, i, &e);
+                said[with] += !e.tracker && pipit_overlap_find(ex, e.utterance, NULL) != 0;
+            }
+        }
+        assert_int_equal(pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN), 20000);
+        pipit_dataset_free(ds);
+    }
+    assert_true(said[0] > 0);
+    assert_int_equal(said[1], 0);
+    pipit_overlap_index_free(ex);
+}
+
 static void print_overlap(const struct pipit_overlap *o, void *ud) {
     (void)ud;
     print_message("%s:%d: %s turn %d segment %d/%d: %s \"%s\" (training: \"%s\")\n", o->file,
@@ -665,14 +714,32 @@ static void print_overlap(const struct pipit_overlap *o, void *ud) {
 }
 
 /* The shipped scenario sets - both development sets and the blind held-out set - say nothing
- * the training data of the default seed says: no utterance and no router segment, verbatim or
- * near (docs/training.md, "Overlap"). */
+ * the training data of the shipped recipe says (the default seed, the camera's sets excluded:
+ * `pipit train --exclude eval/camera.jsonl --exclude eval/camera-holdout.jsonl`): no utterance
+ * and no router segment, verbatim or near (docs/training.md, "Overlap"). Without the exclusion
+ * the same data says some of them: the check can fail. */
 static void test_shipped_sets_no_overlap(void **state) {
     (void)state;
     struct pipit_datagen_params p = pipit_datagen_default_params();
     struct pipit_dataset *ds = NULL;
     struct pipit_error err;
+    struct pipit_overlap_index *ex = NULL;
+    struct pipit_toolset *cam = NULL;
+    if (pipit_toolset_load_file(CAMERA_SPEC, &cam, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_eval_device cam_dev = {"camera", cam};
+    assert_int_equal(pipit_overlap_index_empty(&ex, &err), PIPIT_OK);
+    assert_int_equal(
+        pipit_overlap_index_add_file(ex, PIPIT_SOURCE_DIR "/eval/camera.jsonl", &cam_dev, 1, &err),
+        PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_add_file(ex, PIPIT_SOURCE_DIR "/eval/camera-holdout.jsonl",
+                                                  &cam_dev, 1, &err),
+                     PIPIT_OK);
+    pipit_toolset_free(cam);
+    p.exclude = ex;
     assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
+    pipit_overlap_index_free(ex);
     struct pipit_overlap_index *idx = NULL;
     assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
     pipit_dataset_free(ds);
@@ -1133,8 +1200,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_heldout_by_template),     cmocka_unit_test(test_prompt_format),
         cmocka_unit_test(test_datagen_chat_and_memory), cmocka_unit_test(test_datagen_tracker),
         cmocka_unit_test(test_surface_noise),           cmocka_unit_test(test_overlap_fold),
-        cmocka_unit_test(test_overlap_index),
-        cmocka_unit_test(test_overlap_pack_router),
+        cmocka_unit_test(test_overlap_index),           cmocka_unit_test(test_overlap_pack_router),
+        cmocka_unit_test(test_overlap_exclude),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

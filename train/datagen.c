@@ -104,6 +104,7 @@ struct gen {
     char memory[2048];   /* CSO lines of earlier turns, each ending in '\n' */
     char recent[32][96]; /* the last utterances drawn: earlier turns' words for user_goal */
     int n_recent;
+    const struct pipit_overlap_index *exclude; /* texts never to draw (params.exclude) */
 };
 
 static void new_memory(struct gen *g);
@@ -624,6 +625,158 @@ static const char *const T_REC_STOP[] = {
     "cancel the video",
 };
 
+/* What a capture is of: any noun phrase. Words chosen as a category (people, animals, places,
+ * things, events), none taken from an evaluation set. */
+static const char *const SHOT_OF[] = {
+    "the sunset",
+    "my dog",
+    "the cat",
+    "the kids",
+    "the baby",
+    "my friends",
+    "the mountains",
+    "the lake",
+    "the bridge",
+    "this flower",
+    "my lunch",
+    "the building",
+    "the street",
+    "the crowd",
+    "the band",
+    "the stage",
+    "the garden",
+    "the ocean",
+    "the trees",
+    "the moon",
+    "the stars",
+    "the city lights",
+    "my car",
+    "the bike",
+    "the church",
+    "the statue",
+    "the painting",
+    "the menu",
+    "the sign",
+    "the birds",
+    "the fountain",
+    "the river",
+    "the old town",
+    "the castle",
+    "the market",
+    "the bride",
+    "the groom",
+    "grandma",
+    "dad",
+    "my sister",
+    "the team",
+    "the players",
+    "the puppy",
+    "the horse",
+    "the sky",
+    "the clouds",
+    "the rainbow",
+    "this page",
+    "the whiteboard",
+    "the receipt",
+    "the coffee",
+    "the dessert",
+    "her smile",
+    "us",
+    "me",
+    "them",
+    "everyone",
+    "the group",
+    "this moment",
+    "the fireworks",
+    "the snow",
+    "the waterfall",
+    "the tower",
+    "the harbor",
+    "the boats",
+    "the train",
+    "the field",
+    "the forest",
+    "the path",
+    "the house",
+    "the kitchen",
+    "the product",
+    "the shoes",
+    "the watch",
+    "the bottle",
+    "the book",
+    "that",
+    "this",
+    "the scene",
+    "the door",
+};
+static const char *const T_PHOTO_OF[] = {
+    "snap {O}",
+    "take a photo of {O}",
+    "take a picture of {O}",
+    "get a shot of {O}",
+    "capture {O}",
+    "shoot {O}",
+    "photograph {O}",
+    "grab a shot of {O}",
+    "get {O}",
+    "a picture of {O}",
+    "quick shot of {O}",
+    "snap a pic of {O}",
+    "grab {O}",
+    "{O}, take it",
+    "{O} - snap it",
+    "get a photo of {O} now",
+    "one of {O}",
+    "a still of {O}",
+    "now {O}, shoot",
+    "take {O} now",
+    "picture {O}",
+    "go ahead, snap {O}",
+    "click {O}",
+    "capture {O} for me",
+};
+static const char *const T_VIDEO_OF[] = {
+    "film {O}",
+    "record {O}",
+    "start filming {O}",
+    "take a video of {O}",
+    "shoot a video of {O}",
+    "start a clip of {O}",
+    "get a video of {O}",
+    "roll on {O}",
+    "begin recording {O}",
+    "a video of {O}",
+    "record a clip of {O}",
+    "film {O} for me",
+};
+
+static bool fill_photo_of(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t;
+    slot_set(s, 'O', PICK(g, SHOT_OF));
+    pipit_format(out, size, "<call>take_photo()");
+    return true;
+}
+
+static bool fill_video_of(struct gen *g,
+                          const struct intent *in,
+                          int t,
+                          struct slots *s,
+                          char *out,
+                          size_t size) {
+    (void)in, (void)t;
+    if (g->st.recording) {
+        return false;
+    }
+    slot_set(s, 'O', PICK(g, SHOT_OF));
+    pipit_format(out, size, "<call>record_video(action=\"start\")");
+    return true;
+}
+
 static bool fill_rec_start(struct gen *g,
                            const struct intent *in,
                            int t,
@@ -872,6 +1025,105 @@ static bool fill_flash_auto(struct gen *g,
                             size_t size) {
     (void)g, (void)in, (void)t, (void)s;
     return fill_flash("auto", out, size);
+}
+
+/* ---------------------------------------------------------------- on/off, composed */
+
+/* A switch named in many words, turned on or off with many verbs: frames with {N} (the
+ * switch's noun, drawn per example) so the model learns the verb's polarity apart from the
+ * noun. The fixed templates above keep the idioms; these keep the pattern. */
+static const char *const F_ON[] = {
+    "turn on the {N}",
+    "turn the {N} on",
+    "switch on the {N}",
+    "switch the {N} on",
+    "get the {N} going",
+    "put the {N} on",
+    "{N} on",
+    "the {N} on",
+    "enable the {N}",
+    "activate the {N}",
+    "bring the {N} up",
+    "i want the {N} on",
+    "{N} back on",
+    "use the {N}",
+    "can we have the {N}",
+    "give me the {N}",
+    "start the {N}",
+    "{N} on again",
+    "let's have the {N}",
+    "add the {N}",
+    "the {N}, on",
+    "need the {N} now",
+    "put the {N} back",
+    "bring back the {N}",
+};
+static const char *const F_OFF[] = {
+    "turn off the {N}",
+    "turn the {N} off",
+    "switch off the {N}",
+    "switch the {N} off",
+    "drop the {N}",
+    "kill the {N}",
+    "{N} off",
+    "the {N} off",
+    "disable the {N}",
+    "deactivate the {N}",
+    "take the {N} away",
+    "{N} away",
+    "no more {N}",
+    "lose the {N}",
+    "get rid of the {N}",
+    "i don't want the {N}",
+    "stop the {N}",
+    "remove the {N}",
+    "without the {N}",
+    "cut the {N}",
+    "the {N}, off",
+    "no {N} please",
+    "ditch the {N}",
+    "{N} off again",
+};
+static const char *const N_FLASH[] = {"flash", "camera flash", "flash light"};
+static const char *const N_GRID[] = {
+    "grid", "grid lines", "gridlines", "composition grid", "thirds grid", "grid overlay",
+};
+static const char *const N_LEVEL[] = {
+    "level", "horizon level", "horizon guide", "level indicator", "horizon line", "tilt guide",
+};
+static const char *const N_LOCK[] = {
+    "focus lock", "exposure lock", "ae/af lock", "af lock", "focus and exposure lock",
+};
+
+struct switch_words {
+    const char *name; /* the intent's name */
+    const char *const *nouns;
+    int n;
+    const char *on, *off; /* the calls */
+};
+static const struct switch_words SWITCHES[] = {
+    {"flash_sw", N_FLASH, N_OF(N_FLASH), "<call>set_flash(mode=\"on\")",
+     "<call>set_flash(mode=\"off\")"},
+    {"grid_sw", N_GRID, N_OF(N_GRID), "<call>set_grid(enabled=true)",
+     "<call>set_grid(enabled=false)"},
+    {"level_sw", N_LEVEL, N_OF(N_LEVEL), "<call>set_horizon_level(enabled=true)",
+     "<call>set_horizon_level(enabled=false)"},
+    {"lock_sw", N_LOCK, N_OF(N_LOCK), "<call>set_ae_af_lock(locked=true)",
+     "<call>set_ae_af_lock(locked=false)"},
+};
+
+static bool fill_switch(struct gen *g,
+                        const struct intent *in,
+                        int t,
+                        struct slots *s,
+                        char *out,
+                        size_t size) {
+    bool on = in->tpl == F_ON;
+    const struct switch_words *w = &SWITCHES[train_rng_below(&g->rng, N_OF(SWITCHES))];
+    slot_set(s, 'N', w->nouns[train_rng_below(&g->rng, (uint32_t)w->n)]);
+    (void)t;
+    pipit_format(out, size, "%s", on ? w->on : w->off);
+    return true;
 }
 
 /* ---------------------------------------------------------------- focus */
@@ -1840,6 +2092,67 @@ static const char *const T_WAIT[] = {
     "ok wait",
 };
 
+/* The person says where they are or what is happening: a situation, not a command. */
+static const char *const T_SITUATION[] = {
+    "we're at {P}",
+    "i'm at {P} with {W}",
+    "{E} is about to start",
+    "{E} starts in a minute",
+    "i'm taking pictures of {O} today",
+    "i'm shooting {O} for {U}",
+    "this is all for {U}",
+    "we're doing {E} now",
+    "{W} just arrived",
+    "it's so {A} out here",
+    "what a {A} day",
+    "hi, we're at {P}",
+    "ok so we're at {P} now",
+    "{W} are getting ready for {E}",
+    "today is about {O}",
+    "i need pictures for {U}",
+    "it's {A} at {P}",
+    "{E} is next",
+};
+static const char *const SIT_PLACE[] = {
+    "the beach",   "the park",   "a wedding",    "the zoo",       "the museum",
+    "a concert",   "the office", "my house",     "the lake",      "a birthday party",
+    "the stadium", "the market", "a restaurant", "the mountains", "the airport",
+    "the station", "the harbor", "a festival",   "the garden",    "school",
+};
+static const char *const SIT_EVENT[] = {
+    "the show",  "the game",        "the speech",  "the party",       "the race",
+    "dinner",    "the performance", "the match",   "the parade",      "the toast",
+    "the dance", "the graduation",  "the meeting", "the first dance", "the gig",
+};
+static const char *const SIT_WHO[] = {
+    "my friends", "my family", "the kids",   "the guests",
+    "my team",    "everyone",  "my parents", "the band",
+};
+static const char *const SIT_USE[] = {
+    "my blog",  "instagram",         "my portfolio",   "a school project", "the family album",
+    "a client", "an online listing", "the newsletter", "my website",       "a contest",
+};
+static const char *const SIT_ADJ[] = {
+    "sunny", "cold", "windy", "bright", "dark", "busy", "quiet", "beautiful", "foggy", "hot",
+};
+
+static bool fill_situation(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    const char *tpl = in->tpl[t];
+    fill_from(g, tpl, s, 'P', SIT_PLACE, N_OF(SIT_PLACE));
+    fill_from(g, tpl, s, 'E', SIT_EVENT, N_OF(SIT_EVENT));
+    fill_from(g, tpl, s, 'W', SIT_WHO, N_OF(SIT_WHO));
+    fill_from(g, tpl, s, 'U', SIT_USE, N_OF(SIT_USE));
+    fill_from(g, tpl, s, 'A', SIT_ADJ, N_OF(SIT_ADJ));
+    fill_from(g, tpl, s, 'O', SHOT_OF, N_OF(SHOT_OF));
+    pipit_format(out, size, "Okay, I'm ready when you are.");
+    return true;
+}
+
 /* Is anybody there? */
 static const char *const T_PRESENCE[] = {
     "are you there",     "do you copy",
@@ -2551,6 +2864,11 @@ static const struct intent INTENTS[] = {
     {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false, NULL},
     {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false, NULL},
     {"undo", CAT_UNDO, 4, TPL(T_UNDO), fill_undo, false, false, NULL},
+    {"photo_of", CAT_CAPTURE, 4, TPL(T_PHOTO_OF), fill_photo_of, false, false, NULL},
+    {"video_of", CAT_CAPTURE, 2, TPL(T_VIDEO_OF), fill_video_of, false, false, NULL},
+    {"switch_on", CAT_OVERLAY, 3, TPL(F_ON), fill_switch, false, false, NULL},
+    {"switch_off", CAT_OVERLAY, 3, TPL(F_OFF), fill_switch, false, false, NULL},
+    {"situation", CAT_CHAT, 3, TPL(T_SITUATION), fill_situation, false, true, NULL},
 };
 
 #define N_INTENTS N_OF(INTENTS)
@@ -2819,8 +3137,8 @@ static void draw(struct gen *g,
                  size_t nsize,
                  int *cat,
                  int *template_id) {
-    for (;;) {
-        int k = want;
+    for (int rejected = 0;;) {
+        int k = rejected < 10000 ? want : -1; /* an intent the exclusions empty: any other */
         if (k < 0) {
             int w = (int)train_rng_below(&g->rng, (uint32_t)total_weight);
             k = 0;
@@ -2852,6 +3170,10 @@ static void draw(struct gen *g,
         char core[200];
         expand(in->tpl[t], &s, core, sizeof(core));
         surface(g, in, core, utt, usize);
+        if (g->exclude != NULL && pipit_overlap_find(g->exclude, utt, NULL) != PIPIT_OVERLAP_NONE) {
+            rejected++;
+            continue; /* an evaluation set says it: never train on it */
+        }
         pipit_format(g->recent[g->n_recent % 32], sizeof(g->recent[0]), "%s", utt);
         g->n_recent++;
         if (in->cat == CAT_CLOUD) {
@@ -2967,7 +3289,7 @@ enum pipit_status pipit_datagen_camera(const struct pipit_datagen_params *params
     const int32_t sizes[2] = {p.n_train, p.n_valid};
     const int k_mention = intent_index("mention"), k_unsupported = intent_index("unsupported");
     for (int split = 0; split < 2; split++) {
-        struct gen g = {.rng = train_split_seed(p.seed, split)};
+        struct gen g = {.rng = train_split_seed(p.seed, split), .exclude = p.exclude};
         ds->ex[split] = calloc((size_t)sizes[split], sizeof(struct ds_example));
         if (ds->ex[split] == NULL) {
             pipit_dataset_free(ds);

@@ -621,7 +621,22 @@ static void routers_free(struct scenario_routers *sr) {
     sr->routers = NULL;
 }
 
+/* Add an utterance and each segment the router makes of it (--exclude). */
+static enum pipit_status
+collect_turn(struct pipit_overlap_index *idx, const struct router *router, const char *utt) {
+    char(*segs)[ROUTER_MAX_SEGMENT] = malloc(sizeof(*segs) * OVERLAP_MAX_SEGS);
+    bool ok = segs != NULL && index_add(idx, utt);
+    size_t n = ok ? router_split_with(router, utt, segs, OVERLAP_MAX_SEGS) : 0;
+    for (size_t k = 0; ok && n > 1 && k < n; k++) {
+        ok = index_add(idx, segs[k]);
+    }
+    free(segs);
+    return ok ? PIPIT_OK : PIPIT_ERR_NOMEM;
+}
+
+/* Each turn of a line: checked against `idx`, or added to `collect` when it is not NULL. */
 static enum pipit_status check_line(const struct pipit_overlap_index *idx,
+                                    struct pipit_overlap_index *collect,
                                     const struct scenario_routers *sr,
                                     const char *path,
                                     int32_t line,
@@ -680,7 +695,8 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
                                   .id = json_string_value(id),
                                   .turn = (int32_t)t,
                                   .text = json_string_value(user)};
-        st = check_turn(idx, router, &o, fn, ud, c);
+        st = collect != NULL ? collect_turn(collect, router, o.text)
+                             : check_turn(idx, router, &o, fn, ud, c);
         if (st != PIPIT_OK) {
             st = pipit_error_set(err, st, "overlap: out of memory");
         }
@@ -689,18 +705,19 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
     return st;
 }
 
-enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx,
-                                           const char *path,
-                                           const struct pipit_eval_device *devices,
-                                           size_t n_devices,
-                                           pipit_overlap_fn fn,
-                                           void *user_data,
-                                           struct pipit_overlap_counts *out,
-                                           struct pipit_error *err) {
+static enum pipit_status scan_file(const struct pipit_overlap_index *idx,
+                                   struct pipit_overlap_index *collect,
+                                   const char *path,
+                                   const struct pipit_eval_device *devices,
+                                   size_t n_devices,
+                                   pipit_overlap_fn fn,
+                                   void *user_data,
+                                   struct pipit_overlap_counts *out,
+                                   struct pipit_error *err) {
     pipit_error_clear(err);
-    if (idx == NULL || path == NULL || (devices == NULL && n_devices > 0)) {
+    if ((idx == NULL && collect == NULL) || path == NULL || (devices == NULL && n_devices > 0)) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: %s is NULL",
-                               idx == NULL ? "idx" : (path == NULL ? "path" : "devices"));
+                               path == NULL ? "path" : (devices == NULL ? "devices" : "idx"));
     }
     for (size_t k = 0; k < n_devices; k++) {
         if (devices[k].device == NULL || devices[k].tools == NULL) {
@@ -755,7 +772,7 @@ enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx
             k++;
         }
         if (k < len && p[k] != '#') {
-            st = check_line(idx, &sr, path, line, p, len, fn, user_data, &c, err);
+            st = check_line(idx, collect, &sr, path, line, p, len, fn, user_data, &c, err);
         }
         p = nl != NULL ? nl + 1 : NULL;
     }
@@ -770,4 +787,50 @@ enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx
         out->n_near += c.n_near;
     }
     return st;
+}
+
+enum pipit_status pipit_overlap_check_file(const struct pipit_overlap_index *idx,
+                                           const char *path,
+                                           const struct pipit_eval_device *devices,
+                                           size_t n_devices,
+                                           pipit_overlap_fn fn,
+                                           void *user_data,
+                                           struct pipit_overlap_counts *out,
+                                           struct pipit_error *err) {
+    if (idx == NULL) {
+        pipit_error_clear(err);
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: idx is NULL");
+    }
+    return scan_file(idx, NULL, path, devices, n_devices, fn, user_data, out, err);
+}
+
+enum pipit_status pipit_overlap_index_empty(struct pipit_overlap_index **out,
+                                            struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: out is NULL");
+    }
+    *out = calloc(1, sizeof(**out));
+    if (*out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "overlap: out of memory");
+    }
+    strbuf_add(&(*out)->arena, "", 1);
+    if ((*out)->arena.failed) {
+        pipit_overlap_index_free(*out);
+        *out = NULL;
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "overlap: out of memory");
+    }
+    return PIPIT_OK;
+}
+
+enum pipit_status pipit_overlap_index_add_file(struct pipit_overlap_index *idx,
+                                               const char *path,
+                                               const struct pipit_eval_device *devices,
+                                               size_t n_devices,
+                                               struct pipit_error *err) {
+    if (idx == NULL) {
+        pipit_error_clear(err);
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: idx is NULL");
+    }
+    return scan_file(NULL, idx, path, devices, n_devices, NULL, NULL, NULL, err);
 }

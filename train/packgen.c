@@ -2004,11 +2004,13 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
         while (ds->n[split] < sizes[split]) {
             struct example ex;
             memset(&ex, 0, sizeof(ex));
-            if (!draw_example(&g, (enum pipit_split)split, &bk, &ex)) {
+            if (!draw_example(&g, (enum pipit_split)split, &bk, &ex) ||
+                (p.exclude != NULL &&
+                 pipit_overlap_find(p.exclude, ex.utt, NULL) != PIPIT_OVERLAP_NONE)) {
                 if (++fails > 1000000) {
                     break;
                 }
-                continue;
+                continue; /* nothing drawn, or an evaluation set says it */
             }
             char state[512];
             device_state_line(&g.dev, state, sizeof(state));
