@@ -103,6 +103,7 @@ enum pipit_status memory_begin_turn(struct memory *m, const char *utterance) {
     pipit_format(m->utterance, sizeof(m->utterance), "%s", utterance != NULL ? utterance : "");
     m->turn_done = false;
     m->turn_failed = false;
+    m->failed_tool[0] = '\0';
     return PIPIT_OK;
 }
 
@@ -375,6 +376,27 @@ static void supersede(struct memory *m, const char *facts) {
     }
 }
 
+/* An open goal is closed when the tool that failed it later succeeds ("timer 7 seconds" refused,
+ * then "make it 5" done): the goal is met or replaced, and a stale `user_goal:` would pull later
+ * turns back to it. It goes like a superseded fact (the KV cache keeps it until the next
+ * rebuild). A goal whose turn failed without naming a tool stays until trimmed. */
+static void resolve_goals(struct memory *m, const char *tool) {
+    for (size_t i = 0; i < m->n;) {
+        if (m->lines[i].kind == MEM_GOAL && m->lines[i].tool[0] != '\0' &&
+            strcmp(m->lines[i].tool, tool) == 0) {
+            free(m->lines[i].text);
+            memmove(m->lines + i, m->lines + i + 1, sizeof(*m->lines) * (m->n - i - 1));
+            m->n--;
+            if (m->delta_from > i) {
+                m->delta_from--;
+            }
+            m->n_superseded++;
+        } else {
+            i++;
+        }
+    }
+}
+
 enum pipit_status memory_record_call(struct memory *m,
                                      const char *tool,
                                      const char *args_json,
@@ -423,6 +445,9 @@ enum pipit_status memory_record_call(struct memory *m,
         }
     } else {
         m->turn_failed = true;
+        if (m->failed_tool[0] == '\0') {
+            pipit_format(m->failed_tool, sizeof(m->failed_tool), "%s", tool);
+        }
         char c[64];
         clean_code(code, c, sizeof(c));
         strbuf_printf(&b, "tool_error: %s %s", tool, c);
@@ -441,6 +466,7 @@ enum pipit_status memory_record_call(struct memory *m,
     }
     if (ok) {
         supersede(m, b.data);
+        resolve_goals(m, tool);
         m->turn_done = true;
         /* a success resolves the tool's earlier errors: they need not be pinned any more */
         for (size_t i = 0; i < m->n; i++) {
@@ -468,7 +494,8 @@ enum pipit_status memory_end_turn(struct memory *m) {
     struct strbuf b = {0};
     strbuf_printf(&b, "user_goal: %s", m->utterance);
     enum pipit_status st =
-        b.failed ? PIPIT_ERR_NOMEM : add_line(m, b.data, MEM_GOAL, true, NULL, MEMORY_MAX_LINE);
+        b.failed ? PIPIT_ERR_NOMEM
+                 : add_line(m, b.data, MEM_GOAL, true, m->failed_tool, MEMORY_MAX_LINE);
     strbuf_free(&b);
     return st;
 }

@@ -39,14 +39,15 @@ struct memory {
     enum pipit_memory_mode mode;
     struct memory_line *lines;
     size_t n, cap;
-    size_t delta_from;   /* first line not yet taken as a delta */
-    size_t n_trimmed;    /* lines dropped by trimming, ever */
-    size_t n_superseded; /* "done:" lines made obsolete by newer facts, ever */
-    char utterance[512]; /* the current turn's utterance */
-    bool turn_done;      /* a call succeeded in the current turn */
-    bool turn_failed;    /* a call failed in the current turn */
-    size_t n_trims;      /* trimming events, ever */
-    size_t n_cleaned;    /* lines memory_from_json rewrote or dropped as text from outside */
+    size_t delta_from;    /* first line not yet taken as a delta */
+    size_t n_trimmed;     /* lines dropped by trimming, ever */
+    size_t n_superseded;  /* "done:" lines made obsolete by newer facts, ever */
+    char utterance[512];  /* the current turn's utterance */
+    bool turn_done;       /* a call succeeded in the current turn */
+    bool turn_failed;     /* a call failed in the current turn */
+    char failed_tool[72]; /* the first tool that failed in the current turn (its goal's tool) */
+    size_t n_trims;       /* trimming events, ever */
+    size_t n_cleaned;     /* lines memory_from_json rewrote or dropped as text from outside */
 };
 
 void memory_init(struct memory *m, enum pipit_memory_mode mode);

@@ -132,6 +132,42 @@ static void test_trim_keeps_pinned(void **state) {
     memory_free(&m);
 }
 
+/* An open goal closes when the tool that failed it succeeds later; another tool's success
+ * leaves it open (a "try again" still needs it). */
+static void test_goal_resolved(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    memory_begin_turn(&m, "timer 7 seconds");
+    memory_record_call(&m, "set_timer", "{\"seconds\":7}", false, "invalid_arguments", "{}", NULL,
+                       MEMORY_CALL_WRITE);
+    memory_end_turn(&m);
+    char *text = memory_text(&m);
+    assert_non_null(strstr(text, "user_goal: timer 7 seconds"));
+    free(text);
+    memory_begin_turn(&m, "flash on");
+    memory_record_call(&m, "set_flash", "{}", true, "", "{\"flash\":\"on\"}", "flash=on",
+                       MEMORY_CALL_WRITE);
+    memory_end_turn(&m);
+    text = memory_text(&m);
+    assert_non_null(strstr(text, "user_goal: timer 7 seconds")); /* another tool: still open */
+    free(text);
+    size_t superseded = m.n_superseded;
+    memory_begin_turn(&m, "make it 5");
+    memory_record_call(&m, "set_timer", "{\"seconds\":5}", true, "", "{\"timer_s\":5}", "flash=on",
+                       MEMORY_CALL_WRITE);
+    memory_end_turn(&m);
+    text = memory_text(&m);
+    assert_null(strstr(text, "user_goal:")); /* met: gone */
+    for (size_t i = 0; i < m.n; i++) {       /* the error stays as a fact, no longer pinned */
+        assert_false(strstr(m.lines[i].text, "tool_error: set_timer") != NULL && m.lines[i].pinned);
+    }
+    assert_non_null(strstr(text, "timer_s: 5"));
+    free(text);
+    assert_true(m.n_superseded > superseded); /* the agent rebuilds a stale prefix */
+    memory_free(&m);
+}
+
 /* A failure already pinned is not written again; once resolved, a new failure is. */
 static void test_error_not_repeated(void **state) {
     (void)state;
@@ -297,7 +333,8 @@ int main(void) {
         cmocka_unit_test(test_cso_lines),         cmocka_unit_test(test_cso_rules),
         cmocka_unit_test(test_trim_keeps_pinned), cmocka_unit_test(test_full_history_and_tracker),
         cmocka_unit_test(test_lines_are_bounded), cmocka_unit_test(test_error_not_repeated),
-        cmocka_unit_test(test_untrusted_text),    cmocka_unit_test(test_untrusted_session),
+        cmocka_unit_test(test_goal_resolved),     cmocka_unit_test(test_untrusted_text),
+        cmocka_unit_test(test_untrusted_session),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
