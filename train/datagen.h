@@ -9,39 +9,11 @@
 #ifndef PIPIT_TRAIN_DATAGEN_H
 #define PIPIT_TRAIN_DATAGEN_H
 
+#include "dataset.h"
 #include "pipit.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* One stored example: its four strings live in the data set's string arena. */
-struct ds_example {
-    uint32_t memory, state, utterance, output; /* offsets into pipit_dataset.arena */
-    uint16_t category;                         /* index into the category table */
-    bool tracker;                              /* a State-Tracker example (docs/memory.md) */
-    int32_t template_id;
-};
-
-struct pipit_dataset {
-    struct ds_example *ex[2]; /* by enum pipit_split */
-    int32_t n[2];
-    char *arena; /* NUL-terminated strings */
-    size_t arena_len, arena_cap;
-    const char *const *categories; /* names by ds_example.category; NULL: datagen_categories */
-    int n_categories;
-};
-
-/* Append an example to `split` (the caller grew ds->ex[split] to hold it); false when out of
- * memory. The strings are copied into the arena. Used by the pack generator (train/packgen.c). */
-bool datagen_append(struct pipit_dataset *ds,
-                    enum pipit_split split,
-                    const char *memory,
-                    const char *state,
-                    const char *utterance,
-                    const char *output,
-                    int category,
-                    int32_t template_id,
-                    bool tracker);
 
 /* Category names, indexed by ds_example.category. */
 extern const char *const datagen_categories[];
