@@ -333,11 +333,10 @@ static void test_home_no_overlap(void **state) {
     assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
     struct pipit_overlap_counts c;
     memset(&c, 0, sizeof(c));
-    /* split by the generic lexicon: with the home pack's router (as the agent splits, and as
-     * `pipit train --tools tools/home.json --overlap eval/home.jsonl` checks) two segments of
-     * the dev set are in the training data and wait to be rephrased blind; then this passes
-     * &(struct pipit_eval_device){"home", ts}, 1 */
-    assert_int_equal(pipit_overlap_check_file(idx, HOME_EVAL, NULL, 0, NULL, NULL, &c, &err),
+    /* split by the home pack's router, as the agent splits (and as `pipit train --tools
+     * tools/home.json --overlap eval/home.jsonl` checks) */
+    struct pipit_eval_device home = {"home", ts};
+    assert_int_equal(pipit_overlap_check_file(idx, HOME_EVAL, &home, 1, NULL, NULL, &c, &err),
                      PIPIT_OK);
     if (c.n_verbatim + c.n_near > 0) {
         fail_msg("%s: %d utterances and %d segments in the training data (`pipit train --tools "
