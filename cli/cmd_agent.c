@@ -263,6 +263,11 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         session_free(s);
         return CLI_EXIT_FAIL;
     }
+    struct pipit_agent_budget budget;
+    pipit_agent_get_budget(s->agent, &budget);
+    if (budget.notice[0] != '\0') {
+        fprintf(stderr, "pipit: %s\n", budget.notice); /* the tools were served smaller */
+    }
     struct pipit_cloud_params cp = pipit_cloud_default_params();
     pipit_cloud_params_from_env(&cp);
     if (o->cloud_url != NULL) {

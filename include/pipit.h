@@ -1018,7 +1018,9 @@ struct pipit_agent_params {
                                     else the model's trained context length, at most n_ctx)
                                     minus the longest recent turn's tail always caps it; a
                                     tool prompt that leaves no room for a short command is
-                                    refused by pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
+                                    served in a smaller format (compact, then JIT; see
+                                    pipit_agent_get_budget) or, when none fits, refused by
+                                    pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
     bool state_tracker;          /* run the State-Tracker after each turn (memory cso): a
                                     second context on the same model writes extra CSO lines
                                     (default false: it costs a decode per turn and needs a
@@ -1042,6 +1044,23 @@ enum pipit_status pipit_agent_new(struct pipit_model *model,
                                   struct pipit_error *err);
 
 void pipit_agent_free(struct pipit_agent *agent);
+
+/* How the agent fits its context (docs/agent.md, "Context budget"). */
+struct pipit_agent_budget {
+    int32_t prompt_limit;  /* the longest prompt the agent builds: pipit.train.n_ctx, else the
+                              model's trained context length, at most n_ctx (tokens) */
+    int32_t n_ctx;         /* the context window (tokens) */
+    int32_t system_tokens; /* the system text and tools (tokens; -1 before it is counted) */
+    int32_t memory_budget; /* the permanent prefix (system, tools, memory) may reach this many
+                              tokens now: the prompt limit minus the longest recent turn's tail,
+                              and n_ctx minus that tail and max_tokens (tokens) */
+    int32_t tools_format;  /* the tools format in use: params.tools_format, or a smaller one
+                              when that one did not fit (enum pipit_toolspec_format) */
+    char notice[512];      /* what creation changed to fit, with the numbers ("" = nothing) */
+};
+
+/* Fill `out` (both non-NULL, else nothing happens). */
+void pipit_agent_get_budget(const struct pipit_agent *agent, struct pipit_agent_budget *out);
 
 /* Message of the agent's last failure. Borrowed. */
 const char *pipit_agent_errmsg(const struct pipit_agent *agent);
@@ -1112,6 +1131,9 @@ enum pipit_turn_flag {
     PIPIT_TURN_NUMBER_RESTORED = 1 << 13, /* the model bent a number the person said out of
                                             range into a legal one; the person's number was
                                             put back, so the call is refused with the limit */
+    PIPIT_TURN_UNPINNED = 1 << 14,        /* pinned memory lines alone did not fit the budget:
+                                            the oldest were unpinned and trimmed
+                                            (unpinned_lines says how many) */
 };
 
 struct pipit_turn {
@@ -1140,6 +1162,8 @@ struct pipit_turn {
     char *model_text;                 /* the last step's raw model output (for -v) */
     int32_t n_prompt_max;             /* longest prompt the model ran on this turn: permanent
                                          prefix plus ephemeral tail (<= the prompt limit) */
+    int32_t unpinned_lines;           /* pinned memory lines unpinned this turn to fit the
+                                         budget (PIPIT_TURN_UNPINNED) */
 };
 
 /* The longest utterance pipit_agent_turn() takes, in bytes (without the NUL). */

@@ -108,6 +108,9 @@ struct pipit_agent {
     int32_t eph_floor;            /* estimated tail of a short command, before any turn */
     int32_t eph_recent[16];       /* the longest tail of each of the last 16 turns */
     int32_t eph_next, eph_filled; /* the ring's next slot, and slots filled (<= 16) */
+    bool tools_in_prompt;         /* the prompt lists the tools (not pipit.prompt.tools none) */
+    char notice[512];             /* what creation changed to fit the prompt limit, or "" */
+    int32_t requested_format;     /* params.tools_format as given (the one used may be smaller) */
 };
 
 /* ============================================================================ defaults */
@@ -218,6 +221,7 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
     if (system == NULL) {
         system = DEFAULT_SYSTEM;
     }
+    a->tools_in_prompt = true;
     if (a->chat_template) {
         /* general instruct models read the tool list: the built-in undo is listed for them;
          * pipit-format prompts are a training contract and keep the pack's list */
@@ -241,6 +245,7 @@ static enum pipit_status prepare_prompt(struct pipit_agent *a, struct pipit_erro
             strcmp(tools_meta, "none") == 0) {
             tools_in_prompt = false;
         }
+        a->tools_in_prompt = tools_in_prompt;
         struct strbuf b = {0};
         strbuf_str(&b, system);
         strbuf_str(&b, "\n");
@@ -328,6 +333,17 @@ const char *agent_permanent_text(const struct pipit_agent *agent) {
 
 /* ============================================================================ budget */
 
+static const char *const FORMAT_NAMES[] = {"openapi", "minified", "compact", "jit"};
+
+/* The name of the format the prompt really shows the tools in: the Hermes prompt lists them
+ * minified in every format but JIT. */
+static const char *shown_format(const struct pipit_agent *a, int32_t format) {
+    if (a->chat_template && format != PIPIT_TOOLSPEC_JIT) {
+        return FORMAT_NAMES[PIPIT_TOOLSPEC_MINIFIED];
+    }
+    return FORMAT_NAMES[format];
+}
+
 /* Tokens of `text` as the backend would prefill it; -1 without a model. */
 static int32_t count_tokens(const struct pipit_agent *a, const char *text, bool add_special) {
     if (a->model == NULL || text == NULL) {
@@ -343,8 +359,10 @@ static int32_t count_tokens(const struct pipit_agent *a, const char *text, bool 
  * system text, the tools, the state line, the rest of a turn) and, when the model was trained
  * for another pack (its pipit.prompt.system is neither the tool set's pack name nor its system
  * text), that cause first: a model learns one pack's prompt and length. */
-static enum pipit_status
-prompt_too_long(struct pipit_agent *a, int32_t n_system, struct pipit_error *err) {
+static enum pipit_status prompt_too_long(struct pipit_agent *a,
+                                         int32_t n_system,
+                                         const char *tried,
+                                         struct pipit_error *err) {
     char meta[1024] = "";
     bool has_meta = pipit_model_meta_str(a->model, "pipit.prompt.system", meta, sizeof(meta)) >= 0;
     const char *system = a->params.system_prompt != NULL ? a->params.system_prompt
@@ -374,17 +392,46 @@ prompt_too_long(struct pipit_agent *a, int32_t n_system, struct pipit_error *err
                      "(docs/training.md) or run a general instruct model",
                      meta, pack->name, pack->name);
     }
+    /* the smaller formats already tried (set_prompt_limit), and what is left to try */
+    char also[320] = "";
+    if (tried[0] != '\0') {
+        pipit_format(also, sizeof(also),
+                     " in the %s format, also too long in the larger tools format%s tried first "
+                     "(%s tokens with the system text)",
+                     shown_format(a, a->params.tools_format), strchr(tried, ',') ? "s" : "", tried);
+    }
+    const char *advice = other[0] != '\0' ? ""
+                         : a->params.tools_format < PIPIT_TOOLSPEC_JIT
+                             ? "; use a shorter tools format (compact or JIT), fewer tools, a "
+                               "shorter state line, the pipit syntax, or a model trained on "
+                               "longer prompts"
+                             : "; use fewer tools, a shorter state line, the pipit syntax, or a "
+                               "model trained on longer prompts";
     return pipit_error_set(
         err, PIPIT_ERR_CONTEXT_FULL,
         "agent: the prompt does not fit the model's trained length: system text %d tokens, "
         "tools %d, state line %d, a short command and its call about %d more: %d tokens, more "
-        "than the prompt limit of %d (%s)%s%s",
+        "than the prompt limit of %d (%s)%s%s%s",
         n_system - n_tools, n_tools, n_state, a->eph_floor - n_state, n_system + a->eph_floor,
-        a->prompt_limit, a->limit_source, other,
-        other[0] != '\0' ? ""
-                         : "; use a shorter tools format (compact or JIT), fewer tools, a "
-                           "shorter state line, the pipit syntax, or a model trained on longer "
-                           "prompts");
+        a->prompt_limit, a->limit_source, also, other, advice);
+}
+
+/* Tokens `text` takes in the permanent prefix: counted with the tokenizer, or its bytes on the
+ * scripted backend (which counts bytes). */
+static int32_t prefix_tokens(const struct pipit_agent *a, const char *text) {
+    if (a->model == NULL) {
+        return (int32_t)strlen(text);
+    }
+    return count_tokens(a, text, false);
+}
+
+/* A short command's tail before any turn: the state line, the words, the header, and a call. */
+static void set_eph_floor(struct pipit_agent *a) {
+    char *tail = step_prompt(a, "zoom in to 2x and turn on the flash", NULL);
+    int32_t n_tail = count_tokens(a, tail, false);
+    free(tail);
+    int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
+    a->eph_floor = (n_tail > 0 ? n_tail : 32) + gen;
 }
 
 /* The longest prompt the agent may build (DESIGN.md item 5): the length the model was trained
@@ -416,17 +463,50 @@ static enum pipit_status set_prompt_limit(struct pipit_agent *a, struct pipit_er
         a->prompt_limit = (int32_t)trained;
         a->limit_source = source;
     }
-    /* a short command's tail: the state line, the words, the header, and a call */
-    char *tail = step_prompt(a, "zoom in to 2x and turn on the flash", NULL);
-    int32_t n_tail = count_tokens(a, tail, false);
-    free(tail);
-    int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
-    a->eph_floor = (n_tail > 0 ? n_tail : 32) + gen;
-    int32_t n_system = count_tokens(a, a->system_text, true);
-    if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
-        return prompt_too_long(a, n_system, err);
+    /* the system text and tools must leave room for a short command; when they do not, the
+     * tools are served in a smaller format (compact, then JIT) and the notice says so */
+    struct strbuf tried = {0};
+    int32_t n_system = -1;
+    enum pipit_status st = PIPIT_OK;
+    for (;;) {
+        set_eph_floor(a);
+        n_system = count_tokens(a, a->system_text, true);
+        if (n_system < 0 || n_system + a->eph_floor <= a->prompt_limit || !a->tools_in_prompt ||
+            a->params.tools_format >= PIPIT_TOOLSPEC_JIT) {
+            break;
+        }
+        strbuf_printf(&tried, "%s%s %d", tried.len > 0 ? ", " : "",
+                      shown_format(a, a->params.tools_format), n_system);
+        a->backend.ops->reset(a->backend.self);
+        free(a->system_text);
+        free(a->chat_system);
+        a->system_text = NULL;
+        a->chat_system = NULL;
+        /* the Hermes prompt lists every tool minified whatever the format, except JIT */
+        a->params.tools_format =
+            a->params.tools_format < PIPIT_TOOLSPEC_COMPACT && !a->chat_template
+                ? PIPIT_TOOLSPEC_COMPACT
+                : PIPIT_TOOLSPEC_JIT;
+        st = prepare_prompt(a, err);
+        if (st != PIPIT_OK) {
+            strbuf_free(&tried);
+            return st;
+        }
     }
-    return PIPIT_OK;
+    if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
+        st = prompt_too_long(a, n_system, tried.len > 0 ? tried.data : "", err);
+    } else if (tried.len > 0) {
+        pipit_format(a->notice, sizeof(a->notice),
+                     "agent: the tools did not fit the prompt limit of %d tokens (%s) beside a "
+                     "short command of about %d tokens in the %s format (%s tokens with the "
+                     "system text); using the %s format: %d tokens",
+                     a->prompt_limit, a->limit_source, a->eph_floor,
+                     shown_format(a, a->requested_format), tried.data,
+                     shown_format(a, a->params.tools_format), n_system);
+        pipit_log(PIPIT_LOG_WARN, "%s", a->notice);
+    }
+    strbuf_free(&tried);
+    return st;
 }
 
 /* The permanent prefix may reach this many tokens: the prompt limit minus the longest tail
@@ -437,6 +517,13 @@ static int32_t memory_budget(const struct pipit_agent *a) {
         tail = a->eph_recent[i] > tail ? a->eph_recent[i] : tail;
     }
     int32_t budget = a->prompt_limit - tail;
+    /* the context window is a hard limit: a decode may run to max_tokens past the tail's
+     * estimate (the tail counts the generated tokens of recent turns, not the most a decode may
+     * write); on the scripted backend n_ctx is bytes and the estimate is the limit */
+    int32_t hard = (int32_t)a->params.n_ctx - tail - a->params.max_tokens;
+    if (a->model != NULL && hard < budget) {
+        budget = hard;
+    }
     if (a->params.context_budget > 0 && a->params.context_budget < budget) {
         budget = a->params.context_budget;
     }
@@ -523,6 +610,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->backend = backend;
     a->params = params != NULL ? *params : pipit_agent_default_params();
     struct pipit_agent_params *p = &a->params;
+    a->requested_format = p->tools_format;
     a->dev = p->device != NULL ? &p->device->dev : NULL;
     if (p->max_steps < 1 || p->max_steps > 8 || p->max_tokens < 1 || p->max_tokens > 4096 ||
         p->undo_slots < 1 || p->undo_slots > 256) {
@@ -644,6 +732,20 @@ void pipit_agent_free(struct pipit_agent *a) {
     free(a->system_text);
     free(a->chat_system);
     free(a);
+}
+
+void pipit_agent_get_budget(const struct pipit_agent *a, struct pipit_agent_budget *out) {
+    if (a == NULL || out == NULL) {
+        return;
+    }
+    memset(out, 0, sizeof(*out));
+    out->prompt_limit = a->prompt_limit;
+    out->n_ctx = (int32_t)a->params.n_ctx;
+    out->system_tokens =
+        a->system_tokens >= 0 ? a->system_tokens : count_tokens(a, a->system_text, true);
+    out->memory_budget = memory_budget(a);
+    out->tools_format = a->params.tools_format;
+    pipit_format(out->notice, sizeof(out->notice), "%s", a->notice);
 }
 
 const char *pipit_agent_errmsg(const struct pipit_agent *agent) {
@@ -1665,53 +1767,66 @@ static void all_output_add(struct turn_build *tb, const char *text) {
     strbuf_str(&tb->outputs, text);
 }
 
-/* Trim the oldest unpinned memory lines until the permanent prefix is at most `budget` tokens,
- * and rebuild the memory part of the prefix from the kept lines. */
-static enum pipit_status
-trim_to_budget(struct pipit_agent *a, struct pipit_turn *t, int32_t budget) {
-    int32_t np = 0, ne = 0;
-    int64_t n = 0;
-    enum pipit_status st = PIPIT_OK;
-    a->backend.ops->lengths(a->backend.self, &np, &ne);
-    if (np <= budget) {
-        return PIPIT_OK;
-    }
-    int32_t mem_tokens = np - a->system_tokens;
-    int32_t room = budget - a->system_tokens;
-    if (room <= 0 || mem_tokens <= 0) {
-        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
-        return PIPIT_OK;
-    }
-    /* bytes scale with tokens: keep about 80% of the room so the next turns fit too */
-    size_t bytes = memory_bytes(&a->mem);
-    size_t target = (size_t)((double)bytes * 0.8 * room / mem_tokens);
-    size_t dropped = memory_trim(&a->mem, target);
-    t->trimmed_lines += (int32_t)dropped;
-    /* superseded facts still sit in the KV cache: a rebuild alone may be enough */
-    bool stale = a->mem.n_superseded != a->superseded_at_rebuild;
-    if (dropped == 0 && !stale) {
-        t->flags |= PIPIT_TURN_OVER_BUDGET; /* only pinned lines are left */
-        return PIPIT_OK;
-    }
-    a->superseded_at_rebuild = a->mem.n_superseded;
-    /* rebuild the memory part of the prefix from the kept lines */
+/* The whole memory as the permanent prefix holds it after a rebuild (one system message in a
+ * chat template), or "" when empty; NULL when out of memory or the template fails. */
+static char *memory_prefix_text(struct pipit_agent *a) {
     char *all = memory_text(&a->mem);
+    if (all == NULL || all[0] == '\0' || !a->chat_template) {
+        return all;
+    }
+    char *wrapped = NULL;
+    enum pipit_status st = memory_message(a, all, &wrapped);
+    free(all);
+    if (st != PIPIT_OK) {
+        pipit_free(wrapped);
+        return NULL;
+    }
+    return wrapped;
+}
+
+/* Trim the memory until the permanent prefix (system text and tools, then the memory) fits in
+ * `budget` tokens, and rebuild the memory part of the prefix from the kept lines. The memory is
+ * counted as it will be prefilled, so the prefix fits whatever a line's bytes per token; it is
+ * trimmed to about 80% of its room, so the next turns fit too without a rebuild each. When the
+ * pinned lines alone do not fit, the oldest are unpinned first (PIPIT_TURN_UNPINNED); when even
+ * the system text and tools do not, the memory is emptied (PIPIT_TURN_OVER_BUDGET). */
+static enum pipit_status fit_memory(struct pipit_agent *a, struct pipit_turn *t, int32_t budget) {
+    int32_t room = budget - a->system_tokens;
+    if (room <= 0) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
+    }
+    int32_t keep = room > 0 ? (int32_t)(0.8 * room) : 0;
+    char *all = NULL;
+    for (int guard = 0; guard < 4096; guard++) {
+        free(all);
+        all = memory_prefix_text(a);
+        if (all == NULL) {
+            return PIPIT_ERR_NOMEM;
+        }
+        int32_t n = all[0] != '\0' ? prefix_tokens(a, all) : 0;
+        if (n >= 0 && n <= keep) {
+            break;
+        }
+        size_t bytes = memory_bytes(&a->mem);
+        size_t target = n > 0 && keep > 0 ? (size_t)((double)bytes * keep / n) : 0;
+        if (target >= bytes && bytes > 0) {
+            target = bytes - 1; /* the ratio rounds up: drop at least one line */
+        }
+        size_t dropped = memory_trim(&a->mem, target);
+        t->trimmed_lines += (int32_t)dropped;
+        if (dropped == 0) {
+            if (!memory_unpin_oldest(&a->mem)) {
+                break; /* nothing left to drop (n < 0: the tokenizer failed) */
+            }
+            t->flags |= PIPIT_TURN_UNPINNED;
+            t->unpinned_lines++;
+        }
+    }
     char *none = memory_take_delta(&a->mem); /* everything is in `all` */
     free(none);
-    if (all != NULL && all[0] != '\0' && a->chat_template) {
-        char *wrapped = NULL;
-        if (memory_message(a, all, &wrapped) != PIPIT_OK) {
-            free(all);
-            return PIPIT_ERR_TEMPLATE;
-        }
-        free(all);
-        all = wrapped;
-    }
-    if (all == NULL) {
-        return PIPIT_ERR_NOMEM;
-    }
-    n = 0;
-    st = a->backend.ops->truncate(a->backend.self, a->system_tokens);
+    a->superseded_at_rebuild = a->mem.n_superseded;
+    int64_t n = 0;
+    enum pipit_status st = a->backend.ops->truncate(a->backend.self, a->system_tokens);
     if (st == PIPIT_OK && all[0] != '\0') {
         st = a->backend.ops->add_permanent(a->backend.self, all);
         if (st == PIPIT_OK) {
@@ -1722,6 +1837,22 @@ trim_to_budget(struct pipit_agent *a, struct pipit_turn *t, int32_t budget) {
     t->memory_prefill_tokens += n;
     t->prefill_tokens += n;
     return st;
+}
+
+/* Fit the permanent prefix in `budget` tokens when it is longer, or when superseded facts still
+ * sit in the KV cache and a rebuild drops them. */
+static enum pipit_status
+trim_to_budget(struct pipit_agent *a, struct pipit_turn *t, int32_t budget) {
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    if (np <= budget) {
+        return PIPIT_OK;
+    }
+    if (np - a->system_tokens <= 0) {
+        t->flags |= PIPIT_TURN_OVER_BUDGET; /* the system text and tools are never dropped */
+        return PIPIT_OK;
+    }
+    return fit_memory(a, t, budget);
 }
 
 /* After a turn: prefill the system prefix if no step did, append the memory delta to the
@@ -1820,6 +1951,10 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
             return st;
         }
     }
+    a->eph_recent[a->eph_next] = t->n_ephemeral_max;
+    a->eph_next = (a->eph_next + 1) % 16;
+    a->eph_filled = a->eph_filled < 16 ? a->eph_filled + 1 : 16;
+    int32_t budget = memory_budget(a);
     if (delta[0] != '\0' && a->chat_template) {
         /* in a chat template, memory lines travel as a system message (a data span) */
         char *wrapped = NULL;
@@ -1829,6 +1964,12 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
         if (st != PIPIT_OK) {
             return st;
         }
+    }
+    if (delta[0] != '\0' && np + prefix_tokens(a, delta) > budget) {
+        /* the new lines would not fit (they could overflow the context itself): trim the
+         * memory with them in it and rebuild, instead of appending */
+        free(delta);
+        return fit_memory(a, t, budget);
     }
     if (delta[0] != '\0') {
         n = 0;
@@ -1843,10 +1984,7 @@ remember(struct pipit_agent *a, struct turn_build *tb, const char *utterance) {
     if (st != PIPIT_OK) {
         return st;
     }
-    a->eph_recent[a->eph_next] = t->n_ephemeral_max;
-    a->eph_next = (a->eph_next + 1) % 16;
-    a->eph_filled = a->eph_filled < 16 ? a->eph_filled + 1 : 16;
-    return trim_to_budget(a, t, memory_budget(a));
+    return trim_to_budget(a, t, budget);
 }
 
 /* Refuse an utterance the agent cannot take as one command: empty or blank, longer than
@@ -1998,9 +2136,16 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
 
     int32_t np0 = 0, ne0 = 0;
     a->backend.ops->lengths(a->backend.self, &np0, &ne0);
-    if (need > 0 && a->system_tokens >= 0 && np0 + need > a->prompt_limit &&
-        trim_to_budget(a, t, a->prompt_limit - need) != PIPIT_OK) {
-        t->flags |= PIPIT_TURN_OVER_BUDGET;
+    if (need > 0 && a->system_tokens >= 0) {
+        /* this utterance's tail must fit beside the memory: within the prompt limit with a short
+         * answer, and within the context window with the longest answer a decode may write */
+        int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
+        int32_t fit = a->prompt_limit - need;
+        int32_t hard = (int32_t)a->params.n_ctx - (need - gen) - a->params.max_tokens;
+        fit = hard < fit ? hard : fit;
+        if (np0 > fit && trim_to_budget(a, t, fit) != PIPIT_OK) {
+            t->flags |= PIPIT_TURN_OVER_BUDGET;
+        }
     }
     char utt[AGENT_MAX_UTTERANCE];
     pipit_format(utt, sizeof(utt), "%s", utterance);
@@ -2135,6 +2280,7 @@ static const struct {
     {PIPIT_TURN_STATE_ANSWER, "state_answer"},
     {PIPIT_TURN_STATE_CORRECTED, "state_corrected"},
     {PIPIT_TURN_NUMBER_RESTORED, "number_restored"},
+    {PIPIT_TURN_UNPINNED, "unpinned"},
 };
 
 static json_t *json_or_string(const char *text) {
@@ -2186,6 +2332,7 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "memory_lines", json_integer(t->memory_lines));
     json_object_set_new(c, "memory_bytes", json_integer(t->memory_bytes));
     json_object_set_new(c, "trimmed_lines", json_integer(t->trimmed_lines));
+    json_object_set_new(c, "unpinned_lines", json_integer(t->unpinned_lines));
     json_object_set_new(c, "tracker_ms", json_real(t->tracker_ms));
     json_object_set_new(c, "tracker_lines", json_integer(t->tracker_lines));
     json_object_set_new(c, "tracker_kv_bytes", json_integer(t->tracker_kv_bytes));

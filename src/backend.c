@@ -253,7 +253,13 @@ static enum pipit_status lb_step(void *self,
             /* jump-forward: text the grammar forces is appended in one batch, never sampled */
             int32_t forced[64];
             int32_t nf = pipit_sampler_forced(b->smpl, b->ctx, forced, 64);
-            if (nf > 0 && i + nf <= p->max_tokens) {
+            if (nf > 0 && i + nf > p->max_tokens) {
+                /* the text the grammar forces does not fit in the tokens left: the call is cut
+                 * here by the limit (sampling on would only end it early, unflagged) */
+                out->token_limit = true;
+                break;
+            }
+            if (nf > 0) {
                 for (int32_t k = 0; k < nf; k++) {
                     char fp[256];
                     int32_t fn = pipit_token_piece(b->model, forced[k], fp, sizeof(fp));

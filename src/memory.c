@@ -583,6 +583,16 @@ size_t memory_bytes(const struct memory *m) {
     return n;
 }
 
+bool memory_unpin_oldest(struct memory *m) {
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->lines[i].pinned) {
+            m->lines[i].pinned = false;
+            return true;
+        }
+    }
+    return false;
+}
+
 size_t memory_trim(struct memory *m, size_t max_bytes) {
     size_t dropped = 0;
     size_t bytes = memory_bytes(m);

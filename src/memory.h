@@ -114,6 +114,10 @@ char *memory_text(const struct memory *m);
  * lines are left. Returns the number of lines dropped (counted in n_trimmed/n_trims). */
 size_t memory_trim(struct memory *m, size_t max_bytes);
 
+/* Unpin the oldest pinned line (it becomes the first trimmed): for when the pinned lines alone
+ * no longer fit the budget. Returns false when no line is pinned. */
+bool memory_unpin_oldest(struct memory *m);
+
 /* Bytes of memory_text(). */
 size_t memory_bytes(const struct memory *m);
 

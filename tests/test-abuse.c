@@ -560,6 +560,9 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
     assert_true(n_state > 0);
     assert_int_equal(total, n_text + n_tools + n_state + n_cmd);
     assert_null(strstr(err.text, "another pack")); /* the camera model, the camera pack */
+    /* the Hermes list was tried minified, then as JIT (whose numbers these are) */
+    assert_non_null(strstr(err.text, "also too long in the larger tools format tried first "
+                                     "(minified "));
     /* the pipit syntax fits, and a tiny context window is the limit too */
     p.syntax = PIPIT_SYNTAX_PIPIT;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
@@ -611,20 +614,25 @@ static void test_prompt_of_another_pack_refused(void **state) {
     pipit_model_free(m);
 }
 
-/* Issue 21's failing case: the Hermes syntax with the 18 camera tools (1,214 tokens of qwen2)
- * in a 2,048-token context with full history. The old budget (n_ctx / 2) was below the tool
- * prompt, so memory was never trimmed and every turn from the 10th failed with "context full";
- * now memory is trimmed to the room the trained length leaves and no turn fails. */
-static void test_hermes_2048_full_memory(void **state) {
-    (void)state;
-    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
-    struct pipit_toolset *ts = camera_tools();
+/* Issue 21's failing case: the Hermes syntax with the 18 camera tools (about 1,200 tokens of
+ * qwen2 in the minified format) in a 2,048-token context. The old budget (n_ctx / 2) was below
+ * the tool prompt, so memory was never trimmed: with full history every turn from the 10th
+ * failed with "context full", and the CSO grew without bound. Now, over 60 turns in each memory
+ * mode, with every answer a forced call of a random model (errors pile up pinned), no turn
+ * fails and no prompt exceeds the limit. */
+static int run_hermes_2048(struct pipit_model *m,
+                           const struct pipit_toolset *ts,
+                           enum pipit_memory_mode mode,
+                           int n_turns) {
     struct pipit_agent_params p = pipit_agent_default_params();
     p.n_threads = 1;
     p.turn_budget_ms = 0;
     p.syntax = PIPIT_SYNTAX_HERMES;
-    p.memory = PIPIT_MEMORY_FULL;
+    p.memory = mode;
     p.tools_format = PIPIT_TOOLSPEC_MINIFIED;
+    p.lazy_grammar = false; /* every answer a call: a random model's calls fail and pin errors */
+    p.temperature = 1.0f;
+    p.seed = 5;
     p.n_ctx = 2048;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
@@ -632,24 +640,128 @@ static void test_hermes_2048_full_memory(void **state) {
         fail_msg("%s", err.text);
     }
     int32_t limit = soak_limit(m, p.n_ctx);
-    int prev = 0, trimmed = 0;
-    for (int i = 0; i < 16; i++) {
+    static const char *const cmds[] = {
+        "zoom in to 2x",        "turn on the flash",
+        "take a photo",         "set the timer to 3 seconds",
+        "white balance cloudy", "switch to the front camera",
+        "turn the grid on",     "set exposure to plus one and turn on hdr",
+    };
+    int prev = 0, trimmed = 0, longest = 0, over = 0, lines = 0;
+    for (int i = 0; i < n_turns; i++) {
         struct pipit_turn *t = NULL;
-        if (pipit_agent_turn(a, i % 2 == 0 ? "zoom in to 2x" : "turn on the flash", &t) !=
-            PIPIT_OK) {
-            fail_msg("turn %d failed: %s", i, pipit_agent_errmsg(a));
+        enum pipit_status st = pipit_agent_turn(a, cmds[i % 8], &t);
+        if (st != PIPIT_OK) {
+            fail_msg("memory %d, turn %d failed: %s '%s'", (int)mode, i, pipit_status_str(st),
+                     pipit_agent_errmsg(a));
         }
         int prompt = (i == 0 ? t->n_permanent : prev) + t->n_ephemeral_max;
-        if (prompt > limit) {
-            fail_msg("turn %d: a prompt of %d tokens, the limit is %d", i, prompt, limit);
+        if (prompt > limit || t->n_prompt_max > limit) {
+            fail_msg("memory %d, turn %d: a prompt of %d tokens, the limit is %d", (int)mode, i,
+                     prompt > t->n_prompt_max ? prompt : t->n_prompt_max, limit);
         }
+        struct pipit_agent_budget b;
+        pipit_agent_get_budget(a, &b);
+        if (t->n_permanent > b.memory_budget) {
+            fail_msg("memory %d, turn %d: a permanent prefix of %d tokens, the budget is %d",
+                     (int)mode, i, t->n_permanent, b.memory_budget);
+        }
+        longest = t->n_prompt_max > longest ? t->n_prompt_max : longest;
+        over += (t->flags & PIPIT_TURN_OVER_BUDGET) != 0;
         prev = t->n_permanent;
         trimmed += t->trimmed_lines;
+        lines = t->memory_lines;
         pipit_turn_free(t);
     }
-    assert_true(trimmed > 0); /* full history did reach the limit and was trimmed */
-    print_message("hermes, 2048 context, full memory: 16 turns, 0 failed, %d lines trimmed\n",
-                  trimmed);
+    print_message("hermes, 2048 context, memory %d: %d turns, 0 failed, longest prompt %d of %d, "
+                  "%d lines trimmed, %d turns over budget, %d lines at the end\n",
+                  (int)mode, n_turns, longest, limit, trimmed, over, lines);
+    test_agent_free(a);
+    return trimmed;
+}
+
+static void test_hermes_2048_full_and_cso(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_toolset *ts = camera_tools();
+    /* full history reaches the budget within 60 turns and is trimmed */
+    assert_true(run_hermes_2048(m, ts, PIPIT_MEMORY_FULL, 60) > 0);
+    run_hermes_2048(m, ts, PIPIT_MEMORY_CSO, 60);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+/* Tools that do not fit beside a short command are served in a smaller format, and the agent
+ * says so with the numbers: the OpenAPI format of the 18 camera tools (about 2,070 tokens of
+ * qwen2) in pipit's syntax at 2,048 becomes compact; the Hermes prompt (minified, about 1,200)
+ * at 1,024 becomes JIT. Their turns run within the limit. */
+static void expect_fallback(struct pipit_model *m,
+                            const struct pipit_toolset *ts,
+                            int32_t syntax,
+                            int32_t format,
+                            uint32_t n_ctx,
+                            const char *from,
+                            int32_t want) {
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    p.syntax = syntax;
+    p.tools_format = format;
+    p.n_ctx = n_ctx;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_agent_budget b;
+    pipit_agent_get_budget(a, &b);
+    assert_int_equal(b.tools_format, want);
+    assert_int_equal(b.prompt_limit, soak_limit(m, p.n_ctx));
+    int limit = 0, floor = 0, before = 0, after = 0;
+    char f1[16] = "", f2[16] = "", f3[16] = "";
+    if (sscanf(b.notice,
+               "agent: the tools did not fit the prompt limit of %d tokens (%*[^)]) beside a "
+               "short command of about %d tokens in the %15s format (%15s %d tokens with the "
+               "system text); using the %15s format: %d tokens",
+               &limit, &floor, f1, f2, &before, f3, &after) != 7) {
+        fail_msg("the notice does not give the numbers: '%s'", b.notice);
+    }
+    assert_string_equal(f1, from);
+    assert_string_equal(f2, from);
+    assert_string_equal(f3, want == PIPIT_TOOLSPEC_JIT ? "jit" : "compact");
+    assert_int_equal(limit, b.prompt_limit);
+    assert_true(before + floor > limit);
+    assert_int_equal(after, b.system_tokens);
+    assert_true(after + floor <= limit);
+    for (int i = 0; i < 3; i++) {
+        struct pipit_turn *t = NULL;
+        assert_int_equal(pipit_agent_turn(a, "zoom in to 2x", &t), PIPIT_OK);
+        assert_true(t->n_prompt_max <= limit);
+        pipit_turn_free(t);
+    }
+    print_message("%s\n", b.notice);
+    test_agent_free(a);
+}
+
+static void test_tools_fall_back_to_a_smaller_format(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_toolset *ts = camera_tools();
+    expect_fallback(m, ts, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_OPENAPI, 2048, "openapi",
+                    PIPIT_TOOLSPEC_COMPACT);
+    expect_fallback(m, ts, PIPIT_SYNTAX_HERMES, PIPIT_TOOLSPEC_MINIFIED, 1024, "minified",
+                    PIPIT_TOOLSPEC_JIT);
+    /* a format that fits is kept, and nothing is said */
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.syntax = PIPIT_SYNTAX_HERMES;
+    p.tools_format = PIPIT_TOOLSPEC_MINIFIED;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
+    struct pipit_agent_budget b;
+    pipit_agent_get_budget(a, &b);
+    assert_int_equal(b.tools_format, PIPIT_TOOLSPEC_MINIFIED);
+    assert_string_equal(b.notice, "");
     test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
@@ -677,7 +789,7 @@ static void test_train_n_ctx_is_the_limit(void **state) {
     struct pipit_error err;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     assert_int_equal(soak_limit(m, p.n_ctx), 128);
-    int prev = 0, longest = 0, trimmed = 0;
+    int prev = 0, longest = 0, trimmed = 0, fitted = 0;
     for (int i = 0; i < 150; i++) {
         struct pipit_turn *t = NULL;
         static const char *const cmds[] = {"zoom in to 2x", "turn on the flash", "take a photo",
@@ -688,13 +800,17 @@ static void test_train_n_ctx_is_the_limit(void **state) {
             fail_msg("turn %d: a prompt of %d tokens, pipit.train.n_ctx is 128", i, prompt);
         }
         longest = prompt > longest ? prompt : longest;
+        /* the prefix shrank: it reached the budget and was rebuilt (its superseded facts
+         * dropped, or its oldest lines trimmed) */
+        fitted += i > 0 && t->n_permanent < prev;
         prev = t->n_permanent;
         trimmed += t->trimmed_lines;
         pipit_turn_free(t);
     }
-    assert_true(trimmed > 0);
-    print_message("pipit.train.n_ctx 128: 150 turns, longest prompt %d, %d lines trimmed\n",
-                  longest, trimmed);
+    assert_true(fitted > 0);
+    print_message("pipit.train.n_ctx 128: 150 turns, longest prompt %d, fitted %d times, %d lines "
+                  "trimmed\n",
+                  longest, fitted, trimmed);
     test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
@@ -1007,7 +1123,8 @@ int main(int argc, char **argv) {
     const struct CMUnitTest budget[] = {
         cmocka_unit_test(test_prompt_too_long_refused_at_creation),
         cmocka_unit_test(test_prompt_of_another_pack_refused),
-        cmocka_unit_test(test_hermes_2048_full_memory),
+        cmocka_unit_test(test_hermes_2048_full_and_cso),
+        cmocka_unit_test(test_tools_fall_back_to_a_smaller_format),
         cmocka_unit_test(test_train_n_ctx_is_the_limit),
         cmocka_unit_test(test_long_utterance_within_limit),
     };

@@ -1589,6 +1589,33 @@ static void test_context_budget_trims_memory(void **state) {
     assert_non_null(strstr(fx.fake.permanent, "note_id: N-"));
     teardown_fx(&fx);
 
+    /* failures of different tools each pin a line until the tool succeeds: when the pinned
+     * lines alone pass the budget, the oldest are unpinned and trimmed, and the turn says so */
+    p.context_budget = system + 90;
+    setup_phone(&fx, &p);
+    static const char *const failing[] = {
+        "<call>send_message()",  "<call>share_photo()",  "<call>navigate_to()",
+        "<call>request_ride()",  "<call>set_alarm()",    "<call>append_note()",
+        "<call>create_ticket()", "<call>cancel_timer()",
+    };
+    int32_t unpinned = 0, flagged = 0;
+    for (int i = 0; i < 8; i++) {
+        script(&fx, 1, &failing[i]);
+        t = turn(&fx, "do it");
+        assert_int_equal(t->n_calls, 1);
+        assert_false(t->calls[0].ok);
+        assert_true(t->n_permanent <= p.context_budget);
+        unpinned += t->unpinned_lines;
+        flagged += (t->flags & PIPIT_TURN_UNPINNED) != 0;
+        assert_true((t->unpinned_lines > 0) == ((t->flags & PIPIT_TURN_UNPINNED) != 0));
+        pipit_turn_free(t);
+    }
+    assert_true(unpinned > 0 && flagged > 0);
+    /* the newest error stays, the oldest went first */
+    assert_non_null(strstr(fx.fake.permanent, "tool_error: cancel_timer"));
+    assert_null(strstr(fx.fake.permanent, "tool_error: send_message"));
+    teardown_fx(&fx);
+
     /* a budget below the system text: nothing is dropped silently, the turn says so */
     p.context_budget = 10;
     setup_phone(&fx, &p);
@@ -1702,6 +1729,55 @@ static void test_real_model_hermes(void **state) {
         pipit_turn_free(t);
     }
     test_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+/* A forced call cut by the token limit comes back as a parse error (or as no call, when even
+ * the trigger was cut) with the token_limit flag, in both syntaxes and both decoders (issue 21:
+ * jump-forward text longer than the tokens left ended the decode early, unflagged). */
+static void test_real_model_token_limit(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_toolset *ts = camera_tools();
+    static const int32_t limits[] = {2, 5, 8, 12, 16};
+    for (int k = 0; k < 4; k++) {
+        struct pipit_agent_params p = pipit_agent_default_params();
+        p.n_threads = 1;
+        p.syntax = k % 2 == 0 ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
+        p.fast_grammar = k < 2;
+        p.lazy_grammar = false;
+        p.turn_budget_ms = 0;
+        int cut = 0;
+        for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+            p.max_tokens = limits[l];
+            struct pipit_agent *a = NULL;
+            struct pipit_error err;
+            if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+                fail_msg("%s", err.text);
+            }
+            struct pipit_turn *t = NULL;
+            assert_int_equal(pipit_agent_turn(a, "set the white balance to cloudy", &t), PIPIT_OK);
+            bool whole = t->n_calls == 1 && t->calls[0].status != PIPIT_ERR_PARSE;
+            bool flagged = (t->flags & PIPIT_TURN_TOKEN_LIMIT) != 0;
+            if (whole == flagged) {
+                fail_msg("syntax %d, fast %d, max_tokens %d: %zu calls (%s), flags 0x%x, "
+                         "decoded %lld tokens: '%s'",
+                         (int)p.syntax, (int)p.fast_grammar, (int)p.max_tokens, t->n_calls,
+                         t->n_calls > 0 ? pipit_status_str(t->calls[0].status) : "-",
+                         (unsigned)t->flags, (long long)t->decode_tokens, t->model_text);
+            }
+            if (flagged) {
+                char *j = pipit_turn_to_json(t);
+                assert_non_null(strstr(j, "\"token_limit\""));
+                pipit_free(j);
+                cut++;
+            }
+            pipit_turn_free(t);
+            test_agent_free(a);
+        }
+        assert_true(cut > 0);
+    }
     pipit_toolset_free(ts);
     pipit_model_free(m);
 }
@@ -1917,6 +1993,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_real_model_prefix_cached),
         cmocka_unit_test(test_real_model_hermes),
+        cmocka_unit_test(test_real_model_token_limit),
         cmocka_unit_test(test_real_model_cancel_mid_decode),
         cmocka_unit_test(test_real_model_state_tracker),
         cmocka_unit_test(test_real_model_app_state),
