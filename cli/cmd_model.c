@@ -9,6 +9,13 @@
 
 static void make_model_usage(FILE *out) {
     fprintf(out, "usage: pipit make-model --vocab NAME|FILE --out FILE [size options]\n"
+                 "       pipit make-model --shape NAME --out FILE [--type T] [--vocab ...]\n"
+                 "       pipit make-model --shapes\n"
+                 "  --shape NAME     the sizes of a common small model (see --shapes): width,\n"
+                 "                   blocks, heads, KV heads, feed-forward, trained context,\n"
+                 "                   rope base and tokenizer; size options after it override\n"
+                 "  --shapes         list the named shapes\n"
+                 "  --type T         weight matrices: f32 (default), f16, q8_0 or q4_0\n"
                  "  --vocab NAME     tokenizer: a vocab name from llama.cpp's models/ "
                  "(llama-spm,\n"
                  "                   qwen2, llama-bpe, phi-3, ...) or a path to a GGUF "
@@ -30,13 +37,52 @@ int cmd_make_model(int argc, char **argv) {
     long embd = p.n_embd, layers = p.n_layer, heads = p.n_head, heads_kv = -1, ff = p.n_ff;
     long ctx = p.n_ctx_train, seed = (long)p.seed;
     double std = p.init_std;
+    const char *type = NULL;
     bool bad = false;
     for (int i = 1; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             make_model_usage(stdout);
             return CLI_EXIT_OK;
         }
+        if (strcmp(argv[i], "--shapes") == 0) {
+            size_t n = 0;
+            const struct pipit_model_shape *shapes = pipit_model_shapes(&n);
+            printf("| shape | copies | embd | layers | heads | kv heads | ff | vocab (tokenizer) "
+                   "| ctx | params |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
+            for (size_t k = 0; k < n; k++) {
+                const struct pipit_model_shape *sh = &shapes[k];
+                printf("| %s | %s | %d | %d | %d | %d | %d | %lld (%s) | %d | %.0fM |\n", sh->name,
+                       sh->like, sh->n_embd, sh->n_layer, sh->n_head, sh->n_head_kv, sh->n_ff,
+                       (long long)sh->n_vocab, sh->vocab, sh->n_ctx_train,
+                       (double)sh->n_params / 1e6);
+            }
+            return CLI_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--shape") == 0) {
+            /* sizes from the shape; options after it override them */
+            const struct pipit_model_shape *sh =
+                i + 1 < argc ? pipit_model_shape_find(argv[i + 1]) : NULL;
+            if (sh == NULL) {
+                fprintf(stderr, "pipit make-model: unknown shape '%s' (see --shapes)\n",
+                        i + 1 < argc ? argv[i + 1] : "");
+                bad = true;
+                continue;
+            }
+            i++;
+            pipit_make_model_apply_shape(&p, sh);
+            embd = p.n_embd;
+            layers = p.n_layer;
+            heads = p.n_head;
+            heads_kv = p.n_head_kv;
+            ff = p.n_ff;
+            ctx = p.n_ctx_train;
+            if (vocab == NULL) {
+                vocab = sh->vocab;
+            }
+            continue;
+        }
         if (cli_opt_str(argc, argv, &i, "--vocab", &vocab, &bad) ||
+            cli_opt_str(argc, argv, &i, "--type", &type, &bad) ||
             cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
             cli_opt_int(argc, argv, &i, "--embd", 8, 4096, &embd, &bad) ||
             cli_opt_int(argc, argv, &i, "--layers", 1, 64, &layers, &bad) ||
@@ -55,6 +101,18 @@ int cmd_make_model(int argc, char **argv) {
         if (!bad) {
             fprintf(stderr, "pipit make-model: --vocab and --out are required\n");
         }
+        make_model_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    static const char *const TYPES[] = {"f32", "f16", "q8_0", "q4_0"};
+    p.weight_type = -1;
+    for (int32_t k = 0; k < 4; k++) {
+        if (strcmp(type != NULL ? type : "f32", TYPES[k]) == 0) {
+            p.weight_type = k;
+        }
+    }
+    if (p.weight_type < 0) {
+        fprintf(stderr, "pipit make-model: --type %s: f32, f16, q8_0 or q4_0\n", type);
         make_model_usage(stderr);
         return CLI_EXIT_USAGE;
     }

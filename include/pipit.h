@@ -581,11 +581,46 @@ struct pipit_make_model_params {
     int32_t n_ctx_train;    /* llama.context_length (default 2048) */
     uint64_t seed;          /* weight RNG seed (default 1) */
     float init_std;         /* weights ~ N(0, init_std) (default 0.5: varied output) */
+    int32_t weight_type;    /* enum pipit_weight_type of the matrices (the norms stay F32;
+                               default PIPIT_WEIGHTS_F32). The same seed gives the same
+                               weights in every type (rounded or quantized from the same F32
+                               draws); Q8_0 and Q4_0 need n_embd and n_ff that divide by 32 */
+    float rope_base;        /* llama.rope.freq_base (default 10000) */
 };
+
+/* A named shape: the hyperparameters of a common small model, for random models of real
+ * cost (docs/engine.md, "Models of real shape"). The llama graph is used whatever the
+ * original's (no biases, no head_dim other than n_embd / n_head). */
+struct pipit_model_shape {
+    const char *name;    /* e.g. "smollm2-135m" */
+    const char *like;    /* the model it copies, for people */
+    const char *vocab;   /* the tokenizer: a vocab name under llama.cpp's models/ */
+    int32_t n_embd;      /* width */
+    int32_t n_layer;     /* blocks */
+    int32_t n_head;      /* attention heads */
+    int32_t n_head_kv;   /* key/value heads */
+    int32_t n_ff;        /* feed-forward width */
+    int32_t n_ctx_train; /* the original's trained context length */
+    int64_t n_vocab;     /* the original's vocabulary size (the tokenizer's may differ) */
+    float rope_base;     /* the original's rope.freq_base */
+    int64_t n_params;    /* parameters with this shape and the original's vocabulary, tied
+                            embeddings */
+};
+
+/* The named shapes, smallest first: *n receives how many. Static, never NULL. */
+const struct pipit_model_shape *pipit_model_shapes(size_t *n);
+
+/* The shape called `name`, NULL when none is. */
+const struct pipit_model_shape *pipit_model_shape_find(const char *name);
+
+/* Set params' sizes (width, blocks, heads, feed-forward, trained context, rope base) from
+ * `shape`; vocab_path, seed, init_std and weight_type are left as they are. */
+void pipit_make_model_apply_shape(struct pipit_make_model_params *params,
+                                  const struct pipit_model_shape *shape);
 
 struct pipit_make_model_params pipit_make_model_default_params(void);
 
-/* Write a llama-architecture GGUF with random F32 weights and the tokenizer
+/* Write a llama-architecture GGUF with random weights (params->weight_type) and the tokenizer
  * copied from params->vocab_path. The write is atomic (temp file + rename). */
 enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
                                    const char *out_path,
@@ -1343,11 +1378,12 @@ struct pipit_train_progress {
 typedef void (*pipit_train_progress_fn)(const struct pipit_train_progress *p, void *user_data);
 
 /* Storage of the exported model's matrices (norm weights stay F32; checkpoints are always F32,
- * so they can be resumed). */
+ * so they can be resumed). The trainer writes F32, F16 and Q8_0; pipit_make_model() all four. */
 enum pipit_weight_type {
     PIPIT_WEIGHTS_F32 = 0,
     PIPIT_WEIGHTS_F16 = 1,
     PIPIT_WEIGHTS_Q8_0 = 2,
+    PIPIT_WEIGHTS_Q4_0 = 3,
 };
 
 struct pipit_train_params {

@@ -158,8 +158,146 @@ struct pipit_make_model_params pipit_make_model_default_params(void) {
         .n_ctx_train = 2048,
         .seed = 1,
         .init_std = 0.5f,
+        .weight_type = PIPIT_WEIGHTS_F32,
+        .rope_base = 10000.0f,
     };
     return p;
+}
+
+/* ============================================================================
+ * named shapes */
+
+/* Parameters of a llama graph with tied embeddings: embeddings, final norm, and per block two
+ * norms, q and o, k and v (GQA), gate, up and down. */
+#define SHAPE_PARAMS(embd, layer, head, head_kv, ff, vocab)     \
+    ((int64_t)(vocab) * (embd) + (embd) +                       \
+     (int64_t)(layer) * (2LL * (embd) + 2LL * (embd) * (embd) + \
+                         2LL * (embd) * ((embd) / (head) * (head_kv)) + 3LL * (embd) * (ff)))
+#define SHAPE(name, like, vocab_name, embd, layer, head, head_kv, ff, ctx, vocab, rope) \
+    {                                                                                   \
+        name, like, vocab_name, embd, layer, head, head_kv, ff, ctx, vocab, rope,       \
+            SHAPE_PARAMS(embd, layer, head, head_kv, ff, vocab)                         \
+    }
+
+/* Hyperparameters from each model's published config.json. Tokenizers: the originals' where
+ * llama.cpp's models/ has them (qwen2, llama-bpe), else one of the same size class: StarCoder's
+ * 49,152-token BPE for SmolLM2 (its own is a 49,152-token BPE too), Gemma 4's 262,144-token
+ * SentencePiece for Gemma 3 (the same size). Gemma 3 270M's head_dim is 256 (4 x 256 > 640);
+ * on the llama graph it is 640 / 4 = 160. */
+static const struct pipit_model_shape SHAPES[] = {
+    SHAPE("smollm2-135m", "SmolLM2-135M", "starcoder", 576, 30, 9, 3, 1536, 8192, 49152, 100000.0f),
+    SHAPE("gemma3-270m",
+          "Gemma-3-270M (llama graph, head_dim 160)",
+          "gemma-4",
+          640,
+          18,
+          4,
+          1,
+          2048,
+          32768,
+          262144,
+          1000000.0f),
+    SHAPE("qwen2.5-0.5b",
+          "Qwen2.5-0.5B (no q/k/v biases)",
+          "qwen2",
+          896,
+          24,
+          14,
+          2,
+          4864,
+          32768,
+          151936,
+          1000000.0f),
+    SHAPE("llama3.2-1b",
+          "Llama-3.2-1B (no rope scaling)",
+          "llama-bpe",
+          2048,
+          16,
+          32,
+          8,
+          8192,
+          131072,
+          128256,
+          500000.0f),
+};
+
+const struct pipit_model_shape *pipit_model_shapes(size_t *n) {
+    if (n != NULL) {
+        *n = sizeof(SHAPES) / sizeof(SHAPES[0]);
+    }
+    return SHAPES;
+}
+
+const struct pipit_model_shape *pipit_model_shape_find(const char *name) {
+    for (size_t i = 0; name != NULL && i < sizeof(SHAPES) / sizeof(SHAPES[0]); i++) {
+        if (strcmp(SHAPES[i].name, name) == 0) {
+            return &SHAPES[i];
+        }
+    }
+    return NULL;
+}
+
+void pipit_make_model_apply_shape(struct pipit_make_model_params *p,
+                                  const struct pipit_model_shape *shape) {
+    if (p == NULL || shape == NULL) {
+        return;
+    }
+    p->n_embd = shape->n_embd;
+    p->n_layer = shape->n_layer;
+    p->n_head = shape->n_head;
+    p->n_head_kv = shape->n_head_kv;
+    p->n_ff = shape->n_ff;
+    p->n_ctx_train = shape->n_ctx_train;
+    p->rope_base = shape->rope_base;
+}
+
+/* The ggml type and the GGUF general.file_type (llama_ftype) of a weight type. */
+static bool weight_type_info(int32_t type, enum ggml_type *gt, uint32_t *ftype) {
+    switch (type) {
+        case PIPIT_WEIGHTS_F32:
+            *gt = GGML_TYPE_F32;
+            *ftype = 0; /* LLAMA_FTYPE_ALL_F32 */
+            return true;
+        case PIPIT_WEIGHTS_F16:
+            *gt = GGML_TYPE_F16;
+            *ftype = 1; /* LLAMA_FTYPE_MOSTLY_F16 */
+            return true;
+        case PIPIT_WEIGHTS_Q8_0:
+            *gt = GGML_TYPE_Q8_0;
+            *ftype = 7; /* LLAMA_FTYPE_MOSTLY_Q8_0 */
+            return true;
+        case PIPIT_WEIGHTS_Q4_0:
+            *gt = GGML_TYPE_Q4_0;
+            *ftype = 2; /* LLAMA_FTYPE_MOSTLY_Q4_0 */
+            return true;
+        default:
+            return false;
+    }
+}
+
+/* Fill a [ne0, ne1] weight matrix of type `gt` with N(0, std) values: drawn in F32 rows (the
+ * same draws as an F32 tensor: chunks hold an even count, and fill_normal draws pairs), then
+ * rounded or quantized row block by row block, so a large matrix never needs an F32 copy. */
+static bool
+fill_weights(struct ggml_tensor *t, float std, uint64_t *rng, float *buf, int64_t buf_rows) {
+    const int64_t ne0 = t->ne[0], ne1 = t->ne[1];
+    if (t->type == GGML_TYPE_F32) {
+        fill_normal(t->data, ne0 * ne1, std, rng);
+        return true;
+    }
+    const size_t row_size = ggml_row_size(t->type, ne0);
+    for (int64_t r = 0; r < ne1; r += buf_rows) {
+        int64_t nr = ne1 - r < buf_rows ? ne1 - r : buf_rows;
+        fill_normal(buf, nr * ne0, std, rng);
+        char *dst = (char *)t->data + (size_t)r * row_size;
+        if (t->type == GGML_TYPE_F16) {
+            ggml_fp32_to_fp16_row(buf, (ggml_fp16_t *)dst, nr * ne0);
+        } else if (ggml_quantize_chunk(t->type, buf, dst, 0, nr, ne0, NULL) !=
+                   (size_t)nr * row_size) {
+            return false;
+        }
+    }
+    return true;
 }
 
 enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
@@ -171,9 +309,17 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
                                "modelgen: vocab path and output path are required");
     }
     const struct pipit_make_model_params *p = params;
+    enum ggml_type wtype = GGML_TYPE_F32;
+    uint32_t ftype = 0;
+    if (!weight_type_info(p->weight_type, &wtype, &ftype)) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: weight_type %d is not F32, F16, Q8_0 or Q4_0 (0..3)",
+                               (int)p->weight_type);
+    }
     if (p->n_embd < 8 || p->n_embd > 4096 || p->n_layer < 1 || p->n_layer > 64 || p->n_head < 1 ||
         p->n_head_kv < 1 || p->n_embd % p->n_head != 0 || p->n_head % p->n_head_kv != 0 ||
-        p->n_ff < 1 || p->n_ff > 65536 || p->n_ctx_train < 16 || !(p->init_std > 0.0f)) {
+        p->n_ff < 1 || p->n_ff > 65536 || p->n_ctx_train < 16 || !(p->init_std > 0.0f) ||
+        !(p->rope_base > 0.0f)) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                "modelgen: inconsistent size: n_embd %d, n_layer %d, n_head %d, "
                                "n_head_kv %d, n_ff %d, n_ctx %d (n_embd must divide by n_head, "
@@ -189,6 +335,14 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
     }
     const int32_t head_dim = p->n_embd / p->n_head;
     const int32_t n_embd_kv = head_dim * p->n_head_kv;
+    const int64_t blck = ggml_blck_size(wtype);
+    if (p->n_embd % blck != 0 || p->n_ff % blck != 0) {
+        gguf_free(g);
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "modelgen: %s weights need n_embd (%d) and n_ff (%d) that divide "
+                               "by %d",
+                               ggml_type_name(wtype), p->n_embd, p->n_ff, (int)blck);
+    }
     struct modelgen_llama h = {
         .name = "pipit-random",
         .n_ctx_train = p->n_ctx_train,
@@ -198,23 +352,40 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
         .n_head = p->n_head,
         .n_head_kv = p->n_head_kv,
         .n_vocab = n_vocab,
-        .rope_base = 10000.0f,
+        .rope_base = p->rope_base,
         .rms_eps = 1e-5f,
     };
     modelgen_set_llama_kv(g, &h);
+    if (ftype != 0) {
+        gguf_set_val_u32(g, "general.file_type", ftype);
+    }
 
-    int64_t per_layer = 2LL * p->n_embd + 2LL * p->n_embd * p->n_embd +
-                        2LL * p->n_embd * n_embd_kv + 3LL * p->n_embd * p->n_ff;
-    size_t bytes =
-        sizeof(float) * (size_t)(n_vocab * p->n_embd + p->n_embd + per_layer * p->n_layer);
-    struct ggml_context *tctx = tensor_arena(bytes, 2 + 9 * (size_t)p->n_layer);
-    if (tctx == NULL) {
+    /* the matrices in the weight type (padded per tensor for alignment), the norms in F32 */
+    size_t per_layer = 2 * sizeof(float) * (size_t)p->n_embd +
+                       2 * ggml_row_size(wtype, p->n_embd) * (size_t)p->n_embd +
+                       2 * ggml_row_size(wtype, p->n_embd) * (size_t)n_embd_kv +
+                       2 * ggml_row_size(wtype, p->n_embd) * (size_t)p->n_ff +
+                       ggml_row_size(wtype, p->n_ff) * (size_t)p->n_embd;
+    size_t bytes = ggml_row_size(wtype, p->n_embd) * (size_t)n_vocab +
+                   sizeof(float) * (size_t)p->n_embd + per_layer * (size_t)p->n_layer;
+    size_t n_tensors = 2 + 9 * (size_t)p->n_layer;
+    struct ggml_context *tctx = tensor_arena(bytes + n_tensors * 64, n_tensors);
+    /* F32 rows drawn before rounding or quantizing: 64 rows of the widest input, even */
+    const int64_t buf_rows = 64;
+    int64_t widest = p->n_embd > p->n_ff ? p->n_embd : p->n_ff;
+    float *buf =
+        wtype != GGML_TYPE_F32 ? malloc(sizeof(float) * (size_t)(buf_rows * widest)) : NULL;
+    if (tctx == NULL || (wtype != GGML_TYPE_F32 && buf == NULL)) {
         gguf_free(g);
+        ggml_free(tctx);
+        free(buf);
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "modelgen: cannot allocate %zu bytes", bytes);
     }
     uint64_t rng = p->seed;
-    struct ggml_tensor *t = new_f32(tctx, "token_embd.weight", p->n_embd, n_vocab);
-    fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
+    bool filled = true;
+    struct ggml_tensor *t = ggml_new_tensor_2d(tctx, wtype, p->n_embd, n_vocab);
+    ggml_set_name(t, "token_embd.weight");
+    filled = filled && fill_weights(t, p->init_std, &rng, buf, buf_rows);
     gguf_add_tensor(g, t);
     t = new_f32(tctx, "output_norm.weight", p->n_embd, 0);
     for (int64_t i = 0; i < p->n_embd; i++) {
@@ -236,18 +407,24 @@ enum pipit_status pipit_make_model(const struct pipit_make_model_params *params,
         for (size_t k = 0; k < sizeof(blk) / sizeof(blk[0]); k++) {
             char name[128];
             pipit_format(name, sizeof(name), "blk.%d.%s.weight", (int)l, blk[k].name);
-            t = new_f32(tctx, name, blk[k].ne0, blk[k].ne1);
             if (blk[k].ne1 == 0) {
+                t = new_f32(tctx, name, blk[k].ne0, 0);
                 for (int64_t i = 0; i < blk[k].ne0; i++) {
                     ((float *)t->data)[i] = 1.0f;
                 }
             } else {
-                fill_normal(t->data, ggml_nelements(t), p->init_std, &rng);
+                t = ggml_new_tensor_2d(tctx, wtype, blk[k].ne0, blk[k].ne1);
+                ggml_set_name(t, name);
+                filled = filled && fill_weights(t, p->init_std, &rng, buf, buf_rows);
             }
             gguf_add_tensor(g, t);
         }
     }
-    enum pipit_status st = write_atomic(g, out_path, err);
+    free(buf);
+    enum pipit_status st =
+        filled ? write_atomic(g, out_path, err)
+               : pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "modelgen: %s quantization failed",
+                                 ggml_type_name(wtype));
     gguf_free(g);
     ggml_free(tctx);
     return st;
