@@ -1543,8 +1543,13 @@ static void sleep_ms(double ms) {
     nanosleep(&ts, NULL);
 }
 
+static enum pipit_status fit_memory(struct pipit_agent *a, struct pipit_turn *t, int32_t budget);
+
 /* Run one backend step and account for it in the turn. On a limit (cancel, time) the turn's
- * flags and sentence say so and *stop is set. */
+ * flags and sentence say so and *stop is set. A step that finds the context full while memory
+ * is in it runs again on less memory (half, then none): the agent filled that context, so the
+ * turn must not fail for it (the budget should make this rare: a tail longer than any recent
+ * one, e.g. a JIT schema larger than the last turns'). */
 static enum pipit_status run_step(struct pipit_agent *a,
                                   struct turn_build *tb,
                                   const char *prompt,
@@ -1557,8 +1562,21 @@ static enum pipit_status run_step(struct pipit_agent *a,
     *stop = false;
     atomic_store(&a->in_step, true);
     enum pipit_status st = a->backend.ops->step(a->backend.self, prompt, sp, so);
-    atomic_store(&a->in_step, false);
     int32_t np = 0, ne = 0;
+    for (int retry = 0; st == PIPIT_ERR_CONTEXT_FULL && retry < 2 && a->system_tokens >= 0;
+         retry++) {
+        a->backend.ops->rewind(a->backend.self);
+        a->backend.ops->lengths(a->backend.self, &np, &ne);
+        int32_t mem = np - a->system_tokens;
+        if (mem <= 0 ||
+            fit_memory(a, t, a->system_tokens + (retry == 0 ? mem / 2 : 1)) != PIPIT_OK) {
+            break;
+        }
+        free(so->text);
+        so->text = NULL;
+        st = a->backend.ops->step(a->backend.self, prompt, sp, so);
+    }
+    atomic_store(&a->in_step, false);
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     if (np + ne > t->n_prompt_max) {
         t->n_prompt_max = np + ne;

@@ -1626,6 +1626,49 @@ static void test_context_budget_trims_memory(void **state) {
     teardown_fx(&fx);
 }
 
+/* A step that finds the context full while memory is in it (a tail longer than the budget
+ * allowed for) runs again on less memory: the turn does not fail for a context the agent
+ * filled. With no memory to give back, the engine's error stands. */
+static void test_context_full_step_gives_back_memory(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    struct fixture fx;
+    setup_phone(&fx, &p);
+    struct pipit_turn *t = NULL;
+    for (int i = 0; i < 6; i++) {
+        char call[96];
+        snprintf(call, sizeof(call), "<call>create_note(title=\"note %d\", body=\"remember %d\")",
+                 i, i);
+        const char *c = call;
+        script(&fx, 1, &c);
+        t = turn(&fx, "take a note");
+        assert_true(t->calls[0].ok);
+        pipit_turn_free(t);
+    }
+    int64_t before = fx.fake.permanent_len;
+    const char *call = "<call>set_wifi(enabled=true)";
+    script(&fx, 1, &call);
+    /* room for the system text, the prompt, the call and most of the memory, not all of it */
+    const char *last = fx.fake.prompts[fx.fake.n_steps - 1];
+    fx.fake.ctx_limit = before + (int64_t)strlen(last) + (int64_t)strlen(call) - 30;
+    t = turn(&fx, "wifi on");
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->calls[0].ok);
+    assert_true(t->trimmed_lines > 0);
+    assert_true(t->n_permanent < before);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* no memory at all: the error is the engine's */
+    setup_phone(&fx, &p);
+    script(&fx, 1, &call);
+    fx.fake.ctx_limit = 10;
+    struct pipit_turn *none = NULL;
+    assert_int_equal(pipit_agent_turn(fx.agent, "wifi on", &none), PIPIT_ERR_CONTEXT_FULL);
+    pipit_turn_free(none);
+    teardown_fx(&fx);
+}
+
 static void test_jit_two_stages(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
@@ -1988,6 +2031,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_context_growth_cso_vs_full),
         cmocka_unit_test(test_id_from_turn_2_used_on_turn_10),
         cmocka_unit_test(test_context_budget_trims_memory),
+        cmocka_unit_test(test_context_full_step_gives_back_memory),
         cmocka_unit_test(test_jit_two_stages),
     };
     const struct CMUnitTest model[] = {
