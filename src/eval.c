@@ -1590,6 +1590,12 @@ void eval_score_router_and_refusals(const json_t *turn,
         bool is_undo = strcmp(t->calls[k].tool, "undo") == 0;
         model_undo = model_undo || is_undo;
         rec->new_action = rec->new_action || (!is_undo && call_succeeded(&t->calls[k]));
+        /* on a turn marked undo, undo() is the outcome the turn asks for (judged by the state),
+         * not a call made; on any other turn it counts like any call (a wrong one) */
+        if (!(is_undo && rec->undo_marked)) {
+            rec->n_made++;
+            rec->n_valid += t->calls[k].status == PIPIT_OK ? 1 : 0;
+        }
     }
     rec->routed_undo = (t->flags & PIPIT_TURN_UNDO) != 0 && !model_undo;
     for (size_t e = 0; e < json_array_size(expect) && e < 8; e++) {
@@ -1684,10 +1690,6 @@ static enum pipit_status run_turn(struct pipit_agent *agent,
         rec.error = true;
         record_intent(turn, oracle->refused[t_index], &rec);
     } else {
-        rec.n_made = (int32_t)t->n_calls;
-        for (size_t k = 0; k < t->n_calls; k++) {
-            rec.n_valid += t->calls[k].status == PIPIT_OK ? 1 : 0;
-        }
         rec.n_correct = eval_match_calls(expect, t->calls, t->n_calls, NULL);
         eval_score_router_and_refusals(turn, oracle->refused[t_index], t, &rec);
         if (rec.state_checked) {

@@ -124,8 +124,9 @@ struct eval_turn_record {
     int32_t oor_substituted; /* ... a call of that tool with other arguments succeeded */
 };
 
-/* Fill rec's router and refusal fields (undo_marked, routed_undo, n_steps, new_action, oor_*)
- * from the scenario turn, the oracle's refused-expectation bits and what the agent did. */
+/* Fill rec's call counts (n_made, n_valid: every call but the model's undo() on a turn marked
+ * undo), router and refusal fields (undo_marked, routed_undo, n_steps, new_action, oor_*) from
+ * the scenario turn, the oracle's refused-expectation bits and what the agent did. */
 void eval_score_router_and_refusals(const json_t *turn,
                                     uint8_t refused,
                                     const struct pipit_turn *t,

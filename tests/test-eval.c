@@ -428,7 +428,15 @@ static void test_score_router_fields(void **state) {
     assert_true(r.undo_marked);
     assert_false(r.routed_undo);
     assert_false(r.new_action);
+    assert_int_equal(r.n_made, 0); /* the outcome asked for, not a call made */
     json_decref(undo);
+    /* the same undo() on a turn that is not an undo: a call made (and a wrong one) */
+    json_t *not_undo = J("{\"user\": \"thanks\", \"expect\": []}");
+    memset(&r, 0, sizeof(r));
+    eval_score_router_and_refusals(not_undo, 0, &t, &r);
+    assert_int_equal(r.n_made, 1);
+    assert_int_equal(r.n_valid, 1);
+    json_decref(not_undo);
 
     /* a false route counts in the metrics */
     struct pipit_eval_config cfg;
