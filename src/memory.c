@@ -339,6 +339,18 @@ static bool is_id_key(const char *key, size_t len) {
            (len >= 3 && strncmp(key + len - 3, "_id", 3) == 0);
 }
 
+/* Line i is obsolete: it goes (the KV cache keeps it until the memory is next rebuilt, which a
+ * changed n_superseded asks for). */
+static void drop_superseded(struct memory *m, size_t i) {
+    free(m->lines[i].text);
+    memmove(m->lines + i, m->lines + i + 1, sizeof(*m->lines) * (m->n - i - 1));
+    m->n--;
+    if (m->delta_from > i) {
+        m->delta_from--;
+    }
+    m->n_superseded++;
+}
+
 /* A CSO holds facts, not a history of them: an older fact line whose every key the new line
  * sets again is obsolete. Lines with an ID are never superseded (a later turn may name any of
  * them). The KV cache keeps the old line until the memory is next rebuilt (trimming). */
@@ -363,13 +375,7 @@ static void supersede(struct memory *m, const char *facts) {
             }
         }
         if (obsolete) {
-            free(m->lines[i].text);
-            memmove(m->lines + i, m->lines + i + 1, sizeof(*m->lines) * (m->n - i - 1));
-            m->n--;
-            if (m->delta_from > i) {
-                m->delta_from--;
-            }
-            m->n_superseded++;
+            drop_superseded(m, i);
         } else {
             i++;
         }
@@ -384,13 +390,7 @@ static void resolve_goals(struct memory *m, const char *tool) {
     for (size_t i = 0; i < m->n;) {
         if (m->lines[i].kind == MEM_GOAL && m->lines[i].tool[0] != '\0' &&
             strcmp(m->lines[i].tool, tool) == 0) {
-            free(m->lines[i].text);
-            memmove(m->lines + i, m->lines + i + 1, sizeof(*m->lines) * (m->n - i - 1));
-            m->n--;
-            if (m->delta_from > i) {
-                m->delta_from--;
-            }
-            m->n_superseded++;
+            drop_superseded(m, i);
         } else {
             i++;
         }
