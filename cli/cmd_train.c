@@ -10,11 +10,33 @@
 #define PIPIT_TOOLS_DIR "tools"
 #endif
 
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The default training budget of `pipit train --tools` without --steps: with data generation,
+ * the vocabulary and the held-out evaluation, the command ends within about 30 minutes on one
+ * thread (docs/training.md, "Any pack"). */
+enum {
+    PACK_DEFAULT_MINUTES = 24
+};
+
+static volatile sig_atomic_t train_interrupted;
+
+static void on_train_sigint(int sig) {
+    (void)sig;
+    train_interrupted = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C quits at once */
+}
+
+static bool train_should_stop(void *ud) {
+    (void)ud;
+    return train_interrupted != 0;
+}
 
 static void train_usage(FILE *out) {
     fprintf(out,
@@ -36,7 +58,10 @@ static void train_usage(FILE *out) {
             "  --answer N          answer tokens per sequence (default 64)\n"
             "  --batch N           sequences per step (default 8)\n"
             "  --steps N           optimizer steps (default 8000)\n"
-            "  --minutes X         stop training after X minutes (default: no limit)\n"
+            "  --minutes X         training time budget: the learning rate decays over it and\n"
+            "                      training stops at its end (default: none for the camera\n"
+            "                      recipe; with --tools and no --steps, %d minutes, so the whole\n"
+            "                      command ends within about 30 on one thread)\n"
             "  --lr X              peak learning rate (default 4e-4; warm-up 200, cosine)\n"
             "  --threads N         CPU threads (default 1; never more than free cores)\n"
             "  --checkpoint FILE   write the model every --checkpoint-every steps (500)\n"
@@ -64,7 +89,10 @@ static void train_usage(FILE *out) {
             "                      segments) that the training data of this --seed holds,\n"
             "                      verbatim or near-verbatim; exit 1 when any (repeatable);\n"
             "                      compounds are split by the router of the scenarios' tool\n"
-            "                      set (--tools, else tools/<device>.json), as the agent does\n");
+            "                      set (--tools, else tools/<device>.json), as the agent does\n"
+            "Ctrl-C stops training cleanly: the model (and checkpoint) so far are written and\n"
+            "evaluated; a second Ctrl-C quits at once.\n",
+            PACK_DEFAULT_MINUTES);
 }
 
 static void progress(const struct pipit_train_progress *p, void *ud) {
@@ -100,6 +128,97 @@ static void print_eval(const char *what, const char *model, const struct pipit_e
         printf("  %-14s %9d %5.1f%% %5.1f%%\n", r->categories[i].name, (int)r->categories[i].n,
                100.0 * r->categories[i].n_exact / n, 100.0 * r->categories[i].n_kind / n);
     }
+}
+
+/* The model card next to the model (`X.gguf` -> `X.md`): how it was made and what the held-out
+ * split says, in markdown. The scenario (dev set) numbers are measured by `pipit eval`; the
+ * card says how. Returns false after printing an error. */
+static bool write_card(const char *out,
+                       int argc,
+                       char **argv,
+                       const char *tools_path,
+                       const char *system,
+                       const struct pipit_train_params *tp,
+                       const struct pipit_train_result *res,
+                       const struct pipit_eval_result *ev) {
+    char path[4096];
+    size_t n = strlen(out);
+    if (n > 5 && strcmp(out + n - 5, ".gguf") == 0) {
+        n -= 5;
+    }
+    if (n + 4 >= sizeof(path)) {
+        fprintf(stderr, "pipit train: %s: path too long for its model card\n", out);
+        return false;
+    }
+    snprintf(path, sizeof(path), "%.*s.md", (int)n, out);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "pipit train: %s: cannot write the model card: %s\n", path,
+                strerror(errno));
+        return false;
+    }
+    const char *base = strrchr(out, '/') != NULL ? strrchr(out, '/') + 1 : out;
+    long size = -1;
+    FILE *m = fopen(out, "rb");
+    if (m != NULL && fseek(m, 0, SEEK_END) == 0) {
+        size = ftell(m);
+    }
+    if (m != NULL) {
+        fclose(m);
+    }
+    fprintf(f, "# %s\n\n", base);
+    fprintf(f, "A model trained by `pipit train` for %s%s%s (system text \"%s\").\n\n",
+            tools_path != NULL ? "the pack `" : "the camera", tools_path != NULL ? tools_path : "",
+            tools_path != NULL ? "`" : "", system);
+    fprintf(f, "```\n");
+    for (int i = 0; i < argc; i++) {
+        fprintf(f, "%s%s", i > 0 ? " " : "pipit ", argv[i]);
+    }
+    fprintf(f, "\n```\n\n");
+    fprintf(f, "| | |\n|---|---|\n");
+    fprintf(f, "| file | %s, %.2f MB |\n", base, size >= 0 ? (double)size / 1e6 : 0.0);
+    fprintf(f, "| shape | llama, %d wide, %d layers, %d heads, SwiGLU %d, vocabulary %d |\n",
+            (int)tp->n_embd, (int)tp->n_layer, (int)tp->n_head, (int)tp->n_ff, (int)res->n_vocab);
+    fprintf(f, "| parameters | %llu |\n", (unsigned long long)res->n_params);
+    fprintf(f, "| trained prompt length | %d tokens per row |\n", (int)tp->n_ctx);
+    fprintf(f, "| training | %lld steps of %d rows, %.0f s on %d thread%s, %.0f tokens/s%s |\n",
+            (long long)res->steps, (int)tp->n_batch, res->seconds, (int)tp->n_threads,
+            tp->n_threads == 1 ? "" : "s", res->tok_per_s,
+            res->stopped == 1   ? " (the time budget ended it)"
+            : res->stopped == 2 ? " (interrupted)"
+                                : "");
+    fprintf(f, "| answer-token loss | %.4f -> %.4f |\n", (double)res->loss_first,
+            (double)res->loss_last);
+    fprintf(f, "| examples | %.1f tokens each; %d skipped (too long), %d trimmed to fit |\n\n",
+            res->tokens_per_ex, (int)res->n_skipped, (int)res->n_trimmed);
+    if (ev != NULL && ev->n > 0) {
+        fprintf(f,
+                "## Held-out templates (%d generated examples of phrasings never trained on)\n\n",
+                (int)ev->n);
+        fprintf(f, "Exact answer %.1f%%, right tool or plain text %.1f%%.\n\n",
+                100.0 * ev->n_exact / ev->n, 100.0 * ev->n_kind / ev->n);
+        fprintf(f, "| category | n | exact | right kind |\n|---|---:|---:|---:|\n");
+        for (int i = 0; i < ev->n_categories; i++) {
+            int c = ev->categories[i].n > 0 ? ev->categories[i].n : 1;
+            fprintf(f, "| %s | %d | %.1f%% | %.1f%% |\n", ev->categories[i].name,
+                    (int)ev->categories[i].n, 100.0 * ev->categories[i].n_exact / c,
+                    100.0 * ev->categories[i].n_kind / c);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f,
+            "## On scenarios a person wrote\n\nGenerated held-out phrasings flatter a model: "
+            "measure it on a scenario set that shares no utterance with its training data "
+            "(`pipit train ... --overlap SET` must report none) with\n\n```\npipit eval "
+            "--model %s%s%s --scenarios SET\n```\n",
+            out, tools_path != NULL ? " --tools " : "", tools_path != NULL ? tools_path : "");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "pipit train: %s: cannot write the model card: %s\n", path,
+                strerror(errno));
+        return false;
+    }
+    printf("wrote %s (model card)\n", path);
+    return true;
 }
 
 /* A field with its line ends written as the two characters "\n" (tracker messages, outputs). */
@@ -259,7 +378,7 @@ int cmd_train(int argc, char **argv) {
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL, *init = NULL;
     const char *convert = NULL, *tools_path = NULL;
-    bool out_given = false;
+    bool out_given = false, length_given = false;
     enum {
         MAX_OVERLAP = 16
     };
@@ -280,6 +399,9 @@ int cmd_train(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--out") == 0) {
             out_given = true;
+        }
+        if (strcmp(argv[i], "--steps") == 0 || strcmp(argv[i], "--minutes") == 0) {
+            length_given = true;
         }
         if (cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &tools_path, &bad) ||
@@ -501,6 +623,9 @@ int cmd_train(int argc, char **argv) {
     tp.n_answer = (int32_t)answer;
     tp.n_batch = (int32_t)batch;
     tp.n_steps = steps;
+    if (tools_path != NULL && !length_given) {
+        minutes = PACK_DEFAULT_MINUTES;
+    }
     tp.max_seconds = minutes * 60.0;
     tp.lr = (float)lr;
     if (tp.lr_min > tp.lr) {
@@ -514,8 +639,19 @@ int cmd_train(int argc, char **argv) {
     tp.init = init;
     tp.weight_type = wt;
     tp.progress = progress;
+    tp.should_stop = train_should_stop;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_train_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    if (minutes > 0) {
+        fprintf(stderr, "pipit train: training for at most %.1f minutes (%ld steps planned)%s\n",
+                minutes, steps, tools_path != NULL && !length_given ? "; --minutes to change" : "");
+    }
     struct pipit_train_result res;
     enum pipit_status st = pipit_train(&tp, ds, out, &res, &err);
+    signal(SIGINT, SIG_DFL);
     if (tmp_vocab[0] != '\0') {
         remove(tmp_vocab);
     }
@@ -530,6 +666,10 @@ int cmd_train(int argc, char **argv) {
            out, (int)res.n_vocab, (unsigned long long)res.n_params, (long long)res.steps,
            res.seconds, res.tok_per_s, res.tokens_per_ex, (double)res.loss_first,
            (double)res.loss_last, (int)res.n_skipped, (int)res.n_trimmed);
+    if (res.stopped != 0) {
+        printf("stopped after %lld of %ld steps: %s\n", (long long)res.steps, steps,
+               res.stopped == 2 ? "interrupted (Ctrl-C)" : "the --minutes budget ended");
+    }
     if (n_eval > 0) {
         st = pipit_train_evaluate(out, ds, PIPIT_SPLIT_VALID, (int32_t)n_eval, (int32_t)threads,
                                   on_miss, &ms, &ev, &err);
@@ -541,5 +681,8 @@ int cmd_train(int argc, char **argv) {
         print_eval("held-out", out, &ev);
     }
     pipit_dataset_free(ds);
+    if (!write_card(out, argc, argv, tools_path, tp.system, &tp, &res, n_eval > 0 ? &ev : NULL)) {
+        return CLI_EXIT_FAIL;
+    }
     return CLI_EXIT_OK;
 }

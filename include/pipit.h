@@ -1400,7 +1400,10 @@ struct pipit_train_params {
                                  an example with a longer answer is skipped (default 64) */
     int32_t n_batch;          /* rows per optimizer step (default 8) */
     int64_t n_steps;          /* optimizer steps (default 8000) */
-    double max_seconds;       /* stop early after this much training time, 0 = no limit */
+    double max_seconds;       /* training time budget, 0 = no limit: the run stops after it, and
+                                 the cosine decay follows the budget (the later of the step
+                                 fraction and the time fraction), so a run cut by time ends
+                                 on a decayed learning rate, not in mid-schedule */
     float lr;                 /* peak AdamW learning rate (default 4e-4) */
     float lr_min;             /* final learning rate of the cosine decay (default 4e-5) */
     int32_t warmup;           /* linear warm-up steps (default 200) */
@@ -1420,6 +1423,10 @@ struct pipit_train_params {
     void *progress_user_data;
     int32_t progress_every;             /* steps between reports (default 50) */
     enum pipit_weight_type weight_type; /* the exported model's matrices (default F32) */
+    /* Polled once per step, from the training thread: return true to stop cleanly (the
+     * checkpoint, if any, and the model are written as after the last step). NULL = never. */
+    bool (*should_stop)(void *user_data);
+    void *should_stop_user_data;
 };
 
 struct pipit_train_params pipit_train_default_params(void);
@@ -1437,6 +1444,7 @@ struct pipit_train_result {
                              lines (trimmed as the agent trims) */
     uint64_t n_params;    /* parameters */
     double tokens_per_ex; /* mean tokens per used training example */
+    int32_t stopped;      /* 0 = all n_steps done, 1 = the time budget ended it, 2 = should_stop */
 };
 
 /* Train a llama model on the data set's training split and write it to `out_path` (GGUF with

@@ -973,6 +973,79 @@ static void test_tiny_training(void **state) {
     pipit_dataset_free(ds);
 }
 
+static bool stop_after(void *ud) {
+    int *left = ud;
+    return --*left < 0;
+}
+
+static void record_lr(const struct pipit_train_progress *p, void *ud) {
+    float *lr = ud;
+    *lr = p->lr;
+}
+
+/* A run stops cleanly when asked (Ctrl-C in the CLI) or when its time budget ends, and writes a
+ * model libllama runs; a time budget decays the learning rate to its floor by the end. */
+static void test_training_stops(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(5, 64, 8);
+    char vocab[512], model[512];
+    tmp_path(vocab, sizeof(vocab), "stop-vocab.gguf");
+    tmp_path(model, sizeof(model), "stop-trained.gguf");
+    struct pipit_error err;
+    assert_int_equal(pipit_vocab_build(ds, "camera", 400, vocab, &err), PIPIT_OK);
+    struct pipit_train_params tp = pipit_train_default_params();
+    tp.vocab_path = vocab;
+    tp.n_embd = 32;
+    tp.n_layer = 1;
+    tp.n_head = 2;
+    tp.n_ff = 64;
+    tp.n_batch = 2;
+    tp.n_steps = 1000000;
+    tp.warmup = 2;
+    tp.progress_every = 1;
+    int left = 6;
+    tp.should_stop = stop_after;
+    tp.should_stop_user_data = &left;
+    struct pipit_train_result res;
+    if (pipit_train(&tp, ds, model, &res, &err) != PIPIT_OK) {
+        fail_msg("train: %s", err.text);
+    }
+    assert_int_equal(res.steps, 7); /* polled after each step: the 7th poll says stop */
+    assert_int_equal(res.stopped, 2);
+    struct pipit_eval_result ev;
+    if (pipit_train_evaluate(model, ds, PIPIT_SPLIT_VALID, 2, 1, NULL, NULL, &ev, &err) !=
+        PIPIT_OK) {
+        fail_msg("eval of the interrupted model: %s", err.text);
+    }
+    assert_int_equal(ev.n, 2);
+
+    /* a 2-second budget: stops by time, far before its steps, on the floor learning rate */
+    tp.should_stop = NULL;
+    tp.max_seconds = 2.0;
+    float lr = 0.0f;
+    tp.progress = record_lr;
+    tp.progress_user_data = &lr;
+    if (pipit_train(&tp, ds, model, &res, &err) != PIPIT_OK) {
+        fail_msg("train: %s", err.text);
+    }
+    assert_int_equal(res.stopped, 1);
+    assert_true(res.steps > 2 && res.steps < tp.n_steps);
+    assert_true(res.seconds >= 2.0);
+    /* the last step ran at t >= (its start - warm-up end) / budget: close to the floor */
+    assert_true(lr < tp.lr_min + 0.25f * (tp.lr - tp.lr_min));
+
+    /* all steps done: not stopped */
+    tp.max_seconds = 0.0;
+    tp.n_steps = 3;
+    tp.progress = NULL;
+    assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_OK);
+    assert_int_equal(res.stopped, 0);
+    assert_int_equal(res.steps, 3);
+    remove(vocab);
+    remove(model);
+    pipit_dataset_free(ds);
+}
+
 /* ============================================================================
  * shipped model */
 
@@ -1177,6 +1250,7 @@ int main(int argc, char **argv) {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_vocab_roundtrip),
             cmocka_unit_test(test_tiny_training),
+            cmocka_unit_test(test_training_stops),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
     }

@@ -73,6 +73,8 @@ struct pipit_train_params pipit_train_default_params(void) {
         .progress = NULL,
         .progress_user_data = NULL,
         .progress_every = 50,
+        .should_stop = NULL,
+        .should_stop_user_data = NULL,
     };
     return p;
 }
@@ -703,15 +705,21 @@ static void fill_batch(const struct tokenized *data,
 struct schedule {
     const struct pipit_train_params *p;
     int64_t step;
-    float lr; /* last value handed out */
+    double time_frac; /* elapsed / max_seconds of the decay part, 0 without a time budget */
+    float lr;         /* last value handed out */
 };
 
-static float schedule_lr(const struct pipit_train_params *p, int64_t step) {
+/* Linear warm-up, then a cosine from lr to lr_min over the rest of the steps, or of the time
+ * budget when that ends first: t is the later of the two fractions. */
+static float schedule_lr(const struct pipit_train_params *p, int64_t step, double time_frac) {
     if (step < p->warmup) {
         return p->lr * (float)(step + 1) / (float)p->warmup;
     }
     double span = (double)(p->n_steps - p->warmup);
     double t = span > 0 ? (double)(step - p->warmup) / span : 1.0;
+    if (time_frac > t) {
+        t = time_frac;
+    }
     if (t > 1.0) {
         t = 1.0;
     }
@@ -721,7 +729,7 @@ static float schedule_lr(const struct pipit_train_params *p, int64_t step) {
 static struct ggml_opt_optimizer_params get_opt_params(void *ud) {
     struct schedule *s = ud;
     struct ggml_opt_optimizer_params op = ggml_opt_get_default_optimizer_params(NULL);
-    s->lr = schedule_lr(s->p, s->step);
+    s->lr = schedule_lr(s->p, s->step, s->time_frac);
     op.adamw.alpha = s->lr;
     op.adamw.beta1 = 0.9f;
     op.adamw.beta2 = 0.99f;
@@ -876,7 +884,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     }
     struct ggml_tensor *logits = build_forward(ctx_compute, &m, &in, T, B);
     sched = ggml_backend_sched_new(&backend, NULL, 1, GGML_DEFAULT_GRAPH_SIZE * 4, false, false);
-    struct schedule sch = {.p = p, .step = step, .lr = 0.0f};
+    struct schedule sch = {.p = p, .step = step, .time_frac = 0.0, .lr = 0.0f};
     struct ggml_opt_params op = ggml_opt_default_params(sched, GGML_OPT_LOSS_TYPE_CROSS_ENTROPY);
     op.ctx_compute = ctx_compute;
     op.inputs = in.tokens;
@@ -915,6 +923,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     int64_t period_tokens_ans = 0;
     bool first_report = true;
     const int64_t step0 = step;
+    double t_warm = -1.0; /* seconds into the run when the warm-up ended */
     struct ggml_tensor *labels = ggml_opt_labels(opt);
     struct ggml_tensor *loss_t = ggml_opt_loss(opt);
 
@@ -929,6 +938,14 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         ggml_backend_tensor_set(in.mask, mask_buf, 0, ggml_nbytes(in.mask));
         ggml_backend_tensor_set(labels, label_buf, 0, ggml_nbytes(labels));
         sch.step = step;
+        if (p->max_seconds > 0) {
+            double now = (pipit_now_ms() - t0) / 1000.0;
+            if (step >= p->warmup && t_warm < 0) {
+                t_warm = now;
+            }
+            double left = p->max_seconds - (t_warm < 0 ? 0.0 : t_warm);
+            sch.time_frac = t_warm < 0 ? 0.0 : left > 0 ? (now - t_warm) / left : 1.0;
+        }
         ggml_opt_alloc(opt, true);
         ggml_opt_eval(opt, NULL);
         float loss = 0.0f;
@@ -940,7 +957,12 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         step++;
 
         double elapsed = (pipit_now_ms() - t0) / 1000.0;
-        bool last = step >= p->n_steps || (p->max_seconds > 0 && elapsed >= p->max_seconds);
+        bool timed_out = p->max_seconds > 0 && elapsed >= p->max_seconds;
+        bool asked = p->should_stop != NULL && p->should_stop(p->should_stop_user_data);
+        bool last = step >= p->n_steps || timed_out || asked;
+        if (last && step < p->n_steps) {
+            res.stopped = asked ? 2 : 1;
+        }
         bool ckpt = p->checkpoint != NULL && (step % p->checkpoint_every == 0 || last);
         if (ckpt) {
             st = model_write(&m, p, PIPIT_WEIGHTS_F32, tracker_role, T < 256 ? 256 : T, step,
