@@ -523,7 +523,7 @@ int cmd_train(int argc, char **argv) {
     dp.exclude = ex_idx;
     struct pipit_dataset *ds = NULL;
     struct pipit_toolset *ts = NULL;
-    char pack_out[4096], system_buf[2048];
+    char pack_out[4096], system_buf[2048], pack_name[256], pack_hash[17];
     if (tools_path != NULL) {
         /* any pack: data from its spec, the pack's system text in the prompt */
         if (pipit_toolset_load_file(tools_path, &ts, &err) != PIPIT_OK) {
@@ -550,6 +550,10 @@ int cmd_train(int argc, char **argv) {
         }
         snprintf(system_buf, sizeof(system_buf), "%s", system);
         tp.system = system_buf;
+        snprintf(pack_name, sizeof(pack_name), "%s", pipit_toolset_pack_name(ts));
+        pipit_toolset_content_hash(ts, pack_hash);
+        tp.pack_name = pack_name;
+        tp.pack_hash = pack_hash;
         pipit_toolset_free(ts); /* the data set and the system text are copies */
         if (!out_given) {
             /* tools/home.json -> pipit-home.gguf */

@@ -699,6 +699,15 @@ void pipit_toolset_free(struct pipit_toolset *ts);
 
 size_t pipit_toolset_n_tools(const struct pipit_toolset *ts);
 
+/* The pack's name (its "pipit": {"pack": ...}), NULL for a plain array. Borrowed. */
+const char *pipit_toolset_pack_name(const struct pipit_toolset *ts);
+
+/* A content hash of the whole tool set, tools and pack block: 16 lower-case hex digits of a
+ * 64-bit FNV-1a over the document with sorted keys and no whitespace, so reformatting the file
+ * keeps it and any change of a name, schema, state, effect or example changes it. `pipit train
+ * --tools` records it in the model (pipit.pack.hash) and the agent compares (docs/agent.md). */
+void pipit_toolset_content_hash(const struct pipit_toolset *ts, char out[17]);
+
 /* Name and one-line description of the tool at `index`; NULL when out of range.
  * Borrowed for the toolset's lifetime. */
 const char *pipit_toolset_tool_name(const struct pipit_toolset *ts, size_t index);
@@ -1427,6 +1436,8 @@ struct pipit_train_params {
      * checkpoint, if any, and the model are written as after the last step). NULL = never. */
     bool (*should_stop)(void *user_data);
     void *should_stop_user_data;
+    const char *pack_name; /* recorded as pipit.pack.name when not NULL (pipit train --tools) */
+    const char *pack_hash; /* recorded as pipit.pack.hash (pipit_toolset_content_hash) */
 };
 
 struct pipit_train_params pipit_train_default_params(void);

@@ -626,6 +626,22 @@ size_t pipit_toolset_n_tools(const struct pipit_toolset *ts) {
     return ts == NULL ? 0 : ts->n_tools;
 }
 
+const char *pipit_toolset_pack_name(const struct pipit_toolset *ts) {
+    return ts == NULL || ts->pack == NULL ? NULL : ts->pack->name;
+}
+
+void pipit_toolset_content_hash(const struct pipit_toolset *ts, char out[17]) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    char *text = ts == NULL || ts->root == NULL
+                     ? NULL
+                     : json_dumps(ts->root, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    for (const char *c = text != NULL ? text : ""; *c != '\0'; c++) {
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+    }
+    free(text);
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 const char *pipit_toolset_tool_name(const struct pipit_toolset *ts, size_t index) {
     const struct pipit_tool *t = pipit_toolset_tool(ts, index);
     return t == NULL ? NULL : t->name;

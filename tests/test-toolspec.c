@@ -1200,8 +1200,47 @@ static void test_pack_accessors(void **state) {
     pipit_toolset_free(rooms);
 }
 
+/* The content hash: the same document in other whitespace and key order keeps it; any change
+ * of content changes it; the pack name is NULL for a plain array. */
+static void test_content_hash(void **state) {
+    (void)state;
+    static const char *a =
+        "{\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"beep\", "
+        "\"description\": \"Beep.\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}}], \"pipit\": {\"pack\": \"buzzer\"}}";
+    static const char *b = "{\"pipit\":{\"pack\":\"buzzer\"},\n  \"tools\":[{\"function\":{"
+                           "\"parameters\":{\"properties\":{},\"type\":\"object\"},"
+                           "\"description\":\"Beep.\",\"name\":\"beep\"},\"type\":\"function\"}]}";
+    static const char *c =
+        "{\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"beep\", "
+        "\"description\": \"Beep twice.\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}}], \"pipit\": {\"pack\": \"buzzer\"}}";
+    static const char *plain =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"beep\", \"description\": \"B.\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {}}}}]";
+    struct pipit_toolset *ta = load_text(a), *tb = load_text(b), *tc = load_text(c);
+    struct pipit_toolset *tp = load_text(plain);
+    char ha[17], hb[17], hc[17], hp[17];
+    pipit_toolset_content_hash(ta, ha);
+    pipit_toolset_content_hash(tb, hb);
+    pipit_toolset_content_hash(tc, hc);
+    pipit_toolset_content_hash(tp, hp);
+    assert_int_equal(strlen(ha), 16);
+    assert_string_equal(ha, hb);
+    assert_string_not_equal(ha, hc);
+    assert_string_not_equal(ha, hp);
+    assert_string_equal(pipit_toolset_pack_name(ta), "buzzer");
+    assert_null(pipit_toolset_pack_name(tp));
+    assert_null(pipit_toolset_pack_name(NULL));
+    pipit_toolset_free(ta);
+    pipit_toolset_free(tb);
+    pipit_toolset_free(tc);
+    pipit_toolset_free(tp);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
+        cmocka_unit_test(test_content_hash),
         cmocka_unit_test(test_camera_pack_contract),
         cmocka_unit_test(test_phone_pack_loads),
         cmocka_unit_test(test_bad_spec_corpus),

@@ -75,6 +75,8 @@ struct pipit_train_params pipit_train_default_params(void) {
         .progress_every = 50,
         .should_stop = NULL,
         .should_stop_user_data = NULL,
+        .pack_name = NULL,
+        .pack_hash = NULL,
     };
     return p;
 }
@@ -295,8 +297,10 @@ static enum pipit_status model_write(const struct model *m,
     if (g == NULL) {
         return err != NULL ? err->status : PIPIT_ERR_CORRUPT;
     }
+    char name[300];
+    snprintf(name, sizeof(name), "pipit-%s", p->pack_name != NULL ? p->pack_name : "camera");
     struct modelgen_llama h = {
-        .name = "pipit-camera",
+        .name = name,
         .n_ctx_train = n_ctx_train,
         .n_embd = m->n_embd,
         .n_layer = m->n_layer,
@@ -310,6 +314,12 @@ static enum pipit_status model_write(const struct model *m,
     modelgen_set_llama_kv(g, &h);
     gguf_set_val_str(g, "pipit.prompt.system", p->system);
     gguf_set_val_str(g, "pipit.prompt.tools", "none");
+    if (p->pack_name != NULL) {
+        gguf_set_val_str(g, "pipit.pack.name", p->pack_name);
+    }
+    if (p->pack_hash != NULL) {
+        gguf_set_val_str(g, "pipit.pack.hash", p->pack_hash);
+    }
     if (tracker_role) { /* trained on State-Tracker examples too (src/tracker.c) */
         gguf_set_val_str(g, "pipit.prompt.tracker", "role");
     }
