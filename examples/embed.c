@@ -3,9 +3,11 @@
  *
  *     embed MODEL.gguf TOOLS.json ["utterance" ...]
  *
- * Loads a model and a tool set, creates an agent on the simulated camera, replaces the
- * take_photo tool with the app's own handler, and prints the sentence of every turn. Build:
- *     cc embed.c -Iinclude -Lbuild -lpipit -o embed
+ * Loads a model and a tool set, creates an agent on the device of the set's declared state
+ * (tools/camera.json declares the camera's: the generic pack device, libpipit's own), replaces
+ * the take_photo tool with the app's own handler, and prints the sentence of every turn. Build
+ * against an installed pipit:
+ *     cc embed.c $(pkg-config --cflags --libs pipit) -o embed
  */
 #include "pipit.h"
 
@@ -52,7 +54,7 @@ int main(int argc, char **argv) {
     }
 
     struct pipit_device *camera = NULL;
-    if (pipit_device_new("camera", tools, NULL, &camera, &err) != PIPIT_OK) {
+    if (pipit_device_from_pack(tools, NULL, &camera, &err) != PIPIT_OK) {
         fprintf(stderr, "%s\n", err.text);
         pipit_toolset_free(tools);
         pipit_model_free(model);

@@ -6,7 +6,7 @@
  * command does, an embedder can do through the functions declared here.
  *
  * Usage: an agent on the bundled camera model, two turns. The example is a whole program; a
- * test (tests/header-example.sh) cuts it out of this comment, builds it against the library
+ * test (tests/install.sh) cuts it out of this comment, builds it against the library
  * and runs it, so it stays true. The engine layer below the agent (contexts with a permanent
  * prefix in the KV cache, samplers, constrained decoding) is documented further down.
  *
@@ -24,8 +24,8 @@
  *             fprintf(stderr, "%s\n", err.text);
  *             return 1;
  *         }
- *         struct pipit_device *camera = NULL; // the state the tools act on
- *         if (pipit_device_new("camera", tools, NULL, &camera, &err) != PIPIT_OK) {
+ *         struct pipit_device *camera = NULL; // the state the tools act on, as declared
+ *         if (pipit_device_from_pack(tools, NULL, &camera, &err) != PIPIT_OK) {
  *             fprintf(stderr, "%s\n", err.text);
  *             return 1;
  *         }
@@ -893,7 +893,7 @@ void pipit_call_clear(struct pipit_call *call);
  *   contact and message IDs).
  * - "pack": the generic device made from a tool set's declared state (docs/pack.md): the
  *   state line, the effects of each tool on success, ranges and enums, undo. Any pack with a
- *   declared state runs on it without C code.
+ *   declared state runs on it without C code; pipit_device_from_pack() makes it directly.
  * - an app's own state (pipit_device_from_app()): the app runs its tools through its handlers
  *   (pipit_agent_register_tool()) and gives pipit its state as JSON through a callback; pipit
  *   renders it into the state line and snapshots it for undo, and undo hands the saved keys
@@ -957,6 +957,19 @@ enum pipit_status pipit_device_new(const char *kind,
                                    const char *init_json,
                                    struct pipit_device **out,
                                    struct pipit_error *err);
+
+/* Create the generic device of `tools`' declared state (docs/pack.md; a pack's "pipit" block
+ * with a "state"). `init_json` (NULL = the declared initial values) is a JSON object of state
+ * keys the device starts with, e.g. {"recording": true}, applied all-or-nothing. The device
+ * reads `tools` as long as it lives: the tool set must outlive it. Free with
+ * pipit_device_free(). Its name (pipit_device_name()) is the pack's.
+ * Errors: PIPIT_ERR_INVALID_ARG (NULL tools or out, a tool set without a declared state),
+ * PIPIT_ERR_JSON (init_json is not a JSON object, or names a key or value the state refuses;
+ * err->text names it), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_device_from_pack(const struct pipit_toolset *tools,
+                                         const char *init_json,
+                                         struct pipit_device **out,
+                                         struct pipit_error *err);
 
 /* Create a device over an app's own state. `app` is copied; its user_data must outlive the
  * device. get_state() is called once here: a state that is not a JSON object is refused

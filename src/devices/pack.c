@@ -380,3 +380,25 @@ pack_device_new(const struct pipit_toolset *ts, struct device *out, struct pipit
     out->self = d;
     return PIPIT_OK;
 }
+
+enum pipit_status pipit_device_from_pack(const struct pipit_toolset *tools,
+                                         const char *init_json,
+                                         struct pipit_device **out,
+                                         struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "device: NULL out");
+    }
+    *out = NULL;
+    if (tools == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "device: the pack device needs a tool set");
+    }
+    struct device dev;
+    memset(&dev, 0, sizeof(dev));
+    enum pipit_status st = pack_device_new(tools, &dev, err);
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    return device_handle_new(&dev, pipit_toolset_pack(tools)->name, init_json, out, err);
+}

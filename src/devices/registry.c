@@ -15,7 +15,6 @@
  */
 #include "device.h"
 #include "devices/camera.h"
-#include "devices/pack.h"
 #include "devices/phone.h"
 #include "status.h"
 #include "toolspec.h"
@@ -86,21 +85,6 @@ static enum pipit_status make_simulator(const struct simulator *sim,
     return device_handle_new(&dev, sim->name, init_json, out, err);
 }
 
-/* The generic device of the tool set's declared state. */
-static enum pipit_status make_pack(const struct pipit_toolset *ts,
-                                   const char *init_json,
-                                   struct pipit_device **out,
-                                   struct pipit_error *err) {
-    struct device dev;
-    memset(&dev, 0, sizeof(dev));
-    enum pipit_status st = pack_device_new(ts, &dev, err);
-    if (st != PIPIT_OK) {
-        return st;
-    }
-    const struct pipit_pack *pack = pipit_toolset_pack(ts);
-    return device_handle_new(&dev, pack->name, init_json, out, err);
-}
-
 /* The pack's name when the tool set declares a state, else NULL. */
 static const char *declared_pack(const struct pipit_toolset *ts) {
     const struct pipit_pack *pack = pipit_toolset_pack(ts);
@@ -128,7 +112,7 @@ enum pipit_status pipit_device_new(const char *kind,
                 return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                        "device: the pack device needs a tool set");
             }
-            return make_pack(tools, init_json, out, err);
+            return pipit_device_from_pack(tools, init_json, out, err);
         }
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                "device: unknown device '%s' (known: camera, phone, pack%s%s)", kind,
@@ -141,7 +125,7 @@ enum pipit_status pipit_device_new(const char *kind,
     if (pack != NULL) {
         const struct simulator *sim = find_simulator(pack);
         return sim != NULL ? make_simulator(sim, tools, init_json, out, err)
-                           : make_pack(tools, init_json, out, err);
+                           : pipit_device_from_pack(tools, init_json, out, err);
     }
     for (size_t i = 0; i < N_SIMULATORS; i++) {
         struct device dev;
