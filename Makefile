@@ -1,6 +1,7 @@
 # pipit - the README's commands. CMake does the building; this file holds the entry points.
 #
-#   make            bootstrap (first time), build build/pipit, libpipit.a and libpipit.so
+#   make            bootstrap (first time), build build/pipit, libpipit.{a,so} (the runtime)
+#                   and libpipit-tools.{a,so} (the tooling)
 #   make run        pipit's main job: the agent on the simulated camera, default model
 #   make test       the whole suite: build + ctest, then the unit and model tests under
 #                   ASan+UBSan, then each fuzz target briefly (~20 s), then the clang-format check
@@ -10,8 +11,10 @@
 #                   (first time ~20 min; `make test` does it; PIPIT_NO_SERVER_BUILD=1 skips it
 #                   and the cloud-server test then reports SKIP)
 #   make source-build   build llama.cpp from the pinned source tree instead (slow, cached)
-#   make install    install the header, libpipit.a, libpipit.so.0, the pipit command, pipit.pc
-#                   and the llama.cpp libraries into PREFIX (default /usr/local; DESTDIR too)
+#   make install    install the runtime (pipit.h, libpipit.a, libpipit.so.0, pipit.pc), the
+#                   tooling (pipit_tools.h, libpipit-tools.a, libpipit-tools.so.0,
+#                   pipit-tools.pc), the pipit command and the llama.cpp libraries into PREFIX
+#                   (default /usr/local; DESTDIR too)
 #
 # Variables: JOBS (parallel build jobs, default 2), PIPIT_CACHE (download/build cache,
 # default ~/.cache/pipit), FUZZ_SECONDS (make fuzz: seconds per target, default 120).

@@ -8,7 +8,7 @@
 #ifndef PIPIT_CLI_H
 #define PIPIT_CLI_H
 
-#include "pipit.h"
+#include "pipit_tools.h"
 
 #include <stdbool.h>
 

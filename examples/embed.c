@@ -5,8 +5,8 @@
  *
  * Loads a model and a tool set, creates an agent on the device of the set's declared state
  * (tools/camera.json declares the camera's: the generic pack device, libpipit's own), replaces
- * the take_photo tool with the app's own handler, and prints the sentence of every turn. Build
- * against an installed pipit:
+ * the take_photo tool with the app's own handler, and prints the sentence of every turn. It
+ * links the runtime alone. Build against an installed pipit:
  *     cc embed.c $(pkg-config --cflags --libs pipit) -o embed
  */
 #include "pipit.h"

@@ -14,7 +14,7 @@
 #ifndef PIPIT_EVAL_H
 #define PIPIT_EVAL_H
 
-#include "pipit.h"
+#include "pipit_tools.h"
 
 #include <jansson.h>
 #include <stdbool.h>

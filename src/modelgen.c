@@ -22,7 +22,7 @@
 #include "fileio.h"
 #include "ggml.h"
 #include "gguf.h"
-#include "pipit.h"
+#include "pipit_tools.h"
 #include "status.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #define PIPIT_MODELGEN_H
 
 #include "gguf.h"
-#include "pipit.h"
+#include "pipit_tools.h"
 
 #include <stdint.h>
 

@@ -10,7 +10,7 @@
 #ifndef PIPIT_TESTUTIL_H
 #define PIPIT_TESTUTIL_H
 
-#include "pipit.h"
+#include "pipit_tools.h"
 
 // clang-format off
 #include <setjmp.h>

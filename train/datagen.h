@@ -10,7 +10,7 @@
 #define PIPIT_TRAIN_DATAGEN_H
 
 #include "dataset.h"
-#include "pipit.h"
+#include "pipit_tools.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #ifndef PIPIT_TRAIN_DATASET_H
 #define PIPIT_TRAIN_DATASET_H
 
-#include "pipit.h"
+#include "pipit_tools.h"
 
 #include <stdbool.h>
 #include <stddef.h>

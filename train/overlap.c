@@ -22,7 +22,7 @@
  * its own, which the verbatim check finds. Invariants: the index owns copies of every string it
  * returns; it is read-only after pipit_overlap_index_new() and may be shared by threads.
  */
-#include "pipit.h"
+#include "pipit_tools.h"
 #include "router.h"
 #include "status.h"
 #include "strbuf.h"

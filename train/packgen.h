@@ -20,7 +20,7 @@
 #ifndef PIPIT_TRAIN_PACKGEN_H
 #define PIPIT_TRAIN_PACKGEN_H
 
-#include "pipit.h"
+#include "pipit_tools.h"
 #include "toolspec.h"
 
 /* The categories of a pack data set, in the order of their indices. */

@@ -16,6 +16,7 @@
 #include "device.h"
 #include "devices/camera.h"
 #include "devices/phone.h"
+#include "pipit_tools.h"
 #include "status.h"
 #include "toolspec.h"
 
