@@ -179,6 +179,10 @@ static bool write_card(const char *out,
     fprintf(f, "| file | %s, %.2f MB |\n", base, size >= 0 ? (double)size / 1e6 : 0.0);
     fprintf(f, "| shape | llama, %d wide, %d layers, %d heads, SwiGLU %d, vocabulary %d |\n",
             (int)tp->n_embd, (int)tp->n_layer, (int)tp->n_head, (int)tp->n_ff, (int)res->n_vocab);
+    if (tp->pack_name != NULL) {
+        fprintf(f, "| pack | %s, content hash %s (pipit.pack.name, pipit.pack.hash) |\n",
+                tp->pack_name, tp->pack_hash != NULL ? tp->pack_hash : "?");
+    }
     fprintf(f, "| parameters | %llu |\n", (unsigned long long)res->n_params);
     fprintf(f, "| trained prompt length | %d tokens per row |\n", (int)tp->n_ctx);
     fprintf(f, "| training | %lld steps of %d rows, %.0f s on %d thread%s, %.0f tokens/s%s |\n",
