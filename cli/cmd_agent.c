@@ -29,12 +29,16 @@ struct agent_opts {
     const char *syntax;
     const char *cloud_url;
     const char *session;
+    const char *memory;
     long threads;
+    long n_ctx;
     long max_steps;
     double budget_ms;
     bool no_grammar;
     bool gbnf;
     bool tracker;
+    bool force_call;
+    bool keep_going;
     bool verbose;
     bool json;
 };
@@ -59,11 +63,16 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --threads N       CPU threads (default: all usable cores)\n"
         "  --max-steps N     model steps per utterance (default 3)\n"
         "  --budget-ms X     wall-clock budget per turn (default 15000)\n"
+        "  --ctx N           context window in tokens (default 2048)\n"
+        "  --memory MODE     what stays in context between turns: none, full or cso\n"
+        "                    (default cso; docs/memory.md)\n"
+        "  --force-call      every answer is a tool call (the grammar is not lazy)\n"
         "  -v                also print calls, tokens and latency\n"
         "%s",
         cmd, strcmp(cmd, "run") == 0 ? " [\"utterance\" ...]" : "", PIPIT_DEFAULT_MODEL,
         strcmp(cmd, "run") == 0
             ? "  --json            one JSON object per turn (sentence, calls, state, counters)\n"
+              "  --keep-going      a failed turn does not stop the run (exit 1 at the end)\n"
               "Utterances come from the arguments, or one per line from stdin.\n"
             : "Ctrl-C cancels the current turn; a second Ctrl-C exits.\n");
 }
@@ -76,6 +85,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
     o->threads = 0;
     o->max_steps = 3;
     o->budget_ms = 15000;
+    o->n_ctx = 2048;
     bool bad = false;
     int i = 1;
     for (; i < argc && !bad; i++) {
@@ -103,6 +113,14 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             o->tracker = true;
             continue;
         }
+        if (strcmp(argv[i], "--force-call") == 0) {
+            o->force_call = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--keep-going") == 0 && strcmp(cmd, "run") == 0) {
+            o->keep_going = true;
+            continue;
+        }
         if (cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--device", &o->device, &bad) ||
@@ -110,7 +128,9 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             cli_opt_str(argc, argv, &i, "--syntax", &o->syntax, &bad) ||
             cli_opt_str(argc, argv, &i, "--cloud-url", &o->cloud_url, &bad) ||
             cli_opt_str(argc, argv, &i, "--session", &o->session, &bad) ||
+            cli_opt_str(argc, argv, &i, "--memory", &o->memory, &bad) ||
             cli_opt_int(argc, argv, &i, "--threads", 0, 512, &o->threads, &bad) ||
+            cli_opt_int(argc, argv, &i, "--ctx", 64, 1 << 20, &o->n_ctx, &bad) ||
             cli_opt_int(argc, argv, &i, "--max-steps", 1, 8, &o->max_steps, &bad) ||
             cli_opt_float(argc, argv, &i, "--budget-ms", 0, 1e9, &o->budget_ms, &bad)) {
             continue;
@@ -128,6 +148,15 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
     }
     if (o->syntax != NULL && strcmp(o->syntax, "pipit") != 0 && strcmp(o->syntax, "hermes") != 0) {
         fprintf(stderr, "pipit %s: --syntax must be pipit or hermes, not '%s'\n", cmd, o->syntax);
+        return -1;
+    }
+    if (o->memory != NULL && strcmp(o->memory, "none") != 0 && strcmp(o->memory, "full") != 0 &&
+        strcmp(o->memory, "cso") != 0) {
+        fprintf(stderr, "pipit %s: --memory must be none, full or cso, not '%s'\n", cmd, o->memory);
+        return -1;
+    }
+    if (o->force_call && o->no_grammar) {
+        fprintf(stderr, "pipit %s: --force-call needs the grammar (not --no-grammar)\n", cmd);
         return -1;
     }
     return i;
@@ -254,6 +283,13 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;
     ap.turn_budget_ms = o->budget_ms;
+    ap.n_ctx = (uint32_t)o->n_ctx;
+    ap.lazy_grammar = !o->force_call;
+    if (o->memory != NULL) {
+        ap.memory = strcmp(o->memory, "none") == 0   ? PIPIT_MEMORY_NONE
+                    : strcmp(o->memory, "full") == 0 ? PIPIT_MEMORY_FULL
+                                                     : PIPIT_MEMORY_CSO;
+    }
     if (o->syntax != NULL) {
         ap.syntax = strcmp(o->syntax, "hermes") == 0 ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
     }
@@ -444,19 +480,22 @@ int cmd_run(int argc, char **argv) {
     }
     int turn = 0;
     bool refused = false;
+    int failed = 0; /* turns that failed (--keep-going goes on after them) */
     if (first < argc) {
-        for (int i = first; i < argc && rc == CLI_EXIT_OK; i++) {
+        for (int i = first; i < argc && (rc == CLI_EXIT_OK || o.keep_going); i++) {
             rc = run_one(&s, &o, "run", turn++, argv[i], &refused);
+            failed += rc != CLI_EXIT_OK;
         }
     } else {
         static char line[PIPIT_MAX_UTTERANCE_BYTES + 2];
         size_t len = 0;
-        while (rc == CLI_EXIT_OK && read_line(line, sizeof(line), &len)) {
+        while ((rc == CLI_EXIT_OK || o.keep_going) && read_line(line, sizeof(line), &len)) {
             rc = run_line(&s, &o, "run", &turn, line, len, &refused);
+            failed += rc != CLI_EXIT_OK;
         }
     }
     session_free(&s);
-    return rc;
+    return failed > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 /* ============================================================================ chat */

@@ -1043,6 +1043,71 @@ static void test_cli_json_failures(void **state) {
     free(eout);
 }
 
+/* The options bench/side-by-side.sh runs pipit with (docs/cli.md): --force-call makes an answer
+ * the bundled model gives in words a call, --memory none keeps no memory line where CSO keeps
+ * two, --ctx sets the window (64 tokens do not hold this prompt: over_budget), --keep-going
+ * runs the turns after a failed one and still exits 1. */
+static void test_cli_bench_options(void **state) {
+    (void)state;
+    char *out = NULL, *eout = NULL;
+    assert_int_equal(run_cli(CLI_RUN "--json 'hello there'", "", 0, &out, &eout), 0);
+    assert_non_null(strstr(out, "\"plain_text\""));
+    assert_non_null(strstr(out, "\"calls\":[]"));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--force-call --json 'hello there'", "", 0, &out, &eout), 0);
+    assert_null(strstr(out, "plain_text"));
+    assert_null(strstr(out, "\"calls\":[]"));
+    assert_non_null(strstr(out, "\"calls\":[{\"tool\":\""));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--json 'what is the weather like'", "", 0, &out, &eout), 0);
+    assert_non_null(strstr(out, "\"memory_lines\":2"));
+    free(out);
+    free(eout);
+    assert_int_equal(
+        run_cli(CLI_RUN "--memory none --json 'what is the weather like'", "", 0, &out, &eout), 0);
+    assert_non_null(strstr(out, "\"memory_lines\":0"));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--json 'turn on the flash'", "", 0, &out, &eout), 0);
+    assert_null(strstr(out, "over_budget"));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--ctx 64 --json 'turn on the flash'", "", 0, &out, &eout), 0);
+    assert_non_null(strstr(out, "over_budget"));
+    free(out);
+    free(eout);
+    const char lines[] = "turn on the flash\nzoom in to \xff\n"
+                         "take a photo\n";
+    int failures = 0;
+    const char *code = NULL;
+    assert_int_equal(run_cli(CLI_RUN "--json", lines, sizeof(lines) - 1, &out, &eout), 1);
+    assert_int_equal(json_lines(out, &failures, &code), 2); /* stops at the failed turn */
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--keep-going --json", lines, sizeof(lines) - 1, &out, &eout),
+                     1);
+    assert_int_equal(json_lines(out, &failures, &code), 3);
+    assert_int_equal(failures, 1);
+    assert_string_equal(code, "invalid_arg");
+    assert_non_null(strstr(out, "Photo taken"));
+    free(out);
+    free(eout);
+    /* usage errors: exit 2 */
+    assert_int_equal(run_cli(CLI_RUN "--memory all 'hi'", "", 0, &out, &eout), 2);
+    assert_non_null(strstr(eout, "--memory must be none, full or cso"));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli(CLI_RUN "--force-call --no-grammar 'hi'", "", 0, &out, &eout), 2);
+    assert_non_null(strstr(eout, "--force-call needs the grammar"));
+    free(out);
+    free(eout);
+    assert_int_equal(run_cli("chat --keep-going --model '" BUNDLED "'", "", 0, &out, &eout), 2);
+    free(out);
+    free(eout);
+}
+
 /* A session that cannot be resumed is refused (exit 1) and the file is left byte for byte. */
 static void expect_session_kept(const char *args, const char *path, const char *needle) {
     size_t n0 = 0, n1 = 0;
@@ -1112,6 +1177,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest cli[] = {
         cmocka_unit_test(test_cli_long_lines),
         cmocka_unit_test(test_cli_json_failures),
+        cmocka_unit_test(test_cli_bench_options),
         cmocka_unit_test(test_cli_session_never_overwritten),
     };
     const struct CMUnitTest gguf[] = {
