@@ -6,7 +6,8 @@
 // node side-by-side.mjs --train-ctx --model FILE     (prints the model's trained context length)
 //
 // Prints one JSON object per turn on stdout:
-//   {"turn": i, "prefill": tokens evaluated for this prompt, "ttft_ms": first token,
+//   {"turn": i, "prefill": tokens evaluated for this prompt, "decoded": tokens generated,
+//    "ttft_ms": first token,
 //    "call_ms": prompt start to the complete call, "turn_ms": the whole prompt() call,
 //    "context": tokens in the context sequence after the turn, "call": {"tool", "args"} | null,
 //    "error": null | "message"}
@@ -143,6 +144,7 @@ async function main() {
         const t = {call: null, callAt: null, first: null, abort: new AbortController()};
         current = t;
         const in0 = sequence.tokenMeter.usedInputTokens;
+        const out0 = sequence.tokenMeter.usedOutputTokens;
         const t0 = performance.now();
         let error = null;
         try {
@@ -161,6 +163,7 @@ async function main() {
         const rec = {
             turn: i,
             prefill: sequence.tokenMeter.usedInputTokens - in0,
+            decoded: sequence.tokenMeter.usedOutputTokens - out0,
             ttft_ms: t.first == null ? null : t.first - t0,
             call_ms: t.callAt == null ? null : t.callAt - t0,
             turn_ms: t1 - t0,
