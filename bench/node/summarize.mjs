@@ -129,7 +129,7 @@ function main() {
             n,
             first: turns[0],
             prefillP50: pct(later.map((t) => t.prefill), 50),
-            prefillMax: Math.max(...later.map((t) => t.prefill)),
+            prefillMax: later.length === 0 ? null : Math.max(...later.map((t) => t.prefill)),
             prefillFirst: mean(turns.slice(1, Math.min(20, n)).filter((t) => !t.failed).map((t) => t.prefill)),
             prefillLast: mean(turns.slice(Math.max(1, n - 19)).filter((t) => !t.failed).map((t) => t.prefill)),
             callP50: pct(later.map((t) => t.call), 50),
