@@ -1,0 +1,141 @@
+/*
+ * agent_guard.c - the person's numbers: a numeric argument the model bent is put back to the
+ * number the person wrote, so that validation refuses it with the tool's limit (the section
+ * comment below has the rule).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_guard.h"
+
+#include "agent_impl.h"
+#include "toolspec.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* ============================================================================
+ * the person's numbers: the harness owns the limits
+ *
+ * The grammar lets any number of the right type through, so an out-of-range request is
+ * refused by validation with the limit. A small model trained on in-range values can still
+ * bend the number itself ("zoom 50x" -> level=5, then "Zoom set to 5x."). The guard: when a
+ * tool has exactly one numeric argument, the model's value is not a number the person wrote
+ * in the segment, and exactly one number the person wrote is one the argument does not allow,
+ * that number is the one meant: it replaces the model's value and validation refuses it with
+ * the tool's limit. Numbers in words, percentages and times are left alone; so is a value the
+ * person wrote, and a conversion the person's number allows ("2 minutes" -> 120). */
+
+#define GUARD_MAX_NUMBERS 8
+
+/* Numbers written in digits in `text` (an optional sign right before them counts; "50x" is
+ * 50; "16:9", "3.5.1" and "50%" are skipped). Returns how many were stored in out. */
+static size_t person_numbers(const char *text, double *out, size_t max) {
+    size_t n = 0;
+    const char *p = text;
+    while (*p != '\0' && n < max) {
+        if (!(*p >= '0' && *p <= '9') ||
+            (p > text && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == ':'))) {
+            p++;
+            continue;
+        }
+        const char *start = p;
+        bool neg = p > text && p[-1] == '-' && (p - 1 == text || p[-2] == ' ');
+        double v = 0;
+        while (*p >= '0' && *p <= '9' && v < 1e12) {
+            v = v * 10 + (*p - '0');
+            p++;
+        }
+        if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+            double scale = 0.1;
+            p++;
+            while (*p >= '0' && *p <= '9') {
+                v += (*p - '0') * scale;
+                scale /= 10;
+                p++;
+            }
+        }
+        if (*p == ':' || *p == '%' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
+            (*p >= '0' && *p <= '9') || p == start) {
+            continue;
+        }
+        out[n++] = neg ? -v : v;
+    }
+    return n;
+}
+
+static bool schema_allows(const struct pipit_schema *s, double v) {
+    if (s->n_enum > 0) {
+        for (size_t i = 0; i < s->n_enum; i++) {
+            if (fabs(s->enum_num[i] - v) < 1e-9) {
+                return true;
+            }
+        }
+        return false;
+    }
+    if (s->type == PIPIT_SCHEMA_INTEGER && fabs(v - floor(v)) > 1e-9) {
+        return false;
+    }
+    return (!s->has_min || v >= s->min - 1e-9) && (!s->has_max || v <= s->max + 1e-9);
+}
+
+/* Puts the person's out-of-range number back into `call` when the model bent it (above).
+ * Returns true when the arguments were changed. */
+bool agent_restore_person_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = NULL;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+            if (num != NULL) {
+                return false; /* several numbers: which is which is the model's call */
+            }
+            num = &t->params->props[i];
+        }
+    }
+    if (num == NULL) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *v = json_object_get(args, num->name);
+    if (!json_is_number(v)) {
+        json_decref(args);
+        return false;
+    }
+    double said[GUARD_MAX_NUMBERS];
+    size_t n_said = person_numbers(segment, said, GUARD_MAX_NUMBERS);
+    double model = json_number_value(v);
+    size_t n_refused = 0;
+    double refused = 0;
+    for (size_t i = 0; i < n_said; i++) {
+        if (fabs(said[i] - model) < 1e-9) {
+            json_decref(args);
+            return false; /* the model kept a number the person wrote */
+        }
+        if (!schema_allows(num->schema, said[i])) {
+            n_refused++;
+            refused = said[i];
+        }
+    }
+    bool changed = false;
+    if (n_refused == 1) {
+        json_t *nv = fabs(refused) < 1e12 && fabs(refused - floor(refused)) < 1e-9
+                         ? json_integer((json_int_t)refused)
+                         : json_real(refused);
+        char *text = NULL;
+        if (nv != NULL && json_object_set_new(args, num->name, nv) == 0 &&
+            (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL) {
+            free(call->args_json);
+            call->args_json = text;
+            changed = true;
+        }
+    }
+    json_decref(args);
+    return changed;
+}

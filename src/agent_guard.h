@@ -1,0 +1,16 @@
+/*
+ * agent_guard.h - the person's numbers guard (agent_guard.c).
+ */
+#ifndef PIPIT_AGENT_GUARD_H
+#define PIPIT_AGENT_GUARD_H
+
+#include "agent_impl.h"
+
+/* Puts the person's out-of-range number back into `call` when the model bent it (above).
+ * Returns true when the arguments were changed. */
+bool agent_restore_person_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call);
+
+#endif /* PIPIT_AGENT_GUARD_H */

@@ -1,0 +1,104 @@
+/*
+ * agent_impl.h - the agent's state, shared by the files of the agent (agent*.c) and by nothing
+ * else: the public handle is opaque (pipit.h, "agent").
+ *
+ * The agent is split by concept (docs/design.md, "Layout"), each file below the ones that call it:
+ *   agent.c          defaults, creation, setters, free
+ *   agent_turn.c     pipit_agent_turn(): route, then decode, execute and render each segment
+ *   agent_decode.c   one backend step, one segment's decode (two in JIT mode)
+ *   agent_step.c     one decoded output: parse, validate, execute, the sentence
+ *   agent_guard.c    the person's numbers: an argument the model bent is restored
+ *   agent_undo.c     the action log and undo
+ *   agent_context.c  the permanent prefix between turns: memory delta, trimming to budget
+ *   agent_prompt.c   the prompt texts and the prompt limit (token budget)
+ *   agent_record.c   the turn's record: sentence, call records, its JSON, its free
+ *   agent_session.c  pipit_agent_save() / pipit_agent_load()
+ *
+ * Invariants: between turns the backend's ephemeral tail is empty; the action log holds at most
+ * undo_slots entries, newest last; the breaker persists across turns (the same call failing
+ * turn after turn trips it too).
+ */
+#ifndef PIPIT_AGENT_IMPL_H
+#define PIPIT_AGENT_IMPL_H
+
+#include "agent.h"
+#include "memory.h"
+#include "policy.h"
+#include "strbuf.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+
+#define AGENT_MAX_HANDLERS  64
+#define AGENT_MAX_UTTERANCE (PIPIT_MAX_UTTERANCE_BYTES + 1)
+
+struct action_entry {
+    int32_t tool;              /* tool index */
+    enum pipit_undo_kind kind; /* PIPIT_UNDO_KEYS or PIPIT_UNDO_IMPOSSIBLE */
+    json_t *snapshot;          /* KEYS: the keys' values before the call (owned) */
+};
+
+struct custom_handler {
+    int32_t tool;
+    pipit_tool_fn fn;
+    void *user_data;
+};
+
+struct pipit_agent {
+    struct pipit_model *model; /* NULL with a scripted backend */
+    const struct pipit_toolset *ts;
+    struct pipit_agent_params params;
+    enum pipit_call_syntax syntax;
+    bool chat_template; /* prompts through the model's chat template (Hermes) */
+    struct pipit_grammar *grammar;
+    const struct pipit_toolset *calls_ts; /* what calls may name: ts, plus the built-in undo
+                                             tool when ts has none (owned_calls_ts) */
+    struct pipit_toolset *owned_calls_ts;
+    struct ask *ask;       /* state questions and claims; NULL without a device */
+    struct router *router; /* undo and compound splits, with the tool set's words */
+    bool last_undo;        /* the previous turn was an undo: "and that too" undoes one more */
+    struct backend backend;
+    struct device *dev;     /* params.device's device (borrowed); NULL: no device */
+    char *system_text;      /* the permanent prompt text queued at creation */
+    char *chat_system;      /* chat-template mode: the system message */
+    size_t chat_prefix_len; /* chat-template mode: bytes of the rendered system message */
+
+    struct policy_breaker breaker;
+    enum pipit_thermal thermal;
+    struct action_entry *log; /* undo_slots entries, the newest last */
+    int32_t log_n;
+    struct custom_handler handlers[AGENT_MAX_HANDLERS];
+    size_t n_handlers;
+    struct pipit_cloud *cloud;    /* borrowed; NULL = not configured */
+    struct memory mem;            /* what stays in context between turns */
+    int32_t system_tokens;        /* permanent tokens of the system text and tools; -1 unknown */
+    size_t superseded_at_rebuild; /* mem.n_superseded when the KV memory was last rebuilt */
+    struct tracker *tracker;      /* the State-Tracker context, NULL when off */
+    struct pipit_adapter *tracker_lora; /* its adapter, NULL = prompted base model */
+    atomic_bool cancel;
+    atomic_bool in_step; /* a backend step runs: a cancel goes to the backend too */
+    char errmsg[512];
+    /* the prompt limit: the model's trained length (pipit.train.n_ctx, else its n_ctx_train),
+     * at most n_ctx; the permanent prefix plus the ephemeral tail stays within it */
+    int32_t prompt_limit;
+    const char *limit_source;     /* where prompt_limit came from, for messages */
+    int32_t eph_floor;            /* estimated tail of a short command, before any turn */
+    int32_t eph_recent[16];       /* the longest tail of each of the last 16 turns */
+    int32_t eph_next, eph_filled; /* the ring's next slot, and slots filled (<= 16) */
+    bool tools_in_prompt;         /* the prompt lists the tools (not pipit.prompt.tools none) */
+    char notice[512];             /* what creation changed to fit the prompt limit, or "" */
+    int32_t requested_format;     /* params.tools_format as given (the one used may be smaller) */
+};
+
+/* What one turn builds while it runs; the turn record is its result. */
+struct turn_build {
+    struct pipit_turn *turn;
+    struct strbuf sentence;
+    struct strbuf outputs; /* the steps' raw outputs (full-history memory) */
+    struct strbuf prompts; /* the first step's prompt (full-history memory) */
+    size_t cap_calls;
+    const char *segment; /* what the person said for the current step */
+    bool undid;          /* an undo ran this turn (routed or the model's) */
+};
+
+#endif /* PIPIT_AGENT_IMPL_H */

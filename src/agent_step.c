@@ -1,0 +1,422 @@
+/*
+ * agent_step.c - one decoded output, from text to sentence.
+ *
+ * Plain text is said as it is, unless it claims an action no tool performed (replaced by an
+ * honest sentence) or a state the device contradicts (corrected). A call is parsed and
+ * re-validated against the tool set, then executed (custom handler, else the device, else the
+ * cloud); parse errors, unknown tools and bad arguments never reach a handler. The sentence
+ * comes from the tool's template and the real result. The breaker stops a call that failed the
+ * same way twice.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_step.h"
+
+#include "agent_guard.h"
+#include "agent_impl.h"
+#include "agent_record.h"
+#include "agent_undo.h"
+#include "ask.h"
+#include "cloud.h"
+#include "device.h"
+#include "log.h"
+#include "memory.h"
+#include "policy.h"
+#include "render.h"
+#include "router.h"
+#include "status.h"
+#include "toolspec.h"
+#include "untrusted.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Run the handler for a validated call. Fills rec (executed, ok, code, message, data_json). */
+static void execute(struct pipit_agent *a,
+                    int32_t tool,
+                    const json_t *args,
+                    const char *segment,
+                    const struct policy_clock *clock,
+                    struct pipit_turn *turn,
+                    struct pipit_call_record *rec,
+                    json_t **data) {
+    const char *name = a->ts->tools[tool].name;
+    *data = NULL;
+    for (size_t i = 0; i < a->n_handlers; i++) {
+        if (a->handlers[i].tool != tool) {
+            continue;
+        }
+        struct pipit_tool_output out;
+        memset(&out, 0, sizeof(out));
+        char *args_json = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        enum pipit_status st = a->handlers[i].fn(name, args_json != NULL ? args_json : "{}", &out,
+                                                 a->handlers[i].user_data);
+        free(args_json);
+        rec->executed = true;
+        out.code[sizeof(out.code) - 1] = '\0';
+        out.message[sizeof(out.message) - 1] = '\0';
+        out.data_json[sizeof(out.data_json) - 1] = '\0';
+        if (st != PIPIT_OK) {
+            rec->ok = false;
+            pipit_format(rec->code, sizeof(rec->code), "handler_error");
+            pipit_format(rec->message, sizeof(rec->message), "the %s handler failed: %s", name,
+                         pipit_status_str(st));
+            return;
+        }
+        rec->ok = out.ok;
+        if (out.ok) {
+            json_t *d = out.data_json[0] != '\0' ? json_loads(out.data_json, 0, NULL) : NULL;
+            *data = json_is_object(d) ? d : json_object();
+            if (!json_is_object(d)) {
+                json_decref(d);
+            }
+        } else {
+            pipit_format(rec->code, sizeof(rec->code), "%s",
+                         out.code[0] != '\0' ? out.code : "failed");
+            pipit_format(rec->message, sizeof(rec->message), "%s", out.message);
+        }
+        return;
+    }
+    if (a->dev != NULL) {
+        struct device_result r;
+        memset(&r, 0, sizeof(r));
+        enum pipit_status st = a->dev->ops->call(a->dev->self, name, args, &r);
+        if (st == PIPIT_OK || st == PIPIT_ERR_INVALID_ARGS) {
+            rec->executed = true;
+            rec->ok = st == PIPIT_OK && r.ok;
+            if (rec->ok) {
+                *data = r.data != NULL ? json_incref(r.data) : json_object();
+            } else {
+                pipit_format(rec->code, sizeof(rec->code), "%s", r.code);
+                pipit_format(rec->message, sizeof(rec->message), "%s", r.message);
+            }
+            device_result_clear(&r);
+            return;
+        }
+        device_result_clear(&r);
+    }
+    if (pipit_toolset_is_cloud(a->ts, (size_t)tool)) {
+        /* delegation: nothing leaves the device unless an endpoint is configured. A pack's own
+         * cloud tool (effect "cloud") need not have process_with_cloud_llm's arguments: the
+         * question is then the person's own words */
+        struct device_result r;
+        memset(&r, 0, sizeof(r));
+        if (pipit_cloud_configured(a->cloud)) {
+            turn->cloud_requests++;
+        }
+        json_t *asked = NULL;
+        if (json_object_get(args, "user_query_context") == NULL) {
+            asked = json_deep_copy(args);
+            json_object_set_new(asked, "user_query_context",
+                                json_string(segment != NULL ? segment : ""));
+        }
+        cloud_tool_call(a->cloud, asked != NULL ? asked : args, policy_clock_remaining_ms(clock),
+                        &a->cancel, &r, NULL);
+        json_decref(asked);
+        if (strcmp(r.code, CLOUD_CANCELLED) == 0) {
+            turn->flags |= PIPIT_TURN_CANCELLED; /* Ctrl-C while the cloud was thinking */
+        }
+        rec->executed = true;
+        rec->ok = r.ok;
+        if (r.ok) {
+            *data = r.data != NULL ? json_incref(r.data) : json_object();
+        } else {
+            pipit_format(rec->code, sizeof(rec->code), "%s", r.code);
+            pipit_format(rec->message, sizeof(rec->message), "%s", r.message);
+        }
+        device_result_clear(&r);
+        return;
+    }
+    /* nobody handles it */
+    rec->executed = false;
+    rec->ok = false;
+    {
+        pipit_format(rec->code, sizeof(rec->code), "no_handler");
+        pipit_format(rec->message, sizeof(rec->message), "nothing on this device handles %s", name);
+    }
+}
+
+#define RESULT_MAX_STRING 65536 /* bytes of one string in a tool's result data */
+
+/* A tool's result is text from outside (a handler, a device, the cloud): data, never
+ * instructions. Every string of it (data, message, code) is cleaned here, once, before the
+ * sentence, the memory, the State-Tracker or the turn's record read it (untrusted.h). */
+static void clean_result(struct pipit_call_record *rec, json_t **data) {
+    if (*data != NULL) {
+        json_t *c = untrusted_clean_json(*data, RESULT_MAX_STRING);
+        json_decref(*data);
+        *data = json_is_object(c) ? c : json_object();
+        if (!json_is_object(c)) {
+            json_decref(c);
+        }
+    }
+    char tmp[sizeof(rec->message)];
+    untrusted_clean_into(rec->message, tmp, sizeof(tmp), UNTRUSTED_ONE_LINE);
+    memcpy(rec->message, tmp, sizeof(tmp));
+    /* a code picks a failure template and is remembered: a plain name */
+    size_t o = 0;
+    for (size_t i = 0; rec->code[i] != '\0'; i++) {
+        char ch = rec->code[i];
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            ch == '_' || ch == '.' || ch == '-') {
+            rec->code[o++] = ch;
+        }
+    }
+    rec->code[o] = '\0';
+    if (!rec->ok && o == 0) {
+        pipit_format(rec->code, sizeof(rec->code), "failed");
+    }
+}
+
+/* The failure code memory keeps: a custom handler's code only when the pack declares it for the
+ * tool (a failure template of that name), else "failed": a handler's code is its own text and
+ * would stay in the permanent prompt. pipit's devices and the cloud client use fixed codes. */
+static bool has_handler(const struct pipit_agent *a, int32_t tool) {
+    for (size_t i = 0; i < a->n_handlers; i++) {
+        if (a->handlers[i].tool == tool) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *memory_code(const struct pipit_agent *a, int32_t tool, const char *code) {
+    if (!has_handler(a, tool)) {
+        return code;
+    }
+    const struct pipit_tool *t = &a->ts->tools[tool];
+    for (size_t i = 0; i < t->n_failures; i++) {
+        if (strcmp(t->failures[i].code, code) == 0 && strcmp(code, "*") != 0) {
+            return code;
+        }
+    }
+    return "failed";
+}
+/* The sentence for a request none of the tools does, in the harness's words: "I can't take a
+ * photo: none of my tools does that, so I did nothing." (docs/agent.md). */
+static char *no_tool_sentence(const struct pipit_agent *a, const struct turn_build *tb) {
+    const char *seg = tb->segment != NULL ? tb->segment : "";
+    size_t at = router_command_verb(a->router, seg);
+    return render_no_tool_sentence(seg, at == ROUTER_NO_VERB ? NULL : seg + at);
+}
+
+/* The model chose the grammar's "none of these tools" outcome (`none()`, docs/grammar.md): no
+ * tool runs and the sentence says honestly that this tool set cannot do it. */
+static void
+model_none(const struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
+    char *s = no_tool_sentence(a, tb);
+    rec->status = PIPIT_OK;
+    rec->executed = false;
+    rec->ok = false;
+    pipit_format(rec->code, sizeof(rec->code), "%s", RENDER_NO_TOOL);
+    pipit_format(rec->message, sizeof(rec->message), "none of the tools does this");
+    rec->args_json = rec->args_json != NULL ? rec->args_json : agent_strdup("{}");
+    rec->data_json = agent_strdup("{}");
+    rec->sentence = s != NULL ? s : agent_strdup(render_no_action_sentence());
+    agent_say(tb, rec->sentence);
+}
+/* Handle one decoded step output. Returns false when the turn must stop (breaker). */
+bool agent_handle_output(struct pipit_agent *a,
+                         struct turn_build *tb,
+                         const char *text,
+                         const struct policy_clock *clock) {
+    if (!pipit_call_detect(a->syntax, text)) {
+        /* plain text: never let it narrate an action no tool performed */
+        tb->turn->flags |= PIPIT_TURN_PLAIN_TEXT;
+        if (render_claims_action(text, a->ts)) {
+            tb->turn->flags |= PIPIT_TURN_NARRATION_CAUGHT;
+            agent_say(tb, render_no_action_sentence());
+        } else {
+            /* trim surrounding whitespace */
+            while (*text == ' ' || *text == '\n') {
+                text++;
+            }
+            /* a claim about the state that the state contradicts is replaced by the truth */
+            json_t *state = a->ask != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+            int n_fixed = 0;
+            char *fixed = state != NULL ? ask_correct(a->ask, text, state, &n_fixed) : NULL;
+            json_decref(state);
+            if (fixed != NULL) {
+                tb->turn->flags |= PIPIT_TURN_STATE_CORRECTED;
+                agent_say(tb, fixed);
+                free(fixed);
+            } else {
+                agent_say(tb, text[0] != '\0' ? text : "Sorry, I didn't get that.");
+            }
+        }
+        return true;
+    }
+    struct pipit_call_record *rec = agent_new_record(tb);
+    if (rec == NULL) {
+        return false;
+    }
+    struct pipit_call call;
+    struct pipit_error err;
+    if (pipit_call_parse(a->syntax, text, &call, &err) != PIPIT_OK) {
+        rec->status = PIPIT_ERR_PARSE;
+        rec->args_json = agent_strdup("");
+        rec->data_json = agent_strdup("{}");
+        pipit_format(rec->code, sizeof(rec->code), "parse_error");
+        pipit_format(rec->message, sizeof(rec->message), "%s", err.text);
+        rec->sentence = agent_strdup("I couldn't understand that as a command, so I did nothing.");
+        agent_say(tb, rec->sentence);
+        return true;
+    }
+    pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+    /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
+    int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
+    if (agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
+        tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
+    }
+    rec->args_json = agent_strdup(call.args_json);
+    if (tool < 0 && strcmp(call.name, "none") == 0 && strcmp(call.args_json, "{}") == 0) {
+        model_none(a, tb, rec); /* the grammar's "none of these tools" */
+        pipit_call_clear(&call);
+        return true;
+    }
+    struct pipit_arg_problem problems[4];
+    size_t n_problems = 0;
+    enum pipit_status vst =
+        tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
+                 : pipit_toolset_validate_args(a->calls_ts, call.name, call.args_json,
+                                               strlen(call.args_json), problems, 4, &n_problems);
+    char buf[512];
+    if (vst != PIPIT_OK) {
+        rec->status = vst == PIPIT_ERR_JSON ? PIPIT_ERR_INVALID_ARGS : vst;
+        rec->data_json = agent_strdup("{}");
+        if (vst == PIPIT_ERR_UNKNOWN_TOOL) {
+            /* a tool this set does not have (an unconstrained decode): said in the harness's
+             * words, from the person's */
+            pipit_format(rec->code, sizeof(rec->code), "unknown_tool");
+            pipit_format(rec->message, sizeof(rec->message), "there is no tool named %s",
+                         call.name);
+            char *s = no_tool_sentence(a, tb);
+            pipit_format(buf, sizeof(buf), "%s", s != NULL ? s : render_no_action_sentence());
+            free(s);
+        } else {
+            /* the tool's refusal template names the limit ("I can't zoom to 50x: the zoom
+             * goes from 0.5x to 10x on the back camera."); never a substitute value */
+            pipit_format(rec->message, sizeof(rec->message), "%s: %s",
+                         n_problems > 0 ? problems[0].path : "args",
+                         n_problems > 0 ? problems[0].message : "invalid");
+            json_t *bad = json_loads(call.args_json, 0, NULL);
+            char code[sizeof(rec->code)] = RENDER_INVALID_ARGUMENTS;
+            char *refusal =
+                render_refusal(a->calls_ts, (size_t)tool, bad, n_problems > 0 ? &problems[0] : NULL,
+                               code, sizeof(code));
+            json_decref(bad);
+            pipit_format(rec->code, sizeof(rec->code), "%s", code);
+            pipit_format(buf, sizeof(buf), "%s",
+                         refusal != NULL ? refusal : "That value doesn't work, so I did nothing.");
+            free(refusal);
+        }
+        rec->sentence = agent_strdup(buf);
+        agent_say(tb, rec->sentence);
+        memory_record_call(&a->mem, rec->tool, rec->args_json, false, rec->code, "{}", NULL,
+                           MEMORY_CALL_WRITE);
+        pipit_call_clear(&call);
+        return true;
+    }
+    if ((size_t)tool >= a->ts->n_tools) {
+        agent_model_undo(a, tb, rec);
+        pipit_call_clear(&call);
+        return true;
+    }
+    json_t *args = json_loads(call.args_json, 0, NULL);
+    bool cloud = pipit_toolset_is_cloud(a->ts, (size_t)tool);
+    if (cloud && tb->segment != NULL && json_object_get(args, "user_query_context") != NULL) {
+        /* the cloud gets the person's own words: a small model's copy of a question can drift,
+         * the harness has the original (the model chose to delegate, and says why) */
+        json_object_set_new(args, "user_query_context", json_string(tb->segment));
+        char *fixed = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (fixed != NULL) {
+            free(rec->args_json);
+            rec->args_json = fixed;
+        }
+    }
+    json_t *snapshot = agent_undo_snapshot(a, tool);
+    json_t *data = NULL;
+    execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
+    clean_result(rec, &data);
+    rec->status = PIPIT_OK;
+    char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
+    const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
+                               : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
+    /* an omitted optional argument reads as its schema "default" in the sentence */
+    json_t *full = pipit_tool_args_with_defaults(pipit_toolset_tool(a->ts, (size_t)tool), args);
+    rec->sentence =
+        render_template(tmpl, full != NULL ? full : args, data, rec->message, rec->code);
+    json_decref(full);
+    /* the same failure twice in a turn is said once */
+    const struct pipit_call_record *prev =
+        tb->turn->n_calls >= 2 ? &tb->turn->calls[tb->turn->n_calls - 2] : NULL;
+    if (rec->ok || prev == NULL || prev->ok || prev->sentence == NULL || rec->sentence == NULL ||
+        strcmp(prev->sentence, rec->sentence) != 0) {
+        agent_say(tb, rec->sentence);
+    }
+
+    enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
+    if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
+        agent_log_push(a, tool, kind, snapshot);
+        snapshot = NULL;
+    } else if (rec->ok && kind == PIPIT_UNDO_KEYS && a->dev != NULL) {
+        /* the state could not be read before the call: undo must not revert an older action
+         * in its place, nor claim to have put this one back */
+        agent_log_push(a, tool, PIPIT_UNDO_IMPOSSIBLE, NULL);
+    } else if (rec->ok && kind == PIPIT_UNDO_IMPOSSIBLE) {
+        agent_log_push(a, tool, kind, NULL);
+    }
+    json_decref(snapshot);
+    char state_line[512] = "";
+    if (a->dev != NULL) {
+        device_state_line(a->dev, state_line, sizeof(state_line));
+    }
+    enum memory_call kind_of_call =
+        cloud ? MEMORY_CALL_CLOUD
+        : pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE
+            ? MEMORY_CALL_READ
+            : MEMORY_CALL_WRITE;
+    /* a custom handler's data reaches memory as plain words only (IDs, numbers, enum values):
+     * its sentences are the outside's text (docs/memory.md) */
+    char *mem_data = NULL;
+    if (has_handler(a, tool) && data != NULL) {
+        json_t *words = untrusted_words_json(data, 40);
+        mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(words);
+    }
+    /* a pack's own cloud tool: memory's line names the question the cloud got, the person's */
+    char *cloud_args = NULL;
+    if (cloud && json_object_get(args, "user_query_context") == NULL) {
+        json_t *q =
+            json_pack("{s:s}", "user_query_context", tb->segment != NULL ? tb->segment : "");
+        cloud_args = q != NULL ? json_dumps(q, JSON_COMPACT) : NULL;
+        json_decref(q);
+    }
+    bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */
+    if (!cancelled &&
+        memory_record_call(&a->mem, rec->tool, cloud_args != NULL ? cloud_args : rec->args_json,
+                           rec->ok, memory_code(a, tool, rec->code),
+                           mem_data != NULL ? mem_data : rec->data_json, state_line,
+                           kind_of_call) != PIPIT_OK) {
+        pipit_log(PIPIT_LOG_WARN, "agent: memory: out of memory");
+    }
+    free(mem_data);
+    free(cloud_args);
+    char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+    bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
+                                         rec->ok, rec->code);
+    free(canon);
+    json_decref(args);
+    json_decref(data);
+    pipit_call_clear(&call);
+    if (tripped) {
+        tb->turn->flags |= PIPIT_TURN_BREAKER;
+        /* the failure's own sentence, just said, names the reason */
+        agent_say(tb, "I'll stop trying: it failed the same way twice.");
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,311 @@
+/*
+ * agent_turn.c - one turn: route -> decode -> validate -> execute -> render.
+ *
+ *   1. Route, no model: "undo" and the like revert the last action from the action log;
+ *      a compound utterance is split into at most max_steps segments (router.c).
+ *   2. Prompt: the permanent prefix (system text, tools) is queued once and stays in the
+ *      backend's KV cache; each step prefills only "State: ...\nUser: ...\nAssistant: ".
+ *   3. One decode per segment: plain text, or a grammar-locked call (lazy: the grammar starts
+ *      at the call's trigger).
+ *   4. Parse and re-validate the call against the tool set, then execute it (custom handler,
+ *      else the device). Parse errors, unknown tools and bad arguments never reach a handler.
+ *   5. The sentence comes from the tool's template and the real result; plain text that claims
+ *      an action is replaced by an honest sentence.
+ * The harness owns every limit (policy.c): steps, wall clock, tokens per decode, thermal
+ * throttling, the identical-failure breaker, cancellation.
+ *
+ * Invariants: between turns the backend's ephemeral tail is empty; the action log holds at most
+ * undo_slots entries, newest last; the breaker persists across turns (the same call failing
+ * turn after turn trips it too).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_context.h"
+#include "agent_decode.h"
+#include "agent_impl.h"
+#include "agent_prompt.h"
+#include "agent_record.h"
+#include "agent_step.h"
+#include "agent_undo.h"
+#include "ask.h"
+#include "device.h"
+#include "memory.h"
+#include "policy.h"
+#include "router.h"
+#include "status.h"
+#include "strbuf.h"
+#include "untrusted.h"
+#include "utf8.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void sleep_ms(double ms) {
+    if (ms <= 0) {
+        return;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000.0),
+                          .tv_nsec = (long)(fmod(ms, 1000.0) * 1e6)};
+    nanosleep(&ts, NULL);
+}
+/* Refuse an utterance the agent cannot take as one command: empty or blank, longer than
+ * PIPIT_MAX_UTTERANCE_BYTES (never cut: its tail would become another command), or not valid
+ * UTF-8 (a byte the tokenizer would drop or mangle changes what the person said). */
+static enum pipit_status check_utterance(struct pipit_agent *a, const char *utterance) {
+    size_t n = strlen(utterance);
+    if (n > PIPIT_MAX_UTTERANCE_BYTES) {
+        pipit_format(a->errmsg, sizeof(a->errmsg),
+                     "agent: the utterance is %zu bytes; the limit is %d bytes", n,
+                     PIPIT_MAX_UTTERANCE_BYTES);
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    bool blank = true;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_seq_len((const unsigned char *)utterance + i, n - i);
+        if (len == 0) {
+            pipit_format(a->errmsg, sizeof(a->errmsg),
+                         "agent: the utterance is not valid UTF-8 (byte 0x%02x at offset %zu)",
+                         (unsigned)(unsigned char)utterance[i], i);
+            return PIPIT_ERR_INVALID_ARG;
+        }
+        if (len > 1 || !isspace((unsigned char)utterance[i])) {
+            blank = false;
+        }
+        i += len;
+    }
+    if (blank) {
+        pipit_format(a->errmsg, sizeof(a->errmsg),
+                     "agent: the utterance is empty: say what the device should do");
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    return PIPIT_OK;
+}
+
+#define AGENT_MAX_SEGMENTS 9 /* max_steps (at most 8) plus one for what was left over */
+
+/* A question about the device's state is answered from the state: no model call, no tool
+ * call (docs/agent.md, "State questions"). False when `text` is not such a question. */
+static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, const char *text) {
+    if (a->ask == NULL || a->dev == NULL) {
+        return false;
+    }
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    char answer[512];
+    int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
+    json_decref(state);
+    if (n <= 0) {
+        return false;
+    }
+    tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
+    agent_say(tb, answer);
+    return true;
+}
+
+/* True when no router segment of `utt` starts with a command verb: a question may then be
+ * answered whole ("what's the flash and the zoom?"); "is the flash on, zoom in" may not. */
+static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
+    char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
+    size_t n = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
+    for (size_t i = 0; i < n; i++) {
+        if (router_command_verb(a->router, segs[i]) != ROUTER_NO_VERB) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "I didn't take a photo or set the timer: two steps per command is the limit." The
+ * segments past the step limit, in the person's words. */
+static void say_not_done(struct pipit_agent *a,
+                         struct turn_build *tb,
+                         char (*rest)[ROUTER_MAX_SEGMENT],
+                         size_t n_rest) {
+    static const char *const NUMBERS[] = {"zero", "one", "two",   "three", "four",
+                                          "five", "six", "seven", "eight"};
+    struct strbuf b = {0};
+    strbuf_str(&b, "I didn't ");
+    for (size_t i = 0; i < n_rest; i++) {
+        if (i > 0) {
+            strbuf_str(&b, i + 1 == n_rest ? " or " : ", ");
+        }
+        size_t at = router_command_verb(a->router, rest[i]);
+        if (at == ROUTER_NO_VERB) {
+            strbuf_printf(&b, "do \"%s\"", rest[i]);
+            continue;
+        }
+        const char *verb = rest[i] + at;
+        if (verb[0] >= 'A' && verb[0] <= 'Z' && verb[1] >= 'a' && verb[1] <= 'z') {
+            char first = (char)(verb[0] - 'A' + 'a'); /* "Take a photo" -> "take a photo" */
+            strbuf_add(&b, &first, 1);
+            verb++;
+        }
+        strbuf_str(&b, verb);
+    }
+    int32_t m = a->params.max_steps;
+    strbuf_printf(&b, ": %s step%s per command is the limit.",
+                  m >= 0 && m < (int32_t)(sizeof(NUMBERS) / sizeof(NUMBERS[0])) ? NUMBERS[m] : "8",
+                  m == 1 ? "" : "s");
+    char *s = strbuf_take(&b);
+    agent_say(tb, s != NULL ? s : "I didn't do the rest: it was more than I do in one go.");
+    free(s);
+}
+
+enum pipit_status
+pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
+    if (a == NULL || utterance == NULL || out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    enum pipit_status checked = check_utterance(a, utterance);
+    if (checked != PIPIT_OK) {
+        return checked;
+    }
+    /* the turn's tail (state line, words, header, a short answer) must fit the prompt limit
+     * beside the system prompt and tools; memory makes room for it before the model runs */
+    int32_t need = 0;
+    if (a->model != NULL) {
+        char *tail = agent_step_prompt(a, utterance, NULL);
+        int32_t n_tail = agent_count_tokens(a, tail, false);
+        free(tail);
+        int32_t n_sys =
+            a->system_tokens >= 0 ? a->system_tokens : agent_count_tokens(a, a->system_text, true);
+        need = n_tail + (a->params.max_tokens < 32 ? a->params.max_tokens : 32);
+        if (n_tail >= 0 && n_sys >= 0 && n_sys + need > a->prompt_limit) {
+            pipit_format(a->errmsg, sizeof(a->errmsg),
+                         "agent: the utterance needs %d tokens with its answer; beside the %d of "
+                         "the system prompt and tools that is more than the prompt limit of %d "
+                         "(%s)",
+                         need, n_sys, a->prompt_limit, a->limit_source);
+            return PIPIT_ERR_INVALID_ARG;
+        }
+    }
+    struct turn_build tb = {0};
+    tb.turn = calloc(1, sizeof(*tb.turn));
+    if (tb.turn == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    struct pipit_turn *t = tb.turn;
+    atomic_store(&a->cancel, false);
+    double t0 = pipit_now_ms();
+    struct policy_clock clock;
+    policy_clock_start(&clock, a->params.turn_budget_ms);
+    int32_t half = (pipit_cpu_count() + 1) / 2;
+    int32_t base_threads = a->params.n_threads > 0 ? a->params.n_threads : (half > 4 ? 4 : half);
+    struct policy_limits lim;
+    policy_thermal_limits(a->thermal, base_threads, a->params.max_tokens, &lim);
+    enum pipit_status status = PIPIT_OK;
+
+    int32_t np0 = 0, ne0 = 0;
+    a->backend.ops->lengths(a->backend.self, &np0, &ne0);
+    if (need > 0 && a->system_tokens >= 0) {
+        /* this utterance's tail must fit beside the memory: within the prompt limit with a short
+         * answer, and within the context window with the longest answer a decode may write */
+        int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
+        int32_t fit = a->prompt_limit - need;
+        int32_t hard = (int32_t)a->params.n_ctx - (need - gen) - a->params.max_tokens;
+        fit = hard < fit ? hard : fit;
+        if (np0 > fit && agent_trim_to_budget(a, t, fit) != PIPIT_OK) {
+            t->flags |= PIPIT_TURN_OVER_BUDGET;
+        }
+    }
+    char utt[AGENT_MAX_UTTERANCE];
+    pipit_format(utt, sizeof(utt), "%s", utterance);
+    if (!lim.paused && memory_begin_turn(&a->mem, utt) != PIPIT_OK) {
+        status = PIPIT_ERR_NOMEM;
+    }
+    int32_t undo_n = 0;
+    if (lim.paused) {
+        t->flags |= PIPIT_TURN_PAUSED;
+        agent_say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
+    } else if ((undo_n = router_undo_count(utt)) > 0 ||
+               (a->last_undo && (undo_n = router_undo_followup(utt)) > 0)) {
+        agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
+    } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
+        t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
+    } else {
+        /* every segment up to the array's size: those past max_steps are not run, and the
+         * sentence says so */
+        char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
+        size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
+        size_t n = n_all;
+        if (n > (size_t)a->params.max_steps) {
+            t->flags |= PIPIT_TURN_STEP_CAP;
+            n = (size_t)a->params.max_steps;
+        }
+        if (n > 1) {
+            t->flags |= PIPIT_TURN_COMPOUND;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (atomic_load(&a->cancel)) {
+                t->flags |= PIPIT_TURN_CANCELLED;
+                break;
+            }
+            if (i > 0) {
+                sleep_ms(fmin(lim.step_delay_ms, policy_clock_remaining_ms(&clock)));
+            }
+            if (policy_clock_expired(&clock)) {
+                t->flags |= PIPIT_TURN_BUDGET;
+                char buf[400];
+                pipit_format(buf, sizeof(buf), "I ran out of time before \"%s\".", segs[i]);
+                agent_say(&tb, buf);
+                break;
+            }
+            t->n_steps++;
+            if ((undo_n = router_undo_count(segs[i])) > 0) {
+                agent_undo(a, &tb, undo_n);
+                continue;
+            }
+            if (answer_from_state(a, &tb, segs[i])) {
+                continue;
+            }
+            char *text = NULL;
+            tb.segment = segs[i];
+            status = agent_decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);
+            if (status != PIPIT_OK || text == NULL) {
+                free(text);
+                break;
+            }
+            free(t->model_text);
+            t->model_text = text;
+            agent_output_add(&tb, text);
+            if (!agent_handle_output(a, &tb, text, &clock)) {
+                break;
+            }
+        }
+        if ((t->flags & PIPIT_TURN_STEP_CAP) != 0 && (t->flags & PIPIT_TURN_BREAKER) == 0) {
+            say_not_done(a, &tb, segs + n, n_all - n);
+        }
+    }
+    a->last_undo = tb.undid;
+    if (status == PIPIT_OK && !lim.paused && (t->flags & PIPIT_TURN_CANCELLED) == 0) {
+        status = agent_remember(a, &tb, utt);
+    }
+    strbuf_free(&tb.outputs);
+    strbuf_free(&tb.prompts);
+    int32_t np = 0, ne = 0;
+    a->backend.ops->lengths(a->backend.self, &np, &ne);
+    t->n_permanent = np;
+    t->memory_lines = (int32_t)a->mem.n;
+    t->memory_bytes = (int32_t)memory_bytes(&a->mem);
+    /* what the person reads may quote a cloud answer or a handler's text: never call syntax
+     * or control text (untrusted.h); the length is bounded where that text came in */
+    char *sentence = strbuf_take(&tb.sentence);
+    t->sentence = sentence != NULL ? untrusted_clean(sentence, (size_t)-1, 0) : NULL;
+    free(sentence);
+    if (t->sentence == NULL) {
+        status = PIPIT_ERR_NOMEM;
+    }
+    t->state_json = pipit_agent_state_json(a);
+    t->latency_ms = pipit_now_ms() - t0;
+    if (status != PIPIT_OK && status != PIPIT_ERR_ABORTED) {
+        pipit_turn_free(t);
+        return status;
+    }
+    *out = t;
+    return PIPIT_OK;
+}

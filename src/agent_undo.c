@@ -1,0 +1,163 @@
+/*
+ * agent_undo.c - the action log and undo (docs/agent.md, "Undo").
+ *
+ * Each executed call that changes the device pushes an entry: the undo keys' values before the
+ * call, or "impossible" when the tool cannot be undone. An undo, routed ("undo", "never mind")
+ * or the model's call of the built-in undo tool, reverts the newest entries through the device.
+ * Invariant: the log holds at most undo_slots entries, newest last.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_undo.h"
+
+#include "agent_impl.h"
+#include "agent_record.h"
+#include "ask.h"
+#include "router.h"
+#include "status.h"
+#include "strbuf.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tool name for sentences: "set_white_balance" -> "set white balance". */
+static void human_name(const char *tool, char *buf, size_t size) {
+    pipit_format(buf, size, "%s", tool);
+    for (char *p = buf; *p != '\0'; p++) {
+        if (*p == '_') {
+            *p = ' ';
+        }
+    }
+}
+
+void agent_log_push(struct pipit_agent *a,
+                    int32_t tool,
+                    enum pipit_undo_kind kind,
+                    json_t *snapshot) {
+    if (a->log_n == a->params.undo_slots) {
+        json_decref(a->log[0].snapshot);
+        memmove(a->log, a->log + 1, sizeof(*a->log) * (size_t)(a->log_n - 1));
+        a->log_n--;
+    }
+    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot};
+}
+
+/* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
+ * again.", "The flash is off again.", "Back to no alarms."), from the state after the undo. */
+static void say_restored(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    const char *key;
+    json_t *v;
+    char one[256];
+    if (json_object_size(e->snapshot) == 1) {
+        json_object_foreach(e->snapshot, key, v) {
+            if (ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one,
+                             sizeof(one))) {
+                strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+                json_decref(state);
+                return;
+            }
+        }
+    }
+    /* several keys (tap_to_focus moves x and y), or a key no sentence knows */
+    char name[96];
+    human_name(a->ts->tools[e->tool].name, name, sizeof(name));
+    strbuf_printf(b, "%sI undid the last change (%s).", b->len > 0 ? " " : "", name);
+    json_decref(state);
+}
+
+/* Revert up to `count` of the newest logged actions, newest first (ROUTER_UNDO_ALL: all of
+ * them). Returns the sentence (malloc'd; NULL when out of memory); *reverted receives the
+ * number of actions whose state was put back. Never runs a tool. */
+static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverted) {
+    struct strbuf b = {0};
+    *reverted = 0;
+    if (a->log_n == 0) {
+        strbuf_str(&b, "There's nothing to undo.");
+        return strbuf_take(&b);
+    }
+    int32_t available = a->log_n;
+    for (int32_t i = 0; i < count && a->log_n > 0; i++) {
+        struct action_entry e = a->log[--a->log_n];
+        char name[96];
+        human_name(a->ts->tools[e.tool].name, name, sizeof(name));
+        const char *sep = b.len > 0 ? " " : "";
+        if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
+            strbuf_printf(&b, "%sI can't undo the last action (%s): it can't be undone.", sep,
+                          name);
+            json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
+            continue;
+        }
+        struct pipit_error err;
+        enum pipit_status st = a->dev != NULL
+                                   ? a->dev->ops->set_state(a->dev->self, e.snapshot, &err)
+                                   : PIPIT_ERR_STATE;
+        if (st != PIPIT_OK) {
+            strbuf_printf(&b, "%sI couldn't undo the last action (%s).", sep, name);
+        } else {
+            say_restored(a, &e, &b);
+            (*reverted)++;
+        }
+        json_decref(e.snapshot);
+    }
+    if (count != ROUTER_UNDO_ALL && count > available) {
+        if (available == 1) {
+            strbuf_str(&b, " There was only one action to undo.");
+        } else {
+            strbuf_printf(&b, " There were only %d actions to undo.", (int)available);
+        }
+    }
+    return strbuf_take(&b);
+}
+
+/* Revert `count` actions for the person (the router found an undo request). */
+void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
+    tb->turn->flags |= PIPIT_TURN_UNDO;
+    tb->undid = true;
+    int32_t reverted = 0;
+    char *s = undo_actions(a, count, &reverted);
+    agent_say(tb, s != NULL ? s : "I couldn't undo that.");
+    free(s);
+}
+/* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
+json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool) {
+    const char *const *keys = NULL;
+    size_t n = 0;
+    if (pipit_toolset_undo(a->ts, (size_t)tool, &keys, &n) != PIPIT_UNDO_KEYS || a->dev == NULL) {
+        return NULL;
+    }
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    if (state == NULL) {
+        return NULL; /* an app's get_state() failed: nothing to put back */
+    }
+    json_t *snap = json_object();
+    for (size_t i = 0; i < n && snap != NULL; i++) {
+        json_t *v = json_object_get(state, keys[i]);
+        if (v != NULL) {
+            json_object_set(snap, keys[i], v);
+        }
+    }
+    json_decref(state);
+    return snap;
+}
+
+/* The model called the built-in undo tool: revert the newest action from the log, exactly as
+ * a routed undo does. No tool runs. */
+void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
+    int32_t reverted = 0;
+    bool had = a->log_n > 0;
+    tb->undid = true;
+    char *s = undo_actions(a, 1, &reverted);
+    rec->status = PIPIT_OK;
+    rec->executed = true;
+    rec->ok = reverted > 0;
+    if (!rec->ok) {
+        pipit_format(rec->code, sizeof(rec->code), "%s", had ? "cannot_undo" : "nothing_to_undo");
+        pipit_format(rec->message, sizeof(rec->message), "%s", s != NULL ? s : "");
+    }
+    rec->data_json = agent_strdup("{}");
+    rec->sentence = s != NULL ? s : agent_strdup("I couldn't undo that.");
+    agent_say(tb, rec->sentence);
+}
