@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The handle of pipit_fastgrammar_init() (engine.c, which reads the vocabulary of the model
+/* The handle of pipit_fastgrammar_init() (fg_vocab.c, which reads the vocabulary of the model
  * `owner` into `v`): takes `v` (see fg_index_read()), indexes it through the on-disk cache when
  * that is on; t_index_ms counts from `t0` (pipit_now_ms(), before the vocabulary was read). */
 enum pipit_status fg_decoder_new(struct fg_vocab *v,
