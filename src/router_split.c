@@ -1,0 +1,294 @@
+/*
+ * router_split.c - compound-utterance segmentation, with word lists only (router.h:
+ * router_split_with(), router_split(), router_command_verb()).
+ *
+ * Split: a separator run is a maximal run of separator punctuation and
+ * conjunctions ("and", "then", "also", "plus", "afterwards", "after that").
+ * The utterance is cut at a run when the text since the last cut and the text
+ * up to the next run each start with a verb (after lead-ins) or hold a keyword, unless the run is a
+ * lone "and" inside a fixed pair ("black and white", "between 3 and 5", ...).
+ *
+ * Invariants: no allocation; every write into a caller's buffer is bounded by
+ * ROUTER_MAX_SEGMENT; a cut never splits a UTF-8 character.
+ */
+#include "router.h"
+#include "router_impl.h"
+#include "utf8.h"
+#include "words.h"
+
+#include <string.h>
+
+/* ============================================================================
+ * word lists */
+
+/* A left side that starts with one of these takes something back or negates it
+ * ("never mind the flash, take a photo", "don't use the flash, just take a
+ * photo"): it is not a command of its own, so the utterance is not cut there
+ * and the model sees it whole. */
+static const char *const RETRACTIONS[] = {
+    "never mind", "nevermind", "forget", "dont", "do not", "not", "without",
+};
+
+/* A right side with no verb at its start and one of these after its first word describes
+ * ("open a ticket, wifi in room 4 is slow"). */
+static const char *const COPULAS[] = {"is",    "are",   "was",    "were",  "isnt",
+                                      "arent", "wasnt", "werent", "seems", "looks"};
+
+/* A lone "and" between these words is part of one phrase, never a cut. */
+static const char *const AND_PAIRS[][2] = {
+    {"black", "white"}, {"white", "black"}, {"rock", "roll"},  {"salt", "pepper"},
+    {"in", "out"},      {"out", "in"},      {"back", "forth"}, {"up", "down"},
+    {"down", "up"},     {"on", "off"},      {"off", "on"},     {"front", "back"},
+    {"back", "front"},  {"left", "right"},  {"right", "left"}, {"bread", "butter"},
+    {"more", "more"},   {"again", "again"}, {"over", "over"},  {"slow", "steady"},
+    {"now", "then"},    {"light", "dark"},  {"dark", "light"}, {"near", "far"},
+};
+
+/* ============================================================================
+ * segmentation */
+
+/* Length of the separator run starting at token i (0: no run there). */
+static size_t separator_run(const struct toks *ts, size_t i) {
+    size_t j = i;
+    while (j < ts->n) {
+        if (ts->t[j].kind == WORDS_PUNCT) {
+            j++;
+        } else if (match_any(ts, j, ts->n, ROUTER_CONJUNCTIONS, ROUTER_N_CONJUNCTIONS) > 0) {
+            j++;
+        } else if (match_phrase(ts, j, ts->n, "after that") == 2) {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    return j - i;
+}
+
+static bool is_number_word(const char *w) {
+    static const char *const NUMBERS[] = {"one",   "two",   "three", "four", "five", "six",
+                                          "seven", "eight", "nine",  "ten",  "half"};
+    if (is_digit((unsigned char)w[0])) {
+        return true;
+    }
+    for (size_t k = 0; k < COUNT(NUMBERS); k++) {
+        if (strcmp(w, NUMBERS[k]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A keyword at token i that counts on a side: not the unit of the number before it ("4
+ * minutes", "like 20 percent", "21 degrees" are an argument's value, not a thing to act on). */
+static size_t side_keyword(const struct router *r, const struct toks *ts, size_t i, size_t end) {
+    size_t m = router_match_keyword(r, ts, i, end);
+    if (m == 1 && i > 0 && ts->t[i - 1].kind == WORDS_WORD && is_number_word(ts->t[i - 1].w) &&
+        !router_is_numeric_keyword(r, ts->t[i].w)) {
+        return 0;
+    }
+    return m;
+}
+
+/* A lone "and" at token a that joins one phrase rather than two commands. */
+static bool
+and_is_protected(const struct router *r, const struct toks *ts, size_t seg_start, size_t a) {
+    if (a == 0 || a + 1 >= ts->n || ts->t[a - 1].kind != WORDS_WORD ||
+        ts->t[a + 1].kind != WORDS_WORD) {
+        return false;
+    }
+    const char *prev = ts->t[a - 1].w;
+    const char *next = ts->t[a + 1].w;
+    for (size_t k = 0; k < COUNT(AND_PAIRS); k++) {
+        if (strcmp(prev, AND_PAIRS[k][0]) == 0 && strcmp(next, AND_PAIRS[k][1]) == 0) {
+            return true;
+        }
+    }
+    if (router_is_pair(r, prev, next)) {
+        return true; /* "exposure and focus": one phrase of the tool set */
+    }
+    if (strcmp(next, "a") == 0 && is_word(ts, a + 2, "half")) {
+        return true; /* "one and a half" */
+    }
+    if (is_number_word(prev) && is_number_word(next)) {
+        return true; /* "3 and 5" */
+    }
+    /* "between 3 and 5 seconds", "between the front and the back camera"; but
+     * "switch between cameras and take a photo" is two commands */
+    if (router_match_verb(r, ts, a + 1, ts->n) > 0) {
+        return false;
+    }
+    for (size_t k = a; k > seg_start && a - k < 4; k--) {
+        if (is_word(ts, k - 1, "between")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool left_is_command(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    size_t s = b;
+    while (s < e && match_any(ts, s, e, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
+        s++;
+    }
+    if (match_any(ts, s, e, RETRACTIONS, COUNT(RETRACTIONS)) > 0 ||
+        match_any(ts, s, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0) {
+        return false;
+    }
+    if (s < e && router_match_verb(r, ts, s, e) > 0) {
+        return true;
+    }
+    for (size_t i = b; i < e; i++) {
+        if (side_keyword(r, ts, i, e) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool right_is_command(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    size_t i = b;
+    while (i < e && match_any(ts, i, e, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
+        i++;
+    }
+    if (match_any(ts, i, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0) {
+        return false; /* "zoom out, I'm too close" */
+    }
+    if (i < e && router_match_verb(r, ts, i, e) > 0) {
+        return true;
+    }
+    bool keyword = false;
+    for (size_t k = b; k < e; k++) {
+        if (k > i && match_any(ts, k, e, COPULAS, COUNT(COPULAS)) > 0) {
+            return false; /* "..., wifi in room 4 is slow": it says how things are ("is the
+                             flash on" asks, and stays a step of its own) */
+        }
+        keyword = keyword || side_keyword(r, ts, k, e) > 0;
+    }
+    return keyword;
+}
+
+/* A typographic mark a segment's edge loses (UTF-8 "E2 80 xx": dashes, curly quotes, the
+ * ellipsis): nonzero when s[i..] is one. */
+static unsigned char typo_mark(const char *s, size_t i, size_t len) {
+    if (i + 2 < len && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80) {
+        unsigned char x = (unsigned char)s[i + 2];
+        if (x == 0x93 || x == 0x94 || x == 0x98 || x == 0x99 || x == 0x9C || x == 0x9D ||
+            x == 0xA6) {
+            return x;
+        }
+    }
+    return 0;
+}
+
+/* Byte that may be trimmed at a segment's edge (ASCII only; '-' and '+' stay:
+ * "-1", "+2"). */
+static bool is_trim_byte(unsigned char c) {
+    return is_space(c) || (c != '\0' && strchr(",.;:!?\"'()[]{}", c) != NULL);
+}
+
+/* Copy [b, e) of `s` into `out` with edges trimmed; cut at a character boundary
+ * when too long. Returns the length written. */
+static size_t copy_segment(const char *s, size_t b, size_t e, char out[ROUTER_MAX_SEGMENT]) {
+    for (;;) {
+        if (b < e && is_trim_byte((unsigned char)s[b])) {
+            b++;
+        } else if (b < e && typo_mark(s, b, e) != 0) {
+            b += 3;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (e > b && is_trim_byte((unsigned char)s[e - 1])) {
+            e--;
+        } else if (e >= b + 3 && typo_mark(s, e - 3, e) != 0) {
+            e -= 3;
+        } else {
+            break;
+        }
+    }
+    size_t n = e - b;
+    if (n > ROUTER_MAX_SEGMENT - 1) {
+        n = ROUTER_MAX_SEGMENT - 1;
+        n = utf8_boundary(s + b, n);
+        while (n > 0 && is_space((unsigned char)s[b + n - 1])) {
+            n--;
+        }
+    }
+    memcpy(out, s + b, n);
+    out[n] = '\0';
+    return n;
+}
+
+size_t router_split_with(const struct router *r,
+                         const char *utterance,
+                         char segments[][ROUTER_MAX_SEGMENT],
+                         size_t max_segments) {
+    if (utterance == NULL || segments == NULL || max_segments == 0) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(utterance, &too_long);
+    struct toks ts;
+    tokenize(utterance, len, &ts);
+
+    size_t n_seg = 0;
+    size_t seg_tok = 0;  /* first token of the current segment */
+    size_t seg_byte = 0; /* first byte of the current segment */
+    size_t i = 0;
+    while (i < ts.n && n_seg + 1 < max_segments) {
+        size_t run = separator_run(&ts, i);
+        if (run == 0) {
+            i++;
+            continue;
+        }
+        size_t a = i;       /* first separator token */
+        size_t b = i + run; /* first token after the run */
+        size_t e = b;       /* end of the right side: the next run or the end */
+        while (e < ts.n && separator_run(&ts, e) == 0) {
+            e++;
+        }
+        bool cut = a > seg_tok && b < ts.n && left_is_command(r, &ts, seg_tok, a) &&
+                   right_is_command(r, &ts, b, e);
+        if (cut && run == 1 && is_word(&ts, a, "and") && and_is_protected(r, &ts, seg_tok, a)) {
+            cut = false;
+        }
+        if (cut) {
+            if (copy_segment(utterance, seg_byte, ts.t[a].start, segments[n_seg]) > 0) {
+                n_seg++;
+            }
+            seg_tok = b;
+            seg_byte = ts.t[b].start;
+        }
+        i = b;
+    }
+    if (copy_segment(utterance, seg_byte, len, segments[n_seg]) > 0) {
+        n_seg++;
+    }
+    return n_seg;
+}
+
+size_t router_command_verb(const struct router *r, const char *segment) {
+    if (segment == NULL) {
+        return ROUTER_NO_VERB;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(segment, &too_long);
+    struct toks ts;
+    tokenize(segment, len, &ts);
+    size_t i = 0;
+    while (i < ts.n && ts.t[i].kind == WORDS_WORD &&
+           match_any(&ts, i, ts.n, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0 &&
+           router_match_verb(r, &ts, i, ts.n) == 0) {
+        i++;
+    }
+    if (i < ts.n && ts.t[i].kind == WORDS_WORD && router_match_verb(r, &ts, i, ts.n) > 0) {
+        return ts.t[i].start;
+    }
+    return ROUTER_NO_VERB;
+}
+
+size_t
+router_split(const char *utterance, char segments[][ROUTER_MAX_SEGMENT], size_t max_segments) {
+    return router_split_with(NULL, utterance, segments, max_segments);
+}

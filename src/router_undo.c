@@ -1,0 +1,564 @@
+/*
+ * router_undo.c - undo detection, with word lists only (router.h: router_undo_count(),
+ * router_undo_followup(), router_is_undo()).
+ *
+ * Drop politeness fillers at both ends; what is left must be exactly one undo phrase. Anything
+ * more ("undo the timer") is another intent.
+ *
+ * Invariants: no allocation; at most ROUTER_MAX_INPUT bytes are looked at.
+ */
+#include "router.h"
+#include "router_impl.h"
+#include "words.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Undo is a small grammar, not a list of sentences: after the fillers are dropped, the words
+ * left must be exactly one of
+ *
+ *   UNDO_VERB [OBJECT] [TOO]        "undo", "revert that", "undo that too", "roll it back"...
+ *   OBJECT_VERB OBJECT [TOO]        "reverse the last change", "scrap that", "forget that"
+ *   VERB COUNT                      "undo the last two", "revert both", "undo everything"
+ *   a restore phrase                "put it back", "go back", "back to how it was"
+ *   a retraction                    "never mind", "scratch that", "take that back"
+ *
+ * Words as the tokenizer makes them: lowercase, apostrophes dropped. */
+
+/* Verbs that mean undo on their own ("undo", "revert") or with an object. */
+static const char *const UNDO_VERBS[] = {"undo", "revert", "roll back", "rollback", "unwind"};
+
+/* Verbs that mean undo only with an object naming the last action ("cancel that", "reverse
+ * the last change"): alone, or with another object, they are other commands ("cancel the
+ * timer", "reverse camera", "restore defaults"). */
+static const char *const OBJECT_VERBS[] = {"reverse", "cancel", "scrap",    "scratch",
+                                           "drop",    "forget", "restore",  "take back",
+                                           "ditch",   "lose",   "back out", "bring back"};
+
+/* Verbs of OBJECT_VERBS that take "that"/"this" but not "it": "cancel it" may mean the timer
+ * or the recording; "forget it" is a retraction of its own (RETRACT_PHRASES). */
+static const char *const NO_IT_VERBS[] = {"cancel", "scrap", "scratch", "drop", "forget", "ditch"};
+
+/* Pronouns that point at the last action. */
+static const char *const UNDO_PRONOUNS[] = {"that", "this", "it"};
+
+/* Determiners and adjectives of "the last change", "my previous command". */
+static const char *const UNDO_DETS[] = {"the", "my", "your", "that", "this"};
+static const char *const UNDO_ADJS[] = {"most recent", "last",   "previous",
+                                        "latest",      "recent", "old"};
+
+/* Nouns for an action: "the last change", "that one", "the previous settings". */
+static const char *const UNDO_NOUNS[] = {
+    "one",     "change",   "changes",  "action",     "step",  "thing",  "command",
+    "setting", "settings", "edit",     "adjustment", "move",  "ones",   "actions",
+    "steps",   "things",   "commands", "edits",      "value", "values",
+};
+
+/* What may follow an object: "the last change you made", "what you just did". */
+static const char *const UNDO_TAILS[] = {
+    "you made", "you did",     "you just did",     "you just made",
+    "i made",   "i asked for", "i just asked for", "i did",
+};
+
+/* After an object: "undo that too", "revert it as well". */
+static const char *const UNDO_TOO[] = {"too", "as well", "also"};
+
+/* Objects that are whole phrases. */
+static const char *const UNDO_OBJECT_PHRASES[] = {
+    "what you just did",
+    "what you did",
+    "what you just changed",
+    "what you changed",
+    "what i just said",
+    "what i said",
+    "what i just asked",
+    "what i asked",
+    "what it was",
+    "how it was",
+    "the way it was",
+    "the setting from before",
+    "the settings from before",
+};
+
+/* Restore phrases: the state goes back, whatever the last action was. */
+static const char *const RESTORE_PHRASES[] = {
+    "put it back",
+    "put that back",
+    "put it back the way it was",
+    "put it back how it was",
+    "put things back",
+    "change it back",
+    "change that back",
+    "set it back",
+    "switch it back",
+    "turn it back",
+    "roll it back",
+    "roll that back",
+    "bring it back",
+    "make it like before",
+    "make it how it was",
+    "make it like it was",
+    "make it like it was before",
+    "make it how it was before",
+    "go back",
+    "back to before",
+    "return to before",
+    "revert to before",
+};
+
+/* "go back to ...", "back to ...", "return to ...", "revert to ...": the earlier state. */
+static const char *const RESTORE_LEADS[] = {"go back to",    "back to",           "return to",
+                                            "revert to",     "change it back to", "put it back to",
+                                            "set it back to"};
+static const char *const EARLIER_STATE[] = {
+    "how it was",         "the way it was",        "what it was",     "how it was before",
+    "what it was before", "the way it was before", "before",          "how things were",
+    "the old one",        "the old settings",      "the old setting", "the settings before",
+    "where it was",       "where we were",
+};
+
+/* Retractions: the person takes back what they said. */
+static const char *const RETRACT_PHRASES[] = {
+    "not do that",        "not do this",      "lets not do that",
+    "lets not",           "dont do that",     "do not do that",
+    "i dont want that",   "i dont like that", "i dont like it",
+    "not like that",      "never mind",       "nevermind",
+    "never mind that",    "nevermind that",   "scratch that",
+    "take that back",     "take it back",     "forget it",
+    "forget i said that", "forget that",      "i take that back",
+    "i take it back",     "ctrl z",           "control z",
+    "hit undo",           "press undo",
+};
+
+/* "undo everything", "revert all of it": every action in the log. */
+static const char *const UNDO_ALL_OBJECTS[] = {
+    "everything",        "all",         "all of it",
+    "all of that",       "all of them", "all of those",
+    "all the changes",   "all changes", "all my changes",
+    "all of my changes", "all that",
+};
+
+/* "both", "the last two", "my last 3 changes". */
+static const char *const COUNT_DETS[] = {"the last", "my last",  "the past", "the previous",
+                                         "the",      "last",     "those",    "these",
+                                         "my",       "your last"};
+static const char *const NUMBER_WORDS[] = {"zero", "one",   "two",   "three", "four", "five",
+                                           "six",  "seven", "eight", "nine",  "ten"};
+
+/* Politeness, hesitation and remorse dropped at both ends of an undo utterance. */
+static const char *const FILLERS[] = {
+    "nah",
+    "naw",
+    "meh",
+    "please",
+    "actually",
+    "oh",
+    "wait",
+    "hey",
+    "oops",
+    "whoops",
+    "no",
+    "nope",
+    "sorry",
+    "um",
+    "uh",
+    "umm",
+    "hmm",
+    "ok",
+    "okay",
+    "just",
+    "thanks",
+    "thank you",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "can we",
+    "lets",
+    "pipit",
+    "ah",
+    "ugh",
+    "go ahead and",
+    "i said",
+    "i meant",
+    "now",
+    "quickly",
+    "again",
+    "right now",
+    "for me",
+    "kindly",
+    "ahh",
+    "darn",
+    "dang",
+    "that was wrong",
+    "thats wrong",
+    "that was a mistake",
+    "that was not right",
+    "thats not right",
+    "wrong",
+    "my bad",
+    "my mistake",
+    "i didnt mean that",
+    "i didnt want that",
+    "not what i wanted",
+    "not that",
+    "hold on",
+    "on second thought",
+    "that was not it",
+    "thats not it",
+    "wrong one",
+    "the wrong one",
+    "i want to",
+    "i wanna",
+    "id like to",
+    "wrong setting",
+    "wrong button",
+    "i changed my mind",
+    "changed my mind",
+    "that was an accident",
+    "oh no",
+    "i didnt want that",
+    "not right",
+};
+
+/* ============================================================================
+ * undo */
+
+/* The longest phrase of `list` that matches at token i before `end`: tokens matched, or 0. */
+static size_t
+match_longest(const struct toks *ts, size_t i, size_t end, const char *const *list, size_t n) {
+    return words_match_longest(ts->t, end, i, list, n);
+}
+
+static size_t phrase_words(const char *phrase) {
+    return words_count(phrase);
+}
+
+/* A count of actions at token i: "2", "two". *value receives it; tokens matched, or 0. */
+static size_t match_number(const struct toks *w, size_t i, size_t end, int32_t *value) {
+    if (i >= end) {
+        return 0;
+    }
+    const char *s = w->t[i].w;
+    if (is_digit((unsigned char)s[0])) {
+        int32_t v = 0;
+        for (size_t k = 0; s[k] != '\0'; k++) {
+            if (!is_digit((unsigned char)s[k]) || k >= 3) {
+                return 0; /* "2.5", "1000" */
+            }
+            v = v * 10 + (s[k] - '0');
+        }
+        *value = v;
+        return 1;
+    }
+    for (size_t k = 0; k < COUNT(NUMBER_WORDS); k++) {
+        if (strcmp(s, NUMBER_WORDS[k]) == 0) {
+            *value = (int32_t)k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* OBJECT: the last action, named ("that", "the last change", "my previous command", "that
+ * last one", "what you just did", "the last change you made"). Tokens matched, or 0. */
+static size_t match_undo_object(const struct toks *w, size_t i, size_t end, bool allow_it) {
+    size_t m = match_longest(w, i, end, UNDO_OBJECT_PHRASES, COUNT(UNDO_OBJECT_PHRASES));
+    if (m > 0) {
+        return m;
+    }
+    size_t j = i;
+    size_t det = match_longest(w, j, end, UNDO_DETS, COUNT(UNDO_DETS));
+    j += det;
+    size_t adj = match_longest(w, j, end, UNDO_ADJS, COUNT(UNDO_ADJS));
+    j += adj;
+    size_t noun = match_longest(w, j, end, UNDO_NOUNS, COUNT(UNDO_NOUNS));
+    if (noun > 0 && strcmp(w->t[j].w, "one") == 0 && det == 0 && adj == 0) {
+        noun = 0; /* "undo one" is a count, not an object */
+    }
+    j += noun;
+    if (det == 0 && adj == 0 && noun == 0) {
+        /* a bare pronoun: "that", "it" */
+        size_t p = match_longest(w, i, end, UNDO_PRONOUNS, COUNT(UNDO_PRONOUNS));
+        if (p == 0 || (!allow_it && is_word(w, i, "it"))) {
+            return 0;
+        }
+        j = i + p;
+    } else if (adj == 0 && noun == 0) {
+        /* a determiner alone: only "that" and "this" are objects by themselves */
+        if (!is_word(w, i, "that") && !is_word(w, i, "this")) {
+            return 0;
+        }
+    } else if (adj == 0 && det == 0) {
+        return 0; /* "undo things": no determiner, no "last" */
+    }
+    j += match_longest(w, j, end, UNDO_TAILS, COUNT(UNDO_TAILS));
+    return j - i;
+}
+
+/* COUNT: several actions ("both", "the last two", "those 3 changes", "twice", "everything").
+ * *n receives the count (ROUTER_UNDO_ALL for everything); tokens matched, or 0. */
+static size_t
+match_undo_count(const struct toks *w, size_t i, size_t end, bool need_det, int32_t *n) {
+    size_t m = match_longest(w, i, end, UNDO_ALL_OBJECTS, COUNT(UNDO_ALL_OBJECTS));
+    if (m > 0) {
+        *n = ROUTER_UNDO_ALL;
+        return m;
+    }
+    if (is_word(w, i, "twice")) {
+        *n = 2;
+        return 1;
+    }
+    if (is_word(w, i, "both")) {
+        static const char *const BOTH_TAILS[] = {"of them", "of those", "of these",
+                                                 "of that", "changes",  "actions",
+                                                 "steps",   "things",   "commands"};
+        *n = 2;
+        return 1 + match_longest(w, i + 1, end, BOTH_TAILS, COUNT(BOTH_TAILS));
+    }
+    size_t det = match_longest(w, i, end, COUNT_DETS, COUNT(COUNT_DETS));
+    size_t j = i + det;
+    int32_t v = 0;
+    size_t num = match_number(w, j, end, &v);
+    if (num == 0 || v < 1 || (need_det && det == 0)) {
+        return 0; /* "back out one step" zooms out; "back out the last two" undoes */
+    }
+    j += num;
+    j += match_longest(w, j, end, UNDO_NOUNS, COUNT(UNDO_NOUNS));
+    j += match_longest(w, j, end, UNDO_TAILS, COUNT(UNDO_TAILS));
+    *n = v;
+    return j - i;
+}
+
+/* The undo grammar on words [lo, hi) (fillers already dropped): the number of actions to
+ * revert, 0 when the words are not exactly one undo request. */
+static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
+    size_t n = hi - lo;
+    if (match_longest(w, lo, hi, RESTORE_PHRASES, COUNT(RESTORE_PHRASES)) == n ||
+        match_longest(w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES)) == n) {
+        return 1;
+    }
+    if (match_phrase(w, lo, hi, "put everything back") == n ||
+        match_phrase(w, lo, hi, "put it all back") == n) {
+        return ROUTER_UNDO_ALL;
+    }
+    /* "never mind, put it back": a retraction before another undo form */
+    size_t retract = match_longest(w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES));
+    if (retract > 0 && lo + retract < hi) {
+        int32_t rest = undo_words(w, lo + retract, hi);
+        if (rest > 0) {
+            return rest;
+        }
+    }
+    /* "go back one step", "go back two steps" */
+    if (match_phrase(w, lo, hi, "go back") == 2) {
+        int32_t count = 0;
+        size_t c = match_undo_count(w, lo + 2, hi, false, &count);
+        if (c > 0 && lo + 2 + c == hi) {
+            return count;
+        }
+    }
+    /* "go back to how it was", "back to the previous settings" */
+    size_t lead = match_longest(w, lo, hi, RESTORE_LEADS, COUNT(RESTORE_LEADS));
+    if (lead > 0) {
+        size_t rest = match_longest(w, lo + lead, hi, EARLIER_STATE, COUNT(EARLIER_STATE));
+        if (rest == 0) {
+            rest = match_undo_object(w, lo + lead, hi, false);
+            /* "back to the previous settings", not "back to that" */
+            rest = rest > 0 &&
+                           match_longest(w, lo + lead, hi, UNDO_PRONOUNS, COUNT(UNDO_PRONOUNS)) == 0
+                       ? rest
+                       : 0;
+        }
+        if (rest > 0 && lo + lead + rest == hi) {
+            return 1;
+        }
+    }
+    /* VERB [OBJECT | COUNT] [TOO] */
+    size_t v = match_longest(w, lo, hi, UNDO_VERBS, COUNT(UNDO_VERBS));
+    bool bare_ok = v > 0;
+    if (v == 0) {
+        v = match_longest(w, lo, hi, OBJECT_VERBS, COUNT(OBJECT_VERBS));
+    }
+    if (v == 0) {
+        return 0;
+    }
+    size_t j = lo + v;
+    if (j == hi) {
+        return bare_ok ? 1 : 0;
+    }
+    int32_t count = 0;
+    size_t c = match_undo_count(w, j, hi, !bare_ok, &count);
+    if (c > 0 && j + c == hi) {
+        return count;
+    }
+    bool allow_it = true;
+    for (size_t k = 0; k < COUNT(NO_IT_VERBS); k++) {
+        allow_it = allow_it && match_phrase(w, lo, hi, NO_IT_VERBS[k]) == 0;
+    }
+    size_t o = match_undo_object(w, j, hi, allow_it);
+    if (o == 0) {
+        return 0;
+    }
+    j += o;
+    j += match_longest(w, j, hi, UNDO_TOO, COUNT(UNDO_TOO));
+    return j == hi ? 1 : 0;
+}
+
+/* Words after an undo request that only say why ("take that back, portrait was better"). */
+static const char *const COMMENTARY[] = {"was",   "were",   "looked", "seemed",
+                                         "looks", "better", "worse",  "fine"};
+
+/* After an undo turn, these ask for one more ("undo that" ... "and that too"). */
+static const char *const FOLLOWUPS[] = {
+    "that too",
+    "that one too",
+    "this too",
+    "this one too",
+    "that as well",
+    "that one as well",
+    "this as well",
+    "also that",
+    "that one",
+    "the one before",
+    "the one before that",
+    "before that",
+    "before that too",
+    "again",
+    "once more",
+    "one more",
+    "one more time",
+    "do it again",
+    "the previous one too",
+    "the one before too",
+};
+
+/* The undo grammar (or, with `followup`, a follow-up phrase) on the words of tokens [from, to),
+ * fillers dropped at both ends. */
+static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool followup) {
+    struct toks w; /* words only: punctuation is ignored */
+    w.n = 0;
+    w.len = ts->len;
+    for (size_t i = from; i < to; i++) {
+        if (ts->t[i].kind == WORDS_WORD) {
+            w.t[w.n++] = ts->t[i];
+        }
+    }
+    size_t lo = 0;
+    size_t hi = w.n;
+    if (followup && hi > 0 && match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi) {
+        return 1; /* "again" is a filler elsewhere */
+    }
+    for (;;) { /* leading fillers */
+        size_t m = match_longest(&w, lo, hi, FILLERS, COUNT(FILLERS));
+        if (m == 0 && followup) { /* "and that too" */
+            m = match_any(&w, lo, hi, ROUTER_CONJUNCTIONS, ROUTER_N_CONJUNCTIONS);
+        }
+        if (m == 0) {
+            break;
+        }
+        lo += m;
+    }
+    for (bool again = true; again && hi > lo;) { /* trailing fillers */
+        again = false;
+        for (size_t k = 0; k < COUNT(FILLERS) && !again; k++) {
+            size_t nw = phrase_words(FILLERS[k]);
+            if (nw <= hi - lo && match_phrase(&w, hi - nw, hi, FILLERS[k]) == nw &&
+                !(followup && strcmp(FILLERS[k], "again") == 0)) {
+                hi -= nw;
+                again = true;
+            }
+        }
+    }
+    if (hi <= lo) {
+        return 0; /* only fillers ("oops", "oh no") */
+    }
+    if (followup) {
+        return match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi - lo ? 1 : 0;
+    }
+    return undo_words(&w, lo, hi);
+}
+
+/* Tokens [from, to) only say why: a word of COMMENTARY, and no clause that starts with a
+ * command verb ("..., the flash was better, take a photo" has one). */
+static bool is_commentary(const struct toks *ts, size_t from, size_t to) {
+    bool why = false;
+    for (size_t i = from; i < to; i++) {
+        if (ts->t[i].kind != WORDS_WORD) {
+            continue;
+        }
+        bool clause_start =
+            i == from || ts->t[i - 1].kind == WORDS_PUNCT ||
+            match_any(ts, i - 1, to, ROUTER_CONJUNCTIONS, ROUTER_N_CONJUNCTIONS) > 0;
+        if (clause_start && router_match_verb(NULL, ts, i, to) > 0) {
+            return false;
+        }
+        why = why || match_any(ts, i, to, COMMENTARY, COUNT(COMMENTARY)) > 0;
+    }
+    return why;
+}
+
+/* Tokenize a whole (not over-long) utterance; false when it cannot be an undo request. */
+static bool undo_tokenize(const char *utterance, struct toks *ts) {
+    if (utterance == NULL) {
+        return false;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(utterance, &too_long);
+    if (too_long) {
+        return false;
+    }
+    tokenize(utterance, len, ts);
+    return true;
+}
+
+int32_t router_undo_count(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts)) {
+        return 0;
+    }
+    int32_t n = undo_tokens(&ts, 0, ts.n, false);
+    if (n > 0) {
+        return n;
+    }
+    /* an undo request and a clause that only says why, in either order: "take that back,
+     * portrait was better", "the zoom was fine, undo it" */
+    size_t first = ts.n;
+    size_t last = ts.n;
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == WORDS_PUNCT) {
+            first = first == ts.n ? i : first;
+            last = i;
+        }
+    }
+    if (first == ts.n) {
+        return 0;
+    }
+    size_t after = first;
+    while (after < ts.n && ts.t[after].kind == WORDS_PUNCT) {
+        after++;
+    }
+    if (is_commentary(&ts, after, ts.n)) {
+        n = undo_tokens(&ts, 0, first, false);
+    }
+    size_t before = last;
+    while (before > 0 && ts.t[before - 1].kind == WORDS_PUNCT) {
+        before--;
+    }
+    if (n == 0 && is_commentary(&ts, 0, before)) {
+        n = undo_tokens(&ts, last + 1, ts.n, false);
+    }
+    return n;
+}
+
+int32_t router_undo_followup(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts)) {
+        return 0;
+    }
+    return undo_tokens(&ts, 0, ts.n, true) > 0 || undo_tokens(&ts, 0, ts.n, false) > 0 ? 1 : 0;
+}
+
+bool router_is_undo(const char *utterance) {
+    return router_undo_count(utterance) > 0;
+}
