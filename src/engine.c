@@ -1,9 +1,10 @@
 /*
  * engine.c - the only code that includes llama.h: backend, models, contexts
  * with permanent and ephemeral KV regions, adapters, tokenizer, chat templates,
- * samplers, perf counters. Beside it, without llama.h: modelfile.c checks a
- * model file before llama.cpp sees it, fg_vocab.c hands the vocabulary to the
- * fast decoder, generate.c is the generation loop.
+ * llama.cpp's side of samplers (struct engine_draw), perf counters. Beside it,
+ * without llama.h: modelfile.c checks a model file before llama.cpp sees it,
+ * sampler.c is the sampler (triggers, the fast decoder's steps), fg_vocab.c
+ * hands the vocabulary to the fast decoder, generate.c is the generation loop.
  *
  * Invariants of a context:
  * - It uses one llama sequence (0). Its cache holds exactly tokens[0 .. n_perm
@@ -19,7 +20,6 @@
 
 #include "engine.h"
 
-#include "fastgrammar.h"
 #include "fg_sampler.h"
 #include "ggml-backend.h"
 #include "llama.h"
@@ -31,7 +31,6 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
-#include <regex.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -504,11 +503,8 @@ static bool context_abort_cb(void *user_data) {
     return ctx->abort_fn != NULL && ctx->abort_fn(ctx->abort_user_data);
 }
 
-static enum pipit_status
-ctx_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...) PIPIT_PRINTF(3, 4);
-
-static enum pipit_status
-ctx_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...) {
+enum pipit_status
+engine_context_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     pipit_vformat(ctx->errmsg, sizeof(ctx->errmsg), fmt, ap);
@@ -602,6 +598,10 @@ const struct pipit_model *engine_context_model(const struct pipit_context *ctx) 
     return ctx->model;
 }
 
+struct pipit_perf *engine_context_perf(struct pipit_context *ctx) {
+    return &ctx->perf;
+}
+
 void pipit_context_free(struct pipit_context *ctx) {
     if (ctx == NULL) {
         return;
@@ -621,8 +621,8 @@ enum pipit_status pipit_context_set_threads(struct pipit_context *ctx, int32_t n
         return PIPIT_ERR_INVALID_ARG;
     }
     if (n_threads < 1 || n_threads > 512) {
-        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: thread count %d outside 1..512",
-                        (int)n_threads);
+        return engine_context_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                                   "engine: thread count %d outside 1..512", (int)n_threads);
     }
     ctx->n_threads = n_threads;
     llama_set_n_threads(ctx->lctx, n_threads, n_threads);
@@ -640,16 +640,17 @@ enum pipit_status pipit_context_set_adapters(struct pipit_context *ctx,
     float sc[64];
     for (size_t i = 0; i < n; i++) {
         if (adapters[i] == NULL || !isfinite(scales[i])) {
-            return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
-                            "engine: adapter %zu is NULL or its "
-                            "scale is not finite",
-                            i);
+            return engine_context_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                                       "engine: adapter %zu is NULL or its "
+                                       "scale is not finite",
+                                       i);
         }
         las[i] = adapters[i]->la;
         sc[i] = scales[i];
     }
     if (llama_set_adapters_lora(ctx->lctx, n > 0 ? las : NULL, n, n > 0 ? sc : NULL) != 0) {
-        return ctx_fail(ctx, PIPIT_ERR_ADAPTER, "engine: llama.cpp refused the adapters");
+        return engine_context_fail(ctx, PIPIT_ERR_ADAPTER,
+                                   "engine: llama.cpp refused the adapters");
     }
     return PIPIT_OK;
 }
@@ -669,16 +670,18 @@ decode_tokens(struct pipit_context *ctx, const int32_t *tokens, int32_t n, bool 
         return PIPIT_OK;
     }
     if ((int64_t)pos0 + n > (int64_t)ctx->n_ctx) {
-        return ctx_fail(ctx, PIPIT_ERR_CONTEXT_FULL,
-                        "engine: context full: %d cached + %d new tokens exceed n_ctx %u",
-                        (int)pos0, (int)n, ctx->n_ctx);
+        return engine_context_fail(
+            ctx, PIPIT_ERR_CONTEXT_FULL,
+            "engine: context full: %d cached + %d new tokens exceed n_ctx %u", (int)pos0, (int)n,
+            ctx->n_ctx);
     }
     int32_t n_vocab = ctx->model->info.n_vocab;
     for (int32_t i = 0; i < n; i++) {
         if (tokens[i] < 0 || tokens[i] >= n_vocab) {
-            return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG,
-                            "engine: token %d at index %d outside the vocabulary (0..%d)",
-                            (int)tokens[i], (int)i, (int)n_vocab - 1);
+            return engine_context_fail(
+                ctx, PIPIT_ERR_INVALID_ARG,
+                "engine: token %d at index %d outside the vocabulary (0..%d)", (int)tokens[i],
+                (int)i, (int)n_vocab - 1);
         }
     }
     ctx->has_logits = false;
@@ -704,17 +707,18 @@ decode_tokens(struct pipit_context *ctx, const int32_t *tokens, int32_t n, bool 
             kv_truncate(ctx, pos0);
             atomic_store(&ctx->cancel, false);
             if (aborted) {
-                return ctx_fail(ctx, PIPIT_ERR_ABORTED,
-                                "engine: decode aborted after %d of %d "
-                                "tokens",
-                                (int)done, (int)n);
+                return engine_context_fail(ctx, PIPIT_ERR_ABORTED,
+                                           "engine: decode aborted after %d of %d "
+                                           "tokens",
+                                           (int)done, (int)n);
             }
             if (rc == 1) {
-                return ctx_fail(ctx, PIPIT_ERR_CONTEXT_FULL,
-                                "engine: context full: no KV slot for %d tokens", (int)chunk);
+                return engine_context_fail(ctx, PIPIT_ERR_CONTEXT_FULL,
+                                           "engine: context full: no KV slot for %d tokens",
+                                           (int)chunk);
             }
-            return ctx_fail(ctx, PIPIT_ERR_DECODE, "engine: llama_decode failed with code %d",
-                            (int)rc);
+            return engine_context_fail(ctx, PIPIT_ERR_DECODE,
+                                       "engine: llama_decode failed with code %d", (int)rc);
         }
         done += chunk;
     }
@@ -732,14 +736,15 @@ enum pipit_status pipit_context_append(struct pipit_context *ctx,
         return PIPIT_ERR_INVALID_ARG;
     }
     if (region != PIPIT_REGION_PERMANENT && region != PIPIT_REGION_EPHEMERAL) {
-        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: unknown region %d", (int)region);
+        return engine_context_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: unknown region %d",
+                                   (int)region);
     }
     if (region == PIPIT_REGION_PERMANENT && ctx->n_eph > 0) {
-        return ctx_fail(ctx, PIPIT_ERR_STATE,
-                        "engine: cannot append to the permanent prefix while the "
-                        "ephemeral tail "
-                        "holds %d tokens (rewind or commit first)",
-                        (int)ctx->n_eph);
+        return engine_context_fail(ctx, PIPIT_ERR_STATE,
+                                   "engine: cannot append to the permanent prefix while the "
+                                   "ephemeral tail "
+                                   "holds %d tokens (rewind or commit first)",
+                                   (int)ctx->n_eph);
     }
     double t0 = pipit_now_ms();
     enum pipit_status st = decode_tokens(ctx, tokens, n, NULL);
@@ -785,8 +790,9 @@ enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t kee
         return PIPIT_ERR_INVALID_ARG;
     }
     if (keep < 0 || keep > ctx->n_eph) {
-        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: rewind keep %d outside 0..%d",
-                        (int)keep, (int)ctx->n_eph);
+        return engine_context_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                                   "engine: rewind keep %d outside 0..%d", (int)keep,
+                                   (int)ctx->n_eph);
     }
     if (keep == ctx->n_eph) {
         return PIPIT_OK;
@@ -806,13 +812,14 @@ enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_ke
         return PIPIT_ERR_INVALID_ARG;
     }
     if (ctx->n_eph > 0) {
-        return ctx_fail(ctx, PIPIT_ERR_STATE,
-                        "engine: truncate: the ephemeral tail holds %d tokens (rewind first)",
-                        (int)ctx->n_eph);
+        return engine_context_fail(
+            ctx, PIPIT_ERR_STATE,
+            "engine: truncate: the ephemeral tail holds %d tokens (rewind first)", (int)ctx->n_eph);
     }
     if (n_keep < 0 || n_keep > ctx->n_perm) {
-        return ctx_fail(ctx, PIPIT_ERR_INVALID_ARG, "engine: truncate keep %d outside 0..%d",
-                        (int)n_keep, (int)ctx->n_perm);
+        return engine_context_fail(ctx, PIPIT_ERR_INVALID_ARG,
+                                   "engine: truncate keep %d outside 0..%d", (int)n_keep,
+                                   (int)ctx->n_perm);
     }
     if (n_keep < ctx->n_perm) {
         kv_truncate(ctx, n_keep);
@@ -832,9 +839,10 @@ enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **
     *out = NULL;
     *len = 0;
     if (ctx->n_eph > 0) {
-        return ctx_fail(ctx, PIPIT_ERR_STATE,
-                        "engine: save state: the ephemeral tail holds %d tokens (rewind first)",
-                        (int)ctx->n_eph);
+        return engine_context_fail(
+            ctx, PIPIT_ERR_STATE,
+            "engine: save state: the ephemeral tail holds %d tokens (rewind first)",
+            (int)ctx->n_eph);
     }
     size_t kv = llama_state_seq_get_size(ctx->lctx, 0);
     size_t head = 4 + 4 + 4 + sizeof(int32_t) * (size_t)ctx->n_perm + 8;
@@ -859,8 +867,8 @@ enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **
     size_t got = llama_state_seq_get_data(ctx->lctx, buf + o, kv, 0);
     if (got != kv) {
         free(buf);
-        return ctx_fail(ctx, PIPIT_ERR_DECODE, "engine: save state: llama.cpp wrote %zu of %zu",
-                        got, kv);
+        return engine_context_fail(ctx, PIPIT_ERR_DECODE,
+                                   "engine: save state: llama.cpp wrote %zu of %zu", got, kv);
     }
     *out = buf;
     *len = o + kv;
@@ -877,19 +885,21 @@ pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t 
     int32_t n_perm = 0;
     uint64_t kv = 0;
     if (len < 12 || memcmp(data, STATE_MAGIC, 4) != 0) {
-        return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: not a pipit KV state");
+        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
+                                   "engine: load state: not a pipit KV state");
     }
     memcpy(&n_vocab, data + 4, 4);
     memcpy(&n_perm, data + 8, 4);
     if (n_vocab != (uint32_t)ctx->model->info.n_vocab) {
-        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
-                        "engine: load state: made for a %u-token vocabulary, this model has %d",
-                        n_vocab, (int)ctx->model->info.n_vocab);
+        return engine_context_fail(
+            ctx, PIPIT_ERR_CORRUPT,
+            "engine: load state: made for a %u-token vocabulary, this model has %d", n_vocab,
+            (int)ctx->model->info.n_vocab);
     }
     if (n_perm < 0 || (uint32_t)n_perm > ctx->n_ctx ||
         len < 12 + sizeof(int32_t) * (size_t)n_perm + 8) {
-        return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: %d tokens do not fit",
-                        (int)n_perm);
+        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
+                                   "engine: load state: %d tokens do not fit", (int)n_perm);
     }
     size_t o = 12;
     const uint8_t *toks = data + o;
@@ -897,22 +907,24 @@ pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t 
     memcpy(&kv, data + o, 8);
     o += 8;
     if (kv != len - o) {
-        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
-                        "engine: load state: %llu KV bytes announced, %zu present",
-                        (unsigned long long)kv, len - o);
+        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
+                                   "engine: load state: %llu KV bytes announced, %zu present",
+                                   (unsigned long long)kv, len - o);
     }
     for (int32_t i = 0; i < n_perm; i++) {
         int32_t t;
         memcpy(&t, toks + sizeof(int32_t) * (size_t)i, sizeof(t));
         if (t < 0 || t >= ctx->model->info.n_vocab) {
-            return ctx_fail(ctx, PIPIT_ERR_CORRUPT, "engine: load state: token %d invalid", (int)t);
+            return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
+                                       "engine: load state: token %d invalid", (int)t);
         }
         ctx->tokens[i] = t;
     }
     if (n_perm > 0 && llama_state_seq_set_data(ctx->lctx, data + o, (size_t)kv, 0) == 0) {
         pipit_context_clear(ctx);
-        return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
-                        "engine: load state: llama.cpp refused the KV data (other model or size)");
+        return engine_context_fail(
+            ctx, PIPIT_ERR_CORRUPT,
+            "engine: load state: llama.cpp refused the KV data (other model or size)");
     }
     /* the cells must be positions 0..n_perm-1, the tokens the next decode continues from: a
      * forged token count would make every later decode fail on inconsistent positions */
@@ -922,10 +934,11 @@ pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t 
         llama_pos hi = llama_memory_seq_pos_max(mem, 0);
         if (lo != 0 || hi != n_perm - 1) {
             pipit_context_clear(ctx);
-            return ctx_fail(ctx, PIPIT_ERR_CORRUPT,
-                            "engine: load state: the KV data holds positions %d..%d, the %d "
-                            "tokens need 0..%d",
-                            (int)lo, (int)hi, (int)n_perm, (int)n_perm - 1);
+            return engine_context_fail(
+                ctx, PIPIT_ERR_CORRUPT,
+                "engine: load state: the KV data holds positions %d..%d, the %d "
+                "tokens need 0..%d",
+                (int)lo, (int)hi, (int)n_perm, (int)n_perm - 1);
         }
     }
     ctx->n_perm = n_perm;
@@ -1009,171 +1022,111 @@ void pipit_context_reset_perf(struct pipit_context *ctx) {
 }
 
 /* ============================================================================
- * sampler */
+ * llama.cpp's side of a sampler (engine.h; the sampler itself is sampler.c) */
 
-/*
- * Sampling is a chain (greedy, or top-k/top-p/temperature/dist) plus an
- * optional llama.cpp grammar sampler kept outside the chain. Laziness is
- * pipit's own, not llama.cpp's: llama.cpp's lazy grammar throws a C++ exception
- * (and so terminates the process) when the trigger text does not fit the
- * grammar. Here every token is offered to the grammar as a one-candidate array
- * first; only a token the grammar allows is accepted, and a trigger that does
- * not fit is the status PIPIT_ERR_GRAMMAR.
- */
-
-#define SAMPLER_MAX_TRIGGERS 32
-#define SAMPLER_MAX_TEXT     (64 * 1024) /* output kept for trigger patterns */
-
-struct pipit_sampler {
+struct engine_draw {
     const struct pipit_model *model;
     struct llama_sampler *chain;   /* selection: greedy or top-k/top-p/temp/dist */
-    struct llama_sampler *grammar; /* NULL when unconstrained */
+    struct llama_sampler *grammar; /* NULL when unconstrained (or the fast decoder's) */
     llama_token_data *cand;        /* n_vocab candidates, reused at every step */
     int32_t n_vocab;
-
-    bool lazy;      /* the grammar waits for a trigger */
-    bool triggered; /* a trigger fired: the grammar applies */
-    int32_t trigger_tokens[SAMPLER_MAX_TRIGGERS];
-    size_t n_trigger_tokens;
-    regex_t patterns[SAMPLER_MAX_TRIGGERS];
-    size_t n_patterns;
-    char *text; /* output since the last reset (lazy pattern mode), NUL-terminated
-                 */
-    size_t text_len;
-
-    /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
-    struct fg_sampler fast; /* fast.a NULL: llama.cpp's grammar sampler (or none) */
 };
 
-static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
-
-struct pipit_sampler_params pipit_sampler_default_params(void) {
-    struct pipit_sampler_params p = {
-        .temperature = 0.0f,
-        .top_k = 40,
-        .top_p = 0.95f,
-        .seed = 42,
-        .grammar = NULL,
-        .grammar_root = NULL,
-        .grammar_lazy = false,
-        .trigger_patterns = NULL,
-        .n_trigger_patterns = 0,
-        .trigger_tokens = NULL,
-        .n_trigger_tokens = 0,
-    };
-    return p;
+int32_t engine_model_n_vocab(const struct pipit_model *model) {
+    return model->info.n_vocab;
 }
 
-enum pipit_status pipit_sampler_init(const struct pipit_model *model,
-                                     const struct pipit_sampler_params *params,
-                                     struct pipit_sampler **out,
-                                     struct pipit_error *err) {
-    pipit_error_clear(err);
-    if (model == NULL || out == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "engine: sampler: NULL argument");
+int32_t engine_tokenize(const struct pipit_model *model,
+                        const char *text,
+                        int32_t len,
+                        int32_t *tokens,
+                        int32_t n_max,
+                        bool add_special,
+                        bool parse_special) {
+    return llama_tokenize(model->vocab, text, len, tokens, n_max, add_special, parse_special);
+}
+
+int32_t
+engine_token_to_piece(const struct pipit_model *model, int32_t token, char *buf, int32_t size) {
+    return llama_token_to_piece(model->vocab, token, buf, size, 0, true);
+}
+
+struct engine_draw *engine_draw_new(const struct pipit_model *model) {
+    struct engine_draw *d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        return NULL;
     }
-    *out = NULL;
-    struct pipit_sampler_params p = params != NULL ? *params : pipit_sampler_default_params();
-    if ((p.n_trigger_tokens > 0 && p.trigger_tokens == NULL) ||
-        (p.n_trigger_patterns > 0 && p.trigger_patterns == NULL) ||
-        p.n_trigger_tokens > SAMPLER_MAX_TRIGGERS || p.n_trigger_patterns > SAMPLER_MAX_TRIGGERS) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "engine: sampler: triggers NULL or more than %d",
-                               SAMPLER_MAX_TRIGGERS);
-    }
-    struct pipit_sampler *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-    }
-    s->model = model;
-    s->n_vocab = model->info.n_vocab;
-    s->cand = malloc(sizeof(llama_token_data) * (size_t)s->n_vocab);
+    d->model = model;
+    d->n_vocab = model->info.n_vocab;
+    d->cand = malloc(sizeof(llama_token_data) * (size_t)d->n_vocab);
     struct llama_sampler_chain_params cp = llama_sampler_chain_default_params();
     cp.no_perf = true;
-    s->chain = llama_sampler_chain_init(cp);
-    if (s->cand == NULL || s->chain == NULL) {
-        pipit_sampler_free(s);
-        return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
+    d->chain = llama_sampler_chain_init(cp);
+    if (d->cand == NULL || d->chain == NULL) {
+        engine_draw_free(d);
+        return NULL;
     }
-
-    if (p.grammar != NULL) {
-        const char *root = p.grammar_root != NULL ? p.grammar_root : "root";
-        last_llama_error[0] = '\0';
-        if (!fast_attach(s, &p)) { /* fast decoder when asked and the grammar fits it */
-            s->grammar = llama_sampler_init_grammar(model->vocab, p.grammar, root);
-        }
-        if (s->grammar == NULL && s->fast.a == NULL) {
-            pipit_sampler_free(s);
-            return pipit_error_set(err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
-                                   last_llama_error[0] != '\0' ? last_llama_error : "parse error");
-        }
-        s->lazy = p.grammar_lazy && (p.n_trigger_patterns > 0 || p.n_trigger_tokens > 0);
-        for (size_t i = 0; s->lazy && i < p.n_trigger_tokens; i++) {
-            if (p.trigger_tokens[i] < 0 || p.trigger_tokens[i] >= s->n_vocab) {
-                pipit_sampler_free(s);
-                return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                                       "engine: sampler: trigger token %d outside the vocabulary",
-                                       (int)p.trigger_tokens[i]);
-            }
-            s->trigger_tokens[s->n_trigger_tokens++] = p.trigger_tokens[i];
-        }
-        for (size_t i = 0; s->lazy && i < p.n_trigger_patterns; i++) {
-            const char *pat = p.trigger_patterns[i] != NULL ? p.trigger_patterns[i] : "";
-            if (regcomp(&s->patterns[s->n_patterns], pat, REG_EXTENDED) != 0) {
-                pipit_sampler_free(s);
-                return pipit_error_set(err, PIPIT_ERR_GRAMMAR,
-                                       "engine: trigger pattern is not a POSIX extended regular "
-                                       "expression: %s",
-                                       pat);
-            }
-            s->n_patterns++;
-        }
-        if (s->n_patterns > 0) {
-            s->text = malloc(SAMPLER_MAX_TEXT + 1);
-            if (s->text == NULL) {
-                pipit_sampler_free(s);
-                return pipit_error_set(err, PIPIT_ERR_NOMEM, "engine: out of memory");
-            }
-            s->text[0] = '\0';
-        }
-    }
-    if (p.temperature <= 0.0f) {
-        llama_sampler_chain_add(s->chain, llama_sampler_init_greedy());
-    } else {
-        if (p.top_k > 0) {
-            llama_sampler_chain_add(s->chain, llama_sampler_init_top_k(p.top_k));
-        }
-        if (p.top_p > 0.0f && p.top_p < 1.0f) {
-            llama_sampler_chain_add(s->chain, llama_sampler_init_top_p(p.top_p, 1));
-        }
-        llama_sampler_chain_add(s->chain, llama_sampler_init_temp(p.temperature));
-        llama_sampler_chain_add(s->chain, llama_sampler_init_dist(p.seed));
-    }
-    *out = s;
-    return PIPIT_OK;
+    return d;
 }
 
-void pipit_sampler_free(struct pipit_sampler *smpl) {
-    if (smpl == NULL) {
+bool engine_draw_set_grammar(struct engine_draw *d,
+                             const char *gbnf,
+                             const char *root,
+                             char *why,
+                             size_t why_size) {
+    last_llama_error[0] = '\0';
+    d->grammar = llama_sampler_init_grammar(d->model->vocab, gbnf, root);
+    pipit_format(why, why_size, "%s", last_llama_error);
+    return d->grammar != NULL;
+}
+
+void engine_draw_set_chain(struct engine_draw *d, const struct pipit_sampler_params *p) {
+    if (p->temperature <= 0.0f) {
+        llama_sampler_chain_add(d->chain, llama_sampler_init_greedy());
+    } else {
+        if (p->top_k > 0) {
+            llama_sampler_chain_add(d->chain, llama_sampler_init_top_k(p->top_k));
+        }
+        if (p->top_p > 0.0f && p->top_p < 1.0f) {
+            llama_sampler_chain_add(d->chain, llama_sampler_init_top_p(p->top_p, 1));
+        }
+        llama_sampler_chain_add(d->chain, llama_sampler_init_temp(p->temperature));
+        llama_sampler_chain_add(d->chain, llama_sampler_init_dist(p->seed));
+    }
+}
+
+void engine_draw_free(struct engine_draw *d) {
+    if (d == NULL) {
         return;
     }
-    if (smpl->chain != NULL) {
-        llama_sampler_free(smpl->chain);
+    if (d->chain != NULL) {
+        llama_sampler_free(d->chain);
     }
-    if (smpl->grammar != NULL) {
-        llama_sampler_free(smpl->grammar);
+    if (d->grammar != NULL) {
+        llama_sampler_free(d->grammar);
     }
-    for (size_t i = 0; i < smpl->n_patterns; i++) {
-        regfree(&smpl->patterns[i]);
+    free(d->cand);
+    free(d);
+}
+
+bool engine_draw_has_grammar(const struct engine_draw *d) {
+    return d->grammar != NULL;
+}
+
+void engine_draw_accept(struct engine_draw *d, int32_t token) {
+    llama_sampler_accept(d->chain, token);
+}
+
+void engine_draw_reset(struct engine_draw *d) {
+    llama_sampler_reset(d->chain);
+    if (d->grammar != NULL) {
+        llama_sampler_reset(d->grammar);
     }
-    free(smpl->text);
-    free(smpl->cand);
-    free(smpl);
 }
 
 /* All tokens with their logits, unsorted. */
 static void
-candidates_from_logits(struct pipit_sampler *s, const float *logits, llama_token_data_array *arr) {
+candidates_from_logits(struct engine_draw *s, const float *logits, llama_token_data_array *arr) {
     for (int32_t i = 0; i < s->n_vocab; i++) {
         s->cand[i].id = i;
         s->cand[i].logit = logits[i];
@@ -1197,40 +1150,15 @@ static bool grammar_accept_checked(struct llama_sampler *grammar, llama_token to
     return true;
 }
 
-/* ============================================================================
- * fast constrained decoding (docs/fastgrammar.md)
- *
- * With pipit_sampler_params.fast_grammar the grammar is pipit's own automaton instead of
- * llama.cpp's grammar sampler. The decisions are the fast decoder's (src/fg_sampler.c: what a
- * step draws from, whether a draw is taken, what jump-forward forces); the draws, with
- * llama.cpp's sampling chain, and the tokenizer are here. pipit_sampler_forced() is the
- * jump-forward.
- */
-
-/* Use the fast decoder for p->grammar when asked and the grammar fits it. */
-static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p) {
-    if (p->fast_grammar == NULL || p->grammar == NULL ||
-        (p->grammar_root != NULL && strcmp(p->grammar_root, "root") != 0) ||
-        fg_owner_of(p->fast_grammar) != (const void *)s->model) {
-        return false;
-    }
-    return fg_sampler_attach(&s->fast, p->fast_grammar, p->grammar);
-}
-
-/* Feed one token to whichever grammar the sampler has; false (nothing changed) when the grammar
- * does not allow it. */
-static bool grammar_feed_token(struct pipit_sampler *s, llama_token token) {
-    if (s->fast.a == NULL) {
-        return grammar_accept_checked(s->grammar, token);
-    }
-    return fg_sampler_accept(&s->fast, token);
+bool engine_draw_grammar_accept(struct engine_draw *d, int32_t token) {
+    return grammar_accept_checked(d->grammar, token);
 }
 
 /* Draw as `d` says (fg_sampler.h); *drawn false when the one candidate is taken without a draw.
  * Returns the token, -1 when the draw selected nothing (or a masked token), -2 when there was
  * no candidate at all. */
-static int32_t
-fast_draw(struct pipit_sampler *s, const float *logits, const struct fg_draw *d, bool *drawn) {
+int32_t
+engine_draw_fast(struct engine_draw *s, const float *logits, const struct fg_draw *d, bool *drawn) {
     llama_token_data_array arr;
     *drawn = true;
     if (d->whole_vocab) {
@@ -1270,203 +1198,36 @@ fast_draw(struct pipit_sampler *s, const float *logits, const struct fg_draw *d,
     return arr.data[arr.selected].id;
 }
 
-static int32_t
-fast_sample(struct pipit_sampler *s, struct pipit_context *ctx, const float *logits) {
-    double t0 = pipit_now_ms();
-    struct fg_draw d;
-    fg_sampler_begin(&s->fast, &d);
-    double t_con = pipit_now_ms() - t0;
-    int32_t result;
-    bool drawn;
-    for (;;) {
-        result = fast_draw(s, logits, &d, &drawn);
-        if (d.exact && result < 0) {
-            ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-            if (result == -2) {
-                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES,
-                         "engine: sample: the grammar allows no token");
-            } else {
-                ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: nothing selected");
-            }
-            return -PIPIT_ERR_NO_CANDIDATES;
-        }
-        double tc = pipit_now_ms();
-        bool taken = fg_sampler_offer(&s->fast, result, &d);
-        t_con += pipit_now_ms() - tc;
-        if (taken) {
-            break;
-        }
-    }
-    llama_sampler_accept(s->chain, result);
-    if (drawn) {
-        ctx->perf.n_draws++;
-    } else {
-        ctx->perf.n_forced_tokens++;
-    }
-    ctx->perf.t_constraint_ms += t_con;
-    ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-    ctx->perf.n_sample_calls++;
-    return result;
-}
-
-/* Tokenize buf[0..n) and find the token where its last `tail` bytes begin: *first receives
- * that index. Returns the token count, or -1 when no token boundary falls there (or the pieces
- * do not spell the text). */
-static int32_t fast_tokenize_tail(const struct pipit_sampler *s,
-                                  const char *buf,
-                                  size_t n,
-                                  size_t tail,
-                                  llama_token *toks,
-                                  int32_t cap,
-                                  int32_t *first) {
-    int32_t nt = llama_tokenize(s->model->vocab, buf, (int32_t)n, toks, cap, false, true);
-    *first = fg_sampler_tail(&s->fast, buf, n, tail, toks, nt);
-    return *first >= 0 ? nt : -1;
-}
-
-int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
-                             struct pipit_context *ctx,
-                             int32_t *tokens,
-                             int32_t n_max) {
-    if (smpl == NULL || ctx == NULL || tokens == NULL || n_max <= 0 || smpl->fast.a == NULL ||
-        (smpl->lazy && !smpl->triggered) || !fg_sampler_alive(&smpl->fast)) {
-        return 0;
-    }
-    double t0 = pipit_now_ms();
-    char buf[FG_MAX_CONTEXT + FG_MAX_FORCED];
-    char *text = buf + FG_MAX_CONTEXT;
-    bool ends = false;
-    size_t len = fg_sampler_forced_text(&smpl->fast, text, FG_MAX_FORCED, &ends);
-    int32_t used = 0;
-    if (len > 0) {
-        /* the previous token as left context, so the forced tokens are the ones the tokenizer
-         * would cut from the whole text; without it when that fails */
-        size_t pre = 0;
-        int32_t n_cached = 0;
-        const int32_t *cached = pipit_context_tokens(ctx, &n_cached);
-        if (n_cached > 0) {
-            int32_t pn;
-            const char *pp = fg_sampler_piece(&smpl->fast, cached[n_cached - 1], &pn);
-            if (pp != NULL && pn <= FG_MAX_CONTEXT) {
-                pre = (size_t)pn;
-                memcpy(text - pre, pp, pre);
-            }
-        }
-        llama_token toks[FG_MAX_FORCED + FG_MAX_CONTEXT + 8];
-        int32_t cap = (int32_t)(sizeof(toks) / sizeof(toks[0]));
-        int32_t first = -1;
-        int32_t nt = fast_tokenize_tail(smpl, text - pre, pre + len, len, toks, cap, &first);
-        if (nt < 0 && pre > 0) {
-            nt = fast_tokenize_tail(smpl, text, len, len, toks, cap, &first);
-        }
-        if (nt > 0) {
-            int32_t use = nt - first;
-            if (use > n_max) {
-                use = n_max;
-            }
-            used = fg_sampler_force(&smpl->fast, toks + first, use, len, ends);
-            for (int32_t i = 0; i < used; i++) {
-                llama_sampler_accept(smpl->chain, toks[first + i]);
-                tokens[i] = toks[first + i];
-            }
-        }
-    }
-    ctx->perf.n_forced_tokens += used;
-    ctx->perf.t_constraint_ms += pipit_now_ms() - t0;
-    return used;
-}
-
-/* Lazy mode, not yet triggered: record `token` and fire the grammar when a
- * trigger matches. */
-static enum pipit_status lazy_observe(struct pipit_sampler *s, llama_token token) {
-    for (size_t i = 0; i < s->n_trigger_tokens; i++) {
-        if (s->trigger_tokens[i] == token) {
-            s->triggered = true;
-            return grammar_feed_token(s, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
-        }
-    }
-    if (s->n_patterns == 0) {
-        return PIPIT_OK;
-    }
-    char piece[256];
-    int32_t n = llama_token_to_piece(s->model->vocab, token, piece, sizeof(piece), 0, true);
-    if (n < 0 || s->text_len + (size_t)n > SAMPLER_MAX_TEXT) {
-        return PIPIT_OK; /* beyond the window: such output never triggers */
-    }
-    memcpy(s->text + s->text_len, piece, (size_t)n);
-    s->text_len += (size_t)n;
-    s->text[s->text_len] = '\0';
-    for (size_t i = 0; i < s->n_patterns; i++) {
-        regmatch_t m[2];
-        if (regexec(&s->patterns[i], s->text, 2, m, 0) != 0) {
-            continue;
-        }
-        regoff_t start = m[1].rm_so >= 0 ? m[1].rm_so : m[0].rm_so;
-        s->triggered = true;
-        /* Feed the grammar the text from the trigger on, re-tokenized: the grammar
-         * works on text, so any tokenization of it leads to the same grammar state.
-         */
-        const char *from = s->text + start;
-        if (s->fast.a != NULL) { /* the automaton reads the text itself */
-            return fg_sampler_feed_text(&s->fast, from, strlen(from)) ? PIPIT_OK
-                                                                      : PIPIT_ERR_GRAMMAR;
-        }
-        int32_t cap = (int32_t)strlen(from) + 8;
-        int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
-        if (toks == NULL) {
-            return PIPIT_ERR_NOMEM;
-        }
-        int32_t nt =
-            llama_tokenize(s->model->vocab, from, (int32_t)strlen(from), toks, cap, false, true);
-        enum pipit_status st = nt >= 0 ? PIPIT_OK : PIPIT_ERR_TOKENIZE;
-        for (int32_t k = 0; k < nt && st == PIPIT_OK; k++) {
-            if (!grammar_accept_checked(s->grammar, toks[k])) {
-                st = PIPIT_ERR_GRAMMAR;
-            }
-        }
-        free(toks);
-        return st;
-    }
-    return PIPIT_OK;
-}
-
-int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *ctx) {
-    if (smpl == NULL || ctx == NULL || ctx->model != smpl->model) {
-        return -PIPIT_ERR_INVALID_ARG;
-    }
-    const float *logits = pipit_context_logits(ctx);
-    if (logits == NULL) {
-        ctx_fail(ctx, PIPIT_ERR_STATE, "engine: sample: no logits (append or decode first)");
-        return -PIPIT_ERR_STATE;
-    }
-    if (smpl->fast.a != NULL && (!smpl->lazy || smpl->triggered)) {
-        return fast_sample(smpl, ctx, logits);
-    }
-    double t0 = pipit_now_ms();
+/* One draw from `logits` with the chain; `constrained`: the grammar sampler's mask applies (the
+ * draw is first made without it and kept when the grammar allows it). The token is accepted
+ * into the chain (and the grammar). -1 when every token is masked. */
+int32_t engine_draw_sample(struct engine_draw *d,
+                           const float *logits,
+                           bool constrained,
+                           struct pipit_perf *perf) {
     llama_token_data_array arr;
-    bool constrained = smpl->grammar != NULL && (!smpl->lazy || smpl->triggered);
     /* Constrained: sample without the grammar first and keep the token when the grammar allows
      * it; mask the whole vocabulary only on rejection. Greedy picks the same token as masking
      * first; temperature sampling keeps the masked distribution (a rejected draw is redrawn
      * from the masked candidates), except that top-k/top-p then act on the unmasked ranking. */
     for (int pass = constrained ? 0 : 1; pass < 2; pass++) {
-        candidates_from_logits(smpl, logits, &arr);
+        candidates_from_logits(d, logits, &arr);
         if (pass == 1 && constrained) {
             double tg = pipit_now_ms();
-            llama_sampler_apply(smpl->grammar, &arr);
-            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
+            llama_sampler_apply(d->grammar, &arr);
+            perf->t_constraint_ms += pipit_now_ms() - tg;
         }
-        llama_sampler_apply(smpl->chain, &arr);
+        llama_sampler_apply(d->chain, &arr);
         if (pass == 0 && arr.selected >= 0 && (size_t)arr.selected < arr.size) {
             llama_token_data one = arr.data[arr.selected];
             one.logit = 0.0f;
             llama_token_data_array check = {
                 .data = &one, .size = 1, .selected = -1, .sorted = false};
             double tg = pipit_now_ms();
-            llama_sampler_apply(smpl->grammar, &check);
-            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
+            llama_sampler_apply(d->grammar, &check);
+            perf->t_constraint_ms += pipit_now_ms() - tg;
             if (!isinf(one.logit)) {
-                ctx->perf.n_grammar_fast++;
+                perf->n_grammar_fast++;
                 break; /* allowed: keep the draw */
             }
         }
@@ -1474,60 +1235,18 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
     int32_t result;
     if (arr.selected < 0 || (size_t)arr.selected >= arr.size ||
         isinf(arr.data[arr.selected].logit)) {
-        ctx_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: every token is masked");
-        result = -PIPIT_ERR_NO_CANDIDATES;
+        result = -1;
     } else {
         result = arr.data[arr.selected].id;
-        llama_sampler_accept(smpl->chain, result);
-        enum pipit_status st = PIPIT_OK;
+        llama_sampler_accept(d->chain, result);
         if (constrained) {
             double tg = pipit_now_ms();
-            llama_sampler_accept(smpl->grammar, result); /* allowed: it survived the mask */
-            ctx->perf.t_constraint_ms += pipit_now_ms() - tg;
-            ctx->perf.n_draws++;
-        } else if (smpl->grammar != NULL || smpl->fast.a != NULL) {
-            st = lazy_observe(smpl, result);
-        }
-        if (st != PIPIT_OK) {
-            ctx_fail(ctx, st, "engine: sample: the trigger text does not start the grammar");
-            result = -(int32_t)st;
+            llama_sampler_accept(d->grammar, result); /* allowed: it survived the mask */
+            perf->t_constraint_ms += pipit_now_ms() - tg;
+            perf->n_draws++;
         }
     }
-    ctx->perf.t_sample_ms += pipit_now_ms() - t0;
-    ctx->perf.n_sample_calls++;
     return result;
-}
-
-enum pipit_status pipit_sampler_accept(struct pipit_sampler *smpl, int32_t token) {
-    if (smpl == NULL || token < 0 || token >= smpl->n_vocab) {
-        return PIPIT_ERR_INVALID_ARG;
-    }
-    llama_sampler_accept(smpl->chain, token);
-    if (smpl->grammar == NULL && smpl->fast.a == NULL) {
-        return PIPIT_OK;
-    }
-    if (smpl->lazy && !smpl->triggered) {
-        return lazy_observe(smpl, token);
-    }
-    return grammar_feed_token(smpl, token) ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
-}
-
-void pipit_sampler_reset(struct pipit_sampler *smpl) {
-    if (smpl == NULL) {
-        return;
-    }
-    llama_sampler_reset(smpl->chain);
-    if (smpl->grammar != NULL) {
-        llama_sampler_reset(smpl->grammar);
-    }
-    if (smpl->fast.a != NULL) {
-        fg_sampler_reset(&smpl->fast);
-    }
-    smpl->triggered = false;
-    smpl->text_len = 0;
-    if (smpl->text != NULL) {
-        smpl->text[0] = '\0';
-    }
 }
 
 enum pipit_status pipit_gbnf_match(const struct pipit_model *model,
