@@ -3,6 +3,7 @@
  * with permanent and ephemeral KV regions, adapters, tokenizer, chat templates,
  * llama.cpp's side of samplers (struct engine_draw), perf counters. Beside it,
  * without llama.h: modelfile.c checks a model file before llama.cpp sees it,
+ * kvstate.c reads and writes the KV state blob,
  * sampler.c is the sampler (triggers, the fast decoder's steps), fg_vocab.c
  * hands the vocabulary to the fast decoder, generate.c is the generation loop.
  *
@@ -829,98 +830,25 @@ enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_ke
     return PIPIT_OK;
 }
 
-/* State blob: "PKV1", u32 n_vocab, i32 n_perm, n_perm tokens (i32), u64 kv bytes, kv bytes. */
-#define STATE_MAGIC "PKV1"
-
-enum pipit_status pipit_context_save_state(struct pipit_context *ctx, uint8_t **out, size_t *len) {
-    if (ctx == NULL || out == NULL || len == NULL) {
-        return PIPIT_ERR_INVALID_ARG;
-    }
-    *out = NULL;
-    *len = 0;
-    if (ctx->n_eph > 0) {
-        return engine_context_fail(
-            ctx, PIPIT_ERR_STATE,
-            "engine: save state: the ephemeral tail holds %d tokens (rewind first)",
-            (int)ctx->n_eph);
-    }
-    size_t kv = llama_state_seq_get_size(ctx->lctx, 0);
-    size_t head = 4 + 4 + 4 + sizeof(int32_t) * (size_t)ctx->n_perm + 8;
-    uint8_t *buf = malloc(head + kv);
-    if (buf == NULL) {
-        return PIPIT_ERR_NOMEM;
-    }
-    uint32_t n_vocab = (uint32_t)ctx->model->info.n_vocab;
-    int32_t n_perm = ctx->n_perm;
-    uint64_t kv64 = kv;
-    size_t o = 0;
-    memcpy(buf + o, STATE_MAGIC, 4);
-    o += 4;
-    memcpy(buf + o, &n_vocab, 4);
-    o += 4;
-    memcpy(buf + o, &n_perm, 4);
-    o += 4;
-    memcpy(buf + o, ctx->tokens, sizeof(int32_t) * (size_t)n_perm);
-    o += sizeof(int32_t) * (size_t)n_perm;
-    memcpy(buf + o, &kv64, 8);
-    o += 8;
-    size_t got = llama_state_seq_get_data(ctx->lctx, buf + o, kv, 0);
-    if (got != kv) {
-        free(buf);
-        return engine_context_fail(ctx, PIPIT_ERR_DECODE,
-                                   "engine: save state: llama.cpp wrote %zu of %zu", got, kv);
-    }
-    *out = buf;
-    *len = o + kv;
-    return PIPIT_OK;
+size_t engine_context_kv_size(struct pipit_context *ctx) {
+    return llama_state_seq_get_size(ctx->lctx, 0);
 }
 
-enum pipit_status
-pipit_context_load_state(struct pipit_context *ctx, const uint8_t *data, size_t len) {
-    if (ctx == NULL || (data == NULL && len > 0)) {
-        return PIPIT_ERR_INVALID_ARG;
-    }
-    pipit_context_clear(ctx);
-    uint32_t n_vocab = 0;
-    int32_t n_perm = 0;
-    uint64_t kv = 0;
-    if (len < 12 || memcmp(data, STATE_MAGIC, 4) != 0) {
-        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
-                                   "engine: load state: not a pipit KV state");
-    }
-    memcpy(&n_vocab, data + 4, 4);
-    memcpy(&n_perm, data + 8, 4);
-    if (n_vocab != (uint32_t)ctx->model->info.n_vocab) {
-        return engine_context_fail(
-            ctx, PIPIT_ERR_CORRUPT,
-            "engine: load state: made for a %u-token vocabulary, this model has %d", n_vocab,
-            (int)ctx->model->info.n_vocab);
-    }
-    if (n_perm < 0 || (uint32_t)n_perm > ctx->n_ctx ||
-        len < 12 + sizeof(int32_t) * (size_t)n_perm + 8) {
-        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
-                                   "engine: load state: %d tokens do not fit", (int)n_perm);
-    }
-    size_t o = 12;
-    const uint8_t *toks = data + o;
-    o += sizeof(int32_t) * (size_t)n_perm;
-    memcpy(&kv, data + o, 8);
-    o += 8;
-    if (kv != len - o) {
-        return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
-                                   "engine: load state: %llu KV bytes announced, %zu present",
-                                   (unsigned long long)kv, len - o);
-    }
+size_t engine_context_kv_read(struct pipit_context *ctx, uint8_t *dst, size_t size) {
+    return llama_state_seq_get_data(ctx->lctx, dst, size, 0);
+}
+
+enum pipit_status engine_context_kv_restore(struct pipit_context *ctx,
+                                            const uint8_t *toks,
+                                            int32_t n_perm,
+                                            const uint8_t *kv,
+                                            size_t kv_len) {
     for (int32_t i = 0; i < n_perm; i++) {
         int32_t t;
         memcpy(&t, toks + sizeof(int32_t) * (size_t)i, sizeof(t));
-        if (t < 0 || t >= ctx->model->info.n_vocab) {
-            return engine_context_fail(ctx, PIPIT_ERR_CORRUPT,
-                                       "engine: load state: token %d invalid", (int)t);
-        }
         ctx->tokens[i] = t;
     }
-    if (n_perm > 0 && llama_state_seq_set_data(ctx->lctx, data + o, (size_t)kv, 0) == 0) {
+    if (n_perm > 0 && llama_state_seq_set_data(ctx->lctx, kv, kv_len, 0) == 0) {
         pipit_context_clear(ctx);
         return engine_context_fail(
             ctx, PIPIT_ERR_CORRUPT,

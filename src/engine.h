@@ -25,6 +25,22 @@ enum pipit_status
 engine_context_fail(struct pipit_context *ctx, enum pipit_status st, const char *fmt, ...)
     PIPIT_PRINTF(3, 4);
 
+/* The size of the context's llama.cpp sequence state (the permanent prefix's KV cells). */
+size_t engine_context_kv_size(struct pipit_context *ctx);
+
+/* Copy the sequence state into dst (size bytes); returns the bytes written. */
+size_t engine_context_kv_read(struct pipit_context *ctx, uint8_t *dst, size_t size);
+
+/* Restore a permanent prefix of n_perm tokens (`toks`: n_perm int32 in host order, checked by
+ * the caller to be in the vocabulary) and its sequence state `kv`, into a cleared context.
+ * PIPIT_ERR_CORRUPT (the context cleared, the message set) when llama.cpp refuses the state or
+ * its cells are not at positions 0..n_perm-1. */
+enum pipit_status engine_context_kv_restore(struct pipit_context *ctx,
+                                            const uint8_t *toks,
+                                            int32_t n_perm,
+                                            const uint8_t *kv,
+                                            size_t kv_len);
+
 /* ============================================================================ models */
 
 /* Tokens in the model's vocabulary. */
