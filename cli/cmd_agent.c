@@ -304,6 +304,9 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (budget.notice[0] != '\0') {
         fprintf(stderr, "pipit: %s\n", budget.notice); /* the tools were served smaller */
     }
+    if (pipit_agent_model_notice(s->agent)[0] != '\0') {
+        fprintf(stderr, "pipit: warning: %s\n", pipit_agent_model_notice(s->agent));
+    }
     struct pipit_cloud_params cp = pipit_cloud_default_params();
     pipit_cloud_params_from_env(&cp);
     if (o->cloud_url != NULL) {

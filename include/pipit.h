@@ -1026,6 +1026,13 @@ struct pipit_agent_budget {
 /* Fill `out` (both non-NULL, else nothing happens). */
 void pipit_agent_get_budget(const struct pipit_agent *agent, struct pipit_agent_budget *out);
 
+/* "" when the model fits the tool set, else why not: the model records the pack it was trained
+ * for (pipit.pack.name and pipit.pack.hash, `pipit train --tools`) and the tool set is another
+ * pack, a plain tool set, or another version of the same pack (its content hash,
+ * pipit_toolset_content_hash()). Also logged as a warning at creation. Models without those
+ * keys (the bundled camera model, general instruct models) are not checked. Borrowed. */
+const char *pipit_agent_model_notice(const struct pipit_agent *agent);
+
 /* Message of the agent's last failure. Borrowed. */
 const char *pipit_agent_errmsg(const struct pipit_agent *agent);
 

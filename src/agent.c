@@ -193,6 +193,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         st = make_ask(a, err);
     }
     if (st == PIPIT_OK) {
+        agent_check_pack(a);
         st = agent_prepare_prompt(a, err);
     }
     if (st == PIPIT_OK) {
@@ -273,6 +274,10 @@ void pipit_agent_get_budget(const struct pipit_agent *a, struct pipit_agent_budg
     out->memory_budget = agent_memory_budget(a);
     out->tools_format = a->params.tools_format;
     pipit_format(out->notice, sizeof(out->notice), "%s", a->notice);
+}
+
+const char *pipit_agent_model_notice(const struct pipit_agent *agent) {
+    return agent != NULL ? agent->model_notice : "";
 }
 
 const char *pipit_agent_errmsg(const struct pipit_agent *agent) {

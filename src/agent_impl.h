@@ -87,6 +87,7 @@ struct pipit_agent {
     int32_t eph_next, eph_filled; /* the ring's next slot, and slots filled (<= 16) */
     bool tools_in_prompt;         /* the prompt lists the tools (not pipit.prompt.tools none) */
     char notice[512];             /* what creation changed to fit the prompt limit, or "" */
+    char model_notice[640];       /* the model was trained for another pack (version), or "" */
     int32_t requested_format;     /* params.tools_format as given (the one used may be smaller) */
 };
 

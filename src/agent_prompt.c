@@ -405,3 +405,35 @@ int32_t agent_memory_budget(const struct pipit_agent *a) {
     }
     return budget;
 }
+
+void agent_check_pack(struct pipit_agent *a) {
+    a->model_notice[0] = '\0';
+    char name[256] = "", hash[40] = "";
+    if (a->model == NULL ||
+        pipit_model_meta_str(a->model, "pipit.pack.hash", hash, sizeof(hash)) < 0) {
+        return;
+    }
+    if (pipit_model_meta_str(a->model, "pipit.pack.name", name, sizeof(name)) < 0) {
+        pipit_format(name, sizeof(name), "?");
+    }
+    const char *ts_name = pipit_toolset_pack_name(a->ts);
+    char ts_hash[17];
+    pipit_toolset_content_hash(a->ts, ts_hash);
+    if (ts_name == NULL || strcmp(ts_name, name) != 0) {
+        pipit_format(a->model_notice, sizeof(a->model_notice),
+                     "the model was trained for the pack \"%s\", but the tool set is %s%s%s: its "
+                     "answers are for other tools; train a model for this tool set (pipit train "
+                     "--tools FILE, docs/training.md)",
+                     name, ts_name != NULL ? "the pack \"" : "a plain tool set",
+                     ts_name != NULL ? ts_name : "", ts_name != NULL ? "\"" : "");
+    } else if (strcmp(ts_hash, hash) != 0) {
+        pipit_format(a->model_notice, sizeof(a->model_notice),
+                     "the model was trained for another version of the pack \"%s\" (content "
+                     "hash %.16s; this tool set's is %s): tools, arguments, state or examples "
+                     "changed since; retrain it (pipit train --tools FILE) for answers that match",
+                     name, hash, ts_hash);
+    }
+    if (a->model_notice[0] != '\0') {
+        pipit_log(PIPIT_LOG_WARN, "agent: %s", a->model_notice);
+    }
+}

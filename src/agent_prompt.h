@@ -30,6 +30,11 @@ int32_t agent_prefix_tokens(const struct pipit_agent *a, const char *text);
  * command are refused here, with the numbers, instead of failing every turn. */
 enum pipit_status agent_set_prompt_limit(struct pipit_agent *a, struct pipit_error *err);
 
+/* Compare the pack the model was trained for (pipit.pack.name, pipit.pack.hash, written by
+ * `pipit train --tools`) with the agent's tool set; on a difference, a->model_notice says which
+ * and what to do, and is logged as a warning. A model without those keys is not checked. */
+void agent_check_pack(struct pipit_agent *a);
+
 /* The permanent prefix may reach this many tokens: the prompt limit minus the longest tail
  * of the recent turns (or the estimate before any), and at most an explicit context_budget. */
 int32_t agent_memory_budget(const struct pipit_agent *a);

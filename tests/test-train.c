@@ -1034,6 +1034,48 @@ static void test_training_stops(void **state) {
     /* the last step ran at t >= (its start - warm-up end) / budget: close to the floor */
     assert_true(lr < tp.lr_min + 0.25f * (tp.lr - tp.lr_min));
 
+    /* a model trained for a pack records it, and an agent on another tool set says so */
+    struct pipit_toolset *home = NULL, *camera = NULL;
+    if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &home, &err) != PIPIT_OK ||
+        pipit_toolset_load_file(CAMERA_SPEC, &camera, &err) != PIPIT_OK) {
+        fail_msg("tools: %s", err.text);
+    }
+    char home_hash[17];
+    pipit_toolset_content_hash(home, home_hash);
+    tp.pack_name = pipit_toolset_pack_name(home);
+    tp.pack_hash = home_hash;
+    tp.max_seconds = 0.0;
+    tp.n_steps = 2;
+    tp.progress = NULL;
+    assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_OK);
+    struct pipit_model *m = NULL;
+    assert_int_equal(pipit_model_load(model, NULL, &m, &err), PIPIT_OK);
+    char meta[64];
+    assert_true(pipit_model_meta_str(m, "pipit.pack.name", meta, sizeof(meta)) >= 0);
+    assert_string_equal(meta, "home");
+    struct pipit_agent_params ap = pipit_agent_default_params();
+    ap.n_ctx = 512;
+    struct pipit_agent *ag = NULL;
+    assert_int_equal(pipit_agent_new(m, home, &ap, &ag, &err), PIPIT_OK);
+    assert_string_equal(pipit_agent_model_notice(ag), ""); /* the pack it was trained for */
+    pipit_agent_free(ag);
+    assert_int_equal(pipit_agent_new(m, camera, &ap, &ag, &err), PIPIT_OK);
+    assert_non_null(strstr(pipit_agent_model_notice(ag), "trained for the pack \"home\""));
+    assert_non_null(strstr(pipit_agent_model_notice(ag), "\"camera\""));
+    pipit_agent_free(ag);
+    tp.pack_hash = "0123456789abcdef"; /* the same pack, another version */
+    pipit_model_free(m);
+    assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_OK);
+    assert_int_equal(pipit_model_load(model, NULL, &m, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_new(m, home, &ap, &ag, &err), PIPIT_OK);
+    assert_non_null(strstr(pipit_agent_model_notice(ag), "another version of the pack \"home\""));
+    pipit_agent_free(ag);
+    pipit_model_free(m);
+    pipit_toolset_free(home);
+    pipit_toolset_free(camera);
+    tp.pack_name = NULL;
+    tp.pack_hash = NULL;
+
     /* all steps done: not stopped */
     tp.max_seconds = 0.0;
     tp.n_steps = 3;
