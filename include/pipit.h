@@ -916,12 +916,18 @@ char *pipit_device_state_json(const struct pipit_device *device);
 
 struct pipit_agent;
 
-/* What a tool handler reports. Strings are NUL-terminated; cut to fit. */
+/* What a tool handler reports. code and message are cut to fit. The data is never cut: a
+ * handler with more than data_json holds points `data` at its own NUL-terminated JSON (read
+ * once, before the handler is called again; pipit copies it). Data that is not a JSON object
+ * (or data_json filled to its last byte, which is taken as cut) makes the call a failure with
+ * code "handler_error", never an empty success. */
 struct pipit_tool_output {
     bool ok;              /* the action happened */
     char code[64];        /* failure: stable reason code, e.g. "zoom_out_of_range" */
     char message[256];    /* failure: human message the template shows as {error} */
     char data_json[1024]; /* success: a JSON object of what changed ("" or "{}": nothing) */
+    const char *data;     /* success, instead of data_json: a JSON object of any length,
+                             owned by the handler; NULL = use data_json */
 };
 
 /* A custom tool handler. `args_json` is a JSON object already validated against the tool's

@@ -67,11 +67,26 @@ static void execute(struct pipit_agent *a,
         }
         rec->ok = out.ok;
         if (out.ok) {
-            json_t *d = out.data_json[0] != '\0' ? json_loads(out.data_json, 0, NULL) : NULL;
-            *data = json_is_object(d) ? d : json_object();
-            if (!json_is_object(d)) {
+            const char *text = out.data != NULL ? out.data : out.data_json;
+            bool full = out.data == NULL && strlen(out.data_json) == sizeof(out.data_json) - 1;
+            json_t *d = text[0] != '\0' ? json_loads(text, 0, NULL) : json_object();
+            if (!json_is_object(d) || full) {
+                /* cut or malformed data is a failure, never an empty success */
                 json_decref(d);
+                rec->ok = false;
+                pipit_format(rec->code, sizeof(rec->code), "handler_error");
+                if (full) {
+                    pipit_format(rec->message, sizeof(rec->message),
+                                 "the %s handler's data filled data_json (%zu bytes) and may be "
+                                 "cut: use pipit_tool_output.data for longer data",
+                                 name, sizeof(out.data_json) - 1);
+                } else {
+                    pipit_format(rec->message, sizeof(rec->message),
+                                 "the %s handler's data is not a JSON object", name);
+                }
+                return;
             }
+            *data = d;
         } else {
             pipit_format(rec->code, sizeof(rec->code), "%s",
                          out.code[0] != '\0' ? out.code : "failed");

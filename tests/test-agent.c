@@ -253,6 +253,63 @@ static enum pipit_status count_handler(const char *tool,
     return PIPIT_OK;
 }
 
+static char long_data[4096];
+
+/* user_data: 0 = a 3 KB object through `data`, 1 = data_json filled to its last byte, 2 = not
+ * JSON */
+static enum pipit_status data_handler(const char *tool,
+                                      const char *args_json,
+                                      struct pipit_tool_output *out,
+                                      void *user_data) {
+    (void)tool;
+    (void)args_json;
+    int kind = *(const int *)user_data;
+    out->ok = true;
+    if (kind == 0) {
+        int n = snprintf(long_data, sizeof(long_data), "{\"note\": \"");
+        memset(long_data + n, 'x', 3000);
+        snprintf(long_data + n + 3000, sizeof(long_data) - (size_t)n - 3000, "\", \"zoom\": 3}");
+        out->data = long_data;
+    } else if (kind == 1) {
+        int n = snprintf(out->data_json, sizeof(out->data_json), "{\"note\": \"");
+        memset(out->data_json + n, 'y', sizeof(out->data_json) - 1 - (size_t)n);
+        out->data_json[sizeof(out->data_json) - 1] = '\0';
+    } else {
+        snprintf(out->data_json, sizeof(out->data_json), "zoom is 3");
+    }
+    return PIPIT_OK;
+}
+
+/* A handler's data is never cut into an empty success: long data goes through `data` whole;
+ * data_json filled to its end, or data that is not an object, is a handler_error failure. */
+static void test_handler_data_whole_or_failed(void **state) {
+    (void)state;
+    for (int kind = 0; kind < 3; kind++) {
+        struct fixture fx;
+        setup_with(&fx, NULL);
+        assert_int_equal(pipit_agent_register_tool(fx.agent, "take_photo", data_handler, &kind),
+                         PIPIT_OK);
+        const char *out[] = {"<call>take_photo()"};
+        script(&fx, 1, out);
+        struct pipit_turn *t = turn(&fx, "take a photo");
+        assert_int_equal(t->n_calls, 1);
+        assert_true(t->calls[0].executed);
+        if (kind == 0) {
+            assert_true(t->calls[0].ok);
+            json_t *d = json_loads(t->calls[0].data_json, 0, NULL);
+            assert_non_null(d);
+            assert_int_equal(strlen(json_string_value(json_object_get(d, "note"))), 3000);
+            json_decref(d);
+        } else {
+            assert_false(t->calls[0].ok);
+            assert_string_equal(t->calls[0].code, "handler_error");
+            assert_non_null(strstr(t->calls[0].message, kind == 1 ? "may be cut" : "not a JSON"));
+        }
+        pipit_turn_free(t);
+        teardown_fx(&fx);
+    }
+}
+
 /* "None of these tools" (docs/grammar.md, docs/agent.md): the grammar's none() runs nothing
  * and the sentence says, in the harness's words, that this tool set cannot do it. */
 static void test_none_of_these_tools(void **state) {
@@ -2009,6 +2066,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_step_cap_and_budget),
         cmocka_unit_test(test_unknown_tool_and_bad_args_never_reach_handlers),
         cmocka_unit_test(test_none_of_these_tools),
+        cmocka_unit_test(test_handler_data_whole_or_failed),
         cmocka_unit_test(test_failure_sentences_name_the_reason),
         cmocka_unit_test(test_narration_is_caught),
         cmocka_unit_test(test_state_questions_answered_from_state),
