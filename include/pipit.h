@@ -727,6 +727,8 @@ enum pipit_undo_kind pipit_toolset_undo(const struct pipit_toolset *ts,
  * pipit_toolset_validate_args(). See docs/grammar.md. */
 
 enum pipit_call_syntax {
+    PIPIT_SYNTAX_AUTO =
+        -1, /* agent params: Hermes when the model has a chat template, else pipit */
     PIPIT_SYNTAX_PIPIT = 0,
     PIPIT_SYNTAX_HERMES = 1,
 };
@@ -956,32 +958,32 @@ const char *pipit_memory_mode_str(enum pipit_memory_mode mode);
 #define PIPIT_TRACKER_ROLE "tracker"
 
 struct pipit_agent_params {
-    struct pipit_device *device; /* the state the tools act on (borrowed: it must outlive
-                                    the agent; see "devices" above), NULL = none: tools run
-                                    through handlers only (default NULL). The device's
-                                    starting state is given where it is made
-                                    (pipit_device_from_pack(), ...) */
-    int32_t syntax;              /* enum pipit_call_syntax, or -1: Hermes when the model has
-                                    a chat template, else pipit's own (default -1) */
-    bool grammar;                /* grammar-constrained calls (default true) */
-    bool lazy_grammar;           /* plain text allowed until the call's trigger (default
-                                    true); false forces every answer to be a call */
-    const char *system_prompt;   /* NULL: the model's pipit.prompt.system or pipit's default */
-    uint32_t n_ctx;              /* context window (default 2048) */
-    int32_t n_threads;           /* base CPU threads, 0 = the engine's default (default 0) */
-    float temperature;           /* <= 0: greedy (default 0) */
-    uint32_t seed;               /* sampling seed (default 42) */
-    int32_t max_steps;           /* model steps per turn (default 3) */
-    double turn_budget_ms;       /* wall-clock budget per turn, <= 0 unlimited (default
-                                    15000; tighter than on a GPU, see docs/policy.md) */
-    int32_t max_tokens;          /* tokens per decode before thermal scaling (default 96) */
-    int32_t breaker_threshold;   /* identical failures in a row that stop (default 2) */
-    int32_t undo_slots;          /* actions remembered for undo (default 8, >= 1) */
-    int32_t tools_format;        /* how tools appear in the prompt: enum
-                                    pipit_toolspec_format; PIPIT_TOOLSPEC_JIT = names and
+    struct pipit_device *device;   /* the state the tools act on (borrowed: it must outlive
+                                      the agent; see "devices" above), NULL = none: tools run
+                                      through handlers only (default NULL). The device's
+                                      starting state is given where it is made
+                                      (pipit_device_from_pack(), ...) */
+    enum pipit_call_syntax syntax; /* PIPIT_SYNTAX_AUTO: Hermes when the model has a chat
+                                      template, else pipit's own (default AUTO) */
+    bool grammar;                  /* grammar-constrained calls (default true) */
+    bool lazy_grammar;             /* plain text allowed until the call's trigger (default
+                                      true); false forces every answer to be a call */
+    const char *system_prompt;     /* NULL: the model's pipit.prompt.system or pipit's default */
+    uint32_t n_ctx;                /* context window (default 2048) */
+    int32_t n_threads;             /* base CPU threads, 0 = the engine's default (default 0) */
+    float temperature;             /* <= 0: greedy (default 0) */
+    uint32_t seed;                 /* sampling seed (default 42) */
+    int32_t max_steps;             /* model steps per turn (default 3) */
+    double turn_budget_ms;         /* wall-clock budget per turn, <= 0 unlimited (default
+                                      15000; tighter than on a GPU, see docs/policy.md) */
+    int32_t max_tokens;            /* tokens per decode before thermal scaling (default 96) */
+    int32_t breaker_threshold;     /* identical failures in a row that stop (default 2) */
+    int32_t undo_slots;            /* actions remembered for undo (default 8, >= 1) */
+    enum pipit_toolspec_format tools_format; /* how tools appear in the prompt;
+                                    PIPIT_TOOLSPEC_JIT = names and
                                     descriptions only, the chosen tool's schema is injected
                                     in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
-    int32_t memory;              /* enum pipit_memory_mode (default PIPIT_MEMORY_CSO) */
+    enum pipit_memory_mode memory;           /* what stays in context (default PIPIT_MEMORY_CSO) */
     int32_t context_budget;      /* tokens the permanent prefix may reach before the oldest
                                     memory lines are trimmed; 0 = as many as the prompt limit
                                     leaves (default 0). The prompt limit (pipit.train.n_ctx,
@@ -1024,9 +1026,9 @@ struct pipit_agent_budget {
     int32_t memory_budget; /* the permanent prefix (system, tools, memory) may reach this many
                               tokens now: the prompt limit minus the longest recent turn's tail,
                               and n_ctx minus that tail and max_tokens (tokens) */
-    int32_t tools_format;  /* the tools format in use: params.tools_format, or a smaller one
+    enum pipit_toolspec_format tools_format; /* in use: params.tools_format, or a smaller one
                               when that one did not fit (enum pipit_toolspec_format) */
-    char notice[512];      /* what creation changed to fit, with the numbers ("" = nothing) */
+    char notice[512]; /* what creation changed to fit, with the numbers ("" = nothing) */
 };
 
 /* Fill `out` (both non-NULL, else nothing happens). */

@@ -35,7 +35,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
     struct policy_params pp = policy_default_params(false);
     struct pipit_agent_params p = {
         .device = NULL,
-        .syntax = -1,
+        .syntax = PIPIT_SYNTAX_AUTO,
         .grammar = true,
         .lazy_grammar = true,
         .fast_grammar = true,
@@ -165,7 +165,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         pipit_model_get_info(model, &info);
         has_template = info.has_chat_template;
     }
-    if (p->syntax < 0) {
+    if (p->syntax == PIPIT_SYNTAX_AUTO) {
         a->syntax = has_template ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
     } else if (p->syntax == PIPIT_SYNTAX_PIPIT || p->syntax == PIPIT_SYNTAX_HERMES) {
         a->syntax = (enum pipit_call_syntax)p->syntax;

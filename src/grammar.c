@@ -60,6 +60,8 @@ const char *pipit_call_syntax_str(enum pipit_call_syntax syntax) {
             return "pipit";
         case PIPIT_SYNTAX_HERMES:
             return "hermes";
+        case PIPIT_SYNTAX_AUTO:
+            return "auto";
     }
     return "unknown";
 }
