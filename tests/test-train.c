@@ -856,6 +856,18 @@ static void record_loss(const struct pipit_train_progress *p, void *ud) {
     assert_true(p->step >= 1 && p->step <= p->n_steps);
 }
 
+/* A 32-wide, one-layer model on `vocab`: seconds to train. */
+static struct pipit_train_params tiny_params(const char *vocab) {
+    struct pipit_train_params tp = pipit_train_default_params();
+    tp.vocab_path = vocab;
+    tp.n_embd = 32;
+    tp.n_layer = 1;
+    tp.n_head = 2;
+    tp.n_ff = 64;
+    tp.n_batch = 2;
+    return tp;
+}
+
 static void test_tiny_training(void **state) {
     (void)state;
     struct pipit_dataset *ds = make_data(5, 64, 8);
@@ -866,13 +878,7 @@ static void test_tiny_training(void **state) {
     struct pipit_error err;
     assert_int_equal(pipit_vocab_build(ds, "camera", 400, vocab, &err), PIPIT_OK);
 
-    struct pipit_train_params tp = pipit_train_default_params();
-    tp.vocab_path = vocab;
-    tp.n_embd = 32;
-    tp.n_layer = 1;
-    tp.n_head = 2;
-    tp.n_ff = 64;
-    tp.n_batch = 2;
+    struct pipit_train_params tp = tiny_params(vocab);
     tp.n_steps = 30;
     tp.lr = 3e-3f;
     tp.lr_min = 3e-4f;
@@ -993,13 +999,7 @@ static void test_training_stops(void **state) {
     tmp_path(model, sizeof(model), "stop-trained.gguf");
     struct pipit_error err;
     assert_int_equal(pipit_vocab_build(ds, "camera", 400, vocab, &err), PIPIT_OK);
-    struct pipit_train_params tp = pipit_train_default_params();
-    tp.vocab_path = vocab;
-    tp.n_embd = 32;
-    tp.n_layer = 1;
-    tp.n_head = 2;
-    tp.n_ff = 64;
-    tp.n_batch = 2;
+    struct pipit_train_params tp = tiny_params(vocab);
     tp.n_steps = 1000000;
     tp.warmup = 2;
     tp.progress_every = 1;
