@@ -118,7 +118,8 @@ static void on_miss(const struct pipit_example *ex, const char *got, void *ud) {
            ex->utterance, ex->output, got);
 }
 
-static void print_eval(const char *what, const char *model, const struct pipit_eval_result *r) {
+static void
+print_eval(const char *what, const char *model, const struct pipit_train_eval_result *r) {
     printf("%s exact match: %d/%d = %.1f%%, right tool or plain text: %.1f%% (%s, %.1f s)\n", what,
            (int)r->n_exact, (int)r->n, r->n > 0 ? 100.0 * r->n_exact / r->n : 0.0,
            r->n > 0 ? 100.0 * r->n_kind / r->n : 0.0, model, r->seconds);
@@ -140,7 +141,7 @@ static bool write_card(const char *out,
                        const char *system,
                        const struct pipit_train_params *tp,
                        const struct pipit_train_result *res,
-                       const struct pipit_eval_result *ev) {
+                       const struct pipit_train_eval_result *ev) {
     char path[4096];
     size_t n = strlen(out);
     if (n > 5 && strcmp(out + n - 5, ".gguf") == 0) {
@@ -587,7 +588,7 @@ int cmd_train(int argc, char **argv) {
         return rc;
     }
     struct miss_state ms = {.left = misses};
-    struct pipit_eval_result ev;
+    struct pipit_train_eval_result ev;
     if (eval_only != NULL) {
         int32_t n = n_eval > 0 ? (int32_t)n_eval : 0;
         enum pipit_split sp =

@@ -364,10 +364,10 @@ enum pipit_status pipit_train_convert(const char *in_path,
                                       int32_t n_ctx_trained,
                                       struct pipit_error *err);
 
-#define PIPIT_EVAL_MAX_CATEGORIES 32
+#define PIPIT_TRAIN_EVAL_MAX_CATEGORIES 32
 
 /* Accuracy of greedy answers, overall and per category. */
-struct pipit_eval_result {
+struct pipit_train_eval_result {
     int32_t n;       /* examples evaluated */
     int32_t n_exact; /* answers identical to the expected output */
     int32_t n_kind;  /* right kind of answer: the same tool name for a call, or plain text when
@@ -378,14 +378,14 @@ struct pipit_eval_result {
         int32_t n;
         int32_t n_exact;
         int32_t n_kind;
-    } categories[PIPIT_EVAL_MAX_CATEGORIES];
+    } categories[PIPIT_TRAIN_EVAL_MAX_CATEGORIES];
     double seconds; /* wall time */
 };
 
 /* Called for every wrong answer: the example and what the model wrote (borrowed). */
-typedef void (*pipit_eval_miss_fn)(const struct pipit_example *ex,
-                                   const char *got,
-                                   void *user_data);
+typedef void (*pipit_train_eval_miss_fn)(const struct pipit_example *ex,
+                                         const char *got,
+                                         void *user_data);
 
 /* Load `model_path` through libllama and greedy-decode (at most 64 tokens) every example of
  * `split` (the first `max_examples`; 0 = all): BOS, the prompt with the model's
@@ -396,9 +396,9 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
                                        enum pipit_split split,
                                        int32_t max_examples,
                                        int32_t n_threads,
-                                       pipit_eval_miss_fn miss,
+                                       pipit_train_eval_miss_fn miss,
                                        void *user_data,
-                                       struct pipit_eval_result *result,
+                                       struct pipit_train_eval_result *result,
                                        struct pipit_error *err);
 
 /* ----------------------------------------------------------------------------

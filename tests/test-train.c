@@ -901,7 +901,7 @@ static void test_tiny_training(void **state) {
     assert_true(res.tokens > 0 && res.n_params > 0);
 
     /* libllama loads it and generates through the real engine */
-    struct pipit_eval_result ev;
+    struct pipit_train_eval_result ev;
     if (pipit_train_evaluate(model, ds, PIPIT_SPLIT_VALID, 4, 1, NULL, NULL, &ev, &err) !=
         PIPIT_OK) {
         fail_msg("eval: %s", err.text);
@@ -1012,7 +1012,7 @@ static void test_training_stops(void **state) {
     }
     assert_int_equal(res.steps, 7); /* polled after each step: the 7th poll says stop */
     assert_int_equal(res.stopped, 2);
-    struct pipit_eval_result ev;
+    struct pipit_train_eval_result ev;
     if (pipit_train_evaluate(model, ds, PIPIT_SPLIT_VALID, 2, 1, NULL, NULL, &ev, &err) !=
         PIPIT_OK) {
         fail_msg("eval of the interrupted model: %s", err.text);

@@ -327,7 +327,7 @@ static void test_train_metadata(void **state) {
     pipit_model_free(lm);
 
     /* the held-out evaluation trims as training does and runs */
-    struct pipit_eval_result ev;
+    struct pipit_train_eval_result ev;
     assert_int_equal(pipit_train_evaluate(conv, ds, PIPIT_SPLIT_VALID, 8, 1, NULL, NULL, &ev, &err),
                      PIPIT_OK);
     assert_int_equal(ev.n, 8);

@@ -51,13 +51,13 @@ static bool same_kind(const char *got, const char *want) {
     return strncmp(got, want, n) == 0;
 }
 
-static void count(struct pipit_eval_result *r, const char *cat, bool ok, bool kind) {
+static void count(struct pipit_train_eval_result *r, const char *cat, bool ok, bool kind) {
     int i = 0;
     while (i < r->n_categories && strcmp(r->categories[i].name, cat) != 0) {
         i++;
     }
     if (i == r->n_categories) {
-        if (i == PIPIT_EVAL_MAX_CATEGORIES) {
+        if (i == PIPIT_TRAIN_EVAL_MAX_CATEGORIES) {
             return;
         }
         pipit_format(r->categories[i].name, sizeof(r->categories[i].name), "%s", cat);
@@ -73,9 +73,9 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
                                        enum pipit_split split,
                                        int32_t max_examples,
                                        int32_t n_threads,
-                                       pipit_eval_miss_fn miss,
+                                       pipit_train_eval_miss_fn miss,
                                        void *user_data,
-                                       struct pipit_eval_result *result,
+                                       struct pipit_train_eval_result *result,
                                        struct pipit_error *err) {
     pipit_error_clear(err);
     if (model_path == NULL || ds == NULL || result == NULL || n_threads < 1) {
