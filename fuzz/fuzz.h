@@ -12,7 +12,7 @@
 #ifndef PIPIT_FUZZ_H
 #define PIPIT_FUZZ_H
 
-#include "pipit.h"
+#include "pipit_tools.h" /* pipit.h and the tooling: scenarios, the simulated devices */
 
 #include <stdarg.h>
 #include <stddef.h>
