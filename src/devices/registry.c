@@ -13,8 +13,11 @@
  *      delegation (a plain-array tools/camera.json runs on the camera, as it always did);
  *   4. else none: the agent runs the tools through handlers only.
  */
+#include "devices/registry.h"
+
 #include "device.h"
 #include "devices/camera.h"
+#include "devices/pack.h"
 #include "devices/phone.h"
 #include "pipit_tools.h"
 #include "status.h"
@@ -92,6 +95,37 @@ static const char *declared_pack(const struct pipit_toolset *ts) {
     return pack != NULL && pack->n_keys > 0 ? pack->name : NULL;
 }
 
+/* The device for kind NULL (the order at the top of this file) into *out; out->ops == NULL when
+ * none runs the set (handlers only). *name: the name the handle reports. */
+static enum pipit_status choose(const struct pipit_toolset *ts,
+                                struct device *out,
+                                const char **name,
+                                struct pipit_error *err) {
+    memset(out, 0, sizeof(*out));
+    const char *pack = declared_pack(ts);
+    if (pack != NULL) {
+        const struct simulator *sim = find_simulator(pack);
+        *name = sim != NULL ? sim->name : pack;
+        return sim != NULL ? sim->make(ts, out, err) : pack_device_new(ts, out, err);
+    }
+    for (size_t i = 0; i < N_SIMULATORS; i++) {
+        struct device dev;
+        memset(&dev, 0, sizeof(dev));
+        struct pipit_error why;
+        enum pipit_status st = SIMULATORS[i].make(ts, &dev, &why);
+        if (st == PIPIT_ERR_NOMEM) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+        }
+        if (st == PIPIT_OK && runs_every_tool(&dev, ts)) {
+            *out = dev;
+            *name = SIMULATORS[i].name;
+            return PIPIT_OK;
+        }
+        device_free(&dev); /* not this device */
+    }
+    return PIPIT_OK;
+}
+
 enum pipit_status pipit_device_new(const char *kind,
                                    const struct pipit_toolset *tools,
                                    const char *init_json,
@@ -123,30 +157,30 @@ enum pipit_status pipit_device_new(const char *kind,
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                "device: no kind and no tool set to choose from");
     }
-    if (pack != NULL) {
-        const struct simulator *sim = find_simulator(pack);
-        return sim != NULL ? make_simulator(sim, tools, init_json, out, err)
-                           : pipit_device_from_pack(tools, init_json, out, err);
+    struct device dev;
+    const char *name = NULL;
+    enum pipit_status st = choose(tools, &dev, &name, err);
+    if (st != PIPIT_OK) {
+        return st;
     }
-    for (size_t i = 0; i < N_SIMULATORS; i++) {
-        struct device dev;
-        memset(&dev, 0, sizeof(dev));
-        struct pipit_error why;
-        enum pipit_status st = SIMULATORS[i].make(tools, &dev, &why);
-        if (st == PIPIT_ERR_NOMEM) {
-            return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
+    if (dev.ops == NULL) {
+        if (init_json != NULL) {
+            return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                                   "device: %s declares no state and no simulator runs its "
+                                   "tools, so there is no state to start from the initial "
+                                   "state given",
+                                   tools->name);
         }
-        bool fits = st == PIPIT_OK && runs_every_tool(&dev, tools); /* else not this device */
-        device_free(&dev);
-        if (fits) {
-            return make_simulator(&SIMULATORS[i], tools, init_json, out, err);
-        }
+        return PIPIT_OK; /* no device: handlers only */
     }
-    if (init_json != NULL) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "device: %s declares no state and no simulator runs its tools, "
-                               "so there is no state to start from the initial state given",
-                               tools->name);
+    return device_handle_new(&dev, name, init_json, out, err);
+}
+
+enum pipit_status
+device_for_toolset(const struct pipit_toolset *ts, struct device *out, struct pipit_error *err) {
+    if (out == NULL || ts == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "device: no tool set or no output");
     }
-    return PIPIT_OK; /* no device: handlers only */
+    const char *name = NULL;
+    return choose(ts, out, &name, err);
 }
