@@ -41,9 +41,10 @@ static bool train_should_stop(void *ud) {
 static void train_usage(FILE *out) {
     fprintf(out,
             "usage: pipit train [options]\n"
-            "  --tools FILE        train for this pack (a tool set with a \"pipit\" block and a\n"
-            "                      declared state): data generated from its spec instead of\n"
-            "                      the camera's (docs/training.md, \"Any pack\")\n"
+            "  --tools FILE        train for this pack (a tool set with a \"pipit\" block naming\n"
+            "                      the pack; a declared state is optional): data generated from\n"
+            "                      its spec instead of the camera's (docs/training.md, \"Any\n"
+            "                      pack\")\n"
             "  --out FILE          model to write (default models/pipit-camera-v1.gguf; with\n"
             "                      --tools, pipit-<pack>.gguf)\n"
             "  --vocab own|NAME|FILE  'own' (default): build a vocabulary from the data;\n"
@@ -540,7 +541,7 @@ int cmd_train(int argc, char **argv) {
         if (system == NULL) {
             fprintf(stderr,
                     "pipit train: %s is a plain tool set: --tools needs a pack (\"pipit\": "
-                    "{\"pack\": ..., \"state\": ...}, docs/toolspec.md)\n",
+                    "{\"pack\": NAME}, docs/toolspec.md)\n",
                     tools_path);
             pipit_toolset_free(ts);
             pipit_overlap_index_free(ex_idx);

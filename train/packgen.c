@@ -19,6 +19,7 @@
 #include "datagen.h"
 #include "device.h"
 #include "devices/pack.h"
+#include "devices/registry.h"
 #include "memory.h"
 #include "status.h"
 #include "strbuf.h"
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define N_OF(a)    ((int)(sizeof(a) / sizeof((a)[0])))
 #define PICK(g, a) ((a)[train_rng_below(&(g)->rng, (uint32_t)N_OF(a))])
@@ -43,11 +45,12 @@ enum pg_cat {
     PG_UNSUPPORTED,
     PG_CLOUD,
     PG_UNDO,
+    PG_REFER,
 };
 
 const char *const packgen_categories[] = {
-    "single",       "relative", "followup",    "retry", "compound",
-    "out_of_range", "chat",     "unsupported", "cloud", "undo",
+    "single", "relative",    "followup", "retry", "compound", "out_of_range",
+    "chat",   "unsupported", "cloud",    "undo",  "refer",
 };
 const int packgen_n_categories = N_OF(packgen_categories);
 
@@ -75,6 +78,7 @@ struct tpl {
     const struct pipit_effect_key *noun; /* for {@}: the key the text names */
     const char *arg;                     /* TK_TOGGLE/MAX/MIN/REL: the argument they decide */
     bool numeric;                        /* the text has a number slot (out-of-range candidate) */
+    int producer; /* PG_REFER: the single intent whose results give the {r} identifier */
 };
 
 struct intent {
@@ -422,6 +426,8 @@ struct gen {
     int single_of[PIPIT_TOOLSPEC_MAX_TOOLS]; /* the tool's single intent, -1 when none */
     char reason[96];                         /* the cloud tool's reason, "" = by kind */
     int reason_kind;
+    json_t *last_data; /* owned: the data of the last call played, NULL when it failed */
+    int refer;         /* the PG_REFER intent, -1 when the pack has no identifiers to refer to */
 };
 
 static const struct pipit_tool *tool_at(const struct gen *g, int i) {
@@ -461,6 +467,10 @@ static double sample_in(struct gen *g, double lo, double hi, bool integer) {
     double span = hi - lo;
     double v;
     uint32_t r = train_rng_below(&g->rng, 10);
+    if (span >= 200 && train_rng_below(&g->rng, 5) < 2) {
+        hi = lo + 60; /* a wide range: people mostly ask for everyday amounts (5, 10, 45) */
+        span = 60;
+    }
     if (span >= 20 && r < 5) {
         double step = span >= 100 ? 10 : 5;
         double a = ceil(lo / step), b = floor(hi / step);
@@ -605,6 +615,131 @@ static void key_name(struct gen *g, const struct pipit_pack_key *k, char *out, s
 /* ============================================================================
  * filling a template */
 
+/* Free strings: what people put in a name, a place, a topic or a message. An argument's kind is
+ * guessed from its name and description (a contact, a place) or from the example's own value
+ * (an identifier "TM-1", a time "07:15", a topic of one or two words, a message). */
+static const char *const PEOPLE[] = {
+    "Alice", "Sam",   "Mom",      "Dad",    "Jordan", "Priya", "Elena", "Tom",       "Grandma",
+    "Omar",  "Lucia", "Ben",      "Kenji",  "Maria",  "Chris", "Aisha", "Leo",       "Nina",
+    "Jamal", "Sofia", "the boss", "Hannah", "Marco",  "Ravi",  "Zoe",   "Uncle Bob",
+};
+static const char *const PLACES[] = {
+    "the airport",    "Union Square", "the office",       "home",        "the train station",
+    "Dolores Park",   "the gym",      "Main Street",      "the library", "the hospital",
+    "Ferry Building", "the mall",     "city hall",        "the beach",   "Pier 39",
+    "the stadium",    "5th Avenue",   "Golden Gate Park", "the museum",  "the hotel",
+    "Lisbon",         "the school",   "Mission Street",   "the bakery",
+};
+static const char *const TOPICS[] = {
+    "beach",        "dogs",      "birthday",      "sunset",       "Lisbon",    "wedding",
+    "cats",         "snow",      "hiking",        "pizza",        "Q3",        "budget",
+    "invoice",      "resume",    "taxes",         "ideas",        "groceries", "recipes",
+    "travel",       "garden",    "the kids",      "Paris",        "concert",   "mountains",
+    "banana bread", "road trip", "meeting notes", "packing list", "lecture",   "contract",
+};
+static const char *const MESSAGES[] = {
+    "i'm running late",
+    "see you at 6",
+    "on my way",
+    "call me when you can",
+    "the meeting moved to 3",
+    "happy birthday",
+    "dinner is ready",
+    "can you pick up milk",
+    "i'm boarding now",
+    "the printer is jammed",
+    "my laptop won't boot",
+    "learn to juggle",
+    "buy eggs",
+    "the vpn is down",
+    "thanks for today",
+    "i'll be there in 10 minutes",
+    "don't forget the keys",
+    "see you sunday",
+    "the wifi in room 4 is broken",
+    "pick up the dry cleaning",
+};
+
+static bool name_says(const char *name, const char *desc, const char *const *words, int n) {
+    for (int i = 0; i < n; i++) {
+        if (strstr(name, words[i]) != NULL || (desc != NULL && strstr(desc, words[i]) != NULL)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "TM-1", "T-1000", "F201": letters, an optional '-', digits. The letters' length, or -1. */
+static int id_shape(const char *v) {
+    int n = 0;
+    while (isalpha((unsigned char)v[n])) {
+        n++;
+    }
+    if (n == 0 || n > 4) {
+        return -1;
+    }
+    const char *d = v + n + (v[n] == '-');
+    if (!isdigit((unsigned char)*d)) {
+        return -1;
+    }
+    while (isdigit((unsigned char)*d)) {
+        d++;
+    }
+    return *d == '\0' ? n : -1;
+}
+
+/* A new value of the kind `orig` (the example's value) has, for argument `name`. *said: how
+ * the sentence says it. */
+static json_t *sample_free(struct gen *g,
+                           const struct pipit_tool *t,
+                           const char *name,
+                           const char *orig,
+                           char *said,
+                           size_t size) {
+    const struct pipit_schema *s = prop_schema(t, name);
+    char desc[256] = "";
+    if (s != NULL && s->description != NULL) {
+        words_of(s->description, desc, sizeof(desc));
+    }
+    char v[160];
+    int letters = id_shape(orig);
+    static const char *const PERSON[] = {"recipient", "contact",  "person",  "friend",
+                                         "attendee",  "assignee", "invitee", "who"};
+    static const char *const PLACE[] = {"destination", "location", "address", "place",
+                                        "city",        "venue",    "where",   "origin"};
+    if (train_rng_below(&g->rng, 8) == 0) {
+        pipit_format(v, sizeof(v), "%s", orig); /* the example's own value, now and then */
+    } else if (letters > 0) {
+        const char *d = orig + letters + (orig[letters] == '-');
+        int nd = (int)strlen(d), lo = 1;
+        for (int i = 1; i < nd; i++) {
+            lo *= 10;
+        }
+        int x = (int)sample_in(g, nd > 1 ? lo : 1, nd > 1 ? lo * 10 - 1 : 9, true);
+        pipit_format(v, sizeof(v), "%.*s%d", (int)(d - orig), orig, x);
+    } else if (strlen(orig) == 5 && isdigit((unsigned char)orig[0]) && orig[2] == ':') {
+        int h = (int)train_rng_below(&g->rng, 24), m = 5 * (int)train_rng_below(&g->rng, 12);
+        pipit_format(v, sizeof(v), "%02d:%02d", h, m);
+        json_t *out = json_string(v);
+        if (h > 0 && h < 10 && train_rng_below(&g->rng, 2)) {
+            pipit_format(said, size, "%d:%02d", h, m); /* "7:15" */
+        } else {
+            pipit_format(said, size, "%s", v);
+        }
+        return out;
+    } else if (name_says(name, desc, PERSON, N_OF(PERSON))) {
+        pipit_format(v, sizeof(v), "%s", PICK(g, PEOPLE));
+    } else if (name_says(name, desc, PLACE, N_OF(PLACE))) {
+        pipit_format(v, sizeof(v), "%s", PICK(g, PLACES));
+    } else if (strchr(orig, ' ') == NULL || strchr(strchr(orig, ' ') + 1, ' ') == NULL) {
+        pipit_format(v, sizeof(v), "%s", PICK(g, TOPICS));
+    } else {
+        pipit_format(v, sizeof(v), "%s", PICK(g, MESSAGES));
+    }
+    pipit_format(said, size, "%s", v);
+    return json_string(v);
+}
+
 struct filled {
     char text[PG_TEXT * 2];
     json_t *args; /* owned */
@@ -733,7 +868,16 @@ static bool fill(struct gen *g,
         } else if (p[2] == ':') {
             char name[80];
             pipit_format(name, sizeof(name), "%.*s", (int)(e - p - 3), p + 3);
-            if (p[1] == 's') {
+            if (p[1] == 'f') {
+                const json_t *o = json_object_get(f->args, name);
+                json_t *v = sample_free(g, t, name, json_is_string(o) ? json_string_value(o) : "",
+                                        said, sizeof(said));
+                if (v == NULL) {
+                    strbuf_free(&b);
+                    return false;
+                }
+                json_object_set_new(f->args, name, v);
+            } else if (p[1] == 's') {
                 const json_t *v = json_object_get(f->args, name);
                 pipit_format(said, sizeof(said), "%s",
                              json_is_string(v) ? json_string_value(v) : "");
@@ -755,7 +899,7 @@ static bool fill(struct gen *g,
     /* state-dependent answers */
     if (tp->kind != TK_CALL) {
         const struct pipit_schema *s = prop_schema(t, tp->arg);
-        json_t *state = g->dev.ops->get_state(g->dev.self);
+        json_t *state = g->dev.ops != NULL ? g->dev.ops->get_state(g->dev.self) : NULL;
         const json_t *cur = key != NULL ? json_object_get(state, key->key) : NULL;
         bool ok = s != NULL && cur != NULL;
         if (ok && tp->kind == TK_TOGGLE) {
@@ -857,6 +1001,73 @@ static bool slot_word(char *text, size_t size, const char *word, const char *slo
     return false;
 }
 
+/* The first string under `v` (depth <= 3) shaped like identifier `like` ("TM-1": the same
+ * letters and dash, any digits), NULL when none. */
+static const char *find_like(const json_t *v, const char *like, int depth) {
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        int n = id_shape(like);
+        return n > 0 && id_shape(s) == n && strncasecmp(s, like, (size_t)n + 1) == 0 ? s : NULL;
+    }
+    if (depth <= 0) {
+        return NULL;
+    }
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            const char *r = find_like(json_array_get(v, i), like, depth - 1);
+            if (r != NULL) {
+                return r;
+            }
+        }
+    } else if (json_is_object(v)) {
+        const char *k;
+        const json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            const char *r = find_like(x, like, depth - 1);
+            if (r != NULL) {
+                return r;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* A reference to an earlier result: "stop timer {f:timer_id}" -> "stop {r}" ("stop that
+ * timer", "stop it"), answered with the identifier the last call's result gave. `text` has the
+ * identifier as the slot {f:ARG}; the word before it, when it names the argument, goes too. */
+static void
+refer_template(struct gen *g, int tool, const char *text, const char *arg, const json_t *args) {
+    char slot[96], noun[96], out[PG_TEXT];
+    pipit_format(slot, sizeof(slot), "{f:%s}", arg);
+    const char *at = strstr(text, slot);
+    if (at == NULL) {
+        return;
+    }
+    words_of(arg, noun, sizeof(noun));
+    char *id = strstr(noun, " id");
+    if (id != NULL && id[3] == '\0') {
+        *id = '\0';
+    }
+    size_t cut = (size_t)(at - text), nn = strlen(noun);
+    if (cut >= nn + 1 && strncmp(at - nn - 1, noun, nn) == 0 && at[-1] == ' ') {
+        cut -= nn + 1; /* "timer {f:timer_id}" */
+    }
+    pipit_format(out, sizeof(out), "%.*s{r}%s", (int)cut, text, at + strlen(slot));
+    if (strstr(out, "{f:") != NULL || strstr(out, "{s:") != NULL) {
+        return; /* one free value at a time */
+    }
+    struct tpl *tp = add_tpl(&g->in[g->refer], tool, out, args);
+    if (tp != NULL) {
+        const struct pipit_tool *t = tool_at(g, tool);
+        for (size_t i = 0; i < t->params->n_props; i++) {
+            if (strcmp(t->params->props[i].name, arg) == 0) {
+                tp->arg = t->params->props[i].name; /* lives as long as the tool set */
+            }
+        }
+        tp->producer = -1;
+    }
+}
+
 /* A template from one of the tool's examples: the argument values it says become slots. */
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
@@ -901,6 +1112,22 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
         } else if (s->type == PIPIT_SCHEMA_BOOLEAN) {
             pipit_format(slot, sizeof(slot), "{a:%s}", name);
             done = slot_word(text, sizeof(text), json_is_true(v) ? "on" : "off", slot);
+        } else if (s->type == PIPIT_SCHEMA_STRING && json_is_string(v) &&
+                   json_string_length(v) > 0 && json_string_length(v) < 80) {
+            /* a free string the sentence says: resampled, its example value kept for its kind */
+            pipit_format(slot, sizeof(slot), "{f:%s}", name);
+            pipit_format(w, sizeof(w), "%s", json_string_value(v));
+            for (char *q = w; *q; q++) {
+                *q = (char)tolower((unsigned char)*q);
+            }
+            bool said = slot_word(text, sizeof(text), w, slot);
+            if (!said && strlen(w) == 5 && w[0] == '0' && w[2] == ':') {
+                said = slot_word(text, sizeof(text), w + 1, slot); /* "07:15" said "7:15" */
+            }
+            if (said && id_shape(json_string_value(v)) > 0 && g->refer >= 0) {
+                refer_template(g, tool, text, name, ex->args);
+            }
+            (void)said; /* the value stays in `fixed`: the slot reads its kind from it */
         }
         if (done) {
             json_object_del(fixed, name);
@@ -908,6 +1135,18 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
     }
     add_tpl(in, tool, text, fixed);
     json_decref(fixed);
+}
+
+/* Whether the tool's one required argument is a number ("timer 10 minutes" names it). */
+static bool is_num_tool(const struct pipit_tool *t) {
+    int n = 0, num = 0;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        if (t->params->props[i].required) {
+            n++;
+            num += is_num(t->params->props[i].schema);
+        }
+    }
+    return n == 1 && num == 1;
 }
 
 /* Whether every required argument of the tool is in `have` (names joined by '|'). */
@@ -1134,6 +1373,7 @@ static void build_tool(struct gen *g, int ti) {
     const char *sp = strchr(nw, ' ');
     struct strbuf args = {0}, args2 = {0};
     bool ok = true;
+    json_t *kinds = json_object(); /* free strings: an example's value tells their kind */
     for (size_t i = 0; i < t->params->n_props && ok; i++) {
         const struct pipit_schema *s = t->params->props[i].schema;
         if (!t->params->props[i].required) {
@@ -1141,8 +1381,18 @@ static void build_tool(struct gen *g, int ti) {
         }
         char an[96];
         words_of(t->params->props[i].name, an, sizeof(an));
-        if (is_num(s) || (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0) ||
-            s->type == PIPIT_SCHEMA_BOOLEAN) {
+        if (s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0) {
+            const json_t *v = NULL;
+            for (size_t e = 0; tp != NULL && e < tp->n_examples && v == NULL; e++) {
+                v = json_object_get(tp->examples[e].args, t->params->props[i].name);
+                v = json_is_string(v) ? v : NULL;
+            }
+            json_object_set_new(kinds, t->params->props[i].name,
+                                json_string(v != NULL ? json_string_value(v) : ""));
+            strbuf_printf(&args, " {f:%s}", t->params->props[i].name);
+            strbuf_printf(&args2, " {f:%s}", t->params->props[i].name);
+        } else if (is_num(s) || (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0) ||
+                   s->type == PIPIT_SCHEMA_BOOLEAN) {
             strbuf_printf(&args, " {a:%s}", t->params->props[i].name);
             if (is_num(s)) {
                 strbuf_printf(&args2, " {a:%s} %s", t->params->props[i].name, an);
@@ -1158,12 +1408,39 @@ static void build_tool(struct gen *g, int ti) {
         const char *a1 = args.data != NULL ? args.data : "",
                    *a2 = args2.data != NULL ? args2.data : "";
         pipit_format(text, sizeof(text), "%s%s", nw, a1);
-        add_tpl(in, ti, text, NULL);
+        add_tpl(in, ti, text, kinds);
         pipit_format(text, sizeof(text), "%s%s", nw, a2);
-        add_tpl(in, ti, text, NULL);
+        add_tpl(in, ti, text, kinds);
         if (sp != NULL) {
             pipit_format(text, sizeof(text), "%.*s the%s%s", (int)(sp - nw), nw, sp, a2);
-            add_tpl(in, ti, text, NULL);
+            add_tpl(in, ti, text, kinds);
+            /* how people ask for a thing with a verb and a noun: "set a timer for 10 minutes",
+             * "a timer for 10 minutes", "timer 10 minutes" */
+            /* a noun that is a word ("timer", not "to"); "an" before a vowel; "the" for a
+             * plural ("photos") */
+            const char *noun = sp + 1;
+            size_t nl = strlen(noun);
+            static const char *const SMALL[] = {"to",   "for",  "on", "off", "in",   "at",
+                                                "with", "from", "by", "up",  "down", "of"};
+            bool word = nl > 2;
+            for (int k = 0; k < N_OF(SMALL); k++) {
+                word = word && strncmp(noun, SMALL[k], strlen(SMALL[k])) != 0;
+            }
+            const char *art = noun[nl - 1] == 's'        ? "the "
+                              : strchr("aeiou", noun[0]) ? "an "
+                                                         : "a ";
+            const char *frames[3][2] = {{art, " for"}, {art, ""}, {"my ", ""}};
+            for (int f = 0; f < 3 && word && a2[0] != '\0'; f++) {
+                pipit_format(text, sizeof(text), "%.*s %s%s%s%s", (int)(sp - nw), nw, frames[f][0],
+                             noun, frames[f][1], a2);
+                add_tpl(in, ti, text, kinds);
+            }
+            const char *bare[3][2] = {{"", ""}, {art, " for"}, {"i need ", " for"}};
+            for (int f = 0; f < 3 && word && a2[0] != '\0' && is_num_tool(t); f++) {
+                pipit_format(text, sizeof(text), "%s%s%s%s%s", bare[f][0], f == 2 ? art : "", noun,
+                             bare[f][1], a2);
+                add_tpl(in, ti, text, kinds);
+            }
             if (t->params->n_props == 0) {
                 pipit_format(text, sizeof(text), "%s %.*s", sp + 1, (int)(sp - nw), nw);
                 add_tpl(in, ti, text, NULL);
@@ -1186,6 +1463,7 @@ static void build_tool(struct gen *g, int ti) {
             }
         }
     }
+    json_decref(kinds);
     strbuf_free(&args);
     strbuf_free(&args2);
     if (in->n_tpl == 0) {
@@ -1329,7 +1607,7 @@ static void build_banks(struct gen *g, struct banks *bk) {
     }
     bk->at[BANK_CHAT] = bank_intent(g, PG_CHAT, 1, chat, N_OF(CHAT), false);
     bk->at[BANK_UNSUP] = bank_intent(g, PG_UNSUPPORTED, 1, UNSUPPORTED, N_OF(UNSUPPORTED), true);
-    if (bk->at[BANK_UNSUP] >= 0) {
+    if (bk->at[BANK_UNSUP] >= 0 && g->pk->n_keys > 0) {
         struct intent *in = &g->in[bk->at[BANK_UNSUP]];
         for (int i = 0; i < N_OF(UNSUPPORTED_KEY); i++) {
             if (!near_pack(g, UNSUPPORTED_KEY[i])) {
@@ -1386,8 +1664,18 @@ static int pick_intent(struct gen *g, enum pg_cat cat) {
     return n > 0 ? cand[train_rng_below(&g->rng, (uint32_t)n)] : -1;
 }
 
-/* A random value for every state key, inside its domain. */
+/* A random value for every state key, inside its domain. A pack without a declared state starts
+ * each example on a fresh device (its simulator's own initial state). */
 static void new_state(struct gen *g) {
+    memory_free(&g->mem);
+    memory_init(&g->mem, PIPIT_MEMORY_CSO);
+    if (g->pk->n_keys == 0) {
+        device_free(&g->dev);
+        if (device_for_toolset(g->ts, &g->dev, NULL) != PIPIT_OK) {
+            memset(&g->dev, 0, sizeof(g->dev)); /* no device: calls succeed, no state line */
+        }
+        return;
+    }
     json_t *o = json_object();
     for (size_t i = 0; i < g->pk->n_keys; i++) {
         const struct pipit_pack_key *k = &g->pk->keys[i];
@@ -1413,8 +1701,6 @@ static void new_state(struct gen *g) {
     }
     g->dev.ops->set_state(g->dev.self, o, NULL);
     json_decref(o);
-    memory_free(&g->mem);
-    memory_init(&g->mem, PIPIT_MEMORY_CSO);
 }
 
 /* One earlier turn, recorded as the agent records it. fail_code != NULL: the call failed. */
@@ -1428,11 +1714,17 @@ play(struct gen *g, const char *utt, int tool, const json_t *args, const char *f
         memory_record_call(&g->mem, t->name, aj, true, "", "{}", NULL, false);
     } else if (fail_code != NULL) {
         memory_record_call(&g->mem, t->name, aj, false, fail_code, "{}", NULL, false);
+    } else if (g->dev.ops == NULL) {
+        /* no device: the app's handler runs it; what it returns is the app's */
+        memory_record_call(&g->mem, t->name, aj, true, "", "{}", NULL, false);
     } else {
         struct device_result r = {0};
         enum pipit_status st = g->dev.ops->call(g->dev.self, t->name, args, &r);
         bool read_only = pipit_toolset_undo(g->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE;
+        json_decref(g->last_data);
+        g->last_data = NULL;
         if (st == PIPIT_OK && r.ok) {
+            g->last_data = r.data != NULL ? json_incref(r.data) : NULL;
             char *dj =
                 r.data != NULL ? json_dumps(r.data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
             device_state_line(&g->dev, line, sizeof(line));
@@ -1480,6 +1772,107 @@ static bool draw_command(struct gen *g,
 
 static int tool_of_tid(const struct gen *g, int tid) {
     return g->in[tid / 1000].tpl[tid % 1000].tool;
+}
+
+/* For every reference template, the single intent whose call returns an identifier of its
+ * kind (set_timer's result holds "TM-1" for "cancel that timer"), found by playing each tool's
+ * commands on a fresh device. Templates without one are never drawn. */
+static void find_producers(struct gen *g) {
+    if (g->refer < 0) {
+        return;
+    }
+    struct intent *rin = &g->in[g->refer];
+    uint64_t keep = g->rng;
+    g->rng = train_split_seed(0x5EED, 0);
+    int found = 0;
+    for (int r = 0; r < rin->n_tpl; r++) {
+        struct tpl *rt = &rin->tpl[r];
+        const json_t *like = json_object_get(rt->fixed, rt->arg != NULL ? rt->arg : "");
+        rt->producer = -1;
+        for (size_t ti = 0; like != NULL && ti < g->ts->n_tools && rt->producer < 0; ti++) {
+            for (int tries = 0; g->single_of[ti] >= 0 && tries < 4 && rt->producer < 0; tries++) {
+                struct filled f;
+                int tid;
+                new_state(g);
+                if (!draw_command(g, PIPIT_SPLIT_TRAIN, g->single_of[ti], false, &f, &tid)) {
+                    continue;
+                }
+                play(g, f.text, (int)ti, f.args, NULL);
+                filled_clear(&f);
+                if (g->last_data != NULL &&
+                    find_like(g->last_data, json_string_value(like), 3) != NULL) {
+                    rt->producer = g->single_of[ti];
+                    found++;
+                }
+            }
+        }
+    }
+    g->rng = keep;
+    if (found == 0) {
+        g->refer = -1;
+    }
+}
+
+/* A reference to an earlier result: the command that gave the identifier, played, then "cancel
+ * that timer" answered with it. */
+static const char *const REFER[] = {"that ",     "the ",     "it",    "my ",
+                                    "the last ", "the new ", "this ", "that one"};
+
+static bool draw_refer(struct gen *g,
+                       enum pipit_split split,
+                       char *utt,
+                       size_t usize,
+                       char *out,
+                       size_t osize,
+                       int *tid_out) {
+    if (g->refer < 0) {
+        return false;
+    }
+    struct intent *rin = &g->in[g->refer];
+    int r = pick_tpl(g, g->refer, split, false);
+    if (r < 0 || rin->tpl[r].producer < 0) {
+        return false;
+    }
+    const struct tpl *rt = &rin->tpl[r];
+    const json_t *like = json_object_get(rt->fixed, rt->arg);
+    struct filled f;
+    int tid;
+    if (!draw_command(g, split, rt->producer, false, &f, &tid)) {
+        return false;
+    }
+    play(g, f.text, tool_of_tid(g, tid), f.args, NULL);
+    filled_clear(&f);
+    const char *id =
+        g->last_data != NULL ? find_like(g->last_data, json_string_value(like), 3) : NULL;
+    if (id == NULL) {
+        return false;
+    }
+    char noun[96], phrase[128];
+    words_of(rt->arg, noun, sizeof(noun));
+    char *cut = strstr(noun, " id");
+    if (cut != NULL && cut[3] == '\0') {
+        *cut = '\0';
+    }
+    const char *form = PICK(g, REFER);
+    size_t fl = strlen(form);
+    pipit_format(phrase, sizeof(phrase), "%s%s", form, form[fl - 1] == ' ' ? noun : "");
+    struct tpl tmp = *rt;
+    const char *at = strstr(rt->text, "{r}");
+    pipit_format(tmp.text, sizeof(tmp.text), "%.*s%s%s", (int)(at - rt->text), rt->text, phrase,
+                 at + 3);
+    if (!fill(g, &tmp, false, NULL, false, &f)) {
+        return false;
+    }
+    json_object_set_new(f.args, rt->arg, json_string(id));
+    size_t np = 0;
+    bool ok = pipit_tool_check_args(tool_at(g, rt->tool), f.args, NULL, 0, &np) == PIPIT_OK;
+    if (ok) {
+        pipit_format(utt, usize, "%s", f.text);
+        render_call(tool_at(g, rt->tool), f.args, out, osize);
+        *tid_out = g->refer * 1000 + r;
+    }
+    filled_clear(&f);
+    return ok;
 }
 
 /* Earlier turns: commands (most succeed), failures, cloud questions, chat. */
@@ -1795,7 +2188,7 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
     } MIX[] = {
         {PG_SINGLE, 36},   {PG_RELATIVE, 7},     {PG_FOLLOWUP, 11}, {PG_RETRY, 4},
         {PG_COMPOUND, 10}, {PG_OUT_OF_RANGE, 6}, {PG_CHAT, 9},      {PG_UNSUPPORTED, 6},
-        {PG_CLOUD, 8},     {PG_UNDO, 3},
+        {PG_CLOUD, 8},     {PG_UNDO, 3},         {PG_REFER, 6},
     };
     int total = 0;
     for (int i = 0; i < N_OF(MIX); i++) {
@@ -1807,6 +2200,7 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
         i++;
     }
     enum pg_cat cat = MIX[i].cat;
+    char core_text[PG_TEXT * 2];
     new_state(g);
     history(g, split);
     struct filled f;
@@ -1883,6 +2277,14 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
         }
         case PG_CLOUD:
             return g->cloud_tool >= 0 && draw_cloud(g, split, bk, ex);
+        case PG_REFER:
+            ex->cat = PG_REFER;
+            if (!draw_refer(g, split, core_text, sizeof(core_text), ex->out, sizeof(ex->out),
+                            &ex->tid)) {
+                return false;
+            }
+            surface(g, SURF_COMMAND, core_text, ex->utt, sizeof(ex->utt));
+            return true;
         case PG_UNDO:
             if (!draw_bank_text(g, split, bk->at[BANK_UNDO], ex, &t)) {
                 return false;
@@ -1912,6 +2314,7 @@ static void gen_free(struct gen *g) {
         }
     }
     free(g->in);
+    json_decref(g->last_data);
     memory_free(&g->mem);
     device_free(&g->dev);
 }
@@ -1932,10 +2335,10 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
                                (int)p.n_train, (int)p.n_valid);
     }
     const struct pipit_pack *pk = pipit_toolset_pack(ts);
-    if (pk == NULL || pk->n_keys == 0) {
+    if (pk == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "%s: training data needs a pack with a declared state "
-                               "(\"pipit\": {\"pack\": ..., \"state\": ...}, docs/toolspec.md)",
+                               "%s: training data needs a pack (\"pipit\": {\"pack\": ...}, "
+                               "docs/toolspec.md): a plain tool set has no name for its prompt",
                                ts->name);
     }
     struct gen g = {0};
@@ -1943,7 +2346,11 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
     g.pk = pk;
     g.cloud_tool = -1;
     memory_init(&g.mem, PIPIT_MEMORY_CSO);
-    enum pipit_status st = pack_device_new(ts, &g.dev, err);
+    /* a declared state plays on the generic device of the declaration; a pack without one on
+     * the device the agent would run it on (a simulator that runs its tools, else none), so
+     * the state line and the results in the memory lines are the ones the agent shows */
+    enum pipit_status st =
+        pk->n_keys > 0 ? pack_device_new(ts, &g.dev, err) : device_for_toolset(ts, &g.dev, err);
     if (st != PIPIT_OK) {
         memory_free(&g.mem);
         return st;
@@ -1972,9 +2379,14 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
             }
         }
     }
+    g.refer = -1;
+    if (new_intent(&g, PG_REFER, 1) != NULL) {
+        g.refer = g.n_int - 1;
+    }
     for (size_t i = 0; i < ts->n_tools; i++) {
         build_tool(&g, (int)i);
     }
+    find_producers(&g);
     if (pick_intent(&g, PG_SINGLE) < 0) {
         gen_free(&g);
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
