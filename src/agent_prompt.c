@@ -259,7 +259,10 @@ static enum pipit_status prompt_too_long(struct pipit_agent *a,
     n_state = n_state > 0 ? n_state : 0;
     const struct pipit_pack *pack = pipit_toolset_pack(a->ts);
     char other[1200] = "";
-    if (has_meta && a->params.system_prompt == NULL && pack != NULL &&
+    if (a->model_notice[0] != '\0') {
+        /* the model records its pack (agent_check_pack): say what it says, once */
+        pipit_format(other, sizeof(other), "; %s", a->model_notice);
+    } else if (has_meta && a->params.system_prompt == NULL && pack != NULL &&
         strcmp(meta, pack->name) != 0 &&
         (pack->system == NULL || strcmp(meta, pack->system) != 0)) {
         pipit_format(other, sizeof(other),
