@@ -5,7 +5,8 @@
 #
 # BUILD_DIR defaults to build/ (the `pipit` binary and the test models it made); MODEL defaults
 # to the bundled models/pipit-camera-v1.gguf, else the random 32K test model. Agents run with one
-# thread. Writes docs/RESULTS.md, docs/results-context.svg and docs/results-eval.json.
+# thread. Writes docs/RESULTS.md, docs/results-context.svg and docs/results-eval.json; the
+# sections after the line "<!-- hand-run sections ..." in docs/RESULTS.md are kept as they are.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-"$ROOT/build"}
@@ -121,6 +122,12 @@ grep '"multi-turn"' "$ROOT/eval/camera.jsonl" > "$TMP/multi.jsonl"
                 --tools "$ROOT/tools/$pack.json" --syntax "$syntax" --threads 1
         done
     done
+    # Sections run by hand (trainings, side-by-side runs, shapes this script does not make)
+    # live after the marker and are kept as they are.
+    if [ -f "$OUT" ] && grep -q '^<!-- hand-run sections' "$OUT"; then
+        echo
+        sed -n '/^<!-- hand-run sections/,$p' "$OUT"
+    fi
 } > "$OUT.tmp"
 # paths relative to the repository: no checkout's own directory in a published report
 sed -i "s|$ROOT/||g" "$OUT.tmp"
