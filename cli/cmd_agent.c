@@ -47,7 +47,8 @@ static void agent_usage(FILE *out, const char *cmd) {
     fprintf(
         out,
         "usage: pipit %s [options]%s\n"
-        "  --model FILE      GGUF model (default: the bundled %s)\n"
+        "  --model FILE      GGUF model (default: the bundled %s, or\n"
+        "                    models/pipit-<pack>.gguf when the tool set's pack has one)\n"
         "  --tools FILE      tool specification (default: tools/<device>.json for camera\n"
         "                    and phone, else tools/camera.json)\n"
         "  --device NAME     the state the tools act on: camera, phone, pack (the generic\n"
@@ -233,21 +234,6 @@ static void session_free(struct agent_session *s) {
 static int session_open(const struct agent_opts *o, const char *cmd, struct agent_session *s) {
     memset(s, 0, sizeof(*s));
     struct pipit_error err;
-    struct stat sb;
-    if (stat(o->model, &sb) != 0 && strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0) {
-        char msg[sizeof(PIPIT_DEFAULT_MODEL) + 200];
-        snprintf(msg, sizeof(msg),
-                 "the bundled model %s is missing; pass --model FILE (any GGUF; `pipit "
-                 "make-model` makes a random test model)",
-                 o->model);
-        report_failure(o, cmd, -1, PIPIT_ERR_IO, msg);
-        return CLI_EXIT_FAIL;
-    }
-    enum pipit_status st = pipit_model_load(o->model, NULL, &s->model, &err);
-    if (st != PIPIT_OK) {
-        report_failure(o, cmd, -1, st, err.text);
-        return CLI_EXIT_FAIL;
-    }
     char tools_path[4096];
     if (o->tools != NULL) {
         snprintf(tools_path, sizeof(tools_path), "%s", o->tools);
@@ -257,7 +243,43 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         snprintf(tools_path, sizeof(tools_path), "%s/%s.json", PIPIT_TOOLS_DIR,
                  own ? o->device : "camera");
     }
-    st = pipit_toolset_load_file(tools_path, &s->tools, &err);
+    enum pipit_status st = pipit_toolset_load_file(tools_path, &s->tools, &err);
+    if (st != PIPIT_OK) {
+        report_failure(o, cmd, -1, st, err.text);
+        session_free(s);
+        return CLI_EXIT_FAIL;
+    }
+    /* no --model: the shipped model of the tool set's pack (models/pipit-<pack>.gguf) when
+     * there is one, else the bundled camera model */
+    const char *model = o->model;
+    char pack_model[4096];
+    const char *pack = pipit_toolset_pack_name(s->tools);
+    struct stat sb;
+    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL &&
+        strcmp(pack, "camera") != 0 && strchr(pack, '/') == NULL) {
+        const char *slash = strrchr(PIPIT_DEFAULT_MODEL, '/');
+        int dir = slash != NULL ? (int)(slash - PIPIT_DEFAULT_MODEL + 1) : 0;
+        snprintf(pack_model, sizeof(pack_model), "%.*spipit-%s.gguf", dir, PIPIT_DEFAULT_MODEL,
+                 pack);
+        if (stat(pack_model, &sb) == 0) {
+            model = pack_model;
+            if (o->verbose) {
+                fprintf(stderr, "pipit %s: the pack \"%s\" has its own model: %s\n", cmd, pack,
+                        model);
+            }
+        }
+    }
+    if (stat(model, &sb) != 0 && strcmp(model, PIPIT_DEFAULT_MODEL) == 0) {
+        char msg[sizeof(PIPIT_DEFAULT_MODEL) + 200];
+        snprintf(msg, sizeof(msg),
+                 "the bundled model %s is missing; pass --model FILE (any GGUF; `pipit "
+                 "make-model` makes a random test model)",
+                 PIPIT_DEFAULT_MODEL);
+        report_failure(o, cmd, -1, PIPIT_ERR_IO, msg);
+        session_free(s);
+        return CLI_EXIT_FAIL;
+    }
+    st = pipit_model_load(model, NULL, &s->model, &err);
     if (st != PIPIT_OK) {
         report_failure(o, cmd, -1, st, err.text);
         session_free(s);
