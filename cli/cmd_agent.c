@@ -52,8 +52,9 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --tools FILE      tool specification (default: tools/<device>.json for camera\n"
         "                    and phone, else tools/camera.json)\n"
         "  --device NAME     the state the tools act on: camera, phone, pack (the generic\n"
-        "                    device of the tool set's declared state) or none (no state:\n"
-        "                    nothing runs the tools); default: chosen from the tool set\n"
+        "                    device of the tool set's declared state; also by the pack's\n"
+        "                    own name) or none (no state: nothing runs the tools);\n"
+        "                    default: chosen from the tool set\n"
         "  --init JSON       device state overrides, e.g. '{\"recording\": true}'\n"
         "  --syntax NAME     call syntax: pipit or hermes (default: hermes for models with\n"
         "                    a chat template, else pipit)\n"
@@ -255,8 +256,8 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     char pack_model[4096];
     const char *pack = pipit_toolset_pack_name(s->tools);
     struct stat sb;
-    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL &&
-        strcmp(pack, "camera") != 0 && strchr(pack, '/') == NULL) {
+    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL && strcmp(pack, "camera") != 0 &&
+        strchr(pack, '/') == NULL) {
         const char *slash = strrchr(PIPIT_DEFAULT_MODEL, '/');
         int dir = slash != NULL ? (int)(slash - PIPIT_DEFAULT_MODEL + 1) : 0;
         snprintf(pack_model, sizeof(pack_model), "%.*spipit-%s.gguf", dir, PIPIT_DEFAULT_MODEL,

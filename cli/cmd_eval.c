@@ -244,7 +244,9 @@ int cmd_eval(int argc, char **argv) {
             snprintf(path, sizeof(path), "%s/%s.json", PIPIT_TOOLS_DIR, dev);
         }
         if (pipit_toolset_load_file(path, &owned[n_devs], &err) != PIPIT_OK) {
-            fprintf(stderr, "pipit eval: %s\n", err.text);
+            fprintf(stderr, "pipit eval: %s%s%s%s\n", err.text,
+                    o.tools == NULL ? " (the scenarios' device \"" : "", o.tools == NULL ? dev : "",
+                    o.tools == NULL ? "\" has no tool set there: pass --tools FILE)" : "");
             rc = CLI_EXIT_FAIL;
             break;
         }

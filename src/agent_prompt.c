@@ -263,8 +263,8 @@ static enum pipit_status prompt_too_long(struct pipit_agent *a,
         /* the model records its pack (agent_check_pack): say what it says, once */
         pipit_format(other, sizeof(other), "; %s", a->model_notice);
     } else if (has_meta && a->params.system_prompt == NULL && pack != NULL &&
-        strcmp(meta, pack->name) != 0 &&
-        (pack->system == NULL || strcmp(meta, pack->system) != 0)) {
+               strcmp(meta, pack->name) != 0 &&
+               (pack->system == NULL || strcmp(meta, pack->system) != 0)) {
         pipit_format(other, sizeof(other),
                      "; the model was trained for another pack (its pipit.prompt.system is "
                      "\"%.64s\", the tool set's pack is \"%s\"): train a model for \"%s\" "

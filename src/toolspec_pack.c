@@ -223,8 +223,24 @@ static bool string_list(struct ts_parser *P,
             return false;
         }
         if (phrases && !is_phrase_list(s)) {
-            ts_fail(P, p, false, "\"%s\" must be lowercase ASCII words (a-z, 0-9, space, '-', ')",
-                    s);
+            /* name the first character that is not allowed (an empty phrase: none) */
+            const char *bad = s;
+            while (*bad != '\0' && ((*bad >= 'a' && *bad <= 'z') || (*bad >= '0' && *bad <= '9') ||
+                                    *bad == ' ' || *bad == '-' || *bad == '\'' || *bad == '|')) {
+                bad++;
+            }
+            char what[48];
+            if (*bad == '\0') {
+                pipit_format(what, sizeof(what), "an empty phrase between '|'");
+            } else if ((unsigned char)*bad < 0x20 || (unsigned char)*bad >= 0x7f) {
+                pipit_format(what, sizeof(what), "byte 0x%02x", (unsigned char)*bad);
+            } else {
+                pipit_format(what, sizeof(what), "'%c'", *bad);
+            }
+            ts_fail(P, p, false,
+                    "\"%s\": %s at byte %d; phrases are lowercase ASCII words (letters a-z, "
+                    "digits, spaces, hyphens, apostrophes), several joined by '|'",
+                    s, what, (int)(bad - s));
             return false;
         }
         if (ts_string_in(list, i, s)) {

@@ -253,8 +253,15 @@ pack_set_state(void *self, const json_t *overrides, struct pipit_error *err) {
         const struct pipit_pack_key *k = pipit_pack_find_key(d->pk, key);
         if (k == NULL) {
             device_describe_string(key, val, sizeof(val));
-            return pipit_error_set(err, PIPIT_ERR_JSON, "%s: unknown state key %s", d->pk->name,
-                                   val);
+            char keys[512] = "";
+            size_t used = 0;
+            for (size_t i = 0; i < d->pk->n_keys && used + 4 < sizeof(keys); i++) {
+                pipit_format(keys + used, sizeof(keys) - used, "%s%s", i > 0 ? ", " : "",
+                             d->pk->keys[i].key);
+                used = strlen(keys);
+            }
+            return pipit_error_set(err, PIPIT_ERR_JSON, "%s: unknown state key %s (declared: %s)",
+                                   d->pk->name, val, keys);
         }
         if (!pipit_pack_key_check(k, v, why, sizeof(why))) {
             device_describe_json(v, val, sizeof(val));

@@ -149,9 +149,13 @@ enum pipit_status pipit_device_new(const char *kind,
             }
             return pipit_device_from_pack(tools, init_json, out, err);
         }
+        /* the pack's own name is listed once, and only when it is not a simulator's */
+        bool own = pack != NULL && find_simulator(pack) == NULL;
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "device: unknown device '%s' (known: camera, phone, pack%s%s)", kind,
-                               pack != NULL ? ", " : "", pack != NULL ? pack : "");
+                               "device: unknown device '%s' (known: camera, phone, pack%s%s); a "
+                               "pack's own device is its name with that pack as the tool set "
+                               "(--tools FILE)",
+                               kind, own ? ", " : "", own ? pack : "");
     }
     if (tools == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
