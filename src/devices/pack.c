@@ -177,6 +177,14 @@ pack_call(void *self, const char *tool, const json_t *args, struct device_result
         json_decref(owned);
         return PIPIT_OK;
     }
+    /* an omitted argument with a schema "default" acts with its default ("louder" without an
+     * amount steps by the amount's default), as the sentence already says it */
+    json_t *full = pipit_tool_args_with_defaults(t, args);
+    if (full != NULL) {
+        json_decref(owned);
+        owned = full;
+        args = full;
+    }
     json_t *next = json_deep_copy(d->state);
     json_t *data = json_object();
     bool ok = next != NULL && data != NULL;
@@ -192,7 +200,7 @@ pack_call(void *self, const char *tool, const json_t *args, struct device_result
         const json_t *v = effect_value(&es->value, args);
         const struct pipit_pack_key *k = effect_target(d->pk, &es->key, args);
         if (v == NULL || k == NULL) {
-            continue; /* an absent optional argument writes nothing */
+            continue; /* an absent optional argument without a default writes nothing */
         }
         ok = write_key(k, v, next, data, r);
     }
