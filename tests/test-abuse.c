@@ -1047,6 +1047,33 @@ static void test_cli_json_failures(void **state) {
  * the bundled model gives in words a call, --memory none keeps no memory line where CSO keeps
  * two, --ctx sets the window (64 tokens do not hold this prompt: over_budget), --keep-going
  * runs the turns after a failed one and still exits 1. */
+/* Without --model, a pack with a shipped model (models/pipit-<pack>.gguf) runs on it, says so
+ * with -v, and draws no "trained for another pack" warning; the camera keeps the bundled one. */
+static void test_cli_pack_model(void **state) {
+    (void)state;
+    static const char *const PACKS[] = {"phone", "home"};
+    for (size_t i = 0; i < sizeof(PACKS) / sizeof(PACKS[0]); i++) {
+        char args[512];
+        snprintf(args, sizeof(args),
+                 "run --threads 1 -v --tools '" PIPIT_SOURCE_DIR "/tools/%s.json' 'hello there'",
+                 PACKS[i]);
+        char *out = NULL, *eout = NULL;
+        assert_int_equal(run_cli(args, "", 0, &out, &eout), 0);
+        char want[128];
+        snprintf(want, sizeof(want), "the pack \"%s\" has its own model", PACKS[i]);
+        if (strstr(eout, want) == NULL || strstr(eout, "trained for") != NULL) {
+            fail_msg("%s: stderr: %s", PACKS[i], eout);
+        }
+        free(out);
+        free(eout);
+    }
+    char *out = NULL, *eout = NULL;
+    assert_int_equal(run_cli("run --threads 1 -v 'hello there'", "", 0, &out, &eout), 0);
+    assert_null(strstr(eout, "has its own model"));
+    free(out);
+    free(eout);
+}
+
 static void test_cli_bench_options(void **state) {
     (void)state;
     char *out = NULL, *eout = NULL;
@@ -1178,6 +1205,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cli_long_lines),
         cmocka_unit_test(test_cli_json_failures),
         cmocka_unit_test(test_cli_bench_options),
+        cmocka_unit_test(test_cli_pack_model),
         cmocka_unit_test(test_cli_session_never_overwritten),
     };
     const struct CMUnitTest gguf[] = {

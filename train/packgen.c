@@ -1412,20 +1412,22 @@ static void build_tool(struct gen *g, int ti) {
         pipit_format(text, sizeof(text), "%s%s", nw, a2);
         add_tpl(in, ti, text, kinds);
         if (sp != NULL) {
-            pipit_format(text, sizeof(text), "%.*s the%s%s", (int)(sp - nw), nw, sp, a2);
-            add_tpl(in, ti, text, kinds);
-            /* how people ask for a thing with a verb and a noun: "set a timer for 10 minutes",
-             * "a timer for 10 minutes", "timer 10 minutes" */
-            /* a noun that is a word ("timer", not "to"); "an" before a vowel; "the" for a
-             * plural ("photos") */
+            /* a noun that is a word ("timer", not "to" of navigate_to); "an" before a vowel;
+             * "the" for a plural ("photos") */
             const char *noun = sp + 1;
-            size_t nl = strlen(noun);
+            size_t nl = strlen(noun), fw = strcspn(noun, " ");
             static const char *const SMALL[] = {"to",   "for",  "on", "off", "in",   "at",
                                                 "with", "from", "by", "up",  "down", "of"};
             bool word = nl > 2;
             for (int k = 0; k < N_OF(SMALL); k++) {
-                word = word && strncmp(noun, SMALL[k], strlen(SMALL[k])) != 0;
+                word = word && !(fw == strlen(SMALL[k]) && strncmp(noun, SMALL[k], fw) == 0);
             }
+            if (word) {
+                pipit_format(text, sizeof(text), "%.*s the%s%s", (int)(sp - nw), nw, sp, a2);
+                add_tpl(in, ti, text, kinds);
+            }
+            /* how people ask for a thing with a verb and a noun: "set a timer for 10 minutes",
+             * "a timer for 10 minutes", "timer 10 minutes" */
             const char *art = noun[nl - 1] == 's'        ? "the "
                               : strchr("aeiou", noun[0]) ? "an "
                                                          : "a ";
@@ -1461,6 +1463,25 @@ static void build_tool(struct gen *g, int ti) {
             if (strpbrk(d, "{}\"\\(") == NULL) {
                 add_tpl(in, ti, d, NULL);
             }
+        }
+    }
+    /* the pack's own command verbs ("router": {"verbs": ["text"]}) for the tools whose name or
+     * description says the verb ("Send a text message"): "text {recipient} {body}" */
+    if (ok) {
+        char desc[PG_TEXT];
+        words_of(t->description != NULL ? t->description : "", desc, sizeof(desc));
+        for (size_t v = 0; v < g->pk->n_verbs; v++) {
+            char probe[PG_TEXT], probe2[PG_TEXT], text[PG_TEXT];
+            pipit_format(probe, sizeof(probe), "%s", desc);
+            pipit_format(probe2, sizeof(probe2), "%s", nw);
+            bool named = prop_schema(t, g->pk->verbs[v]) != NULL; /* "text" of append_note */
+            if (named || (!slot_word(probe, sizeof(probe), g->pk->verbs[v], "") &&
+                          !slot_word(probe2, sizeof(probe2), g->pk->verbs[v], ""))) {
+                continue;
+            }
+            const char *a1 = args.data != NULL ? args.data : "";
+            pipit_format(text, sizeof(text), "%s%s", g->pk->verbs[v], a1);
+            add_tpl(in, ti, text, kinds);
         }
     }
     json_decref(kinds);
