@@ -402,6 +402,16 @@ int cmd_tools(int argc, char **argv) {
             return CLI_EXIT_FAIL;
         }
         printf("%s: ok, %zu tools\n", spec, pipit_toolset_n_tools(ts));
+        if (pipit_toolset_pack_name(ts) != NULL) {
+            /* a pack: what training reads from it and what it can generate */
+            struct pipit_error derr;
+            char *d = pipit_datagen_pack_describe(ts, &derr);
+            printf("%s", d != NULL ? d : "");
+            if (d == NULL) {
+                printf("  training data: %s\n", derr.text);
+            }
+            free(d);
+        }
         int rc = check_grammars(spec, ts);
         if (rc == CLI_EXIT_OK) {
             rc = print_enforcement(ts);

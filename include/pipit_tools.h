@@ -216,6 +216,12 @@ enum pipit_status pipit_datagen_pack(const struct pipit_toolset *tools,
  * pack's "system", else its name; NULL without a pack. Borrowed from the tool set. */
 const char *pipit_datagen_pack_system(const struct pipit_toolset *tools);
 
+/* What `pipit train --tools` reads from this pack and which example categories it can write
+ * for it (and why not the others), as lines of text; `pipit tools check` prints it. Free with
+ * free(). NULL with `err` set for a plain tool set, a pack the generator cannot phrase, or
+ * PIPIT_ERR_NOMEM. */
+char *pipit_datagen_pack_describe(const struct pipit_toolset *tools, struct pipit_error *err);
+
 void pipit_dataset_free(struct pipit_dataset *ds);
 
 int32_t pipit_dataset_size(const struct pipit_dataset *ds, enum pipit_split split);

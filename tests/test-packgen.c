@@ -266,6 +266,12 @@ static void test_stateless_packs(void **state) {
         fail_msg("%s", err.text);
     }
     check_pack(ts, "relative");
+    char *d = pipit_datagen_pack_describe(ts, &err); /* what `pipit tools check` prints */
+    assert_non_null(d);
+    assert_non_null(strstr(d, "the examples play on phone"));
+    assert_non_null(strstr(d, " refer\n"));
+    assert_non_null(strstr(d, "no relative examples: no declared state"));
+    free(d);
     struct pipit_dataset *ds = gen(ts, 2, 400, 50);
     for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
         struct pipit_example ex;
@@ -291,6 +297,11 @@ static void test_stateless_packs(void **state) {
     assert_int_equal(pipit_toolset_load_string(TODO, strlen(TODO), "todo.json", &ts, &err),
                      PIPIT_OK);
     check_pack(ts, "relative|refer|cloud");
+    d = pipit_datagen_pack_describe(ts, &err);
+    assert_non_null(d);
+    assert_non_null(strstr(d, "no device (an empty state line)"));
+    assert_non_null(strstr(d, "no cloud examples: no cloud tool"));
+    free(d);
     ds = gen(ts, 2, 400, 50);
     for (int32_t i = 0; i < pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN); i++) {
         struct pipit_example ex;

@@ -2340,21 +2340,10 @@ static void gen_free(struct gen *g) {
     device_free(&g->dev);
 }
 
-enum pipit_status packgen_generate(const struct pipit_toolset *ts,
-                                   const struct pipit_datagen_params *params,
-                                   struct pipit_dataset **out,
-                                   struct pipit_error *err) {
-    pipit_error_clear(err);
-    if (out == NULL || ts == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "packgen: no tool set or no output");
-    }
-    *out = NULL;
-    struct pipit_datagen_params p = params != NULL ? *params : pipit_datagen_default_params();
-    if (p.n_train < 1 || p.n_train > 10000000 || p.n_valid < 1 || p.n_valid > 10000000) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
-                               "packgen: sizes must be 1..10000000: n_train %d, n_valid %d",
-                               (int)p.n_train, (int)p.n_valid);
-    }
+/* The generator for `ts`: its device, memory and every intent built from the spec. On failure
+ * everything is freed and `err` says why. */
+static enum pipit_status
+gen_setup(const struct pipit_toolset *ts, struct gen *out, struct pipit_error *err) {
     const struct pipit_pack *pk = pipit_toolset_pack(ts);
     if (pk == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
@@ -2362,7 +2351,8 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
                                "docs/toolspec.md): a plain tool set has no name for its prompt",
                                ts->name);
     }
-    struct gen g = {0};
+    struct gen g;
+    memset(&g, 0, sizeof(g));
     g.ts = ts;
     g.pk = pk;
     g.cloud_tool = -1;
@@ -2414,6 +2404,30 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
                                "%s: no tool the generator can phrase (give the tools examples, "
                                "docs/training.md)",
                                ts->name);
+    }
+    *out = g;
+    return PIPIT_OK;
+}
+
+enum pipit_status packgen_generate(const struct pipit_toolset *ts,
+                                   const struct pipit_datagen_params *params,
+                                   struct pipit_dataset **out,
+                                   struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (out == NULL || ts == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "packgen: no tool set or no output");
+    }
+    *out = NULL;
+    struct pipit_datagen_params p = params != NULL ? *params : pipit_datagen_default_params();
+    if (p.n_train < 1 || p.n_train > 10000000 || p.n_valid < 1 || p.n_valid > 10000000) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "packgen: sizes must be 1..10000000: n_train %d, n_valid %d",
+                               (int)p.n_train, (int)p.n_valid);
+    }
+    struct gen g;
+    enum pipit_status st = gen_setup(ts, &g, err);
+    if (st != PIPIT_OK) {
+        return st;
     }
     struct banks bk;
     build_banks(&g, &bk);
@@ -2468,6 +2482,100 @@ enum pipit_status packgen_generate(const struct pipit_toolset *ts,
     gen_free(&g);
     *out = ds;
     return PIPIT_OK;
+}
+
+/* What the generator reads from a pack and which categories it can write for it. */
+char *pipit_datagen_pack_describe(const struct pipit_toolset *tools, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (tools == NULL) {
+        pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "packgen: no tool set");
+        return NULL;
+    }
+    struct gen g;
+    if (gen_setup(tools, &g, err) != PIPIT_OK) {
+        return NULL;
+    }
+    struct banks bk;
+    build_banks(&g, &bk);
+    struct strbuf b = {0};
+    const struct pipit_pack *pk = g.pk;
+    strbuf_printf(&b, "pack %s: %zu state key%s", pk->name, pk->n_keys, pk->n_keys == 1 ? "" : "s");
+    for (size_t i = 0; i < pk->n_keys; i++) {
+        const struct pipit_pack_key *k = &pk->keys[i];
+        strbuf_printf(&b, "%s%s %s", i == 0 ? " (" : ", ", k->key, pipit_schema_type_name(k->type));
+        if (k->has_min || k->has_max) {
+            char lo[32] = "", hi[32] = "";
+            fmt_num(k->min, lo, sizeof(lo));
+            fmt_num(k->max, hi, sizeof(hi));
+            strbuf_printf(&b, " %s..%s", k->has_min ? lo : "", k->has_max ? hi : "");
+        }
+        for (size_t e = 0; e < k->n_enum; e++) {
+            strbuf_printf(&b, "%s%s", e == 0 ? " " : "|", k->enum_str[e]);
+        }
+    }
+    strbuf_str(&b, pk->n_keys > 0 ? ")\n" : ": the examples play on ");
+    if (pk->n_keys == 0) {
+        strbuf_printf(&b, "%s\n",
+                      g.dev.ops != NULL ? g.dev.ops->name : "no device (an empty state line)");
+    }
+    int n_kind[4] = {0}, n_ex = 0;
+    struct strbuf bare = {0};
+    for (size_t i = 0; i < tools->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(tools, i);
+        bool cloud = pipit_toolset_is_cloud(tools, i);
+        n_kind[cloud ? PIPIT_EFFECT_CLOUD : tp != NULL ? (int)tp->effect : PIPIT_EFFECT_NONE]++;
+        n_ex += tp != NULL ? (int)tp->n_examples : 0;
+        if (!cloud && (tp == NULL || tp->n_examples == 0)) {
+            strbuf_printf(&bare, "%s%s", bare.len > 0 ? ", " : "", tools->tools[i].name);
+        }
+    }
+    strbuf_printf(&b, "  effects: %d change state, %d read, %d cloud, %d none\n",
+                  n_kind[PIPIT_EFFECT_CHANGE], n_kind[PIPIT_EFFECT_READ],
+                  n_kind[PIPIT_EFFECT_CLOUD], n_kind[PIPIT_EFFECT_NONE]);
+    strbuf_printf(&b, "  examples: %d%s%s%s\n", n_ex, bare.len > 0 ? "; tools without any: " : "",
+                  bare.len > 0 ? bare.data : "",
+                  bare.len > 0 ? " (phrased from their name only, poorly)" : "");
+    free(bare.data);
+    strbuf_printf(&b, "  router: %zu verbs, %zu nouns\n", pk->n_verbs, pk->n_nouns);
+    /* the categories the generator has material for */
+    bool has[PG_REFER + 1] = {false};
+    for (int k = 0; k < g.n_int; k++) {
+        if (g.in[k].n_tpl > 0 && (g.in[k].cat != PG_REFER || g.refer >= 0)) {
+            has[g.in[k].cat] = true;
+        }
+    }
+    has[PG_CLOUD] = has[PG_CLOUD] && g.cloud_tool >= 0;
+    has[PG_OUT_OF_RANGE] = false;
+    for (int k = 0; k < g.n_int; k++) {
+        for (int t = 0; g.in[k].cat == PG_SINGLE && t < g.in[k].n_tpl; t++) {
+            has[PG_OUT_OF_RANGE] = has[PG_OUT_OF_RANGE] || g.in[k].tpl[t].numeric;
+        }
+    }
+    static const char *const WHY[] = {
+        [PG_RELATIVE] = "no declared state",
+        [PG_CLOUD] = "no cloud tool",
+        [PG_OUT_OF_RANGE] = "no numeric argument said in a phrasing",
+        [PG_REFER] = "no tool returns an identifier that another tool's example says",
+        [PG_SINGLE] = "no tool the generator can phrase",
+    };
+    strbuf_str(&b, "  training data (pipit train --tools):");
+    for (int c = 0; c <= PG_REFER; c++) {
+        strbuf_printf(&b, "%s%s", has[c] ? " " : "", has[c] ? packgen_categories[c] : "");
+    }
+    strbuf_str(&b, "\n");
+    for (int c = 0; c <= PG_REFER; c++) {
+        if (!has[c]) {
+            strbuf_printf(&b, "  no %s examples: %s\n", packgen_categories[c],
+                          c < N_OF(WHY) && WHY[c] != NULL ? WHY[c] : "nothing to draw them from");
+        }
+    }
+    gen_free(&g);
+    if (b.failed) {
+        free(b.data);
+        pipit_error_set(err, PIPIT_ERR_NOMEM, "packgen: out of memory");
+        return NULL;
+    }
+    return strbuf_take(&b);
 }
 
 enum pipit_status pipit_datagen_pack(const struct pipit_toolset *tools,
