@@ -399,9 +399,9 @@ static void test_prompt_is_the_agents(void **state) {
 }
 
 /* The shipped home model's data: `pipit train --tools tools/home.json --exclude
- * eval/home.jsonl` (models/README.md). Without the exclusion the generic command frames say
- * one dev segment near-verbatim ("set a timer for 8 minutes"); with it the data must hold none
- * of the dev set's turns or router segments. */
+ * eval/home.jsonl` (models/pipit-home.md). The shipped pack models are all trained with their
+ * dev set excluded (the generic phrasings can say a short dev turn); the data made that way must
+ * hold none of the dev set's turns or router segments. */
 static void test_home_no_overlap(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_home();
