@@ -688,6 +688,47 @@ static int id_shape(const char *v) {
     return *d == '\0' ? n : -1;
 }
 
+/* A made-up word ("tavori", "Kelmo"): free strings must be copied from the sentence, and a model
+ * that saw only a few dozen values learns to pick one of them instead ("play some Miles Davis"
+ * -> "mountains"); words nobody wrote in a bank leave copying as the only way. */
+static void made_up_word(struct gen *g, bool capital, char *out, size_t size) {
+    static const char *const ONSET[] = {"b",  "d",  "f",  "g",  "k", "l", "m",  "n",
+                                        "p",  "r",  "s",  "t",  "v", "z", "br", "ch",
+                                        "sh", "st", "tr", "gl", "h", "j", "w",  "y"};
+    static const char *const NUCLEUS[] = {"a", "e", "i", "o", "u", "ai", "ea", "oo", "ou"};
+    static const char *const CODA[] = {"", "", "", "n", "r", "l", "s", "m", "x", "nd", "rt"};
+    int n = 2 + (int)train_rng_below(&g->rng, 2);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && len + 8 < size; i++) {
+        pipit_format(out + len, size - len, "%s%s%s", PICK(g, ONSET), PICK(g, NUCLEUS),
+                     i == n - 1 ? PICK(g, CODA) : "");
+        len = strlen(out);
+    }
+    if (capital && out[0] != '\0') {
+        out[0] = (char)toupper((unsigned char)out[0]);
+    }
+}
+
+/* Up to `n` words, each from the phrase banks or made up (capitalized like a name when
+ * `names`), joined by spaces. */
+static void word_run(struct gen *g, int n, bool names, char *out, size_t size) {
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char w[64];
+        uint32_t r = train_rng_below(&g->rng, 4);
+        if (r == 0 && !names) {
+            pipit_format(w, sizeof(w), "%s", PICK(g, CLOUD_WORDS));
+        } else if (r == 1 && !names) {
+            pipit_format(w, sizeof(w), "%s", PICK(g, TOPICS));
+        } else {
+            made_up_word(g, names || train_rng_below(&g->rng, 3) == 0, w, sizeof(w));
+        }
+        size_t len = strlen(out);
+        pipit_format(out + len, size - len, "%s%s", i > 0 ? " " : "", w);
+    }
+}
+
 /* A new value of the kind `orig` (the example's value) has, for argument `name`. *said: how
  * the sentence says it. */
 static json_t *sample_free(struct gen *g,
@@ -728,13 +769,31 @@ static json_t *sample_free(struct gen *g,
         }
         return out;
     } else if (name_says(name, desc, PERSON, N_OF(PERSON))) {
-        pipit_format(v, sizeof(v), "%s", PICK(g, PEOPLE));
+        if (train_rng_below(&g->rng, 2) == 0) {
+            pipit_format(v, sizeof(v), "%s", PICK(g, PEOPLE));
+        } else {
+            word_run(g, 1 + (int)train_rng_below(&g->rng, 2), true, v, sizeof(v));
+        }
     } else if (name_says(name, desc, PLACE, N_OF(PLACE))) {
-        pipit_format(v, sizeof(v), "%s", PICK(g, PLACES));
+        if (train_rng_below(&g->rng, 2) == 0) {
+            pipit_format(v, sizeof(v), "%s", PICK(g, PLACES));
+        } else {
+            char w[96];
+            word_run(g, 1 + (int)train_rng_below(&g->rng, 2), true, w, sizeof(w));
+            pipit_format(v, sizeof(v), "%s%s", train_rng_below(&g->rng, 3) == 0 ? "the " : "", w);
+        }
     } else if (strchr(orig, ' ') == NULL || strchr(strchr(orig, ' ') + 1, ' ') == NULL) {
-        pipit_format(v, sizeof(v), "%s", PICK(g, TOPICS));
+        if (train_rng_below(&g->rng, 3) == 0) {
+            pipit_format(v, sizeof(v), "%s", PICK(g, TOPICS));
+        } else {
+            word_run(g, 1 + (int)train_rng_below(&g->rng, 3), false, v, sizeof(v));
+        }
     } else {
-        pipit_format(v, sizeof(v), "%s", PICK(g, MESSAGES));
+        if (train_rng_below(&g->rng, 3) == 0) {
+            pipit_format(v, sizeof(v), "%s", PICK(g, MESSAGES));
+        } else {
+            word_run(g, 3 + (int)train_rng_below(&g->rng, 4), false, v, sizeof(v));
+        }
     }
     pipit_format(said, size, "%s", v);
     return json_string(v);
