@@ -1467,8 +1467,15 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
             char diff[256];
             if (!eval_state_matches(want, got, diff, sizeof(diff))) {
                 pipit_format(p, sizeof(p), "%s.state", path);
-                st = finding(oc, t, p, "%s (after the expected calls on the simulated %s)", diff,
-                             sc->device);
+                /* a turn that expects no call and a changed state is most often an undo turn
+                 * without its mark (docs/eval.md) */
+                bool unmarked_undo =
+                    n_exp == 0 && log.n > 0 && !json_is_true(json_object_get(turn, "undo"));
+                st = finding(oc, t, p, "%s (after the expected calls on the simulated %s)%s", diff,
+                             sc->device,
+                             unmarked_undo ? "; if this turn takes back the last action, mark it "
+                                             "\"undo\": true"
+                                           : "");
                 /* go on from the state the scenario states, so one finding stays one */
                 struct pipit_error derr;
                 (void)dev.ops->set_state(dev.self, want, &derr);
