@@ -203,6 +203,7 @@ static const char *const FILLERS[] = {
     "not what i wanted",
     "not that",
     "hold on",
+    "hang on",
     "on second thought",
     "that was not it",
     "thats not it",
@@ -275,6 +276,19 @@ static size_t match_undo_object(const struct toks *w, size_t i, size_t end, bool
     size_t noun = match_longest(w, j, end, UNDO_NOUNS, COUNT(UNDO_NOUNS));
     if (noun > 0 && strcmp(w->t[j].w, "one") == 0 && det == 0 && adj == 0) {
         noun = 0; /* "undo one" is a count, not an object */
+    }
+    if (noun == 0 && det > 0) {
+        /* "the heating change", "that colour change", "the last zoom setting": one or two
+         * words naming what changed, then a word for a change (not "one": "the timer one") */
+        static const char *const CHANGE_NOUNS[] = {"change",     "changes",    "setting",
+                                                   "settings",   "edit",       "edits",
+                                                   "adjustment", "adjustments"};
+        for (size_t skip = 1; skip <= 2 && noun == 0 && j + skip < end; skip++) {
+            if (match_longest(w, j + skip, end, CHANGE_NOUNS, COUNT(CHANGE_NOUNS)) == 1 &&
+                j + skip + 1 == end) {
+                noun = skip + 1;
+            }
+        }
     }
     j += noun;
     if (det == 0 && adj == 0 && noun == 0) {
@@ -362,6 +376,17 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
     size_t lead = match_longest(w, lo, hi, RESTORE_LEADS, COUNT(RESTORE_LEADS));
     if (lead > 0) {
         size_t rest = match_longest(w, lo + lead, hi, EARLIER_STATE, COUNT(EARLIER_STATE));
+        if (rest == 0 && is_word(w, lo + lead, "the")) {
+            /* "back to the colour it was", "back to the zoom it was before": one or two words
+             * naming what, then "it was" [before] and nothing else */
+            for (size_t k = 2; k <= 3 && rest == 0; k++) {
+                size_t at = lo + lead + k;
+                if (at + 1 < hi + 0 && is_word(w, at, "it") && is_word(w, at + 1, "was") &&
+                    (at + 2 == hi || (at + 3 == hi && is_word(w, at + 2, "before")))) {
+                    rest = hi - (lo + lead);
+                }
+            }
+        }
         if (rest == 0) {
             rest = match_undo_object(w, lo + lead, hi, false);
             /* "back to the previous settings", not "back to that" */

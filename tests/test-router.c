@@ -80,6 +80,13 @@ static const struct undo_case UNDO_CASES[] = {
     {"how do I put it back", false},
     /* each undo family (docs/router.md), with the phrasings people used in issue 15 */
     {"scrap that", true},
+    {"hang on, scrap the heating change", true}, /* the change named by what changed */
+    {"drop the last flash setting", true},
+    {"nope, back to the colour it was", true},
+    {"back to the zoom it was before", true},
+    {"cancel the timer setting for tomorrow", false}, /* more words after the change: no */
+    {"back to the front camera it was on", false},
+    {"scrap the photo", false},
     {"go back", true},
     {"revert that", true},
     {"undo that too", true},
