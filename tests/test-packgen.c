@@ -148,8 +148,8 @@ static int category_index(const char *name) {
 /* Every call parses and passes the schema (out_of_range: fails on the range only); every
  * category is present in the training split, the held-out split has commands too, and the two
  * splits share no template. */
-static void check_pack(const struct pipit_toolset *ts, const char *may_lack) {
-    struct pipit_dataset *ds = gen(ts, 1, 6000, 600);
+static void check_pack(const struct pipit_toolset *ts, const char *may_lack, int32_t n) {
+    struct pipit_dataset *ds = gen(ts, 1, n, n / 10);
     int seen[2][16] = {{0}};
     for (int split = 0; split < 2; split++) {
         for (int32_t i = 0; i < pipit_dataset_size(ds, split); i++) {
@@ -250,7 +250,7 @@ static void check_pack(const struct pipit_toolset *ts, const char *may_lack) {
 static void test_home_calls_and_categories(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_home();
-    check_pack(ts, "refer");
+    check_pack(ts, "refer", 6000);
     pipit_toolset_free(ts);
 }
 
@@ -265,7 +265,7 @@ static void test_stateless_packs(void **state) {
     if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &ts, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
-    check_pack(ts, "relative");
+    check_pack(ts, "relative", 2000);                /* a simulator per example: slower */
     char *d = pipit_datagen_pack_describe(ts, &err); /* what `pipit tools check` prints */
     assert_non_null(d);
     assert_non_null(strstr(d, "the examples play on phone"));
@@ -296,7 +296,7 @@ static void test_stateless_packs(void **state) {
         "]}\n";
     assert_int_equal(pipit_toolset_load_string(TODO, strlen(TODO), "todo.json", &ts, &err),
                      PIPIT_OK);
-    check_pack(ts, "relative|refer|cloud");
+    check_pack(ts, "relative|refer|cloud", 2000);
     d = pipit_datagen_pack_describe(ts, &err);
     assert_non_null(d);
     assert_non_null(strstr(d, "no device (an empty state line)"));
@@ -315,7 +315,7 @@ static void test_stateless_packs(void **state) {
 static void test_invented_pack(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_garden();
-    check_pack(ts, "refer");
+    check_pack(ts, "refer", 6000);
     assert_string_equal(pipit_datagen_pack_system(ts), "You water a garden with tools.");
     pipit_toolset_free(ts);
 }
