@@ -256,8 +256,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     char pack_model[4096];
     const char *pack = pipit_toolset_pack_name(s->tools);
     struct stat sb;
-    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL && strcmp(pack, "camera") != 0 &&
-        strchr(pack, '/') == NULL) {
+    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL && strchr(pack, '/') == NULL) {
         const char *slash = strrchr(PIPIT_DEFAULT_MODEL, '/');
         int dir = slash != NULL ? (int)(slash - PIPIT_DEFAULT_MODEL + 1) : 0;
         snprintf(pack_model, sizeof(pack_model), "%.*spipit-%s.gguf", dir, PIPIT_DEFAULT_MODEL,

@@ -401,7 +401,7 @@ static void test_prompt_is_the_agents(void **state) {
 /* The shipped home model's data: `pipit train --tools tools/home.json --exclude
  * eval/home.jsonl` (models/pipit-home.md). The shipped pack models are all trained with their
  * dev set excluded (the generic phrasings can say a short dev turn); the data made that way must
- * hold none of the dev set's turns or router segments. */
+ * hold none of the dev set's turns or router segments, and neither may the default data. */
 static void test_home_no_overlap(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_home();
@@ -409,6 +409,22 @@ static void test_home_no_overlap(void **state) {
     /* split by the home pack's router, as the agent splits (and as `pipit train --tools
      * tools/home.json --overlap eval/home.jsonl` checks) */
     struct pipit_eval_device home = {"home", ts};
+    /* the default data too: the generator writes none of the home set on its own today */
+    struct pipit_datagen_params d = pipit_datagen_default_params();
+    struct pipit_dataset *plain = gen(ts, d.seed, d.n_train, d.n_valid);
+    struct pipit_overlap_index *pidx = NULL;
+    assert_int_equal(pipit_overlap_index_new(plain, &pidx, &err), PIPIT_OK);
+    struct pipit_overlap_counts pc;
+    memset(&pc, 0, sizeof(pc));
+    assert_int_equal(pipit_overlap_check_file(pidx, HOME_EVAL, &home, 1, NULL, NULL, &pc, &err),
+                     PIPIT_OK);
+    if (pc.n_verbatim + pc.n_near > 0) {
+        fail_msg("%s: %d utterances and %d segments in the default training data (`pipit train "
+                 "--tools tools/home.json --overlap eval/home.jsonl` names them)",
+                 HOME_EVAL, (int)pc.n_utterances_overlap, (int)pc.n_segments_overlap);
+    }
+    pipit_overlap_index_free(pidx);
+    pipit_dataset_free(plain);
     struct pipit_overlap_index *ex = NULL;
     assert_int_equal(pipit_overlap_index_empty(&ex, &err), PIPIT_OK);
     assert_int_equal(pipit_overlap_index_add_file(ex, HOME_EVAL, &home, 1, &err), PIPIT_OK);

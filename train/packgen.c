@@ -1091,6 +1091,15 @@ static const char *find_like(const json_t *v, const char *like, int depth) {
     return NULL;
 }
 
+/* The thing an identifier argument names: "timer_id" -> "timer", "thread" -> "thread". */
+static void id_noun(const char *arg, char *out, size_t size) {
+    words_of(arg, out, size);
+    char *id = strstr(out, " id");
+    if (id != NULL && id[3] == '\0') {
+        *id = '\0';
+    }
+}
+
 /* A reference to an earlier result: "stop timer {f:timer_id}" -> "stop {r}" ("stop that
  * timer", "stop it"), answered with the identifier the last call's result gave. `text` has the
  * identifier as the slot {f:ARG}; the word before it, when it names the argument, goes too. */
@@ -1102,11 +1111,7 @@ refer_template(struct gen *g, int tool, const char *text, const char *arg, const
     if (at == NULL) {
         return;
     }
-    words_of(arg, noun, sizeof(noun));
-    char *id = strstr(noun, " id");
-    if (id != NULL && id[3] == '\0') {
-        *id = '\0';
-    }
+    id_noun(arg, noun, sizeof(noun));
     size_t cut = (size_t)(at - text), nn = strlen(noun);
     if (cut >= nn + 1 && strncmp(at - nn - 1, noun, nn) == 0 && at[-1] == ' ') {
         cut -= nn + 1; /* "timer {f:timer_id}" */
@@ -1928,11 +1933,7 @@ static bool draw_refer(struct gen *g,
         return false;
     }
     char noun[96], phrase[128];
-    words_of(rt->arg, noun, sizeof(noun));
-    char *cut = strstr(noun, " id");
-    if (cut != NULL && cut[3] == '\0') {
-        *cut = '\0';
-    }
+    id_noun(rt->arg, noun, sizeof(noun));
     const char *form = PICK(g, REFER);
     size_t fl = strlen(form);
     pipit_format(phrase, sizeof(phrase), "%s%s", form, form[fl - 1] == ' ' ? noun : "");
