@@ -287,7 +287,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     }
     /* --device none: no state; a name: that device; absent: chosen from the tool set */
     if (o->device == NULL || strcmp(o->device, "none") != 0) {
-        st = pipit_device_new(o->device, s->tools, o->init, &s->device, &err);
+        st = pipit_device_init(o->device, s->tools, o->init, &s->device, &err);
     } else if (o->init != NULL) {
         snprintf(err.text, sizeof(err.text), "--init needs a device (not --device none)");
         st = PIPIT_ERR_INVALID_ARG;
@@ -315,7 +315,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (o->syntax != NULL) {
         ap.syntax = strcmp(o->syntax, "hermes") == 0 ? PIPIT_SYNTAX_HERMES : PIPIT_SYNTAX_PIPIT;
     }
-    st = pipit_agent_new(s->model, s->tools, &ap, &s->agent, &err);
+    st = pipit_agent_init(s->model, s->tools, &ap, &s->agent, &err);
     if (st != PIPIT_OK) {
         report_failure(o, cmd, -1, st, err.text);
         session_free(s);

@@ -422,7 +422,7 @@ static struct pipit_agent *new_agent(const struct bench_opts *o,
                                      struct pipit_device **device) {
     struct pipit_error err;
     *device = NULL;
-    if (pipit_device_new("camera", tools, NULL, device, &err) != PIPIT_OK) {
+    if (pipit_device_init("camera", tools, NULL, device, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit bench: %s\n", err.text);
         return NULL;
     }
@@ -434,7 +434,7 @@ static struct pipit_agent *new_agent(const struct bench_opts *o,
     ap.n_ctx = n_ctx;
     ap.turn_budget_ms = 0;
     struct pipit_agent *a = NULL;
-    if (pipit_agent_new(model, tools, &ap, &a, &err) != PIPIT_OK) {
+    if (pipit_agent_init(model, tools, &ap, &a, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit bench: %s\n", err.text);
         pipit_device_free(*device);
         *device = NULL;

@@ -307,7 +307,7 @@ static int check_overlap(const struct pipit_dataset *ds,
                          int n_files) {
     struct pipit_error err;
     struct pipit_overlap_index *idx = NULL;
-    if (pipit_overlap_index_new(ds, &idx, &err) != PIPIT_OK) {
+    if (pipit_overlap_index_init(ds, &idx, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit train: %s\n", err.text);
         return CLI_EXIT_FAIL;
     }

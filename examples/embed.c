@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
     params.device = camera;
     params.n_threads = 1;
     struct pipit_agent *agent = NULL;
-    if (pipit_agent_new(model, tools, &params, &agent, &err) != PIPIT_OK) {
+    if (pipit_agent_init(model, tools, &params, &agent, &err) != PIPIT_OK) {
         fprintf(stderr, "%s\n", err.text);
         pipit_device_free(camera);
         pipit_toolset_free(tools);

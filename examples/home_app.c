@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     }
     if (st == PIPIT_OK) {
         params.device = device;
-        st = pipit_agent_new(model, tools, &params, &agent, &err);
+        st = pipit_agent_init(model, tools, &params, &agent, &err);
     }
     if (st != PIPIT_OK) {
         fprintf(stderr, "%s\n", err.text);

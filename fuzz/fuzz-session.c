@@ -67,7 +67,7 @@ static void agent_up(struct resumed *r, bool full_memory) {
     p.memory = full_memory ? PIPIT_MEMORY_FULL : PIPIT_MEMORY_CSO;
     struct pipit_error err;
     r->camera = NULL;
-    if (pipit_device_new("camera", g_camera, NULL, &r->camera, &err) != PIPIT_OK) {
+    if (pipit_device_init("camera", g_camera, NULL, &r->camera, &err) != PIPIT_OK) {
         fuzz_fail("cannot create the camera: %s", err.text);
     }
     p.device = r->camera;

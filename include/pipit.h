@@ -35,7 +35,7 @@
  *         ap.device = camera;
  *         ap.n_threads = 1;
  *         struct pipit_agent *agent = NULL;
- *         if (pipit_agent_new(model, tools, &ap, &agent, &err) != PIPIT_OK) {
+ *         if (pipit_agent_init(model, tools, &ap, &agent, &err) != PIPIT_OK) {
  *             fprintf(stderr, "%s\n", err.text);
  *             return 1;
  *         }
@@ -62,7 +62,10 @@
  * functions that create a handle fill a caller-provided `struct pipit_error`
  * instead (may be NULL).
  * - Messages read "<module>: <what failed>: <offending value>".
- * - Every `_init`/`_load` has a `_free`; all `_free` functions accept NULL.
+ * - Names are pipit_<object>_<verb>. A handle is made by `_init` (or `_load` from a file,
+ * `_from_<source>` from another object) and ended by `_free`; every `_free` accepts NULL.
+ * Plain structs filled by pipit are emptied by `_clear`; defaults come from
+ * `_default_params()`.
  * - Strings returned as `char *` are owned by the caller and freed with
  * pipit_free(). `const` pointers returned by a handle are borrowed until the
  * next mutating call on that handle.
@@ -803,7 +806,7 @@ void pipit_call_clear(struct pipit_call *call);
  *
  * A device holds the state the agent's tools act on. The agent reads it for the prompt's state
  * line, answers questions about it, snapshots the keys a call changes before the call, and
- * puts them back for undo. A device is made once and passed to pipit_agent_new() (borrowed):
+ * puts them back for undo. A device is made once and passed to pipit_agent_init() (borrowed):
  *
  *     struct pipit_device *dev = NULL;
  *     pipit_device_from_pack(toolset, NULL, &dev, &err);  // the tool set's declared state
@@ -821,7 +824,7 @@ void pipit_call_clear(struct pipit_call *call);
  *   renders it into the state line and snapshots it for undo, and undo hands the saved keys
  *   back to the app's restore callback. See examples/home_app.c.
  * pipit's simulated camera and phone, which keep the rules a declaration cannot say (no flash
- * on the front camera, contact and message IDs), are tooling: pipit_device_new() in
+ * on the front camera, contact and message IDs), are tooling: pipit_device_init() in
  * pipit_tools.h (libpipit-tools) makes them, and chooses a device for a tool set by name.
  * An agent without a device (params.device NULL) runs its tools through handlers only; it has
  * no state line, answers no state questions and has nothing to undo.
@@ -905,7 +908,7 @@ char *pipit_device_state_json(const struct pipit_device *device);
  *     struct pipit_agent_params ap = pipit_agent_default_params();
  *     ap.device = camera;
  *     struct pipit_agent *agent = NULL;
- *     pipit_agent_new(model, toolset, &ap, &agent, &err);
+ *     pipit_agent_init(model, toolset, &ap, &agent, &err);
  *     struct pipit_turn *turn = NULL;
  *     pipit_agent_turn(agent, "zoom in to 2x and turn on the flash", &turn);
  *     puts(turn->sentence);            // "Zoom set to 2x. Flash is on."
@@ -992,7 +995,7 @@ struct pipit_agent_params {
                                     tool prompt that leaves no room for a short command is
                                     served in a smaller format (compact, then JIT; see
                                     pipit_agent_get_budget) or, when none fits, refused by
-                                    pipit_agent_new (PIPIT_ERR_CONTEXT_FULL) */
+                                    pipit_agent_init (PIPIT_ERR_CONTEXT_FULL) */
     bool state_tracker;          /* run the State-Tracker after each turn (memory cso): a
                                     second context on the same model writes extra CSO lines
                                     (default false: it costs a decode per turn and needs a
@@ -1009,11 +1012,11 @@ struct pipit_agent_params pipit_agent_default_params(void);
 
 /* Create an agent. `model`, `tools` and params->device are borrowed and must outlive it.
  * Errors: the grammar or the context cannot be built, the device's state cannot be read. */
-enum pipit_status pipit_agent_new(struct pipit_model *model,
-                                  const struct pipit_toolset *tools,
-                                  const struct pipit_agent_params *params,
-                                  struct pipit_agent **out,
-                                  struct pipit_error *err);
+enum pipit_status pipit_agent_init(struct pipit_model *model,
+                                   const struct pipit_toolset *tools,
+                                   const struct pipit_agent_params *params,
+                                   struct pipit_agent **out,
+                                   struct pipit_error *err);
 
 void pipit_agent_free(struct pipit_agent *agent);
 
@@ -1041,7 +1044,8 @@ void pipit_agent_get_budget(const struct pipit_agent *agent, struct pipit_agent_
  * keys (the bundled camera model, general instruct models) are not checked. Borrowed. */
 const char *pipit_agent_model_notice(const struct pipit_agent *agent);
 
-/* Message of the agent's last failure. Borrowed. */
+/* Message of the agent's last failure: every call on an agent that fails (register_tool,
+ * update_thermal, turn, save, load) says why here; a turn clears it when it starts. Borrowed. */
 const char *pipit_agent_errmsg(const struct pipit_agent *agent);
 
 /* Handle `tool` with `fn` instead of the device (the tool must be in the tool set). `fn` NULL

@@ -131,11 +131,11 @@ enum pipit_status pipit_make_lora(const struct pipit_make_lora_params *params,
  * Errors: PIPIT_ERR_INVALID_ARG (unknown kind, "pack" for a tool set without a declared state,
  * NULL out), PIPIT_ERR_JSON (init_json is not a JSON object, or names a key or value the
  * device refuses; err->text names it), PIPIT_ERR_NOMEM. */
-enum pipit_status pipit_device_new(const char *kind,
-                                   const struct pipit_toolset *tools,
-                                   const char *init_json,
-                                   struct pipit_device **out,
-                                   struct pipit_error *err);
+enum pipit_status pipit_device_init(const char *kind,
+                                    const struct pipit_toolset *tools,
+                                    const char *init_json,
+                                    struct pipit_device **out,
+                                    struct pipit_error *err);
 
 /* ============================================================================
  * training: pipit's own tiny model for a fixed tool set (train/, docs/training.md)
@@ -420,7 +420,7 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
  *             "can you", "hey", "ok", "thanks", "for me", "real quick", ...) dropped
  *
  *     struct pipit_overlap_index *idx = NULL;
- *     pipit_overlap_index_new(ds, &idx, &err);
+ *     pipit_overlap_index_init(ds, &idx, &err);
  *     struct pipit_eval_device cam = {"camera", camera_tools};  // the scenarios' tool set
  *     pipit_overlap_check_file(idx, "eval/camera.jsonl", &cam, 1, on_overlap, NULL, &counts,
  *                              &err);
@@ -436,9 +436,9 @@ enum pipit_overlap_kind {
 
 /* Index the training split of `ds` (the index copies what it needs: `ds` may be freed after).
  * Errors: PIPIT_ERR_INVALID_ARG (NULL ds or out), PIPIT_ERR_NOMEM. */
-enum pipit_status pipit_overlap_index_new(const struct pipit_dataset *ds,
-                                          struct pipit_overlap_index **out,
-                                          struct pipit_error *err);
+enum pipit_status pipit_overlap_index_init(const struct pipit_dataset *ds,
+                                           struct pipit_overlap_index **out,
+                                           struct pipit_error *err);
 
 /* An empty index, to fill with pipit_overlap_index_add_file(): texts a data set must not hold
  * (pipit_datagen_params.exclude). Errors: PIPIT_ERR_INVALID_ARG, PIPIT_ERR_NOMEM. */
@@ -583,7 +583,7 @@ const char *pipit_scenarios_device(const struct pipit_scenarios *set, size_t ind
 int32_t pipit_scenarios_n_turns(const struct pipit_scenarios *set, size_t index);
 
 /* The tool set a device runs with ("camera" -> tools/camera.json, loaded by the caller). Each
- * scenario's device is made by pipit_device_new(device, tools, init) ("devices" above). */
+ * scenario's device is made by pipit_device_init(device, tools, init) ("devices" above). */
 struct pipit_eval_device {
     const char *device;                /* "camera", "phone", or a pack's name ("home") */
     const struct pipit_toolset *tools; /* borrowed */
@@ -733,7 +733,7 @@ const char *pipit_eval_turn_bucket(size_t index, int32_t *first, int32_t *last);
 struct pipit_eval_report;
 
 /* Run every scenario of `set` in every configuration: a fresh agent per scenario
- * (pipit_agent_new on `model`); per turn the injected failures are registered as handlers
+ * (pipit_agent_init on `model`); per turn the injected failures are registered as handlers
  * (pipit_agent_register_tool) and removed again afterwards. A turn whose agent fails, and
  * every turn of a scenario whose agent cannot be created, is recorded as an error (the
  * report's n_errors and misses say why) and the run goes on. Errors: PIPIT_ERR_INVALID_ARG

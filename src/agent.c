@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,11 +224,11 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     return PIPIT_OK;
 }
 
-enum pipit_status pipit_agent_new(struct pipit_model *model,
-                                  const struct pipit_toolset *tools,
-                                  const struct pipit_agent_params *params,
-                                  struct pipit_agent **out,
-                                  struct pipit_error *err) {
+enum pipit_status pipit_agent_init(struct pipit_model *model,
+                                   const struct pipit_toolset *tools,
+                                   const struct pipit_agent_params *params,
+                                   struct pipit_agent **out,
+                                   struct pipit_error *err) {
     if (model == NULL || tools == NULL || out == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: NULL argument");
     }
@@ -284,17 +285,36 @@ const char *pipit_agent_errmsg(const struct pipit_agent *agent) {
     return agent != NULL ? agent->errmsg : "agent: NULL";
 }
 
+enum pipit_status
+agent_fail(struct pipit_agent *a, enum pipit_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    pipit_vformat(a->errmsg, sizeof(a->errmsg), fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+enum pipit_status
+agent_fail_err(struct pipit_agent *a, enum pipit_status status, const struct pipit_error *err) {
+    if (err->text[0] != '\0') {
+        return agent_fail(a, status, "%s", err->text);
+    }
+    return agent_fail(a, status, "agent: %s", pipit_status_str(status));
+}
+
 enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
                                             const char *tool,
                                             pipit_tool_fn fn,
                                             void *user_data) {
-    if (a == NULL || tool == NULL) {
+    if (a == NULL) {
         return PIPIT_ERR_INVALID_ARG;
+    }
+    if (tool == NULL) {
+        return agent_fail(a, PIPIT_ERR_INVALID_ARG, "agent: register_tool: the tool name is NULL");
     }
     int32_t idx = pipit_toolset_find(a->ts, tool);
     if (idx < 0) {
-        pipit_format(a->errmsg, sizeof(a->errmsg), "agent: no tool '%s' in the tool set", tool);
-        return PIPIT_ERR_UNKNOWN_TOOL;
+        return agent_fail(a, PIPIT_ERR_UNKNOWN_TOOL, "agent: no tool '%s' in the tool set", tool);
     }
     for (size_t i = 0; i < a->n_handlers; i++) {
         if (a->handlers[i].tool == idx) {
@@ -311,7 +331,9 @@ enum pipit_status pipit_agent_register_tool(struct pipit_agent *a,
         return PIPIT_OK;
     }
     if (a->n_handlers >= AGENT_MAX_HANDLERS) {
-        return PIPIT_ERR_NOMEM;
+        return agent_fail(a, PIPIT_ERR_NOMEM,
+                          "agent: register_tool: '%s' would be handler %d; the limit is %d", tool,
+                          AGENT_MAX_HANDLERS + 1, AGENT_MAX_HANDLERS);
     }
     a->handlers[a->n_handlers++] = (struct custom_handler){idx, fn, user_data};
     return PIPIT_OK;
@@ -334,11 +356,14 @@ enum pipit_status pipit_agent_update_thermal(struct pipit_agent *a, struct pipit
         return PIPIT_ERR_INVALID_ARG;
     }
     enum pipit_thermal t = PIPIT_THERMAL_NONE;
+    struct pipit_error local;
+    err = err != NULL ? err : &local;
     enum pipit_status st = policy_thermal_read(NULL, &t, err);
-    if (st == PIPIT_OK) {
-        a->thermal = t;
+    if (st != PIPIT_OK) {
+        return agent_fail_err(a, st, err);
     }
-    return st;
+    a->thermal = t;
+    return PIPIT_OK;
 }
 
 void pipit_agent_cancel(struct pipit_agent *a) {

@@ -9,7 +9,7 @@
 
 /* Create an agent on an existing backend, which it takes over (freed with the agent, also on
  * failure). `model` may be NULL (a scripted backend): prompts then use pipit's plain format.
- * Used by pipit_agent_new() and by tests with a scripted fake backend. */
+ * Used by pipit_agent_init() and by tests with a scripted fake backend. */
 enum pipit_status agent_new_with_backend(struct pipit_model *model,
                                          const struct pipit_toolset *tools,
                                          const struct pipit_agent_params *params,

@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "memory.h"
 #include "policy.h"
+#include "status.h"
 #include "strbuf.h"
 
 #include <jansson.h>
@@ -101,5 +102,14 @@ struct turn_build {
     const char *segment; /* what the person said for the current step */
     bool undid;          /* an undo ran this turn (routed or the model's) */
 };
+
+/* Every failing public call of the agent says why in pipit_agent_errmsg(): set it from `fmt`
+ * and return `status`. */
+enum pipit_status agent_fail(struct pipit_agent *a, enum pipit_status status, const char *fmt, ...)
+    PIPIT_PRINTF(3, 4);
+
+/* The same from a pipit_error filled by a callee (its text, or the status's name). */
+enum pipit_status
+agent_fail_err(struct pipit_agent *a, enum pipit_status status, const struct pipit_error *err);
 
 #endif /* PIPIT_AGENT_IMPL_H */

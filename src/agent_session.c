@@ -46,8 +46,8 @@ static char *session_json(const struct pipit_agent *a) {
     return s;
 }
 
-enum pipit_status
-pipit_agent_save(struct pipit_agent *a, const char *path, struct pipit_error *err) {
+static enum pipit_status
+session_save(struct pipit_agent *a, const char *path, struct pipit_error *err) {
     pipit_error_clear(err);
     if (a == NULL || path == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: save: NULL argument");
@@ -77,10 +77,10 @@ pipit_agent_save(struct pipit_agent *a, const char *path, struct pipit_error *er
     free(kv);
     return st;
 }
-enum pipit_status pipit_agent_load(struct pipit_agent *a,
-                                   const char *path,
-                                   struct pipit_session_info *info,
-                                   struct pipit_error *err) {
+static enum pipit_status session_load(struct pipit_agent *a,
+                                      const char *path,
+                                      struct pipit_session_info *info,
+                                      struct pipit_error *err) {
     pipit_error_clear(err);
     struct pipit_session_info dummy;
     if (info == NULL) {
@@ -266,4 +266,23 @@ enum pipit_status pipit_agent_load(struct pipit_agent *a,
     info->memory_lines = (int32_t)a->mem.n;
     json_decref(root);
     return st;
+}
+
+/* The public pair: a failure is in `err` (when given) and in pipit_agent_errmsg(). */
+enum pipit_status
+pipit_agent_save(struct pipit_agent *a, const char *path, struct pipit_error *err) {
+    struct pipit_error local;
+    err = err != NULL ? err : &local;
+    enum pipit_status st = session_save(a, path, err);
+    return st != PIPIT_OK && a != NULL ? agent_fail_err(a, st, err) : st;
+}
+
+enum pipit_status pipit_agent_load(struct pipit_agent *a,
+                                   const char *path,
+                                   struct pipit_session_info *info,
+                                   struct pipit_error *err) {
+    struct pipit_error local;
+    err = err != NULL ? err : &local;
+    enum pipit_status st = session_load(a, path, info, err);
+    return st != PIPIT_OK && a != NULL ? agent_fail_err(a, st, err) : st;
 }

@@ -157,10 +157,15 @@ static void say_not_done(struct pipit_agent *a,
 
 enum pipit_status
 pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn **out) {
-    if (a == NULL || utterance == NULL || out == NULL) {
+    if (a == NULL) {
         return PIPIT_ERR_INVALID_ARG;
     }
+    if (utterance == NULL || out == NULL) {
+        return agent_fail(a, PIPIT_ERR_INVALID_ARG, "agent: turn: %s is NULL",
+                          utterance == NULL ? "the utterance" : "the result pointer");
+    }
     *out = NULL;
+    a->errmsg[0] = '\0'; /* what this turn fails with, if it fails */
     enum pipit_status checked = check_utterance(a, utterance);
     if (checked != PIPIT_OK) {
         return checked;
@@ -187,7 +192,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     struct turn_build tb = {0};
     tb.turn = calloc(1, sizeof(*tb.turn));
     if (tb.turn == NULL) {
-        return PIPIT_ERR_NOMEM;
+        return agent_fail(a, PIPIT_ERR_NOMEM, "agent: turn: out of memory for the turn record");
     }
     struct pipit_turn *t = tb.turn;
     atomic_store(&a->cancel, false);
@@ -304,6 +309,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     t->latency_ms = pipit_now_ms() - t0;
     if (status != PIPIT_OK && status != PIPIT_ERR_ABORTED) {
         pipit_turn_free(t);
+        if (a->errmsg[0] == '\0') { /* a path that did not say more */
+            agent_fail(a, status, "agent: the turn failed: %s", pipit_status_str(status));
+        }
         return status;
     }
     *out = t;

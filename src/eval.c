@@ -1401,7 +1401,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
     }
     struct pipit_device *handle = NULL;
     struct pipit_error nerr;
-    if (pipit_device_new(sc->device, ts, NULL, &handle, &nerr) != PIPIT_OK) {
+    if (pipit_device_init(sc->device, ts, NULL, &handle, &nerr) != PIPIT_OK) {
         return bad(pc, "$.device", "%s", nerr.text);
     }
     if (handle == NULL) {
@@ -1807,7 +1807,7 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
             struct pipit_error aerr;
             pipit_error_clear(&aerr);
             /* the scenario's device by name, from its tool set (src/devices/registry.c) */
-            enum pipit_status ast = pipit_device_new(sc->device, ts, init, &device, &aerr);
+            enum pipit_status ast = pipit_device_init(sc->device, ts, init, &device, &aerr);
             free(init);
             if (ast == PIPIT_OK) {
                 ap.device = device;
@@ -1872,7 +1872,7 @@ static enum pipit_status llama_factory(void *user_data,
                                        const struct pipit_agent_params *params,
                                        struct pipit_agent **out,
                                        struct pipit_error *err) {
-    return pipit_agent_new(user_data, tools, params, out, err);
+    return pipit_agent_init(user_data, tools, params, out, err);
 }
 
 enum pipit_status pipit_eval_run(struct pipit_model *model,

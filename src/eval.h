@@ -4,7 +4,7 @@
  *
  * The pieces are exposed here so that tests can check each rule on hand-made data: call
  * matching, the precision/recall/F1 edge cases, report building from recorded turns, and a
- * run on a scripted fake backend (an agent factory instead of pipit_agent_new()).
+ * run on a scripted fake backend (an agent factory instead of pipit_agent_init()).
  *
  * Invariants of a loaded scenario set: 1..EVAL_MAX_SCENARIOS scenarios with unique ids; every
  * scenario has 1..PIPIT_SCENARIO_MAX_TURNS turns, each with a "user" string and an "expect"
@@ -146,7 +146,7 @@ void eval_report_miss(struct pipit_eval_report *r, size_t config, const char *li
 
 /* ============================================================================ running */
 
-/* Makes the agent for one scenario (pipit_agent_new, or a scripted backend in tests). */
+/* Makes the agent for one scenario (pipit_agent_init, or a scripted backend in tests). */
 typedef enum pipit_status (*eval_agent_factory)(void *user_data,
                                                 const struct pipit_toolset *tools,
                                                 const struct pipit_agent_params *params,

@@ -31,8 +31,9 @@ struct fake_backend {
     const struct pipit_model *vocab; /* when set, tokens are counted with its tokenizer */
     double delay_ms;                 /* each step takes this long (checking the clock) */
     bool block_until_cancel;         /* a step runs until cancelled */
-    int64_t ctx_limit; /* > 0: a step whose prefix, prompt and output pass it fails with
-                          PIPIT_ERR_CONTEXT_FULL (as llama's KV cache does), output unconsumed */
+    int64_t ctx_limit;      /* > 0: a step whose prefix, prompt and output pass it fails with
+                               PIPIT_ERR_CONTEXT_FULL (as llama's KV cache does), output unconsumed */
+    enum pipit_status fail; /* != PIPIT_OK: every step fails with it (an engine failure) */
     atomic_bool cancel;
 };
 
@@ -77,6 +78,9 @@ static inline enum pipit_status fake_step(void *self,
     out->prefill_tokens = fake_tokens(f, ephemeral);
     const char *next =
         f->next < f->n_script && f->script[f->next] != NULL ? f->script[f->next] : "";
+    if (f->fail != PIPIT_OK) {
+        return f->fail;
+    }
     if (f->ctx_limit > 0 &&
         f->permanent_len + out->prefill_tokens + (int64_t)strlen(next) > f->ctx_limit) {
         return PIPIT_ERR_CONTEXT_FULL;

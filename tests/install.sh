@@ -41,7 +41,7 @@ echo "$out"
 [ "$(printf '%s\n' "$out" | grep -c .)" -ge 2 ] || { echo "install: header example said too little"; exit 1; }
 "$tmp/embed" "$model" "$src/tools/camera.json" "zoom in to 2x" "never mind" | grep -q "> never mind"
 echo "ran embed"
-# the tooling: a simulated camera (pipit_device_new) and the test-model shapes
+# the tooling: a simulated camera (pipit_device_init) and the test-model shapes
 cat >"$tmp/tools-example.c" <<'C'
 #include "pipit_tools.h"
 
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
     size_t n = 0;
     pipit_model_shapes(&n);
     if (argc < 2 || pipit_toolset_load_file(argv[1], &tools, &err) != PIPIT_OK ||
-        pipit_device_new("camera", tools, "{\"zoom\": 2}", &camera, &err) != PIPIT_OK) {
+        pipit_device_init("camera", tools, "{\"zoom\": 2}", &camera, &err) != PIPIT_OK) {
         fprintf(stderr, "%s\n", err.text);
         return 1;
     }

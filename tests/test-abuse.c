@@ -586,14 +586,14 @@ static void test_prompt_of_another_pack_refused(void **state) {
         fail_msg("%s", err.text);
     }
     struct pipit_device *home = NULL;
-    if (pipit_device_new(NULL, ts, NULL, &home, &err) != PIPIT_OK) {
+    if (pipit_device_init(NULL, ts, NULL, &home, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     struct pipit_agent_params p = pipit_agent_default_params();
     p.n_threads = 1;
     p.device = home;
     struct pipit_agent *a = NULL;
-    assert_int_equal(pipit_agent_new(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
+    assert_int_equal(pipit_agent_init(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_null(a);
     int n_text = 0, n_tools = 0, n_state = 0, n_cmd = 0, total = 0, limit = 0;
     if (sscanf(err.text,

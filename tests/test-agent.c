@@ -1249,47 +1249,47 @@ static void test_device_registry(void **state) {
         PIPIT_OK);
     struct pipit_device *d = NULL;
     /* chosen: the simulator that runs every tool; none for tools no device knows */
-    assert_int_equal(pipit_device_new(NULL, camera, NULL, &d, &err), PIPIT_OK);
+    assert_int_equal(pipit_device_init(NULL, camera, NULL, &d, &err), PIPIT_OK);
     assert_string_equal(pipit_device_name(d), "camera");
     pipit_device_free(d);
-    assert_int_equal(pipit_device_new(NULL, phone, "{\"wifi\": false}", &d, &err), PIPIT_OK);
+    assert_int_equal(pipit_device_init(NULL, phone, "{\"wifi\": false}", &d, &err), PIPIT_OK);
     assert_string_equal(pipit_device_name(d), "phone");
     char *s = pipit_device_state_json(d);
     assert_non_null(strstr(s, "\"wifi\":false"));
     pipit_free(s);
     pipit_device_free(d);
     d = (struct pipit_device *)&err; /* overwritten */
-    assert_int_equal(pipit_device_new(NULL, home, NULL, &d, &err), PIPIT_OK);
+    assert_int_equal(pipit_device_init(NULL, home, NULL, &d, &err), PIPIT_OK);
     assert_null(d);
     /* ... and then an initial state has nowhere to go */
-    assert_int_equal(pipit_device_new(NULL, home, "{\"celsius\": 20}", &d, &err),
+    assert_int_equal(pipit_device_init(NULL, home, "{\"celsius\": 20}", &d, &err),
                      PIPIT_ERR_INVALID_ARG);
     assert_non_null(strstr(err.text, "home.json declares no state"));
     /* by name: the camera even for another tool set; init all-or-nothing, named */
-    assert_int_equal(pipit_device_new("camera", NULL, "{\"flash\": \"on\"}", &d, &err), PIPIT_OK);
+    assert_int_equal(pipit_device_init("camera", NULL, "{\"flash\": \"on\"}", &d, &err), PIPIT_OK);
     s = pipit_device_state_json(d);
     assert_non_null(strstr(s, "\"flash\":\"on\""));
     pipit_free(s);
     pipit_device_free(d);
-    assert_int_equal(pipit_device_new("camera", camera, "{\"zoom\": \"big\"}", &d, &err),
+    assert_int_equal(pipit_device_init("camera", camera, "{\"zoom\": \"big\"}", &d, &err),
                      PIPIT_ERR_JSON);
     assert_null(d);
     assert_non_null(strstr(err.text, "zoom"));
-    assert_int_equal(pipit_device_new("camera", camera, "{not json", &d, &err), PIPIT_ERR_JSON);
+    assert_int_equal(pipit_device_init("camera", camera, "{not json", &d, &err), PIPIT_ERR_JSON);
     assert_non_null(strstr(err.text, "not JSON"));
-    assert_int_equal(pipit_device_new("camera", camera, "[1]", &d, &err), PIPIT_ERR_JSON);
+    assert_int_equal(pipit_device_init("camera", camera, "[1]", &d, &err), PIPIT_ERR_JSON);
     assert_non_null(strstr(err.text, "not a JSON object"));
-    assert_int_equal(pipit_device_new("toaster", camera, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_init("toaster", camera, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
     assert_non_null(strstr(err.text, "unknown device 'toaster'"));
     /* the generic device needs a declared state; tools/home.json declares one */
-    assert_int_equal(pipit_device_new("pack", home, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_init("pack", home, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
     assert_non_null(strstr(err.text, "no declared state"));
     struct pipit_toolset *pack = NULL;
     assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &pack, &err),
                      PIPIT_OK);
     static const char *const kinds[] = {NULL, "pack", "home"};
     for (size_t i = 0; i < 3; i++) {
-        assert_int_equal(pipit_device_new(kinds[i], pack, "{\"thermostat\": 22}", &d, &err),
+        assert_int_equal(pipit_device_init(kinds[i], pack, "{\"thermostat\": 22}", &d, &err),
                          PIPIT_OK);
         assert_string_equal(pipit_device_name(d), "home");
         s = pipit_device_state_json(d);
@@ -1297,14 +1297,14 @@ static void test_device_registry(void **state) {
         pipit_free(s);
         pipit_device_free(d);
     }
-    assert_int_equal(pipit_device_new("home", pack, "{\"thermostat\": 99}", &d, &err),
+    assert_int_equal(pipit_device_init("home", pack, "{\"thermostat\": 99}", &d, &err),
                      PIPIT_ERR_JSON);
     assert_non_null(strstr(err.text, "thermostat"));
-    assert_int_equal(pipit_device_new("garden", pack, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_init("garden", pack, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
     assert_non_null(strstr(err.text, "known: camera, phone, pack, home"));
     pipit_toolset_free(pack);
-    assert_int_equal(pipit_device_new("camera", camera, NULL, NULL, &err), PIPIT_ERR_INVALID_ARG);
-    assert_int_equal(pipit_device_new(NULL, NULL, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_init("camera", camera, NULL, NULL, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_device_init(NULL, NULL, NULL, &d, &err), PIPIT_ERR_INVALID_ARG);
     pipit_toolset_free(home);
     pipit_toolset_free(phone);
     pipit_toolset_free(camera);
@@ -1378,6 +1378,60 @@ static void test_bad_params(void **state) {
     test_agent_free(NULL);
     pipit_turn_free(NULL);
     pipit_toolset_free(ts);
+}
+
+/* Every failing call on an agent says why in pipit_agent_errmsg(), and a turn that succeeds
+ * after a failure starts from a clean message. */
+static void expect_errmsg(struct pipit_agent *a, const char *needle) {
+    const char *m = pipit_agent_errmsg(a);
+    if (m == NULL || strstr(m, needle) == NULL) {
+        fail_msg("errmsg \"%s\" does not say \"%s\"", m != NULL ? m : "(null)", needle);
+    }
+}
+
+static void test_every_failure_says_why(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    struct pipit_turn *t = NULL;
+
+    assert_int_equal(pipit_agent_register_tool(fx.agent, "no_such_tool", NULL, NULL),
+                     PIPIT_ERR_UNKNOWN_TOOL);
+    expect_errmsg(fx.agent, "no_such_tool");
+    assert_int_equal(pipit_agent_register_tool(fx.agent, NULL, NULL, NULL), PIPIT_ERR_INVALID_ARG);
+    expect_errmsg(fx.agent, "NULL");
+
+    assert_int_equal(pipit_agent_turn(fx.agent, NULL, &t), PIPIT_ERR_INVALID_ARG);
+    expect_errmsg(fx.agent, "utterance is NULL");
+    assert_int_equal(pipit_agent_turn(fx.agent, "zoom in", NULL), PIPIT_ERR_INVALID_ARG);
+    expect_errmsg(fx.agent, "result pointer");
+    assert_int_equal(pipit_agent_turn(fx.agent, "   ", &t), PIPIT_ERR_INVALID_ARG);
+    expect_errmsg(fx.agent, "empty");
+
+    /* an engine failure in the model step: the turn fails and says so */
+    fx.fake.fail = PIPIT_ERR_DECODE;
+    assert_int_equal(pipit_agent_turn(fx.agent, "make it look like a painting", &t),
+                     PIPIT_ERR_DECODE);
+    assert_null(t);
+    expect_errmsg(fx.agent, "model step failed");
+    fx.fake.fail = PIPIT_OK;
+
+    /* a session file that cannot be written or read: in err and in errmsg, err or not */
+    struct pipit_error err;
+    assert_int_not_equal(pipit_agent_save(fx.agent, "/nonexistent-dir/s.pipit", &err), PIPIT_OK);
+    expect_errmsg(fx.agent, "/nonexistent-dir/s.pipit");
+    assert_string_equal(err.text, pipit_agent_errmsg(fx.agent));
+    assert_int_not_equal(pipit_agent_load(fx.agent, "/nonexistent-dir/s.pipit", NULL, NULL),
+                         PIPIT_OK);
+    expect_errmsg(fx.agent, "/nonexistent-dir/s.pipit");
+
+    /* a turn that works clears the message */
+    const char *const out[] = {"<call>set_zoom(level=2)"};
+    script(&fx, 1, out);
+    t = turn(&fx, "zoom in to 2x");
+    assert_string_equal(pipit_agent_errmsg(fx.agent), "");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
 }
 
 /* ============================================================================ memory, JIT */
@@ -2016,7 +2070,7 @@ static void test_real_model_app_state(void **state) {
     p.turn_budget_ms = 0;
     p.temperature = 1.0f; /* sampled (seeded): greedy, the random model keeps calling undo */
     p.seed = 7;
-    if (pipit_agent_new(m, fx.ts, &p, &fx.agent, &err) != PIPIT_OK) {
+    if (pipit_agent_init(m, fx.ts, &p, &fx.agent, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
     assert_int_equal(pipit_agent_register_tool(fx.agent, "set_temperature", home_tool, &h),
@@ -2083,6 +2137,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cloud_configured_but_refused),
         cmocka_unit_test(test_pack_cloud_tool),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_every_failure_says_why),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),

@@ -377,7 +377,7 @@ static void test_prompt_is_the_agents(void **state) {
     memset(&fake, 0, sizeof(fake));
     fake.script[fake.n_script++] = "Hi! What would you like me to do?";
     struct pipit_device *home = NULL;
-    assert_int_equal(pipit_device_new(NULL, ts, NULL, &home, &err), PIPIT_OK);
+    assert_int_equal(pipit_device_init(NULL, ts, NULL, &home, &err), PIPIT_OK);
     struct pipit_agent_params p = pipit_agent_default_params();
     p.device = home;
     p.system_prompt = pipit_datagen_pack_system(ts);
@@ -413,7 +413,7 @@ static void test_home_no_overlap(void **state) {
     struct pipit_datagen_params d = pipit_datagen_default_params();
     struct pipit_dataset *plain = gen(ts, d.seed, d.n_train, d.n_valid);
     struct pipit_overlap_index *pidx = NULL;
-    assert_int_equal(pipit_overlap_index_new(plain, &pidx, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_init(plain, &pidx, &err), PIPIT_OK);
     struct pipit_overlap_counts pc;
     memset(&pc, 0, sizeof(pc));
     assert_int_equal(pipit_overlap_check_file(pidx, HOME_EVAL, &home, 1, NULL, NULL, &pc, &err),
@@ -436,7 +436,7 @@ static void test_home_no_overlap(void **state) {
     }
     pipit_overlap_index_free(ex);
     struct pipit_overlap_index *idx = NULL;
-    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_init(ds, &idx, &err), PIPIT_OK);
     struct pipit_overlap_counts c;
     memset(&c, 0, sizeof(c));
     assert_int_equal(pipit_overlap_check_file(idx, HOME_EVAL, &home, 1, NULL, NULL, &c, &err),

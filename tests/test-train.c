@@ -481,9 +481,9 @@ static void test_overlap_index(void **state) {
     struct pipit_dataset *ds = make_data(11, 3000, 10);
     struct pipit_overlap_index *idx = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_overlap_index_new(NULL, &idx, &err), PIPIT_ERR_INVALID_ARG);
-    assert_int_equal(pipit_overlap_index_new(ds, NULL, &err), PIPIT_ERR_INVALID_ARG);
-    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_init(NULL, &idx, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_overlap_index_init(ds, NULL, &err), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_overlap_index_init(ds, &idx, &err), PIPIT_OK);
     assert_true(pipit_overlap_index_size(idx) > 1000 && pipit_overlap_index_size(idx) <= 3000);
 
     /* a training utterance that is the second segment of a compound the router splits, and
@@ -599,7 +599,7 @@ static void test_overlap_pack_router(void **state) {
     struct pipit_dataset *ds = make_data(11, 3000, 10);
     struct pipit_overlap_index *idx = NULL;
     struct pipit_error err;
-    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_init(ds, &idx, &err), PIPIT_OK);
     struct pipit_toolset *ts = NULL;
     if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/camera.json", &ts, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
@@ -741,7 +741,7 @@ static void test_shipped_sets_no_overlap(void **state) {
     assert_int_equal(pipit_datagen_camera(&p, &ds, &err), PIPIT_OK);
     pipit_overlap_index_free(ex);
     struct pipit_overlap_index *idx = NULL;
-    assert_int_equal(pipit_overlap_index_new(ds, &idx, &err), PIPIT_OK);
+    assert_int_equal(pipit_overlap_index_init(ds, &idx, &err), PIPIT_OK);
     pipit_dataset_free(ds);
     assert_true(pipit_overlap_index_size(idx) > 50000);
     /* each set split by its own tool set's router, as the agent splits it */
@@ -1056,10 +1056,10 @@ static void test_training_stops(void **state) {
     struct pipit_agent_params ap = pipit_agent_default_params();
     ap.n_ctx = 512;
     struct pipit_agent *ag = NULL;
-    assert_int_equal(pipit_agent_new(m, home, &ap, &ag, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_init(m, home, &ap, &ag, &err), PIPIT_OK);
     assert_string_equal(pipit_agent_model_notice(ag), ""); /* the pack it was trained for */
     pipit_agent_free(ag);
-    assert_int_equal(pipit_agent_new(m, camera, &ap, &ag, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_init(m, camera, &ap, &ag, &err), PIPIT_OK);
     assert_non_null(strstr(pipit_agent_model_notice(ag), "trained for the pack \"home\""));
     assert_non_null(strstr(pipit_agent_model_notice(ag), "\"camera\""));
     pipit_agent_free(ag);
@@ -1067,7 +1067,7 @@ static void test_training_stops(void **state) {
     pipit_model_free(m);
     assert_int_equal(pipit_train(&tp, ds, model, &res, &err), PIPIT_OK);
     assert_int_equal(pipit_model_load(model, NULL, &m, &err), PIPIT_OK);
-    assert_int_equal(pipit_agent_new(m, home, &ap, &ag, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_init(m, home, &ap, &ag, &err), PIPIT_OK);
     assert_non_null(strstr(pipit_agent_model_notice(ag), "another version of the pack \"home\""));
     pipit_agent_free(ag);
     pipit_model_free(m);

@@ -40,13 +40,13 @@ static inline struct pipit_model *test_load_model(const char *path) {
     return m;
 }
 
-/* A device for an agent (pipit_device_new(); kind "camera", "phone", ...), or the test fails.
+/* A device for an agent (pipit_device_init(); kind "camera", "phone", ...), or the test fails.
  * Free it with pipit_device_free() after the agents that use it. */
 static inline struct pipit_device *
 test_device(const char *kind, const struct pipit_toolset *ts, const char *init_json) {
     struct pipit_device *d = NULL;
     struct pipit_error err;
-    if (pipit_device_new(kind, ts, init_json, &d, &err) != PIPIT_OK || d == NULL) {
+    if (pipit_device_init(kind, ts, init_json, &d, &err) != PIPIT_OK || d == NULL) {
         fail_msg("device %s: %s", kind != NULL ? kind : "(chosen)", err.text);
     }
     return d;
@@ -82,7 +82,7 @@ static inline void test_agent_free(struct pipit_agent *a) {
     }
 }
 
-/* pipit_agent_new() on `params` (NULL: the defaults); without a device in them, on a fresh
+/* pipit_agent_init() on `params` (NULL: the defaults); without a device in them, on a fresh
  * camera of its own (what agents ran on before devices were handles), freed by
  * test_agent_free(). */
 static inline enum pipit_status test_agent_new(struct pipit_model *m,
@@ -96,7 +96,7 @@ static inline enum pipit_status test_agent_new(struct pipit_model *m,
         d = test_device("camera", ts, NULL);
         p.device = d;
     }
-    enum pipit_status st = pipit_agent_new(m, ts, &p, out, err);
+    enum pipit_status st = pipit_agent_init(m, ts, &p, out, err);
     if (st == PIPIT_OK && d != NULL) {
         test_agent_keep_device(*out, d);
     } else {

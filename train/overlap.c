@@ -20,7 +20,7 @@
  *
  * Typos are not folded: a misspelling is a new surface form, and the generator writes typos of
  * its own, which the verbatim check finds. Invariants: the index owns copies of every string it
- * returns; it is read-only after pipit_overlap_index_new() and may be shared by threads.
+ * returns; it is read-only after pipit_overlap_index_init() and may be shared by threads.
  */
 #include "pipit_tools.h"
 #include "router.h"
@@ -472,9 +472,9 @@ void pipit_overlap_index_free(struct pipit_overlap_index *idx) {
     free(idx);
 }
 
-enum pipit_status pipit_overlap_index_new(const struct pipit_dataset *ds,
-                                          struct pipit_overlap_index **out,
-                                          struct pipit_error *err) {
+enum pipit_status pipit_overlap_index_init(const struct pipit_dataset *ds,
+                                           struct pipit_overlap_index **out,
+                                           struct pipit_error *err) {
     pipit_error_clear(err);
     if (out == NULL || ds == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "overlap: %s is NULL",

@@ -1,5 +1,5 @@
 /*
- * registry.c - which device runs a tool set: pipit_device_new().
+ * registry.c - which device runs a tool set: pipit_device_init().
  *
  * The one place that knows pipit's devices by name. The agent and the evaluation take a
  * struct pipit_device and never name a device themselves, so a new simulator is added here
@@ -126,11 +126,11 @@ static enum pipit_status choose(const struct pipit_toolset *ts,
     return PIPIT_OK;
 }
 
-enum pipit_status pipit_device_new(const char *kind,
-                                   const struct pipit_toolset *tools,
-                                   const char *init_json,
-                                   struct pipit_device **out,
-                                   struct pipit_error *err) {
+enum pipit_status pipit_device_init(const char *kind,
+                                    const struct pipit_toolset *tools,
+                                    const char *init_json,
+                                    struct pipit_device **out,
+                                    struct pipit_error *err) {
     pipit_error_clear(err);
     if (out == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "device: NULL out");

@@ -1,7 +1,7 @@
 /*
  * registry.h - the device that runs a tool set, as a plain struct device (tooling).
  *
- * pipit_device_new() (pipit_tools.h) wraps this choice in a public handle; the training-data
+ * pipit_device_init() (pipit_tools.h) wraps this choice in a public handle; the training-data
  * generator plays its examples on the same device the agent would run the set on, so the
  * state line and the results in the memory lines it trains on are the ones the agent shows.
  *
