@@ -84,8 +84,13 @@ void pipit_vformat(char *buf, size_t size, const char *fmt, va_list ap) {
     if (n < 0) {
         buf[0] = '\0';
     } else if ((size_t)n >= size && size >= 4) {
-        /* truncated: mark it so a reader knows the message was cut */
-        memcpy(buf + size - 4, "...", 4);
+        /* truncated: mark it so a reader knows the message was cut, at a character's start
+         * (never half a UTF-8 sequence before the mark) */
+        size_t at = size - 4;
+        while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80) {
+            at--;
+        }
+        memcpy(buf + at, "...", 4);
     }
 }
 

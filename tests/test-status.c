@@ -41,6 +41,26 @@ static void test_error_set_truncates_safely(void **state) {
     assert_int_equal(pipit_error_set(NULL, PIPIT_ERR_NOMEM, "x"), PIPIT_ERR_NOMEM);
     pipit_error_clear(&err);
     assert_string_equal(err.text, "");
+    /* a cut never leaves half a character before the mark: "é" is 2 bytes, at every offset */
+    for (size_t pad = 0; pad < 4; pad++) {
+        char buf[16];
+        char text[64] = "";
+        memset(text, 'a', pad);
+        for (size_t i = pad; i + 2 < sizeof(text); i += 2) {
+            memcpy(text + i, "\xc3\xa9", 2);
+        }
+        pipit_format(buf, sizeof(buf), "%s", text);
+        size_t n = strlen(buf);
+        assert_true(n >= 4 && strcmp(buf + n - 3, "...") == 0);
+        for (size_t i = 0; i < n - 3;) { /* whole sequences up to the mark */
+            size_t len = ((unsigned char)buf[i] & 0x80) == 0 ? 1 : 2;
+            assert_true(i + len <= n - 3);
+            if (len == 2) {
+                assert_true(((unsigned char)buf[i + 1] & 0xC0) == 0x80);
+            }
+            i += len;
+        }
+    }
 }
 
 static void test_free_null_is_noop(void **state) {
