@@ -25,10 +25,12 @@
 #include "status.h"
 #include "words.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PHRASE_CAP 64 /* bytes per alias phrase */
 #define MAX_VALUES 24 /* values remembered per string key */
@@ -112,7 +114,8 @@ static const char *const GLUE[] = {
     "now",     "right",  "still", "used",    "using",    "what",  "whats",  "which",     "how",
     "much",    "many",   "any",   "there",   "theres",   "have",  "has",    "got",       "if",
     "whether", "status", "state", "setting", "settings", "value", "turned", "switched",  "so",
-    "far",     "number", "count", "up",      "selected", "use",
+    "far",     "number", "count", "up",      "selected", "use",   "left",   "remaining", "remain",
+    "remains", "longs",  "time",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -127,8 +130,26 @@ static const char *const DETERMINERS[] = {"the", "my",      "your", "our", "its"
 
 /* Generic state words: a value of any key in a question ("is the flash on?"). */
 static const char *const STATE_WORDS[] = {
-    "on",  "off", "enabled", "disabled", "active",  "inactive", "true",  "false",
-    "yes", "no",  "locked",  "unlocked", "running", "set",      "unset", "going",
+    "on",    "off",   "enabled", "disabled", "active",   "inactive", "true",
+    "false", "yes",   "no",      "locked",   "unlocked", "running",  "set",
+    "unset", "going", "open",    "opened",   "closed",   "shut",
+};
+
+/* Quantities people ask about without naming the key ("how warm is it set to?", "how long is
+ * left?"): a number key whose only setter's arguments or description say one of the marks
+ * gets the phrases as names of lower rank than the pack's own. Two keys of one quantity
+ * ("how bright" with three rooms) name neither. */
+struct dimension {
+    const char *marks[6];
+    const char *phrases[7];
+};
+static const struct dimension DIMENSIONS[] = {
+    {{"celsius", "fahrenheit", "temperature", "thermostat", NULL},
+     {"temperature", "temp", "how warm", "how hot", "how cold", "heating", NULL}},
+    {{"minutes", "seconds", "hours", "duration", NULL},
+     {"how long", "time left", "time remaining", "how much time", NULL}},
+    {{"volume", "loudness", NULL}, {"volume", "how loud", "how quiet", NULL}},
+    {{"brightness", NULL}, {"brightness", "how bright", "how dim", "how dark", NULL}},
 };
 
 /* Boolean words in claims. */
@@ -400,6 +421,35 @@ static void add_state_template(struct ask_key *key, const char *tmpl, const char
     }
 }
 
+/* Whole word `w` in `text`, ignoring case and '_' as a space. */
+static bool says_word(const char *text, const char *w) {
+    size_t wl = strlen(w);
+    for (const char *p = text; p != NULL && *p != '\0'; p++) {
+        bool start = p == text || !isalnum((unsigned char)p[-1]);
+        if (start && strncasecmp(p, w, wl) == 0 && !isalnum((unsigned char)p[wl])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The quantity names of DIMENSIONS a number key's setter says (rank 2). */
+static void add_dimensions(struct ask *k, int key, const struct pipit_tool *tool) {
+    for (size_t d = 0; d < COUNT(DIMENSIONS); d++) {
+        bool said = false;
+        for (size_t m = 0; DIMENSIONS[d].marks[m] != NULL && !said; m++) {
+            const char *w = DIMENSIONS[d].marks[m];
+            said = says_word(tool->description != NULL ? tool->description : "", w);
+            for (size_t i = 0; tool->params != NULL && i < tool->params->n_props && !said; i++) {
+                said = says_word(tool->params->props[i].name, w);
+            }
+        }
+        for (size_t i = 0; said && DIMENSIONS[d].phrases[i] != NULL; i++) {
+            add_alias(k, DIMENSIONS[d].phrases[i], key, 2);
+        }
+    }
+}
+
 /* Aliases and values from a tool that changes exactly one key. */
 static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     const char *const *keys = NULL;
@@ -439,6 +489,9 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
         add_alias(k, phrase, key, 1);
     }
     const struct pipit_schema *params = ts->tools[t].params;
+    if (k->keys[key].type == KEY_NUMBER) {
+        add_dimensions(k, key, &ts->tools[t]);
+    }
     if (params != NULL && params->n_props == 1) {
         add_state_template(&k->keys[key], ts->tools[t].success, params->props[0].name);
     }

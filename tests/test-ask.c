@@ -5,6 +5,7 @@
 #include "ask.h"
 #include "device.h"
 #include "devices/camera.h"
+#include "devices/pack.h"
 #include "devices/phone.h"
 #include "testutil.h"
 
@@ -292,6 +293,41 @@ static void test_generic_pack(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* A pack's declared state (home): questions that name a quantity instead of the key ("how
+ * warm", "how long is left"), and open/closed as states, are answered from the state; the
+ * same words in a command or with unknown words are not questions. */
+static void test_pack_quantities(void **state) {
+    (void)state;
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &p.ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    json_t *j = json_loads("{\"thermostat\": 19.5, \"timer_min\": 35, \"blinds\": 100}", 0, NULL);
+    assert_int_equal(p.dev.ops->set_state(p.dev.self, j, &err), PIPIT_OK);
+    json_decref(j);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    char thermo[128], timer[128], blinds[128];
+    assert_true(ask_answer(p.k, "what's the thermostat set to?", p.state, thermo, sizeof(thermo)));
+    assert_true(ask_answer(p.k, "is the timer on?", p.state, timer, sizeof(timer)));
+    assert_true(ask_answer(p.k, "what are the blinds at?", p.state, blinds, sizeof(blinds)));
+    assert_non_null(strstr(thermo, "19.5"));
+    assert_non_null(strstr(timer, "35"));
+    const struct qa cases[] = {
+        {"how warm is it set to again?", thermo}, {"what temperature is the heating on", thermo},
+        {"how long is left on the timer", timer}, {"how long's left on the timer?", timer},
+        {"how much time is left", timer},         {"are the blinds open?", blinds},
+        {"are the blinds closed", blinds},        {"open the blinds", NULL},
+        {"how warm is it in Lisbon today", NULL}, {"how long does a roast chicken take", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -325,8 +361,9 @@ static void test_bounds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
-        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
-        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_camera_claims),
+        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
