@@ -1,11 +1,12 @@
 /*
- * ask.c - state questions answered from the state, and plain-text claims checked against it.
+ * ask.c - the key lexicon, and state questions answered from the state.
  *
  * One lexicon per agent, built from the pack at creation: for every scalar or array state key,
  * the phrases that name it (aliases) and, for string keys, the values a sentence may claim.
- * Aliases come from three places, ranked: (0) the device's own names and the key's words
+ * Aliases come from these places, ranked: (0) the device's own names and the key's words
  * ("timer_s" -> "timer"); (1) the words of a tool that changes exactly this key, minus generic
- * verbs ("switch_camera" -> "camera"), and the singular of an array key ("alarms" -> "alarm").
+ * verbs ("switch_camera" -> "camera"), and the singular of an array key ("alarms" -> "alarm");
+ * (2) the quantity a number key's only setter speaks of ("how warm", "how long": DIMENSIONS).
  * A phrase two keys claim at the same rank names neither (both "focus_x" and "focus_y" give
  * "focus"): a question with it goes to the model.
  *
@@ -14,13 +15,12 @@
  * or state word ("the", "am", "at", "set", "on", "currently", ...), a value of a named key, a
  * word of a named key, or a number. Anything else makes it another intent.
  *
- * A claim: in one sentence, a key's alias followed by a copula ("is", "are", "'s", "set to")
- * and a value ("The zoom is 1x."), a boolean key as a predicate ("It's recording.", "It isn't
- * recording."), or a value before the alias and "is active/on" after it ("The front camera is
- * active."). A claim whose value differs from the state makes its sentence wrong.
+ * Claims in the model's plain text are checked in ask_claim.c, on the same lexicon
+ * (ask_impl.h).
  */
 #include "ask.h"
 
+#include "ask_impl.h"
 #include "render.h"
 #include "status.h"
 #include "words.h"
@@ -31,12 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#define PHRASE_CAP 64 /* bytes per alias phrase */
-#define MAX_VALUES 24 /* values remembered per string key */
-#define VALUE_CAP  48
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ============================================================================
  * generic English (no pack nouns here) */
@@ -152,22 +146,6 @@ static const struct dimension DIMENSIONS[] = {
     {{"brightness", NULL}, {"brightness", "how bright", "how dim", "how dark", NULL}},
 };
 
-/* Boolean words in claims. */
-static const char *const TRUE_WORDS[] = {"on",     "enabled", "true",   "yes",
-                                         "active", "locked",  "running"};
-static const char *const FALSE_WORDS[] = {"off", "disabled", "false", "no", "inactive", "unlocked"};
-
-/* Copulas between a key and its claimed value: "the zoom is 2x", "the zoom's at 2x", "the
- * timer is set to 3 seconds". */
-static const char *const COPULAS[] = {"is", "are", "was", "s", "isnt", "arent", "wasnt"};
-static const char *const AFTER_COPULA[] = {"now", "currently", "still",   "set",
-                                           "to",  "at",        "already", "also"};
-
-/* Before a boolean key used as a predicate: "it's recording", "we are recording". */
-static const char *const PREDICATE_LEADS[] = {"is", "its",       "are", "were",  "am",
-                                              "im", "currently", "now", "still", "s"};
-static const char *const NEGATIONS[] = {"not", "isnt", "arent", "wasnt", "no"};
-
 /* Words of tool names that say what is done, not to what. */
 static const char *const TOOL_VERBS[] = {
     "set",    "get",    "adjust", "switch", "take",   "toggle", "enable", "disable",
@@ -178,87 +156,46 @@ static const char *const TOOL_VERBS[] = {
 };
 
 /* ============================================================================
- * the lexicon */
-
-enum key_type {
-    KEY_BOOL = 0,
-    KEY_NUMBER = 1,
-    KEY_STRING = 2,
-    KEY_ARRAY = 3,
-    KEY_OBJECT = 4,
-};
-
-struct ask_key {
-    char name[PIPIT_TOOLSPEC_MAX_NAME + 1];
-    enum key_type type;
-    char words[PHRASE_CAP];             /* "white balance", "timer" */
-    const struct device_key_words *dev; /* NULL: none */
-    size_t n_values;
-    char values[MAX_VALUES][VALUE_CAP]; /* string keys: values a sentence may claim, lowercase */
-    const char *tmpl;                   /* the setter's success template when it says the state
-                                           ("The flash is {mode:auto=on auto}."), else NULL;
-                                           borrowed from the tool set */
-    char param[PIPIT_TOOLSPEC_MAX_NAME + 1]; /* the setter's one argument */
-    size_t n_shows;
-    char show_text[MAX_VALUES][VALUE_CAP];  /* how the template shows a value ("on auto") */
-    char show_value[MAX_VALUES][VALUE_CAP]; /* ... that value ("auto", "0") */
-};
-
-struct ask_alias {
-    char phrase[PHRASE_CAP]; /* lowercase words joined by one space */
-    int key;                 /* index into keys; -1: two keys claim it (names neither) */
-    int rank;
-    size_t n_words;
-};
-
-struct ask {
-    struct ask_key keys[ASK_MAX_KEYS];
-    size_t n_keys;
-    struct ask_alias aliases[ASK_MAX_ALIASES];
-    size_t n_aliases;
-};
-
-/* ============================================================================
  * tokens (words.c) */
 
-static bool is_digit(unsigned char c) {
+bool ask_is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
 /* Words of s[0..len), at most max; a sign before a digit is part of the number ("-1"). */
-static size_t tokenize(const char *s, size_t len, struct words_tok *out, size_t max) {
+size_t ask_tokenize(const char *s, size_t len, struct words_tok *out, size_t max) {
     return words_tokenize(s, len, WORDS_SIGNS, out, max);
 }
 
-static bool tok_is(const struct words_tok *t, size_t n, size_t i, const char *w) {
+bool ask_tok_is(const struct words_tok *t, size_t n, size_t i, const char *w) {
     return words_is(t, n, i, w);
 }
 
 /* Tokens the phrase ("white balance") matches at i, or 0. */
-static size_t match_phrase(const struct words_tok *t, size_t n, size_t i, const char *phrase) {
+static size_t ask_match_phrase(const struct words_tok *t, size_t n, size_t i, const char *phrase) {
     return words_match(t, n, i, phrase);
 }
 
-static size_t match_longest(const struct words_tok *t,
-                            size_t n,
-                            size_t i,
-                            const char *const *list,
-                            size_t n_list) {
+static size_t ask_match_longest(const struct words_tok *t,
+                                size_t n,
+                                size_t i,
+                                const char *const *list,
+                                size_t n_list) {
     return words_match_longest(t, n, i, list, n_list);
 }
 
-static bool in_list(const char *w, const char *const *list, size_t n_list) {
+bool ask_in_list(const char *w, const char *const *list, size_t n_list) {
     return words_in_list(w, list, n_list);
 }
 
 /* A number word: "2", "2x", "0.5", "-1", "+1.5". */
-static bool parse_number(const char *w, double *out) {
+bool ask_parse_number(const char *w, double *out) {
     if (w[0] == '\0') {
         return false;
     }
     char *end = NULL;
     double v = strtod(w, &end);
-    if (end == w || !(is_digit((unsigned char)w[0]) || w[0] == '-' || w[0] == '+')) {
+    if (end == w || !(ask_is_digit((unsigned char)w[0]) || w[0] == '-' || w[0] == '+')) {
         return false;
     }
     if (*end == 'x' && end[1] == '\0') {
@@ -276,9 +213,9 @@ static bool parse_number(const char *w, double *out) {
 
 /* Normalize a phrase into lowercase words joined by one space; false when it has no word, too
  * many words or is too long. */
-static bool normalize(const char *phrase, char *out, size_t size, size_t *n_words) {
+bool ask_normalize(const char *phrase, char *out, size_t size, size_t *n_words) {
     struct words_tok t[8];
-    size_t n = tokenize(phrase, strlen(phrase), t, COUNT(t));
+    size_t n = ask_tokenize(phrase, strlen(phrase), t, COUNT(t));
     size_t used = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
@@ -299,7 +236,7 @@ static bool normalize(const char *phrase, char *out, size_t size, size_t *n_word
 static void add_alias(struct ask *k, const char *phrase, int key, int rank) {
     char norm[PHRASE_CAP];
     size_t nw = 0;
-    if (!normalize(phrase, norm, sizeof(norm), &nw)) {
+    if (!ask_normalize(phrase, norm, sizeof(norm), &nw)) {
         return;
     }
     for (size_t i = 0; i < k->n_aliases; i++) {
@@ -329,7 +266,7 @@ static void add_alias(struct ask *k, const char *phrase, int key, int rank) {
 static void add_value(struct ask_key *key, const char *value) {
     char norm[VALUE_CAP];
     size_t nw = 0;
-    if (!normalize(value, norm, sizeof(norm), &nw)) {
+    if (!ask_normalize(value, norm, sizeof(norm), &nw)) {
         return;
     }
     for (size_t i = 0; i < key->n_values; i++) {
@@ -412,8 +349,8 @@ static void add_state_template(struct ask_key *key, const char *tmpl, const char
             size_t nw = 0;
             pipit_format(value, sizeof(value), "%.*s", (int)(eq - e), e);
             pipit_format(text, sizeof(text), "%.*s", (int)(bar - eq - 1), eq + 1);
-            if (normalize(text, key->show_text[key->n_shows], VALUE_CAP, &nw) &&
-                normalize(value, key->show_value[key->n_shows], VALUE_CAP, &nw)) {
+            if (ask_normalize(text, key->show_text[key->n_shows], VALUE_CAP, &nw) &&
+                ask_normalize(value, key->show_value[key->n_shows], VALUE_CAP, &nw)) {
                 key->n_shows++;
             }
         }
@@ -472,7 +409,7 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
         if (wl > 0 && wl < sizeof(w)) {
             memcpy(w, p, wl);
             w[wl] = '\0';
-            if (!in_list(w, TOOL_VERBS, COUNT(TOOL_VERBS)) && used + wl + 2 < sizeof(phrase)) {
+            if (!ask_in_list(w, TOOL_VERBS, COUNT(TOOL_VERBS)) && used + wl + 2 < sizeof(phrase)) {
                 if (used > 0) {
                     phrase[used++] = ' ';
                 }
@@ -605,14 +542,14 @@ void ask_free(struct ask *k) {
 }
 
 /* The longest alias at token i: its key (-1: ambiguous) and *len its tokens; 0 when none. */
-static size_t
-match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
+size_t
+ask_match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
     size_t best = 0;
     for (size_t a = 0; a < k->n_aliases; a++) {
         if (k->aliases[a].n_words <= best) {
             continue;
         }
-        size_t m = match_phrase(t, n, i, k->aliases[a].phrase);
+        size_t m = ask_match_phrase(t, n, i, k->aliases[a].phrase);
         if (m > best) {
             best = m;
             *key = k->aliases[a].key;
@@ -623,14 +560,14 @@ match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, 
 
 /* Tokens of a value of `key` at i, as a value ("auto") or as the template shows one ("on
  * auto"), or 0; *as (may be NULL) receives the value it stands for. The longest wins. */
-static size_t match_value_as(const struct ask_key *key,
-                             const struct words_tok *t,
-                             size_t n,
-                             size_t i,
-                             const char **as) {
+size_t ask_match_value_as(const struct ask_key *key,
+                          const struct words_tok *t,
+                          size_t n,
+                          size_t i,
+                          const char **as) {
     size_t best = 0;
     for (size_t v = 0; v < key->n_values; v++) {
-        size_t m = match_phrase(t, n, i, key->values[v]);
+        size_t m = ask_match_phrase(t, n, i, key->values[v]);
         if (m > best) {
             best = m;
             if (as != NULL) {
@@ -639,7 +576,7 @@ static size_t match_value_as(const struct ask_key *key,
         }
     }
     for (size_t v = 0; v < key->n_shows; v++) {
-        size_t m = match_phrase(t, n, i, key->show_text[v]);
+        size_t m = ask_match_phrase(t, n, i, key->show_text[v]);
         if (m > best) {
             best = m;
             if (as != NULL) {
@@ -650,9 +587,8 @@ static size_t match_value_as(const struct ask_key *key,
     return best;
 }
 
-static size_t
-match_value(const struct ask_key *key, const struct words_tok *t, size_t n, size_t i) {
-    return match_value_as(key, t, n, i, NULL);
+size_t ask_match_value(const struct ask_key *key, const struct words_tok *t, size_t n, size_t i) {
+    return ask_match_value_as(key, t, n, i, NULL);
 }
 
 /* ============================================================================
@@ -665,7 +601,7 @@ static void capitalize(char *s) {
 }
 
 /* The value of a number or string key as a sentence says it: "2x", "3 seconds", "off". */
-static void format_value(const struct ask_key *key, const json_t *v, char *buf, size_t size) {
+static void ask_format_value(const struct ask_key *key, const json_t *v, char *buf, size_t size) {
     const struct device_key_words *d = key->dev;
     if (json_is_number(v)) {
         double x = json_number_value(v);
@@ -716,11 +652,11 @@ static bool state_template(const struct ask_key *key, const json_t *v, char *buf
     return true;
 }
 
-static bool key_sentence(const struct ask_key *key,
-                         const json_t *v,
-                         enum ask_form form,
-                         char *buf,
-                         size_t size) {
+static bool ask_key_sentence(const struct ask_key *key,
+                             const json_t *v,
+                             enum ask_form form,
+                             char *buf,
+                             size_t size) {
     const struct device_key_words *d = key->dev;
     char noun[PHRASE_CAP + 8];
     if (d != NULL && d->noun != NULL) {
@@ -747,7 +683,7 @@ static bool key_sentence(const struct ask_key *key,
             if (key->type == KEY_NUMBER ? !json_is_number(v) : !json_is_string(v)) {
                 return false;
             }
-            format_value(key, v, value, sizeof(value));
+            ask_format_value(key, v, value, sizeof(value));
             if (d != NULL && d->pattern != NULL) {
                 fill_pattern(d->pattern, value, buf, size);
             } else if (!state_template(key, v, buf, size)) {
@@ -813,7 +749,7 @@ bool ask_sentence(const struct ask *k,
     if (i < 0 || value == NULL) {
         return false;
     }
-    if (!key_sentence(&k->keys[i], value, form, buf, size)) {
+    if (!ask_key_sentence(&k->keys[i], value, form, buf, size)) {
         buf[0] = '\0';
         return false;
     }
@@ -821,17 +757,17 @@ bool ask_sentence(const struct ask *k,
 }
 
 /* Append the true sentences of `keys` to buf (space-separated). */
-static int say_keys(const struct ask *k,
-                    const int *keys,
-                    size_t n_keys,
-                    const json_t *state,
-                    char *buf,
-                    size_t size) {
+int ask_say_keys(const struct ask *k,
+                 const int *keys,
+                 size_t n_keys,
+                 const json_t *state,
+                 char *buf,
+                 size_t size) {
     int said = 0;
     for (size_t i = 0; i < n_keys; i++) {
         char one[256];
         const json_t *v = json_object_get(state, k->keys[keys[i]].name);
-        if (!key_sentence(&k->keys[keys[i]], v, ASK_NOW, one, sizeof(one))) {
+        if (!ask_key_sentence(&k->keys[keys[i]], v, ASK_NOW, one, sizeof(one))) {
             continue;
         }
         size_t used = strlen(buf);
@@ -857,18 +793,18 @@ int ask_answer(const struct ask *k,
     }
     struct words_tok t[ASK_MAX_TOKENS];
     size_t len = strlen(utterance);
-    size_t n = tokenize(utterance, len, t, ASK_MAX_TOKENS);
+    size_t n = ask_tokenize(utterance, len, t, ASK_MAX_TOKENS);
     if (n == ASK_MAX_TOKENS) {
         return 0; /* a question about the state is short */
     }
     size_t lo = 0;
     size_t hi = n;
-    for (size_t m; (m = match_longest(t, hi, lo, LEAD_FILLERS, COUNT(LEAD_FILLERS))) > 0;) {
+    for (size_t m; (m = ask_match_longest(t, hi, lo, LEAD_FILLERS, COUNT(LEAD_FILLERS))) > 0;) {
         lo += m;
     }
     bool tagged = false; /* "..., right?" */
     /* tags only end a statement: "what zoom is it" keeps its "is it" */
-    bool opener = lo < hi && in_list(t[lo].w, OPENERS, COUNT(OPENERS));
+    bool opener = lo < hi && ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS));
     size_t n_trail = COUNT(TRAIL_FILLERS) + (opener ? 0 : COUNT(TAGS));
     for (bool again = true; again && hi > lo;) {
         again = false;
@@ -879,7 +815,7 @@ int ask_answer(const struct ask *k,
             for (const char *p = phrase; *p != '\0'; p++) {
                 nw += *p == ' ';
             }
-            if (nw < hi - lo && match_phrase(t, hi, hi - nw, phrase) == nw) {
+            if (nw < hi - lo && ask_match_phrase(t, hi, hi - nw, phrase) == nw) {
                 hi -= nw;
                 again = true;
                 tagged = tagged || tag;
@@ -889,7 +825,7 @@ int ask_answer(const struct ask *k,
     if (hi <= lo) {
         return 0;
     }
-    if (!in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
+    if (!ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
         /* a statement asked as a question: "flash is on or off?", "the flash is off, right?" */
         size_t end = len;
         while (end > 0 && (utterance[end - 1] == ' ' || utterance[end - 1] == '\n')) {
@@ -898,14 +834,14 @@ int ask_answer(const struct ask *k,
         bool asked = tagged || (end > 0 && utterance[end - 1] == '?');
         /* it must start "[the] <key> is ...": "zoom in, is the flash on?" is a command first */
         size_t p = lo;
-        while (p < hi && (tok_is(t, hi, p, "the") || tok_is(t, hi, p, "my") ||
-                          tok_is(t, hi, p, "your") || tok_is(t, hi, p, "our"))) {
+        while (p < hi && (ask_tok_is(t, hi, p, "the") || ask_tok_is(t, hi, p, "my") ||
+                          ask_tok_is(t, hi, p, "your") || ask_tok_is(t, hi, p, "our"))) {
             p++;
         }
         int key = -1;
-        size_t m = match_alias(k, t, hi, p, &key);
+        size_t m = ask_match_alias(k, t, hi, p, &key);
         if (!asked || m == 0 || key < 0 || p + m >= hi ||
-            !in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q))) {
+            !ask_in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q))) {
             return 0;
         }
     }
@@ -916,7 +852,7 @@ int ask_answer(const struct ask *k,
     bool determined = false; /* "the", "my", "am I": see DETERMINERS */
     for (size_t i = lo; i < hi;) {
         int key = -1;
-        size_t m = match_alias(k, t, hi, i, &key);
+        size_t m = ask_match_alias(k, t, hi, i, &key);
         if (m > 0 && key >= 0) {
             bool seen = false;
             for (size_t j = 0; j < n_keys; j++) {
@@ -934,21 +870,23 @@ int ask_answer(const struct ask *k,
         if (m > 0) {
             return 0; /* a name two keys share: the model decides */
         }
-        size_t g = match_longest(t, hi, i, GLUE_PHRASES, COUNT(GLUE_PHRASES));
+        size_t g = ask_match_longest(t, hi, i, GLUE_PHRASES, COUNT(GLUE_PHRASES));
         if (g > 0) {
             i += g;
             continue;
         }
         double num;
-        if (tok_is(t, hi, i, "many") || tok_is(t, hi, i, "any") || tok_is(t, hi, i, "number")) {
+        if (ask_tok_is(t, hi, i, "many") || ask_tok_is(t, hi, i, "any") ||
+            ask_tok_is(t, hi, i, "number")) {
             counting = true;
         }
-        if (in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS))) {
+        if (ask_in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS))) {
             determined = true;
         }
-        if (!in_list(t[i].w, GLUE, COUNT(GLUE)) &&
-            !in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) && !parse_number(t[i].w, &num) &&
-            !(i == lo && in_list(t[i].w, OPENERS, COUNT(OPENERS)))) {
+        if (!ask_in_list(t[i].w, GLUE, COUNT(GLUE)) &&
+            !ask_in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) &&
+            !ask_parse_number(t[i].w, &num) &&
+            !(i == lo && ask_in_list(t[i].w, OPENERS, COUNT(OPENERS)))) {
             unknown[i] = true;
         }
         i++;
@@ -956,8 +894,8 @@ int ask_answer(const struct ask *k,
     if (n_keys == 0) {
         return 0;
     }
-    if (!determined &&
-        (tok_is(t, hi, lo, "what") || tok_is(t, hi, lo, "whats") || tok_is(t, hi, lo, "whatre"))) {
+    if (!determined && (ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "whats") ||
+                        ask_tok_is(t, hi, lo, "whatre"))) {
         return 0; /* "what is exposure?" asks what exposure is */
     }
     /* the words left must be values or words of the keys asked about ("front camera",
@@ -969,14 +907,14 @@ int ask_answer(const struct ask *k,
         bool known = false;
         for (size_t j = 0; j < n_keys && !known; j++) {
             const struct ask_key *key = &k->keys[keys[j]];
-            size_t m = match_value(key, t, hi, i);
+            size_t m = ask_match_value(key, t, hi, i);
             if (m > 0) {
                 for (size_t q = i; q < i + m; q++) {
                     unknown[q] = false;
                 }
                 known = true;
             }
-            known = known || match_phrase(t, hi, i, key->words) > 0;
+            known = known || ask_match_phrase(t, hi, i, key->words) > 0;
             char w[PHRASE_CAP + 2];
             pipit_format(w, sizeof(w), " %s ", key->words);
             char needle[WORDS_CAP + 2];
@@ -992,255 +930,9 @@ int ask_answer(const struct ask *k,
             return 0; /* "what's the status of my ticket" is not "how many tickets" */
         }
     }
-    int said = say_keys(k, keys, n_keys, state, buf, size);
+    int said = ask_say_keys(k, keys, n_keys, state, buf, size);
     if (said == 0) {
         buf[0] = '\0';
     }
     return said;
-}
-
-/* ============================================================================
- * claims */
-
-enum claim {
-    CLAIM_NONE = 0,
-    CLAIM_RIGHT = 1,
-    CLAIM_WRONG = 2,
-};
-
-static enum claim judge_bool(const json_t *v, bool claimed) {
-    return json_is_boolean(v) && json_is_true(v) == claimed ? CLAIM_RIGHT : CLAIM_WRONG;
-}
-
-/* A claimed value at token p for `key` (after a copula): right, wrong or none. */
-static enum claim judge_value(const struct ask_key *key,
-                              const json_t *v,
-                              const struct words_tok *t,
-                              size_t n,
-                              size_t p) {
-    bool negated = false;
-    if (p < n && in_list(t[p].w, NEGATIONS, COUNT(NEGATIONS))) {
-        negated = true;
-        p++;
-    }
-    if (p >= n) {
-        return CLAIM_NONE;
-    }
-    const char *w = t[p].w;
-    switch (key->type) {
-        case KEY_BOOL:
-            if (in_list(w, TRUE_WORDS, COUNT(TRUE_WORDS))) {
-                return judge_bool(v, !negated);
-            }
-            if (in_list(w, FALSE_WORDS, COUNT(FALSE_WORDS))) {
-                return judge_bool(v, negated);
-            }
-            return CLAIM_NONE;
-        case KEY_NUMBER: {
-            double x;
-            bool zero_word =
-                key->dev != NULL && key->dev->zero != NULL && strcmp(w, key->dev->zero) == 0;
-            const char *as = NULL;
-            bool shown = match_value_as(key, t, n, p, &as) > 0 && parse_number(as, &x);
-            if (negated || !json_is_number(v) || (!shown && !parse_number(w, &x) && !zero_word)) {
-                return CLAIM_NONE;
-            }
-            if (zero_word && !shown) {
-                x = 0;
-            }
-            double real = json_number_value(v);
-            return fabs(real - x) <= 1e-9 * fmax(1.0, fabs(real)) ? CLAIM_RIGHT : CLAIM_WRONG;
-        }
-        case KEY_STRING: {
-            const char *as = NULL;
-            size_t m = match_value_as(key, t, n, p, &as);
-            if (m == 0 || as == NULL || !json_is_string(v)) {
-                return CLAIM_NONE;
-            }
-            char real[VALUE_CAP];
-            size_t nw = 0;
-            if (!normalize(json_string_value(v), real, sizeof(real), &nw)) {
-                return CLAIM_NONE;
-            }
-            bool same = strcmp(as, real) == 0;
-            /* "the flash isn't on" is wrong exactly when it is on */
-            return same != negated ? CLAIM_RIGHT : CLAIM_WRONG;
-        }
-        case KEY_ARRAY:
-        case KEY_OBJECT:
-            break;
-    }
-    return CLAIM_NONE;
-}
-
-/* Judge every claim of one sentence (tokens t[0..n)); the keys it names go into keys[]. */
-static enum claim judge_sentence(const struct ask *k,
-                                 const json_t *state,
-                                 const struct words_tok *t,
-                                 size_t n,
-                                 int *keys,
-                                 size_t *n_keys,
-                                 size_t max_keys) {
-    enum claim worst = CLAIM_NONE;
-    for (size_t i = 0; i < n;) {
-        int key = -1;
-        size_t m = match_alias(k, t, n, i, &key);
-        if (m == 0 || key < 0) {
-            i += m > 0 ? m : 1;
-            continue;
-        }
-        const struct ask_key *kk = &k->keys[key];
-        const json_t *v = json_object_get(state, kk->name);
-        enum claim c = CLAIM_NONE;
-        /* "the zoom is 1x", "the timer is set to 3 seconds", "the flash isn't on" */
-        size_t p = i + m;
-        if (p < n && in_list(t[p].w, COPULAS, COUNT(COPULAS))) {
-            bool neg = strcmp(t[p].w, "isnt") == 0 || strcmp(t[p].w, "arent") == 0 ||
-                       strcmp(t[p].w, "wasnt") == 0;
-            p++;
-            for (size_t s = 0; s < 3 && p < n && in_list(t[p].w, AFTER_COPULA, COUNT(AFTER_COPULA));
-                 s++) {
-                p++;
-            }
-            if (neg) {
-                /* "isn't on": judge "not on" */
-                struct words_tok nt[ASK_MAX_TOKENS];
-                size_t nn = 0;
-                nt[nn].kind = WORDS_WORD;
-                pipit_format(nt[nn++].w, WORDS_CAP, "not");
-                for (size_t q = p; q < n && nn < ASK_MAX_TOKENS; q++) {
-                    nt[nn++] = t[q];
-                }
-                c = judge_value(kk, v, nt, nn, 0);
-            } else {
-                c = judge_value(kk, v, t, n, p);
-                /* "the front camera is active": the value before the name */
-                if (c == CLAIM_NONE && kk->type == KEY_STRING && i > 0 && p < n &&
-                    (tok_is(t, n, p, "active") || tok_is(t, n, p, "on") ||
-                     tok_is(t, n, p, "selected") || tok_is(t, n, p, "in"))) {
-                    size_t b = i;
-                    while (b > 0 && match_value(kk, t, i, b - 1) == 0 && i - b < 3) {
-                        b--;
-                    }
-                    if (b > 0 && match_value(kk, t, i, b - 1) > 0) {
-                        c = judge_value(kk, v, t, i, b - 1);
-                    }
-                }
-            }
-        }
-        /* "it's recording", "we aren't recording", "not recording" */
-        if (c == CLAIM_NONE && kk->type == KEY_BOOL && i > 0) {
-            if (in_list(t[i - 1].w, NEGATIONS, COUNT(NEGATIONS))) {
-                c = judge_bool(v, false);
-            } else if (in_list(t[i - 1].w, PREDICATE_LEADS, COUNT(PREDICATE_LEADS))) {
-                c = judge_bool(v, true);
-            }
-        }
-        if (c != CLAIM_NONE) {
-            bool seen = false;
-            for (size_t j = 0; j < *n_keys; j++) {
-                seen = seen || keys[j] == key;
-            }
-            if (!seen && *n_keys < max_keys) {
-                keys[(*n_keys)++] = key;
-            }
-            worst = c > worst ? c : worst;
-        }
-        i += m;
-    }
-    return worst;
-}
-
-/* End of the sentence starting at s[b]: one past its terminator (".", "!", "?" not between
- * digits, or a newline), or len. */
-static size_t sentence_end(const char *s, size_t b, size_t len) {
-    for (size_t i = b; i < len; i++) {
-        char c = s[i];
-        if (c == '\n') {
-            return i + 1;
-        }
-        if (c == '!' || c == '?' ||
-            (c == '.' && !(i > 0 && i + 1 < len && is_digit((unsigned char)s[i - 1]) &&
-                           is_digit((unsigned char)s[i + 1])))) {
-            size_t e = i + 1;
-            while (e < len && (s[e] == '.' || s[e] == '!' || s[e] == '?')) {
-                e++;
-            }
-            return e;
-        }
-    }
-    return len;
-}
-
-char *ask_correct(const struct ask *k, const char *text, const json_t *state, int *n_fixed) {
-    int dummy = 0;
-    if (n_fixed == NULL) {
-        n_fixed = &dummy;
-    }
-    *n_fixed = 0;
-    if (k == NULL || text == NULL || !json_is_object(state)) {
-        return NULL;
-    }
-    size_t len = strlen(text);
-    size_t cap = len + 1;
-    char *out = NULL;
-    size_t used = 0;
-    size_t b = 0;
-    while (b < len) {
-        size_t e = sentence_end(text, b, len);
-        struct words_tok t[ASK_MAX_TOKENS];
-        size_t n = tokenize(text + b, e - b, t, ASK_MAX_TOKENS);
-        int keys[8];
-        size_t n_keys = 0;
-        char truth[1024] = "";
-        size_t last = e;
-        while (last > b && (text[last - 1] == ' ' || text[last - 1] == '\n')) {
-            last--;
-        }
-        bool question = last > b && text[last - 1] == '?'; /* a question claims nothing */
-        bool wrong = !question &&
-                     judge_sentence(k, state, t, n, keys, &n_keys, COUNT(keys)) == CLAIM_WRONG &&
-                     say_keys(k, keys, n_keys, state, truth, sizeof(truth)) > 0;
-        /* the text, with this sentence replaced when it was wrong (the whitespace around it
-         * stays) */
-        size_t lead = 0;
-        size_t trail = 0;
-        if (wrong) {
-            while (b + lead < e && (text[b + lead] == ' ' || text[b + lead] == '\n')) {
-                lead++;
-            }
-            while (e - trail > b + lead &&
-                   (text[e - trail - 1] == ' ' || text[e - trail - 1] == '\n')) {
-                trail++;
-            }
-        }
-        size_t piece_len = wrong ? lead + strlen(truth) + trail : e - b;
-        if (out == NULL || used + piece_len + 1 > cap) {
-            size_t want = used + piece_len + 1;
-            cap = want > cap * 2 ? want : cap * 2;
-            char *grown = realloc(out, cap);
-            if (grown == NULL) {
-                free(out);
-                *n_fixed = -1;
-                return NULL;
-            }
-            out = grown;
-        }
-        if (wrong) {
-            memcpy(out + used, text + b, lead);
-            memcpy(out + used + lead, truth, strlen(truth));
-            memcpy(out + used + lead + strlen(truth), text + e - trail, trail);
-            (*n_fixed)++;
-        } else {
-            memcpy(out + used, text + b, e - b);
-        }
-        used += piece_len;
-        out[used] = '\0';
-        b = e;
-    }
-    if (*n_fixed == 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
 }
