@@ -971,6 +971,10 @@ struct pipit_agent_params {
     bool grammar;                  /* grammar-constrained calls (default true) */
     bool lazy_grammar;             /* plain text allowed until the call's trigger (default
                                       true); false forces every answer to be a call */
+    bool small_talk;               /* thanks, greetings, goodbyes, praise and "ok" said with
+                                      nothing else are answered by the harness, no model call
+                                      (flag small_talk; docs/agent.md, "Small talk"); never
+                                      when lazy_grammar is false (default true) */
     const char *system_prompt;     /* NULL: the model's pipit.prompt.system or pipit's default */
     uint32_t n_ctx;                /* context window (default 2048) */
     int32_t n_threads;             /* base CPU threads, 0 = the engine's default (default 0) */
@@ -1117,6 +1121,8 @@ enum pipit_turn_flag {
     PIPIT_TURN_UNPINNED = 1 << 14,        /* pinned memory lines alone did not fit the budget:
                                             the oldest were unpinned and trimmed
                                             (unpinned_lines says how many) */
+    PIPIT_TURN_SMALL_TALK = 1 << 15,      /* social words only ("thanks, that's all"):
+                                            answered by the harness, no model call */
 };
 
 struct pipit_turn {

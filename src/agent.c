@@ -39,6 +39,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .syntax = PIPIT_SYNTAX_AUTO,
         .grammar = true,
         .lazy_grammar = true,
+        .small_talk = true,
         .fast_grammar = true,
         .system_prompt = NULL,
         .n_ctx = 2048,

@@ -95,6 +95,7 @@ static const struct {
     {PIPIT_TURN_STATE_CORRECTED, "state_corrected"},
     {PIPIT_TURN_NUMBER_RESTORED, "number_restored"},
     {PIPIT_TURN_UNPINNED, "unpinned"},
+    {PIPIT_TURN_SMALL_TALK, "small_talk"},
 };
 
 static json_t *json_or_string(const char *text) {

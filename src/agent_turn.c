@@ -32,6 +32,7 @@
 #include "memory.h"
 #include "policy.h"
 #include "router.h"
+#include "smalltalk.h"
 #include "status.h"
 #include "strbuf.h"
 #include "untrusted.h"
@@ -224,6 +225,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         status = PIPIT_ERR_NOMEM;
     }
     int32_t undo_n = 0;
+    unsigned talk = 0;
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         agent_say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
@@ -232,6 +234,13 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
+    } else if (a->params.small_talk && a->params.lazy_grammar &&
+               (talk = smalltalk_kinds(a->router, utt)) != 0) {
+        char reply[96];
+        smalltalk_reply(talk, reply, sizeof(reply));
+        agent_say(&tb, reply); /* "thanks, that's all for now": nothing to run */
+        t->flags |= PIPIT_TURN_SMALL_TALK | PIPIT_TURN_PLAIN_TEXT;
+        t->n_steps = 1;
     } else {
         /* every segment up to the array's size: those past max_steps are not run, and the
          * sentence says so */

@@ -471,7 +471,9 @@ static void test_failure_sentences_name_the_reason(void **state) {
 static void test_narration_is_caught(void **state) {
     (void)state;
     struct fixture fx;
-    setup_with(&fx, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.small_talk = false; /* the model's own words on a greeting are what is checked */
+    setup_with(&fx, &p);
     const char *out[] = {"I've turned on the flash for you!", "Hello! I can help with photos.",
                          "Zoom set to 2x."};
     script(&fx, 3, out);
@@ -1434,6 +1436,42 @@ static void test_every_failure_says_why(void **state) {
     teardown_fx(&fx);
 }
 
+/* Small talk is answered by the harness with no model step; never when every answer must be
+ * a call, nor when the app turned it off. */
+static void test_small_talk(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    struct pipit_turn *t = turn(&fx, "thanks so much, that's all for now");
+    assert_int_equal(fx.fake.n_steps, 0);
+    assert_true(t->flags & PIPIT_TURN_SMALL_TALK);
+    assert_int_equal(t->n_calls, 0);
+    assert_string_equal(t->sentence, "You're welcome. Goodbye!");
+    pipit_turn_free(t);
+    /* a tool set word makes it a command: the model decides */
+    const char *const out[] = {"<call>set_flash(mode=\"off\")"};
+    script(&fx, 1, out);
+    t = turn(&fx, "thanks, flash off");
+    assert_int_equal(fx.fake.n_steps, 1);
+    assert_false(t->flags & PIPIT_TURN_SMALL_TALK);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    struct pipit_agent_params p = pipit_agent_default_params();
+    for (int variant = 0; variant < 2; variant++) {
+        p.small_talk = variant != 0 ? false : true;
+        p.lazy_grammar = variant != 0 ? true : false;
+        setup_with(&fx, &p);
+        const char *const call[] = {"<call>take_photo()"};
+        script(&fx, 1, call);
+        t = turn(&fx, "thanks");
+        assert_int_equal(fx.fake.n_steps, 1);
+        assert_false(t->flags & PIPIT_TURN_SMALL_TALK);
+        pipit_turn_free(t);
+        teardown_fx(&fx);
+    }
+}
+
 /* ============================================================================ memory, JIT */
 
 /* 25 scripted camera turns; returns the permanent prefix growth from turn 1 to turn 25. */
@@ -1504,7 +1542,8 @@ static int32_t session_growth(const char *device,
                               const struct pipit_model *vocab) {
     struct pipit_agent_params p = pipit_agent_default_params();
     p.memory = memory;
-    p.n_ctx = 65536; /* no trimming in this comparison */
+    p.n_ctx = 65536;      /* no trimming in this comparison */
+    p.small_talk = false; /* every scripted turn reaches the model */
     struct fixture fx;
     memset(&fx, 0, sizeof(fx));
     struct pipit_error err;
@@ -1602,6 +1641,7 @@ static void test_id_from_turn_2_used_on_turn_10(void **state) {
     };
     for (int mode = PIPIT_MEMORY_NONE; mode <= PIPIT_MEMORY_CSO; mode += 2) {
         struct pipit_agent_params p = pipit_agent_default_params();
+        p.small_talk = false; /* every scripted turn reaches the model */
         p.memory = mode;
         struct fixture fx;
         memset(&fx, 0, sizeof(fx));
@@ -1784,6 +1824,7 @@ static void test_jit_two_stages(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
     p.tools_format = PIPIT_TOOLSPEC_JIT;
+    p.small_talk = false; /* the greeting's plain answer comes from the model here */
     struct fixture fx;
     setup_with(&fx, &p);
     const char *out[] = {"<call>set_zoom(", "(level=2)", "Hi!"};
@@ -2138,6 +2179,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pack_cloud_tool),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_every_failure_says_why),
+        cmocka_unit_test(test_small_talk),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),

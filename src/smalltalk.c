@@ -1,0 +1,185 @@
+/*
+ * smalltalk.c - social turns the harness answers itself (smalltalk.h).
+ */
+#include "smalltalk.h"
+
+#include "status.h"
+#include "words.h"
+
+#include <string.h>
+
+#define COUNT(a)    (sizeof(a) / sizeof((a)[0]))
+#define MAX_TOKENS  24 /* small talk is short: a longer utterance is something else */
+#define MAX_PHRASES 512
+
+/* Generic English social formulas, by kind (lowercase words, apostrophes dropped). */
+static const char *const THANKS[] = {
+    "thanks",
+    "thank you",
+    "thank u",
+    "thankyou",
+    "thx",
+    "ty",
+    "cheers",
+    "ta",
+    "many thanks",
+    "much appreciated",
+    "appreciated",
+    "appreciate it",
+    "appreciate that",
+    "appreciate you",
+    "i appreciate it",
+    "thanks a lot",
+    "thanks a bunch",
+    "thanks so much",
+    "thank you so much",
+};
+static const char *const GREETINGS[] = {
+    "hi",
+    "hello",
+    "hey",
+    "hiya",
+    "howdy",
+    "yo",
+    "greetings",
+    "good morning",
+    "good afternoon",
+    "good evening",
+    "morning",
+    "afternoon",
+    "evening",
+    "hey there",
+    "hi there",
+    "hello there",
+    "how are you",
+    "how are you doing",
+    "hows it going",
+    "how is it going",
+    "whats up",
+    "sup",
+    "nice to meet you",
+};
+static const char *const FAREWELLS[] = {
+    "bye",       "goodbye",       "bye bye",         "see you",
+    "see ya",    "see you later", "see you soon",    "cya",
+    "later",     "good night",    "night night",     "talk later",
+    "talk soon", "thats all",     "thats it",        "all done",
+    "im done",   "were done",     "done for now",    "done for today",
+    "im off",    "gotta go",      "have a good one", "have a nice day",
+    "take care",
+};
+static const char *const PRAISE[] = {
+    "great",      "perfect",        "lovely",      "brilliant",     "awesome",       "nice",
+    "cool",       "excellent",      "fantastic",   "wonderful",     "amazing",       "beautiful",
+    "sweet",      "superb",         "good",        "good job",      "well done",     "nice one",
+    "good stuff", "youre the best", "youre great", "youre awesome", "youre amazing", "love it",
+    "i love it",  "looks good",     "looks great", "spot on",       "nailed it",     "works great",
+    "the best",   "best",
+};
+static const char *const ACKS[] = {
+    "ok",   "okay", "k",          "alright",    "all right",  "got it", "sounds good",
+    "fine", "sure", "no worries", "no problem", "understood", "right",  "yes",
+    "yeah", "yep",  "mhm",        "roger",      "noted",
+};
+/* Words that may stand beside the formulas ("thanks so much", "that's all for now, pipit"). */
+static const char *const GLUE[] = {
+    "that",  "thats",    "its",     "it",      "this",   "is",     "was",   "all",
+    "for",   "now",      "today",   "tonight", "so",     "very",   "much",  "really",
+    "a",     "lot",      "bunch",   "again",   "anyway", "you",    "your",  "youre",
+    "i",     "im",       "me",      "we",      "the",    "just",   "oh",    "wow",
+    "well",  "and",      "then",    "there",   "pipit",  "mate",   "buddy", "friend",
+    "guys",  "everyone", "folks",   "lol",     "haha",   "ha",     "yay",   "hmm",
+    "um",    "uh",       "indeed",  "too",     "as",     "always", "truly", "super",
+    "quite", "pretty",   "totally", "loads",   "heaps",  "tons",   "are",   "am",
+};
+
+struct kind_list {
+    unsigned kind;
+    const char *const *list;
+    size_t n;
+};
+
+static const struct kind_list KINDS[] = {
+    {SMALLTALK_THANKS, THANKS, COUNT(THANKS)},
+    {SMALLTALK_GREETING, GREETINGS, COUNT(GREETINGS)},
+    {SMALLTALK_FAREWELL, FAREWELLS, COUNT(FAREWELLS)},
+    {SMALLTALK_PRAISE, PRAISE, COUNT(PRAISE)},
+    {SMALLTALK_ACK, ACKS, COUNT(ACKS)},
+    {0, GLUE, COUNT(GLUE)},
+};
+
+/* A word of the tool set at token i (a verb, keyword or pair phrase): it is about the tools. */
+static bool pack_word_at(const char *const *phrases,
+                         size_t n_phrases,
+                         const struct words_tok *t,
+                         size_t n,
+                         size_t i) {
+    for (size_t k = 0; k < n_phrases; k++) {
+        if (words_match(t, n, i, phrases[k]) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
+    if (utterance == NULL) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = words_bounded_len(utterance, 512, &too_long);
+    struct words_tok t[MAX_TOKENS + 1];
+    size_t n = words_tokenize(utterance, len, 0, t, MAX_TOKENS + 1);
+    if (too_long || n == 0 || n > MAX_TOKENS) {
+        return 0;
+    }
+    const char *phrases[MAX_PHRASES];
+    size_t n_phrases = 0;
+    static const enum router_word_kind WORD_KINDS[] = {ROUTER_WORD_VERB, ROUTER_WORD_KEYWORD,
+                                                       ROUTER_WORD_PAIR};
+    for (size_t k = 0; k < COUNT(WORD_KINDS) && r != NULL; k++) {
+        size_t got = router_words(r, WORD_KINDS[k], phrases + n_phrases, MAX_PHRASES - n_phrases);
+        n_phrases += got < MAX_PHRASES - n_phrases ? got : MAX_PHRASES - n_phrases;
+    }
+    unsigned kinds = 0;
+    for (size_t i = 0; i < n;) {
+        if (pack_word_at(phrases, n_phrases, t, n, i)) {
+            return 0;
+        }
+        size_t best = 0;
+        unsigned best_kind = 0;
+        for (size_t k = 0; k < COUNT(KINDS); k++) {
+            size_t m = words_match_longest(t, n, i, KINDS[k].list, KINDS[k].n);
+            if (m > best) {
+                best = m;
+                best_kind = KINDS[k].kind;
+            }
+        }
+        if (best == 0) {
+            return 0; /* a word that is not social: something else was said */
+        }
+        for (size_t j = i + 1; j < i + best; j++) {
+            if (pack_word_at(phrases, n_phrases, t, n, j)) {
+                return 0;
+            }
+        }
+        kinds |= best_kind;
+        i += best;
+    }
+    return kinds;
+}
+
+void smalltalk_reply(unsigned kinds, char *buf, size_t size) {
+    const char *first = "";
+    if (kinds & SMALLTALK_THANKS) {
+        first = "You're welcome.";
+    } else if (kinds & SMALLTALK_PRAISE) {
+        first = "Glad you like it.";
+    } else if ((kinds & SMALLTALK_GREETING) && !(kinds & SMALLTALK_FAREWELL)) {
+        first = "Hi! What would you like to do?";
+    } else if (!(kinds & SMALLTALK_FAREWELL)) {
+        first = "OK.";
+    }
+    const char *bye = (kinds & SMALLTALK_FAREWELL) ? "Goodbye!" : "";
+    pipit_format(buf, size, "%s%s%s", first, first[0] != '\0' && bye[0] != '\0' ? " " : "", bye);
+}

@@ -1,0 +1,38 @@
+/*
+ * smalltalk.h - social turns the harness answers itself: thanks, greetings, goodbyes, praise
+ * and acknowledgements, said with nothing else.
+ *
+ * A tiny model answers "thanks, that's all for now" with a call as often as not (half of the
+ * no-call turns of the home and phone dev sets went to a tool). These turns need no model: an
+ * utterance every word of which is a social formula or glue ("that's", "so", "much", "for
+ * now"), with at least one formula, and no word of the tool set (a pack's verb, keyword, enum
+ * value or state name: "good night" is not small talk for a camera with a night mode), is
+ * answered by the harness in fixed words and runs nothing. Generic English only; no pack nouns
+ * (docs/agent.md, "Small talk").
+ */
+#ifndef PIPIT_SMALLTALK_H
+#define PIPIT_SMALLTALK_H
+
+#include "router.h"
+
+#include <stddef.h>
+
+/* What a social utterance holds (a set of these bits); 0: not small talk. */
+enum smalltalk_kind {
+    SMALLTALK_THANKS = 1 << 0,   /* "thanks", "cheers", "appreciate it" */
+    SMALLTALK_GREETING = 1 << 1, /* "hi", "good morning", "hey there" */
+    SMALLTALK_FAREWELL = 1 << 2, /* "bye", "see you", "that's all for now" */
+    SMALLTALK_PRAISE = 1 << 3,   /* "great", "perfect", "you're the best" */
+    SMALLTALK_ACK = 1 << 4,      /* "ok", "alright", "got it", "sounds good" */
+};
+
+/* The kinds in `utterance` when it is small talk and nothing else, else 0. `r` (may be NULL)
+ * holds the tool set's words; any of them makes the utterance something else. */
+unsigned smalltalk_kinds(const struct router *r, const char *utterance);
+
+/* The harness's answer to `kinds` (non-zero) in `buf` (NUL-terminated): "You're welcome.",
+ * "Hi! What would you like to do?", "Goodbye!", "Glad you like it.", "OK."; thanks with a
+ * goodbye gets both. */
+void smalltalk_reply(unsigned kinds, char *buf, size_t size);
+
+#endif /* PIPIT_SMALLTALK_H */

@@ -1,0 +1,109 @@
+/*
+ * test-smalltalk.c - social turns the harness answers itself: what counts as small talk, the
+ * tool set's words that make it something else, the replies.
+ */
+#include "router.h"
+#include "smalltalk.h"
+#include "testutil.h"
+
+static struct pipit_toolset *load(const char *path) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
+static void test_kinds(void **state) {
+    (void)state;
+    struct {
+        const char *said;
+        unsigned kinds;
+    } cases[] = {
+        {"thanks", SMALLTALK_THANKS},
+        {"Thank you so much!", SMALLTALK_THANKS},
+        {"cheers mate, that's all for now", SMALLTALK_THANKS | SMALLTALK_FAREWELL},
+        {"hello there", SMALLTALK_GREETING},
+        {"good morning, pipit", SMALLTALK_GREETING},
+        {"how are you?", SMALLTALK_GREETING},
+        {"bye for now", SMALLTALK_FAREWELL},
+        {"perfect", SMALLTALK_PRAISE},
+        {"wow, you are the best", SMALLTALK_PRAISE},
+        {"ok", SMALLTALK_ACK},
+        {"alright, sounds good", SMALLTALK_ACK},
+        /* something else was said: the model decides */
+        {"thanks, now take a photo", 0},
+        {"hello, can you call mum", 0},
+        {"perfect weather for a picnic", 0},
+        {"ok do it again", 0},
+        {"what's the weather like", 0},
+        {"", 0},
+        {"   ", 0},
+        {"thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks "
+         "thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks thanks "
+         "thanks",
+         0},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned got = smalltalk_kinds(NULL, cases[i].said);
+        if (got != cases[i].kinds) {
+            print_error("smalltalk_kinds(\"%s\") = %u, want %u\n", cases[i].said, got,
+                        cases[i].kinds);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+    assert_int_equal(smalltalk_kinds(NULL, NULL), 0);
+}
+
+/* A word of the tool set is never small talk: "good night" is a command for a camera with a
+ * night mode, a goodbye for a tool set without one. */
+static void test_pack_words_win(void **state) {
+    (void)state;
+    struct pipit_toolset *camera = load(PIPIT_SOURCE_DIR "/tools/camera.json");
+    struct pipit_toolset *phone = load(PIPIT_SOURCE_DIR "/tools/phone.json");
+    struct router *rc = router_new(camera);
+    struct router *rp = router_new(phone);
+    assert_non_null(rc);
+    assert_non_null(rp);
+    assert_int_equal(smalltalk_kinds(rc, "good night"), 0);
+    assert_int_equal(smalltalk_kinds(rp, "good night"), SMALLTALK_FAREWELL);
+    assert_int_equal(smalltalk_kinds(rc, "thanks, flash off"), 0);
+    assert_int_equal(smalltalk_kinds(rc, "thanks, that's all"),
+                     SMALLTALK_THANKS | SMALLTALK_FAREWELL);
+    router_free(rc);
+    router_free(rp);
+    pipit_toolset_free(camera);
+    pipit_toolset_free(phone);
+}
+
+static void test_replies(void **state) {
+    (void)state;
+    char buf[96];
+    smalltalk_reply(SMALLTALK_THANKS, buf, sizeof(buf));
+    assert_string_equal(buf, "You're welcome.");
+    smalltalk_reply(SMALLTALK_THANKS | SMALLTALK_FAREWELL, buf, sizeof(buf));
+    assert_string_equal(buf, "You're welcome. Goodbye!");
+    smalltalk_reply(SMALLTALK_GREETING, buf, sizeof(buf));
+    assert_string_equal(buf, "Hi! What would you like to do?");
+    smalltalk_reply(SMALLTALK_GREETING | SMALLTALK_FAREWELL, buf, sizeof(buf));
+    assert_string_equal(buf, "Goodbye!");
+    smalltalk_reply(SMALLTALK_PRAISE | SMALLTALK_ACK, buf, sizeof(buf));
+    assert_string_equal(buf, "Glad you like it.");
+    smalltalk_reply(SMALLTALK_ACK, buf, sizeof(buf));
+    assert_string_equal(buf, "OK.");
+    char tiny[4];
+    smalltalk_reply(SMALLTALK_THANKS, tiny, sizeof(tiny));
+    assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_pack_words_win),
+        cmocka_unit_test(test_replies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
