@@ -430,9 +430,12 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
     return j == hi ? 1 : 0;
 }
 
-/* Words after an undo request that only say why ("take that back, portrait was better"). */
-static const char *const COMMENTARY[] = {"was",   "were",   "looked", "seemed",
-                                         "looks", "better", "worse",  "fine"};
+/* Words of a clause beside an undo request that only says why ("take that back, portrait was
+ * better", "ugh, too dark, go back"). */
+static const char *const COMMENTARY[] = {
+    "was",   "were", "looked", "seemed",  "looks",    "better", "worse", "fine", "too",
+    "wrong", "ugh",  "oops",   "mistake", "terrible", "awful",  "ugly",  "hate", "nope",
+};
 
 /* After an undo turn, these ask for one more ("undo that" ... "and that too"). */
 static const char *const FOLLOWUPS[] = {
