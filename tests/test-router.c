@@ -150,6 +150,11 @@ static const struct undo_case UNDO_CASES[] = {
     {"back out one step", false}, /* zoom out */
     /* an undo and a clause that only says why, in either order */
     {"take that back, portrait was better", true},
+    {"ugh, too dark, go back to how it was", true},
+    {"wrong one, go back", true},
+    {"oops, undo", true},
+    {"too dark, make it brighter", false},
+    {"it's too dark", false},
     {"the zoom was fine, undo it", true},
     {"undo that, it was better", true},
     {"undo that, the flash was better, take a photo", false},
