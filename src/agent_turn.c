@@ -236,8 +236,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else if (a->params.small_talk && a->params.lazy_grammar &&
                (talk = smalltalk_kinds(a->router, utt)) != 0) {
-        char reply[96];
-        smalltalk_reply(talk, reply, sizeof(reply));
+        char reply[640];
+        smalltalk_reply(talk, a->ts, reply, sizeof(reply));
         agent_say(&tb, reply); /* "thanks, that's all for now": nothing to run */
         t->flags |= PIPIT_TURN_SMALL_TALK | PIPIT_TURN_PLAIN_TEXT;
         t->n_steps = 1;

@@ -6,11 +6,15 @@
 #include "status.h"
 #include "words.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
-#define COUNT(a)    (sizeof(a) / sizeof((a)[0]))
-#define MAX_TOKENS  24 /* small talk is short: a longer utterance is something else */
-#define MAX_PHRASES 512
+#define COUNT(a)      (sizeof(a) / sizeof((a)[0]))
+#define MAX_TOKENS    24 /* small talk is short: a longer utterance is something else */
+#define MAX_PHRASES   512
+#define MAX_HELP_TAIL 4 /* words after "what can you do" that are neither social nor tools */
+#define MAX_TOPICS    16
 
 /* Generic English social formulas, by kind (lowercase words, apostrophes dropped). */
 static const char *const THANKS[] = {
@@ -81,6 +85,27 @@ static const char *const ACKS[] = {
     "fine", "sure", "no worries", "no problem", "understood", "right",  "yes",
     "yeah", "yep",  "mhm",        "roger",      "noted",
 };
+/* Questions about what the agent can do. */
+static const char *const HELP[] = {
+    "what can you do",
+    "what else can you do",
+    "what are you able to do",
+    "what can you help with",
+    "what can you help me with",
+    "what are you able to help with",
+    "how can you help",
+    "how can you help me",
+    "what do you do",
+    "what can i ask",
+    "what can i ask you",
+    "what can i say",
+    "what are your features",
+    "what are your skills",
+    "what are you for",
+    "help",
+    "help me",
+    "what things can you do",
+};
 /* Words that may stand beside the formulas ("thanks so much", "that's all for now, pipit"). */
 static const char *const GLUE[] = {
     "that",  "thats",    "its",     "it",      "this",   "is",     "was",   "all",
@@ -105,6 +130,7 @@ static const struct kind_list KINDS[] = {
     {SMALLTALK_FAREWELL, FAREWELLS, COUNT(FAREWELLS)},
     {SMALLTALK_PRAISE, PRAISE, COUNT(PRAISE)},
     {SMALLTALK_ACK, ACKS, COUNT(ACKS)},
+    {SMALLTALK_HELP, HELP, COUNT(HELP)},
     {0, GLUE, COUNT(GLUE)},
 };
 
@@ -155,6 +181,10 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
                 best_kind = KINDS[k].kind;
             }
         }
+        if (best == 0 && (kinds & SMALLTALK_HELP) && n - i <= MAX_HELP_TAIL) {
+            i++; /* "what can you do around the house": a few words that are not the tools' */
+            continue;
+        }
         if (best == 0) {
             return 0; /* a word that is not social: something else was said */
         }
@@ -169,7 +199,80 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
     return kinds;
 }
 
-void smalltalk_reply(unsigned kinds, char *buf, size_t size) {
+/* Words of tool names that say what is done, not to what. */
+static const char *const TOOL_VERBS[] = {
+    "set",      "get",    "adjust", "switch",  "toggle", "enable", "disable", "change",
+    "update",   "start",  "stop",   "turn",    "cancel", "create", "add",     "remove",
+    "delete",   "make",   "do",     "take",    "read",   "find",   "open",    "close",
+    "send",     "show",   "list",   "search",  "play",   "pause",  "resume",  "skip",
+    "activate", "record", "tap",    "request", "append", "share",  "check",   "query",
+    "lookup",   "fetch",  "run",    "use",     "with",   "to",     "the",     "a",
+    "of",       "for",    "and",    "or",      "by",     "from",   "is",
+};
+
+/* "I can help with the light, brightness, ... and timer." from the tool names. */
+static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
+    char topics[MAX_TOPICS][48];
+    size_t n = 0;
+    for (size_t t = 0; ts != NULL && t < ts->n_tools && n < MAX_TOPICS; t++) {
+        if (pipit_toolset_is_cloud(ts, t)) {
+            continue;
+        }
+        char topic[48] = "";
+        size_t used = 0;
+        const char *name = ts->tools[t].name;
+        for (const char *p = name; *p != '\0';) {
+            size_t wl = strcspn(p, "_-.");
+            char w[32];
+            if (wl > 0 && wl < sizeof(w)) {
+                for (size_t k = 0; k < wl; k++) {
+                    w[k] = (char)tolower((unsigned char)p[k]);
+                }
+                w[wl] = '\0';
+                if (!words_in_list(w, TOOL_VERBS, COUNT(TOOL_VERBS)) &&
+                    used + wl + 2 < sizeof(topic)) {
+                    used += (size_t)snprintf(topic + used, sizeof(topic) - used, "%s%s",
+                                             used > 0 ? " " : "", w);
+                }
+            }
+            p += wl;
+            p += *p != '\0';
+        }
+        if (topic[0] == '\0') { /* only verbs ("navigate_to"): the name's first word */
+            size_t wl = strcspn(name, "_-.");
+            pipit_format(topic, sizeof(topic), "%.*s", (int)(wl < 40 ? wl : 40), name);
+        }
+        bool seen = false; /* "message" and "messages" are one topic */
+        size_t tl = strlen(topic);
+        for (size_t k = 0; k < n && !seen; k++) {
+            size_t kl = strlen(topics[k]);
+            seen = strcmp(topics[k], topic) == 0 ||
+                   (kl + 1 == tl && topic[kl] == 's' && strncmp(topics[k], topic, kl) == 0) ||
+                   (tl + 1 == kl && topics[k][tl] == 's' && strncmp(topics[k], topic, tl) == 0);
+        }
+        if (!seen) {
+            memcpy(topics[n++], topic, sizeof(topic));
+        }
+    }
+    if (n == 0) {
+        pipit_format(buf, size, "I can answer in words, but this tool set has no tools.");
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, size, "Here's what I can help with: ");
+    for (size_t k = 0; k < n && used < size; k++) {
+        used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                                 k == 0 ? "" : (k + 1 == n ? " and " : ", "), topics[k]);
+    }
+    if (used < size) {
+        snprintf(buf + used, size - used, ".");
+    }
+}
+
+void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, size_t size) {
+    if (kinds & SMALLTALK_HELP) {
+        help_reply(ts, buf, size);
+        return;
+    }
     const char *first = "";
     if (kinds & SMALLTALK_THANKS) {
         first = "You're welcome.";

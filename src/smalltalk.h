@@ -14,6 +14,7 @@
 #define PIPIT_SMALLTALK_H
 
 #include "router.h"
+#include "toolspec.h"
 
 #include <stddef.h>
 
@@ -24,15 +25,20 @@ enum smalltalk_kind {
     SMALLTALK_FAREWELL = 1 << 2, /* "bye", "see you", "that's all for now" */
     SMALLTALK_PRAISE = 1 << 3,   /* "great", "perfect", "you're the best" */
     SMALLTALK_ACK = 1 << 4,      /* "ok", "alright", "got it", "sounds good" */
+    SMALLTALK_HELP = 1 << 5,     /* "what can you do?", "help": answered from the tool set */
 };
 
 /* The kinds in `utterance` when it is small talk and nothing else, else 0. `r` (may be NULL)
- * holds the tool set's words; any of them makes the utterance something else. */
+ * holds the tool set's words; any of them makes the utterance something else. A question
+ * about what the agent can do may end in a few more words that are not the tool set's ("what
+ * can you do around the house?"). */
 unsigned smalltalk_kinds(const struct router *r, const char *utterance);
 
 /* The harness's answer to `kinds` (non-zero) in `buf` (NUL-terminated): "You're welcome.",
  * "Hi! What would you like to do?", "Goodbye!", "Glad you like it.", "OK."; thanks with a
- * goodbye gets both. */
-void smalltalk_reply(unsigned kinds, char *buf, size_t size);
+ * goodbye gets both. SMALLTALK_HELP lists what the tool set `ts` (may be NULL) is about, from
+ * its tool names without their verbs: "Here's what I can help with: light, brightness, light
+ * colour, thermostat, blinds, scene and timer." */
+void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, size_t size);
 
 #endif /* PIPIT_SMALLTALK_H */

@@ -32,6 +32,9 @@ static void test_kinds(void **state) {
         {"wow, you are the best", SMALLTALK_PRAISE},
         {"ok", SMALLTALK_ACK},
         {"alright, sounds good", SMALLTALK_ACK},
+        {"what can you do?", SMALLTALK_HELP},
+        {"hi, what can you do around the house?", SMALLTALK_GREETING | SMALLTALK_HELP},
+        {"what can you do about the noise from next door", 0},
         /* something else was said: the model decides */
         {"thanks, now take a photo", 0},
         {"hello, can you call mum", 0},
@@ -82,20 +85,28 @@ static void test_pack_words_win(void **state) {
 static void test_replies(void **state) {
     (void)state;
     char buf[96];
-    smalltalk_reply(SMALLTALK_THANKS, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_THANKS, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "You're welcome.");
-    smalltalk_reply(SMALLTALK_THANKS | SMALLTALK_FAREWELL, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_THANKS | SMALLTALK_FAREWELL, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "You're welcome. Goodbye!");
-    smalltalk_reply(SMALLTALK_GREETING, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_GREETING, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "Hi! What would you like to do?");
-    smalltalk_reply(SMALLTALK_GREETING | SMALLTALK_FAREWELL, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_GREETING | SMALLTALK_FAREWELL, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "Goodbye!");
-    smalltalk_reply(SMALLTALK_PRAISE | SMALLTALK_ACK, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_PRAISE | SMALLTALK_ACK, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "Glad you like it.");
-    smalltalk_reply(SMALLTALK_ACK, buf, sizeof(buf));
+    smalltalk_reply(SMALLTALK_ACK, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "OK.");
+    struct pipit_toolset *home = load(PIPIT_SOURCE_DIR "/tools/home.json");
+    char help[640];
+    smalltalk_reply(SMALLTALK_HELP | SMALLTALK_GREETING, home, help, sizeof(help));
+    assert_string_equal(help, "Here's what I can help with: light, brightness, light colour, "
+                              "thermostat, blinds, scene and timer.");
+    pipit_toolset_free(home);
+    smalltalk_reply(SMALLTALK_HELP, NULL, help, sizeof(help));
+    assert_non_null(strstr(help, "no tools"));
     char tiny[4];
-    smalltalk_reply(SMALLTALK_THANKS, tiny, sizeof(tiny));
+    smalltalk_reply(SMALLTALK_THANKS, NULL, tiny, sizeof(tiny));
     assert_true(strlen(tiny) < sizeof(tiny));
 }
 
