@@ -191,6 +191,9 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     if (st == PIPIT_OK) {
         st = pipit_grammar_compile(a->calls_ts, &gp, &a->grammar, err);
     }
+    if (st == PIPIT_OK && a->owned_calls_ts != NULL) {
+        st = pipit_grammar_compile(a->ts, &gp, &a->grammar_no_undo, err);
+    }
     if (st == PIPIT_OK) {
         st = make_ask(a, err);
     }
@@ -258,6 +261,7 @@ void pipit_agent_free(struct pipit_agent *a) {
     router_free(a->router);
     backend_free(&a->backend);
     pipit_grammar_free(a->grammar);
+    pipit_grammar_free(a->grammar_no_undo);
     pipit_toolset_free(a->owned_calls_ts);
     free(a->system_text);
     free(a->chat_system);

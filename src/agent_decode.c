@@ -16,6 +16,7 @@
 #include "agent_record.h"
 #include "grammar.h"
 #include "policy.h"
+#include "router.h"
 #include "status.h"
 #include "strbuf.h"
 
@@ -150,6 +151,19 @@ static int32_t jit_chosen_tool(const struct pipit_agent *a, const char *text) {
     return -1;
 }
 
+/* The output is a call to the built-in undo tool (not a pack's own undo tool). */
+static bool chose_builtin_undo(const struct pipit_agent *a, const char *text) {
+    if (text == NULL || a->owned_calls_ts == NULL) {
+        return false;
+    }
+    struct strbuf head = {0};
+    grammar_call_head(a->syntax, "undo", &head);
+    const char *at = head.data != NULL ? strstr(text, head.data) : NULL;
+    bool is = at != NULL && (a->syntax == PIPIT_SYNTAX_HERMES || at[head.len] == '(');
+    strbuf_free(&head);
+    return is;
+}
+
 /* Decode one segment: one constrained decode, or two in JIT mode (the tool's name, then its
  * arguments with its compact schema in the ephemeral context). *text receives the model's
  * output (in JIT mode the whole call); NULL with PIPIT_OK when a limit stopped the step. */
@@ -184,6 +198,17 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
     struct backend_step_output so;
     bool stop = false;
     enum pipit_status st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
+    if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->log_n > 0 &&
+        a->grammar_no_undo != NULL && chose_builtin_undo(a, so.text) &&
+        router_has_tool_word(a->router, segment) && !router_undo_signal(segment)) {
+        /* "kitchen lights on for the snacks" names what the tools act on and no reversal:
+         * whatever the model chose, it is no undo, and with an action in the log undo would
+         * revert one nobody asked about; decode again without it. "lose that one" (no tool
+         * word) stays the model's undo: the second line of defence behind the router. */
+        free(so.text);
+        sp.grammar = pipit_grammar_call(a->grammar_no_undo);
+        st = run_step(a, tb, prompt, &sp, false, segment, &so, &stop);
+    }
     if (tb->prompts.len == 0) {
         strbuf_str(&tb->prompts, prompt); /* the conventional history keeps what was asked */
     }

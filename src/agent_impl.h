@@ -52,8 +52,11 @@ struct pipit_agent {
     enum pipit_call_syntax syntax;
     bool chat_template; /* prompts through the model's chat template (Hermes) */
     struct pipit_grammar *grammar;
-    const struct pipit_toolset *calls_ts; /* what calls may name: ts, plus the built-in undo
-                                             tool when ts has none (owned_calls_ts) */
+    struct pipit_grammar *grammar_no_undo; /* the pack's tools without the built-in undo: a
+                                              step that chose undo with no word of undo in
+                                              the request decodes again on it; NULL: none */
+    const struct pipit_toolset *calls_ts;  /* what calls may name: ts, plus the built-in undo
+                                              tool when ts has none (owned_calls_ts) */
     struct pipit_toolset *owned_calls_ts;
     struct ask *ask;       /* state questions and claims; NULL without a device */
     struct router *router; /* undo and compound splits, with the tool set's words */

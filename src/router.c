@@ -675,6 +675,24 @@ router_words(const struct router *r, enum router_word_kind kind, const char **ou
 /* ============================================================================
  * queries */
 
+bool router_has_tool_word(const struct router *r, const char *text) {
+    if (r == NULL || text == NULL) {
+        return false;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(text, &too_long);
+    struct toks ts;
+    tokenize(text, len, &ts);
+    for (size_t i = 0; i < ts.n; i++) {
+        for (size_t k = 0; ts.t[i].kind == WORDS_WORD && k < r->n; k++) {
+            if (match_phrase(&ts, i, ts.n, r->words[k].phrase) > 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* A verb (default or extra) at token i before `end`: tokens matched, or 0. */
 size_t router_match_verb(const struct router *r, const struct toks *ts, size_t i, size_t end) {
     size_t m = match_any(ts, i, end, VERBS, COUNT(VERBS));

@@ -78,6 +78,11 @@ int32_t router_undo_followup(const char *utterance);
 /* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);
 
+/* True when `text` has a word that can ask for a reversal ("back", "undo", "revert",
+ * "previous", "before", "was", "wrong", "no", "never mind", ...). A request that names the
+ * tools' things without one ("kitchen lights on") is no undo, whatever a model makes of it. */
+bool router_undo_signal(const char *text);
+
 /* ============================================================================
  * compound segmentation */
 
@@ -145,6 +150,10 @@ enum pipit_status router_add_keyword(struct router *r,
  * `max` written to `out` (may be NULL with 0); returns how many there are. */
 size_t
 router_words(const struct router *r, enum router_word_kind kind, const char **out, size_t max);
+
+/* True when `text` holds a word or phrase of `r`'s tool set (any kind): it names something
+ * the tools act on ("kitchen lights on"). False for NULL. */
+bool router_has_tool_word(const struct router *r, const char *text);
 
 /* router_split() with the generic lexicon plus `r`'s words. `r` NULL means the
  * generic lexicon only (exactly router_split()). */

@@ -590,3 +590,25 @@ int32_t router_undo_followup(const char *utterance) {
 bool router_is_undo(const char *utterance) {
     return router_undo_count(utterance) > 0;
 }
+
+/* Words without which no phrasing asks for a reversal (router_undo_signal()). */
+static const char *const SIGNALS[] = {
+    "undo",     "undid",   "revert", "reverse", "back",     "before",  "previous", "earlier",
+    "original", "restore", "was",    "were",    "wrong",    "mistake", "oops",     "no",
+    "nope",     "nah",     "not",    "dont",    "didnt",    "never",   "forget",   "scrap",
+    "scratch",  "ditch",   "drop",   "cancel",  "rollback", "roll",    "last",     "ctrl",
+    "return",   "ugh",     "hate",   "instead", "other",    "again",   "too",      "unwind",
+};
+
+bool router_undo_signal(const char *text) {
+    struct toks ts;
+    if (!undo_tokenize(text, &ts)) {
+        return false;
+    }
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == WORDS_WORD && match_any(&ts, i, ts.n, SIGNALS, COUNT(SIGNALS)) > 0) {
+            return true;
+        }
+    }
+    return false;
+}

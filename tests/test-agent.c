@@ -1478,6 +1478,31 @@ static void test_small_talk(void **state) {
     }
 }
 
+/* The model's undo() for a request with no word of reversal would revert an action nobody
+ * asked about: the step decodes again without undo. With such a word, undo() runs. */
+static void test_model_undo_needs_a_reason(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *const out[] = {"<call>set_zoom(level=2)", "<call>undo()",
+                               "<call>set_flash(mode=\"on\")", "<call>undo()"};
+    script(&fx, 4, out);
+    struct pipit_turn *t = turn(&fx, "zoom in to 2x");
+    pipit_turn_free(t);
+    t = turn(&fx, "flash on for the party");
+    assert_int_equal(fx.fake.n_steps, 3); /* undo(), then again without it */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_flash");
+    assert_state(&fx, "zoom", "2.0");
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "hmm the previous look was nicer");
+    assert_int_equal(fx.fake.n_steps, 4);
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* ============================================================================ memory, JIT */
 
 /* 25 scripted camera turns; returns the permanent prefix growth from turn 1 to turn 25. */
@@ -2186,6 +2211,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_every_failure_says_why),
         cmocka_unit_test(test_small_talk),
+        cmocka_unit_test(test_model_undo_needs_a_reason),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
