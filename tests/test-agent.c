@@ -1911,7 +1911,10 @@ static void test_real_model_prefix_cached(void **state) {
     for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
         struct pipit_turn *t = NULL;
         assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
-        assert_int_equal(t->model_calls, 1);
+        /* one decode; two when a random model chose undo() for a request with no reversal in
+         * it (docs/agent.md, "A reason to undo"): the second is never undo */
+        assert_true(t->model_calls == 1 ||
+                    (t->model_calls == 2 && strcmp(t->calls[0].tool, "undo") != 0));
         assert_int_equal(t->n_calls, 1);
         if (t->calls[0].status != PIPIT_OK) {
             fail_msg("turn %zu: %s: %s (%s)", i, pipit_status_str(t->calls[0].status),
@@ -1927,7 +1930,7 @@ static void test_real_model_prefix_cached(void **state) {
             assert_int_equal(t->n_permanent, n_perm + t->memory_prefill_tokens);
         }
         n_perm = t->n_permanent;
-        assert_true(t->prefill_tokens - t->permanent_prefill_tokens < 64);
+        assert_true(t->prefill_tokens - t->permanent_prefill_tokens < 64 * t->model_calls);
         pipit_turn_free(t);
     }
     test_agent_free(a);
