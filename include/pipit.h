@@ -1123,6 +1123,9 @@ enum pipit_turn_flag {
                                             (unpinned_lines says how many) */
     PIPIT_TURN_SMALL_TALK = 1 << 15,      /* social words only ("thanks, that's all"):
                                             answered by the harness, no model call */
+    PIPIT_TURN_WORDS_RESTORED = 1 << 16,  /* the model misspelt the person's words in a free
+                                            string ("Bobo" for "text Bob hi"); the person's
+                                            words were put back */
 };
 
 struct pipit_turn {

@@ -1,7 +1,8 @@
 /*
  * agent_guard.c - the person's numbers: a numeric argument the model bent is put back to the
- * number the person wrote, so that validation refuses it with the tool's limit (the section
- * comment below has the rule).
+ * number the person wrote, so that validation refuses it with the tool's limit; a name the
+ * model misspelt while copying it is put back to the person's words (the section comments
+ * below have the rules).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -10,9 +11,12 @@
 #include "agent_impl.h"
 #include "toolspec.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 /* ============================================================================
  * the person's numbers: the harness owns the limits
@@ -138,4 +142,132 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     }
     json_decref(args);
     return changed;
+}
+
+/* ============================================================================
+ * the person's words: a copy the model misspelt
+ *
+ * A small model copies a name or a place from the request letter by letter and sometimes
+ * slips: "text Bob hi" -> recipient "Bobo", "text it to Marcus" -> "Marco". The guard: for a
+ * free string argument (no enum, pattern or format) whose value is not in the segment, the
+ * segment's run of one to four words closest to it by edit distance replaces it when the two
+ * start with the same letter, both have at least three letters, and at most a quarter of the
+ * longer one differs ("Mom" for "mum" stays: a contact the model resolved). A value with a digit
+ * (an identifier such as "TM-5", from memory) and a value the person wrote are left alone, and so
+ * is anything further from the words: a message body the model worded itself is not a slip. */
+
+#define GUARD_MAX_WORDS 48
+#define GUARD_MAX_COPY  64
+
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb) {
+    size_t row[GUARD_MAX_COPY + 1];
+    for (size_t j = 0; j <= lb; j++) {
+        row[j] = j;
+    }
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost =
+                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            size_t best = diag + cost;
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static bool contains_nocase(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (const char *p = hay; n > 0 && *p != '\0'; p++) {
+        if (strncasecmp(p, needle, n) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The segment's closest run of words to `v`, or false when none is close enough. */
+static bool closest_words(const char *segment, const char *v, char *out, size_t size) {
+    size_t lv = strlen(v);
+    if (lv < 3 || lv > GUARD_MAX_COPY) {
+        return false;
+    }
+    size_t starts[GUARD_MAX_WORDS], ends[GUARD_MAX_WORDS], n = 0;
+    for (const char *p = segment; *p != '\0' && n < GUARD_MAX_WORDS;) {
+        while (*p != '\0' && !isalnum((unsigned char)*p) && (unsigned char)*p < 0x80) {
+            p++;
+        }
+        if (*p == '\0') {
+            break;
+        }
+        starts[n] = (size_t)(p - segment);
+        while (*p != '\0' && (isalnum((unsigned char)*p) || *p == '\'' || *p == '-' ||
+                              (unsigned char)*p >= 0x80)) {
+            p++;
+        }
+        ends[n++] = (size_t)(p - segment);
+    }
+    size_t best_d = (size_t)-1, best_s = 0, best_e = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i; j < n && j < i + 4; j++) {
+            size_t lg = ends[j] - starts[i];
+            if (lg < 3 || lg > GUARD_MAX_COPY ||
+                tolower((unsigned char)segment[starts[i]]) != tolower((unsigned char)v[0])) {
+                continue;
+            }
+            size_t d = edit_distance(segment + starts[i], lg, v, lv);
+            size_t longer = lg > lv ? lg : lv;
+            if (d * 4 <= longer && (d < best_d || (d == best_d && lg > best_e - best_s))) {
+                best_d = d;
+                best_s = starts[i];
+                best_e = ends[j];
+            }
+        }
+    }
+    if (best_d == (size_t)-1 || best_e - best_s >= size) {
+        return false;
+    }
+    memcpy(out, segment + best_s, best_e - best_s);
+    out[best_e - best_s] = '\0';
+    return true;
+}
+
+bool agent_restore_person_words(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; args != NULL && i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        if (s->type != PIPIT_SCHEMA_STRING || s->n_enum > 0 || s->pattern != NULL ||
+            s->format != PIPIT_FORMAT_NONE) {
+            continue;
+        }
+        const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
+        if (v == NULL || strpbrk(v, "0123456789") != NULL || contains_nocase(segment, v)) {
+            continue;
+        }
+        char words[GUARD_MAX_COPY + 1];
+        if (closest_words(segment, v, words, sizeof(words)) &&
+            json_object_set_new(args, t->params->props[i].name, json_string(words)) == 0) {
+            changed = true;
+        }
+    }
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text != NULL) {
+        free(call->args_json);
+        call->args_json = text;
+    }
+    json_decref(args);
+    return text != NULL;
 }

@@ -13,4 +13,12 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Puts the person's words back into `call` when the model misspelt a copy of them in a free
+ * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
+ * the arguments were changed. */
+bool agent_restore_person_words(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_GUARD_H */

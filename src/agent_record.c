@@ -96,6 +96,7 @@ static const struct {
     {PIPIT_TURN_NUMBER_RESTORED, "number_restored"},
     {PIPIT_TURN_UNPINNED, "unpinned"},
     {PIPIT_TURN_SMALL_TALK, "small_talk"},
+    {PIPIT_TURN_WORDS_RESTORED, "words_restored"},
 };
 
 static json_t *json_or_string(const char *text) {

@@ -285,6 +285,9 @@ bool agent_handle_output(struct pipit_agent *a,
     if (agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
+    if (agent_restore_person_words(a->ts, tool, tb->segment, &call)) {
+        tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
+    }
     rec->args_json = agent_strdup(call.args_json);
     if (tool < 0 && strcmp(call.name, "none") == 0 && strcmp(call.args_json, "{}") == 0) {
         model_none(a, tb, rec); /* the grammar's "none of these tools" */

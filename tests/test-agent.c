@@ -1503,6 +1503,48 @@ static void test_model_undo_needs_a_reason(void **state) {
     teardown_fx(&fx);
 }
 
+/* A copy the model misspelt is put back to the person's words; a contact the model resolved,
+ * an identifier and a body the model worded itself are left alone. */
+static void test_person_words_restored(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err),
+                     PIPIT_OK);
+    fx.device = test_device("phone", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    assert_int_equal(
+        test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
+        PIPIT_OK);
+    const char *const out[] = {
+        "<call>send_message(recipient=\"Bobo\", body=\"hi there\")",
+        "<call>send_message(recipient=\"Mom\", body=\"I am on the train\")",
+        "<call>navigate_to(destination=\"Oaklend\", mode=\"driving\")",
+        "<call>cancel_timer(timer_id=\"TM-5\")",
+    };
+    script(&fx, 4, out);
+    struct pipit_turn *t = turn(&fx, "text Bob hi there");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"recipient\":\"Bob\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "tell mum I'm on the train"); /* "Mom" is the contact: kept */
+    assert_non_null(strstr(t->calls[0].args_json, "\"recipient\":\"Mom\""));
+    /* "I am on the train" is a quarter away from the person's own words: theirs */
+    assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"I'm on the train\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "drive to Oakland");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"destination\":\"Oakland\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "cancel timer TM-1"); /* an identifier is never respelt */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "TM-5"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* ============================================================================ memory, JIT */
 
 /* 25 scripted camera turns; returns the permanent prefix growth from turn 1 to turn 25. */
@@ -2215,6 +2257,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_every_failure_says_why),
         cmocka_unit_test(test_small_talk),
         cmocka_unit_test(test_model_undo_needs_a_reason),
+        cmocka_unit_test(test_person_words_restored),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
