@@ -1050,6 +1050,7 @@ static struct pipit_agent *parrot_agent(struct parrot *p,
     struct pipit_agent_params ap = pipit_agent_default_params();
     ap.device = p->device;
     ap.memory = memory;
+    ap.small_talk = false; /* the neutral turns ("hello", "ok") must reach the model */
     if (model != NULL) {
         ap.syntax = PIPIT_SYNTAX_HERMES;
         p->fake.vocab = model; /* count tokens with its tokenizer, not one per byte */

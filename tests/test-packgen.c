@@ -381,6 +381,7 @@ static void test_prompt_is_the_agents(void **state) {
     struct pipit_agent_params p = pipit_agent_default_params();
     p.device = home;
     p.system_prompt = pipit_datagen_pack_system(ts);
+    p.small_talk = false; /* "morning all" must reach the model: its prompt is compared */
     struct pipit_agent *agent = NULL;
     assert_int_equal(agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&fake), &agent, &err),
                      PIPIT_OK);
