@@ -27,14 +27,49 @@
  * tool has exactly one numeric argument, the model's value is not a number the person wrote
  * in the segment, and exactly one number the person wrote is one the argument does not allow,
  * that number is the one meant: it replaces the model's value and validation refuses it with
- * the tool's limit. Numbers in words, percentages and times are left alone; so is a value the
- * person wrote, and a conversion the person's number allows ("2 minutes" -> 120). */
+ * the tool's limit. A number said with a unit of time counts in the argument's unit when the
+ * argument has one ("2 minutes" for an argument in seconds is 120). Numbers in words,
+ * percentages and times of day are left alone; so is a value the person wrote. */
 
 #define GUARD_MAX_NUMBERS 8
 
+/* Units of time, for a number said with one ("5 hours") and an argument that has one. */
+struct time_unit {
+    const char *word;
+    double seconds;
+};
+static const struct time_unit UNITS[] = {
+    {"seconds", 1}, {"second", 1}, {"secs", 1},     {"sec", 1},     {"minutes", 60}, {"minute", 60},
+    {"mins", 60},   {"min", 60},   {"hours", 3600}, {"hour", 3600}, {"hrs", 3600},   {"hr", 3600},
+};
+
+/* The unit of time a word starts with as a whole word (0: none); *len gets its length. */
+static double unit_at(const char *p, size_t *len) {
+    for (size_t u = 0; u < sizeof(UNITS) / sizeof(UNITS[0]); u++) {
+        size_t l = strlen(UNITS[u].word);
+        if (strncasecmp(p, UNITS[u].word, l) == 0 && !isalpha((unsigned char)p[l])) {
+            *len = l;
+            return UNITS[u].seconds;
+        }
+    }
+    return 0;
+}
+
+/* The unit of time a text names as a whole word anywhere ("Minutes until it rings"). */
+static double unit_in(const char *text) {
+    for (const char *p = text; p != NULL && *p != '\0'; p++) {
+        size_t l = 0;
+        double u = (p == text || !isalpha((unsigned char)p[-1])) ? unit_at(p, &l) : 0;
+        if (u > 0) {
+            return u;
+        }
+    }
+    return 0;
+}
+
 /* Numbers written in digits in `text` (an optional sign right before them counts; "50x" is
  * 50; "16:9", "3.5.1" and "50%" are skipped). Returns how many were stored in out. */
-static size_t person_numbers(const char *text, double *out, size_t max) {
+static size_t person_numbers(const char *text, double arg_unit, double *out, size_t max) {
     size_t n = 0;
     const char *p = text;
     while (*p != '\0' && n < max) {
@@ -62,6 +97,15 @@ static size_t person_numbers(const char *text, double *out, size_t max) {
         if (*p == ':' || *p == '%' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
             (*p >= '0' && *p <= '9') || p == start) {
             continue;
+        }
+        const char *q = p;
+        while (*q == ' ' || *q == '-') {
+            q++;
+        }
+        size_t l = 0;
+        double said_unit = arg_unit > 0 ? unit_at(q, &l) : 0;
+        if (said_unit > 0) {
+            v = v * said_unit / arg_unit; /* "2 minutes" for seconds: 120 */
         }
         out[n++] = neg ? -v : v;
     }
@@ -113,7 +157,11 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         return false;
     }
     double said[GUARD_MAX_NUMBERS];
-    size_t n_said = person_numbers(segment, said, GUARD_MAX_NUMBERS);
+    double arg_unit = unit_in(num->name);
+    if (arg_unit == 0 && num->schema->description != NULL) {
+        arg_unit = unit_in(num->schema->description);
+    }
+    size_t n_said = person_numbers(segment, arg_unit, said, GUARD_MAX_NUMBERS);
     double model = json_number_value(v);
     size_t n_refused = 0;
     double refused = 0;
@@ -132,6 +180,85 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         json_t *nv = fabs(refused) < 1e12 && fabs(refused - floor(refused)) < 1e-9
                          ? json_integer((json_int_t)refused)
                          : json_real(refused);
+        char *text = NULL;
+        if (nv != NULL && json_object_set_new(args, num->name, nv) == 0 &&
+            (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL) {
+            free(call->args_json);
+            call->args_json = text;
+            changed = true;
+        }
+    }
+    json_decref(args);
+    return changed;
+}
+
+/* ============================================================================
+ * the person's unit: a number copied without its conversion
+ *
+ * "timer for 5 hours" with an argument in minutes came back as minutes=5: a timer of five
+ * minutes, said as done. When a tool has exactly one numeric argument whose name or
+ * description is in a unit of time, the segment holds exactly one number in digits followed by
+ * another unit of time, and the model's value is that bare number, the value becomes the
+ * number in the argument's unit (300), so that the tool runs what was asked or validation
+ * refuses it with the limit. A model that converted already is left alone. */
+
+bool agent_convert_person_unit(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = NULL;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+            if (num != NULL) {
+                return false;
+            }
+            num = &t->params->props[i];
+        }
+    }
+    double arg_unit = num != NULL ? unit_in(num->name) : 0;
+    if (num != NULL && arg_unit == 0 && num->schema->description != NULL) {
+        arg_unit = unit_in(num->schema->description);
+    }
+    if (arg_unit == 0) {
+        return false;
+    }
+    /* exactly one number in digits in the segment, and the unit right after it */
+    double said = 0, said_unit = 0;
+    size_t n_numbers = 0;
+    for (const char *p = segment; *p != '\0';) {
+        if (!isdigit((unsigned char)*p) ||
+            (p > segment && (isalnum((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == ':'))) {
+            p++;
+            continue;
+        }
+        char *end = NULL;
+        double v = strtod(p, &end);
+        n_numbers++;
+        const char *q = end;
+        while (*q == ' ' || *q == '-') {
+            q++;
+        }
+        size_t l = 0;
+        said = v;
+        said_unit = unit_at(q, &l);
+        p = end;
+    }
+    if (n_numbers != 1 || said_unit == 0 || said_unit == arg_unit) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *v = json_object_get(args, num->name);
+    bool changed = false;
+    if (json_is_number(v) && fabs(json_number_value(v) - said) < 1e-9) {
+        double conv = said * said_unit / arg_unit;
+        json_t *nv = fabs(conv - floor(conv)) < 1e-9 && fabs(conv) < 1e12
+                         ? json_integer((json_int_t)conv)
+                         : json_real(conv);
         char *text = NULL;
         if (nv != NULL && json_object_set_new(args, num->name, nv) == 0 &&
             (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL) {

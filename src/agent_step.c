@@ -282,7 +282,8 @@ bool agent_handle_output(struct pipit_agent *a,
     pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
     int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
-    if (agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
+    if (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
+        agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
     if (agent_restore_person_words(a->ts, tool, tb->segment, &call)) {

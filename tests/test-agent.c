@@ -1545,6 +1545,33 @@ static void test_person_words_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A number copied without its unit is converted to the argument's unit ("timer 2 minutes"
+ * -> seconds=2 becomes 120, refused with the limit); a bent one is restored in that unit. */
+static void test_person_unit_converted(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *const out[] = {"<call>set_timer(seconds=2)", "<call>set_timer(seconds=10)",
+                               "<call>set_timer(seconds=10)"};
+    script(&fx, 3, out);
+    struct pipit_turn *t = turn(&fx, "timer 2 minutes");
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "120"));
+    assert_false(t->calls[0].executed);
+    assert_state(&fx, "timer_s", "0");
+    pipit_turn_free(t);
+    t = turn(&fx, "set a 5 min timer"); /* bent to 10: the person's 300 s comes back */
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "300"));
+    assert_state(&fx, "timer_s", "0");
+    pipit_turn_free(t);
+    t = turn(&fx, "10 second timer"); /* the same unit: nothing to convert */
+    assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_state(&fx, "timer_s", "10");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* ============================================================================ memory, JIT */
 
 /* 25 scripted camera turns; returns the permanent prefix growth from turn 1 to turn 25. */
@@ -2258,6 +2285,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_small_talk),
         cmocka_unit_test(test_model_undo_needs_a_reason),
         cmocka_unit_test(test_person_words_restored),
+        cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
