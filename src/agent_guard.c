@@ -68,8 +68,10 @@ static double unit_in(const char *text) {
 }
 
 /* Numbers written in digits in `text` (an optional sign right before them counts; "50x" is
- * 50; "16:9", "3.5.1" and "50%" are skipped). Returns how many were stored in out. */
-static size_t person_numbers(const char *text, double arg_unit, double *out, size_t max) {
+ * 50; "16:9", "3.5.1" and "50%" are skipped), in `arg_unit` when one is said after them ("2
+ * minutes" for seconds: 120) into out, as written into raw. Returns how many were stored. */
+static size_t
+person_numbers(const char *text, double arg_unit, double *out, double *raw, size_t max) {
     size_t n = 0;
     const char *p = text;
     while (*p != '\0' && n < max) {
@@ -104,10 +106,8 @@ static size_t person_numbers(const char *text, double arg_unit, double *out, siz
         }
         size_t l = 0;
         double said_unit = arg_unit > 0 ? unit_at(q, &l) : 0;
-        if (said_unit > 0) {
-            v = v * said_unit / arg_unit; /* "2 minutes" for seconds: 120 */
-        }
-        out[n++] = neg ? -v : v;
+        raw[n] = neg ? -v : v;
+        out[n++] = (neg ? -v : v) * (said_unit > 0 ? said_unit / arg_unit : 1);
     }
     return n;
 }
@@ -127,6 +127,42 @@ static bool schema_allows(const struct pipit_schema *s, double v) {
     return (!s->has_min || v >= s->min - 1e-9) && (!s->has_max || v <= s->max + 1e-9);
 }
 
+/* The tool's one numeric argument; NULL when it has none or several (which is which is then
+ * the model's call). */
+static const struct pipit_schema_prop *only_number(const struct pipit_tool *t) {
+    const struct pipit_schema_prop *num = NULL;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+            if (num != NULL) {
+                return NULL;
+            }
+            num = &t->params->props[i];
+        }
+    }
+    return num;
+}
+
+/* The argument's unit of time in seconds, from its name or description; 0: none. */
+static double arg_time_unit(const struct pipit_schema_prop *num) {
+    double u = unit_in(num->name);
+    return u == 0 && num->schema->description != NULL ? unit_in(num->schema->description) : u;
+}
+
+/* Set `name` to `v` in `args` and write them back into `call`; true when done. */
+static bool set_number(struct pipit_call *call, json_t *args, const char *name, double v) {
+    json_t *nv =
+        fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
+    char *text = NULL;
+    if (nv == NULL || json_object_set_new(args, name, nv) != 0 ||
+        (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL) {
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = text;
+    return true;
+}
+
 /* Puts the person's out-of-range number back into `call` when the model bent it (above).
  * Returns true when the arguments were changed. */
 bool agent_restore_person_number(const struct pipit_toolset *ts,
@@ -136,17 +172,7 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
         return false;
     }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    const struct pipit_schema_prop *num = NULL;
-    for (size_t i = 0; i < t->params->n_props; i++) {
-        const struct pipit_schema *s = t->params->props[i].schema;
-        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
-            if (num != NULL) {
-                return false; /* several numbers: which is which is the model's call */
-            }
-            num = &t->params->props[i];
-        }
-    }
+    const struct pipit_schema_prop *num = only_number(pipit_toolset_tool(ts, (size_t)tool));
     if (num == NULL) {
         return false;
     }
@@ -156,12 +182,8 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         json_decref(args);
         return false;
     }
-    double said[GUARD_MAX_NUMBERS];
-    double arg_unit = unit_in(num->name);
-    if (arg_unit == 0 && num->schema->description != NULL) {
-        arg_unit = unit_in(num->schema->description);
-    }
-    size_t n_said = person_numbers(segment, arg_unit, said, GUARD_MAX_NUMBERS);
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    size_t n_said = person_numbers(segment, arg_time_unit(num), said, raw, GUARD_MAX_NUMBERS);
     double model = json_number_value(v);
     size_t n_refused = 0;
     double refused = 0;
@@ -175,19 +197,7 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
             refused = said[i];
         }
     }
-    bool changed = false;
-    if (n_refused == 1) {
-        json_t *nv = fabs(refused) < 1e12 && fabs(refused - floor(refused)) < 1e-9
-                         ? json_integer((json_int_t)refused)
-                         : json_real(refused);
-        char *text = NULL;
-        if (nv != NULL && json_object_set_new(args, num->name, nv) == 0 &&
-            (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL) {
-            free(call->args_json);
-            call->args_json = text;
-            changed = true;
-        }
-    }
+    bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
     json_decref(args);
     return changed;
 }
@@ -209,64 +219,20 @@ bool agent_convert_person_unit(const struct pipit_toolset *ts,
     if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
         return false;
     }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    const struct pipit_schema_prop *num = NULL;
-    for (size_t i = 0; i < t->params->n_props; i++) {
-        const struct pipit_schema *s = t->params->props[i].schema;
-        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
-            if (num != NULL) {
-                return false;
-            }
-            num = &t->params->props[i];
-        }
-    }
-    double arg_unit = num != NULL ? unit_in(num->name) : 0;
-    if (num != NULL && arg_unit == 0 && num->schema->description != NULL) {
-        arg_unit = unit_in(num->schema->description);
-    }
+    const struct pipit_schema_prop *num = only_number(pipit_toolset_tool(ts, (size_t)tool));
+    double arg_unit = num != NULL ? arg_time_unit(num) : 0;
     if (arg_unit == 0) {
         return false;
     }
-    /* exactly one number in digits in the segment, and the unit right after it */
-    double said = 0, said_unit = 0;
-    size_t n_numbers = 0;
-    for (const char *p = segment; *p != '\0';) {
-        if (!isdigit((unsigned char)*p) ||
-            (p > segment && (isalnum((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == ':'))) {
-            p++;
-            continue;
-        }
-        char *end = NULL;
-        double v = strtod(p, &end);
-        n_numbers++;
-        const char *q = end;
-        while (*q == ' ' || *q == '-') {
-            q++;
-        }
-        size_t l = 0;
-        said = v;
-        said_unit = unit_at(q, &l);
-        p = end;
-    }
-    if (n_numbers != 1 || said_unit == 0 || said_unit == arg_unit) {
+    /* exactly one number in digits in the segment, said with another unit of time */
+    double said[2], raw[2];
+    if (person_numbers(segment, arg_unit, said, raw, 2) != 1 || fabs(said[0] - raw[0]) < 1e-9) {
         return false;
     }
     json_t *args = json_loads(call->args_json, 0, NULL);
     json_t *v = json_object_get(args, num->name);
-    bool changed = false;
-    if (json_is_number(v) && fabs(json_number_value(v) - said) < 1e-9) {
-        double conv = said * said_unit / arg_unit;
-        json_t *nv = fabs(conv - floor(conv)) < 1e-9 && fabs(conv) < 1e12
-                         ? json_integer((json_int_t)conv)
-                         : json_real(conv);
-        char *text = NULL;
-        if (nv != NULL && json_object_set_new(args, num->name, nv) == 0 &&
-            (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL) {
-            free(call->args_json);
-            call->args_json = text;
-            changed = true;
-        }
-    }
+    bool changed = json_is_number(v) && fabs(json_number_value(v) - raw[0]) < 1e-9 &&
+                   set_number(call, args, num->name, said[0]);
     json_decref(args);
     return changed;
 }

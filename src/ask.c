@@ -146,15 +146,6 @@ static const struct dimension DIMENSIONS[] = {
     {{"brightness", NULL}, {"brightness", "how bright", "how dim", "how dark", NULL}},
 };
 
-/* Words of tool names that say what is done, not to what. */
-static const char *const TOOL_VERBS[] = {
-    "set",    "get",    "adjust", "switch", "take",   "toggle", "enable", "disable",
-    "change", "update", "start",  "stop",   "turn",   "do",     "make",   "process",
-    "with",   "to",     "cancel", "create", "append", "add",    "remove", "delete",
-    "tap",    "read",   "find",   "open",   "send",   "share",  "search", "request",
-    "the",    "a",      "of",     "for",    "and",    "or",     "by",     "from",
-};
-
 /* ============================================================================
  * tokens (words.c) */
 
@@ -409,7 +400,7 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
         if (wl > 0 && wl < sizeof(w)) {
             memcpy(w, p, wl);
             w[wl] = '\0';
-            if (!ask_in_list(w, TOOL_VERBS, COUNT(TOOL_VERBS)) && used + wl + 2 < sizeof(phrase)) {
+            if (!words_is_tool_verb(w) && used + wl + 2 < sizeof(phrase)) {
                 if (used > 0) {
                     phrase[used++] = ' ';
                 }

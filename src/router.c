@@ -675,6 +675,15 @@ router_words(const struct router *r, enum router_word_kind kind, const char **ou
 /* ============================================================================
  * queries */
 
+size_t router_tool_word_at(const struct router *r, const struct words_tok *t, size_t n, size_t i) {
+    size_t best = 0;
+    for (size_t k = 0; r != NULL && i < n && t[i].kind == WORDS_WORD && k < r->n; k++) {
+        size_t m = words_match(t, n, i, r->words[k].phrase);
+        best = m > best ? m : best;
+    }
+    return best;
+}
+
 bool router_has_tool_word(const struct router *r, const char *text) {
     if (r == NULL || text == NULL) {
         return false;
@@ -684,10 +693,8 @@ bool router_has_tool_word(const struct router *r, const char *text) {
     struct toks ts;
     tokenize(text, len, &ts);
     for (size_t i = 0; i < ts.n; i++) {
-        for (size_t k = 0; ts.t[i].kind == WORDS_WORD && k < r->n; k++) {
-            if (match_phrase(&ts, i, ts.n, r->words[k].phrase) > 0) {
-                return true;
-            }
+        if (router_tool_word_at(r, ts.t, ts.n, i) > 0) {
+            return true;
         }
     }
     return false;

@@ -155,6 +155,11 @@ router_words(const struct router *r, enum router_word_kind kind, const char **ou
  * the tools act on ("kitchen lights on"). False for NULL. */
 bool router_has_tool_word(const struct router *r, const char *text);
 
+/* Tokens of `t` (n tokens) that a word or phrase of `r`'s tool set matches at token i, the
+ * longest; 0 when none or `r` is NULL. */
+struct words_tok;
+size_t router_tool_word_at(const struct router *r, const struct words_tok *t, size_t n, size_t i);
+
 /* router_split() with the generic lexicon plus `r`'s words. `r` NULL means the
  * generic lexicon only (exactly router_split()). */
 size_t router_split_with(const struct router *r,

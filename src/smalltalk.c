@@ -12,8 +12,7 @@
 
 #define COUNT(a)      (sizeof(a) / sizeof((a)[0]))
 #define MAX_TOKENS    24 /* small talk is short: a longer utterance is something else */
-#define MAX_PHRASES   512
-#define MAX_HELP_TAIL 4 /* words after "what can you do" that are neither social nor tools */
+#define MAX_HELP_TAIL 4  /* words after "what can you do" that are neither social nor tools */
 #define MAX_TOPICS    16
 
 /* Generic English social formulas, by kind (lowercase words, apostrophes dropped). */
@@ -134,20 +133,6 @@ static const struct kind_list KINDS[] = {
     {0, GLUE, COUNT(GLUE)},
 };
 
-/* A word of the tool set at token i (a verb, keyword or pair phrase): it is about the tools. */
-static bool pack_word_at(const char *const *phrases,
-                         size_t n_phrases,
-                         const struct words_tok *t,
-                         size_t n,
-                         size_t i) {
-    for (size_t k = 0; k < n_phrases; k++) {
-        if (words_match(t, n, i, phrases[k]) > 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
     if (utterance == NULL) {
         return 0;
@@ -159,18 +144,10 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
     if (too_long || n == 0 || n > MAX_TOKENS) {
         return 0;
     }
-    const char *phrases[MAX_PHRASES];
-    size_t n_phrases = 0;
-    static const enum router_word_kind WORD_KINDS[] = {ROUTER_WORD_VERB, ROUTER_WORD_KEYWORD,
-                                                       ROUTER_WORD_PAIR};
-    for (size_t k = 0; k < COUNT(WORD_KINDS) && r != NULL; k++) {
-        size_t got = router_words(r, WORD_KINDS[k], phrases + n_phrases, MAX_PHRASES - n_phrases);
-        n_phrases += got < MAX_PHRASES - n_phrases ? got : MAX_PHRASES - n_phrases;
-    }
     unsigned kinds = 0;
     for (size_t i = 0; i < n;) {
-        if (pack_word_at(phrases, n_phrases, t, n, i)) {
-            return 0;
+        if (router_tool_word_at(r, t, n, i) > 0) {
+            return 0; /* a word of the tool set: about the tools */
         }
         size_t best = 0;
         unsigned best_kind = 0;
@@ -189,7 +166,7 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
             return 0; /* a word that is not social: something else was said */
         }
         for (size_t j = i + 1; j < i + best; j++) {
-            if (pack_word_at(phrases, n_phrases, t, n, j)) {
+            if (router_tool_word_at(r, t, n, j) > 0) {
                 return 0;
             }
         }
@@ -198,17 +175,6 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
     }
     return kinds;
 }
-
-/* Words of tool names that say what is done, not to what. */
-static const char *const TOOL_VERBS[] = {
-    "set",      "get",    "adjust", "switch",  "toggle", "enable", "disable", "change",
-    "update",   "start",  "stop",   "turn",    "cancel", "create", "add",     "remove",
-    "delete",   "make",   "do",     "take",    "read",   "find",   "open",    "close",
-    "send",     "show",   "list",   "search",  "play",   "pause",  "resume",  "skip",
-    "activate", "record", "tap",    "request", "append", "share",  "check",   "query",
-    "lookup",   "fetch",  "run",    "use",     "with",   "to",     "the",     "a",
-    "of",       "for",    "and",    "or",      "by",     "from",   "is",
-};
 
 /* "I can help with the light, brightness, ... and timer." from the tool names. */
 static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
@@ -229,8 +195,7 @@ static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
                     w[k] = (char)tolower((unsigned char)p[k]);
                 }
                 w[wl] = '\0';
-                if (!words_in_list(w, TOOL_VERBS, COUNT(TOOL_VERBS)) &&
-                    used + wl + 2 < sizeof(topic)) {
+                if (!words_is_tool_verb(w) && used + wl + 2 < sizeof(topic)) {
                     used += (size_t)snprintf(topic + used, sizeof(topic) - used, "%s%s",
                                              used > 0 ? " " : "", w);
                 }

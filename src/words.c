@@ -273,3 +273,17 @@ bool words_normalize(const char *text, size_t max_words, char *out, size_t size,
     }
     return n > 0 && n <= max_words;
 }
+
+static const char *const TOOL_VERBS[] = {
+    "set",     "get",    "adjust", "switch", "take",   "toggle", "enable", "disable",
+    "change",  "update", "start",  "stop",   "turn",   "do",     "make",   "process",
+    "with",    "to",     "cancel", "create", "append", "add",    "remove", "delete",
+    "tap",     "read",   "find",   "open",   "close",  "send",   "share",  "search",
+    "request", "show",   "list",   "play",   "pause",  "resume", "skip",   "activate",
+    "record",  "check",  "query",  "lookup", "fetch",  "run",    "use",    "is",
+    "the",     "a",      "of",     "for",    "and",    "or",     "by",     "from",
+};
+
+bool words_is_tool_verb(const char *w) {
+    return words_in_list(w, TOOL_VERBS, sizeof(TOOL_VERBS) / sizeof(TOOL_VERBS[0]));
+}

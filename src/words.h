@@ -80,4 +80,9 @@ size_t words_count(const char *phrase);
  * mark, a too-long word, or does not fit. */
 bool words_normalize(const char *text, size_t max_words, char *out, size_t size, size_t *n_words);
 
+/* A word of a tool's name that says what is done, not to what ("set", "switch", "take",
+ * "record", "the"): "switch_camera" is about the camera. Lowercase. Used by the state
+ * questions (ask.c) and the "what can you do?" answer (smalltalk.c). */
+bool words_is_tool_verb(const char *w);
+
 #endif /* PIPIT_WORDS_H */

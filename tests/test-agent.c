@@ -618,19 +618,26 @@ static void test_state_claims_are_corrected(void **state) {
 }
 
 /* The same guarantees on the phone pack, with whatever its state holds. */
+/* An agent on the phone tools (params NULL: the defaults) and a phone starting from `init`
+ * (NULL: its defaults). */
+static void
+setup_phone(struct fixture *fx, const struct pipit_agent_params *params, const char *init) {
+    memset(fx, 0, sizeof(*fx));
+    fx->ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/phone.json");
+    fx->device = test_device("phone", fx->ts, init);
+    struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    p.device = fx->device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+}
+
 static void test_state_truth_on_phone(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err),
-                     PIPIT_OK);
-    fx.device = test_device("phone", fx.ts, "{\"wifi\": true, \"bluetooth\": false}");
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    assert_int_equal(
-        test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
-        PIPIT_OK);
+    setup_phone(&fx, NULL, "{\"wifi\": true, \"bluetooth\": false}");
     struct pipit_turn *t = turn(&fx, "is wifi on?");
     assert_string_equal(t->sentence, "Wi-Fi is on.");
     assert_int_equal(t->model_calls, 0);
@@ -1508,16 +1515,7 @@ static void test_model_undo_needs_a_reason(void **state) {
 static void test_person_words_restored(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx.ts, &err),
-                     PIPIT_OK);
-    fx.device = test_device("phone", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    assert_int_equal(
-        test_agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err),
-        PIPIT_OK);
+    setup_phone(&fx, NULL, NULL);
     const char *const out[] = {
         "<call>send_message(recipient=\"Bobo\", body=\"hi there\")",
         "<call>send_message(recipient=\"Mom\", body=\"I am on the train\")",
@@ -1791,25 +1789,11 @@ static void test_id_from_turn_2_used_on_turn_10(void **state) {
     }
 }
 
-static void setup_phone(struct fixture *fx, const struct pipit_agent_params *p) {
-    memset(fx, 0, sizeof(*fx));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &fx->ts, &err),
-                     PIPIT_OK);
-    fx->device = test_device("phone", fx->ts, NULL);
-    struct pipit_agent_params pp = *p;
-    pp.device = fx->device;
-    if (agent_new_with_backend(NULL, fx->ts, &pp, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
-}
-
 static void test_context_budget_trims_memory(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
     struct fixture fx;
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     const char *hi[] = {"Hello!"};
     script(&fx, 1, hi);
     struct pipit_turn *t = turn(&fx, "hi");
@@ -1819,7 +1803,7 @@ static void test_context_budget_trims_memory(void **state) {
 
     /* every note gets an ID line, which is never superseded: memory grows until trimmed */
     p.context_budget = system + 150;
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     int32_t trimmed = 0;
     for (int i = 0; i < 20; i++) {
         char call[96];
@@ -1843,7 +1827,7 @@ static void test_context_budget_trims_memory(void **state) {
     /* failures of different tools each pin a line until the tool succeeds: when the pinned
      * lines alone pass the budget, the oldest are unpinned and trimmed, and the turn says so */
     p.context_budget = system + 90;
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     static const char *const failing[] = {
         "<call>send_message()",  "<call>share_photo()",  "<call>navigate_to()",
         "<call>request_ride()",  "<call>set_alarm()",    "<call>append_note()",
@@ -1869,7 +1853,7 @@ static void test_context_budget_trims_memory(void **state) {
 
     /* a budget below the system text: nothing is dropped silently, the turn says so */
     p.context_budget = 10;
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     script(&fx, 1, hi);
     t = turn(&fx, "hi");
     assert_true(t->flags & PIPIT_TURN_OVER_BUDGET);
@@ -1884,7 +1868,7 @@ static void test_context_full_step_gives_back_memory(void **state) {
     (void)state;
     struct pipit_agent_params p = pipit_agent_default_params();
     struct fixture fx;
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     struct pipit_turn *t = NULL;
     for (int i = 0; i < 6; i++) {
         char call[96];
@@ -1911,7 +1895,7 @@ static void test_context_full_step_gives_back_memory(void **state) {
     teardown_fx(&fx);
 
     /* no memory at all: the error is the engine's */
-    setup_phone(&fx, &p);
+    setup_phone(&fx, &p, NULL);
     script(&fx, 1, &call);
     fx.fake.ctx_limit = 10;
     struct pipit_turn *none = NULL;

@@ -26,15 +26,6 @@ static json_t *J(const char *text) {
     return j;
 }
 
-static struct pipit_toolset *load(const char *path) {
-    struct pipit_toolset *ts = NULL;
-    struct pipit_error err;
-    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
-    return ts;
-}
-
 /* `tmpl` filled from args and data (JSON text, may be NULL) must read `want`. */
 static void expect_render(const char *tmpl, const char *args, const char *data, const char *want) {
     json_t *a = args != NULL ? J(args) : NULL;
@@ -149,7 +140,7 @@ static void expect_refusal(const struct pipit_toolset *ts,
 
 static void test_refusals_name_the_limit(void **state) {
     (void)state;
-    struct pipit_toolset *cam = load(CAMERA_PACK);
+    struct pipit_toolset *cam = test_load_tools(CAMERA_PACK);
     expect_refusal(cam, "set_zoom", "{\"level\": 50}", RENDER_OUT_OF_RANGE,
                    "I can't zoom to 50x: the zoom goes from 0.5x to 10x on the back camera.");
     expect_refusal(cam, "set_zoom", "{\"level\": 0.1}", RENDER_OUT_OF_RANGE,
@@ -182,7 +173,7 @@ static void test_refusals_name_the_limit(void **state) {
                    "\"auto\"|\"daylight\"|\"cloudy\"|\"tungsten\"|\"fluorescent\".");
     pipit_toolset_free(cam);
 
-    struct pipit_toolset *ph = load(PHONE_PACK);
+    struct pipit_toolset *ph = test_load_tools(PHONE_PACK);
     expect_refusal(ph, "set_timer", "{\"minutes\": 5000}", RENDER_OUT_OF_RANGE,
                    "I can't set a timer for 5000 minutes: a timer can be 1 to 1440 minutes.");
     expect_refusal(ph, "set_timer", "{\"minutes\": 0}", RENDER_OUT_OF_RANGE,
@@ -282,7 +273,7 @@ static void expect_failure(struct device *dev,
 
 static void test_camera_sentences(void **state) {
     (void)state;
-    struct pipit_toolset *ts = load(CAMERA_PACK);
+    struct pipit_toolset *ts = test_load_tools(CAMERA_PACK);
     struct device dev;
     assert_int_equal(camera_device_new(ts, &dev, NULL), PIPIT_OK);
     expect_success(&dev, ts, "set_flash", "{\"mode\": \"on\"}", "The flash is on.");
@@ -324,7 +315,7 @@ static void test_camera_sentences(void **state) {
 
 static void test_phone_sentences(void **state) {
     (void)state;
-    struct pipit_toolset *ts = load(PHONE_PACK);
+    struct pipit_toolset *ts = test_load_tools(PHONE_PACK);
     struct device dev;
     assert_int_equal(phone_device_new(ts, &dev, NULL), PIPIT_OK);
     expect_success(&dev, ts, "set_wifi", "{\"enabled\": false}", "Wi-Fi is off.");

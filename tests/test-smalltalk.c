@@ -6,15 +6,6 @@
 #include "smalltalk.h"
 #include "testutil.h"
 
-static struct pipit_toolset *load(const char *path) {
-    struct pipit_toolset *ts = NULL;
-    struct pipit_error err;
-    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
-    return ts;
-}
-
 static void test_kinds(void **state) {
     (void)state;
     struct {
@@ -65,8 +56,8 @@ static void test_kinds(void **state) {
  * night mode, a goodbye for a tool set without one. */
 static void test_pack_words_win(void **state) {
     (void)state;
-    struct pipit_toolset *camera = load(PIPIT_SOURCE_DIR "/tools/camera.json");
-    struct pipit_toolset *phone = load(PIPIT_SOURCE_DIR "/tools/phone.json");
+    struct pipit_toolset *camera = test_load_tools(PIPIT_SOURCE_DIR "/tools/camera.json");
+    struct pipit_toolset *phone = test_load_tools(PIPIT_SOURCE_DIR "/tools/phone.json");
     struct router *rc = router_new(camera);
     struct router *rp = router_new(phone);
     assert_non_null(rc);
@@ -97,7 +88,7 @@ static void test_replies(void **state) {
     assert_string_equal(buf, "Glad you like it.");
     smalltalk_reply(SMALLTALK_ACK, NULL, buf, sizeof(buf));
     assert_string_equal(buf, "OK.");
-    struct pipit_toolset *home = load(PIPIT_SOURCE_DIR "/tools/home.json");
+    struct pipit_toolset *home = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
     char help[640];
     smalltalk_reply(SMALLTALK_HELP | SMALLTALK_GREETING, home, help, sizeof(help));
     assert_string_equal(help, "Here's what I can help with: light, brightness, light colour, "

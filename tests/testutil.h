@@ -40,6 +40,16 @@ static inline struct pipit_model *test_load_model(const char *path) {
     return m;
 }
 
+/* A tool set from a file, or the test fails. */
+static inline struct pipit_toolset *test_load_tools(const char *path) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
 /* A device for an agent (pipit_device_init(); kind "camera", "phone", ...), or the test fails.
  * Free it with pipit_device_free() after the agents that use it. */
 static inline struct pipit_device *
