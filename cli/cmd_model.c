@@ -28,7 +28,7 @@ static void make_model_usage(FILE *out) {
                  "  --ff N           feed-forward width (default 128)\n"
                  "  --ctx N          training context length (default 2048)\n"
                  "  --seed N         weight seed (default 1)\n"
-                 "  --std X          weights ~ N(0, X) (default 0.5)\n");
+                 "  --std X          weights ~ N(0, X) (default 0.5; 0.02 with --shape)\n");
 }
 
 int cmd_make_model(int argc, char **argv) {
@@ -76,6 +76,7 @@ int cmd_make_model(int argc, char **argv) {
             heads_kv = p.n_head_kv;
             ff = p.n_ff;
             ctx = p.n_ctx_train;
+            std = p.init_std;
             if (vocab == NULL) {
                 vocab = sh->vocab;
             }

@@ -336,6 +336,12 @@ struct pipit_context_params {
                                 spin-wait, and one too many costs 10-100x on a busy machine */
     pipit_abort_fn abort_fn; /* optional cancellation poll, NULL = none */
     void *abort_user_data;   /* passed to abort_fn */
+    bool flash_attn;         /* llama.cpp's flash attention (default false). On a CPU it makes
+                                the one-time prefill of a long prefix up to a quarter faster
+                                and every short per-turn tail and generated token slower
+                                (warm first token 1.6x slower on a 0.5B shape with a 2K-token
+                                prefix, docs/engine.md): pipit prefills once and decodes
+                                every turn. Sessions save the KV layout of their setting */
 };
 
 struct pipit_context_params pipit_context_default_params(void);

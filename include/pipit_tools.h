@@ -76,7 +76,8 @@ const struct pipit_model_shape *pipit_model_shapes(size_t *n);
 const struct pipit_model_shape *pipit_model_shape_find(const char *name);
 
 /* Set params' sizes (width, blocks, heads, feed-forward, trained context, rope base) from
- * `shape`; vocab_path, seed, init_std and weight_type are left as they are. */
+ * `shape`, and init_std to 0.02 (a trained model's scale, so a random model costs what the real
+ * one does); vocab_path, seed and weight_type are left as they are. */
 void pipit_make_model_apply_shape(struct pipit_make_model_params *params,
                                   const struct pipit_model_shape *shape);
 

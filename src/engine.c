@@ -492,6 +492,7 @@ struct pipit_context_params pipit_context_default_params(void) {
         .n_threads = 0,
         .abort_fn = NULL,
         .abort_user_data = NULL,
+        .flash_attn = false,
     };
     return p;
 }
@@ -570,6 +571,10 @@ enum pipit_status pipit_context_init(struct pipit_model *model,
     lp.abort_callback = context_abort_cb;
     lp.abort_callback_data = ctx;
     lp.no_perf = true;
+    /* never llama.cpp's "auto", which turns it on wherever the backend has it: on a CPU it
+     * trades per-turn latency for one-time prefill (pipit_context_params.flash_attn) */
+    lp.flash_attn_type =
+        p.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     last_llama_error[0] = '\0';
     ctx->lctx = llama_init_from_model(model->lm, lp);
     if (ctx->lctx == NULL) {

@@ -249,6 +249,11 @@ void pipit_make_model_apply_shape(struct pipit_make_model_params *p,
     p->n_ff = shape->n_ff;
     p->n_ctx_train = shape->n_ctx_train;
     p->rope_base = shape->rope_base;
+    /* the published initializer_range of these models: activations, attention scores and logits
+     * of the scale a trained model has, so its costs are the real model's (with 0.5, attention
+     * scores in the hundreds send expf into its slow underflow path: a random 135M shape's
+     * warm first token took 1.8x as long) */
+    p->init_std = 0.02f;
 }
 
 /* The ggml type and the GGUF general.file_type (llama_ftype) of a weight type. */

@@ -5,7 +5,8 @@
  * Shows: exact rewind of the ephemeral tail, commit, context-full and misuse
  * statuses, two contexts with different LoRA adapters on one model, lazy and
  * plain grammars, cancellation of a long prefill, bad model files, tokenizer
- * and chat template, thread changes, sampling seeds.
+ * and chat template, thread changes, sampling seeds, flash attention on and
+ * off.
  */
 #include "gguf.h"
 #include "testutil.h"
@@ -83,6 +84,75 @@ static void test_rewind_equivalence_spm(void **state) {
 static void test_rewind_equivalence_qwen2(void **state) {
     (void)state;
     check_rewind_equivalence(TEST_MODEL_QWEN, false);
+}
+
+/* flash attention on and off: both run, rewind exactly, and predict the same next token
+ * up to float rounding (F16 against F32 accumulation) */
+static void test_flash_attention_both_ways(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_model_info info;
+    pipit_model_get_info(m, &info);
+    int32_t np, ne, nn;
+    int32_t *p = test_tokens(m, PREFIX, &np);
+    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
+    int32_t *n = test_tokens(m, NEXT, &nn);
+    float *logits[2];
+    uint8_t *blob = NULL; /* the prefix saved with flash attention on */
+    size_t blob_len = 0;
+    for (int fa = 0; fa < 2; fa++) {
+        struct pipit_context_params cp = pipit_context_default_params();
+        cp.n_ctx = 512;
+        cp.n_threads = 1;
+        cp.flash_attn = fa == 1;
+        struct pipit_context *c = NULL;
+        struct pipit_error err;
+        assert_int_equal(pipit_context_init(m, &cp, &c, &err), PIPIT_OK);
+        assert_int_equal(pipit_context_append(c, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
+        assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, e, ne), PIPIT_OK);
+        assert_int_equal(pipit_context_rewind(c), PIPIT_OK);
+        if (fa == 1) {
+            assert_int_equal(pipit_context_save_state(c, &blob, &blob_len), PIPIT_OK);
+        }
+        for (int32_t i = 0; i < nn; i++) {
+            assert_int_equal(pipit_context_decode_token(c, n[i]), PIPIT_OK);
+        }
+        logits[fa] = test_copy_logits(c, info.n_vocab);
+        pipit_context_free(c);
+    }
+    /* a prefix saved under the other setting: loaded (llama.cpp converts the V layout) or
+     * refused with the context left empty, never half-loaded */
+    struct pipit_context *c = test_new_context(m, 512);
+    enum pipit_status st = pipit_context_load_state(c, blob, blob_len);
+    if (st == PIPIT_OK) {
+        assert_int_equal(pipit_context_n_permanent(c), np);
+    } else {
+        assert_int_equal(st, PIPIT_ERR_CORRUPT);
+        assert_int_equal(pipit_context_n_permanent(c) + pipit_context_n_ephemeral(c), 0);
+    }
+    pipit_context_free(c);
+    pipit_free(blob);
+    int32_t best[2] = {0, 0};
+    float scale = 0.0f;
+    for (int fa = 0; fa < 2; fa++) {
+        for (int32_t v = 1; v < info.n_vocab; v++) {
+            if (logits[fa][v] > logits[fa][best[fa]]) {
+                best[fa] = v;
+            }
+        }
+        scale = fabsf(logits[fa][best[fa]]) > scale ? fabsf(logits[fa][best[fa]]) : scale;
+    }
+    /* the same prediction up to rounding: each one's best token is within the tolerance of
+     * the other's best (a random model has near ties) */
+    float tol = 0.01f * scale + 1e-3f;
+    assert_true(test_max_abs_diff(logits[0], logits[1], info.n_vocab) <= tol);
+    assert_true(logits[1][best[0]] >= logits[1][best[1]] - 2.0f * tol);
+    free(logits[0]);
+    free(logits[1]);
+    pipit_free(p);
+    pipit_free(e);
+    pipit_free(n);
+    pipit_model_free(m);
 }
 
 static void test_commit_and_partial_rewind(void **state) {
@@ -779,6 +849,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rewind_equivalence_spm),
         cmocka_unit_test(test_rewind_equivalence_qwen2),
+        cmocka_unit_test(test_flash_attention_both_ways),
         cmocka_unit_test(test_commit_and_partial_rewind),
         cmocka_unit_test(test_context_full_is_a_status),
         cmocka_unit_test(test_adapters_per_context),

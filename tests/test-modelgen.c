@@ -168,6 +168,7 @@ static void test_named_shapes(void **state) {
     assert_int_equal(p.n_ff, 1536);
     assert_int_equal(p.n_ctx_train, 8192);
     assert_true(p.rope_base == 100000.0f);
+    assert_true(p.init_std == 0.02f); /* a trained model's scale, not the tiny models' 0.5 */
     assert_null(pipit_model_shape_find("smollm2"));
     assert_null(pipit_model_shape_find(NULL));
     for (size_t i = 0; i < n; i++) { /* every shape's tokenizer is in the tree */
