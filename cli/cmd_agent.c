@@ -379,12 +379,13 @@ static void print_verbose(const struct pipit_turn *t) {
     }
     fprintf(stderr,
             "  [%d model call%s, prefilled %lld (permanent %lld, memory %lld), decoded %lld; "
-            "permanent %d tokens, ephemeral max %d; memory %d lines / %d bytes%s; %.0f ms, "
-            "first token %.0f ms]\n",
+            "permanent %d tokens, ephemeral max %d; memory %d lines / %d bytes%s; %.0f ms "
+            "(model %.0f, sampling %.1f of which grammar %.1f), first token %.0f ms]\n",
             t->model_calls, t->model_calls == 1 ? "" : "s", (long long)t->prefill_tokens,
             (long long)t->permanent_prefill_tokens, (long long)t->memory_prefill_tokens,
             (long long)t->decode_tokens, t->n_permanent, t->n_ephemeral_max, t->memory_lines,
-            t->memory_bytes, t->trimmed_lines > 0 ? ", trimmed" : "", t->latency_ms, t->ttft_ms);
+            t->memory_bytes, t->trimmed_lines > 0 ? ", trimmed" : "", t->latency_ms, t->model_ms,
+            t->sample_ms, t->constraint_ms, t->ttft_ms);
     if (t->tracker_ms > 0) {
         fprintf(stderr, "  [State-Tracker: %d line%s in %.0f ms, its KV %lld bytes]\n",
                 t->tracker_lines, t->tracker_lines == 1 ? "" : "s", t->tracker_ms,

@@ -9,6 +9,8 @@
  *              decoder's compile time for a tool with 40 optional properties
  *   toolcall   decode steps, generated tokens and wall time per tool call
  *   ttft       time to first token: cold, warm permanent prefix, restored session
+ *   turn       where a command's time goes: the model's prefill and decode, sampling, the
+ *              grammar, and everything else (the harness's fixed per-turn overhead)
  *   context    initial context tokens per tool serialization, context after 5/10/25 turns per
  *              memory mode
  *   memory     peak resident memory (getrusage)
@@ -40,7 +42,7 @@ struct bench_opts {
     const char *workdir; /* where the random test models are written */
     long threads;
     long reps;
-    bool sections[5];
+    bool sections[6];
 };
 
 enum {
@@ -48,14 +50,17 @@ enum {
     SEC_TOOLCALL,
     SEC_TTFT,
     SEC_CONTEXT,
-    SEC_MEMORY
+    SEC_MEMORY,
+    SEC_TURN,
+    N_SECTIONS
 };
-static const char *const SECTION_NAMES[] = {"grammar", "toolcall", "ttft", "context", "memory"};
+static const char *const SECTION_NAMES[] = {"grammar", "toolcall", "ttft",
+                                            "context", "memory",   "turn"};
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: pipit bench [options] [section ...]\n"
-            "sections: grammar toolcall ttft context memory (default: all)\n"
+            "sections: grammar toolcall ttft turn context memory (default: all)\n"
             "  --model FILE    model for the agent benchmarks (default: the bundled %s,\n"
             "                  else a random 32K test model)\n"
             "  --workdir DIR   where random test models are written (default: $TMPDIR or /tmp)\n"
@@ -419,6 +424,7 @@ static struct pipit_agent *new_agent(const struct bench_opts *o,
                                      int32_t format,
                                      int32_t memory,
                                      uint32_t n_ctx,
+                                     bool force_call,
                                      struct pipit_device **device) {
     struct pipit_error err;
     *device = NULL;
@@ -433,6 +439,7 @@ static struct pipit_agent *new_agent(const struct bench_opts *o,
     ap.memory = memory;
     ap.n_ctx = n_ctx;
     ap.turn_budget_ms = 0;
+    ap.lazy_grammar = !force_call;
     struct pipit_agent *a = NULL;
     if (pipit_agent_init(model, tools, &ap, &a, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit bench: %s\n", err.text);
@@ -464,7 +471,7 @@ static int bench_toolcall(const struct bench_opts *o,
     for (size_t f = 0; f < 2; f++) {
         struct pipit_device *dev = NULL;
         struct pipit_agent *a =
-            new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 4096, &dev);
+            new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 4096, false, &dev);
         if (a == NULL) {
             return CLI_EXIT_FAIL;
         }
@@ -516,7 +523,7 @@ static int bench_ttft(const struct bench_opts *o,
         for (int r = 0; r < 5; r++) {
             struct pipit_device *dev = NULL;
             struct pipit_agent *a =
-                new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, &dev);
+                new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, false, &dev);
             if (a == NULL) {
                 return CLI_EXIT_FAIL;
             }
@@ -537,7 +544,8 @@ static int bench_ttft(const struct bench_opts *o,
             bool saved = pipit_agent_save(a, session, &err) == PIPIT_OK;
             free_agent(a, dev);
             dev = NULL;
-            a = saved ? new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, &dev) : NULL;
+            a = saved ? new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, false, &dev)
+                      : NULL;
             struct pipit_session_info info;
             if (a != NULL && pipit_agent_load(a, session, &info, &err) == PIPIT_OK &&
                 info.kv_restored) {
@@ -556,6 +564,79 @@ static int bench_ttft(const struct bench_opts *o,
     printf("\nrestored session: a new agent loads a saved session (memory, device state, KV "
            "state) and answers its next utterance; the permanent prefix is not prefilled "
            "again.\n\n");
+    return CLI_EXIT_OK;
+}
+
+/* ============================================================================ turn */
+
+/* Where a command's time goes, per tools format: the model's own work (prefill of the tail and
+ * memory, generated tokens), choosing tokens (logits, grammar, sampler) and the rest: router,
+ * prompt, parsing, validation, the device, memory and the sentence. Every answer is a call
+ * (the grammar is not lazy), so a random model's turn is a command's too. */
+static int bench_turn(const struct bench_opts *o,
+                      struct pipit_model *model,
+                      const struct pipit_toolset *tools) {
+    printf("## Where a command's time goes (%zu camera commands after a first turn, every answer "
+           "a call)\n\n",
+           N_UTTERANCES);
+    printf("| tools format | turn ms p50 | model ms p50 | sampling ms p50 | of which grammar | "
+           "other ms p50 | prefilled / decoded tokens per turn | model share | sampling / "
+           "model | harness overhead share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+           "\n");
+    static const int32_t formats[] = {PIPIT_TOOLSPEC_OPENAPI, PIPIT_TOOLSPEC_COMPACT,
+                                      PIPIT_TOOLSPEC_JIT};
+    static const char *const names[] = {"openapi", "compact", "jit"};
+    for (size_t f = 0; f < 3; f++) {
+        struct pipit_device *dev = NULL;
+        struct pipit_agent *a =
+            new_agent(o, model, tools, formats[f], PIPIT_MEMORY_CSO, 8192, true, &dev);
+        if (a == NULL) {
+            return CLI_EXIT_FAIL;
+        }
+        double lat[N_UTTERANCES], mod[N_UTTERANCES], smp[N_UTTERANCES], con[N_UTTERANCES],
+            oth[N_UTTERANCES];
+        double sum_lat = 0, sum_mod = 0, sum_smp = 0;
+        int64_t prefilled = 0, decoded = 0;
+        size_t n = 0;
+        bool ok = true;
+        for (size_t i = 0; i <= N_UTTERANCES && ok; i++) {
+            /* turn 0 prefills the permanent prefix: the cold turn, measured by `ttft` */
+            struct pipit_turn *t = NULL;
+            if (pipit_agent_turn(a, i == 0 ? "take a photo" : UTTERANCES[i - 1], &t) != PIPIT_OK) {
+                fprintf(stderr, "pipit bench: %s\n", pipit_agent_errmsg(a));
+                ok = false;
+                break;
+            }
+            if (i > 0) {
+                lat[n] = t->latency_ms;
+                mod[n] = t->model_ms;
+                smp[n] = t->sample_ms;
+                con[n] = t->constraint_ms;
+                oth[n] = t->latency_ms - t->model_ms - t->sample_ms;
+                sum_lat += t->latency_ms;
+                sum_mod += t->model_ms;
+                sum_smp += t->sample_ms;
+                prefilled += t->prefill_tokens;
+                decoded += t->decode_tokens;
+                n++;
+            }
+            pipit_turn_free(t);
+        }
+        free_agent(a, dev);
+        if (!ok) {
+            return CLI_EXIT_FAIL;
+        }
+        printf("| %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f / %.1f | %.1f%% | %.1f%% | %.1f%% "
+               "|\n",
+               names[f], pct(lat, n, 0.5), pct(mod, n, 0.5), pct(smp, n, 0.5), pct(con, n, 0.5),
+               pct(oth, n, 0.5), (double)prefilled / (double)n, (double)decoded / (double)n,
+               100.0 * sum_mod / sum_lat, 100.0 * sum_smp / sum_mod,
+               100.0 * (sum_lat - sum_mod) / sum_lat);
+    }
+    printf("\nmodel = llama.cpp's decode of the ephemeral tail, the memory delta and the generated "
+           "tokens; sampling = reading the logits, the grammar constraint and the sampler; other = "
+           "router, prompt, parsing, validation, device, memory and sentence. Harness overhead = "
+           "everything but the model, over all turns (sums, not medians).\n\n");
     return CLI_EXIT_OK;
 }
 
@@ -611,7 +692,7 @@ static int bench_context(const struct bench_opts *o,
     for (size_t m = 0; m < 3; m++) {
         struct pipit_device *dev = NULL;
         struct pipit_agent *a =
-            new_agent(o, model, tools, PIPIT_TOOLSPEC_COMPACT, modes[m], 8192, &dev);
+            new_agent(o, model, tools, PIPIT_TOOLSPEC_COMPACT, modes[m], 8192, false, &dev);
         if (a == NULL) {
             return CLI_EXIT_FAIL;
         }
@@ -661,7 +742,7 @@ int cmd_bench(int argc, char **argv) {
             continue;
         }
         bool found = false;
-        for (size_t s = 0; s < 5; s++) {
+        for (size_t s = 0; s < N_SECTIONS; s++) {
             if (strcmp(argv[i], SECTION_NAMES[s]) == 0) {
                 o.sections[s] = true;
                 found = any = true;
@@ -676,7 +757,7 @@ int cmd_bench(int argc, char **argv) {
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
-    for (size_t s = 0; s < 5 && !any; s++) {
+    for (size_t s = 0; s < N_SECTIONS && !any; s++) {
         o.sections[s] = true;
     }
     struct pipit_error err;
@@ -694,7 +775,8 @@ int cmd_bench(int argc, char **argv) {
     }
     char mpath[4096];
     struct pipit_model *model = NULL;
-    bool need_model = o.sections[SEC_TOOLCALL] || o.sections[SEC_TTFT] || o.sections[SEC_CONTEXT];
+    bool need_model = o.sections[SEC_TOOLCALL] || o.sections[SEC_TTFT] || o.sections[SEC_TURN] ||
+                      o.sections[SEC_CONTEXT];
     if (rc == CLI_EXIT_OK && need_model) {
         if (o.model != NULL) {
             snprintf(mpath, sizeof(mpath), "%s", o.model);
@@ -723,6 +805,9 @@ int cmd_bench(int argc, char **argv) {
     }
     if (rc == CLI_EXIT_OK && o.sections[SEC_TTFT]) {
         rc = bench_ttft(&o, model, tools);
+    }
+    if (rc == CLI_EXIT_OK && o.sections[SEC_TURN]) {
+        rc = bench_turn(&o, model, tools);
     }
     if (rc == CLI_EXIT_OK && o.sections[SEC_CONTEXT]) {
         rc = bench_context(&o, model, mpath, tools);

@@ -460,6 +460,8 @@ struct pipit_perf {
                                 and single-candidate steps) */
     int64_t n_draws;         /* constrained tokens drawn from a distribution */
     double t_constraint_ms;  /* wall time in the grammar constraint alone (either path) */
+    double t_forced_ms;      /* ... of which finding the tokens the grammar forces (not part of
+                                t_sample_ms: no draw is made) */
 };
 
 void pipit_context_get_perf(const struct pipit_context *ctx, struct pipit_perf *perf);
@@ -1162,6 +1164,11 @@ struct pipit_turn {
                                          prefix plus ephemeral tail (<= the prompt limit) */
     int32_t unpinned_lines;           /* pinned memory lines unpinned this turn to fit the
                                          budget (PIPIT_TURN_UNPINNED) */
+    /* where latency_ms went (the agent's context; the tracker's is tracker_ms): */
+    double model_ms;      /* in the model: prefill (tail, memory, prefix) and generated tokens */
+    double sample_ms;     /* choosing tokens: logits read, grammar (also the text it forces),
+                             sampler */
+    double constraint_ms; /* ... of which the grammar constraint alone */
 };
 
 /* The longest utterance pipit_agent_turn() takes, in bytes (without the NUL). */

@@ -157,6 +157,9 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "prompt_tokens_max", json_integer(t->n_prompt_max));
     json_object_set_new(c, "latency_ms", json_real(t->latency_ms));
     json_object_set_new(c, "ttft_ms", json_real(t->ttft_ms));
+    json_object_set_new(c, "model_ms", json_real(t->model_ms));
+    json_object_set_new(c, "sample_ms", json_real(t->sample_ms));
+    json_object_set_new(c, "constraint_ms", json_real(t->constraint_ms));
     json_object_set_new(o, "counters", c);
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);

@@ -198,6 +198,10 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     struct pipit_turn *t = tb.turn;
     atomic_store(&a->cancel, false);
     double t0 = pipit_now_ms();
+    struct pipit_perf perf0 = {0};
+    if (a->backend.ops->perf != NULL) {
+        a->backend.ops->perf(a->backend.self, &perf0);
+    }
     struct policy_clock clock;
     policy_clock_start(&clock, a->params.turn_budget_ms);
     int32_t half = (pipit_cpu_count() + 1) / 2;
@@ -315,6 +319,15 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         status = PIPIT_ERR_NOMEM;
     }
     t->state_json = pipit_agent_state_json(a);
+    if (a->backend.ops->perf != NULL) {
+        struct pipit_perf perf1;
+        a->backend.ops->perf(a->backend.self, &perf1);
+        t->model_ms =
+            (perf1.t_prefill_ms - perf0.t_prefill_ms) + (perf1.t_decode_ms - perf0.t_decode_ms);
+        t->sample_ms =
+            (perf1.t_sample_ms - perf0.t_sample_ms) + (perf1.t_forced_ms - perf0.t_forced_ms);
+        t->constraint_ms = perf1.t_constraint_ms - perf0.t_constraint_ms;
+    }
     t->latency_ms = pipit_now_ms() - t0;
     if (status != PIPIT_OK && status != PIPIT_ERR_ABORTED) {
         pipit_turn_free(t);

@@ -378,6 +378,11 @@ static void lb_lengths(const void *self, int32_t *n_permanent, int32_t *n_epheme
     *n_ephemeral = pipit_context_n_ephemeral(b->ctx);
 }
 
+static void lb_perf(const void *self, struct pipit_perf *out) {
+    const struct llama_backend *b = self;
+    pipit_context_get_perf(b->ctx, out);
+}
+
 static void lb_destroy(void *self) {
     struct llama_backend *b = self;
     if (b == NULL) {
@@ -402,6 +407,7 @@ static const struct backend_ops LLAMA_BACKEND_OPS = {
     .rewind = lb_rewind,
     .cancel = lb_cancel,
     .lengths = lb_lengths,
+    .perf = lb_perf,
     .destroy = lb_destroy,
 };
 

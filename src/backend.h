@@ -88,6 +88,8 @@ struct backend_ops {
     void (*cancel)(void *self);
     /* Tokens in the permanent prefix and in the ephemeral tail right now. */
     void (*lengths)(const void *self, int32_t *n_permanent, int32_t *n_ephemeral);
+    /* The engine's cumulative counters (optional: NULL for a backend without an engine). */
+    void (*perf)(const void *self, struct pipit_perf *out);
     void (*destroy)(void *self);
 };
 

@@ -290,7 +290,9 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
         }
     }
     perf->n_forced_tokens += used;
-    perf->t_constraint_ms += pipit_now_ms() - t0;
+    double dt = pipit_now_ms() - t0;
+    perf->t_constraint_ms += dt;
+    perf->t_forced_ms += dt;
     return used;
 }
 

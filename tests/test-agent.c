@@ -117,6 +117,7 @@ static void test_single_call_and_template(void **state) {
     assert_string_equal(fx.fake.params[0].trigger, "<call>");
     /* the permanent prefix is prefilled on the first turn only */
     assert_true(t->permanent_prefill_tokens > 0);
+    assert_true(t->model_ms == 0.0 && t->sample_ms == 0.0); /* a backend without an engine */
     pipit_turn_free(t);
     const char *out2[] = {"<call>take_photo()"};
     script(&fx, 1, out2);
@@ -1984,6 +1985,11 @@ static void test_real_model_prefix_cached(void **state) {
         }
         n_perm = t->n_permanent;
         assert_true(t->prefill_tokens - t->permanent_prefill_tokens < 64 * t->model_calls);
+        /* where the time went: the model ran, and the parts never exceed the whole */
+        assert_true(t->model_ms > 0.0);
+        assert_true(t->sample_ms > 0.0);
+        assert_true(t->constraint_ms >= 0.0);
+        assert_true(t->model_ms + t->sample_ms <= t->latency_ms);
         pipit_turn_free(t);
     }
     test_agent_free(a);
