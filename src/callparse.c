@@ -7,6 +7,7 @@
  */
 #include "pipit.h"
 #include "status.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -257,8 +258,35 @@ enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
         return pipit_error_set(err, PIPIT_ERR_PARSE, "call: no %s in the output", trigger);
     }
     size_t start = (size_t)(at - text);
-    if (syntax == PIPIT_SYNTAX_HERMES) {
-        return parse_hermes(text, start, out, err);
+    /* bytes that are no UTF-8 character (llama.cpp's GBNF sampler lets byte tokens spell a lead
+     * byte above F4, a surrogate or an overlong form inside a string) are read as U+FFFD, as a
+     * lenient decoder reads them: the call keeps its shape, the string says a byte was bad */
+    size_t len = strlen(text);
+    char *clean = NULL;
+    if (!utf8_valid(text, len)) {
+        clean = malloc(3 * len + 1);
+        if (clean == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "call: out of memory");
+        }
+        size_t o = 0;
+        for (size_t i = 0; i < len;) {
+            size_t k = utf8_seq_len((const unsigned char *)text + i, len - i);
+            if (k == 0) {
+                memcpy(clean + o, "\xEF\xBF\xBD", 3);
+                o += 3;
+                i++;
+            } else {
+                memcpy(clean + o, text + i, k);
+                o += k;
+                i += k;
+            }
+        }
+        clean[o] = '\0';
+        start = (size_t)(strstr(clean, trigger) - clean);
+        text = clean;
     }
-    return parse_pipit(text, start, out, err);
+    enum pipit_status st = syntax == PIPIT_SYNTAX_HERMES ? parse_hermes(text, start, out, err)
+                                                         : parse_pipit(text, start, out, err);
+    free(clean);
+    return st;
 }

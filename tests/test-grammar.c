@@ -148,6 +148,14 @@ static void test_parse_hermes_syntax(void **state) {
     /* a repeated key is an error, not "the last one wins" */
     expect_parse_error(H, "<tool_call>{\"name\": \"x\", \"arguments\": {\"a\": 1, \"a\": 2}}",
                        "not a JSON object", 0);
+    /* bytes that are no UTF-8 (a lead byte above F4, as llama.cpp's GBNF sampler lets byte
+     * tokens spell) are read as U+FFFD: the call keeps its shape */
+    expect_call(H,
+                "<tool_call>{\"name\": \"ask\", \"arguments\": {\"q\": \"Z\xf5\x92!\"}}"
+                "</tool_call>",
+                "ask", "{\"q\":\"Z\xef\xbf\xbd\xef\xbf\xbd!\"}");
+    expect_call(PIPIT_SYNTAX_PIPIT, "<call>ask(q=\"\xc0\xaf\")", "ask",
+                "{\"q\":\"\xef\xbf\xbd\xef\xbf\xbd\"}");
 }
 
 /* ============================================================================ model */
