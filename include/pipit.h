@@ -798,9 +798,10 @@ struct pipit_call {
 bool pipit_call_detect(enum pipit_call_syntax syntax, const char *text);
 
 /* Parse model output holding one call. Text before the trigger is ignored; after the call only
- * whitespace may follow. Bytes that are not UTF-8 are read as U+FFFD. Errors: PIPIT_ERR_PARSE with err->offset/column at the problem and a
- * message such as "call: expected '=' after argument 'level' at column 17". The name is not
- * checked against a tool set (pipit_toolset_validate_args does that). */
+ * whitespace may follow. Bytes that are not UTF-8 are read as U+FFFD. Errors: PIPIT_ERR_PARSE with
+ * err->offset/column at the problem and a message such as "call: expected '=' after argument
+ * 'level' at column 17". The name is not checked against a tool set (pipit_toolset_validate_args
+ * does that). */
 enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
                                    const char *text,
                                    struct pipit_call *out,
