@@ -46,7 +46,18 @@ static void train_usage(FILE *out) {
             "                      its spec instead of the camera's (docs/training.md, \"Any\n"
             "                      pack\")\n"
             "  --out FILE          model to write (default models/pipit-camera-v1.gguf; with\n"
-            "                      --tools, pipit-<pack>.gguf)\n"
+            "                      --tools, pipit-<pack>.gguf; with --lora,\n"
+            "                      pipit-<pack>.lora.gguf)\n"
+            "  --base MODEL --lora train a LoRA adapter on the frozen llama-architecture\n"
+            "                      MODEL (its tokenizer and shape; the size options do not\n"
+            "                      apply) and write an adapter GGUF (docs/training.md,\n"
+            "                      \"Adapters\"); --eval-only then takes an adapter\n"
+            "  --rank N --alpha X  the adapter's rank and alpha (8, 16; scaled by alpha/rank);\n"
+            "                      --lr defaults to 2e-3 with --lora\n"
+            "  --targets LIST      matrices to adapt: attn_q,attn_k,attn_v,attn_output,\n"
+            "                      ffn_gate,ffn_up,ffn_down,output or all (default: the seven\n"
+            "                      of every block)\n");
+    fprintf(out,
             "  --vocab own|NAME|FILE  'own' (default): build a vocabulary from the data;\n"
             "                      or a llama.cpp vocab name (llama-spm) or a vocab GGUF\n"
             "  --vocab-size N      size of the own vocabulary (default 1024)\n"
@@ -169,7 +180,8 @@ static bool write_card(const char *out,
         fclose(m);
     }
     fprintf(f, "# %s\n\n", base);
-    fprintf(f, "A model trained by `pipit train` for %s%s%s (system text \"%s\").\n\n",
+    fprintf(f, "A%s trained by `pipit train` for %s%s%s (system text \"%s\").\n\n",
+            tp->base != NULL ? " LoRA adapter" : " model",
             tools_path != NULL ? "the pack `" : "the camera", tools_path != NULL ? tools_path : "",
             tools_path != NULL ? "`" : "", system);
     fprintf(f, "```\n");
@@ -179,8 +191,16 @@ static bool write_card(const char *out,
     fprintf(f, "\n```\n\n");
     fprintf(f, "| | |\n|---|---|\n");
     fprintf(f, "| file | %s, %.2f MB |\n", base, size >= 0 ? (double)size / 1e6 : 0.0);
-    fprintf(f, "| shape | llama, %d wide, %d layers, %d heads, SwiGLU %d, vocabulary %d |\n",
-            (int)tp->n_embd, (int)tp->n_layer, (int)tp->n_head, (int)tp->n_ff, (int)res->n_vocab);
+    if (tp->base != NULL) {
+        fprintf(f, "| base | %s (frozen; vocabulary %d) |\n", tp->base, (int)res->n_vocab);
+        fprintf(f, "| adapter | LoRA rank %d, alpha %g, on %s |\n", (int)tp->lora_rank,
+                (double)tp->lora_alpha,
+                tp->lora_targets != NULL ? tp->lora_targets : "the seven matrices of every block");
+    } else {
+        fprintf(f, "| shape | llama, %d wide, %d layers, %d heads, SwiGLU %d, vocabulary %d |\n",
+                (int)tp->n_embd, (int)tp->n_layer, (int)tp->n_head, (int)tp->n_ff,
+                (int)res->n_vocab);
+    }
     if (tp->pack_name != NULL) {
         fprintf(f, "| pack | %s, content hash %s (pipit.pack.name, pipit.pack.hash) |\n",
                 tp->pack_name, tp->pack_hash != NULL ? tp->pack_hash : "?");
@@ -216,8 +236,10 @@ static bool write_card(const char *out,
             "## On scenarios a person wrote\n\nGenerated held-out phrasings flatter a model: "
             "measure it on a scenario set that shares no utterance with its training data "
             "(`pipit train ... --overlap SET` must report none) with\n\n```\npipit eval "
-            "--model %s%s%s --scenarios SET\n```\n",
-            out, tools_path != NULL ? " --tools " : "", tools_path != NULL ? tools_path : "");
+            "--model %s%s%s%s%s --scenarios SET\n```\n",
+            tp->base != NULL ? tp->base : out, tp->base != NULL ? " --lora " : "",
+            tp->base != NULL ? out : "", tools_path != NULL ? " --tools " : "",
+            tools_path != NULL ? tools_path : "");
     if (fclose(f) != 0) {
         fprintf(stderr, "pipit train: %s: cannot write the model card: %s\n", path,
                 strerror(errno));
@@ -383,8 +405,11 @@ int cmd_train(int argc, char **argv) {
     struct pipit_datagen_params dp = pipit_datagen_default_params();
     const char *out = "models/pipit-camera-v1.gguf", *vocab = "own", *vocab_out = NULL;
     const char *eval_only = NULL, *dump = NULL, *checkpoint = NULL, *resume = NULL, *init = NULL;
-    const char *convert = NULL, *tools_path = NULL;
-    bool out_given = false, length_given = false;
+    const char *convert = NULL, *tools_path = NULL, *base = NULL, *targets = NULL;
+    bool out_given = false, length_given = false, lora = false, shape_given = false;
+    bool lr_given = false;
+    long rank = tp.lora_rank;
+    double alpha = tp.lora_alpha;
     enum {
         MAX_OVERLAP = 16
     };
@@ -408,6 +433,16 @@ int cmd_train(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--steps") == 0 || strcmp(argv[i], "--minutes") == 0) {
             length_given = true;
+        }
+        if (strcmp(argv[i], "--lora") == 0) {
+            lora = true;
+            continue;
+        }
+        lr_given = lr_given || strcmp(argv[i], "--lr") == 0;
+        if (strcmp(argv[i], "--embd") == 0 || strcmp(argv[i], "--layers") == 0 ||
+            strcmp(argv[i], "--heads") == 0 || strcmp(argv[i], "--ff") == 0 ||
+            strcmp(argv[i], "--vocab") == 0 || strcmp(argv[i], "--vocab-size") == 0) {
+            shape_given = true;
         }
         if (cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &tools_path, &bad) ||
@@ -439,7 +474,11 @@ int cmd_train(int argc, char **argv) {
             cli_opt_str(argc, argv, &i, "--dump-data", &dump, &bad) ||
             cli_opt_int(argc, argv, &i, "--tracker-percent", 0, 100, &tracker_percent, &bad) ||
             cli_opt_str(argc, argv, &i, "--type", &wtype, &bad) ||
-            cli_opt_str(argc, argv, &i, "--convert", &convert, &bad)) {
+            cli_opt_str(argc, argv, &i, "--convert", &convert, &bad) ||
+            cli_opt_str(argc, argv, &i, "--base", &base, &bad) ||
+            cli_opt_int(argc, argv, &i, "--rank", 1, 1024, &rank, &bad) ||
+            cli_opt_float(argc, argv, &i, "--alpha", 1e-3, 1e4, &alpha, &bad) ||
+            cli_opt_str(argc, argv, &i, "--targets", &targets, &bad)) {
             continue;
         }
         const char *ov = NULL;
@@ -471,6 +510,23 @@ int cmd_train(int argc, char **argv) {
     if (!bad && strcmp(wtype, "f32") != 0 && strcmp(wtype, "f16") != 0 &&
         strcmp(wtype, "q8_0") != 0) {
         fprintf(stderr, "pipit train: --type must be f32, f16 or q8_0, got '%s'\n", wtype);
+        bad = true;
+    }
+    if (!bad && (base != NULL) != lora) {
+        fprintf(stderr, "pipit train: %s\n",
+                lora ? "--lora needs --base MODEL (the frozen model the adapter is for)"
+                     : "--base trains an adapter: add --lora (to fine-tune a whole model of "
+                       "pipit's own shape, use --init)");
+        bad = true;
+    }
+    if (!bad && lora && shape_given) {
+        fprintf(stderr, "pipit train: with --base the vocabulary and shape are the base's: "
+                        "drop --embd/--layers/--heads/--ff/--vocab/--vocab-size\n");
+        bad = true;
+    }
+    if (!bad && lora && (resume != NULL || convert != NULL)) {
+        fprintf(stderr, "pipit train: --lora with --resume or --convert is not supported; "
+                        "--init ADAPTER continues from an adapter's pairs\n");
         bad = true;
     }
     if (bad) {
@@ -563,11 +619,12 @@ int cmd_train(int argc, char **argv) {
         pipit_toolset_free(ts); /* the data set and the system text are copies */
         if (!out_given) {
             /* tools/home.json -> pipit-home.gguf */
-            const char *base =
+            const char *name =
                 strrchr(tools_path, '/') != NULL ? strrchr(tools_path, '/') + 1 : tools_path;
-            const char *dot = strrchr(base, '.');
-            snprintf(pack_out, sizeof(pack_out), "pipit-%.*s.gguf",
-                     (int)(dot != NULL ? dot - base : (long)strlen(base)), base);
+            const char *dot = strrchr(name, '.');
+            snprintf(pack_out, sizeof(pack_out), "pipit-%.*s%s.gguf",
+                     (int)(dot != NULL ? dot - name : (long)strlen(name)), name,
+                     lora ? ".lora" : "");
             out = pack_out;
         }
     } else {
@@ -594,8 +651,10 @@ int cmd_train(int argc, char **argv) {
         int32_t n = n_eval > 0 ? (int32_t)n_eval : 0;
         enum pipit_split sp =
             strcmp(eval_split, "train") == 0 ? PIPIT_SPLIT_TRAIN : PIPIT_SPLIT_VALID;
+        /* with --lora, MODEL is an adapter for the --base */
         enum pipit_status st =
-            pipit_train_evaluate(eval_only, ds, sp, n, (int32_t)threads, on_miss, &ms, &ev, &err);
+            pipit_train_evaluate_adapter(lora ? base : eval_only, lora ? eval_only : NULL, ds, sp,
+                                         n, (int32_t)threads, on_miss, &ms, &ev, &err);
         pipit_dataset_free(ds);
         if (st != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
@@ -607,7 +666,9 @@ int cmd_train(int argc, char **argv) {
 
     /* the vocabulary: built from the data, or an existing one */
     char vocab_path[4096], tmp_vocab[4096] = "";
-    if (strcmp(vocab, "own") == 0) {
+    if (lora) {
+        snprintf(vocab_path, sizeof(vocab_path), "%s", base); /* the base's own */
+    } else if (strcmp(vocab, "own") == 0) {
         if (vocab_out != NULL) {
             snprintf(vocab_path, sizeof(vocab_path), "%s", vocab_out);
         } else {
@@ -637,6 +698,9 @@ int cmd_train(int argc, char **argv) {
         minutes = PACK_DEFAULT_MINUTES;
     }
     tp.max_seconds = minutes * 60.0;
+    if (lora && !lr_given) {
+        lr = 2e-3; /* the pairs start from B = 0 and are few: a larger step (docs/training.md) */
+    }
     tp.lr = (float)lr;
     if (tp.lr_min > tp.lr) {
         tp.lr_min = tp.lr / 10.0f;
@@ -650,6 +714,10 @@ int cmd_train(int argc, char **argv) {
     tp.weight_type = wt;
     tp.progress = progress;
     tp.should_stop = train_should_stop;
+    tp.base = base;
+    tp.lora_rank = (int32_t)rank;
+    tp.lora_alpha = (float)alpha;
+    tp.lora_targets = targets;
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_train_sigint;
@@ -680,15 +748,28 @@ int cmd_train(int argc, char **argv) {
         printf("stopped after %lld of %ld steps: %s\n", (long long)res.steps, steps,
                res.stopped == 2 ? "interrupted (Ctrl-C)" : "the --minutes budget ended");
     }
-    if (n_eval > 0) {
-        st = pipit_train_evaluate(out, ds, PIPIT_SPLIT_VALID, (int32_t)n_eval, (int32_t)threads,
-                                  on_miss, &ms, &ev, &err);
+    if (n_eval > 0 && lora) { /* before: the base alone, on the same examples */
+        struct miss_state quiet = {.left = 0};
+        struct pipit_train_eval_result before;
+        st = pipit_train_evaluate_adapter(base, NULL, ds, PIPIT_SPLIT_VALID, (int32_t)n_eval,
+                                          (int32_t)threads, on_miss, &quiet, &before, &err);
         if (st != PIPIT_OK) {
             fprintf(stderr, "pipit train: %s\n", err.text);
             pipit_dataset_free(ds);
             return CLI_EXIT_FAIL;
         }
-        print_eval("held-out", out, &ev);
+        print_eval("held-out, the base alone", base, &before);
+    }
+    if (n_eval > 0) {
+        st = pipit_train_evaluate_adapter(lora ? base : out, lora ? out : NULL, ds,
+                                          PIPIT_SPLIT_VALID, (int32_t)n_eval, (int32_t)threads,
+                                          on_miss, &ms, &ev, &err);
+        if (st != PIPIT_OK) {
+            fprintf(stderr, "pipit train: %s\n", err.text);
+            pipit_dataset_free(ds);
+            return CLI_EXIT_FAIL;
+        }
+        print_eval(lora ? "held-out, base + adapter" : "held-out", out, &ev);
     }
     pipit_dataset_free(ds);
     if (!write_card(out, argc, argv, tools_path, tp.system, &tp, &res, n_eval > 0 ? &ev : NULL)) {

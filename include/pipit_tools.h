@@ -326,6 +326,20 @@ struct pipit_train_params {
     void *should_stop_user_data;
     const char *pack_name; /* recorded as pipit.pack.name when not NULL (pipit train --tools) */
     const char *pack_hash; /* recorded as pipit.pack.hash (pipit_toolset_content_hash) */
+    /* LoRA: train an adapter on a frozen base instead of a new model. The base is any GGUF of
+     * libllama's "llama" architecture the trainer's graph computes (grouped-query attention,
+     * tied or untied output, any vocabulary; no biases, rope scaling or experts; its matrices
+     * F32, F16, Q4_0..Q8_0 or K-quants, kept as stored). Its tokenizer replaces vocab_path, its
+     * shape replaces n_embd..n_ff, and out_path receives an adapter GGUF that
+     * llama_adapter_lora_init (pipit_adapter_load) loads, with the prompt metadata pipit's
+     * agent reads (docs/training.md, "Adapters"). NULL = a new model. */
+    const char *base;
+    int32_t lora_rank;        /* r (default 8) */
+    float lora_alpha;         /* adapter.lora.alpha; the update is scaled by alpha / r
+                                 (default 16) */
+    const char *lora_targets; /* comma list of attn_q, attn_k, attn_v, attn_output, ffn_gate,
+                                 ffn_up, ffn_down, output (untied only), or "all"; NULL = the
+                                 seven matrices of every block */
 };
 
 struct pipit_train_params pipit_train_default_params(void);
@@ -407,6 +421,20 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
                                        void *user_data,
                                        struct pipit_train_eval_result *result,
                                        struct pipit_error *err);
+
+/* pipit_train_evaluate on the model at `model_path` with the LoRA adapter at `adapter_path`
+ * applied at scale 1 (NULL = none); the prompt's system text and trained length are the
+ * adapter's when it records them. Errors: also PIPIT_ERR_ADAPTER. */
+enum pipit_status pipit_train_evaluate_adapter(const char *model_path,
+                                               const char *adapter_path,
+                                               const struct pipit_dataset *ds,
+                                               enum pipit_split split,
+                                               int32_t max_examples,
+                                               int32_t n_threads,
+                                               pipit_train_eval_miss_fn miss,
+                                               void *user_data,
+                                               struct pipit_train_eval_result *result,
+                                               struct pipit_error *err);
 
 /* ----------------------------------------------------------------------------
  * overlap: does a scenario set say what the training data says? (docs/training.md, "Overlap")

@@ -77,6 +77,20 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
                                        void *user_data,
                                        struct pipit_train_eval_result *result,
                                        struct pipit_error *err) {
+    return pipit_train_evaluate_adapter(model_path, NULL, ds, split, max_examples, n_threads, miss,
+                                        user_data, result, err);
+}
+
+enum pipit_status pipit_train_evaluate_adapter(const char *model_path,
+                                               const char *adapter_path,
+                                               const struct pipit_dataset *ds,
+                                               enum pipit_split split,
+                                               int32_t max_examples,
+                                               int32_t n_threads,
+                                               pipit_train_eval_miss_fn miss,
+                                               void *user_data,
+                                               struct pipit_train_eval_result *result,
+                                               struct pipit_error *err) {
     pipit_error_clear(err);
     if (model_path == NULL || ds == NULL || result == NULL || n_threads < 1) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
@@ -87,6 +101,15 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     char system[512];
     int32_t n_ctx_train = 0;
     read_system(model_path, system, sizeof(system), &n_ctx_train);
+    if (adapter_path != NULL) { /* an adapter says what it was trained on */
+        char a_system[512];
+        int32_t a_n_ctx = 0;
+        read_system(adapter_path, a_system, sizeof(a_system), &a_n_ctx);
+        if (a_system[0] != '\0') {
+            pipit_format(system, sizeof(system), "%s", a_system);
+        }
+        n_ctx_train = a_n_ctx > 0 ? a_n_ctx : n_ctx_train;
+    }
     if (system[0] == '\0') {
         pipit_format(system, sizeof(system), "%s", "camera");
     }
@@ -99,7 +122,16 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     cp.n_ctx = 512;
     cp.n_threads = n_threads;
     struct pipit_context *ctx = NULL;
+    struct pipit_adapter *adapter = NULL;
     st = pipit_context_init(model, &cp, &ctx, err);
+    if (st == PIPIT_OK && adapter_path != NULL) {
+        const float scale = 1.0f;
+        st = pipit_adapter_load(model, adapter_path, &adapter, err);
+        if (st == PIPIT_OK && pipit_context_set_adapters(ctx, &adapter, &scale, 1) != PIPIT_OK) {
+            st = pipit_error_set(err, PIPIT_ERR_ADAPTER, "eval: %s: %s", adapter_path,
+                                 pipit_context_errmsg(ctx));
+        }
+    }
     struct pipit_sampler *smpl = NULL;
     struct pipit_sampler_params sp = pipit_sampler_default_params();
     sp.temperature = 0.0f;
@@ -174,6 +206,7 @@ enum pipit_status pipit_train_evaluate(const char *model_path,
     }
     pipit_sampler_free(smpl);
     pipit_context_free(ctx);
+    pipit_adapter_free(adapter);
     pipit_model_free(model);
     result->seconds = (pipit_now_ms() - t0) / 1000.0;
     return st;

@@ -1,5 +1,6 @@
 /*
- * trainer.c - train a small llama on a generated data set with ggml_opt, and write the GGUF.
+ * trainer.c - train a small llama (or a LoRA adapter on a frozen base) on a generated data set
+ *             with ggml's AdamW, and write the GGUF.
  *
  * The model is libllama's "llama" architecture written directly as a ggml graph (libllama's
  * own llama_opt does not update token_embd/attn_k/attn_v in this version: LLAMA_NOTES.md):
@@ -33,6 +34,7 @@
 #include "ggml-opt.h"
 #include "ggml.h"
 #include "gguf.h"
+#include "model.h"
 #include "modelgen.h"
 #include "status.h"
 
@@ -42,10 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define RMS_EPS   1e-5f
-#define ROPE_BASE 10000.0f
-#define TWO_PI    6.283185307179586476925
 
 struct pipit_train_params pipit_train_default_params(void) {
     struct pipit_train_params p = {
@@ -77,100 +75,12 @@ struct pipit_train_params pipit_train_default_params(void) {
         .should_stop_user_data = NULL,
         .pack_name = NULL,
         .pack_hash = NULL,
+        .base = NULL,
+        .lora_rank = 8,
+        .lora_alpha = 16.0f,
+        .lora_targets = NULL,
     };
     return p;
-}
-
-/* ============================================================================
- * model */
-
-struct layer {
-    struct ggml_tensor *attn_norm, *wq, *wk, *wv, *wo, *ffn_norm, *w_gate, *w_up, *w_down;
-};
-
-#define MAX_LAYERS 16
-
-struct model {
-    int32_t n_vocab, n_embd, n_layer, n_head, n_ff;
-    struct ggml_tensor *tok_embd, *out_norm, *output;
-    struct layer l[MAX_LAYERS];
-    struct ggml_tensor *params[3 + 9 * MAX_LAYERS];
-    int n_params;
-    struct ggml_context *ctx;
-    ggml_backend_buffer_t buf;
-};
-
-static struct ggml_tensor *new_param(struct model *m, const char *name, int64_t ne0, int64_t ne1) {
-    struct ggml_tensor *t = ne1 > 0 ? ggml_new_tensor_2d(m->ctx, GGML_TYPE_F32, ne0, ne1)
-                                    : ggml_new_tensor_1d(m->ctx, GGML_TYPE_F32, ne0);
-    ggml_set_name(t, name);
-    ggml_set_param(t);
-    m->params[m->n_params++] = t;
-    return t;
-}
-
-static bool model_create(struct model *m, ggml_backend_t backend) {
-    struct ggml_init_params ip = {
-        .mem_size = (size_t)(3 + 9 * m->n_layer + 4) * ggml_tensor_overhead(),
-        .mem_buffer = NULL,
-        .no_alloc = true,
-    };
-    m->ctx = ggml_init(ip);
-    if (m->ctx == NULL) {
-        return false;
-    }
-    const int64_t d = m->n_embd;
-    m->tok_embd = new_param(m, "token_embd.weight", d, m->n_vocab);
-    m->out_norm = new_param(m, "output_norm.weight", d, 0);
-    m->output = new_param(m, "output.weight", d, m->n_vocab);
-    for (int i = 0; i < m->n_layer; i++) {
-        struct layer *l = &m->l[i];
-        char name[64];
-#define P(field, suffix, a, b)                                       \
-    pipit_format(name, sizeof(name), "blk.%d." suffix ".weight", i); \
-    l->field = new_param(m, name, a, b)
-        P(attn_norm, "attn_norm", d, 0);
-        P(wq, "attn_q", d, d);
-        P(wk, "attn_k", d, d);
-        P(wv, "attn_v", d, d);
-        P(wo, "attn_output", d, d);
-        P(ffn_norm, "ffn_norm", d, 0);
-        P(w_gate, "ffn_gate", d, m->n_ff);
-        P(w_up, "ffn_up", d, m->n_ff);
-        P(w_down, "ffn_down", m->n_ff, d);
-#undef P
-    }
-    m->buf = ggml_backend_alloc_ctx_tensors(m->ctx, backend);
-    return m->buf != NULL;
-}
-
-static void model_init_weights(struct model *m, uint64_t seed) {
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 12345;
-    for (int i = 0; i < m->n_params; i++) {
-        struct ggml_tensor *t = m->params[i];
-        int64_t n = ggml_nelements(t);
-        float *buf = malloc(sizeof(float) * (size_t)n);
-        if (buf == NULL) {
-            continue;
-        }
-        const char *name = ggml_get_name(t);
-        bool norm = ggml_n_dims(t) == 1;
-        float std = 0.02f;
-        if (strstr(name, "attn_output") != NULL || strstr(name, "ffn_down") != NULL) {
-            std = 0.02f / sqrtf(2.0f * (float)m->n_layer);
-        }
-        for (int64_t k = 0; k < n; k += 2) {
-            double u1 = train_rng_unit(&rng) + 1e-12;
-            double u2 = train_rng_unit(&rng);
-            double r = sqrt(-2.0 * log(u1));
-            buf[k] = norm ? 1.0f : (float)(r * cos(TWO_PI * u2)) * std;
-            if (k + 1 < n) {
-                buf[k + 1] = norm ? 1.0f : (float)(r * sin(TWO_PI * u2)) * std;
-            }
-        }
-        ggml_backend_tensor_set(t, buf, 0, ggml_nbytes(t));
-        free(buf);
-    }
 }
 
 /* ============================================================================
@@ -186,303 +96,75 @@ struct inputs {
     struct ggml_tensor *mask;    /* F32 [1, A*B]: 1 used slot, 0 padding */
 };
 
+/* w x, plus llama.cpp's LoRA term scale * b (a x) when the matrix has a pair */
+static struct ggml_tensor *mm(struct ggml_context *ctx,
+                              const struct train_model *m,
+                              const struct train_mat *w,
+                              struct ggml_tensor *x) {
+    struct ggml_tensor *y = ggml_mul_mat(ctx, w->w, x);
+    if (w->a == NULL) {
+        return y;
+    }
+    struct ggml_tensor *ab = ggml_mul_mat(ctx, w->b, ggml_mul_mat(ctx, w->a, x));
+    return ggml_add(ctx, y, ggml_scale(ctx, ab, m->lora_scale));
+}
+
+/* Grouped-query attention: each of the Hkv heads of `t` (contiguous [a, b, Hkv, B]) repeated
+ * `g` times in a row, [a, b, Hkv * g, B], so query head j reads kv head j / g as libllama's
+ * graph does. (mul_mat's own broadcast over heads has no backward with a batch dimension.) */
+static struct ggml_tensor *
+repeat_heads(struct ggml_context *ctx, struct ggml_tensor *t, int64_t g) {
+    const int64_t a = t->ne[0], b = t->ne[1], h = t->ne[2], n = t->ne[3];
+    struct ggml_tensor *r =
+        ggml_repeat_4d(ctx, ggml_reshape_4d(ctx, t, a * b, 1, h, n), a * b, g, h, n);
+    return ggml_reshape_4d(ctx, r, a, b, h * g, n);
+}
+
 static struct ggml_tensor *build_forward(struct ggml_context *ctx,
-                                         const struct model *m,
+                                         const struct train_model *m,
                                          const struct inputs *in,
                                          int32_t T,
                                          int32_t B) {
-    const int64_t d = m->n_embd, H = m->n_head, hd = d / H;
+    const int64_t d = m->n_embd, H = m->n_head, H_kv = m->n_head_kv, hd = d / H;
     const float kq_scale = 1.0f / sqrtf((float)hd);
     const int64_t NTOK = (int64_t)T * B;
+    const float eps = m->rms_eps, rb = m->rope_base;
     struct ggml_tensor *x = ggml_get_rows(ctx, m->tok_embd, in->tokens);
     for (int i = 0; i < m->n_layer; i++) {
-        const struct layer *l = &m->l[i];
-        struct ggml_tensor *h = ggml_mul(ctx, ggml_rms_norm(ctx, x, RMS_EPS), l->attn_norm);
+        const struct train_layer *l = &m->l[i];
+        struct ggml_tensor *h = ggml_mul(ctx, ggml_rms_norm(ctx, x, eps), l->attn_norm);
         /* rope per token (positions restart with every packed example), then 4D */
-        struct ggml_tensor *q = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, l->wq, h), hd, H, NTOK);
-        struct ggml_tensor *k = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, l->wk, h), hd, H, NTOK);
-        struct ggml_tensor *v = ggml_reshape_4d(ctx, ggml_mul_mat(ctx, l->wv, h), hd, H, T, B);
-        q = ggml_rope_ext(ctx, q, in->pos, NULL, (int)hd, 0, 0, ROPE_BASE, 1.0f, 0.0f, 1.0f, 0.0f,
-                          0.0f);
-        k = ggml_rope_ext(ctx, k, in->pos, NULL, (int)hd, 0, 0, ROPE_BASE, 1.0f, 0.0f, 1.0f, 0.0f,
-                          0.0f);
+        struct ggml_tensor *q =
+            ggml_reshape_3d(ctx, mm(ctx, m, &l->m[TRAIN_MAT_Q], h), hd, H, NTOK);
+        struct ggml_tensor *k =
+            ggml_reshape_3d(ctx, mm(ctx, m, &l->m[TRAIN_MAT_K], h), hd, H_kv, NTOK);
+        struct ggml_tensor *v =
+            ggml_reshape_4d(ctx, mm(ctx, m, &l->m[TRAIN_MAT_V], h), hd, H_kv, T, B);
+        q = ggml_rope_ext(ctx, q, in->pos, NULL, (int)hd, 0, 0, rb, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+        k = ggml_rope_ext(ctx, k, in->pos, NULL, (int)hd, 0, 0, rb, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
         q = ggml_permute(ctx, ggml_reshape_4d(ctx, q, hd, H, T, B), 0, 2, 1, 3); /* [hd,T,H,B] */
-        k = ggml_permute(ctx, ggml_reshape_4d(ctx, k, hd, H, T, B), 0, 2, 1, 3);
+        k = ggml_permute(ctx, ggml_reshape_4d(ctx, k, hd, H_kv, T, B), 0, 2, 1, 3);
+        struct ggml_tensor *vt =
+            ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3)); /* [T,hd,Hkv,B] */
+        if (H_kv != H) {
+            k = repeat_heads(ctx, ggml_cont(ctx, k), H / H_kv);
+            vt = repeat_heads(ctx, vt, H / H_kv);
+        }
         struct ggml_tensor *kq = ggml_mul_mat(ctx, k, q); /* [T_k, T_q, H, B] */
         kq = ggml_soft_max_ext(ctx, kq, in->kq_mask, kq_scale, 0.0f);
-        struct ggml_tensor *vt = ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3)); /* [T,hd,H,B] */
         struct ggml_tensor *kqv = ggml_mul_mat(ctx, vt, kq);      /* [hd, T_q, H, B] */
         kqv = ggml_cont(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3)); /* [hd, H, T, B] */
         kqv = ggml_reshape_2d(ctx, kqv, d, (int64_t)T * B);
-        x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->wo, kqv));
-        h = ggml_mul(ctx, ggml_rms_norm(ctx, x, RMS_EPS), l->ffn_norm);
-        struct ggml_tensor *g = ggml_silu(ctx, ggml_mul_mat(ctx, l->w_gate, h));
-        struct ggml_tensor *u = ggml_mul_mat(ctx, l->w_up, h);
-        x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->w_down, ggml_mul(ctx, g, u)));
+        x = ggml_add(ctx, x, mm(ctx, m, &l->m[TRAIN_MAT_O], kqv));
+        h = ggml_mul(ctx, ggml_rms_norm(ctx, x, eps), l->ffn_norm);
+        struct ggml_tensor *g = ggml_silu(ctx, mm(ctx, m, &l->m[TRAIN_MAT_GATE], h));
+        struct ggml_tensor *u = mm(ctx, m, &l->m[TRAIN_MAT_UP], h);
+        x = ggml_add(ctx, x, mm(ctx, m, &l->m[TRAIN_MAT_DOWN], ggml_mul(ctx, g, u)));
     }
-    x = ggml_mul(ctx, ggml_rms_norm(ctx, x, RMS_EPS), m->out_norm);
+    x = ggml_mul(ctx, ggml_rms_norm(ctx, x, eps), m->out_norm);
     x = ggml_get_rows(ctx, x, in->gather); /* [d, A*B] */
-    struct ggml_tensor *logits = ggml_mul_mat(ctx, m->output, x);
+    struct ggml_tensor *logits = mm(ctx, m, &m->output, x);
     return ggml_mul(ctx, logits, in->mask);
-}
-
-/* ============================================================================
- * export and resume */
-
-/* The storage type of a parameter in the exported file: matrices in `wt`, vectors in F32. */
-static enum ggml_type export_type(const struct ggml_tensor *t, enum pipit_weight_type wt) {
-    if (ggml_n_dims(t) < 2 || wt == PIPIT_WEIGHTS_F32) {
-        return GGML_TYPE_F32;
-    }
-    enum ggml_type q = wt == PIPIT_WEIGHTS_F16 ? GGML_TYPE_F16 : GGML_TYPE_Q8_0;
-    return t->ne[0] % ggml_blck_size(q) == 0 ? q : GGML_TYPE_F32;
-}
-
-/* Add a tensor named `name` of `shape`'s shape to `g`, its F32 values `f32` stored as `type`
- * (converted with ggml_quantize_chunk unless F32). `host` holds the data until the write. */
-static void add_tensor_as(struct ggml_context *host,
-                          struct gguf_context *g,
-                          const char *name,
-                          const struct ggml_tensor *shape,
-                          const float *f32,
-                          enum ggml_type type) {
-    struct ggml_tensor *t = ggml_new_tensor(host, type, ggml_n_dims(shape), shape->ne);
-    ggml_set_name(t, name);
-    if (type == GGML_TYPE_F32) {
-        memcpy(t->data, f32, ggml_nbytes(t));
-    } else {
-        ggml_quantize_chunk(type, f32, t->data, 0, ggml_nrows(shape), shape->ne[0], NULL);
-    }
-    gguf_add_tensor(g, t);
-}
-
-/* Write `g` to `path` whole or not at all (src/fileio.h). */
-static enum pipit_status
-gguf_write_atomic(struct gguf_context *g, const char *path, struct pipit_error *err) {
-    struct fileio_tmp w;
-    bool ok = fileio_begin(&w, path) && gguf_write_to_file_ptr(g, w.f, false);
-    if (!fileio_commit(&w, ok, FILEIO_DURABLE)) {
-        return pipit_error_set(err, PIPIT_ERR_IO, "train: cannot write %s: %s", path,
-                               strerror(errno));
-    }
-    return PIPIT_OK;
-}
-
-/* llama's file type (enum llama_ftype) of a model whose matrices are `t`: 0 all F32, 1 mostly
- * F16, 7 mostly Q8_0 (1-D tensors stay F32 in all of them). */
-static uint32_t llama_file_type(enum ggml_type t) {
-    return t == GGML_TYPE_Q8_0 ? 7u : t == GGML_TYPE_F16 ? 1u : 0u;
-}
-
-/* The type of the matrices of `g` (the first 2-D tensor that is not F32; F32 when all are). */
-static enum ggml_type matrix_type(struct ggml_context *host, struct gguf_context *g) {
-    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
-        struct ggml_tensor *t = ggml_get_tensor(host, gguf_get_tensor_name(g, i));
-        if (t != NULL && ggml_n_dims(t) >= 2 && t->type != GGML_TYPE_F32) {
-            return t->type;
-        }
-    }
-    return GGML_TYPE_F32;
-}
-
-static enum pipit_status model_write(const struct model *m,
-                                     const struct pipit_train_params *p,
-                                     enum pipit_weight_type wt,
-                                     bool tracker_role,
-                                     int32_t n_ctx_train,
-                                     int64_t step,
-                                     const char *path,
-                                     struct pipit_error *err) {
-    struct gguf_context *g = modelgen_tokenizer_gguf(p->vocab_path, NULL, err);
-    if (g == NULL) {
-        return err != NULL ? err->status : PIPIT_ERR_CORRUPT;
-    }
-    char name[300];
-    snprintf(name, sizeof(name), "pipit-%s", p->pack_name != NULL ? p->pack_name : "camera");
-    struct modelgen_llama h = {
-        .name = name,
-        .n_ctx_train = n_ctx_train,
-        .n_embd = m->n_embd,
-        .n_layer = m->n_layer,
-        .n_ff = m->n_ff,
-        .n_head = m->n_head,
-        .n_head_kv = m->n_head,
-        .n_vocab = m->n_vocab,
-        .rope_base = ROPE_BASE,
-        .rms_eps = RMS_EPS,
-    };
-    modelgen_set_llama_kv(g, &h);
-    gguf_set_val_str(g, "pipit.prompt.system", p->system);
-    gguf_set_val_str(g, "pipit.prompt.tools", "none");
-    if (p->pack_name != NULL) {
-        gguf_set_val_str(g, "pipit.pack.name", p->pack_name);
-    }
-    if (p->pack_hash != NULL) {
-        gguf_set_val_str(g, "pipit.pack.hash", p->pack_hash);
-    }
-    if (tracker_role) { /* trained on State-Tracker examples too (src/tracker.c) */
-        gguf_set_val_str(g, "pipit.prompt.tracker", "role");
-    }
-    gguf_set_val_u32(g, "pipit.train.step", (uint32_t)step);
-    gguf_set_val_u32(g, "pipit.train.seed", (uint32_t)p->seed);
-    /* the longest prompt + answer the model was trained on: the agent keeps its prompts within
-     * it (docs/training.md) */
-    gguf_set_val_i32(g, "pipit.train.n_ctx", p->n_ctx);
-
-    size_t bytes = 0;
-    for (int i = 0; i < m->n_params; i++) {
-        bytes += ggml_nbytes(m->params[i]);
-    }
-    struct ggml_init_params ip = {
-        .mem_size = bytes + (size_t)m->n_params * (ggml_tensor_overhead() + 64) + 1024,
-        .mem_buffer = NULL,
-        .no_alloc = false,
-    };
-    struct ggml_context *host = ggml_init(ip);
-    if (host == NULL) {
-        gguf_free(g);
-        return pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
-    }
-    float *f32 = NULL;
-    size_t f32_cap = 0;
-    enum pipit_status st = PIPIT_OK;
-    for (int i = 0; i < m->n_params && st == PIPIT_OK; i++) {
-        struct ggml_tensor *src = m->params[i];
-        if (ggml_nbytes(src) > f32_cap) {
-            free(f32);
-            f32_cap = ggml_nbytes(src);
-            f32 = malloc(f32_cap);
-        }
-        if (f32 == NULL) {
-            st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
-            break;
-        }
-        ggml_backend_tensor_get(src, f32, 0, ggml_nbytes(src));
-        add_tensor_as(host, g, ggml_get_name(src), src, f32, export_type(src, wt));
-    }
-    free(f32);
-    if (st == PIPIT_OK) {
-        gguf_set_val_u32(g, "general.file_type", llama_file_type(matrix_type(host, g)));
-        st = gguf_write_atomic(g, path, err);
-    }
-    gguf_free(g);
-    ggml_free(host);
-    return st;
-}
-
-enum pipit_status pipit_train_convert(const char *in_path,
-                                      const char *out_path,
-                                      enum pipit_weight_type type,
-                                      int32_t n_ctx_trained,
-                                      struct pipit_error *err) {
-    pipit_error_clear(err);
-    if (in_path == NULL || out_path == NULL || type < PIPIT_WEIGHTS_F32 ||
-        type > PIPIT_WEIGHTS_Q8_0 || n_ctx_trained < 0) {
-        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "train: convert: bad argument");
-    }
-    struct ggml_context *data = NULL;
-    struct gguf_init_params gp = {.no_alloc = false, .ctx = &data};
-    struct gguf_context *in = gguf_init_from_file(in_path, gp);
-    if (in == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: %s: not a readable GGUF file",
-                               in_path);
-    }
-    int64_t n_t = gguf_get_n_tensors(in);
-    size_t bytes = 0;
-    for (int64_t i = 0; i < n_t; i++) {
-        struct ggml_tensor *t = ggml_get_tensor(data, gguf_get_tensor_name(in, i));
-        bytes += t != NULL ? ggml_nbytes(t) : 0;
-    }
-    struct ggml_init_params ip = {
-        .mem_size = bytes + (size_t)n_t * (ggml_tensor_overhead() + 64) + 1024,
-        .mem_buffer = NULL,
-        .no_alloc = false,
-    };
-    struct ggml_context *host = ggml_init(ip);
-    struct gguf_context *out = gguf_init_empty();
-    enum pipit_status st = host != NULL && out != NULL
-                               ? PIPIT_OK
-                               : pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
-    if (st == PIPIT_OK) {
-        gguf_set_kv(out, in);
-        if (n_ctx_trained > 0 && gguf_find_key(in, "pipit.train.n_ctx") < 0) {
-            gguf_set_val_i32(out, "pipit.train.n_ctx", n_ctx_trained);
-        }
-    }
-    for (int64_t i = 0; st == PIPIT_OK && i < n_t; i++) {
-        const char *name = gguf_get_tensor_name(in, i);
-        struct ggml_tensor *src = ggml_get_tensor(data, name);
-        if (src == NULL || src->data == NULL) {
-            st = pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: %s: tensor %s has no data",
-                                 in_path, name);
-            break;
-        }
-        if (src->type == GGML_TYPE_F32) {
-            add_tensor_as(host, out, name, src, src->data, export_type(src, type));
-        } else { /* already converted: as it is */
-            struct ggml_tensor *t = ggml_dup_tensor(host, src);
-            ggml_set_name(t, name);
-            memcpy(t->data, src->data, ggml_nbytes(src));
-            gguf_add_tensor(out, t);
-        }
-    }
-    if (st == PIPIT_OK) {
-        gguf_set_val_u32(out, "general.file_type", llama_file_type(matrix_type(host, out)));
-        st = gguf_write_atomic(out, out_path, err);
-    }
-    if (out != NULL) {
-        gguf_free(out);
-    }
-    ggml_free(host);
-    gguf_free(in);
-    ggml_free(data);
-    return st;
-}
-
-/* Load the parameters of `m` from the GGUF at `path` (a checkpoint or an exported model:
- * F32 tensors copied, F16/Q8_0 ones dequantized). `step`, when not NULL, receives the file's
- * pipit.train.step (0 when absent). */
-static enum pipit_status
-model_load_weights(struct model *m, const char *path, int64_t *step, struct pipit_error *err) {
-    struct ggml_context *data = NULL;
-    struct gguf_init_params gp = {.no_alloc = false, .ctx = &data};
-    struct gguf_context *g = gguf_init_from_file(path, gp);
-    if (g == NULL) {
-        return pipit_error_set(err, PIPIT_ERR_CORRUPT, "train: cannot read model: %s", path);
-    }
-    enum pipit_status st = PIPIT_OK;
-    float *tmp = NULL;
-    for (int i = 0; i < m->n_params && st == PIPIT_OK; i++) {
-        struct ggml_tensor *dst = m->params[i];
-        struct ggml_tensor *src = ggml_get_tensor(data, ggml_get_name(dst));
-        const struct ggml_type_traits *tt = src != NULL ? ggml_get_type_traits(src->type) : NULL;
-        if (src == NULL || !ggml_are_same_shape(src, dst) ||
-            (src->type != GGML_TYPE_F32 && (tt == NULL || tt->to_float == NULL))) {
-            st = pipit_error_set(err, PIPIT_ERR_CORRUPT,
-                                 "train: %s does not match the model: %s (shape or type)", path,
-                                 ggml_get_name(dst));
-        } else if (src->type == GGML_TYPE_F32) {
-            ggml_backend_tensor_set(dst, src->data, 0, ggml_nbytes(dst));
-        } else {
-            int64_t n = ggml_nelements(dst);
-            float *t = realloc(tmp, (size_t)n * sizeof(float));
-            if (t == NULL) {
-                st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
-                break;
-            }
-            tmp = t;
-            tt->to_float(src->data, tmp, n);
-            ggml_backend_tensor_set(dst, tmp, 0, ggml_nbytes(dst));
-        }
-    }
-    free(tmp);
-    if (step != NULL) {
-        int64_t k = gguf_find_key(g, "pipit.train.step");
-        *step = k >= 0 ? (int64_t)gguf_get_val_u32(g, k) : 0;
-    }
-    gguf_free(g);
-    ggml_free(data);
-    return st;
 }
 
 /* ============================================================================
@@ -513,25 +195,29 @@ static enum pipit_status tokenize_all(const struct pipit_train_params *p,
                                       int32_t *n_skipped,
                                       int32_t *n_trimmed,
                                       struct pipit_error *err) {
-    char tmp[4096];
-    pipit_format(tmp, sizeof(tmp), "%s/pipit-train-vocab-%ld.gguf",
-                 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (long)getpid());
-    struct pipit_make_model_params mp = pipit_make_model_default_params();
-    mp.vocab_path = p->vocab_path;
-    mp.n_embd = 8;
-    mp.n_layer = 1;
-    mp.n_head = 1;
-    mp.n_head_kv = 1;
-    mp.n_ff = 8;
-    enum pipit_status st = pipit_make_model(&mp, tmp, err);
-    if (st != PIPIT_OK) {
-        return st;
-    }
     struct pipit_model_params lp = pipit_model_default_params();
     lp.vocab_only = true;
     struct pipit_model *vm = NULL;
-    st = pipit_model_load(tmp, &lp, &vm, err);
-    remove(tmp);
+    enum pipit_status st = PIPIT_OK;
+    if (p->base != NULL) { /* an adapter: the base's own tokenizer */
+        st = pipit_model_load(p->base, &lp, &vm, err);
+    } else { /* a throwaway model with the vocabulary, loaded vocab-only */
+        char tmp[4096];
+        pipit_format(tmp, sizeof(tmp), "%s/pipit-train-vocab-%ld.gguf",
+                     getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (long)getpid());
+        struct pipit_make_model_params mp = pipit_make_model_default_params();
+        mp.vocab_path = p->vocab_path;
+        mp.n_embd = 8;
+        mp.n_layer = 1;
+        mp.n_head = 1;
+        mp.n_head_kv = 1;
+        mp.n_ff = 8;
+        st = pipit_make_model(&mp, tmp, err);
+        if (st == PIPIT_OK) {
+            st = pipit_model_load(tmp, &lp, &vm, err);
+            remove(tmp);
+        }
+    }
     if (st != PIPIT_OK) {
         return st;
     }
@@ -712,13 +398,6 @@ static void fill_batch(const struct tokenized *data,
 /* ============================================================================
  * optimizer schedule */
 
-struct schedule {
-    const struct pipit_train_params *p;
-    int64_t step;
-    double time_frac; /* elapsed / max_seconds of the decay part, 0 without a time budget */
-    float lr;         /* last value handed out */
-};
-
 /* Linear warm-up, then a cosine from lr to lr_min over the rest of the steps, or of the time
  * budget when that ends first: t is the later of the two fractions. */
 static float schedule_lr(const struct pipit_train_params *p, int64_t step, double time_frac) {
@@ -736,16 +415,131 @@ static float schedule_lr(const struct pipit_train_params *p, int64_t step, doubl
     return p->lr_min + (p->lr - p->lr_min) * (float)(0.5 * (1.0 + cos(3.14159265358979 * t)));
 }
 
-static struct ggml_opt_optimizer_params get_opt_params(void *ud) {
-    struct schedule *s = ud;
-    struct ggml_opt_optimizer_params op = ggml_opt_get_default_optimizer_params(NULL);
-    s->lr = schedule_lr(s->p, s->step, s->time_frac);
-    op.adamw.alpha = s->lr;
-    op.adamw.beta1 = 0.9f;
-    op.adamw.beta2 = 0.99f;
-    op.adamw.eps = 1e-8f;
-    op.adamw.wd = s->p->weight_decay;
-    return op;
+/* ============================================================================
+ * the step graph: forward, cross-entropy, backward and one AdamW update per trained tensor,
+ * built once and allocated once.
+ *
+ * This is what ggml_opt builds with static graphs, with one difference: ggml_opt gives its
+ * static graphs GGML_DEFAULT_GRAPH_SIZE (2,048) nodes for forward, backward and optimizer
+ * together, too few for a 30-layer base with LoRA pairs, and its per-step graphs did not
+ * train as its static ones do (the second step already differed). Here the size follows the
+ * depth; the arithmetic is ggml_opt's (the same ops in the same order: a new model trains to
+ * the same bits as before). */
+
+struct step_graph {
+    struct ggml_context *ctx;        /* the graph's tensors, allocated by galloc */
+    struct ggml_context *ctx_static; /* labels, AdamW moments and parameters, the loss's grad */
+    ggml_backend_buffer_t buf_static;
+    ggml_gallocr_t galloc;
+    struct ggml_cgraph *gb;
+    struct ggml_tensor *labels; /* F32 [n_vocab, A*B] */
+    struct ggml_tensor *loss;   /* F32 scalar: mean cross-entropy over the A*B slots */
+    struct ggml_tensor *adamw;  /* F32 [7]: alpha beta1 beta2 eps wd beta1h beta2h */
+    int64_t iter;               /* AdamW steps taken, from 1 */
+};
+
+static void step_graph_free(struct step_graph *sg) {
+    if (sg->galloc != NULL) {
+        ggml_gallocr_free(sg->galloc);
+    }
+    if (sg->buf_static != NULL) {
+        ggml_backend_buffer_free(sg->buf_static);
+    }
+    ggml_free(sg->ctx);
+    ggml_free(sg->ctx_static);
+    memset(sg, 0, sizeof(*sg));
+}
+
+static bool step_graph_build(struct step_graph *sg,
+                             const struct train_model *m,
+                             const struct inputs *in,
+                             int32_t T,
+                             int32_t B,
+                             ggml_backend_t backend) {
+    memset(sg, 0, sizeof(*sg));
+    const size_t n_nodes = (size_t)512 * (size_t)(m->n_layer + 4) > GGML_DEFAULT_GRAPH_SIZE
+                               ? (size_t)512 * (size_t)(m->n_layer + 4)
+                               : GGML_DEFAULT_GRAPH_SIZE;
+    struct ggml_init_params ip = {
+        .mem_size =
+            4 * n_nodes * ggml_tensor_overhead() + 3 * ggml_graph_overhead_custom(n_nodes, true),
+        .mem_buffer = NULL,
+        .no_alloc = true,
+    };
+    struct ggml_init_params ips = {
+        .mem_size = (3 * (size_t)m->n_params + 8) * ggml_tensor_overhead(),
+        .mem_buffer = NULL,
+        .no_alloc = true,
+    };
+    sg->ctx = ggml_init(ip);
+    sg->ctx_static = ggml_init(ips);
+    if (sg->ctx == NULL || sg->ctx_static == NULL) {
+        return false;
+    }
+    struct ggml_tensor *logits = build_forward(sg->ctx, m, in, T, B);
+    sg->labels = ggml_new_tensor_2d(sg->ctx_static, GGML_TYPE_F32, logits->ne[0], logits->ne[1]);
+    ggml_set_input(sg->labels);
+    sg->loss = ggml_cross_entropy_loss(sg->ctx, logits, sg->labels);
+    ggml_set_output(sg->loss);
+    ggml_set_loss(sg->loss);
+    struct ggml_cgraph *gf = ggml_new_graph_custom(sg->ctx, n_nodes, true);
+    ggml_build_forward_expand(gf, sg->loss);
+    /* the loss's gradient is a constant 1 */
+    struct ggml_tensor *one = ggml_new_tensor(sg->ctx_static, GGML_TYPE_F32, 1, sg->loss->ne);
+    struct ggml_tensor **accs = calloc((size_t)ggml_graph_n_nodes(gf), sizeof(*accs));
+    if (accs == NULL) {
+        return false;
+    }
+    for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
+        accs[i] = ggml_graph_node(gf, i) == sg->loss ? one : NULL;
+    }
+    sg->gb = ggml_graph_dup(sg->ctx, gf, true);
+    ggml_build_backward_expand(sg->ctx, sg->gb, accs);
+    free(accs);
+    sg->adamw = ggml_new_tensor_1d(sg->ctx_static, GGML_TYPE_F32, 7);
+    ggml_set_input(sg->adamw);
+    for (int i = m->n_params - 1; i >= 0; i--) {
+        struct ggml_tensor *w = m->params[i];
+        struct ggml_tensor *g = ggml_graph_get_grad(sg->gb, w);
+        if (g == NULL) {
+            continue; /* nothing depends on it */
+        }
+        struct ggml_tensor *mom =
+            ggml_new_tensor(sg->ctx_static, GGML_TYPE_F32, GGML_MAX_DIMS, w->ne);
+        struct ggml_tensor *vel =
+            ggml_new_tensor(sg->ctx_static, GGML_TYPE_F32, GGML_MAX_DIMS, w->ne);
+        ggml_build_forward_expand(sg->gb, ggml_opt_step_adamw(sg->ctx, w, g, mom, vel, sg->adamw));
+    }
+    sg->buf_static = ggml_backend_alloc_ctx_tensors(sg->ctx_static, backend);
+    if (sg->buf_static == NULL) {
+        return false;
+    }
+    ggml_backend_buffer_clear(sg->buf_static, 0);
+    const float f1 = 1.0f;
+    ggml_backend_tensor_set(one, &f1, 0, sizeof(f1));
+    sg->galloc = ggml_gallocr_new(ggml_backend_get_default_buffer_type(backend));
+    sg->iter = 1;
+    return sg->galloc != NULL && ggml_gallocr_alloc_graph(sg->galloc, sg->gb);
+}
+
+/* One optimizer step at learning rate `lr` on the inputs already set; the batch's loss. */
+static float step_graph_run(struct step_graph *sg, ggml_backend_t backend, float lr, float wd) {
+    const float beta1 = 0.9f, beta2 = 0.99f;
+    const float par[7] = {
+        lr,
+        beta1,
+        beta2,
+        1e-8f,
+        wd,
+        1.0f / (1.0f - powf(beta1, (float)sg->iter)),
+        1.0f / (1.0f - powf(beta2, (float)sg->iter)),
+    };
+    ggml_backend_tensor_set(sg->adamw, par, 0, sizeof(par));
+    ggml_backend_graph_compute(backend, sg->gb);
+    sg->iter++;
+    float loss = 0.0f;
+    ggml_backend_tensor_get(sg->loss, &loss, 0, sizeof(loss));
+    return loss;
 }
 
 /* ============================================================================
@@ -777,8 +571,11 @@ static ggml_backend_t cpu_backend(int32_t n_threads) {
  * training */
 
 static bool params_ok(const struct pipit_train_params *p) {
-    return p->vocab_path != NULL && p->system != NULL && p->n_embd >= 8 && p->n_embd <= 4096 &&
-           p->n_layer >= 1 && p->n_layer <= MAX_LAYERS && p->n_head >= 1 &&
+    return (p->vocab_path != NULL || p->base != NULL) && p->system != NULL && p->n_embd >= 8 &&
+           p->n_embd <= 4096 && p->n_layer >= 1 && p->n_layer <= TRAIN_MAX_LAYERS &&
+           p->n_head >= 1 &&
+           (p->base == NULL ||
+            (p->lora_rank >= 1 && p->lora_rank <= 1024 && p->lora_alpha > 0.0f)) &&
            p->n_embd % p->n_head == 0 && (p->n_embd / p->n_head) % 2 == 0 && p->n_ff >= 1 &&
            p->n_ctx >= 8 && p->n_ctx <= 4096 && p->n_answer >= 2 && p->n_answer <= p->n_ctx &&
            p->n_batch >= 1 && p->n_batch <= 4096 && p->n_steps >= 1 && p->lr > 0.0f &&
@@ -797,8 +594,9 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
                                "train: missing vocab/data/output or a size out of range "
                                "(n_embd divisible by n_head with an even head size, n_answer <= "
-                               "n_ctx, lr_min <= lr, n_layer <= %d)",
-                               MAX_LAYERS);
+                               "n_ctx, lr_min <= lr, n_layer <= %d, LoRA rank 1..1024 and "
+                               "alpha > 0)",
+                               TRAIN_MAX_LAYERS);
     }
     const struct pipit_train_params *p = params;
     struct pipit_train_result res;
@@ -806,8 +604,11 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
 
     struct tokenized data;
     int32_t n_vocab = 0;
-    enum pipit_status st =
-        tokenize_all(p, ds, &data, &n_vocab, &res.n_skipped, &res.n_trimmed, err);
+    enum pipit_status st = p->base != NULL ? train_model_check_base(p->base, err) : PIPIT_OK;
+    if (st != PIPIT_OK) {
+        return st;
+    }
+    st = tokenize_all(p, ds, &data, &n_vocab, &res.n_skipped, &res.n_trimmed, err);
     if (st != PIPIT_OK) {
         return st;
     }
@@ -823,33 +624,37 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         tokenized_free(&data);
         return pipit_error_set(err, PIPIT_ERR_BACKEND, "train: no ggml CPU backend");
     }
-    struct model m;
+    struct train_model m;
     memset(&m, 0, sizeof(m));
-    m.n_vocab = n_vocab;
-    m.n_embd = p->n_embd;
-    m.n_layer = p->n_layer;
-    m.n_head = p->n_head;
-    m.n_ff = p->n_ff;
     const int32_t T = p->n_ctx, B = p->n_batch, A = p->n_answer;
     struct inputs in;
     memset(&in, 0, sizeof(in));
-    struct ggml_context *ctx_compute = NULL;
-    ggml_backend_sched_t sched = NULL;
-    ggml_opt_context_t opt = NULL;
+    struct step_graph sg;
+    memset(&sg, 0, sizeof(sg));
     int32_t *tok_buf = NULL, *gather_buf = NULL, *pos_buf = NULL, *seg_buf = NULL;
     float *mask_buf = NULL, *label_buf = NULL, *kq_buf = NULL;
     int32_t *order = NULL;
     int64_t step = 0;
 
-    if (!model_create(&m, backend)) {
+    if (p->base != NULL) {
+        st = train_model_from_base(&m, p, backend, err);
+        if (st == PIPIT_OK && m.n_vocab != n_vocab) {
+            st = pipit_error_set(err, PIPIT_ERR_CORRUPT,
+                                 "train: --base %s: %d token embeddings for a vocabulary of %d",
+                                 p->base, m.n_vocab, n_vocab);
+        }
+        if (st != PIPIT_OK) {
+            goto done;
+        }
+    } else if (!train_model_create(&m, p, n_vocab, backend)) {
         st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: cannot allocate the model");
         goto done;
     }
-    model_init_weights(&m, p->seed);
+    train_model_init_weights(&m, p->seed);
     if (p->resume != NULL) {
-        st = model_load_weights(&m, p->resume, &step, err);
+        st = train_model_load_weights(&m, p->resume, &step, err);
     } else if (p->init != NULL) {
-        st = model_load_weights(&m, p->init, NULL, err);
+        st = train_model_load_weights(&m, p->init, NULL, err);
     }
     if (st != PIPIT_OK) {
         goto done;
@@ -878,32 +683,12 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         ggml_set_input(in.mask);
         in.buf = ggml_backend_alloc_ctx_tensors(in.ctx, backend);
     }
-    {
-        size_t n_nodes = GGML_DEFAULT_GRAPH_SIZE;
-        struct ggml_init_params ip = {
-            .mem_size = 4 * n_nodes * ggml_tensor_overhead() +
-                        4 * ggml_graph_overhead_custom(n_nodes, true),
-            .mem_buffer = NULL,
-            .no_alloc = true,
-        };
-        ctx_compute = ggml_init(ip);
-    }
-    if (in.buf == NULL || ctx_compute == NULL) {
+    if (in.buf == NULL || !step_graph_build(&sg, &m, &in, T, B, backend)) {
         st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
         goto done;
     }
-    struct ggml_tensor *logits = build_forward(ctx_compute, &m, &in, T, B);
-    sched = ggml_backend_sched_new(&backend, NULL, 1, GGML_DEFAULT_GRAPH_SIZE * 4, false, false);
-    struct schedule sch = {.p = p, .step = step, .time_frac = 0.0, .lr = 0.0f};
-    struct ggml_opt_params op = ggml_opt_default_params(sched, GGML_OPT_LOSS_TYPE_CROSS_ENTROPY);
-    op.ctx_compute = ctx_compute;
-    op.inputs = in.tokens;
-    op.outputs = logits;
-    op.opt_period = 1;
-    op.get_opt_pars = get_opt_params;
-    op.get_opt_pars_ud = &sch;
-    op.optimizer = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
-    opt = ggml_opt_init(op);
+    double time_frac = 0.0; /* elapsed / max_seconds of the decay part, 0 without a budget */
+    float lr = 0.0f;
 
     tok_buf = malloc(sizeof(int32_t) * (size_t)T * (size_t)B);
     pos_buf = malloc(sizeof(int32_t) * (size_t)T * (size_t)B);
@@ -913,9 +698,8 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     mask_buf = malloc(sizeof(float) * (size_t)A * (size_t)B);
     label_buf = malloc(sizeof(float) * (size_t)n_vocab * (size_t)A * (size_t)B);
     order = malloc(sizeof(int32_t) * (size_t)data.n);
-    if (opt == NULL || tok_buf == NULL || pos_buf == NULL || gather_buf == NULL ||
-        mask_buf == NULL || label_buf == NULL || order == NULL || seg_buf == NULL ||
-        kq_buf == NULL) {
+    if (tok_buf == NULL || pos_buf == NULL || gather_buf == NULL || mask_buf == NULL ||
+        label_buf == NULL || order == NULL || seg_buf == NULL || kq_buf == NULL) {
         st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
         goto done;
     }
@@ -934,9 +718,6 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     bool first_report = true;
     const int64_t step0 = step;
     double t_warm = -1.0; /* seconds into the run when the warm-up ended */
-    struct ggml_tensor *labels = ggml_opt_labels(opt);
-    struct ggml_tensor *loss_t = ggml_opt_loss(opt);
-
     while (step < p->n_steps) {
         int32_t n_used = 0;
         fill_batch(&data, T, B, A, n_vocab, order, &cursor, &pending, &rng, &bufs, &n_used,
@@ -946,20 +727,17 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         ggml_backend_tensor_set(in.kq_mask, kq_buf, 0, ggml_nbytes(in.kq_mask));
         ggml_backend_tensor_set(in.gather, gather_buf, 0, ggml_nbytes(in.gather));
         ggml_backend_tensor_set(in.mask, mask_buf, 0, ggml_nbytes(in.mask));
-        ggml_backend_tensor_set(labels, label_buf, 0, ggml_nbytes(labels));
-        sch.step = step;
         if (p->max_seconds > 0) {
             double now = (pipit_now_ms() - t0) / 1000.0;
             if (step >= p->warmup && t_warm < 0) {
                 t_warm = now;
             }
             double left = p->max_seconds - (t_warm < 0 ? 0.0 : t_warm);
-            sch.time_frac = t_warm < 0 ? 0.0 : left > 0 ? (now - t_warm) / left : 1.0;
+            time_frac = t_warm < 0 ? 0.0 : left > 0 ? (now - t_warm) / left : 1.0;
         }
-        ggml_opt_alloc(opt, true);
-        ggml_opt_eval(opt, NULL);
-        float loss = 0.0f;
-        ggml_backend_tensor_get(loss_t, &loss, 0, sizeof(loss));
+        ggml_backend_tensor_set(sg.labels, label_buf, 0, ggml_nbytes(sg.labels));
+        lr = schedule_lr(p, step, time_frac);
+        float loss = step_graph_run(&sg, backend, lr, p->weight_decay);
         /* back to the mean over used slots */
         double rows = (double)A * B;
         period_loss += (double)loss * rows - (double)(rows - n_used) * log_v;
@@ -975,8 +753,8 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         }
         bool ckpt = p->checkpoint != NULL && (step % p->checkpoint_every == 0 || last);
         if (ckpt) {
-            st = model_write(&m, p, PIPIT_WEIGHTS_F32, tracker_role, T < 256 ? 256 : T, step,
-                             p->checkpoint, err);
+            st = train_model_write(&m, p, PIPIT_WEIGHTS_F32, tracker_role, T < 256 ? 256 : T, step,
+                                   p->checkpoint, err);
             if (st != PIPIT_OK) {
                 goto done;
             }
@@ -993,7 +771,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
                     .step = step,
                     .n_steps = p->n_steps,
                     .loss = mean,
-                    .lr = sch.lr,
+                    .lr = lr,
                     .tok_per_s = elapsed > 0 ? (double)res.tokens / elapsed : 0.0,
                     .elapsed_s = elapsed,
                     .eta_s = elapsed / (double)(step - step0) * (double)(p->n_steps - step),
@@ -1014,7 +792,8 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
     res.steps = step;
     res.seconds = (pipit_now_ms() - t0) / 1000.0;
     res.tok_per_s = res.seconds > 0 ? (double)res.tokens / res.seconds : 0.0;
-    st = model_write(&m, p, p->weight_type, tracker_role, T < 256 ? 256 : T, step, out_path, err);
+    st = train_model_write(&m, p, p->weight_type, tracker_role, T < 256 ? 256 : T, step, out_path,
+                           err);
 
 done:
     free(tok_buf);
@@ -1025,19 +804,12 @@ done:
     free(mask_buf);
     free(label_buf);
     free(order);
-    ggml_opt_free(opt);
-    if (sched != NULL) {
-        ggml_backend_sched_free(sched);
-    }
-    ggml_free(ctx_compute);
+    step_graph_free(&sg);
     if (in.buf != NULL) {
         ggml_backend_buffer_free(in.buf);
     }
     ggml_free(in.ctx);
-    if (m.buf != NULL) {
-        ggml_backend_buffer_free(m.buf);
-    }
-    ggml_free(m.ctx);
+    train_model_free(&m);
     ggml_backend_free(backend);
     tokenized_free(&data);
     if (result != NULL) {
