@@ -23,6 +23,7 @@
 
 struct agent_opts {
     const char *model;
+    const char *lora;
     const char *tools;
     const char *device;
     const char *init;
@@ -49,6 +50,9 @@ static void agent_usage(FILE *out, const char *cmd) {
         "usage: pipit %s [options]%s\n"
         "  --model FILE      GGUF model (default: the bundled %s, or\n"
         "                    models/pipit-<pack>.gguf when the tool set's pack has one)\n"
+        "  --lora FILE       a LoRA adapter for --model, the base it was trained on (pipit\n"
+        "                    train --base --lora): the Executor answers with it, in the\n"
+        "                    prompt it was trained on\n"
         "  --tools FILE      tool specification (default: tools/<device>.json for camera\n"
         "                    and phone, else tools/camera.json)\n"
         "  --device NAME     the state the tools act on: camera, phone, pack (the generic\n"
@@ -124,6 +128,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
+            cli_opt_str(argc, argv, &i, "--lora", &o->lora, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--device", &o->device, &bad) ||
             cli_opt_str(argc, argv, &i, "--init", &o->init, &bad) ||
@@ -256,7 +261,8 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     char pack_model[4096];
     const char *pack = pipit_toolset_pack_name(s->tools);
     struct stat sb;
-    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && pack != NULL && strchr(pack, '/') == NULL) {
+    if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && o->lora == NULL && pack != NULL &&
+        strchr(pack, '/') == NULL) { /* an adapter goes with the model it was trained on */
         const char *slash = strrchr(PIPIT_DEFAULT_MODEL, '/');
         int dir = slash != NULL ? (int)(slash - PIPIT_DEFAULT_MODEL + 1) : 0;
         snprintf(pack_model, sizeof(pack_model), "%.*spipit-%s.gguf", dir, PIPIT_DEFAULT_MODEL,
@@ -302,6 +308,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.grammar = !o->no_grammar;
     ap.fast_grammar = !o->gbnf;
     ap.state_tracker = o->tracker;
+    ap.adapter = o->lora;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;
     ap.turn_budget_ms = o->budget_ms;

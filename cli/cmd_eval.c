@@ -27,6 +27,7 @@ static void usage(FILE *out) {
             "usage: pipit eval --scenarios FILE [options]\n"
             "  --scenarios FILE  JSON Lines scenario set (eval/camera.jsonl, eval/phone.jsonl)\n"
             "  --model FILE      GGUF model (default: the bundled %s)\n"
+            "  --lora FILE       a LoRA adapter for --model (pipit train --base --lora)\n"
             "  --tools FILE      tool specification for every scenario (default: "
             "tools/<device>.json)\n"
             "  --config NAME     a configuration, repeatable (default: baseline compact jit cso\n"
@@ -53,6 +54,7 @@ static void usage(FILE *out) {
 struct eval_cli {
     const char *scenarios;
     const char *model;
+    const char *lora;
     const char *tools;
     const char *json_out;
     const char *svg_out;
@@ -138,6 +140,7 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
         }
         if (cli_opt_str(argc, argv, &i, "--scenarios", &o->scenarios, &bad) ||
             cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
+            cli_opt_str(argc, argv, &i, "--lora", &o->lora, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--json", &o->json_out, &bad) ||
             cli_opt_str(argc, argv, &i, "--svg", &o->svg_out, &bad) ||
@@ -153,6 +156,10 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
     }
     if (!bad && o->scenarios == NULL) {
         fprintf(stderr, "pipit eval: --scenarios is required\n");
+        bad = true;
+    }
+    if (!bad && o->lora != NULL && o->model == NULL) {
+        fprintf(stderr, "pipit eval: --lora needs --model BASE (the model it was trained on)\n");
         bad = true;
     }
     if (bad) {
@@ -330,6 +337,7 @@ int cmd_eval(int argc, char **argv) {
         ep.agent.n_threads = (int32_t)o.threads;
         ep.agent.fast_grammar = !o.gbnf;
         ep.agent.state_tracker = o.tracker;
+        ep.agent.adapter = o.lora;
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;
         ep.n_devices = n_devs;

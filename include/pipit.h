@@ -304,6 +304,15 @@ enum pipit_status pipit_adapter_load(struct pipit_model *model,
 
 void pipit_adapter_free(struct pipit_adapter *adapter);
 
+/* The adapter's GGUF metadata value for `key` as a string into buf (as pipit_model_meta_str):
+ * the length, or -1 when absent. An adapter made by `pipit train --lora` records the prompt it
+ * was trained on (pipit.prompt.system, pipit.train.n_ctx, pipit.pack.*), which the agent reads
+ * before the base model's (docs/training.md, "Adapters"). */
+int32_t pipit_adapter_meta_str(const struct pipit_adapter *adapter,
+                               const char *key,
+                               char *buf,
+                               size_t size);
+
 /* ============================================================================
  * context */
 
@@ -1015,6 +1024,10 @@ struct pipit_agent_params {
                                     model or adapter trained for it, see docs/memory.md) */
     const char *tracker_adapter; /* LoRA adapter GGUF for the State-Tracker context, NULL =
                                     the base model prompted with the paper's prompt */
+    const char *adapter;         /* LoRA adapter GGUF for the Executor context (the one that
+                                    answers), NULL = the model alone. Its prompt metadata
+                                    (system text, trained length, pack) is read before the
+                                    model's (pipit train --base --lora; docs/training.md) */
     bool fast_grammar;           /* pipit's own constrained decoder with jump-forward
                                     (default true); false: llama.cpp's grammar sampler, also
                                     the fallback for grammars outside the fast path

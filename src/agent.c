@@ -56,6 +56,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .context_budget = 0,
         .state_tracker = false,
         .tracker_adapter = NULL,
+        .adapter = NULL,
     };
     return p;
 }
@@ -185,6 +186,27 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     struct pipit_grammar_params gp = pipit_grammar_default_params();
     gp.syntax = a->syntax;
     enum pipit_status st = a->log == NULL || a->router == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
+    if (st == PIPIT_OK && p->adapter != NULL) { /* before the prompt: it reads its metadata */
+        if (model == NULL) {
+            st = pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: an adapter needs a model");
+        } else {
+            st = pipit_adapter_load(model, p->adapter, &a->exec_lora, err);
+        }
+        char want[256], have[256];
+        if (st == PIPIT_OK &&
+            pipit_adapter_meta_str(a->exec_lora, "pipit.lora.base", want, sizeof(want)) >= 0 &&
+            pipit_model_meta_str(model, "general.name", have, sizeof(have)) >= 0 &&
+            strcmp(want, have) != 0) { /* same shapes, other weights: answers would be noise */
+            st = pipit_error_set(err, PIPIT_ERR_ADAPTER,
+                                 "agent: the adapter %s was trained on the base \"%s\", not on "
+                                 "this model (\"%s\")",
+                                 p->adapter, want, have);
+        }
+        if (st == PIPIT_OK && backend_llama_set_adapter(&a->backend, a->exec_lora) != PIPIT_OK) {
+            st = pipit_error_set(err, PIPIT_ERR_ADAPTER,
+                                 "agent: the adapter %s could not be applied", p->adapter);
+        }
+    }
     if (st == PIPIT_OK) {
         st = make_calls_toolset(a, err);
     }
@@ -260,6 +282,7 @@ void pipit_agent_free(struct pipit_agent *a) {
     ask_free(a->ask);
     router_free(a->router);
     backend_free(&a->backend);
+    pipit_adapter_free(a->exec_lora); /* after the context it was applied to */
     pipit_grammar_free(a->grammar);
     pipit_grammar_free(a->grammar_no_undo);
     pipit_toolset_free(a->owned_calls_ts);

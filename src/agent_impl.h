@@ -79,6 +79,7 @@ struct pipit_agent {
     size_t superseded_at_rebuild; /* mem.n_superseded when the KV memory was last rebuilt */
     struct tracker *tracker;      /* the State-Tracker context, NULL when off */
     struct pipit_adapter *tracker_lora; /* its adapter, NULL = prompted base model */
+    struct pipit_adapter *exec_lora;    /* the Executor context's adapter, NULL = none */
     atomic_bool cancel;
     atomic_bool in_step; /* a backend step runs: a cancel goes to the backend too */
     char errmsg[512];

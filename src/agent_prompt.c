@@ -26,6 +26,16 @@ static const char *DEFAULT_SYSTEM =
 /* ============================================================================ prompt */
 
 /* Hermes/Qwen system message: the system text and the tools as minified JSON. */
+/* A pipit.* metadata value: the Executor adapter's when it has one (it says what it was
+ * trained on), else the model's; -1 when neither has it. */
+static int32_t
+agent_meta_str(const struct pipit_agent *a, const char *key, char *buf, size_t size) {
+    if (a->exec_lora != NULL && pipit_adapter_meta_str(a->exec_lora, key, buf, size) >= 0) {
+        return (int32_t)strlen(buf);
+    }
+    return a->model != NULL ? pipit_model_meta_str(a->model, key, buf, size) : -1;
+}
+
 static char *hermes_system(const struct pipit_toolset *ts, const char *system, int32_t format) {
     struct strbuf b = {0};
     strbuf_str(&b, system);
@@ -96,7 +106,7 @@ enum pipit_status agent_prepare_prompt(struct pipit_agent *a, struct pipit_error
     char meta[1024] = {0};
     const char *system = a->params.system_prompt;
     if (system == NULL && a->model != NULL &&
-        pipit_model_meta_str(a->model, "pipit.prompt.system", meta, sizeof(meta)) >= 0) {
+        agent_meta_str(a, "pipit.prompt.system", meta, sizeof(meta)) >= 0) {
         system = meta;
     }
     if (system == NULL) {
@@ -121,8 +131,7 @@ enum pipit_status agent_prepare_prompt(struct pipit_agent *a, struct pipit_error
         bool tools_in_prompt = true;
         char tools_meta[32] = {0};
         if (a->model != NULL &&
-            pipit_model_meta_str(a->model, "pipit.prompt.tools", tools_meta, sizeof(tools_meta)) >=
-                0 &&
+            agent_meta_str(a, "pipit.prompt.tools", tools_meta, sizeof(tools_meta)) >= 0 &&
             strcmp(tools_meta, "none") == 0) {
             tools_in_prompt = false;
         }
@@ -240,7 +249,7 @@ static enum pipit_status prompt_too_long(struct pipit_agent *a,
                                          const char *tried,
                                          struct pipit_error *err) {
     char meta[1024] = "";
-    bool has_meta = pipit_model_meta_str(a->model, "pipit.prompt.system", meta, sizeof(meta)) >= 0;
+    bool has_meta = agent_meta_str(a, "pipit.prompt.system", meta, sizeof(meta)) >= 0;
     const char *system = a->params.system_prompt != NULL ? a->params.system_prompt
                          : has_meta                      ? meta
                                                          : DEFAULT_SYSTEM;
@@ -324,7 +333,7 @@ enum pipit_status agent_set_prompt_limit(struct pipit_agent *a, struct pipit_err
     }
     char meta[32] = {0};
     long trained = 0;
-    if (pipit_model_meta_str(a->model, "pipit.train.n_ctx", meta, sizeof(meta)) >= 0) {
+    if (agent_meta_str(a, "pipit.train.n_ctx", meta, sizeof(meta)) >= 0) {
         char *end = NULL;
         trained = strtol(meta, &end, 10);
         if (end == meta || *end != '\0' || trained < 1) {
@@ -412,11 +421,10 @@ int32_t agent_memory_budget(const struct pipit_agent *a) {
 void agent_check_pack(struct pipit_agent *a) {
     a->model_notice[0] = '\0';
     char name[256] = "", hash[40] = "";
-    if (a->model == NULL ||
-        pipit_model_meta_str(a->model, "pipit.pack.hash", hash, sizeof(hash)) < 0) {
+    if (a->model == NULL || agent_meta_str(a, "pipit.pack.hash", hash, sizeof(hash)) < 0) {
         return;
     }
-    if (pipit_model_meta_str(a->model, "pipit.pack.name", name, sizeof(name)) < 0) {
+    if (agent_meta_str(a, "pipit.pack.name", name, sizeof(name)) < 0) {
         pipit_format(name, sizeof(name), "?");
     }
     const char *ts_name = pipit_toolset_pack_name(a->ts);

@@ -443,6 +443,16 @@ enum pipit_status backend_llama_new(struct pipit_model *model,
     return PIPIT_OK;
 }
 
+enum pipit_status backend_llama_set_adapter(struct backend *b, struct pipit_adapter *adapter) {
+    if (b == NULL || b->ops != &LLAMA_BACKEND_OPS) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    struct llama_backend *lb = b->self;
+    const float scale = 1.0f;
+    return pipit_context_set_adapters(lb->ctx, adapter != NULL ? &adapter : NULL,
+                                      adapter != NULL ? &scale : NULL, adapter != NULL ? 1 : 0);
+}
+
 void backend_free(struct backend *b) {
     if (b == NULL || b->ops == NULL) {
         return;

@@ -422,6 +422,17 @@ struct pipit_adapter {
     struct llama_adapter_lora *la;
 };
 
+int32_t pipit_adapter_meta_str(const struct pipit_adapter *adapter,
+                               const char *key,
+                               char *buf,
+                               size_t size) {
+    if (adapter == NULL || key == NULL || buf == NULL || size == 0) {
+        return -1;
+    }
+    buf[0] = '\0';
+    return llama_adapter_meta_val_str(adapter->la, key, buf, size);
+}
+
 enum pipit_status pipit_adapter_load(struct pipit_model *model,
                                      const char *path,
                                      struct pipit_adapter **out,
