@@ -44,7 +44,9 @@ static void train_usage(FILE *out) {
             "  --tools FILE        train for this pack (a tool set with a \"pipit\" block naming\n"
             "                      the pack; a declared state is optional): data generated from\n"
             "                      its spec instead of the camera's (docs/training.md, \"Any\n"
-            "                      pack\")\n"
+            "                      pack\"); repeated: one model on all the packs' data, each\n"
+            "                      example with its pack's system text (a base for their\n"
+            "                      adapters; default --out pipit-base.gguf)\n"
             "  --out FILE          model to write (default models/pipit-camera-v1.gguf; with\n"
             "                      --tools, pipit-<pack>.gguf; with --lora,\n"
             "                      pipit-<pack>.lora.gguf)\n"
@@ -400,6 +402,47 @@ static int dump_data(const struct pipit_dataset *ds, const char *path) {
     return CLI_EXIT_OK;
 }
 
+/* The data set of the pack at `path` (every example with the pack's system text), its system
+ * text, name and content hash. CLI_EXIT_OK or CLI_EXIT_FAIL (said on stderr). */
+static int pack_data(const char *path,
+                     const struct pipit_datagen_params *dp,
+                     struct pipit_dataset **out,
+                     char *system,
+                     size_t system_size,
+                     char *name,
+                     size_t name_size,
+                     char hash[17]) {
+    struct pipit_error err;
+    struct pipit_toolset *ts = NULL;
+    *out = NULL;
+    if (pipit_toolset_load_file(path, &ts, &err) != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s\n", err.text);
+        return CLI_EXIT_FAIL;
+    }
+    const char *sys = pipit_datagen_pack_system(ts);
+    if (sys == NULL) {
+        fprintf(stderr,
+                "pipit train: %s is a plain tool set: --tools needs a pack (\"pipit\": "
+                "{\"pack\": NAME}, docs/toolspec.md)\n",
+                path);
+        pipit_toolset_free(ts);
+        return CLI_EXIT_FAIL;
+    }
+    snprintf(system, system_size, "%s", sys);
+    snprintf(name, name_size, "%s", pipit_toolset_pack_name(ts));
+    pipit_toolset_content_hash(ts, hash);
+    enum pipit_status st = pipit_datagen_pack(ts, dp, out, &err);
+    pipit_toolset_free(ts); /* the data set is a copy */
+    if (st == PIPIT_OK) {
+        st = pipit_dataset_set_system(*out, system, &err);
+    }
+    if (st != PIPIT_OK) {
+        fprintf(stderr, "pipit train: %s: %s\n", path, err.text);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
 int cmd_train(int argc, char **argv) {
     struct pipit_train_params tp = pipit_train_default_params();
     struct pipit_datagen_params dp = pipit_datagen_default_params();
@@ -413,8 +456,8 @@ int cmd_train(int argc, char **argv) {
     enum {
         MAX_OVERLAP = 16
     };
-    const char *overlap[MAX_OVERLAP], *exclude[MAX_OVERLAP];
-    int n_overlap = 0, n_exclude = 0;
+    const char *overlap[MAX_OVERLAP], *exclude[MAX_OVERLAP], *tools_paths[MAX_OVERLAP];
+    int n_overlap = 0, n_exclude = 0, n_tools = 0;
     const char *eval_split = "valid", *wtype = "q8_0";
     long vocab_size = 1024, seed = 1, examples = dp.n_train, valid = dp.n_valid;
     long embd = tp.n_embd, layers = tp.n_layer, heads = tp.n_head, ff = tp.n_ff;
@@ -445,7 +488,6 @@ int cmd_train(int argc, char **argv) {
             shape_given = true;
         }
         if (cli_opt_str(argc, argv, &i, "--out", &out, &bad) ||
-            cli_opt_str(argc, argv, &i, "--tools", &tools_path, &bad) ||
             cli_opt_str(argc, argv, &i, "--vocab", &vocab, &bad) ||
             cli_opt_int(argc, argv, &i, "--vocab-size", 300, 32000, &vocab_size, &bad) ||
             cli_opt_str(argc, argv, &i, "--vocab-out", &vocab_out, &bad) ||
@@ -482,6 +524,16 @@ int cmd_train(int argc, char **argv) {
             continue;
         }
         const char *ov = NULL;
+        if (cli_opt_str(argc, argv, &i, "--tools", &ov, &bad)) {
+            if (!bad && n_tools == MAX_OVERLAP) {
+                fprintf(stderr, "pipit train: at most %d --tools files\n", MAX_OVERLAP);
+                bad = true;
+            } else if (!bad) {
+                tools_paths[n_tools++] = ov;
+                tools_path = tools_paths[0];
+            }
+            continue;
+        }
         if (cli_opt_str(argc, argv, &i, "--overlap", &ov, &bad)) {
             if (!bad && n_overlap == MAX_OVERLAP) {
                 fprintf(stderr, "pipit train: at most %d --overlap files\n", MAX_OVERLAP);
@@ -566,7 +618,7 @@ int cmd_train(int argc, char **argv) {
         /* split as the agent splits: by the router of each scenario's tool set */
         struct pipit_eval_device devs[OVERLAP_MAX_DEVICES];
         struct pipit_toolset *owned[OVERLAP_MAX_DEVICES];
-        int n_devs = overlap_tools(exclude[k], tools_path, devs, owned);
+        int n_devs = overlap_tools(exclude[k], n_tools == 1 ? tools_path : NULL, devs, owned);
         enum pipit_status st = n_devs < 0 ? PIPIT_ERR_INVALID_ARG
                                           : pipit_overlap_index_add_file(ex_idx, exclude[k], devs,
                                                                          (size_t)n_devs, &err);
@@ -584,40 +636,48 @@ int cmd_train(int argc, char **argv) {
     }
     dp.exclude = ex_idx;
     struct pipit_dataset *ds = NULL;
-    struct pipit_toolset *ts = NULL;
     char pack_out[4096], system_buf[2048], pack_name[256], pack_hash[17];
+    char first_system[2048], systems[4096];
     if (tools_path != NULL) {
-        /* any pack: data from its spec, the pack's system text in the prompt */
-        if (pipit_toolset_load_file(tools_path, &ts, &err) != PIPIT_OK) {
-            fprintf(stderr, "pipit train: %s\n", err.text);
-            pipit_overlap_index_free(ex_idx);
-            return CLI_EXIT_FAIL;
+        /* any pack: data from its spec, the pack's system text in the prompt; several packs:
+         * their data together, each example with its pack's system text (a base for their
+         * adapters, docs/training.md "Adapters") */
+        systems[0] = '\0';
+        for (int k = 0; k < n_tools; k++) {
+            struct pipit_dataset *one = NULL;
+            int rc = pack_data(tools_paths[k], &dp, &one, system_buf, sizeof(system_buf), pack_name,
+                               sizeof(pack_name), pack_hash);
+            if (rc == CLI_EXIT_OK && k > 0 &&
+                pipit_dataset_append(ds, one, system_buf, &err) != PIPIT_OK) {
+                fprintf(stderr, "pipit train: %s\n", err.text);
+                rc = CLI_EXIT_FAIL;
+            }
+            if (rc != CLI_EXIT_OK) {
+                pipit_dataset_free(one);
+                pipit_dataset_free(ds);
+                pipit_overlap_index_free(ex_idx);
+                return rc;
+            }
+            if (k == 0) {
+                ds = one;
+                snprintf(first_system, sizeof(first_system), "%s", system_buf);
+            } else {
+                pipit_dataset_free(one);
+            }
+            size_t used = strlen(systems);
+            snprintf(systems + used, sizeof(systems) - used, "%s%s", k > 0 ? "\n" : "", system_buf);
         }
-        const char *system = pipit_datagen_pack_system(ts);
-        if (system == NULL) {
-            fprintf(stderr,
-                    "pipit train: %s is a plain tool set: --tools needs a pack (\"pipit\": "
-                    "{\"pack\": NAME}, docs/toolspec.md)\n",
-                    tools_path);
-            pipit_toolset_free(ts);
-            pipit_overlap_index_free(ex_idx);
-            return CLI_EXIT_FAIL;
-        }
-        enum pipit_status gst = pipit_datagen_pack(ts, &dp, &ds, &err);
         pipit_overlap_index_free(ex_idx);
-        if (gst != PIPIT_OK) {
-            fprintf(stderr, "pipit train: %s\n", err.text);
-            pipit_toolset_free(ts);
-            return CLI_EXIT_FAIL;
+        tp.system = first_system;
+        if (n_tools == 1) {
+            tp.pack_name = pack_name;
+            tp.pack_hash = pack_hash;
+        } else { /* a base for several packs: no one pack's name or hash */
+            tp.systems = systems;
         }
-        snprintf(system_buf, sizeof(system_buf), "%s", system);
-        tp.system = system_buf;
-        snprintf(pack_name, sizeof(pack_name), "%s", pipit_toolset_pack_name(ts));
-        pipit_toolset_content_hash(ts, pack_hash);
-        tp.pack_name = pack_name;
-        tp.pack_hash = pack_hash;
-        pipit_toolset_free(ts); /* the data set and the system text are copies */
-        if (!out_given) {
+        if (!out_given && n_tools > 1) {
+            out = "pipit-base.gguf";
+        } else if (!out_given) {
             /* tools/home.json -> pipit-home.gguf */
             const char *name =
                 strrchr(tools_path, '/') != NULL ? strrchr(tools_path, '/') + 1 : tools_path;

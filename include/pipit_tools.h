@@ -194,7 +194,26 @@ struct pipit_example {
     bool tracker;          /* a State-Tracker example: `utterance` holds the turn's messages
                               ("user: ...\nassistant: ...\ntool: ...\n"), `memory` the CSO,
                               `state` is empty, `output` is "key: value\n" or "# NO_UPDATE" */
+    const char *system;    /* the system text of its prompt when the data set holds several
+                              packs' data (pipit_dataset_append); NULL = the one the caller
+                              gives pipit_train_prompt_example */
 };
+
+/* Append every example of `src` (both splits) to `dst`, each remembering `system` as its
+ * prompt's system text: one data set for several packs, as a base for their adapters is
+ * trained on (docs/training.md, "Adapters"). Both must come from the same generator family
+ * (pipit_datagen_pack); `src` is left as it is. Errors: PIPIT_ERR_INVALID_ARG (NULL, or
+ * another generator's categories), PIPIT_ERR_NOMEM. */
+enum pipit_status pipit_dataset_append(struct pipit_dataset *dst,
+                                       const struct pipit_dataset *src,
+                                       const char *system,
+                                       struct pipit_error *err);
+
+/* Give every example of `ds` that has no system text of its own `system` (so the prompts stay
+ * the pack's whatever model is evaluated on them). Errors: PIPIT_ERR_INVALID_ARG (NULL),
+ * PIPIT_ERR_NOMEM. */
+enum pipit_status
+pipit_dataset_set_system(struct pipit_dataset *ds, const char *system, struct pipit_error *err);
 
 /* Generate the camera tool pack's data set (tools/camera.json, docs/training.md). Errors:
  * PIPIT_ERR_INVALID_ARG (sizes outside 1..10,000,000), PIPIT_ERR_NOMEM. */
@@ -326,6 +345,9 @@ struct pipit_train_params {
     void *should_stop_user_data;
     const char *pack_name; /* recorded as pipit.pack.name when not NULL (pipit train --tools) */
     const char *pack_hash; /* recorded as pipit.pack.hash (pipit_toolset_content_hash) */
+    const char *systems;   /* a model trained on several packs' data (pipit_dataset_append):
+                              their system texts, one a line, recorded as pipit.prompt.systems;
+                              the agent prompts it with its tool set's (NULL = one pack) */
     /* LoRA: train an adapter on a frozen base instead of a new model. The base is any GGUF of
      * libllama's "llama" architecture the trainer's graph computes (grouped-query attention,
      * tied or untied output, any vocabulary; no biases, rope scaling or experts; its matrices

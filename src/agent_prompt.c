@@ -36,6 +36,29 @@ agent_meta_str(const struct pipit_agent *a, const char *key, char *buf, size_t s
     return a->model != NULL ? pipit_model_meta_str(a->model, key, buf, size) : -1;
 }
 
+/* The system text the model was trained on for this tool set: of a model trained on several
+ * packs (pipit.prompt.systems, one line each), the line that is the tool set's pack's system
+ * text or name; else pipit.prompt.system. Into buf; NULL when the model records neither. */
+static const char *agent_system_meta(const struct pipit_agent *a, char *buf, size_t size) {
+    char list[2048];
+    const struct pipit_pack *pack = pipit_toolset_pack(a->ts);
+    if (pack != NULL && agent_meta_str(a, "pipit.prompt.systems", list, sizeof(list)) >= 0) {
+        const char *want[2] = {pack->system, pack->name};
+        for (int w = 0; w < 2; w++) {
+            size_t n = want[w] != NULL ? strlen(want[w]) : 0;
+            for (const char *l = list; n > 0 && *l != '\0';) {
+                size_t len = strcspn(l, "\n");
+                if (len == n && strncmp(l, want[w], n) == 0 && n < size) {
+                    pipit_format(buf, size, "%s", want[w]);
+                    return buf;
+                }
+                l += len + (l[len] == '\n' ? 1 : 0);
+            }
+        }
+    }
+    return agent_meta_str(a, "pipit.prompt.system", buf, size) >= 0 ? buf : NULL;
+}
+
 static char *hermes_system(const struct pipit_toolset *ts, const char *system, int32_t format) {
     struct strbuf b = {0};
     strbuf_str(&b, system);
@@ -105,9 +128,8 @@ enum pipit_status agent_memory_message(struct pipit_agent *a, const char *lines,
 enum pipit_status agent_prepare_prompt(struct pipit_agent *a, struct pipit_error *err) {
     char meta[1024] = {0};
     const char *system = a->params.system_prompt;
-    if (system == NULL && a->model != NULL &&
-        agent_meta_str(a, "pipit.prompt.system", meta, sizeof(meta)) >= 0) {
-        system = meta;
+    if (system == NULL && a->model != NULL) {
+        system = agent_system_meta(a, meta, sizeof(meta));
     }
     if (system == NULL) {
         system = DEFAULT_SYSTEM;
@@ -249,7 +271,7 @@ static enum pipit_status prompt_too_long(struct pipit_agent *a,
                                          const char *tried,
                                          struct pipit_error *err) {
     char meta[1024] = "";
-    bool has_meta = agent_meta_str(a, "pipit.prompt.system", meta, sizeof(meta)) >= 0;
+    bool has_meta = agent_system_meta(a, meta, sizeof(meta)) != NULL;
     const char *system = a->params.system_prompt != NULL ? a->params.system_prompt
                          : has_meta                      ? meta
                                                          : DEFAULT_SYSTEM;

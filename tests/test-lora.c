@@ -6,7 +6,8 @@
  *   test-lora   a random base with grouped-query attention, tied embeddings and Q8_0 matrices
  *               (what llama.cpp's converters write for small models) gets a rank-8 adapter in
  *               120 steps; llama.cpp scores held-out answers before and after; the agent runs
- *               with it; what the trainer's graph cannot compute is refused by name.
+ *               with it; what the trainer's graph cannot compute is refused by name; a base
+ *               trained on two packs' data is prompted with each pack's own system text.
  */
 #include "../train/datagen.h"
 #include "testutil.h"
@@ -317,11 +318,113 @@ static void test_bad_bases(void **state) {
     remove(out);
 }
 
+/* The permanent prefix of the agent on `model` with the pack at `tools_path` after one turn. */
+static int32_t prefix_tokens(struct pipit_model *model, const char *tools_path) {
+    struct pipit_error err;
+    struct pipit_toolset *ts = NULL;
+    assert_int_equal(pipit_toolset_load_file(tools_path, &ts, &err), PIPIT_OK);
+    struct pipit_agent_params ap = pipit_agent_default_params();
+    ap.n_threads = 1;
+    struct pipit_agent *agent = NULL;
+    if (pipit_agent_init(model, ts, &ap, &agent, &err) != PIPIT_OK) {
+        fail_msg("agent: %s", err.text);
+    }
+    struct pipit_turn *turn = NULL;
+    assert_int_equal(pipit_agent_turn(agent, "thanks", &turn), PIPIT_OK);
+    int32_t n = turn->n_permanent;
+    pipit_turn_free(turn);
+    pipit_agent_free(agent);
+    pipit_toolset_free(ts);
+    return n;
+}
+
+/* One data set for several packs (a base for their adapters): each example keeps its pack's
+ * system text, the model records them all, and the agent prompts it with its tool set's. */
+static void test_union_base(void **state) {
+    (void)state;
+    struct pipit_error err;
+    const char *paths[2] = {PIPIT_SOURCE_DIR "/tools/phone.json",
+                            PIPIT_SOURCE_DIR "/tools/home.json"};
+    char systems[2][512];
+    struct pipit_dataset *all = NULL;
+    int32_t n_train = 0;
+    for (int k = 0; k < 2; k++) {
+        struct pipit_toolset *ts = NULL;
+        assert_int_equal(pipit_toolset_load_file(paths[k], &ts, &err), PIPIT_OK);
+        snprintf(systems[k], sizeof(systems[k]), "%s", pipit_datagen_pack_system(ts));
+        struct pipit_datagen_params dp = pipit_datagen_default_params();
+        dp.n_train = 300;
+        dp.n_valid = 10;
+        struct pipit_dataset *one = NULL;
+        assert_int_equal(pipit_datagen_pack(ts, &dp, &one, &err), PIPIT_OK);
+        pipit_toolset_free(ts);
+        n_train += pipit_dataset_size(one, PIPIT_SPLIT_TRAIN);
+        if (k == 0) {
+            all = one;
+            continue;
+        }
+        assert_int_equal(pipit_dataset_append(all, one, systems[1], &err), PIPIT_OK);
+        assert_int_equal(pipit_dataset_append(all, all, systems[1], &err), PIPIT_ERR_INVALID_ARG);
+        assert_int_equal(pipit_dataset_append(all, fx.ds, systems[1], &err),
+                         PIPIT_ERR_INVALID_ARG); /* the camera generator's categories */
+        pipit_dataset_free(one);
+    }
+    assert_int_equal(pipit_dataset_set_system(all, systems[0], &err), PIPIT_OK);
+    assert_int_equal(pipit_dataset_size(all, PIPIT_SPLIT_TRAIN), n_train);
+    struct pipit_example first, last;
+    assert_true(pipit_dataset_get(all, PIPIT_SPLIT_TRAIN, 0, &first));
+    assert_true(pipit_dataset_get(all, PIPIT_SPLIT_TRAIN, n_train - 1, &last));
+    assert_string_equal(first.system, systems[0]);
+    assert_string_equal(last.system, systems[1]);
+    char *prompt = pipit_train_prompt_example("ignored", &last);
+    assert_non_null(prompt);
+    assert_true(strncmp(prompt, systems[1], strlen(systems[1])) == 0);
+    free(prompt);
+
+    char vocab[512], model_path[512], list[1100];
+    path_in_tmp(vocab, sizeof(vocab), "union-vocab.gguf");
+    path_in_tmp(model_path, sizeof(model_path), "union.gguf");
+    assert_int_equal(pipit_vocab_build(all, systems[0], 400, vocab, &err), PIPIT_OK);
+    snprintf(list, sizeof(list), "%s\n%s", systems[0], systems[1]);
+    struct pipit_train_params tp = pipit_train_default_params();
+    tp.vocab_path = vocab;
+    tp.system = systems[0];
+    tp.systems = list;
+    tp.n_embd = 32;
+    tp.n_layer = 1;
+    tp.n_head = 2;
+    tp.n_ff = 64;
+    tp.n_batch = 2;
+    tp.n_steps = 2;
+    tp.n_ctx = 256; /* room for the home pack's system sentence in a 400-token vocabulary */
+    if (pipit_train(&tp, all, model_path, NULL, &err) != PIPIT_OK) {
+        fail_msg("train: %s", err.text);
+    }
+    struct pipit_model *model = NULL;
+    assert_int_equal(pipit_model_load(model_path, NULL, &model, &err), PIPIT_OK);
+    char meta[1100];
+    assert_true(pipit_model_meta_str(model, "pipit.prompt.systems", meta, sizeof(meta)) > 0);
+    assert_string_equal(meta, list);
+    /* the home tools get the home system text (a sentence), the phone tools "phone" */
+    int32_t home_sys[256];
+    int32_t n_home_sys = pipit_tokenize(model, systems[1], false, false, home_sys, 256);
+    int32_t n_home = prefix_tokens(model, paths[1]);
+    int32_t n_phone = prefix_tokens(model, paths[0]);
+    assert_true(n_home_sys > 8);
+    assert_true(n_home >= n_home_sys);
+    assert_true(n_phone < n_home - n_home_sys / 2);
+    pipit_model_free(model);
+    remove(vocab);
+    remove(model_path);
+    pipit_dataset_free(all);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adapter_trains_and_loads),
         cmocka_unit_test(test_agent_with_adapter),
         cmocka_unit_test(test_bad_bases),
+        cmocka_unit_test(test_union_base),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

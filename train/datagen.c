@@ -3344,7 +3344,8 @@ char *pipit_train_prompt_example(const char *system, const struct pipit_example 
         return NULL;
     }
     if (!ex->tracker) {
-        return pipit_train_prompt(system, ex->memory, ex->state, ex->utterance);
+        return pipit_train_prompt(ex->system != NULL ? ex->system : system, ex->memory, ex->state,
+                                  ex->utterance);
     }
     const char *memory = ex->memory != NULL ? ex->memory : "";
     size_t n = strlen(PIPIT_TRACKER_ROLE) + strlen(memory) + strlen(ex->utterance) + 64;

@@ -5,6 +5,8 @@
  */
 #include "dataset.h"
 
+#include "status.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,7 @@ bool pipit_dataset_get(const struct pipit_dataset *ds,
     ex->category = ds->categories[e->category];
     ex->template_id = e->template_id;
     ex->tracker = e->tracker;
+    ex->system = e->system != DS_NO_SYSTEM ? ds->arena + e->system : NULL;
     return true;
 }
 
@@ -80,10 +83,71 @@ bool datagen_append(struct pipit_dataset *ds,
     e->category = (uint16_t)category;
     e->template_id = template_id;
     e->tracker = tracker;
+    e->system = DS_NO_SYSTEM;
     if (!arena_add(ds, memory, &e->memory) || !arena_add(ds, state, &e->state) ||
         !arena_add(ds, utterance, &e->utterance) || !arena_add(ds, output, &e->output)) {
         return false;
     }
     ds->n[split]++;
     return true;
+}
+
+enum pipit_status pipit_dataset_append(struct pipit_dataset *dst,
+                                       const struct pipit_dataset *src,
+                                       const char *system,
+                                       struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (dst == NULL || src == NULL || system == NULL || dst == src ||
+        dst->categories != src->categories) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
+                               "dataset: append needs two data sets of the same generator and a "
+                               "system text");
+    }
+    for (int split = 0; split < 2; split++) {
+        struct ds_example *grown =
+            realloc(dst->ex[split], sizeof(*grown) * (size_t)(dst->n[split] + src->n[split] + 1));
+        if (grown == NULL) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+        }
+        dst->ex[split] = grown;
+        uint32_t sys = 0;
+        if (!arena_add(dst, system, &sys)) {
+            return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+        }
+        for (int32_t i = 0; i < src->n[split]; i++) {
+            const struct ds_example *e = &src->ex[split][i];
+            /* the source's own system, when it has one, stays */
+            uint32_t keep = sys;
+            if (e->system != DS_NO_SYSTEM && !arena_add(dst, src->arena + e->system, &keep)) {
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+            }
+            if (!datagen_append(dst, (enum pipit_split)split, src->arena + e->memory,
+                                src->arena + e->state, src->arena + e->utterance,
+                                src->arena + e->output, e->category, e->template_id, e->tracker)) {
+                return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+            }
+            dst->ex[split][dst->n[split] - 1].system = keep;
+        }
+    }
+    return PIPIT_OK;
+}
+
+enum pipit_status
+pipit_dataset_set_system(struct pipit_dataset *ds, const char *system, struct pipit_error *err) {
+    pipit_error_clear(err);
+    if (ds == NULL || system == NULL) {
+        return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "dataset: NULL argument");
+    }
+    uint32_t sys = 0;
+    if (!arena_add(ds, system, &sys)) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+    }
+    for (int split = 0; split < 2; split++) {
+        for (int32_t i = 0; i < ds->n[split]; i++) {
+            if (ds->ex[split][i].system == DS_NO_SYSTEM) {
+                ds->ex[split][i].system = sys;
+            }
+        }
+    }
+    return PIPIT_OK;
 }

@@ -15,6 +15,7 @@
 /* One stored example: its four strings live in the data set's string arena. */
 struct ds_example {
     uint32_t memory, state, utterance, output; /* offsets into pipit_dataset.arena */
+    uint32_t system;                           /* ... or DS_NO_SYSTEM: the caller's */
     uint16_t category;                         /* index into the category table */
     bool tracker;                              /* a State-Tracker example (docs/memory.md) */
     int32_t template_id;
@@ -28,6 +29,8 @@ struct pipit_dataset {
     const char *const *categories; /* names by ds_example.category (set by the generator) */
     int n_categories;
 };
+
+#define DS_NO_SYSTEM UINT32_MAX
 
 /* Append an example to `split` (the caller grew ds->ex[split] to hold it); false when out of
  * memory. The strings are copied into the arena. Used by the pack generator (train/packgen.c). */

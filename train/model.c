@@ -596,7 +596,10 @@ enum pipit_status train_model_write(const struct train_model *m,
                                     const char *path,
                                     struct pipit_error *err) {
     char name[300];
-    snprintf(name, sizeof(name), "pipit-%s%s", p->pack_name != NULL ? p->pack_name : "camera",
+    snprintf(name, sizeof(name), "pipit-%s%s",
+             p->pack_name != NULL ? p->pack_name
+             : p->systems != NULL ? "base"
+                                  : "camera",
              m->lora ? "-lora" : "");
     struct gguf_context *g = NULL;
     if (m->lora) {
@@ -623,6 +626,9 @@ enum pipit_status train_model_write(const struct train_model *m,
     }
     gguf_set_val_str(g, "pipit.prompt.system", p->system);
     gguf_set_val_str(g, "pipit.prompt.tools", "none");
+    if (p->systems != NULL) {
+        gguf_set_val_str(g, "pipit.prompt.systems", p->systems);
+    }
     if (p->pack_name != NULL) {
         gguf_set_val_str(g, "pipit.pack.name", p->pack_name);
     }

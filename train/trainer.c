@@ -75,6 +75,7 @@ struct pipit_train_params pipit_train_default_params(void) {
         .should_stop_user_data = NULL,
         .pack_name = NULL,
         .pack_hash = NULL,
+        .systems = NULL,
         .base = NULL,
         .lora_rank = 8,
         .lora_alpha = 16.0f,
