@@ -49,7 +49,8 @@ static void agent_usage(FILE *out, const char *cmd) {
         out,
         "usage: pipit %s [options]%s\n"
         "  --model FILE      GGUF model (default: the bundled %s, or\n"
-        "                    models/pipit-<pack>.gguf when the tool set's pack has one)\n"
+        "                    models/pipit-<pack>.gguf when the tool set's pack has one,\n"
+        "                    else models/pipit-<pack>.lora.gguf on models/pipit-base.gguf)\n"
         "  --lora FILE       a LoRA adapter for --model, the base it was trained on (pipit\n"
         "                    train --base --lora): the Executor answers with it, in the\n"
         "                    prompt it was trained on\n"
@@ -258,7 +259,8 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     /* no --model: the shipped model of the tool set's pack (models/pipit-<pack>.gguf) when
      * there is one, else the bundled camera model */
     const char *model = o->model;
-    char pack_model[4096];
+    char pack_model[4096], pack_lora[4096], pack_base[4096];
+    const char *lora = o->lora;
     const char *pack = pipit_toolset_pack_name(s->tools);
     struct stat sb;
     if (strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && o->lora == NULL && pack != NULL &&
@@ -267,11 +269,23 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         int dir = slash != NULL ? (int)(slash - PIPIT_DEFAULT_MODEL + 1) : 0;
         snprintf(pack_model, sizeof(pack_model), "%.*spipit-%s.gguf", dir, PIPIT_DEFAULT_MODEL,
                  pack);
+        /* else its adapter on the shared base: pipit-<pack>.lora.gguf on pipit-base.gguf (the
+         * agent checks the adapter's pipit.lora.base against the base's name) */
+        snprintf(pack_lora, sizeof(pack_lora), "%.*spipit-%s.lora.gguf", dir, PIPIT_DEFAULT_MODEL,
+                 pack);
+        snprintf(pack_base, sizeof(pack_base), "%.*spipit-base.gguf", dir, PIPIT_DEFAULT_MODEL);
         if (stat(pack_model, &sb) == 0) {
             model = pack_model;
             if (o->verbose) {
                 fprintf(stderr, "pipit %s: the pack \"%s\" has its own model: %s\n", cmd, pack,
                         model);
+            }
+        } else if (stat(pack_lora, &sb) == 0 && stat(pack_base, &sb) == 0) {
+            model = pack_base;
+            lora = pack_lora;
+            if (o->verbose) {
+                fprintf(stderr, "pipit %s: the pack \"%s\" has an adapter: %s on %s\n", cmd,
+                        pack, pack_lora, pack_base);
             }
         }
     }
@@ -308,7 +322,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.grammar = !o->no_grammar;
     ap.fast_grammar = !o->gbnf;
     ap.state_tracker = o->tracker;
-    ap.adapter = o->lora;
+    ap.adapter = lora;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;
     ap.turn_budget_ms = o->budget_ms;
