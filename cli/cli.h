@@ -29,6 +29,7 @@ int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_grammar(int argc, char **argv); /* cmd_bench_grammar.c */
+int cmd_bench_packs(int argc, char **argv);   /* cmd_bench_packs.c */
 /* The text of a tool set of one tool "wide" whose parameters are `n` optional properties of
  * `type` (malloc'd; NULL when out of memory): the optional-member benchmarks. */
 char *cli_wide_tools(const char *type, int n);

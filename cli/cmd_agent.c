@@ -284,8 +284,8 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
             model = pack_base;
             lora = pack_lora;
             if (o->verbose) {
-                fprintf(stderr, "pipit %s: the pack \"%s\" has an adapter: %s on %s\n", cmd,
-                        pack, pack_lora, pack_base);
+                fprintf(stderr, "pipit %s: the pack \"%s\" has an adapter: %s on %s\n", cmd, pack,
+                        pack_lora, pack_base);
             }
         }
     }

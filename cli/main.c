@@ -28,6 +28,7 @@ static const struct {
     {"eval", cmd_eval, "run scenario sets in the ablation configurations: F1, tokens, latency"},
     {"bench", cmd_bench, "benchmark tables: grammar cost, TTFT, context per format and memory"},
     {"bench-grammar", cmd_bench_grammar, "cost of grammar-locked calls: GBNF vs pipit's decoder"},
+    {"bench-packs", cmd_bench_packs, "several packs at once: a model each or one base + adapters"},
     {"demo", cmd_demo, "engine demo: permanent prefix kept in KV, ephemeral turns rewound"},
     {"tools", cmd_tools, "check, show and count the tokens of a tool specification"},
     {"train", cmd_train, "generate data, build a vocabulary, train and export pipit's own model"},
