@@ -24,6 +24,7 @@
 struct agent_opts {
     const char *model;
     const char *lora;
+    const char *tracker_lora;
     const char *tools;
     const char *device;
     const char *init;
@@ -67,6 +68,7 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's\n"
         "                    own decoder (--fast-grammar, the default)\n"
         "  --tracker         run the State-Tracker after each turn (docs/memory.md)\n"
+        "  --tracker-lora FILE  ... with this LoRA adapter on its context (implies --tracker)\n"
         "  --threads N       CPU threads (default: all usable cores)\n"
         "  --max-steps N     model steps per utterance (default 3)\n"
         "  --budget-ms X     wall-clock budget per turn (default 15000)\n"
@@ -130,6 +132,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
         }
         if (cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
             cli_opt_str(argc, argv, &i, "--lora", &o->lora, &bad) ||
+            cli_opt_str(argc, argv, &i, "--tracker-lora", &o->tracker_lora, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--device", &o->device, &bad) ||
             cli_opt_str(argc, argv, &i, "--init", &o->init, &bad) ||
@@ -321,7 +324,8 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.device = s->device;
     ap.grammar = !o->no_grammar;
     ap.fast_grammar = !o->gbnf;
-    ap.state_tracker = o->tracker;
+    ap.state_tracker = o->tracker || o->tracker_lora != NULL;
+    ap.tracker_adapter = o->tracker_lora;
     ap.adapter = lora;
     ap.n_threads = (int32_t)o->threads;
     ap.max_steps = (int32_t)o->max_steps;

@@ -47,6 +47,8 @@ static void usage(FILE *out) {
             "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's own\n"
             "                    decoder (--fast-grammar, the default)\n"
             "  --tracker         run the State-Tracker after every turn (memory cso)\n"
+            "  --tracker-lora FILE  ... with this LoRA adapter on its context (implies\n"
+            "                    --tracker)\n"
             "Exit codes: 0 the run completed (and passed --min-f1), 1 failed, 2 usage.\n",
             PIPIT_DEFAULT_MODEL);
 }
@@ -55,6 +57,7 @@ struct eval_cli {
     const char *scenarios;
     const char *model;
     const char *lora;
+    const char *tracker_lora;
     const char *tools;
     const char *json_out;
     const char *svg_out;
@@ -141,6 +144,7 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
         if (cli_opt_str(argc, argv, &i, "--scenarios", &o->scenarios, &bad) ||
             cli_opt_str(argc, argv, &i, "--model", &o->model, &bad) ||
             cli_opt_str(argc, argv, &i, "--lora", &o->lora, &bad) ||
+            cli_opt_str(argc, argv, &i, "--tracker-lora", &o->tracker_lora, &bad) ||
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--json", &o->json_out, &bad) ||
             cli_opt_str(argc, argv, &i, "--svg", &o->svg_out, &bad) ||
@@ -336,7 +340,8 @@ int cmd_eval(int argc, char **argv) {
         struct pipit_eval_params ep = pipit_eval_default_params();
         ep.agent.n_threads = (int32_t)o.threads;
         ep.agent.fast_grammar = !o.gbnf;
-        ep.agent.state_tracker = o.tracker;
+        ep.agent.state_tracker = o.tracker || o.tracker_lora != NULL;
+        ep.agent.tracker_adapter = o.tracker_lora;
         ep.agent.adapter = o.lora;
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;
