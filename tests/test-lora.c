@@ -280,6 +280,42 @@ static void test_agent_with_adapter(void **state) {
     pipit_model_free(model);
 }
 
+/* A deep base (30 blocks, as SmolLM2-135M): forward, backward and 210 AdamW updates need more
+ * than ggml_opt's 2,048 graph nodes; the trainer sizes its graph by depth. */
+static void test_deep_base(void **state) {
+    (void)state;
+    struct pipit_error err;
+    char deep[512], out[512];
+    path_in_tmp(deep, sizeof(deep), "deep.gguf");
+    path_in_tmp(out, sizeof(out), "deep-lora.gguf");
+    struct pipit_make_model_params mp = pipit_make_model_default_params();
+    mp.vocab_path = fx.vocab;
+    mp.n_embd = 32;
+    mp.n_layer = 30;
+    mp.n_head = 4;
+    mp.n_head_kv = 1;
+    mp.n_ff = 64;
+    mp.init_std = 0.2f;
+    assert_int_equal(pipit_make_model(&mp, deep, &err), PIPIT_OK);
+    struct pipit_train_params tp = lora_params();
+    tp.base = deep;
+    tp.n_steps = 2;
+    struct pipit_train_result res;
+    if (pipit_train(&tp, fx.ds, out, &res, &err) != PIPIT_OK) {
+        fail_msg("train: %s", err.text);
+    }
+    assert_int_equal(res.steps, 2);
+    assert_int_equal(res.n_params, (uint64_t)30 * (512 + 320 + 320 + 512 + 768 * 3));
+    struct pipit_model *model = NULL;
+    assert_int_equal(pipit_model_load(deep, NULL, &model, &err), PIPIT_OK);
+    struct pipit_adapter *a = NULL;
+    assert_int_equal(pipit_adapter_load(model, out, &a, &err), PIPIT_OK);
+    pipit_adapter_free(a);
+    pipit_model_free(model);
+    remove(deep);
+    remove(out);
+}
+
 /* What the trainer's graph does not compute, or a base that is not one, is refused by name. */
 static void test_bad_bases(void **state) {
     (void)state;
@@ -423,6 +459,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adapter_trains_and_loads),
         cmocka_unit_test(test_agent_with_adapter),
+        cmocka_unit_test(test_deep_base),
         cmocka_unit_test(test_bad_bases),
         cmocka_unit_test(test_union_base),
     };
