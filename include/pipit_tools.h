@@ -199,9 +199,11 @@ struct pipit_example {
                               gives pipit_train_prompt_example */
 };
 
-/* Append every example of `src` (both splits) to `dst`, each remembering `system` as its
+/* Add every example of `src` (both splits) to `dst`, each remembering `system` as its
  * prompt's system text: one data set for several packs, as a base for their adapters is
- * trained on (docs/training.md, "Adapters"). Both must come from the same generator family
+ * trained on (docs/training.md, "Adapters"). The two are interleaved in proportion, so the
+ * first examples of each split (what a vocabulary is built from, what an evaluation of the
+ * first N reads) hold every pack's share. Both must come from the same generator family
  * (pipit_datagen_pack); `src` is left as it is. Errors: PIPIT_ERR_INVALID_ARG (NULL, or
  * another generator's categories), PIPIT_ERR_NOMEM. */
 enum pipit_status pipit_dataset_append(struct pipit_dataset *dst,

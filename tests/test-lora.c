@@ -412,6 +412,13 @@ static void test_union_base(void **state) {
     assert_true(pipit_dataset_get(all, PIPIT_SPLIT_TRAIN, n_train - 1, &last));
     assert_string_equal(first.system, systems[0]);
     assert_string_equal(last.system, systems[1]);
+    int n_second = 0; /* interleaved: the first examples hold both packs */
+    for (int32_t i = 0; i < 20; i++) {
+        struct pipit_example ex;
+        assert_true(pipit_dataset_get(all, PIPIT_SPLIT_TRAIN, i, &ex));
+        n_second += strcmp(ex.system, systems[1]) == 0;
+    }
+    assert_true(n_second >= 7 && n_second <= 13);
     char *prompt = pipit_train_prompt_example("ignored", &last);
     assert_non_null(prompt);
     assert_true(strncmp(prompt, systems[1], strlen(systems[1])) == 0);

@@ -103,31 +103,44 @@ enum pipit_status pipit_dataset_append(struct pipit_dataset *dst,
                                "dataset: append needs two data sets of the same generator and a "
                                "system text");
     }
+    uint32_t sys = 0;
+    if (!arena_add(dst, system, &sys)) {
+        return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
+    }
     for (int split = 0; split < 2; split++) {
-        struct ds_example *grown =
-            realloc(dst->ex[split], sizeof(*grown) * (size_t)(dst->n[split] + src->n[split] + 1));
-        if (grown == NULL) {
+        const int32_t n_dst = dst->n[split], n_src = src->n[split];
+        struct ds_example *merged = malloc(sizeof(*merged) * (size_t)(n_dst + n_src + 1));
+        if (merged == NULL) {
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
         }
-        dst->ex[split] = grown;
-        uint32_t sys = 0;
-        if (!arena_add(dst, system, &sys)) {
-            return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
-        }
-        for (int32_t i = 0; i < src->n[split]; i++) {
-            const struct ds_example *e = &src->ex[split][i];
-            /* the source's own system, when it has one, stays */
-            uint32_t keep = sys;
-            if (e->system != DS_NO_SYSTEM && !arena_add(dst, src->arena + e->system, &keep)) {
+        /* interleaved in proportion, so any prefix of the result (the examples a vocabulary or
+         * an evaluation reads first) holds every pack's share */
+        int32_t a = 0, b = 0, k = 0;
+        while (a < n_dst || b < n_src) {
+            bool take_src = a >= n_dst || (b < n_src && (int64_t)b * n_dst < (int64_t)a * n_src);
+            if (!take_src) {
+                merged[k++] = dst->ex[split][a++];
+                continue;
+            }
+            const struct ds_example *e = &src->ex[split][b++];
+            struct ds_example *o = &merged[k++];
+            *o = *e;
+            /* the strings move into dst's arena; the source's own system, when it has one,
+             * stays */
+            o->system = sys;
+            if (!arena_add(dst, src->arena + e->memory, &o->memory) ||
+                !arena_add(dst, src->arena + e->state, &o->state) ||
+                !arena_add(dst, src->arena + e->utterance, &o->utterance) ||
+                !arena_add(dst, src->arena + e->output, &o->output) ||
+                (e->system != DS_NO_SYSTEM &&
+                 !arena_add(dst, src->arena + e->system, &o->system))) {
+                free(merged);
                 return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
             }
-            if (!datagen_append(dst, (enum pipit_split)split, src->arena + e->memory,
-                                src->arena + e->state, src->arena + e->utterance,
-                                src->arena + e->output, e->category, e->template_id, e->tracker)) {
-                return pipit_error_set(err, PIPIT_ERR_NOMEM, "dataset: out of memory");
-            }
-            dst->ex[split][dst->n[split] - 1].system = keep;
         }
+        free(dst->ex[split]);
+        dst->ex[split] = merged;
+        dst->n[split] = k;
     }
     return PIPIT_OK;
 }
