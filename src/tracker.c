@@ -66,7 +66,9 @@ enum pipit_status tracker_new(struct pipit_model *model,
     }
     t->model = model;
     char meta[16];
-    t->role = pipit_model_meta_str(model, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0 &&
+    /* trained for the role: the adapter says so (pipit train --base --lora), else the model */
+    t->role = (pipit_adapter_meta_str(adapter, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0 ||
+               pipit_model_meta_str(model, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0) &&
               strcmp(meta, "role") == 0;
     struct pipit_context_params cp = pipit_context_default_params();
     cp.n_ctx = n_ctx;
