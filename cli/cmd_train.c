@@ -832,7 +832,13 @@ int cmd_train(int argc, char **argv) {
         print_eval(lora ? "held-out, base + adapter" : "held-out", out, &ev);
     }
     pipit_dataset_free(ds);
-    if (!write_card(out, argc, argv, tools_path, tp.system, &tp, &res, n_eval > 0 ? &ev : NULL)) {
+    char packs[4096] = ""; /* several packs: the card names them all */
+    for (int k = 0; k < n_tools; k++) {
+        size_t used = strlen(packs);
+        snprintf(packs + used, sizeof(packs) - used, "%s%s", k > 0 ? "`, `" : "", tools_paths[k]);
+    }
+    if (!write_card(out, argc, argv, n_tools > 1 ? packs : tools_path,
+                    n_tools > 1 ? "one per pack" : tp.system, &tp, &res, n_eval > 0 ? &ev : NULL)) {
         return CLI_EXIT_FAIL;
     }
     return CLI_EXIT_OK;
