@@ -34,6 +34,11 @@ int cmd_bench_packs(int argc, char **argv);   /* cmd_bench_packs.c */
  * `type` (malloc'd; NULL when out of memory): the optional-member benchmarks. */
 char *cli_wide_tools(const char *type, int n);
 
+/* Milliseconds of CLOCK_MONOTONIC (the benchmarks' clock). */
+double cli_now_ms(void);
+/* qsort comparison of doubles, ascending. */
+int cli_cmp_double(const void *a, const void *b);
+
 /* Option parsing shared by the commands: `--name value` pairs and flags. Each
  * returns true when argv[*i] is the option, consuming its value; on a missing
  * or bad value prints the problem and sets *bad. */

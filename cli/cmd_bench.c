@@ -19,11 +19,6 @@ static void usage(FILE *out) {
                  "  --reps N      repetitions; the median is reported (default 3)\n");
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int cmd_bench_engine(int argc, char **argv) {
     const char *model_path = NULL;
     long threads = 0, n_prompt = 256, n_gen = 64, reps = 3;
@@ -112,8 +107,8 @@ int cmd_bench_engine(int argc, char **argv) {
         dec[r] = (double)perf.n_decode_tokens / ((perf.t_decode_ms + perf.t_sample_ms) / 1e3);
     }
     if (rc == CLI_EXIT_OK && pre != NULL && dec != NULL) {
-        qsort(pre, (size_t)reps, sizeof(double), cmp_double);
-        qsort(dec, (size_t)reps, sizeof(double), cmp_double);
+        qsort(pre, (size_t)reps, sizeof(double), cli_cmp_double);
+        qsort(dec, (size_t)reps, sizeof(double), cli_cmp_double);
         struct pipit_model_info info;
         pipit_model_get_info(model, &info);
         char facts[128];

@@ -32,22 +32,11 @@ static void usage(FILE *out) {
                  "fast+jump on seeds N+1..2N.\n");
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double pct(double *v, size_t n, double p) {
     if (n == 0) {
         return 0.0;
     }
-    qsort(v, n, sizeof(double), cmp_double);
+    qsort(v, n, sizeof(double), cli_cmp_double);
     size_t i = (size_t)(p * (double)(n - 1) + 0.5);
     return v[i < n ? i : n - 1];
 }
@@ -107,7 +96,7 @@ static int run_mode(struct pipit_model *m,
         char text[MAX_TOKENS * 64 + 1];
         size_t len = 0;
         int32_t n = 0;
-        double t0 = now_ms();
+        double t0 = cli_now_ms();
         while (n < MAX_TOKENS) {
             if (jump) {
                 int32_t ft[64];
@@ -141,7 +130,7 @@ static int run_mode(struct pipit_model *m,
             n++;
             pipit_context_decode_token(ctx, tok);
         }
-        total_ms += now_ms() - t0;
+        total_ms += cli_now_ms() - t0;
         text[len] = '\0';
         struct pipit_perf pf;
         pipit_context_get_perf(ctx, &pf);
@@ -216,9 +205,9 @@ static void bench_optional(struct pipit_fastgrammar *fg, enum pipit_call_syntax 
             }
             struct pipit_fastgrammar_info before, after;
             pipit_fastgrammar_get_info(fg, &before);
-            double t0 = now_ms();
+            double t0 = cli_now_ms();
             enum pipit_status st = pipit_fastgrammar_add(fg, pipit_grammar_call(g), &err);
-            double ms = now_ms() - t0;
+            double ms = cli_now_ms() - t0;
             bool prefix = false, complete = false;
             if (st == PIPIT_OK) {
                 /* the last member alone: every optional member before it skipped */
@@ -298,27 +287,27 @@ int cmd_bench_grammar(int argc, char **argv) {
         goto done;
     }
     /* compile: the vocabulary index, then every grammar of the tool set (call, names, args) */
-    double t0 = now_ms();
+    double t0 = cli_now_ms();
     if (pipit_fastgrammar_init(m, &fg, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit: %s\n", err.text);
         goto done;
     }
-    double t_index = now_ms() - t0;
-    t0 = now_ms();
+    double t_index = cli_now_ms() - t0;
+    t0 = cli_now_ms();
     size_t n_tools = pipit_toolset_n_tools(ts);
     bool ok = pipit_fastgrammar_add(fg, pipit_grammar_call(g), &err) == PIPIT_OK &&
               pipit_fastgrammar_add(fg, pipit_grammar_names(g), &err) == PIPIT_OK;
     for (size_t i = 0; ok && i < n_tools; i++) {
         ok = pipit_fastgrammar_add(fg, pipit_grammar_args(g, i), &err) == PIPIT_OK;
     }
-    double t_compile = now_ms() - t0;
+    double t_compile = cli_now_ms() - t0;
     if (!ok) {
         fprintf(stderr, "pipit: %s\n", err.text);
         goto done;
     }
-    t0 = now_ms();
+    t0 = cli_now_ms();
     ok = pipit_fastgrammar_add(fg, pipit_grammar_call(g), &err) == PIPIT_OK;
-    double t_cached = now_ms() - t0;
+    double t_cached = cli_now_ms() - t0;
     struct pipit_fastgrammar_info info;
     pipit_fastgrammar_get_info(fg, &info);
     struct pipit_model_info mi;
@@ -363,20 +352,20 @@ int cmd_bench_grammar(int argc, char **argv) {
 
     /* a second start: what the first one materialized comes from the on-disk cache */
     int32_t n_saved = pipit_fastgrammar_save(fg);
-    t0 = now_ms();
+    t0 = cli_now_ms();
     if (pipit_fastgrammar_init(m, &fg2, &err) != PIPIT_OK) {
         fprintf(stderr, "pipit: %s\n", err.text);
         pipit_free(prompt);
         goto done;
     }
-    double t_index2 = now_ms() - t0;
-    t0 = now_ms();
+    double t_index2 = cli_now_ms() - t0;
+    t0 = cli_now_ms();
     ok = pipit_fastgrammar_add(fg2, pipit_grammar_call(g), &err) == PIPIT_OK &&
          pipit_fastgrammar_add(fg2, pipit_grammar_names(g), &err) == PIPIT_OK;
     for (size_t i = 0; ok && i < n_tools; i++) {
         ok = pipit_fastgrammar_add(fg2, pipit_grammar_args(g, i), &err) == PIPIT_OK;
     }
-    double t_compile2 = now_ms() - t0;
+    double t_compile2 = cli_now_ms() - t0;
     struct mode_result r2;
     if (!ok || run_mode(m, ctx, prompt + np - 1, pipit_grammar_call(g), fg2, true, syn, calls + 1,
                         calls, &r2) != 0) {

@@ -29,12 +29,6 @@ static const char *const UTTERANCES[] = {
 #define N_UTT  (sizeof(UTTERANCES) / sizeof(UTTERANCES[0]))
 #define ROUNDS 4
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Resident set size of this process now, MiB (/proc/self/statm). */
 static double rss_mib(void) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -50,11 +44,6 @@ static double rss_mib(void) {
 static double file_mb(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void usage(FILE *out) {
@@ -111,7 +100,7 @@ int cmd_bench_packs(int argc, char **argv) {
     double lat[MAX_PACKS * N_UTT * ROUNDS];
     size_t n_lat = 0;
     int rc = CLI_EXIT_OK;
-    double rss0 = rss_mib(), t0 = now_ms(), disk = base != NULL ? file_mb(base) : 0.0;
+    double rss0 = rss_mib(), t0 = cli_now_ms(), disk = base != NULL ? file_mb(base) : 0.0;
     for (int k = 0; k < n && rc == CLI_EXIT_OK; k++) {
         disk += file_mb(files[k]);
         const char *model_path = base != NULL ? base : files[k];
@@ -135,25 +124,25 @@ int cmd_bench_packs(int argc, char **argv) {
             rc = CLI_EXIT_FAIL;
         }
     }
-    double t_load = now_ms() - t0;
+    double t_load = cli_now_ms() - t0;
     for (size_t r = 0; r < ROUNDS && rc == CLI_EXIT_OK; r++) {
         for (size_t u = 0; u < N_UTT && rc == CLI_EXIT_OK; u++) {
             for (int k = 0; k < n; k++) { /* round the packs: another context every turn */
                 struct pipit_turn *t = NULL;
-                double t1 = now_ms();
+                double t1 = cli_now_ms();
                 if (pipit_agent_turn(agents[k], UTTERANCES[u], &t) != PIPIT_OK) {
                     snprintf(err.text, sizeof(err.text), "%s", pipit_agent_errmsg(agents[k]));
                     rc = CLI_EXIT_FAIL;
                     break;
                 }
-                lat[n_lat++] = now_ms() - t1;
+                lat[n_lat++] = cli_now_ms() - t1;
                 pipit_turn_free(t);
             }
         }
     }
     double rss = rss_mib() - rss0;
     if (rc == CLI_EXIT_OK) {
-        qsort(lat, n_lat, sizeof(double), cmp_double);
+        qsort(lat, n_lat, sizeof(double), cli_cmp_double);
         printf("| setup | packs | on disk MB | resident MiB | load + agents ms | turns | turn ms "
                "p50 | turn ms p95 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
         printf("| %s | %d | %.2f | %.1f | %.0f | %zu | %.1f | %.1f |\n",

@@ -69,22 +69,11 @@ static void usage(FILE *out) {
             PIPIT_DEFAULT_MODEL);
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double pct(double *v, size_t n, double q) {
     if (n == 0) {
         return NAN;
     }
-    qsort(v, n, sizeof(double), cmp_double);
+    qsort(v, n, sizeof(double), cli_cmp_double);
     size_t k = (size_t)ceil(q * (double)n);
     return v[k > 0 ? k - 1 : 0];
 }
@@ -164,9 +153,9 @@ static bool time_samples(struct pipit_context *ctx,
         for (int32_t k = 0; k < max_gen; k++) {
             struct pipit_perf before, after;
             pipit_context_get_perf(ctx, &before);
-            double t0 = now_ms();
+            double t0 = cli_now_ms();
             int32_t tok = pipit_sampler_sample(smpl, ctx);
-            double dt = now_ms() - t0;
+            double dt = cli_now_ms() - t0;
             pipit_context_get_perf(ctx, &after);
             if (tok < 0) {
                 break; /* the grammar is complete: no token allowed but end */
@@ -341,9 +330,9 @@ static void bench_optional_members(void) {
         int32_t states = 0;
         enum pipit_status st = PIPIT_OK;
         for (int rep = 0; rep < 5; rep++) {
-            double t0 = now_ms();
+            double t0 = cli_now_ms();
             st = pipit_fastgrammar_check(pipit_grammar_call(g), &states, &err);
-            best = fmin(best, now_ms() - t0);
+            best = fmin(best, cli_now_ms() - t0);
         }
         printf("| %s | %.2f | %d | %s |\n", types[t], best, (int)states,
                st == PIPIT_OK ? "yes" : err.text);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #ifndef PIPIT_VOCAB_DIR
 #define PIPIT_VOCAB_DIR "third_party/llama.cpp/models"
@@ -80,6 +81,17 @@ const char *cli_model_facts(const struct pipit_model *model, char *buf, size_t s
     snprintf(buf, size, "%s, %.2fM parameters, %.1f MB of tensors", info.arch,
              (double)info.n_params / 1e6, (double)info.size_bytes / 1e6);
     return buf;
+}
+
+double cli_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cli_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 bool cli_opt_str(int argc, char **argv, int *i, const char *name, const char **out, bool *bad) {
