@@ -85,6 +85,7 @@ static struct pipit_train_params lora_params(void) {
     tp.lr_min = 5e-4f;
     tp.warmup = 5;
     tp.progress_every = 20;
+    tp.weight_type = PIPIT_WEIGHTS_Q8_0; /* pipit train's default --type */
     return tp;
 }
 
@@ -179,12 +180,14 @@ static void check_adapter_file(const char *path) {
     assert_int_equal(gguf_get_n_tensors(g), 2 * 7 * N_LAYER); /* tied: no output pair */
     struct ggml_tensor *kb = ggml_get_tensor(meta, "blk.1.attn_k.weight.lora_b");
     assert_non_null(kb);
-    assert_int_equal(kb->ne[0], 8);  /* rank */
-    assert_int_equal(kb->ne[1], 32); /* 2 kv heads of 16 */
+    assert_int_equal(kb->ne[0], 8);            /* rank */
+    assert_int_equal(kb->type, GGML_TYPE_F16); /* rank-long rows: too short for Q8_0 */
+    assert_int_equal(kb->ne[1], 32);           /* 2 kv heads of 16 */
     struct ggml_tensor *da = ggml_get_tensor(meta, "blk.0.ffn_down.weight.lora_a");
     assert_non_null(da);
     assert_int_equal(da->ne[0], 128);
     assert_int_equal(da->ne[1], 8);
+    assert_int_equal(da->type, GGML_TYPE_Q8_0); /* --type q8_0 */
     gguf_free(g);
     ggml_free(meta);
 }
