@@ -48,17 +48,18 @@ static double file_mb(const char *path) {
 
 static void usage(FILE *out) {
     fprintf(out, "usage: pipit bench-packs [--base MODEL] --pack TOOLS FILE [--pack TOOLS FILE]... "
-                 "[--threads N]\n"
+                 "[--threads N] [--ctx N]\n"
                  "  --pack TOOLS FILE  a pack and its model (without --base) or its adapter\n"
                  "                     (with --base), up to 8\n"
                  "  --base MODEL       the one model every adapter is applied to\n"
-                 "  --threads N        CPU threads per agent (default 1)\n");
+                 "  --threads N        CPU threads per agent (default 1)\n"
+                 "  --ctx N            context window per agent (default: the agent's)\n");
 }
 
 int cmd_bench_packs(int argc, char **argv) {
     const char *base = NULL, *tools[MAX_PACKS], *files[MAX_PACKS];
     int n = 0;
-    long threads = 1;
+    long threads = 1, n_ctx = pipit_agent_default_params().n_ctx;
     bool bad = false;
     for (int i = 1; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -78,7 +79,8 @@ int cmd_bench_packs(int argc, char **argv) {
             continue;
         }
         if (cli_opt_str(argc, argv, &i, "--base", &base, &bad) ||
-            cli_opt_int(argc, argv, &i, "--threads", 1, 512, &threads, &bad)) {
+            cli_opt_int(argc, argv, &i, "--threads", 1, 512, &threads, &bad) ||
+            cli_opt_int(argc, argv, &i, "--ctx", 64, 1 << 20, &n_ctx, &bad)) {
             continue;
         }
         fprintf(stderr, "pipit bench-packs: unknown option '%s'\n", argv[i]);
@@ -119,6 +121,7 @@ int cmd_bench_packs(int argc, char **argv) {
         struct pipit_agent_params ap = pipit_agent_default_params();
         ap.device = dev[k];
         ap.n_threads = (int32_t)threads;
+        ap.n_ctx = (uint32_t)n_ctx;
         ap.adapter = base != NULL ? files[k] : NULL;
         if (pipit_agent_init(m, ts[k], &ap, &agents[k], &err) != PIPIT_OK) {
             rc = CLI_EXIT_FAIL;
