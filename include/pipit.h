@@ -1146,8 +1146,9 @@ enum pipit_turn_flag {
     PIPIT_TURN_SMALL_TALK = 1 << 15,      /* social words only ("thanks, that's all"):
                                             answered by the harness, no model call */
     PIPIT_TURN_WORDS_RESTORED = 1 << 16,  /* the model misspelt the person's words in a free
-                                            string ("Bobo" for "text Bob hi"); the person's
-                                            words were put back */
+                                            string ("Bobo" for "text Bob hi") or chose another
+                                            enum value or on/off than the one said ("flash
+                                            on" -> "off"); the person's words were put back */
 };
 
 struct pipit_turn {

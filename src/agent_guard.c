@@ -1,8 +1,9 @@
 /*
  * agent_guard.c - the person's numbers: a numeric argument the model bent is put back to the
  * number the person wrote, so that validation refuses it with the tool's limit; a name the
- * model misspelt while copying it is put back to the person's words (the section comments
- * below have the rules).
+ * model misspelt while copying it is put back to the person's words; an enum value or on/off
+ * other than the one the person said is put back to theirs (the section comments below have
+ * the rules).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -10,6 +11,7 @@
 
 #include "agent_impl.h"
 #include "toolspec.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -354,6 +356,173 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
         if (closest_words(segment, v, words, sizeof(words)) &&
             json_object_set_new(args, t->params->props[i].name, json_string(words)) == 0) {
             changed = true;
+        }
+    }
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text != NULL) {
+        free(call->args_json);
+        call->args_json = text;
+    }
+    json_decref(args);
+    return text != NULL;
+}
+
+/* ============================================================================
+ * the person's choice: an enum value or an on/off the person said
+ *
+ * A small model can pick the wrong value of an enum or the wrong polarity of a switch ("turn
+ * the flash on" -> mode "off", "zoom in" -> direction "out"). When the segment says exactly one
+ * of a string enum's values as whole words ("living_room" is said as "living room"; a value of
+ * 4 letters or more also as the start of a word: "automatic" says "auto"), a value no other
+ * enum argument of the tool has, the model chose another value, nothing in the segment negates
+ * ("don't", "not", "never", "no", "without"), and no off word ("off", "disable", ...) turns
+ * the value said off ("turn macro off"), the value said is the one meant.
+ * A boolean argument takes the polarity the segment says when it says one kind only ("on",
+ * "enable", "activate", "show" against "off", "disable", "deactivate", "hide"), unless the
+ * argument's name says the opposite of on ("muted", "disabled", "hidden", ...), where "on"
+ * would mean false. Only a value the model gave is replaced; an argument it left out stays
+ * out. */
+
+#define GUARD_MAX_TOKENS 64
+
+static const char *const NEGATIONS[] = {"not",  "dont", "no",   "never",    "without", "doesnt",
+                                        "isnt", "cant", "wont", "shouldnt", "nothing"};
+static const char *const SAY_TRUE[] = {"on", "enable", "enabled", "activate", "show"};
+static const char *const SAY_FALSE[] = {"off", "disable", "disabled", "deactivate", "hide"};
+/* parts of a boolean's name that make "on" mean false */
+static const char *const NEGATIVE_NAMES[] = {"mute",    "disable",   "hide",  "hidden",
+                                             "off",     "block",     "silen", "pause",
+                                             "private", "incognito", "dnd"};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* `v` as a lowercase phrase ("living_room" -> "living room"); false when it is not one. */
+static bool value_phrase(const char *v, char *out, size_t size) {
+    size_t n = 0;
+    for (const char *p = v; *p != '\0'; p++) {
+        char c = *p == '_' || *p == '-' ? ' ' : (char)tolower((unsigned char)*p);
+        if (n + 1 >= size || (c == ' ' && (n == 0 || out[n - 1] == ' '))) {
+            return false;
+        }
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    return n > 0 && out[n - 1] != ' ';
+}
+
+/* Whether the tokens say `phrase` as whole words anywhere. */
+static bool says(const struct words_tok *t, size_t n, const char *phrase) {
+    for (size_t i = 0; i < n; i++) {
+        if (words_match(t, n, i, phrase) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the tokens say enum value `phrase`: as whole words, or a one-word value of 4 letters
+ * or more as the start of a word ("automatic" says "auto", "portraits" says "portrait"). */
+static bool says_value(const struct words_tok *t, size_t n, const char *phrase) {
+    size_t lp = strlen(phrase);
+    for (size_t i = 0; lp >= 4 && strchr(phrase, ' ') == NULL && i < n; i++) {
+        if (strncmp(t[i].w, phrase, lp) == 0) {
+            return true;
+        }
+    }
+    return says(t, n, phrase);
+}
+
+static bool says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
+    for (size_t k = 0; k < n_list; k++) {
+        if (says(t, n, list[k])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether another string enum argument of `t` than `skip` has the value `phrase`. */
+static bool other_arg_has(const struct pipit_tool *t, size_t skip, const char *phrase) {
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        const struct pipit_schema *s = t->params->props[j].schema;
+        for (size_t e = 0; j != skip && s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+            char ph[WORDS_CAP * 2];
+            if (value_phrase(s->enum_str[e], ph, sizeof(ph)) && strcmp(ph, phrase) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The one value of enum argument `i` the segment says, or NULL. */
+static const char *
+said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *tok, size_t n) {
+    const struct pipit_schema *s = t->params->props[i].schema;
+    const char *said = NULL;
+    for (size_t e = 0; e < s->n_enum; e++) {
+        char ph[WORDS_CAP * 2];
+        if (!value_phrase(s->enum_str[e], ph, sizeof(ph)) || !says_value(tok, n, ph)) {
+            continue;
+        }
+        if (said != NULL || other_arg_has(t, i, ph)) {
+            return NULL; /* two values said, or a value of two arguments: the model's call */
+        }
+        said = s->enum_str[e];
+    }
+    /* "turn macro off": an off word beside another value turns that value off */
+    if (said != NULL && !words_in_list(said, SAY_FALSE, N_OF(SAY_FALSE)) &&
+        says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE))) {
+        return NULL;
+    }
+    return said;
+}
+
+/* The polarity the segment says for boolean argument `name`: 1 true, 0 false, -1 none. */
+static int said_polarity(const char *name, const struct words_tok *tok, size_t n) {
+    for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
+        if (contains_nocase(name, NEGATIVE_NAMES[k])) {
+            return -1;
+        }
+    }
+    bool on = says_any(tok, n, SAY_TRUE, N_OF(SAY_TRUE));
+    bool off = says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE));
+    return on == off ? -1 : on ? 1 : 0;
+}
+
+bool agent_restore_person_choice(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; args != NULL && i < t->params->n_props; i++) {
+        const char *name = t->params->props[i].name;
+        const struct pipit_schema *s = t->params->props[i].schema;
+        json_t *v = json_object_get(args, name);
+        if (v == NULL) {
+            continue;
+        }
+        if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && json_is_string(v)) {
+            const char *said = said_enum_value(t, i, tok, n);
+            if (said != NULL && strcmp(said, json_string_value(v)) != 0 &&
+                json_object_set_new(args, name, json_string(said)) == 0) {
+                changed = true;
+            }
+        } else if (s->type == PIPIT_SCHEMA_BOOLEAN && json_is_boolean(v)) {
+            int said = said_polarity(name, tok, n);
+            if (said >= 0 && (said == 1) != json_is_true(v) &&
+                json_object_set_new(args, name, json_boolean(said == 1)) == 0) {
+                changed = true;
+            }
         }
     }
     char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

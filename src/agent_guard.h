@@ -28,4 +28,12 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 const char *segment,
                                 struct pipit_call *call);
 
+/* Puts the enum value or the on/off the person said back into `call` when the model chose
+ * another ("turn the flash on" -> mode "off"; agent_guard.c has the rule). Returns true when
+ * the arguments were changed. */
+bool agent_restore_person_choice(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_GUARD_H */

@@ -286,7 +286,9 @@ bool agent_handle_output(struct pipit_agent *a,
         agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
-    if (agent_restore_person_words(a->ts, tool, tb->segment, &call)) {
+    bool restored = agent_restore_person_words(a->ts, tool, tb->segment, &call);
+    restored = agent_restore_person_choice(a->ts, tool, tb->segment, &call) || restored;
+    if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
     }
     rec->args_json = agent_strdup(call.args_json);

@@ -1544,6 +1544,61 @@ static void test_person_words_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* The enum value or the on/off the person said wins over the model's other choice; never
+ * when the segment negates, says two values, or says none. */
+static void test_person_choice_restored(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *const out[] = {
+        "<call>set_flash(mode=\"off\")",        "<call>adjust_zoom(direction=\"out\")",
+        "<call>set_grid(enabled=false)",        "<call>set_flash(mode=\"off\")",
+        "<call>set_flash(mode=\"off\")",        "<call>set_scene_mode(mode=\"night\")",
+        "<call>set_scene_mode(mode=\"night\")", "<call>set_flash(mode=\"off\")",
+        "<call>set_scene_mode(mode=\"auto\")",
+    };
+    script(&fx, 9, out);
+    struct pipit_turn *t = turn(&fx, "turn the flash on please");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"on\""));
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "zoom in a little");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"direction\":\"in\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "show the grid lines"); /* a switch: "show" is on */
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"enabled\":true"));
+    assert_state(&fx, "grid", "true");
+    pipit_turn_free(t);
+    t = turn(&fx, "don't leave the flash on"); /* negated: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"off\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "put the flash on auto"); /* two values said: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"off\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "portrait mode"); /* the one value said */
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"portrait\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "make it look good in the dark"); /* no value said: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"night\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "flash on automatic"); /* "automatic" says "auto": two values, the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"off\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "turn macro off"); /* the value said is being turned off: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"auto\""));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A number copied without its unit is converted to the argument's unit ("timer 2 minutes"
  * -> seconds=2 becomes 120, refused with the limit); a bent one is restored in that unit. */
 static void test_person_unit_converted(void **state) {
@@ -2276,6 +2331,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_model_undo_needs_a_reason),
         cmocka_unit_test(test_person_words_restored),
         cmocka_unit_test(test_person_unit_converted),
+        cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
