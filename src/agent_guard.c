@@ -380,8 +380,8 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
  * A boolean argument takes the polarity the segment says when it says one kind only ("on",
  * "enable", "activate", "show" against "off", "disable", "deactivate", "hide"), unless the
  * argument's name says the opposite of on ("muted", "disabled", "hidden", ...), where "on"
- * would mean false. Only a value the model gave is replaced; an argument it left out stays
- * out. */
+ * would mean false, or the segment says another tool's enum value ("put it on auto"). Only a value
+ * the model gave is replaced; an argument it left out stays out. */
 
 #define GUARD_MAX_TOKENS 64
 
@@ -477,6 +477,28 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
     return said;
 }
 
+/* Whether the segment says a value of another tool's string enum ("put it on auto": there
+ * "on" comes before another tool's value, not a switch's). */
+static bool says_other_tools_value(const struct pipit_toolset *ts,
+                                   size_t tool,
+                                   const struct words_tok *tok,
+                                   size_t n) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0; i != tool && j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                char ph[WORDS_CAP * 2];
+                if (strlen(s->enum_str[e]) >= 3 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
+                    says_value(tok, n, ph)) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 /* The polarity the segment says for boolean argument `name`: 1 true, 0 false, -1 none. */
 static int said_polarity(const char *name, const struct words_tok *tok, size_t n) {
     for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
@@ -518,7 +540,8 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
                 changed = true;
             }
         } else if (s->type == PIPIT_SCHEMA_BOOLEAN && json_is_boolean(v)) {
-            int said = said_polarity(name, tok, n);
+            int said =
+                says_other_tools_value(ts, (size_t)tool, tok, n) ? -1 : said_polarity(name, tok, n);
             if (said >= 0 && (said == 1) != json_is_true(v) &&
                 json_object_set_new(args, name, json_boolean(said == 1)) == 0) {
                 changed = true;

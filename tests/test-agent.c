@@ -1555,9 +1555,9 @@ static void test_person_choice_restored(void **state) {
         "<call>set_grid(enabled=false)",        "<call>set_flash(mode=\"off\")",
         "<call>set_flash(mode=\"off\")",        "<call>set_scene_mode(mode=\"night\")",
         "<call>set_scene_mode(mode=\"night\")", "<call>set_flash(mode=\"off\")",
-        "<call>set_scene_mode(mode=\"auto\")",
+        "<call>set_scene_mode(mode=\"auto\")",  "<call>set_grid(enabled=false)",
     };
-    script(&fx, 9, out);
+    script(&fx, 10, out);
     struct pipit_turn *t = turn(&fx, "turn the flash on please");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"on\""));
@@ -1595,6 +1595,10 @@ static void test_person_choice_restored(void **state) {
     t = turn(&fx, "turn macro off"); /* the value said is being turned off: the model's */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"mode\":\"auto\""));
+    pipit_turn_free(t);
+    t = turn(&fx, "put it on auto instead"); /* "on" before another tool's value: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"enabled\":false"));
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
