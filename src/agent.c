@@ -70,6 +70,36 @@ static const char *const UNDO_TOOL_JSON =
     "the last action: put the device back as it was before it\", \"parameters\": {\"type\": "
     "\"object\", \"properties\": {}, \"required\": []}}}";
 
+/* An adapter trained by pipit names its base (pipit.lora.base, its general.name) and
+ * fingerprints it (pipit.lora.base_fingerprint, pipit_model_fingerprint in hex): on another
+ * model of the same shapes its answers would be noise, so it is refused. An adapter without
+ * these keys (made elsewhere) is taken as it is. */
+static enum pipit_status check_adapter_base(const struct pipit_model *model,
+                                            const struct pipit_adapter *adapter,
+                                            const char *path,
+                                            struct pipit_error *err) {
+    char want[256] = "", have[256] = "";
+    if (pipit_adapter_meta_str(adapter, "pipit.lora.base", want, sizeof(want)) >= 0 &&
+        pipit_model_meta_str(model, "general.name", have, sizeof(have)) >= 0 &&
+        strcmp(want, have) != 0) {
+        return pipit_error_set(err, PIPIT_ERR_ADAPTER,
+                               "agent: the adapter %s was trained on the base \"%s\", not on "
+                               "this model (\"%s\")",
+                               path, want, have);
+    }
+    char fp[32], own[32];
+    snprintf(own, sizeof(own), "%016llx", (unsigned long long)pipit_model_fingerprint(model));
+    if (pipit_adapter_meta_str(adapter, "pipit.lora.base_fingerprint", fp, sizeof(fp)) >= 0 &&
+        strcmp(fp, own) != 0) {
+        return pipit_error_set(err, PIPIT_ERR_ADAPTER,
+                               "agent: the adapter %s was trained on another model named \"%s\" "
+                               "(its weights differ: fingerprint %s, this model %s); train the "
+                               "adapter again on this model",
+                               path, have[0] != '\0' ? have : want, fp, own);
+    }
+    return PIPIT_OK;
+}
+
 /* What calls may name: the pack's tools, plus the built-in undo tool when the pack has no
  * tool of that name and room for one more. */
 static enum pipit_status make_calls_toolset(struct pipit_agent *a, struct pipit_error *err) {
@@ -192,15 +222,8 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         } else {
             st = pipit_adapter_load(model, p->adapter, &a->exec_lora, err);
         }
-        char want[256], have[256];
-        if (st == PIPIT_OK &&
-            pipit_adapter_meta_str(a->exec_lora, "pipit.lora.base", want, sizeof(want)) >= 0 &&
-            pipit_model_meta_str(model, "general.name", have, sizeof(have)) >= 0 &&
-            strcmp(want, have) != 0) { /* same shapes, other weights: answers would be noise */
-            st = pipit_error_set(err, PIPIT_ERR_ADAPTER,
-                                 "agent: the adapter %s was trained on the base \"%s\", not on "
-                                 "this model (\"%s\")",
-                                 p->adapter, want, have);
+        if (st == PIPIT_OK) {
+            st = check_adapter_base(model, a->exec_lora, p->adapter, err);
         }
         if (st == PIPIT_OK && backend_llama_set_adapter(&a->backend, a->exec_lora) != PIPIT_OK) {
             st = pipit_error_set(err, PIPIT_ERR_ADAPTER,
@@ -233,6 +256,9 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         } else {
             if (p->tracker_adapter != NULL) {
                 st = pipit_adapter_load(model, p->tracker_adapter, &a->tracker_lora, err);
+                if (st == PIPIT_OK) {
+                    st = check_adapter_base(model, a->tracker_lora, p->tracker_adapter, err);
+                }
             }
             if (st == PIPIT_OK) {
                 st = tracker_new(model, p->n_ctx, p->n_threads, a->tracker_lora, &a->tracker, err);

@@ -30,6 +30,21 @@ struct fixture {
 static struct fixture fx;
 
 /* The camera data, a vocabulary of it and a random base on that vocabulary. */
+/* The random base: tied embeddings, grouped-query attention, Q8_0 matrices. */
+static struct pipit_make_model_params base_params(void) {
+    struct pipit_make_model_params mp = pipit_make_model_default_params();
+    mp.vocab_path = fx.vocab;
+    mp.n_embd = 64;
+    mp.n_layer = N_LAYER;
+    mp.n_head = 4;
+    mp.n_head_kv = 2; /* grouped-query attention */
+    mp.n_ff = 128;
+    mp.n_ctx_train = 256;
+    mp.init_std = 0.2f;                  /* varied features for the adapter to use */
+    mp.weight_type = PIPIT_WEIGHTS_Q8_0; /* frozen matrices stay Q8_0 in training */
+    return mp;
+}
+
 static int setup(void **state) {
     (void)state;
     struct pipit_datagen_params dp = pipit_datagen_default_params();
@@ -48,16 +63,7 @@ static int setup(void **state) {
         fprintf(stderr, "vocab: %s\n", err.text);
         return -1;
     }
-    struct pipit_make_model_params mp = pipit_make_model_default_params();
-    mp.vocab_path = fx.vocab;
-    mp.n_embd = 64;
-    mp.n_layer = N_LAYER;
-    mp.n_head = 4;
-    mp.n_head_kv = 2; /* grouped-query attention */
-    mp.n_ff = 128;
-    mp.n_ctx_train = 256;
-    mp.init_std = 0.2f;                  /* varied features for the adapter to use */
-    mp.weight_type = PIPIT_WEIGHTS_Q8_0; /* frozen matrices stay Q8_0 in training */
+    struct pipit_make_model_params mp = base_params();
     if (pipit_make_model(&mp, fx.base, &err) != PIPIT_OK) { /* tied: no output.weight */
         fprintf(stderr, "base: %s\n", err.text);
         return -1;
@@ -279,6 +285,18 @@ static void test_agent_with_adapter(void **state) {
     assert_int_equal(pipit_agent_init(other, ts, &ap, &agent, &err), PIPIT_ERR_ADAPTER);
     assert_non_null(strstr(err.text, fx.adapter));
     pipit_model_free(other);
+
+    /* a twin of the base: the same name and shapes, other weights (a retrained base) */
+    char twin[512];
+    path_in_tmp(twin, sizeof(twin), "twin.gguf");
+    struct pipit_make_model_params mp = base_params();
+    mp.seed = 7;
+    assert_int_equal(pipit_make_model(&mp, twin, &err), PIPIT_OK);
+    assert_int_equal(pipit_model_load(twin, NULL, &other, &err), PIPIT_OK);
+    assert_int_equal(pipit_agent_init(other, ts, &ap, &agent, &err), PIPIT_ERR_ADAPTER);
+    assert_non_null(strstr(err.text, "weights differ"));
+    pipit_model_free(other);
+    remove(twin);
     pipit_toolset_free(ts);
     pipit_model_free(model);
 }

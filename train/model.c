@@ -401,6 +401,14 @@ enum pipit_status train_model_from_base(struct train_model *m,
                  gname != NULL   ? gname
                  : slash != NULL ? slash + 1
                                  : p->base);
+    /* the base's shape and a sample of its weights, as the agent fingerprints a model: an
+     * adapter is refused on another model of the same name (a retrained base) */
+    struct pipit_model *bm = NULL;
+    if (st == PIPIT_OK && pipit_model_load(p->base, NULL, &bm, NULL) == PIPIT_OK) {
+        snprintf(m->base_fingerprint, sizeof(m->base_fingerprint), "%016llx",
+                 (unsigned long long)pipit_model_fingerprint(bm));
+        pipit_model_free(bm);
+    }
     const int64_t d = m->n_embd, d_kv = d / m->n_head * m->n_head_kv, ff = m->n_ff;
     struct ggml_tensor *src_embd = NULL, *src_norm = NULL, *src_out = NULL;
     if (st == PIPIT_OK) {
@@ -584,6 +592,9 @@ static struct gguf_context *adapter_gguf(const struct train_model *m, const char
     gguf_set_val_f32(g, "adapter.lora.alpha", m->alpha);
     gguf_set_val_u32(g, "pipit.lora.rank", (uint32_t)m->rank);
     gguf_set_val_str(g, "pipit.lora.base", m->base_name);
+    if (m->base_fingerprint[0] != '\0') {
+        gguf_set_val_str(g, "pipit.lora.base_fingerprint", m->base_fingerprint);
+    }
     gguf_set_val_u32(g, "pipit.lora.base_n_vocab", (uint32_t)m->n_vocab);
     return g;
 }

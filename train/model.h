@@ -61,6 +61,7 @@ struct train_model {
     float alpha;      /* adapter.lora.alpha */
     float lora_scale; /* alpha / rank, as llama.cpp applies it (llama_adapter_lora_weight) */
     char base_name[256];
+    char base_fingerprint[17]; /* pipit_model_fingerprint of the base, hex ("" if unread) */
     struct ggml_context *ctx;
     ggml_backend_buffer_t buf;
 };
