@@ -23,7 +23,6 @@
 #include "memory.h"
 #include "status.h"
 #include "strbuf.h"
-#include "words.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -327,23 +326,6 @@ static const char *const CLOUD_OPEN[] = {
     "what year was",
     "what does",
     "summarize the history of",
-    /* questions about the pack's own things ({d}: a tool's thing, an enum value or a state
-     * key's name; {w}: a topic): a person asks the cloud about the domain too */
-    "how does {d} work",
-    "tell me about {d} and {w}",
-    "explain {d} to me",
-    "what's the best {d} for {w}",
-    "any tips on {d} for {w}",
-    "is {d} good for {w}",
-    "who invented {d}",
-    "what's the history of {d}",
-    "why would anyone use {d}",
-    "how do people use {d} for {w}",
-    "what should i know about {d}",
-    "can you explain {d} in simple words",
-    "write a poem about {d}",
-    "what's a fun fact about {d}",
-    "is {d} bad for {w}",
 };
 static const char *const CLOUD_WORDS[] = {
     "the moon",
@@ -2218,56 +2200,6 @@ draw_compound(struct gen *g, enum pipit_split split, const struct banks *bk, str
     return true;
 }
 
-/* One of the pack's things for a question about it: the words of a tool's name that are not
- * a verb ("white balance", "photo"), a word-like enum value ("portrait") or a state key's
- * name; false when the pack has none. */
-static bool domain_phrase(struct gen *g, char *out, size_t size) {
-    for (int tries = 0; tries < 16; tries++) {
-        int ti = (int)train_rng_below(&g->rng, (uint32_t)g->ts->n_tools);
-        if (ti == g->cloud_tool) {
-            continue;
-        }
-        const struct pipit_tool *t = tool_at(g, ti);
-        uint32_t kind = train_rng_below(&g->rng, 3);
-        char buf[128] = "";
-        if (kind == 0) {
-            char name[128];
-            words_of(t->name, name, sizeof(name));
-            for (char *w = name; *w != '\0';) {
-                char *end = strchr(w, ' ');
-                char *next = end != NULL ? end + 1 : w + strlen(w);
-                if (end != NULL) {
-                    *end = '\0';
-                }
-                if (!words_is_tool_verb(w) && strlen(w) > 2) {
-                    size_t o = strlen(buf);
-                    pipit_format(buf + o, sizeof(buf) - o, "%s%s", o > 0 ? " " : "", w);
-                }
-                w = next;
-            }
-        } else if (kind == 1 && t->params->n_props > 0) {
-            const struct pipit_schema *sc =
-                t->params->props[train_rng_below(&g->rng, (uint32_t)t->params->n_props)].schema;
-            if (sc->type == PIPIT_SCHEMA_STRING && sc->n_enum > 0) {
-                words_of(sc->enum_str[train_rng_below(&g->rng, (uint32_t)sc->n_enum)], buf,
-                         sizeof(buf));
-            }
-        } else if (kind == 2 && g->pk->n_keys > 0) {
-            key_name(g, &g->pk->keys[train_rng_below(&g->rng, (uint32_t)g->pk->n_keys)], buf,
-                     sizeof(buf));
-        }
-        bool wordy = strlen(buf) >= 3;
-        for (const char *p = buf; wordy && *p != '\0'; p++) {
-            wordy = isalpha((unsigned char)*p) || *p == ' ';
-        }
-        if (wordy) {
-            pipit_format(out, size, "%s", buf);
-            return true;
-        }
-    }
-    return false;
-}
-
 static bool
 draw_cloud(struct gen *g, enum pipit_split split, const struct banks *bk, struct example *ex) {
     int bi = bk->at[BANK_CLOUD];
@@ -2276,24 +2208,11 @@ draw_cloud(struct gen *g, enum pipit_split split, const struct banks *bk, struct
         return false;
     }
     char q[256];
-    const char *tx = g->in[bi].tpl[t].text;
-    const char *d = strstr(tx, "{d}");
-    if (d != NULL) { /* a question about the pack's things */
-        char thing[128];
-        if (!domain_phrase(g, thing, sizeof(thing))) {
-            return false;
-        }
-        const char *w = strstr(d, "{w}");
-        pipit_format(q, sizeof(q), "%.*s%s%.*s%s%s", (int)(d - tx), tx, thing,
-                     w != NULL ? (int)(w - d - 3) : (int)strlen(d + 3), d + 3,
-                     w != NULL ? PICK(g, CLOUD_WORDS) : "", w != NULL ? w + 3 : "");
-    } else {
-        int nw = 1 + (int)train_rng_below(&g->rng, 3);
-        pipit_format(q, sizeof(q), "%s", tx);
-        for (int i = 0; i < nw; i++) {
-            size_t o = strlen(q);
-            pipit_format(q + o, sizeof(q) - o, " %s", PICK(g, CLOUD_WORDS));
-        }
+    int nw = 1 + (int)train_rng_below(&g->rng, 3);
+    pipit_format(q, sizeof(q), "%s", g->in[bi].tpl[t].text);
+    for (int i = 0; i < nw; i++) {
+        size_t o = strlen(q);
+        pipit_format(q + o, sizeof(q) - o, " %s", PICK(g, CLOUD_WORDS));
     }
     surface(g, SURF_VERBATIM, q, ex->utt, sizeof(ex->utt));
     const struct pipit_tool *tl = tool_at(g, g->cloud_tool);
