@@ -151,18 +151,22 @@ static double arg_time_unit(const struct pipit_schema_prop *num) {
     return u == 0 && num->schema->description != NULL ? unit_in(num->schema->description) : u;
 }
 
-/* Set `name` to `v` in `args` and write them back into `call`; true when done. */
-static bool set_number(struct pipit_call *call, json_t *args, const char *name, double v) {
-    json_t *nv =
-        fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
-    char *text = NULL;
-    if (nv == NULL || json_object_set_new(args, name, nv) != 0 ||
-        (text = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL) {
+/* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
+static bool put_args(struct pipit_call *call, const json_t *args, bool changed) {
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text == NULL) {
         return false;
     }
     free(call->args_json);
     call->args_json = text;
     return true;
+}
+
+/* Set `name` to `v` in `args` and write them back into `call`; true when done. */
+static bool set_number(struct pipit_call *call, json_t *args, const char *name, double v) {
+    json_t *nv =
+        fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
+    return nv != NULL && json_object_set_new(args, name, nv) == 0 && put_args(call, args, true);
 }
 
 /* Puts the person's out-of-range number back into `call` when the model bent it (above).
@@ -358,13 +362,9 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
             changed = true;
         }
     }
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (text != NULL) {
-        free(call->args_json);
-        call->args_json = text;
-    }
+    bool written = put_args(call, args, changed);
     json_decref(args);
-    return text != NULL;
+    return written;
 }
 
 /* ============================================================================
@@ -548,11 +548,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
             }
         }
     }
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (text != NULL) {
-        free(call->args_json);
-        call->args_json = text;
-    }
+    bool written = put_args(call, args, changed);
     json_decref(args);
-    return text != NULL;
+    return written;
 }
