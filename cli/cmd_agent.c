@@ -72,7 +72,9 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --threads N       CPU threads (default: all usable cores)\n"
         "  --max-steps N     model steps per utterance (default 3)\n"
         "  --budget-ms X     wall-clock budget per turn (default 15000)\n"
-        "  --ctx N           context window in tokens (default 2048)\n"
+        "  --ctx N           context window in tokens (default: what the model needs:\n"
+        "                    its trained prompt length, max tokens and a tool line, or\n"
+        "                    2048 for models that record none; docs/agent.md)\n"
         "  --memory MODE     what stays in context between turns: none, full or cso\n"
         "                    (default cso; docs/memory.md)\n"
         "  --force-call      every answer is a tool call (the grammar is not lazy)\n"
@@ -94,7 +96,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
     o->threads = 0;
     o->max_steps = 3;
     o->budget_ms = 15000;
-    o->n_ctx = 2048;
+    o->n_ctx = 0; /* the agent sizes it */
     bool bad = false;
     int i = 1;
     for (; i < argc && !bad; i++) {

@@ -38,7 +38,8 @@ static void usage(FILE *out) {
             "  --svg OUT         write context tokens per turn as an SVG chart\n"
             "  --min-f1 X        exit 1 when a configuration's overall F1 is below X\n"
             "  --threads N       CPU threads per agent (default 1)\n"
-            "  --ctx N           context window per agent (default 4096)\n"
+            "  --ctx N           context window per agent (default: what the model needs,\n"
+            "                    as pipit run)\n"
             "  --limit N         only the first N scenarios\n"
             "  --misses N        print the first N misses per configuration to stderr\n"
             "  --check           only check the scenarios against the devices (no model);\n"
@@ -111,7 +112,7 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
     o->model = PIPIT_DEFAULT_MODEL;
     o->min_f1 = -1;
     o->threads = 1;
-    o->n_ctx = 4096;
+    o->n_ctx = 0; /* the agent sizes it */
     bool bad = false;
     for (int i = 1; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

@@ -994,7 +994,10 @@ struct pipit_agent_params {
                                       (flag small_talk; docs/agent.md, "Small talk"); never
                                       when lazy_grammar is false (default true) */
     const char *system_prompt;     /* NULL: the model's pipit.prompt.system or pipit's default */
-    uint32_t n_ctx;                /* context window (default 2048) */
+    uint32_t n_ctx;                /* context window; 0 (the default) = what the model
+                                      needs: pipit.train.n_ctx + max_tokens + the longest JIT
+                                      tool line, else its trained context, at most 2048
+                                      (docs/memory.md, "The context budget") */
     int32_t n_threads;             /* base CPU threads, 0 = the engine's default (default 0) */
     float temperature;             /* <= 0: greedy (default 0) */
     uint32_t seed;                 /* sampling seed (default 42) */
@@ -1184,6 +1187,8 @@ struct pipit_turn {
     double sample_ms;     /* choosing tokens: logits read, grammar (also the text it forces),
                              sampler */
     double constraint_ms; /* ... of which the grammar constraint alone */
+    bool tracker_skipped; /* the turn did not fit what the State-Tracker's context had left:
+                             it read nothing this turn (docs/memory.md) */
 };
 
 /* The longest utterance pipit_agent_turn() takes, in bytes (without the NUL). */

@@ -32,6 +32,12 @@
 
 /* ============================================================================ defaults */
 
+/* The window an agent without a model (the scripted backend, which counts bytes) gets for
+ * n_ctx 0, and a model that records no trained length. */
+enum {
+    FALLBACK_WINDOW = 2048
+};
+
 struct pipit_agent_params pipit_agent_default_params(void) {
     struct policy_params pp = policy_default_params(false);
     struct pipit_agent_params p = {
@@ -42,7 +48,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .small_talk = true,
         .fast_grammar = true,
         .system_prompt = NULL,
-        .n_ctx = 2048,
+        .n_ctx = 0,
         .n_threads = 0,
         .temperature = 0.0f,
         .seed = 42,
@@ -170,6 +176,9 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->backend = backend;
     a->params = params != NULL ? *params : pipit_agent_default_params();
     struct pipit_agent_params *p = &a->params;
+    if (p->n_ctx == 0) {
+        p->n_ctx = FALLBACK_WINDOW; /* pipit_agent_init sized it for a model */
+    }
     a->requested_format = p->tools_format;
     a->dev = p->device != NULL ? &p->device->dev : NULL;
     if (p->max_steps < 1 || p->max_steps > 8 || p->max_tokens < 1 || p->max_tokens > 4096 ||
@@ -261,7 +270,8 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
                 }
             }
             if (st == PIPIT_OK) {
-                st = tracker_new(model, p->n_ctx, p->n_threads, a->tracker_lora, &a->tracker, err);
+                st = tracker_new(model, (uint32_t)a->prompt_limit, p->n_threads, a->tracker_lora,
+                                 &a->tracker, err);
             }
         }
     }
@@ -276,6 +286,54 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     return PIPIT_OK;
 }
 
+/* The prompt length the model (or the adapter at `adapter`, which speaks for it) was trained
+ * on: pipit.train.n_ctx, or 0 when neither records it. */
+static long trained_prompt_length(struct pipit_model *model, const char *adapter) {
+    char meta[32] = {0};
+    int32_t got = -1;
+    if (adapter != NULL) {
+        struct pipit_adapter *ad = NULL;
+        if (pipit_adapter_load(model, adapter, &ad, NULL) == PIPIT_OK) {
+            got = pipit_adapter_meta_str(ad, "pipit.train.n_ctx", meta, sizeof(meta));
+        }
+        pipit_adapter_free(ad); /* agent_new_with_backend loads it for good, or says why not */
+    }
+    if (got < 0) {
+        got = pipit_model_meta_str(model, "pipit.train.n_ctx", meta, sizeof(meta));
+    }
+    char *end = NULL;
+    long n = got >= 0 ? strtol(meta, &end, 10) : 0;
+    return got >= 0 && end != meta && *end == '\0' && n > 0 && n <= (1L << 20) ? n : 0;
+}
+
+/* The context window for n_ctx 0 (docs/agent.md, "Context window"). A model that records the
+ * prompt length it was trained on never sees a longer prompt (agent_set_prompt_limit), so its
+ * window holds that, the longest answer (max_tokens) and the longest tool line a JIT step adds;
+ * a window of 2,048 there would be KV cache and compute buffer nobody uses, per agent. Any other
+ * model gets its trained context, at most 2,048 tokens. */
+static uint32_t auto_window(struct pipit_model *model,
+                            const struct pipit_toolset *tools,
+                            const struct pipit_agent_params *p) {
+    long trained = trained_prompt_length(model, p->adapter);
+    if (trained > 0) {
+        size_t line = 0; /* bytes: a token is at least one */
+        for (size_t i = 0; i < pipit_toolset_n_tools(tools); i++) {
+            char *text = NULL;
+            if (pipit_toolset_serialize_tool(tools, i, PIPIT_TOOLSPEC_COMPACT, &text) == PIPIT_OK) {
+                size_t n = strlen(text);
+                line = n > line ? n : line;
+            }
+            pipit_free(text);
+        }
+        long window = trained + p->max_tokens + (long)(line < 1024 ? line : 1024) + 16;
+        return (uint32_t)(window < 64 ? 64 : window);
+    }
+    struct pipit_model_info info;
+    pipit_model_get_info(model, &info);
+    return info.n_ctx_train > 0 && info.n_ctx_train < FALLBACK_WINDOW ? (uint32_t)info.n_ctx_train
+                                                                      : FALLBACK_WINDOW;
+}
+
 enum pipit_status pipit_agent_init(struct pipit_model *model,
                                    const struct pipit_toolset *tools,
                                    const struct pipit_agent_params *params,
@@ -285,6 +343,9 @@ enum pipit_status pipit_agent_init(struct pipit_model *model,
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: NULL argument");
     }
     struct pipit_agent_params p = params != NULL ? *params : pipit_agent_default_params();
+    if (p.n_ctx == 0 && p.max_tokens >= 1 && p.max_tokens <= 4096) {
+        p.n_ctx = auto_window(model, tools, &p); /* out-of-range max_tokens: refused below */
+    }
     struct backend b;
     enum pipit_status st =
         backend_llama_new(model, p.n_ctx, p.n_threads, p.temperature, p.seed, &b, err);

@@ -90,7 +90,7 @@ enum pipit_status agent_fit_memory(struct pipit_agent *a, struct pipit_turn *t, 
     free(all);
     t->memory_prefill_tokens += n;
     t->prefill_tokens += n;
-    return st;
+    return st == PIPIT_OK ? agent_sync_tracker(a) : st;
 }
 
 /* Fit the permanent prefix in `budget` tokens when it is longer, or when superseded facts still
@@ -164,6 +164,7 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
         strbuf_free(&msgs);
         t->tracker_ms = ts.ms;
         t->tracker_kv_bytes = ts.kv_bytes;
+        t->tracker_skipped = ts.skipped;
         for (char *line = lines; st == PIPIT_OK && line != NULL && *line != '\0';) {
             char *nl = strchr(line, '\n');
             if (nl != NULL) {
@@ -200,6 +201,9 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
     }
     if (a->tracker != NULL && delta[0] != '\0') {
         st = tracker_append_cso(a->tracker, delta); /* both contexts hold the same CSO */
+        if (st == PIPIT_ERR_CONTEXT_FULL) {
+            st = agent_sync_tracker(a); /* its newest lines, as the agent's own trim keeps */
+        }
         if (st != PIPIT_OK) {
             free(delta);
             return st;
@@ -266,5 +270,18 @@ enum pipit_status agent_rebuild_prefix(struct pipit_agent *a) {
     }
     free(text);
     a->superseded_at_rebuild = a->mem.n_superseded;
-    return text == NULL && st == PIPIT_OK ? PIPIT_OK : st;
+    return st == PIPIT_OK ? agent_sync_tracker(a) : st;
+}
+
+enum pipit_status agent_sync_tracker(struct pipit_agent *a) {
+    if (a->tracker == NULL) {
+        return PIPIT_OK;
+    }
+    char *text = memory_text(&a->mem);
+    if (text == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    enum pipit_status st = tracker_reset_cso(a->tracker, text);
+    free(text);
+    return st;
 }

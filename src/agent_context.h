@@ -28,4 +28,9 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
  * and the memory (prefilled on the next step). */
 enum pipit_status agent_rebuild_prefix(struct pipit_agent *a);
 
+/* Give the State-Tracker's context the agent's whole memory (after a trim, a rebuild or a
+ * session load): the two contexts hold the same CSO, and the tracker's never outgrows its own
+ * window. PIPIT_OK without a tracker. */
+enum pipit_status agent_sync_tracker(struct pipit_agent *a);
+
 #endif /* PIPIT_AGENT_CONTEXT_H */

@@ -152,6 +152,7 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "tracker_ms", json_real(t->tracker_ms));
     json_object_set_new(c, "tracker_lines", json_integer(t->tracker_lines));
     json_object_set_new(c, "tracker_kv_bytes", json_integer(t->tracker_kv_bytes));
+    json_object_set_new(c, "tracker_skipped", json_boolean(t->tracker_skipped));
     json_object_set_new(c, "permanent_tokens", json_integer(t->n_permanent));
     json_object_set_new(c, "ephemeral_tokens_max", json_integer(t->n_ephemeral_max));
     json_object_set_new(c, "prompt_tokens_max", json_integer(t->n_prompt_max));

@@ -254,6 +254,7 @@ static enum pipit_status session_load(struct pipit_agent *a,
         info->kv_restored = true;
         a->system_tokens = (int32_t)sys_tokens;
         a->superseded_at_rebuild = (size_t)superseded;
+        st = agent_sync_tracker(a); /* the tracker's context is not saved: it reads the CSO */
         pipit_format(info->note, sizeof(info->note), "restored the KV state");
     } else {
         st = agent_rebuild_prefix(a);

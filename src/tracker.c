@@ -50,7 +50,7 @@ struct tracker {
 };
 
 enum pipit_status tracker_new(struct pipit_model *model,
-                              uint32_t n_ctx,
+                              uint32_t cso_max,
                               int32_t n_threads,
                               struct pipit_adapter *adapter,
                               struct tracker **out,
@@ -70,8 +70,13 @@ enum pipit_status tracker_new(struct pipit_model *model,
     t->role = (pipit_adapter_meta_str(adapter, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0 ||
                pipit_model_meta_str(model, "pipit.prompt.tracker", meta, sizeof(meta)) >= 0) &&
               strcmp(meta, "role") == 0;
+    /* its window: its prompt, the longest CSO the agent keeps and room for one update */
+    int32_t *toks = NULL, n_prompt = 0;
+    enum pipit_status tst = pipit_tokenize_alloc(
+        model, t->role ? PIPIT_TRACKER_ROLE "\n" : TRACKER_PROMPT, true, false, &toks, &n_prompt);
+    pipit_free(toks);
     struct pipit_context_params cp = pipit_context_default_params();
-    cp.n_ctx = n_ctx;
+    cp.n_ctx = cso_max + (uint32_t)(tst == PIPIT_OK ? n_prompt : 512) + TRACKER_ROOM;
     cp.n_threads = n_threads;
     enum pipit_status st = pipit_context_init(model, &cp, &t->ctx, err);
     if (st == PIPIT_OK && adapter != NULL) {
@@ -125,6 +130,20 @@ static enum pipit_status prime(struct tracker *t, int64_t *n) {
     return st;
 }
 
+/* Tokens of `text` (no BOS), or -1. */
+static int32_t count(struct tracker *t, const char *text) {
+    int32_t *toks = NULL, nt = 0;
+    enum pipit_status st = pipit_tokenize_alloc(t->model, text, false, false, &toks, &nt);
+    pipit_free(toks);
+    return st == PIPIT_OK ? nt : -1;
+}
+
+/* Whether `n` more permanent tokens leave room for an update (TRACKER_ROOM). */
+static bool fits(const struct tracker *t, int32_t n) {
+    return n >= 0 &&
+           pipit_context_n_permanent(t->ctx) + n + TRACKER_ROOM <= pipit_context_n_ctx(t->ctx);
+}
+
 enum pipit_status tracker_append_cso(struct tracker *t, const char *delta) {
     if (t == NULL || delta == NULL) {
         return PIPIT_ERR_INVALID_ARG;
@@ -132,7 +151,32 @@ enum pipit_status tracker_append_cso(struct tracker *t, const char *delta) {
     int64_t n = 0;
     enum pipit_status st = prime(t, &n);
     if (st == PIPIT_OK && delta[0] != '\0') {
+        if (!fits(t, count(t, delta))) {
+            return PIPIT_ERR_CONTEXT_FULL; /* nothing appended: the caller resets the CSO */
+        }
         st = append(t, PIPIT_REGION_PERMANENT, delta, false, &n);
+    }
+    return st;
+}
+
+enum pipit_status tracker_reset_cso(struct tracker *t, const char *cso) {
+    if (t == NULL || cso == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    enum pipit_status st = pipit_context_clear(t->ctx);
+    t->primed = false;
+    int64_t n = 0;
+    if (st == PIPIT_OK) {
+        st = prime(t, &n);
+    }
+    /* the newest lines that fit: the oldest go first, as in the agent's own trim */
+    const char *from = cso;
+    while (st == PIPIT_OK && *from != '\0' && !fits(t, count(t, from))) {
+        const char *nl = strchr(from, '\n');
+        from = nl != NULL ? nl + 1 : from + strlen(from);
+    }
+    if (st == PIPIT_OK && *from != '\0') {
+        st = append(t, PIPIT_REGION_PERMANENT, from, false, &n);
     }
     return st;
 }
@@ -151,15 +195,24 @@ tracker_update(struct tracker *t, const char *messages, char **out, struct track
     strbuf_str(&prompt, "New Messages:\n");
     strbuf_str(&prompt, messages);
     strbuf_str(&prompt, "New Lines to Append:\n");
+    if (st == PIPIT_OK && prompt.failed) {
+        st = PIPIT_ERR_NOMEM;
+    }
     if (st == PIPIT_OK) {
-        st = prompt.failed
-                 ? PIPIT_ERR_NOMEM
-                 : append(t, PIPIT_REGION_EPHEMERAL, prompt.data, false, &s.prefill_tokens);
+        /* a turn too long for what the context has left past the CSO is not read: the
+         * tracker adds nothing rather than fail the person's turn */
+        int32_t n_prompt = count(t, prompt.data);
+        s.skipped =
+            n_prompt < 0 || pipit_context_n_permanent(t->ctx) + n_prompt + TRACKER_MAX_TOKENS >
+                                pipit_context_n_ctx(t->ctx);
+    }
+    if (st == PIPIT_OK && !s.skipped) {
+        st = append(t, PIPIT_REGION_EPHEMERAL, prompt.data, false, &s.prefill_tokens);
     }
     strbuf_free(&prompt);
     struct strbuf text = {0};
     strbuf_str(&text, "");
-    if (st == PIPIT_OK) {
+    if (st == PIPIT_OK && !s.skipped) {
         pipit_sampler_reset(t->smpl);
         int32_t toks[TRACKER_MAX_TOKENS];
         int32_t n = 0;

@@ -19,11 +19,18 @@
 #define TRACKER_MAX_LINES  3
 #define TRACKER_MAX_TOKENS 64
 
+/* Tokens the tracker keeps free past its permanent prefix (its prompt and the CSO): the turn's
+ * messages and its answer. A CSO that would leave less is refused (tracker_append_cso) or cut
+ * from its oldest lines (tracker_reset_cso). */
+#define TRACKER_ROOM (TRACKER_MAX_TOKENS + 128)
+
 struct tracker;
 
-/* A tracker on `model` (borrowed). `adapter` (borrowed, may be NULL) is applied with scale 1. */
+/* A tracker on `model` (borrowed). `adapter` (borrowed, may be NULL) is applied with scale 1.
+ * Its window holds its prompt, a CSO of `cso_max` tokens (the agent's prompt limit: its memory
+ * never takes more) and TRACKER_ROOM. */
 enum pipit_status tracker_new(struct pipit_model *model,
-                              uint32_t n_ctx,
+                              uint32_t cso_max,
                               int32_t n_threads,
                               struct pipit_adapter *adapter,
                               struct tracker **out,
@@ -38,6 +45,7 @@ struct tracker_stats {
     int64_t decode_tokens;  /* tokens generated */
     int32_t n_permanent;    /* the tracker's permanent prefix after the update */
     int64_t kv_bytes;       /* bytes of its KV state (its memory cost) */
+    bool skipped;           /* the messages did not fit its context: nothing was read */
 };
 
 /* Ask for the new lines after a turn. `messages` is the turn ("user: ...\nassistant: ...\n
@@ -46,7 +54,13 @@ struct tracker_stats {
 enum pipit_status
 tracker_update(struct tracker *t, const char *messages, char **out, struct tracker_stats *stats);
 
-/* Append the CSO delta to the tracker's permanent prefix (both contexts hold the same CSO). */
+/* Append the CSO delta to the tracker's permanent prefix (both contexts hold the same CSO).
+ * PIPIT_ERR_CONTEXT_FULL, with nothing appended, when it would leave less than TRACKER_ROOM:
+ * the caller then resets the whole CSO. */
 enum pipit_status tracker_append_cso(struct tracker *t, const char *delta);
+
+/* Replace the CSO the tracker holds with `cso` (the agent trimmed or rebuilt its memory): its
+ * context holds its prompt and the newest lines of `cso` that leave TRACKER_ROOM. */
+enum pipit_status tracker_reset_cso(struct tracker *t, const char *cso);
 
 #endif /* PIPIT_TRACKER_H */

@@ -421,6 +421,11 @@ static int32_t soak_limit(struct pipit_model *m, uint32_t n_ctx) {
     if (pipit_model_meta_str(m, "pipit.train.n_ctx", meta, sizeof(meta)) >= 0) {
         trained = strtol(meta, NULL, 10);
     }
+    if (n_ctx == 0) {
+        /* the agent's own window (docs/agent.md): past the trained prompt length when the
+         * model records one, else its trained context, at most 2,048 */
+        n_ctx = trained > 0 ? (uint32_t)trained : 2048;
+    }
     if (trained <= 0) {
         struct pipit_model_info info;
         pipit_model_get_info(m, &info);
@@ -789,6 +794,12 @@ static void test_train_n_ctx_is_the_limit(void **state) {
     struct pipit_error err;
     assert_int_equal(test_agent_new(m, ts, &p, &a, &err), PIPIT_OK);
     assert_int_equal(soak_limit(m, p.n_ctx), 128);
+    /* the window the agent chose: the 128 tokens, the longest answer and a JIT tool line, far
+     * under the 2,048 a fixed default would spend on KV cache nobody uses */
+    struct pipit_agent_budget b;
+    pipit_agent_get_budget(a, &b);
+    assert_int_equal(b.prompt_limit, 128);
+    assert_true(b.n_ctx >= 128 + p.max_tokens && b.n_ctx < 512);
     int prev = 0, longest = 0, trimmed = 0, fitted = 0;
     for (int i = 0; i < 150; i++) {
         struct pipit_turn *t = NULL;

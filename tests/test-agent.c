@@ -2219,6 +2219,47 @@ static void test_real_model_state_tracker(void **state) {
     pipit_model_free(m);
 }
 
+/* A long session in a small window: the tracker's context holds the agent's CSO, trimmed when
+ * the agent trims its own and cut from its oldest lines when a delta would not fit, so no turn
+ * fails for a context the agent filled (it did, at turn 361 of a 512-token window). */
+static void test_real_model_state_tracker_long_session(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
+    struct pipit_toolset *ts = camera_tools();
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.syntax = PIPIT_SYNTAX_PIPIT;
+    p.turn_budget_ms = 0;
+    p.max_tokens = 16;
+    p.n_ctx = 512;
+    p.state_tracker = true;
+    struct pipit_agent *a = NULL;
+    struct pipit_error err;
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *const SAID[] = {"white balance cloudy", "zoom in to 2x",
+                                       "my name is Ada and I film birds", "take a photo"};
+    int32_t lines = 0;
+    int64_t kv_max = 0, kv_first = 0;
+    for (int i = 0; i < 60; i++) {
+        struct pipit_turn *t = NULL;
+        if (pipit_agent_turn(a, SAID[i % 4], &t) != PIPIT_OK) {
+            fail_msg("turn %d: %s", i, pipit_agent_errmsg(a));
+        }
+        lines += t->tracker_lines;
+        kv_first = i == 0 ? t->tracker_kv_bytes : kv_first;
+        kv_max = t->tracker_kv_bytes > kv_max ? t->tracker_kv_bytes : kv_max;
+        pipit_turn_free(t);
+    }
+    assert_true(lines > 0); /* it wrote: the random model's lines fill the window */
+    /* bounded by its window: at most the prompt's KV times the window over the prompt */
+    assert_true(kv_max > kv_first);
+    test_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* The app's state on a real (random) model: every call is grammar-forced, so each turn runs one
  * of the app's handlers or is refused by validation; after each, undo puts back exactly the
  * state the app had before the call, through restore(). */
@@ -2339,6 +2380,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_real_model_token_limit),
         cmocka_unit_test(test_real_model_cancel_mid_decode),
         cmocka_unit_test(test_real_model_state_tracker),
+        cmocka_unit_test(test_real_model_state_tracker_long_session),
         cmocka_unit_test(test_real_model_app_state),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
