@@ -2241,8 +2241,9 @@ static void test_real_model_state_tracker_long_session(void **state) {
     static const char *const SAID[] = {"white balance cloudy", "zoom in to 2x",
                                        "my name is Ada and I film birds", "take a photo"};
     int32_t lines = 0;
-    int64_t kv_max = 0, kv_first = 0;
-    for (int i = 0; i < 60; i++) {
+    int64_t kv_max = 0, kv_first = 0, kv_last = 0;
+    int resets = 0;
+    for (int i = 0; i < 30; i++) {
         struct pipit_turn *t = NULL;
         if (pipit_agent_turn(a, SAID[i % 4], &t) != PIPIT_OK) {
             fail_msg("turn %d: %s", i, pipit_agent_errmsg(a));
@@ -2250,9 +2251,14 @@ static void test_real_model_state_tracker_long_session(void **state) {
         lines += t->tracker_lines;
         kv_first = i == 0 ? t->tracker_kv_bytes : kv_first;
         kv_max = t->tracker_kv_bytes > kv_max ? t->tracker_kv_bytes : kv_max;
+        if (i > 0 && t->tracker_kv_bytes < kv_last) {
+            resets++; /* its CSO was replaced by the agent's (a trim, or a delta too long) */
+        }
+        kv_last = t->tracker_kv_bytes;
         pipit_turn_free(t);
     }
     assert_true(lines > 0); /* it wrote: the random model's lines fill the window */
+    assert_true(resets > 0);
     /* bounded by its window: at most the prompt's KV times the window over the prompt */
     assert_true(kv_max > kv_first);
     test_agent_free(a);
