@@ -1169,8 +1169,12 @@ static int32_t keep_best(struct engine_draw *s, const float *logits, const struc
     }
     int32_t n = 0;
     if (d->whole_vocab) {
+        int32_t from = d->ascii_len != NULL ? d->ascii_from : INT32_MAX;
+        const bool *rf = d->first_byte != NULL ? d->refused_first : NULL;
         for (int32_t t = 0; t < s->n_vocab; t++) {
-            if ((n < s->keep || logits[t] > s->cand[0].logit) && s->stamp[t] != s->gen) {
+            if ((n < s->keep || logits[t] > s->cand[0].logit) && s->stamp[t] != s->gen &&
+                (from == INT32_MAX || d->ascii_len[t] < from) &&
+                (rf == NULL || !rf[d->first_byte[t]])) {
                 heap_offer(s->cand, &n, s->keep, t, logits[t]);
             }
         }
@@ -1216,6 +1220,14 @@ engine_draw_fast(struct engine_draw *s, const float *logits, const struct fg_dra
         }
         for (int32_t k = 0; k < d->n_masked; k++) {
             s->cand[d->masked[k]].logit = -INFINITY;
+        }
+        bool by_len = d->ascii_len != NULL && d->ascii_from != INT32_MAX;
+        const bool *rf = d->first_byte != NULL ? d->refused_first : NULL;
+        for (int32_t t = 0; (by_len || rf != NULL) && t < s->n_vocab; t++) {
+            if ((by_len && d->ascii_len[t] >= d->ascii_from) ||
+                (rf != NULL && rf[d->first_byte[t]])) {
+                s->cand[t].logit = -INFINITY;
+            }
         }
     } else {
         size_t total = (size_t)d->n_list + (size_t)d->n_extra;

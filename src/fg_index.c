@@ -44,6 +44,7 @@ void fg_index_free(struct fg_index *ix) {
     free(ix->ascii);
     free(ix->ascii_start);
     free(ix->ascii_len);
+    free(ix->first_byte);
     free(ix->sub_end);
     free(ix->node_tok_start);
     free(ix->tok_by_node);
@@ -96,7 +97,9 @@ enum pipit_status fg_index_read(struct fg_vocab *v, struct fg_index **out) {
         ix->ascii = malloc(sizeof(int32_t) * (nv > 0 ? nv : 1));
         ix->ascii_start = calloc(FG_MAX_PIECE + 2, sizeof(int32_t));
         ix->ascii_len = malloc(sizeof(int16_t) * (nv > 0 ? nv : 1));
-        ok = ix->ascii != NULL && ix->ascii_start != NULL && ix->ascii_len != NULL;
+        ix->first_byte = calloc(nv > 0 ? nv : 1, 1);
+        ok = ix->ascii != NULL && ix->ascii_start != NULL && ix->ascii_len != NULL &&
+             ix->first_byte != NULL;
     }
     for (size_t t = 0; ok && t < nv; t++) { /* counting sort of the plain ASCII tokens */
         int64_t len = ix->off[t + 1] - ix->off[t];
@@ -134,6 +137,9 @@ enum pipit_status fg_index_read(struct fg_vocab *v, struct fg_index **out) {
                 ix->tok_special[t] = c == '"' ? FG_SPECIAL_QUOTE : FG_SPECIAL_HARD;
                 break;
             }
+        }
+        if (ix->tok_special[t] == 0 && ix->off[t + 1] > ix->off[t]) {
+            ix->first_byte[t] = (uint8_t)ix->blob[ix->off[t]]; /* >= 0x20: never 0 */
         }
     }
     if (!ok) {

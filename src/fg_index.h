@@ -44,6 +44,7 @@ struct fg_index {
     int32_t *ascii;       /* plain printable ASCII tokens (no '"', '\\'), by text length */
     int32_t *ascii_start; /* FG_MAX_PIECE + 2 offsets: ascii[ascii_start[L]..] are >= L bytes */
     int16_t *ascii_len;   /* per token: its length when in `ascii`, else -1 */
+    uint8_t *first_byte;  /* per token: its first byte, 0 for the special and empty ones */
     int32_t *sub_end;     /* per node: its subtree is nodes [node, sub_end) (preorder) */
     int32_t *node_tok_start; /* n_nodes + 1: tok_by_node[node_tok_start[x]..] end at x.. */
     int32_t *tok_by_node;    /* tokens ordered by the node their text ends at */

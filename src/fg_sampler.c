@@ -69,15 +69,8 @@ bool fg_sampler_feed_text(struct fg_sampler *s, const char *text, size_t n) {
 static void mask_refused(struct fg_sampler *s, struct fg_masks *m, int32_t tok, bool wide) {
     int32_t alen = fg_index_ascii_len(s->ix, tok);
     if (wide && alen > 0 && alen < m->ascii_from) {
-        /* too long for what is left of the string: so is every longer one */
-        int32_t n_long = 0;
-        const int32_t *lt = fg_index_ascii_from(s->ix, alen, &n_long);
-        int32_t n_had = 0;
-        if (m->ascii_from != INT32_MAX) {
-            fg_index_ascii_from(s->ix, m->ascii_from, &n_had);
-        }
-        memcpy(s->buf + m->n, lt, sizeof(int32_t) * (size_t)(n_long - n_had));
-        m->n += n_long - n_had;
+        /* too long for what is left of the string: so is every longer one (a threshold the
+         * draw applies, fg_draw.ascii_from) */
         m->ascii_from = alen;
     }
     int32_t pn = 0;
@@ -85,14 +78,12 @@ static void mask_refused(struct fg_sampler *s, struct fg_masks *m, int32_t tok, 
     unsigned char b0 = pp != NULL ? (unsigned char)pp[0] : 0;
     if (wide && !m->first && pp != NULL &&
         fg_step_bytes(s->a, s->state, (const char *)&b0, 1) < 0) {
-        /* its first byte is refused (a UTF-8 continuation byte, a control byte):
-         * so is every token that starts with a refused byte */
-        const int32_t *rf = NULL;
-        int32_t n_rf = fg_refused_first(s->a, s->state, &rf);
-        for (int32_t k = 0; k < n_rf; k++) { /* the other rules' tokens: theirs */
-            if (fg_index_ascii_len(s->ix, rf[k]) < 0 && fg_index_special_kind(s->ix, rf[k]) == 0) {
-                s->buf[m->n++] = rf[k];
-            }
+        /* its first byte is refused (a UTF-8 continuation byte, a control byte): so is every
+         * token that starts with a refused byte (a table the draw applies, fg_draw) */
+        m->refused_first[0] = false;
+        for (int b = 1; b < 256; b++) {
+            char c = (char)b;
+            m->refused_first[b] = fg_step_bytes(s->a, s->state, &c, 1) < 0;
         }
         m->first = true;
     }
@@ -185,7 +176,12 @@ void fg_sampler_begin(struct fg_sampler *s, struct fg_draw *d) {
         return;
     }
     s->phase = PHASE_VOCAB;
-    *d = (struct fg_draw){.whole_vocab = true, .rejected = s->rejected, .masked = s->buf};
+    *d = (struct fg_draw){.whole_vocab = true,
+                          .rejected = s->rejected,
+                          .masked = s->buf,
+                          .ascii_len = s->ix->ascii_len,
+                          .ascii_from = INT32_MAX,
+                          .first_byte = s->ix->first_byte};
 }
 
 bool fg_sampler_offer(struct fg_sampler *s, int32_t token, struct fg_draw *d) {
@@ -213,6 +209,8 @@ bool fg_sampler_offer(struct fg_sampler *s, int32_t token, struct fg_draw *d) {
     }
     d->n_rejected = s->n_rej;
     d->n_masked = s->phase == PHASE_VOCAB ? s->mk.n : 0;
+    d->ascii_from = s->phase == PHASE_VOCAB ? s->mk.ascii_from : INT32_MAX;
+    d->refused_first = s->phase == PHASE_VOCAB && s->mk.first ? s->mk.refused_first : NULL;
     return false;
 }
 

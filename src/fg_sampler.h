@@ -49,6 +49,15 @@ struct fg_draw {
     int32_t n_rejected;
     const int32_t *masked; /* whole_vocab only: refused without a draw (logit -inf) */
     int32_t n_masked;
+    /* whole_vocab only: also refused, every plain ASCII token at least `ascii_from` bytes long
+     * (ascii_len[t] >= ascii_from; ascii_len is -1 for the others): a threshold, not a list,
+     * because near the end of a bounded string it is most of the vocabulary */
+    const int16_t *ascii_len;
+    int32_t ascii_from;
+    /* whole_vocab only, may be NULL: also refused, every token whose first byte b (first_byte,
+     * 0 for the special and empty tokens) has refused_first[b] */
+    const uint8_t *first_byte;
+    const bool *refused_first;
     /* the candidates are exactly the allowed tokens: a single one is taken without a draw
      * (fg_sampler_offer() it all the same), none or a draw that selects nothing is an error */
     bool exact;
@@ -58,6 +67,7 @@ struct fg_masks {
     int32_t n;          /* tokens masked, in buf[0..n) */
     int32_t ascii_from; /* plain ASCII tokens this long and longer are masked */
     bool hard, quote, first;
+    bool refused_first[256]; /* with `first`: the bytes the state refuses first ([0] false) */
 };
 
 /* One sampler's state (inside the engine's struct pipit_sampler; zeroed = not attached). */
