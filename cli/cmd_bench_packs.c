@@ -102,6 +102,8 @@ int cmd_bench_packs(int argc, char **argv) {
     double lat[MAX_PACKS * N_UTT * ROUNDS];
     size_t n_lat = 0;
     int rc = CLI_EXIT_OK;
+    /* the ggml backends are loaded once per process whichever the setup: not the packs' */
+    pipit_backend_init(NULL);
     double rss0 = rss_mib(), t0 = cli_now_ms(), disk = base != NULL ? file_mb(base) : 0.0;
     for (int k = 0; k < n && rc == CLI_EXIT_OK; k++) {
         disk += file_mb(files[k]);
