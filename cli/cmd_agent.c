@@ -40,6 +40,7 @@ struct agent_opts {
     bool gbnf;
     bool tracker;
     bool force_call;
+    bool flash_attn;
     bool keep_going;
     bool verbose;
     bool json;
@@ -78,6 +79,8 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --memory MODE     what stays in context between turns: none, full or cso\n"
         "                    (default cso; docs/memory.md)\n"
         "  --force-call      every answer is a tool call (the grammar is not lazy)\n"
+        "  --flash-attn      llama.cpp's flash attention (default off: on a CPU it\n"
+        "                    slows every turn to speed up the first prefill)\n"
         "  -v                also print calls, tokens and latency\n"
         "%s",
         cmd, strcmp(cmd, "run") == 0 ? " [\"utterance\" ...]" : "", PIPIT_DEFAULT_MODEL,
@@ -122,6 +125,10 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
         }
         if (strcmp(argv[i], "--tracker") == 0) {
             o->tracker = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--flash-attn") == 0) {
+            o->flash_attn = true;
             continue;
         }
         if (strcmp(argv[i], "--force-call") == 0) {
@@ -334,6 +341,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.turn_budget_ms = o->budget_ms;
     ap.n_ctx = (uint32_t)o->n_ctx;
     ap.lazy_grammar = !o->force_call;
+    ap.flash_attn = o->flash_attn;
     if (o->memory != NULL) {
         ap.memory = strcmp(o->memory, "none") == 0   ? PIPIT_MEMORY_NONE
                     : strcmp(o->memory, "full") == 0 ? PIPIT_MEMORY_FULL

@@ -1035,6 +1035,10 @@ struct pipit_agent_params {
                                     (default true); false: llama.cpp's grammar sampler, also
                                     the fallback for grammars outside the fast path
                                     (docs/fastgrammar.md) */
+    bool flash_attn;             /* llama.cpp's flash attention in the agent's contexts
+                                    (Executor and State-Tracker; default false: on a CPU it
+                                    trades per-turn latency for one-time prefill, as in
+                                    pipit_context_params) */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);

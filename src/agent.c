@@ -63,6 +63,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .state_tracker = false,
         .tracker_adapter = NULL,
         .adapter = NULL,
+        .flash_attn = false,
     };
     return p;
 }
@@ -270,8 +271,8 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
                 }
             }
             if (st == PIPIT_OK) {
-                st = tracker_new(model, (uint32_t)a->prompt_limit, p->n_threads, a->tracker_lora,
-                                 &a->tracker, err);
+                st = tracker_new(model, (uint32_t)a->prompt_limit, p->n_threads, p->flash_attn,
+                                 a->tracker_lora, &a->tracker, err);
             }
         }
     }
@@ -346,9 +347,12 @@ enum pipit_status pipit_agent_init(struct pipit_model *model,
     if (p.n_ctx == 0 && p.max_tokens >= 1 && p.max_tokens <= 4096) {
         p.n_ctx = auto_window(model, tools, &p); /* out-of-range max_tokens: refused below */
     }
+    struct pipit_context_params cp = pipit_context_default_params();
+    cp.n_ctx = p.n_ctx;
+    cp.n_threads = p.n_threads;
+    cp.flash_attn = p.flash_attn;
     struct backend b;
-    enum pipit_status st =
-        backend_llama_new(model, p.n_ctx, p.n_threads, p.temperature, p.seed, &b, err);
+    enum pipit_status st = backend_llama_new(model, &cp, p.temperature, p.seed, &b, err);
     if (st != PIPIT_OK) {
         return st;
     }

@@ -124,9 +124,10 @@ static const char *const DETERMINERS[] = {"the", "my",      "your", "our", "its"
 
 /* Generic state words: a value of any key in a question ("is the flash on?"). */
 static const char *const STATE_WORDS[] = {
-    "on",    "off",   "enabled", "disabled", "active",   "inactive", "true",
-    "false", "yes",   "no",      "locked",   "unlocked", "running",  "set",
-    "unset", "going", "open",    "opened",   "closed",   "shut",
+    "on",        "off",    "enabled", "disabled", "active",    "inactive", "true",    "false",
+    "yes",       "no",     "locked",  "unlocked", "running",   "set",      "unset",   "going",
+    "open",      "opened", "closed",  "shut",     "showing",   "shown",    "visible", "hidden",
+    "displayed", "lit",    "live",    "playing",  "connected", "muted",    "paused",  "working",
 };
 
 /* Quantities people ask about without naming the key ("how warm is it set to?", "how long is
@@ -771,6 +772,55 @@ int ask_say_keys(const struct ask *k,
 /* ============================================================================
  * questions */
 
+/* Whether word `w` is one of the space-separated words of `phrase`. */
+static bool phrase_has_word(const char *phrase, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = phrase; n > 0 && *p != '\0';) {
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, w, n) == 0) {
+            return true;
+        }
+        p += len + (p[len] == ' ' ? 1 : 0);
+    }
+    return false;
+}
+
+/* A question that names a key in another word order than its name ("what colour is the
+ * bedroom light" for "bedroom light colour"): its words past the opener, the glue, the
+ * determiners and the state words are exactly the words of one key's name (as a set). The
+ * key, or -1 when no key's name or two keys' names fit. */
+static int key_by_word_set(const struct ask *k, const struct words_tok *t, size_t lo, size_t hi) {
+    int found = -1;
+    for (size_t a = 0; a < k->n_aliases; a++) {
+        const struct ask_alias *al = &k->aliases[a];
+        if (al->key < 0 || al->n_words < 2) {
+            continue; /* one word is the main path's; a shared name names neither */
+        }
+        size_t hit = 0;
+        bool fits = true;
+        for (size_t i = lo; i < hi && fits; i++) {
+            if (i == lo && ask_in_list(t[i].w, OPENERS, COUNT(OPENERS))) {
+                continue;
+            }
+            if (phrase_has_word(al->phrase, t[i].w)) {
+                hit++;
+                continue;
+            }
+            fits = ask_in_list(t[i].w, GLUE, COUNT(GLUE)) ||
+                   ask_in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS)) ||
+                   ask_in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS));
+        }
+        if (!fits || hit != al->n_words) {
+            continue;
+        }
+        if (found >= 0 && found != al->key) {
+            return -1;
+        }
+        found = al->key;
+    }
+    return found;
+}
+
 int ask_answer(const struct ask *k,
                const char *utterance,
                const json_t *state,
@@ -836,6 +886,26 @@ int ask_answer(const struct ask *k,
             return 0;
         }
     }
+    if (ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
+        /* the name in another order: "what colour is the bedroom light" */
+        int key = key_by_word_set(k, t, lo, hi);
+        if (key >= 0) {
+            bool what = ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "whats") ||
+                        ask_tok_is(t, hi, lo, "whatre");
+            bool determined = !what;
+            for (size_t i = lo; i < hi && !determined; i++) {
+                determined = ask_in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS));
+            }
+            bool array = k->keys[key].type == KEY_ARRAY;
+            if (determined && !array) {
+                int said = ask_say_keys(k, &key, 1, state, buf, size);
+                if (said > 0) {
+                    return said;
+                }
+                buf[0] = '\0';
+            }
+        }
+    }
     int keys[4];
     size_t n_keys = 0;
     bool unknown[ASK_MAX_TOKENS] = {false};
@@ -884,6 +954,12 @@ int ask_answer(const struct ask *k,
     }
     if (n_keys == 0) {
         return 0;
+    }
+    if (!determined && (ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "which"))) {
+        /* "what aspect ratio?", "which white balance?": the key right after the question
+         * word, no copula, asks for its value */
+        int key = -1;
+        determined = ask_match_alias(k, t, hi, lo + 1, &key) > 0 && key >= 0;
     }
     if (!determined && (ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "whats") ||
                         ask_tok_is(t, hi, lo, "whatre"))) {

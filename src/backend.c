@@ -412,13 +412,12 @@ static const struct backend_ops LLAMA_BACKEND_OPS = {
 };
 
 enum pipit_status backend_llama_new(struct pipit_model *model,
-                                    uint32_t n_ctx,
-                                    int32_t n_threads,
+                                    const struct pipit_context_params *cp,
                                     float temperature,
                                     uint32_t seed,
                                     struct backend *out,
                                     struct pipit_error *err) {
-    if (model == NULL || out == NULL) {
+    if (model == NULL || cp == NULL || out == NULL) {
         return pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "backend: NULL argument");
     }
     memset(out, 0, sizeof(*out));
@@ -426,10 +425,7 @@ enum pipit_status backend_llama_new(struct pipit_model *model,
     if (b == NULL) {
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "backend: out of memory");
     }
-    struct pipit_context_params cp = pipit_context_default_params();
-    cp.n_ctx = n_ctx;
-    cp.n_threads = n_threads;
-    enum pipit_status st = pipit_context_init(model, &cp, &b->ctx, err);
+    enum pipit_status st = pipit_context_init(model, cp, &b->ctx, err);
     if (st != PIPIT_OK) {
         free(b);
         return st;

@@ -98,15 +98,14 @@ struct backend {
     void *self;
 };
 
-/* The llama backend on `model` (borrowed; must outlive it). `n_ctx`/`n_threads` as in
- * pipit_context_params; `temperature` <= 0 decodes greedily. */
 /* Apply `adapter` at scale 1 to the context of a backend made by backend_llama_new (NULL =
  * none). PIPIT_ERR_INVALID_ARG for any other backend. */
 enum pipit_status backend_llama_set_adapter(struct backend *b, struct pipit_adapter *adapter);
 
+/* The llama backend on `model` (borrowed; must outlive it), its context made with `cp`;
+ * `temperature` <= 0 decodes greedily. */
 enum pipit_status backend_llama_new(struct pipit_model *model,
-                                    uint32_t n_ctx,
-                                    int32_t n_threads,
+                                    const struct pipit_context_params *cp,
                                     float temperature,
                                     uint32_t seed,
                                     struct backend *out,

@@ -52,6 +52,7 @@ struct tracker {
 enum pipit_status tracker_new(struct pipit_model *model,
                               uint32_t cso_max,
                               int32_t n_threads,
+                              bool flash_attn,
                               struct pipit_adapter *adapter,
                               struct tracker **out,
                               struct pipit_error *err) {
@@ -78,6 +79,7 @@ enum pipit_status tracker_new(struct pipit_model *model,
     struct pipit_context_params cp = pipit_context_default_params();
     cp.n_ctx = cso_max + (uint32_t)(tst == PIPIT_OK ? n_prompt : 512) + TRACKER_ROOM;
     cp.n_threads = n_threads;
+    cp.flash_attn = flash_attn;
     enum pipit_status st = pipit_context_init(model, &cp, &t->ctx, err);
     if (st == PIPIT_OK && adapter != NULL) {
         float one = 1.0f;

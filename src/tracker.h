@@ -28,10 +28,11 @@ struct tracker;
 
 /* A tracker on `model` (borrowed). `adapter` (borrowed, may be NULL) is applied with scale 1.
  * Its window holds its prompt, a CSO of `cso_max` tokens (the agent's prompt limit: its memory
- * never takes more) and TRACKER_ROOM. */
+ * never takes more) and TRACKER_ROOM; `flash_attn` as in pipit_context_params. */
 enum pipit_status tracker_new(struct pipit_model *model,
                               uint32_t cso_max,
                               int32_t n_threads,
+                              bool flash_attn,
                               struct pipit_adapter *adapter,
                               struct tracker **out,
                               struct pipit_error *err);

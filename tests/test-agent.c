@@ -2219,6 +2219,41 @@ static void test_real_model_state_tracker(void **state) {
     pipit_model_free(m);
 }
 
+/* Flash attention is the agent's to switch on (Executor and tracker contexts): the bundled
+ * model answers the same commands with it as without. */
+static void test_real_model_flash_attn(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = camera_tools();
+    static const char *const SAID[] = {"take a photo", "zoom in to 2x", "turn on the flash"};
+    char tools[2][3][80];
+    for (int fa = 0; fa < 2; fa++) {
+        struct pipit_agent_params p = pipit_agent_default_params();
+        p.n_threads = 1;
+        p.turn_budget_ms = 0;
+        p.flash_attn = fa == 1;
+        p.state_tracker = true;
+        struct pipit_agent *a = NULL;
+        struct pipit_error err;
+        if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        for (int i = 0; i < 3; i++) {
+            struct pipit_turn *t = NULL;
+            assert_int_equal(pipit_agent_turn(a, SAID[i], &t), PIPIT_OK);
+            assert_true(t->n_calls >= 1 && t->calls[0].ok);
+            snprintf(tools[fa][i], sizeof(tools[fa][i]), "%s", t->calls[0].tool);
+            pipit_turn_free(t);
+        }
+        test_agent_free(a);
+    }
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(tools[0][i], tools[1][i]);
+    }
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* A long session in a small window: the tracker's context holds the agent's CSO, trimmed when
  * the agent trims its own and cut from its oldest lines when a delta would not fit, so no turn
  * fails for a context the agent filled (it did, at turn 361 of a 512-token window). */
@@ -2387,6 +2422,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_real_model_cancel_mid_decode),
         cmocka_unit_test(test_real_model_state_tracker),
         cmocka_unit_test(test_real_model_state_tracker_long_session),
+        cmocka_unit_test(test_real_model_flash_attn),
         cmocka_unit_test(test_real_model_app_state),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {

@@ -89,6 +89,13 @@ static void test_camera_questions(void **state) {
         {"what mode am I in", "The scene mode is night."},
         {"what's the aspect ratio", "The aspect ratio is 16:9."},
         {"is the grid on or off", "The grid is off."},
+        /* state words that are not a value's ("showing", "visible"), and the key right after
+         * the question word with no copula (a new user's phrasings, all of which the model
+         * answered by setting the key) */
+        {"is the grid showing?", "The grid is off."},
+        {"is the horizon level visible?", "The horizon level is off."},
+        {"what aspect ratio?", "The aspect ratio is 16:9."},
+        {"which white balance?", "The white balance is auto."},
         {"is exposure and focus locked?", NULL}, /* "exposure" and "focus": not one name */
         {"is the ae af lock on", "Exposure and focus aren't locked."},
         {"tell me, is the horizon level on?", "The horizon level is off."},
@@ -315,14 +322,25 @@ static void test_pack_quantities(void **state) {
     assert_true(ask_answer(p.k, "what's the thermostat set to?", p.state, thermo, sizeof(thermo)));
     assert_true(ask_answer(p.k, "is the timer on?", p.state, timer, sizeof(timer)));
     assert_true(ask_answer(p.k, "what are the blinds at?", p.state, blinds, sizeof(blinds)));
+    char colour[128];
+    assert_true(ask_answer(p.k, "what's the bedroom colour?", p.state, colour, sizeof(colour)));
     assert_non_null(strstr(thermo, "19.5"));
     assert_non_null(strstr(timer, "35"));
     const struct qa cases[] = {
-        {"how warm is it set to again?", thermo}, {"what temperature is the heating on", thermo},
-        {"how long is left on the timer", timer}, {"how long's left on the timer?", timer},
-        {"how much time is left", timer},         {"are the blinds open?", blinds},
-        {"are the blinds closed", blinds},        {"open the blinds", NULL},
-        {"how warm is it in Lisbon today", NULL}, {"how long does a roast chicken take", NULL},
+        {"how warm is it set to again?", thermo},
+        {"what temperature is the heating on", thermo},
+        {"how long is left on the timer", timer},
+        {"how long's left on the timer?", timer},
+        {"how much time is left", timer},
+        {"are the blinds open?", blinds},
+        {"are the blinds closed", blinds},
+        {"open the blinds", NULL},
+        /* a key's name in another word order ("bedroom light colour") */
+        {"what colour is the bedroom light?", colour},
+        {"what color is the bedroom light", colour},
+        {"is the porch light on?", NULL}, /* no such key: the model decides */
+        {"how warm is it in Lisbon today", NULL},
+        {"how long does a roast chicken take", NULL},
     };
     assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
     pack_close(&p);
