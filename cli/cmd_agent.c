@@ -301,6 +301,26 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
             }
         }
     }
+    if (model == o->model && strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && o->lora == NULL &&
+        (pack == NULL || strcmp(pack, "camera") != 0)) {
+        /* the bundled model knows the camera's tools only: say so before it answers for others
+         * (a model trained for another pack says so itself, pipit_agent_model_notice) */
+        if (pack != NULL) {
+            fprintf(stderr,
+                    "pipit: warning: no model was trained for the pack \"%s\" (no "
+                    "models/pipit-%s.gguf): the bundled camera model answers, and it does not know "
+                    "these tools; train one with `pipit train --tools %s --out "
+                    "models/pipit-%s.gguf` (docs/training.md)\n",
+                    pack, pack, tools_path, pack);
+        } else {
+            fprintf(stderr,
+                    "pipit: warning: the tool set %s names no pack and no model was trained for "
+                    "it: the bundled camera model answers, and it does not know these tools; "
+                    "train one with `pipit train --tools %s --out MODEL.gguf` and pass --model "
+                    "(docs/training.md, docs/pack.md)\n",
+                    tools_path, tools_path);
+        }
+    }
     if (stat(model, &sb) != 0 && strcmp(model, PIPIT_DEFAULT_MODEL) == 0) {
         char msg[sizeof(PIPIT_DEFAULT_MODEL) + 200];
         snprintf(msg, sizeof(msg),

@@ -1081,6 +1081,23 @@ static void test_cli_pack_model(void **state) {
     char *out = NULL, *eout = NULL;
     assert_int_equal(run_cli("run --threads 1 -v 'hello there'", "", 0, &out, &eout), 0);
     assert_null(strstr(eout, "has its own model"));
+    assert_null(strstr(eout, "does not know these tools")); /* the camera's own model */
+    free(out);
+    free(eout);
+    /* a pack no model was trained for: the bundled camera model answers, and says so */
+    static const char PACK[] =
+        "{\"pipit\": {\"pack\": \"coffee\"}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"brew\", \"description\": \"Brew a coffee\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {}}}}]}";
+    char path[600], args[800];
+    snprintf(path, sizeof(path), "%s/coffee.json", dir);
+    test_write_file(path, PACK, sizeof(PACK) - 1);
+    snprintf(args, sizeof(args), "run --threads 1 --tools '%s' 'make me a coffee'", path);
+    assert_int_equal(run_cli(args, "", 0, &out, &eout), 0);
+    if (strstr(eout, "no model was trained for the pack \"coffee\"") == NULL ||
+        strstr(eout, "does not know these tools") == NULL) {
+        fail_msg("stderr: %s", eout);
+    }
     free(out);
     free(eout);
 }
