@@ -1156,6 +1156,9 @@ enum pipit_turn_flag {
                                             string ("Bobo" for "text Bob hi") or chose another
                                             enum value or on/off than the one said ("flash
                                             on" -> "off"); the person's words were put back */
+    PIPIT_TURN_QUESTION_KEPT = 1 << 17,   /* the model answered a question ("is the porch
+                                            light on?") with a call that would change
+                                            something: it was not run, the sentence says so */
 };
 
 struct pipit_turn {

@@ -552,3 +552,83 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     json_decref(args);
     return written;
 }
+
+/* ============================================================================ questions */
+
+/* Dropped before the question word. */
+static const char *const Q_LEADS[] = {"hey",  "so",  "and",  "ok",   "okay", "um",  "uh",   "oh",
+                                      "wait", "but", "also", "then", "well", "hmm", "pipit"};
+
+/* Yes/no questions: a copula or auxiliary first ("do" only before a subject: "do it again"
+ * is a command; not "were": the words drop apostrophes, and "we're doing the cake" is not a
+ * question). */
+static const char *const Q_YES_NO[] = {"is",   "isnt",   "are", "arent", "am",  "was",
+                                       "does", "doesnt", "did", "didnt", "has", "hasnt"};
+
+/* Wh-questions ("how" only of a quantity or state: "how do I ..." asks for help, often wanting
+ * it done). */
+static const char *const Q_WH[] = {"what", "whats", "which", "where", "wheres", "who",
+                                   "whos", "when",  "whens", "why",   "whatre"};
+static const char *const Q_HOW_OF[] = {"much",  "many",   "long", "bright", "warm", "cold",
+                                       "hot",   "loud",   "big",  "far",    "high", "low",
+                                       "close", "zoomed", "is",   "are",    "s",    "dark"};
+
+/* Words that make a question a request: "is it possible to ...", "are you able to ...",
+ * "is there a way to ...", "would you mind ...", "what about 3x?", "what if ...". */
+static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",  "about",  "if",
+                                        "can",      "could", "would", "will",  "please", "lets",
+                                        "should",   "shall", "want",  "wanna", "need",   "try"};
+
+static bool in_list(const char *w, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(w, list[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+bool agent_question_must_not_act(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 bool command_verb) {
+    if (ts == NULL || segment == NULL || tool < 0 || command_verb) {
+        return false;
+    }
+    if ((size_t)tool < ts->n_tools &&
+        (pipit_toolset_is_cloud(ts, (size_t)tool) ||
+         pipit_toolset_undo(ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE)) {
+        return false; /* it changes nothing: a question may well want it */
+    }
+    struct words_tok t[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, N_OF(t));
+    if (n == N_OF(t)) {
+        return false; /* a question is short */
+    }
+    size_t i = 0;
+    while (i < n && in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
+        i++;
+    }
+    if (i + 1 >= n) {
+        return false;
+    }
+    for (size_t k = i; k < n; k++) {
+        if (in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST))) {
+            return false;
+        }
+    }
+    const char *w0 = t[i].w, *w1 = t[i + 1].w;
+    if (in_list(w0, Q_YES_NO, N_OF(Q_YES_NO)) || in_list(w0, Q_WH, N_OF(Q_WH))) {
+        return true;
+    }
+    if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
+        return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0 ||
+               strcmp(w1, "they") == 0;
+    }
+    if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
+        return strcmp(w0, "hows") == 0 || in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
+    }
+    return false;
+}

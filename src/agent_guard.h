@@ -36,4 +36,16 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
+ * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
+ * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a
+ * tool with undo keys or with an action that cannot be undone, never a read-only tool or the
+ * cloud. Requests phrased as questions ("is it possible to zoom in?", "how do I turn on the
+ * grid?", "what about 3x?") and segments that start with a command verb (`command_verb`:
+ * router_command_verb() found one) are not questions here. */
+bool agent_question_must_not_act(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 bool command_verb);
+
 #endif /* PIPIT_AGENT_GUARD_H */

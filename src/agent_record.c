@@ -97,6 +97,7 @@ static const struct {
     {PIPIT_TURN_UNPINNED, "unpinned"},
     {PIPIT_TURN_SMALL_TALK, "small_talk"},
     {PIPIT_TURN_WORDS_RESTORED, "words_restored"},
+    {PIPIT_TURN_QUESTION_KEPT, "question_kept"},
 };
 
 static json_t *json_or_string(const char *text) {

@@ -340,6 +340,40 @@ bool agent_handle_output(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
+    if (tb->segment != NULL && agent_question_must_not_act(
+                                   a->ts, tool, tb->segment,
+                                   router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) {
+        /* "is the porch light on?" must not switch a light on: nothing runs, and the
+         * sentence says so (docs/agent.md, "A question never acts") */
+        tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
+        rec->status = PIPIT_OK;
+        rec->executed = false;
+        rec->ok = false;
+        pipit_format(rec->code, sizeof(rec->code), "question");
+        pipit_format(rec->message, sizeof(rec->message), "a question does not act");
+        rec->data_json = agent_strdup("{}");
+        /* and what the state says about the one key that call would have set ("did I leave
+         * the flash on?" -> "The flash is on auto.") */
+        char said[384] = "That sounded like a question, so I didn't change anything.";
+        json_t *now =
+            (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
+        const char *key;
+        json_t *v;
+        char one[256];
+        if (json_object_size(now) == 1) {
+            json_object_foreach(now, key, v) {
+                if (ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
+                    size_t n = strlen(said);
+                    pipit_format(said + n, sizeof(said) - n, " %s", one);
+                }
+            }
+        }
+        json_decref(now);
+        rec->sentence = agent_strdup(said);
+        agent_say(tb, rec->sentence);
+        pipit_call_clear(&call);
+        return true;
+    }
     if ((size_t)tool >= a->ts->n_tools) {
         agent_model_undo(a, tb, rec);
         pipit_call_clear(&call);

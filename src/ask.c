@@ -866,6 +866,11 @@ int ask_answer(const struct ask *k,
     if (hi <= lo) {
         return 0;
     }
+    if (ask_tok_is(t, hi, lo, "do") && !ask_tok_is(t, hi, lo + 1, "i") &&
+        !ask_tok_is(t, hi, lo + 1, "we") && !ask_tok_is(t, hi, lo + 1, "you") &&
+        !ask_tok_is(t, hi, lo + 1, "they")) {
+        return 0; /* "do it in night mode" is a command; "do I have the flash on?" asks */
+    }
     if (!ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
         /* a statement asked as a question: "flash is on or off?", "the flash is off, right?" */
         size_t end = len;

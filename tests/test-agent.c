@@ -1591,6 +1591,58 @@ static void test_person_choice_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A question never acts: a call the model makes for a question ("is the picture too dark?"
+ * -> exposure up) does not run when it would change something, and the sentence says so;
+ * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
+ * turn on the grid?") and commands that start with "do" still act. */
+static void test_question_never_acts(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model;
+        bool kept;
+    } cases[] = {
+        {"is the picture too dark?", "set_exposure(ev=1)", true},
+        {"does night mode help here?", "set_scene_mode(mode=\"night\")", true},
+        {"how bright is the picture", "set_exposure(ev=2)", true},
+        {"so which zoom is best for portraits", "set_zoom(level=2)", true},
+        {"is it possible to zoom in?", "set_zoom(level=2)", false},
+        {"what about 3x?", "set_zoom(level=3)", false},
+        {"how do I turn on the grid?", "set_grid(enabled=true)", false},
+        {"do it in night mode", "set_scene_mode(mode=\"night\")", false},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    char outs[N][96];
+    const char *out[N];
+    for (size_t k = 0; k < N; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
+        out[k] = outs[k];
+    }
+    script(&fx, N, out);
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool kept = (t->flags & PIPIT_TURN_QUESTION_KEPT) != 0;
+        if (kept != cases[k].kept || t->n_calls != 1 || t->calls[0].executed == kept) {
+            fail_msg("\"%s\": kept %d, %zu calls, sentence \"%s\"", cases[k].say, kept, t->n_calls,
+                     t->sentence);
+        }
+        if (kept) {
+            assert_string_equal(t->calls[0].code, "question");
+            assert_non_null(strstr(t->sentence, "didn't change anything"));
+        }
+        if (k == 3) { /* nothing the questions asked changed the camera */
+            assert_state(&fx, "exposure_ev", "0.0");
+            assert_state(&fx, "scene_mode", "\"auto\"");
+            assert_state(&fx, "zoom", "1.0");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A number copied without its unit is converted to the argument's unit ("timer 2 minutes"
  * -> seconds=2 becomes 120, refused with the limit); a bent one is restored in that unit. */
 static void test_person_unit_converted(void **state) {
@@ -2406,6 +2458,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_words_restored),
         cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_person_choice_restored),
+        cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
