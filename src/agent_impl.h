@@ -71,6 +71,7 @@ struct pipit_agent {
     enum pipit_thermal thermal;
     struct action_entry *log; /* undo_slots entries, the newest last */
     int32_t log_n;
+    int32_t log_dropped; /* actions pushed out of the full log: undo cannot reach them */
     struct custom_handler handlers[AGENT_MAX_HANDLERS];
     size_t n_handlers;
     struct pipit_cloud *cloud;    /* borrowed; NULL = not configured */

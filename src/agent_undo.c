@@ -37,6 +37,7 @@ void agent_log_push(struct pipit_agent *a,
                     enum pipit_undo_kind kind,
                     json_t *snapshot) {
     if (a->log_n == a->params.undo_slots) {
+        a->log_dropped++; /* undo must say it cannot go back that far */
         json_decref(a->log[0].snapshot);
         memmove(a->log, a->log + 1, sizeof(*a->log) * (size_t)(a->log_n - 1));
         a->log_n--;
@@ -75,7 +76,12 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
     struct strbuf b = {0};
     *reverted = 0;
     if (a->log_n == 0) {
-        strbuf_str(&b, "There's nothing to undo.");
+        if (a->log_dropped > 0) {
+            strbuf_printf(&b, "There's nothing more I can undo: I keep the last %d actions.",
+                          (int)a->params.undo_slots);
+        } else {
+            strbuf_str(&b, "There's nothing to undo.");
+        }
         return strbuf_take(&b);
     }
     int32_t available = a->log_n;
@@ -102,7 +108,11 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
         }
         json_decref(e.snapshot);
     }
-    if (count != ROUTER_UNDO_ALL && count > available) {
+    if (a->log_n == 0 && a->log_dropped > 0 && (count == ROUTER_UNDO_ALL || count > available)) {
+        /* "undo everything" after more actions than the log keeps: the older ones stay */
+        strbuf_printf(&b, " Older changes stay: I can undo only the last %d actions.",
+                      (int)a->params.undo_slots);
+    } else if (count != ROUTER_UNDO_ALL && count > available) {
         if (available == 1) {
             strbuf_str(&b, " There was only one action to undo.");
         } else {

@@ -757,6 +757,31 @@ static void test_pack_undo_tool_wins(void **state) {
     teardown_fx(&fx);
 }
 
+/* More actions than the undo log keeps: "undo everything" reverts what it holds and says the
+ * older changes stay; undo after that says it cannot go further back. */
+static void test_undo_beyond_the_log(void **state) {
+    (void)state;
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.undo_slots = 2;
+    struct fixture fx;
+    setup_with(&fx, &p);
+    const char *out[] = {"<call>set_zoom(level=2)", "<call>set_flash(mode=\"on\")",
+                         "<call>set_timer(seconds=3)"};
+    script(&fx, 3, out);
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    pipit_turn_free(turn(&fx, "flash on"));
+    pipit_turn_free(turn(&fx, "3 second timer"));
+    struct pipit_turn *t = turn(&fx, "undo everything");
+    assert_string_equal(t->sentence, "The timer is off again. The flash is off again. Older "
+                                     "changes stay: I can undo only the last 2 actions.");
+    assert_state(&fx, "zoom", "2.0"); /* the oldest, out of reach: said, not reverted */
+    pipit_turn_free(t);
+    t = turn(&fx, "undo");
+    assert_string_equal(t->sentence, "There's nothing more I can undo: I keep the last 2 actions.");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "undo the last two" reverts two; more than the log holds says so. */
 static void test_multi_step_undo(void **state) {
     (void)state;
@@ -2444,6 +2469,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_model_undo_tool),
         cmocka_unit_test(test_pack_undo_tool_wins),
         cmocka_unit_test(test_multi_step_undo),
+        cmocka_unit_test(test_undo_beyond_the_log),
         cmocka_unit_test(test_out_of_range_is_refused_not_substituted),
         cmocka_unit_test(test_bent_number_is_restored_and_refused),
         cmocka_unit_test(test_step_limit_says_what_was_not_done),
