@@ -41,8 +41,10 @@ struct time_unit {
     double seconds;
 };
 static const struct time_unit UNITS[] = {
-    {"seconds", 1}, {"second", 1}, {"secs", 1},     {"sec", 1},     {"minutes", 60}, {"minute", 60},
-    {"mins", 60},   {"min", 60},   {"hours", 3600}, {"hour", 3600}, {"hrs", 3600},   {"hr", 3600},
+    {"seconds", 1},  {"second", 1},  {"secs", 1},       {"sec", 1},
+    {"minutes", 60}, {"minute", 60}, {"mins", 60},      {"min", 60},
+    {"hours", 3600}, {"hour", 3600}, {"hrs", 3600},     {"hr", 3600},
+    {"days", 86400}, {"day", 86400}, {"weeks", 604800}, {"week", 604800},
 };
 
 /* The unit of time a word starts with as a whole word (0: none); *len gets its length. */

@@ -1675,8 +1675,8 @@ static void test_person_unit_converted(void **state) {
     struct fixture fx;
     setup_with(&fx, NULL);
     const char *const out[] = {"<call>set_timer(seconds=2)", "<call>set_timer(seconds=10)",
-                               "<call>set_timer(seconds=10)"};
-    script(&fx, 3, out);
+                               "<call>set_timer(seconds=10)", "<call>set_timer(seconds=2)"};
+    script(&fx, 4, out);
     struct pipit_turn *t = turn(&fx, "timer 2 minutes");
     assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "120"));
@@ -1690,6 +1690,12 @@ static void test_person_unit_converted(void **state) {
     pipit_turn_free(t);
     t = turn(&fx, "10 second timer"); /* the same unit: nothing to convert */
     assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_state(&fx, "timer_s", "10");
+    pipit_turn_free(t);
+    t = turn(&fx, "timer for 2 days"); /* days too: 172800 s, refused with the limit */
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "172800"));
+    assert_false(t->calls[0].executed);
     assert_state(&fx, "timer_s", "10");
     pipit_turn_free(t);
     teardown_fx(&fx);
