@@ -581,17 +581,6 @@ static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",  "
                                         "can",      "could", "would", "will",  "please", "lets",
                                         "should",   "shall", "want",  "wanna", "need",   "try"};
 
-static bool in_list(const char *w, const char *const *list, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(w, list[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 bool agent_question_must_not_act(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -610,19 +599,19 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
         return false; /* a question is short */
     }
     size_t i = 0;
-    while (i < n && in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
+    while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
         i++;
     }
     if (i + 1 >= n) {
         return false;
     }
     for (size_t k = i; k < n; k++) {
-        if (in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST))) {
+        if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST))) {
             return false;
         }
     }
     const char *w0 = t[i].w, *w1 = t[i + 1].w;
-    if (in_list(w0, Q_YES_NO, N_OF(Q_YES_NO)) || in_list(w0, Q_WH, N_OF(Q_WH))) {
+    if (words_in_list(w0, Q_YES_NO, N_OF(Q_YES_NO)) || words_in_list(w0, Q_WH, N_OF(Q_WH))) {
         return true;
     }
     if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
@@ -630,7 +619,7 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
                strcmp(w1, "they") == 0;
     }
     if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
-        return strcmp(w0, "hows") == 0 || in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
+        return strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
     }
     return false;
 }

@@ -1576,20 +1576,27 @@ static void test_person_choice_restored(void **state) {
     static const struct {
         const char *say, *model, *want; /* want: in the call's arguments */
         bool restored;
+        const char *key, *value; /* the state after the call, where the case checks it */
     } cases[] = {
-        {"turn the flash on please", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true},
-        {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true},
-        {"show the grid lines", "set_grid(enabled=false)", "\"enabled\":true", true}, /* on */
-        {"portrait mode", "set_scene_mode(mode=\"night\")", "\"mode\":\"portrait\"", true},
+        {"turn the flash on please", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true, "flash",
+         "\"on\""},
+        {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true, NULL,
+         NULL},
+        {"show the grid lines", "set_grid(enabled=false)", "\"enabled\":true", true, "grid",
+         "true"}, /* on */
+        {"portrait mode", "set_scene_mode(mode=\"night\")", "\"mode\":\"portrait\"", true, NULL,
+         NULL},
         /* the model's: negated, two values said, none said, "automatic" says "auto" beside
          * "on", the value said turned off, "on" before another tool's value */
-        {"don't leave the flash on", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false},
-        {"put the flash on auto", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false},
+        {"don't leave the flash on", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, NULL,
+         NULL},
+        {"put the flash on auto", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, NULL, NULL},
         {"make it look good in the dark", "set_scene_mode(mode=\"night\")", "\"mode\":\"night\"",
-         false},
-        {"flash on automatic", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false},
-        {"turn macro off", "set_scene_mode(mode=\"auto\")", "\"mode\":\"auto\"", false},
-        {"put it on auto instead", "set_grid(enabled=false)", "\"enabled\":false", false},
+         false, NULL, NULL},
+        {"flash on automatic", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, NULL, NULL},
+        {"turn macro off", "set_scene_mode(mode=\"auto\")", "\"mode\":\"auto\"", false, NULL, NULL},
+        {"put it on auto instead", "set_grid(enabled=false)", "\"enabled\":false", false, NULL,
+         NULL},
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
@@ -1610,6 +1617,9 @@ static void test_person_choice_restored(void **state) {
             fail_msg("\"%s\": %s, want %s", cases[k].say, t->calls[0].args_json, cases[k].want);
         }
         assert_true(t->calls[0].executed); /* a legal value either way: the device ran it */
+        if (cases[k].key != NULL) {
+            assert_state(&fx, cases[k].key, cases[k].value); /* the person's value ran */
+        }
         pipit_turn_free(t);
     }
     assert_state(&fx, "grid", "false"); /* the last call: the model's, not flipped */
