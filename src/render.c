@@ -244,6 +244,51 @@ static bool enum_has(const struct pipit_schema *s, const json_t *v) {
     return false;
 }
 
+/* The argument's name as words ("timer_seconds" -> "timer seconds"). */
+static void append_words(struct strbuf *b, const char *name) {
+    for (const char *c = name; *c != '\0'; c++) {
+        strbuf_add(b, *c == '_' || *c == '-' ? " " : c, 1);
+    }
+}
+
+/* `{error}` of a refusal for a limit, as a person reads it: "percent must be between 1 and
+ * 100", "mode must be auto, day or night" (instead of validation's "percent: 150 is above the
+ * maximum 100"). NULL when `why` is no limit or the schema has none to name. */
+static char *limit_error(const char *why, const char *arg, const json_t *limits) {
+    const json_t *lo = json_object_get(limits, "min"), *hi = json_object_get(limits, "max");
+    const json_t *allowed = json_object_get(limits, "allowed");
+    bool range = strcmp(why, RENDER_OUT_OF_RANGE) == 0 && (lo != NULL || hi != NULL);
+    bool listed = strcmp(why, RENDER_NOT_ALLOWED) == 0 && json_array_size(allowed) > 0 &&
+                  json_array_size(allowed) <= 12;
+    if (arg[0] == '\0' || (!range && !listed)) {
+        return NULL;
+    }
+    struct strbuf b = {0};
+    append_words(&b, arg);
+    if (listed) {
+        size_t n = json_array_size(allowed);
+        strbuf_str(&b, n == 1 ? " must be " : " must be one of ");
+        for (size_t i = 0; i < n; i++) {
+            const json_t *v = json_array_get(allowed, i);
+            strbuf_str(&b, i == 0 ? "" : i + 1 == n ? " or " : ", ");
+            if (json_is_string(v)) {
+                append_words(&b, json_string_value(v));
+            } else {
+                append_scalar(&b, v, NULL, 0);
+            }
+        }
+    } else if (lo != NULL && hi != NULL) {
+        strbuf_str(&b, " must be between ");
+        append_scalar(&b, lo, NULL, 0);
+        strbuf_str(&b, " and ");
+        append_scalar(&b, hi, NULL, 0);
+    } else {
+        strbuf_str(&b, lo != NULL ? " must be at least " : " must be at most ");
+        append_scalar(&b, lo != NULL ? lo : hi, NULL, 0);
+    }
+    return strbuf_take(&b);
+}
+
 char *render_refusal(const struct pipit_toolset *ts,
                      size_t tool,
                      const json_t *args,
@@ -295,7 +340,10 @@ char *render_refusal(const struct pipit_toolset *ts,
         snprintf(code, code_size, "%s", why);
     }
     const char *tmpl = pipit_toolset_failure_template(ts, tool, why);
-    char *sentence = render_template_limits(tmpl, args, NULL, limits, error, why);
+    char *human = limit_error(why, arg, limits);
+    char *sentence =
+        render_template_limits(tmpl, args, NULL, limits, human != NULL ? human : error, why);
+    free(human);
     json_decref(limits);
     return sentence;
 }

@@ -169,8 +169,8 @@ static void test_refusals_name_the_limit(void **state) {
                    "I couldn't change the zoom: speed: unknown argument \"speed\".");
     /* a tool without a refusal template: its catch-all, with the limit in {error} */
     expect_refusal(cam, "set_white_balance", "{\"mode\": \"pink\"}", RENDER_NOT_ALLOWED,
-                   "I couldn't set the white balance: mode: \"pink\" is not one of "
-                   "\"auto\"|\"daylight\"|\"cloudy\"|\"tungsten\"|\"fluorescent\".");
+                   "I couldn't set the white balance: mode must be one of auto, daylight, "
+                   "cloudy, tungsten or fluorescent.");
     pipit_toolset_free(cam);
 
     struct pipit_toolset *ph = test_load_tools(PHONE_PACK);
@@ -194,7 +194,10 @@ static void test_refusals_name_the_limit(void **state) {
         "\"not_allowed\":\"{argument}: {allowed:1=normal|*=#x}\",\"*\":\"no: {error}\"}}},"
         "{\"type\":\"function\",\"function\":{\"name\":\"u\",\"description\":\"d\","
         "\"parameters\":{\"type\":\"object\",\"properties\":{"
-        "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}}}}}]";
+        "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3},"
+        "\"light_level\":{\"type\":\"number\",\"minimum\":0.5},"
+        "\"k\":{\"type\":\"string\",\"enum\":[\"living_room\",\"hall\"]},"
+        "\"s\":{\"type\":\"string\",\"maxLength\":2}}}}}]";
     struct pipit_toolset *ts = NULL;
     struct pipit_error err;
     if (pipit_toolset_load_string(spec, strlen(spec), "test", &ts, &err) != PIPIT_OK) {
@@ -204,8 +207,16 @@ static void test_refusals_name_the_limit(void **state) {
     expect_refusal(ts, "t", "{\"speed\": 3}", RENDER_NOT_ALLOWED, "speed: 0.5x, normal or 2x");
     expect_refusal(ts, "t", "{\"o\": {\"v\": 1.5}}", RENDER_OUT_OF_RANGE, "v from -1 to 1");
     expect_refusal(ts, "t", "{\"l\": [1, 20]}", RENDER_OUT_OF_RANGE, "l from min to 9");
+    /* without a template for the code, {error} names the limit in words */
     expect_refusal(ts, "u", "{\"n\": 4}", RENDER_OUT_OF_RANGE,
-                   "I couldn't do that: n: 4 is above the maximum 3.");
+                   "I couldn't do that: n must be between 1 and 3.");
+    expect_refusal(ts, "u", "{\"light_level\": 0.25}", RENDER_OUT_OF_RANGE,
+                   "I couldn't do that: light level must be at least 0.5.");
+    expect_refusal(ts, "u", "{\"k\": \"attic\"}", RENDER_NOT_ALLOWED,
+                   "I couldn't do that: k must be one of living room or hall.");
+    /* any other problem: validation's own words */
+    expect_refusal(ts, "u", "{\"s\": \"abc\"}", RENDER_INVALID_ARGUMENTS,
+                   "I couldn't do that: s: is 3 characters long, above the maximum 2.");
     /* no problem, no tool: still a sentence, never a crash */
     char code[32];
     char *s = render_refusal(ts, 0, NULL, NULL, code, sizeof(code));
