@@ -134,6 +134,16 @@ static void rig_init(struct rig *r, const char *model, const char *prompt) {
                      PIPIT_OK);
 }
 
+/* The same model and context with another prompt (loading a 151K vocabulary and indexing it for
+ * the automaton take longer than the decodes themselves under the sanitizers). */
+static void rig_prompt(struct rig *r, const char *prompt) {
+    pipit_free(r->prompt);
+    assert_int_equal(pipit_context_clear(r->ctx), PIPIT_OK);
+    r->prompt = test_tokens(r->m, prompt, &r->np);
+    assert_int_equal(pipit_context_append(r->ctx, PIPIT_REGION_PERMANENT, r->prompt, r->np - 1),
+                     PIPIT_OK);
+}
+
 static void rig_free(struct rig *r) {
     pipit_free(r->prompt);
     pipit_context_free(r->ctx);
@@ -488,14 +498,16 @@ static void greedy_equal(const char *model_path, enum pipit_call_syntax syn) {
         "System: call tools.\nUser: set a timer for 10 minutes\nAssistant:",
         "User: take a photo\nAssistant:",
     };
+    /* one model, context and automaton index for every pack and prompt */
+    struct rig r;
+    rig_init(&r, model_path, prompts[0]);
+    struct pipit_fastgrammar *fg = NULL;
+    assert_int_equal(pipit_fastgrammar_init(r.m, &fg, NULL), PIPIT_OK);
     for (size_t p = 0; p < 2; p++) {
         struct pipit_toolset *ts = load_pack(PACKS[p]);
         struct pipit_grammar *g = compile(ts, syn, 12);
         for (size_t q = 0; q < sizeof(prompts) / sizeof(prompts[0]); q++) {
-            struct rig r;
-            rig_init(&r, model_path, prompts[q]);
-            struct pipit_fastgrammar *fg = NULL;
-            assert_int_equal(pipit_fastgrammar_init(r.m, &fg, NULL), PIPIT_OK);
+            rig_prompt(&r, prompts[q]);
             const char *gram = pipit_grammar_call(g);
             int32_t ta[MAX_TOKENS], tb[MAX_TOKENS], tc[MAX_TOKENS], na, nb, nc;
             struct pipit_sampler_params sa = sampling(gram, NULL, 0.0f, 1);
@@ -552,12 +564,12 @@ static void greedy_equal(const char *model_path, enum pipit_call_syntax syn) {
             free(xa);
             free(xb);
             free(xc);
-            pipit_fastgrammar_free(fg);
-            rig_free(&r);
         }
         pipit_grammar_free(g);
         pipit_toolset_free(ts);
     }
+    pipit_fastgrammar_free(fg);
+    rig_free(&r);
 }
 
 static void test_greedy_spm(void **state) {
