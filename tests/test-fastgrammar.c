@@ -134,8 +134,8 @@ static void rig_init(struct rig *r, const char *model, const char *prompt) {
                      PIPIT_OK);
 }
 
-/* The same model and context with another prompt (loading a 151K vocabulary and indexing it for
- * the automaton take longer than the decodes themselves under the sanitizers). */
+/* The same model and context with another prompt (the 151K vocabulary is loaded and indexed
+ * once per test, not once per prompt). */
 static void rig_prompt(struct rig *r, const char *prompt) {
     pipit_free(r->prompt);
     assert_int_equal(pipit_context_clear(r->ctx), PIPIT_OK);
