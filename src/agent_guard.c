@@ -577,9 +577,12 @@ static const char *const Q_HOW_OF[] = {"much",  "many",   "long", "bright", "war
 
 /* Words that make a question a request: "is it possible to ...", "are you able to ...",
  * "is there a way to ...", "would you mind ...", "what about 3x?", "what if ...". */
-static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",  "about",  "if",
-                                        "can",      "could", "would", "will",  "please", "lets",
-                                        "should",   "shall", "want",  "wanna", "need",   "try"};
+static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",   "about",
+                                        "if",       "can",   "could", "please", "lets",
+                                        "want",     "wanna", "need",  "try"};
+/* ... and these only before "you" ("will you zoom in?", "should we zoom in?"): "how long will
+ * it run?" and "should I water the tomatoes?" ask. */
+static const char *const Q_REQUEST_YOU[] = {"would", "will", "shall", "should"};
 
 bool agent_question_must_not_act(const struct pipit_toolset *ts,
                                  int32_t tool,
@@ -609,10 +612,21 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
         if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST))) {
             return false;
         }
+        bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "u") == 0 ||
+                                 strcmp(t[k + 1].w, "we") == 0);
+        if (you && words_in_list(t[k].w, Q_REQUEST_YOU, N_OF(Q_REQUEST_YOU))) {
+            return false;
+        }
     }
     const char *w0 = t[i].w, *w1 = t[i + 1].w;
     if (words_in_list(w0, Q_YES_NO, N_OF(Q_YES_NO)) || words_in_list(w0, Q_WH, N_OF(Q_WH))) {
         return true;
+    }
+    if (strcmp(w0, "should") == 0) { /* "should I use the grid?" asks for advice */
+        return strcmp(w1, "i") == 0;
+    }
+    if (strcmp(w0, "will") == 0 || strcmp(w0, "would") == 0) { /* "will it fit?" */
+        return strcmp(w1, "it") == 0 || strcmp(w1, "that") == 0 || strcmp(w1, "this") == 0;
     }
     if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
         return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0 ||

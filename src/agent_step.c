@@ -303,6 +303,43 @@ bool agent_handle_output(struct pipit_agent *a,
         tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
                  : pipit_toolset_validate_args(a->calls_ts, call.name, call.args_json,
                                                strlen(call.args_json), problems, 4, &n_problems);
+    if (tool >= 0 && tb->segment != NULL &&
+        agent_question_must_not_act(a->ts, tool, tb->segment,
+                                    router_command_verb(a->router, tb->segment) !=
+                                        ROUTER_NO_VERB)) {
+        /* "is the porch light on?" must not switch a light on: nothing runs, and the
+         * sentence says so (docs/agent.md, "A question never acts"); before validation, so a
+         * question never hears a refusal of a value nobody asked for either */
+        tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
+        rec->status = PIPIT_OK;
+        rec->executed = false;
+        rec->ok = false;
+        pipit_format(rec->code, sizeof(rec->code), "question");
+        pipit_format(rec->message, sizeof(rec->message), "a question does not act");
+        rec->data_json = agent_strdup("{}");
+        /* and what the state says about the one key that call would have set, when the
+         * question names it ("did I leave the flash on?" -> "The flash is on auto.") */
+        char said[384] = "That sounded like a question, so I didn't change anything.";
+        json_t *now =
+            (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
+        const char *key;
+        json_t *v;
+        char one[256];
+        if (json_object_size(now) == 1) {
+            json_object_foreach(now, key, v) {
+                if (ask_names_key(a->ask, tb->segment, key) &&
+                    ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
+                    size_t n = strlen(said);
+                    pipit_format(said + n, sizeof(said) - n, " %s", one);
+                }
+            }
+        }
+        json_decref(now);
+        rec->sentence = agent_strdup(said);
+        agent_say(tb, rec->sentence);
+        pipit_call_clear(&call);
+        return true;
+    }
     char buf[512];
     if (vst != PIPIT_OK) {
         rec->status = vst == PIPIT_ERR_JSON ? PIPIT_ERR_INVALID_ARGS : vst;
@@ -340,40 +377,6 @@ bool agent_handle_output(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
-    if (tb->segment != NULL && agent_question_must_not_act(
-                                   a->ts, tool, tb->segment,
-                                   router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) {
-        /* "is the porch light on?" must not switch a light on: nothing runs, and the
-         * sentence says so (docs/agent.md, "A question never acts") */
-        tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
-        rec->status = PIPIT_OK;
-        rec->executed = false;
-        rec->ok = false;
-        pipit_format(rec->code, sizeof(rec->code), "question");
-        pipit_format(rec->message, sizeof(rec->message), "a question does not act");
-        rec->data_json = agent_strdup("{}");
-        /* and what the state says about the one key that call would have set ("did I leave
-         * the flash on?" -> "The flash is on auto.") */
-        char said[384] = "That sounded like a question, so I didn't change anything.";
-        json_t *now =
-            (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
-        const char *key;
-        json_t *v;
-        char one[256];
-        if (json_object_size(now) == 1) {
-            json_object_foreach(now, key, v) {
-                if (ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
-                    size_t n = strlen(said);
-                    pipit_format(said + n, sizeof(said) - n, " %s", one);
-                }
-            }
-        }
-        json_decref(now);
-        rec->sentence = agent_strdup(said);
-        agent_say(tb, rec->sentence);
-        pipit_call_clear(&call);
-        return true;
-    }
     if ((size_t)tool >= a->ts->n_tools) {
         agent_model_undo(a, tb, rec);
         pipit_call_clear(&call);
@@ -402,8 +405,13 @@ bool agent_handle_output(struct pipit_agent *a,
                                : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
     /* an omitted optional argument reads as its schema "default" in the sentence */
     json_t *full = pipit_tool_args_with_defaults(pipit_toolset_tool(a->ts, (size_t)tool), args);
-    rec->sentence =
-        render_template(tmpl, full != NULL ? full : args, data, rec->message, rec->code);
+    /* a placeholder neither the arguments nor the result fill reads from the device's state
+     * after the call ("The pressure is {pressure} bar now." after a step of 0 that wrote
+     * nothing), never as its own name */
+    json_t *now = rec->ok && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    rec->sentence = render_template_limits(tmpl, full != NULL ? full : args, data, now,
+                                           rec->message, rec->code);
+    json_decref(now);
     json_decref(full);
     /* the same failure twice in a turn is said once */
     const struct pipit_call_record *prev =
@@ -415,8 +423,21 @@ bool agent_handle_output(struct pipit_agent *a,
 
     enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
-        agent_log_push(a, tool, kind, snapshot);
-        snapshot = NULL;
+        /* a call that changed nothing ("eco on" when it was on) is no action to undo: undo
+         * reverts the last change, and never says "Eco mode is on again." of a no-op */
+        json_t *after = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+        bool changed = after == NULL || json_object_size(snapshot) == 0;
+        const char *key;
+        json_t *was;
+        json_object_foreach(snapshot, key, was) {
+            const json_t *is = json_object_get(after, key);
+            changed = changed || is == NULL || !json_equal(was, (json_t *)is);
+        }
+        json_decref(after);
+        if (changed) {
+            agent_log_push(a, tool, kind, snapshot);
+            snapshot = NULL;
+        }
     } else if (rec->ok && kind == PIPIT_UNDO_KEYS && a->dev != NULL) {
         /* the state could not be read before the call: undo must not revert an older action
          * in its place, nor claim to have put this one back */

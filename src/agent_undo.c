@@ -47,7 +47,12 @@ void agent_log_push(struct pipit_agent *a,
 
 /* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
  * again.", "The flash is off again.", "Back to no alarms."), from the state after the undo. */
-static void say_restored(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
+static void say_restored(struct pipit_agent *a,
+                         const struct action_entry *e,
+                         struct strbuf *b,
+                         char *key_out,
+                         size_t key_size) {
+    key_out[0] = '\0';
     json_t *state = a->dev->ops->get_state(a->dev->self);
     const char *key;
     json_t *v;
@@ -57,6 +62,7 @@ static void say_restored(struct pipit_agent *a, const struct action_entry *e, st
             if (ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one,
                              sizeof(one))) {
                 strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+                pipit_format(key_out, key_size, "%s", key);
                 json_decref(state);
                 return;
             }
@@ -85,14 +91,25 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
         return strbuf_take(&b);
     }
     int32_t available = a->log_n;
+    /* one sentence per reverted action; a key put back twice ("undo everything" after two
+     * start times) is said once, with the value it ends at */
+    struct said {
+        char key[64];
+        char *text;
+    };
+    struct said *said = calloc((size_t)available, sizeof(*said));
+    size_t n_said = 0;
+    if (said == NULL) {
+        return NULL;
+    }
     for (int32_t i = 0; i < count && a->log_n > 0; i++) {
         struct action_entry e = a->log[--a->log_n];
         char name[96];
         human_name(a->ts->tools[e.tool].name, name, sizeof(name));
-        const char *sep = b.len > 0 ? " " : "";
+        struct strbuf one = {0};
         if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
-            strbuf_printf(&b, "%sI can't undo the last action (%s): it can't be undone.", sep,
-                          name);
+            strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.", name);
+            said[n_said++].text = strbuf_take(&one);
             json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
             continue;
         }
@@ -101,13 +118,26 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
                                    ? a->dev->ops->set_state(a->dev->self, e.snapshot, &err)
                                    : PIPIT_ERR_STATE;
         if (st != PIPIT_OK) {
-            strbuf_printf(&b, "%sI couldn't undo the last action (%s).", sep, name);
+            strbuf_printf(&one, "I couldn't undo the last action (%s).", name);
+            said[n_said++].text = strbuf_take(&one);
         } else {
-            say_restored(a, &e, &b);
+            say_restored(a, &e, &one, said[n_said].key, sizeof(said[n_said].key));
+            said[n_said++].text = strbuf_take(&one);
             (*reverted)++;
         }
         json_decref(e.snapshot);
     }
+    for (size_t i = 0; i < n_said; i++) {
+        bool again = false;
+        for (size_t j = i + 1; j < n_said && said[i].key[0] != '\0'; j++) {
+            again = again || strcmp(said[i].key, said[j].key) == 0;
+        }
+        if (!again && said[i].text != NULL && said[i].text[0] != '\0') {
+            strbuf_printf(&b, "%s%s", b.len > 0 ? " " : "", said[i].text);
+        }
+        free(said[i].text);
+    }
+    free(said);
     if (a->log_n == 0 && a->log_dropped > 0 && (count == ROUTER_UNDO_ALL || count > available)) {
         /* "undo everything" after more actions than the log keeps: the older ones stay */
         strbuf_printf(&b, " Older changes stay: I can undo only the last %d actions.",

@@ -606,7 +606,12 @@ static void ask_format_value(const struct ask_key *key, const json_t *v, char *b
         bool singular = x == 1 && ul > 2 && unit[0] == ' ' && unit[ul - 1] == 's';
         pipit_format(buf, size, "%g%.*s", x, (int)(singular ? ul - 1 : ul), unit);
     } else if (json_is_string(v)) {
+        /* an identifier-like value reads as words: "front_lawn" -> "front lawn" */
         pipit_format(buf, size, "%.60s", json_string_value(v));
+        bool identifier = strchr(buf, ' ') == NULL;
+        for (char *p = buf; identifier && *p != '\0'; p++) {
+            *p = *p == '_' ? ' ' : *p;
+        }
     } else if (json_is_boolean(v)) {
         pipit_format(buf, size, "%s", json_is_true(v) ? "on" : "off");
     } else {
@@ -819,6 +824,22 @@ static int key_by_word_set(const struct ask *k, const struct words_tok *t, size_
         found = al->key;
     }
     return found;
+}
+
+bool ask_names_key(const struct ask *k, const char *text, const char *key) {
+    if (k == NULL || text == NULL || key == NULL) {
+        return false;
+    }
+    int want = find_key(k, key);
+    struct words_tok t[ASK_MAX_TOKENS];
+    size_t n = ask_tokenize(text, strlen(text), t, ASK_MAX_TOKENS);
+    for (size_t i = 0; want >= 0 && i < n; i++) {
+        int found = -1;
+        if (ask_match_alias(k, t, n, i, &found) > 0 && found == want) {
+            return true;
+        }
+    }
+    return false;
 }
 
 int ask_answer(const struct ask *k,

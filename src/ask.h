@@ -88,6 +88,10 @@ bool ask_sentence(const struct ask *k,
                   char *buf,
                   size_t size);
 
+/* Whether `text` names state key `key` by one of its names ("is the water running?" names no
+ * key of a garden's eco mode). */
+bool ask_names_key(const struct ask *k, const char *text, const char *key);
+
 /* Check plain text against `state`. Every sentence that claims a value for a state key ("The
  * flash is off.", "The zoom is 1x.", "It isn't recording.", "The front camera is active.") and
  * gets it wrong is replaced by the true sentences of the keys it names. Returns a new string

@@ -1644,6 +1644,15 @@ static void test_question_never_acts(void **state) {
         {"what about 3x?", "set_zoom(level=3)", false},
         {"how do I turn on the grid?", "set_grid(enabled=true)", false},
         {"do it in night mode", "set_scene_mode(mode=\"night\")", false},
+        /* a question whose call validation would refuse: kept, never a refusal of a value
+         * nobody asked for */
+        {"is the zoom too high?", "set_zoom(level=50)", true},
+        /* "will"/"should" ask unless "you"/"we" follow */
+        {"how long will it take?", "set_timer(seconds=3)", true},
+        {"should I use the grid?", "set_grid(enabled=true)", true},
+        {"will you zoom in?", "set_zoom(level=2)", false},
+        /* the state sentence only for a key the question names: "flash" is not said here */
+        {"is it too bright in here?", "set_flash(mode=\"off\")", true},
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
@@ -1667,6 +1676,8 @@ static void test_question_never_acts(void **state) {
         if (kept) {
             assert_string_equal(t->calls[0].code, "question");
             assert_non_null(strstr(t->sentence, "didn't change anything"));
+            assert_null(strstr(t->sentence, "can't"));
+            assert_null(strstr(t->sentence, "flash"));
         }
         if (k == 3) { /* nothing the questions asked changed the camera */
             assert_state(&fx, "exposure_ev", "0.0");
@@ -1676,6 +1687,69 @@ static void test_question_never_acts(void **state) {
         pipit_turn_free(t);
     }
     teardown_fx(&fx);
+}
+
+/* Sentences from real state: a call that changed nothing is no action for undo; "undo
+ * everything" says a key put back twice once, with the value it ends at; a success template's
+ * placeholder that neither the arguments nor the result fill reads from the state. */
+static void test_sentences_from_state(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *const out[] = {"<call>set_zoom(level=3)", "<call>set_flash(mode=\"off\")",
+                               "<call>set_zoom(level=5)", "<call>set_zoom(level=7)"};
+    script(&fx, 4, out);
+    struct pipit_turn *t = turn(&fx, "zoom to 3");
+    pipit_turn_free(t);
+    t = turn(&fx, "flash off"); /* it was off: nothing changed */
+    assert_true(t->calls[0].executed && t->calls[0].ok);
+    pipit_turn_free(t);
+    t = turn(&fx, "undo"); /* the zoom, not "The flash is off again." */
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_null(strstr(t->sentence, "flash"));
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "zoom to 5");
+    pipit_turn_free(t);
+    t = turn(&fx, "zoom to 7");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo everything");
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* {pressure} after a step of 0 (which writes nothing): the state's value */
+    static const char spec[] =
+        "{\"pipit\":{\"pack\":\"garden\",\"state\":{\"pressure\":{\"type\":\"number\","
+        "\"initial\":2.5,\"minimum\":1,\"maximum\":4}}},\"tools\":[{\"type\":\"function\","
+        "\"function\":{\"name\":\"adjust_pressure\",\"description\":\"Change the pressure\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"bar\":{\"type\":\"number\","
+        "\"minimum\":-1,\"maximum\":1}},\"required\":[\"bar\"]}},\"pipit\":{\"success\":"
+        "\"The pressure is {pressure} bar now.\",\"effect\":{\"step\":{\"key\":\"pressure\","
+        "\"by\":\"{bar}\"}}}}]}";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(spec, strlen(spec), "garden", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct fake_backend fb;
+    memset(&fb, 0, sizeof(fb));
+    fb.script[0] = "<call>adjust_pressure(bar=0)";
+    fb.n_script = 1;
+    struct pipit_device *dev = test_device("pack", ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = dev;
+    struct pipit_agent *a = NULL;
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&fb), &a, &err),
+                     PIPIT_OK);
+    assert_int_equal(pipit_agent_turn(a, "hold the pressure where it is", &t), PIPIT_OK);
+    assert_string_equal(t->sentence, "The pressure is 2.5 bar now.");
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+    pipit_device_free(dev);
+    pipit_toolset_free(ts);
 }
 
 /* A number copied without its unit is converted to the argument's unit ("timer 2 minutes"
@@ -2501,6 +2575,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_question_never_acts),
+        cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
         cmocka_unit_test(test_app_state_refused),
         cmocka_unit_test(test_device_registry),
