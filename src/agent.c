@@ -502,7 +502,11 @@ char *pipit_agent_state_json(const struct pipit_agent *a) {
         return NULL;
     }
     json_t *s = a->dev->ops->get_state(a->dev->self);
-    char *out = s != NULL ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    /* 15 significant digits: "pressure":3.8 after 3.3 + 0.5, not 3.8000000000000003 (a
+     * session keeps the exact state: agent_session.c) */
+    char *out = s != NULL
+                    ? json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+                    : NULL;
     json_decref(s);
     return out;
 }

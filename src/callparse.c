@@ -84,7 +84,9 @@ static enum pipit_status finish(struct pipit_call *out,
         return pipit_error_set(err, PIPIT_ERR_PARSE, "call: tool name longer than %zu bytes",
                                sizeof(out->name) - 1);
     }
-    char *dump = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* 15 significant digits: what a model writes ("-0.4"), not its binary neighbour
+     * ("-0.40000000000000002"); every decimal of up to 15 digits reads back the same */
+    char *dump = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(args);
     if (dump == NULL) {
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "call: out of memory");
