@@ -312,6 +312,56 @@ static void test_stateless_packs(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* Every start state is drawn from the keys' domains, lists of allowed words too: a list that
+ * always started as its initial value taught a model that list, not to read the state line. */
+static void test_start_states_vary(void **state) {
+    (void)state;
+    static const char *const DAYS =
+        "{\"pipit\": {\"pack\": \"sprinkler\", \"state\": {\"days\": {\"type\": \"array\", "
+        "\"enum\": [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\", \"sat\", \"sun\"], \"initial\": "
+        "[\"mon\", \"thu\"], \"show\": \"days\"}}},\n"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_days\", "
+        "\"description\": \"Choose the watering days\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"days\": {\"type\": \"array\", \"minItems\": 1, \"uniqueItems\": true, "
+        "\"items\": {\"type\": \"string\", \"enum\": [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\", "
+        "\"sat\", \"sun\"]}}}, \"required\": [\"days\"]}},\n"
+        "  \"pipit\": {\"effect\": {\"set\": {\"days\": \"{days}\"}}, \"examples\": [{\"say\": "
+        "\"water on weekends\", \"args\": {\"days\": [\"sat\", \"sun\"]}}]}}]}\n";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(DAYS, strlen(DAYS), "sprinkler.json", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_dataset *ds = gen(ts, 3, 400, 50);
+    char seen[64][64];
+    int n_seen = 0, initial = 0, n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    for (int32_t i = 0; i < n; i++) {
+        struct pipit_example ex;
+        assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex));
+        const char *at = strstr(ex.state, "days=");
+        if (at == NULL) {
+            continue;
+        }
+        char v[64];
+        size_t len = strcspn(at, " \n");
+        snprintf(v, sizeof(v), "%.*s", (int)len, at);
+        initial += strcmp(v, "days=mon,thu") == 0;
+        bool known = false;
+        for (int k = 0; k < n_seen && !known; k++) {
+            known = strcmp(seen[k], v) == 0;
+        }
+        if (!known && n_seen < 64) {
+            snprintf(seen[n_seen++], sizeof(seen[0]), "%s", v);
+        }
+    }
+    print_message("%d of %d start states hold the initial list; %d different lists\n", initial, n,
+                  n_seen);
+    assert_true(n_seen >= 20);
+    assert_true(initial < n / 2);
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
 static void test_invented_pack(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_garden();
@@ -459,9 +509,13 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_home_calls_and_categories),
-        cmocka_unit_test(test_invented_pack),      cmocka_unit_test(test_stateless_packs),
-        cmocka_unit_test(test_refuses_plain_sets), cmocka_unit_test(test_prompt_is_the_agents),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_home_calls_and_categories),
+        cmocka_unit_test(test_invented_pack),
+        cmocka_unit_test(test_stateless_packs),
+        cmocka_unit_test(test_start_states_vary),
+        cmocka_unit_test(test_refuses_plain_sets),
+        cmocka_unit_test(test_prompt_is_the_agents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1775,6 +1775,15 @@ static void new_state(struct gen *g) {
             v = k->type == PIPIT_SCHEMA_INTEGER ? json_integer((json_int_t)x) : json_real(x);
         } else if (k->type == PIPIT_SCHEMA_STRING && k->n_enum > 0) {
             v = json_string(k->enum_str[train_rng_below(&g->rng, (uint32_t)k->n_enum)]);
+        } else if (k->type == PIPIT_SCHEMA_ARRAY && k->n_enum > 0) {
+            /* a list of allowed words (watering days): any subset, in the declared order;
+             * always the initial list taught the model that list, not to read the state */
+            v = json_array();
+            for (size_t e = 0; v != NULL && e < k->n_enum; e++) {
+                if (train_rng_below(&g->rng, 2) == 1) {
+                    json_array_append_new(v, json_string(k->enum_str[e]));
+                }
+            }
         } else {
             v = json_deep_copy(k->initial);
         }
