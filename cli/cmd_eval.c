@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef PIPIT_DEFAULT_MODEL
 #define PIPIT_DEFAULT_MODEL "models/pipit-camera-v1.gguf"
@@ -79,8 +80,14 @@ static void progress(const char *config,
                      size_t total,
                      void *user_data) {
     (void)user_data;
-    fprintf(stderr, "\rpipit eval: [%zu/%zu %s] %zu/%zu scenarios", config_index + 1, n_configs,
-            config, done, total);
+    /* a terminal sees the count move; a file or pipe (with --misses) gets one line per
+     * configuration, not a run of carriage returns */
+    bool tty = isatty(fileno(stderr)) == 1;
+    if (!tty && done != total) {
+        return;
+    }
+    fprintf(stderr, "%spipit eval: [%zu/%zu %s] %zu/%zu scenarios", tty ? "\r" : "",
+            config_index + 1, n_configs, config, done, total);
     if (done == total) {
         fprintf(stderr, "\n");
     }
