@@ -511,6 +511,19 @@ bool ts_parse_pack(struct ts_parser *P,
             if (!parse_state_key(P, &pk->keys[pk->n_keys - 1], key, decl, p)) {
                 return false;
             }
+            /* the state line says "label=value": two keys with one label are one to a model */
+            const char *label = pk->keys[pk->n_keys - 1].show;
+            for (size_t i = 0; label != NULL && i + 1 < pk->n_keys; i++) {
+                if (pk->keys[i].show != NULL && strcmp(pk->keys[i].show, label) == 0) {
+                    char lp[TS_PATH_CAP];
+                    ts_path_key(lp, sizeof(lp), p, "show");
+                    ts_fail(P, lp, false,
+                            "the state line label \"%s\" is already \"%s\"'s: each key needs "
+                            "its own (or false to hide it)",
+                            label, pk->keys[i].key);
+                    return false;
+                }
+            }
         }
     }
     const json_t *router = json_object_get(pip, "router");
