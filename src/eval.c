@@ -1465,7 +1465,28 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
         if (st == PIPIT_OK && want != NULL && !skipped) {
             json_t *got = dev.ops->get_state(dev.self);
             char diff[256];
-            if (!eval_state_matches(want, got, diff, sizeof(diff))) {
+            const char *wk;
+            json_t *wv;
+            const char *unknown = NULL;
+            json_object_foreach((json_t *)want, wk, wv) {
+                if (unknown == NULL && json_object_get(got, wk) == NULL) {
+                    unknown = wk;
+                }
+            }
+            if (unknown != NULL) {
+                /* a key the device does not have is a spelling to fix, not a state to reach */
+                char keys[256] = "";
+                const char *gk;
+                json_t *gv;
+                json_object_foreach(got, gk, gv) {
+                    size_t used = strlen(keys);
+                    pipit_format(keys + used, sizeof(keys) - used, "%s%s", used > 0 ? ", " : "",
+                                 gk);
+                }
+                pipit_format(p, sizeof(p), "%s.state.%s", path, unknown);
+                st = finding(oc, t, p, "the simulated %s has no state key \"%s\" (its keys: %s)",
+                             sc->device, unknown, keys);
+            } else if (!eval_state_matches(want, got, diff, sizeof(diff))) {
                 pipit_format(p, sizeof(p), "%s.state", path);
                 /* a turn that expects no call and a changed state is most often an undo turn
                  * without its mark (docs/eval.md) */

@@ -991,6 +991,14 @@ static void test_oracle_catches(void **state) {
                   "\"turns\": [{\"user\": \"zoom to 5x\", \"expect\": [{\"tool\": \"set_zoom\", "
                   "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 5}}]}",
                   "t.jsonl:1: $.turns[0].state: zoom: want 5, got 1.0", true);
+    /* a misspelt state key: named, with the keys there are */
+    check_refuses(
+        "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
+        "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}], "
+        "\"state\": {\"zomm\": 2}}]}",
+        "t.jsonl:1: $.turns[0].state.zomm: the simulated camera has no state key \"zomm\" "
+        "(its keys: zoom, flash,",
+        true);
     /* an injected failure changes nothing */
     check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"flash on\", "
                   "\"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": \"on\"}}], "
