@@ -200,11 +200,13 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
     enum pipit_status st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
     if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->log_n > 0 &&
         a->grammar_no_undo != NULL && chose_builtin_undo(a, so.text) &&
-        router_has_tool_word(a->router, segment) && !router_undo_signal(segment)) {
-        /* "kitchen lights on for the snacks" names what the tools act on and no reversal:
-         * whatever the model chose, it is no undo, and with an action in the log undo would
-         * revert one nobody asked about; decode again without it. "lose that one" (no tool
-         * word) stays the model's undo: the second line of defence behind the router. */
+        !router_undo_signal(segment) &&
+        (router_has_tool_word(a->router, segment) || !router_undo_anaphor(segment))) {
+        /* "kitchen lights on for the snacks" names what the tools act on and no reversal, and
+         * "fertilise the roses" neither a reversal nor anything done: whatever the model chose,
+         * it is no undo, and with an action in the log undo would revert one nobody asked
+         * about; decode again without it. "lose that one" (no tool word, pointing back) stays
+         * the model's undo: the second line of defence behind the router. */
         free(so.text);
         sp.grammar = pipit_grammar_call(a->grammar_no_undo);
         st = run_step(a, tb, prompt, &sp, false, segment, &so, &stop);

@@ -83,6 +83,10 @@ bool router_is_undo(const char *utterance);
  * tools' things without one ("kitchen lights on") is no undo, whatever a model makes of it. */
 bool router_undo_signal(const char *text);
 
+/* True when `text` points back at something ("that", "this", "it", "one", ...): "lose that
+ * one" may mean the last action; "fertilise the roses" cannot. */
+bool router_undo_anaphor(const char *text);
+
 /* ============================================================================
  * compound segmentation */
 

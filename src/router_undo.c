@@ -600,6 +600,22 @@ static const char *const SIGNALS[] = {
     "return",   "ugh",     "hate",   "instead", "other",    "again",   "too",      "unwind",
 };
 
+/* Words that point back at something done ("lose that one", "get rid of it"). */
+static const char *const ANAPHORS[] = {"that", "this", "it", "those", "these", "one", "thing"};
+
+bool router_undo_anaphor(const char *text) {
+    struct toks ts;
+    if (!undo_tokenize(text, &ts)) {
+        return false;
+    }
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == WORDS_WORD && match_any(&ts, i, ts.n, ANAPHORS, COUNT(ANAPHORS)) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool router_undo_signal(const char *text) {
     struct toks ts;
     if (!undo_tokenize(text, &ts)) {

@@ -1517,9 +1517,14 @@ static void test_model_undo_needs_a_reason(void **state) {
     (void)state;
     struct fixture fx;
     setup_with(&fx, NULL);
-    const char *const out[] = {"<call>set_zoom(level=2)", "<call>undo()",
-                               "<call>set_flash(mode=\"on\")", "<call>undo()"};
-    script(&fx, 4, out);
+    const char *const out[] = {"<call>set_zoom(level=2)",
+                               "<call>undo()",
+                               "<call>set_flash(mode=\"on\")",
+                               "<call>undo()",
+                               "<call>undo()",
+                               "I can't do that.",
+                               "<call>undo()"};
+    script(&fx, 7, out);
     struct pipit_turn *t = turn(&fx, "zoom in to 2x");
     pipit_turn_free(t);
     t = turn(&fx, "flash on for the party");
@@ -1532,6 +1537,16 @@ static void test_model_undo_needs_a_reason(void **state) {
     t = turn(&fx, "hmm the previous look was nicer");
     assert_int_equal(fx.fake.n_steps, 4);
     assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    /* no tool word, no reversal and nothing pointed at: no undo either */
+    t = turn(&fx, "fertilise the roses");
+    assert_int_equal(fx.fake.n_steps, 6);
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    /* "bin that one" points back: the model's undo stands */
+    t = turn(&fx, "bin that one");
+    assert_int_equal(fx.fake.n_steps, 7);
+    assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
