@@ -232,6 +232,42 @@ model_none(const struct pipit_agent *a, struct turn_build *tb, struct pipit_call
     rec->sentence = s != NULL ? s : agent_strdup(render_no_action_sentence());
     agent_say(tb, rec->sentence);
 }
+/* A question's call is kept from acting (docs/agent.md, "A question never acts"): nothing runs,
+ * and the sentence says so, with what the state says about the one key the call would have
+ * set when the question names it ("did I leave the flash on?" -> "The flash is on auto."). */
+static void keep_question(struct pipit_agent *a,
+                          struct turn_build *tb,
+                          struct pipit_call_record *rec,
+                          int32_t tool) {
+    tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
+    rec->status = PIPIT_OK;
+    rec->executed = false;
+    rec->ok = false;
+    pipit_format(rec->code, sizeof(rec->code), "question");
+    pipit_format(rec->message, sizeof(rec->message), "a question does not act");
+    rec->data_json = agent_strdup("{}");
+    /* and what the state says about the one key that call would have set, when the
+     * question names it ("did I leave the flash on?" -> "The flash is on auto.") */
+    char said[384] = "That sounded like a question, so I didn't change anything.";
+    json_t *now =
+        (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
+    const char *key;
+    json_t *v;
+    char one[256];
+    if (json_object_size(now) == 1) {
+        json_object_foreach(now, key, v) {
+            if (ask_names_key(a->ask, tb->segment, key) &&
+                ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
+                size_t n = strlen(said);
+                pipit_format(said + n, sizeof(said) - n, " %s", one);
+            }
+        }
+    }
+    json_decref(now);
+    rec->sentence = agent_strdup(said);
+    agent_say(tb, rec->sentence);
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -307,36 +343,9 @@ bool agent_handle_output(struct pipit_agent *a,
         agent_question_must_not_act(a->ts, tool, tb->segment,
                                     router_command_verb(a->router, tb->segment) !=
                                         ROUTER_NO_VERB)) {
-        /* "is the porch light on?" must not switch a light on: nothing runs, and the
-         * sentence says so (docs/agent.md, "A question never acts"); before validation, so a
-         * question never hears a refusal of a value nobody asked for either */
-        tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
-        rec->status = PIPIT_OK;
-        rec->executed = false;
-        rec->ok = false;
-        pipit_format(rec->code, sizeof(rec->code), "question");
-        pipit_format(rec->message, sizeof(rec->message), "a question does not act");
-        rec->data_json = agent_strdup("{}");
-        /* and what the state says about the one key that call would have set, when the
-         * question names it ("did I leave the flash on?" -> "The flash is on auto.") */
-        char said[384] = "That sounded like a question, so I didn't change anything.";
-        json_t *now =
-            (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
-        const char *key;
-        json_t *v;
-        char one[256];
-        if (json_object_size(now) == 1) {
-            json_object_foreach(now, key, v) {
-                if (ask_names_key(a->ask, tb->segment, key) &&
-                    ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
-                    size_t n = strlen(said);
-                    pipit_format(said + n, sizeof(said) - n, " %s", one);
-                }
-            }
-        }
-        json_decref(now);
-        rec->sentence = agent_strdup(said);
-        agent_say(tb, rec->sentence);
+        /* "is the porch light on?" must not switch a light on; checked before validation, so
+         * a question never hears a refusal of a value nobody asked for either */
+        keep_question(a, tb, rec, tool);
         pipit_call_clear(&call);
         return true;
     }
@@ -408,10 +417,13 @@ bool agent_handle_output(struct pipit_agent *a,
     /* a placeholder neither the arguments nor the result fill reads from the device's state
      * after the call ("The pressure is {pressure} bar now." after a step of 0 that wrote
      * nothing), never as its own name */
-    json_t *now = rec->ok && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
-    rec->sentence = render_template_limits(tmpl, full != NULL ? full : args, data, now,
-                                           rec->message, rec->code);
-    json_decref(now);
+    json_t *known = rec->ok && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    if (known != NULL && json_is_object(data)) {
+        json_object_update(known, data); /* the result's own values win */
+    }
+    rec->sentence = render_template(tmpl, full != NULL ? full : args, known != NULL ? known : data,
+                                    rec->message, rec->code);
+    json_decref(known);
     json_decref(full);
     /* the same failure twice in a turn is said once */
     const struct pipit_call_record *prev =
