@@ -603,28 +603,24 @@ static const char *const SIGNALS[] = {
 /* Words that point back at something done ("lose that one", "get rid of it"). */
 static const char *const ANAPHORS[] = {"that", "this", "it", "those", "these", "one", "thing"};
 
-bool router_undo_anaphor(const char *text) {
+/* Whether `text` has a word (or phrase) of `list`. */
+static bool has_word_of(const char *text, const char *const *list, size_t n) {
     struct toks ts;
     if (!undo_tokenize(text, &ts)) {
         return false;
     }
     for (size_t i = 0; i < ts.n; i++) {
-        if (ts.t[i].kind == WORDS_WORD && match_any(&ts, i, ts.n, ANAPHORS, COUNT(ANAPHORS)) > 0) {
+        if (ts.t[i].kind == WORDS_WORD && match_any(&ts, i, ts.n, list, n) > 0) {
             return true;
         }
     }
     return false;
 }
 
+bool router_undo_anaphor(const char *text) {
+    return has_word_of(text, ANAPHORS, COUNT(ANAPHORS));
+}
+
 bool router_undo_signal(const char *text) {
-    struct toks ts;
-    if (!undo_tokenize(text, &ts)) {
-        return false;
-    }
-    for (size_t i = 0; i < ts.n; i++) {
-        if (ts.t[i].kind == WORDS_WORD && match_any(&ts, i, ts.n, SIGNALS, COUNT(SIGNALS)) > 0) {
-            return true;
-        }
-    }
-    return false;
+    return has_word_of(text, SIGNALS, COUNT(SIGNALS));
 }

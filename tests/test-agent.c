@@ -1744,11 +1744,8 @@ static void test_sentences_from_state(void **state) {
         "\"minimum\":-1,\"maximum\":1}},\"required\":[\"bar\"]}},\"pipit\":{\"success\":"
         "\"The pressure is {pressure} bar now.\",\"effect\":{\"step\":{\"key\":\"pressure\","
         "\"by\":\"{bar}\"}}}}]}";
-    struct pipit_toolset *ts = NULL;
+    struct pipit_toolset *ts = test_tools_from(spec, "garden");
     struct pipit_error err;
-    if (pipit_toolset_load_string(spec, strlen(spec), "garden", &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
     struct fake_backend fb;
     memset(&fb, 0, sizeof(fb));
     fb.script[0] = "<call>adjust_pressure(bar=0)";

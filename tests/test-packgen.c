@@ -78,12 +78,7 @@ static struct pipit_toolset *load_home(void) {
 }
 
 static struct pipit_toolset *load_garden(void) {
-    struct pipit_toolset *ts = NULL;
-    struct pipit_error err;
-    if (pipit_toolset_load_string(GARDEN, strlen(GARDEN), "garden.json", &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
-    return ts;
+    return test_tools_from(GARDEN, "garden.json");
 }
 
 static struct pipit_dataset *
@@ -327,11 +322,7 @@ static void test_start_states_vary(void **state) {
         "\"sat\", \"sun\"]}}}, \"required\": [\"days\"]}},\n"
         "  \"pipit\": {\"effect\": {\"set\": {\"days\": \"{days}\"}}, \"examples\": [{\"say\": "
         "\"water on weekends\", \"args\": {\"days\": [\"sat\", \"sun\"]}}]}}]}\n";
-    struct pipit_toolset *ts = NULL;
-    struct pipit_error err;
-    if (pipit_toolset_load_string(DAYS, strlen(DAYS), "sprinkler.json", &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    struct pipit_toolset *ts = test_tools_from(DAYS, "sprinkler.json");
     struct pipit_dataset *ds = gen(ts, 3, 400, 50);
     char seen[64][64];
     int n_seen = 0, initial = 0, n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);

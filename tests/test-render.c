@@ -198,11 +198,7 @@ static void test_refusals_name_the_limit(void **state) {
         "\"light_level\":{\"type\":\"number\",\"minimum\":0.5},"
         "\"k\":{\"type\":\"string\",\"enum\":[\"living_room\",\"hall\"]},"
         "\"s\":{\"type\":\"string\",\"maxLength\":2}}}}}]";
-    struct pipit_toolset *ts = NULL;
-    struct pipit_error err;
-    if (pipit_toolset_load_string(spec, strlen(spec), "test", &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    struct pipit_toolset *ts = test_tools_from(spec, "test");
     expect_refusal(ts, "t", "{\"n\": 0}", RENDER_OUT_OF_RANGE, "n from 1 to max");
     expect_refusal(ts, "t", "{\"speed\": 3}", RENDER_NOT_ALLOWED, "speed: 0.5x, normal or 2x");
     expect_refusal(ts, "t", "{\"o\": {\"v\": 1.5}}", RENDER_OUT_OF_RANGE, "v from -1 to 1");

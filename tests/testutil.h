@@ -50,6 +50,16 @@ static inline struct pipit_toolset *test_load_tools(const char *path) {
     return ts;
 }
 
+/* A tool set from JSON text (`name` for messages), or the test fails. */
+static inline struct pipit_toolset *test_tools_from(const char *json, const char *name) {
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_string(json, strlen(json), name, &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    return ts;
+}
+
 /* A device for an agent (pipit_device_init(); kind "camera", "phone", ...), or the test fails.
  * Free it with pipit_device_free() after the agents that use it. */
 static inline struct pipit_device *
