@@ -32,6 +32,7 @@ struct agent_opts {
     const char *cloud_url;
     const char *session;
     const char *memory;
+    const char *copy;
     long threads;
     long n_ctx;
     long max_steps;
@@ -79,6 +80,9 @@ static void agent_usage(FILE *out, const char *cmd) {
         "                    2048 for models that record none; docs/agent.md)\n"
         "  --memory MODE     what stays in context between turns: none, full or cso\n"
         "                    (default cso; docs/memory.md)\n"
+        "  --copy MODE       free-text arguments (names, places, messages) copied from\n"
+        "                    the person's words and the memory: on, off or auto (default\n"
+        "                    auto: on for pipit's call syntax; docs/grammar.md)\n"
         "  --force-call      every answer is a tool call (the grammar is not lazy)\n"
         "  --flash-attn      llama.cpp's flash attention (default off: on a CPU it\n"
         "                    slows every turn to speed up the first prefill)\n"
@@ -150,6 +154,7 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
             cli_opt_str(argc, argv, &i, "--cloud-url", &o->cloud_url, &bad) ||
             cli_opt_str(argc, argv, &i, "--session", &o->session, &bad) ||
             cli_opt_str(argc, argv, &i, "--memory", &o->memory, &bad) ||
+            cli_opt_str(argc, argv, &i, "--copy", &o->copy, &bad) ||
             cli_opt_int(argc, argv, &i, "--threads", 0, 512, &o->threads, &bad) ||
             cli_opt_int(argc, argv, &i, "--ctx", 64, 1 << 20, &o->n_ctx, &bad) ||
             cli_opt_int(argc, argv, &i, "--max-steps", 1, 8, &o->max_steps, &bad) ||
@@ -174,6 +179,11 @@ static int parse_agent_opts(int argc, char **argv, const char *cmd, struct agent
     if (o->memory != NULL && strcmp(o->memory, "none") != 0 && strcmp(o->memory, "full") != 0 &&
         strcmp(o->memory, "cso") != 0) {
         fprintf(stderr, "pipit %s: --memory must be none, full or cso, not '%s'\n", cmd, o->memory);
+        return -1;
+    }
+    if (o->copy != NULL && strcmp(o->copy, "on") != 0 && strcmp(o->copy, "off") != 0 &&
+        strcmp(o->copy, "auto") != 0) {
+        fprintf(stderr, "pipit %s: --copy must be on, off or auto, not '%s'\n", cmd, o->copy);
         return -1;
     }
     if (o->force_call && o->no_grammar) {
@@ -363,6 +373,11 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     ap.n_ctx = (uint32_t)o->n_ctx;
     ap.lazy_grammar = !o->force_call;
     ap.flash_attn = o->flash_attn;
+    if (o->copy != NULL) {
+        ap.copy_strings = strcmp(o->copy, "on") == 0    ? PIPIT_COPY_ON
+                          : strcmp(o->copy, "off") == 0 ? PIPIT_COPY_OFF
+                                                        : PIPIT_COPY_AUTO;
+    }
     if (o->memory != NULL) {
         ap.memory = strcmp(o->memory, "none") == 0   ? PIPIT_MEMORY_NONE
                     : strcmp(o->memory, "full") == 0 ? PIPIT_MEMORY_FULL

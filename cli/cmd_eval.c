@@ -48,6 +48,8 @@ static void usage(FILE *out) {
             "  --strict          refuse the set on any finding of the check (exit 1)\n"
             "  --gbnf            constrain with llama.cpp's GBNF sampler instead of pipit's own\n"
             "                    decoder (--fast-grammar, the default)\n"
+            "  --copy MODE       free-text arguments copied from the person's words and the\n"
+            "                    memory: on, off or auto (default auto; docs/grammar.md)\n"
             "  --tracker         run the State-Tracker after every turn (memory cso)\n"
             "  --tracker-lora FILE  ... with this LoRA adapter on its context (implies\n"
             "                    --tracker)\n"
@@ -63,6 +65,7 @@ struct eval_cli {
     const char *tools;
     const char *json_out;
     const char *svg_out;
+    const char *copy; /* on, off, auto (NULL: auto) */
     const char *configs[EVAL_CLI_MAX_CONFIGS];
     size_t n_configs;
     double min_f1;
@@ -156,6 +159,7 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
             cli_opt_str(argc, argv, &i, "--tools", &o->tools, &bad) ||
             cli_opt_str(argc, argv, &i, "--json", &o->json_out, &bad) ||
             cli_opt_str(argc, argv, &i, "--svg", &o->svg_out, &bad) ||
+            cli_opt_str(argc, argv, &i, "--copy", &o->copy, &bad) ||
             cli_opt_float(argc, argv, &i, "--min-f1", 0, 1, &o->min_f1, &bad) ||
             cli_opt_int(argc, argv, &i, "--threads", 1, 512, &o->threads, &bad) ||
             cli_opt_int(argc, argv, &i, "--ctx", 256, 131072, &o->n_ctx, &bad) ||
@@ -164,6 +168,11 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
             continue;
         }
         fprintf(stderr, "pipit eval: unknown option '%s'\n", argv[i]);
+        bad = true;
+    }
+    if (!bad && o->copy != NULL && strcmp(o->copy, "on") != 0 && strcmp(o->copy, "off") != 0 &&
+        strcmp(o->copy, "auto") != 0) {
+        fprintf(stderr, "pipit eval: --copy must be on, off or auto, not '%s'\n", o->copy);
         bad = true;
     }
     if (!bad && o->scenarios == NULL) {
@@ -348,6 +357,11 @@ int cmd_eval(int argc, char **argv) {
         struct pipit_eval_params ep = pipit_eval_default_params();
         ep.agent.n_threads = (int32_t)o.threads;
         ep.agent.fast_grammar = !o.gbnf;
+        if (o.copy != NULL) {
+            ep.agent.copy_strings = strcmp(o.copy, "on") == 0    ? PIPIT_COPY_ON
+                                    : strcmp(o.copy, "off") == 0 ? PIPIT_COPY_OFF
+                                                                 : PIPIT_COPY_AUTO;
+        }
         ep.agent.state_tracker = o.tracker || o.tracker_lora != NULL;
         ep.agent.tracker_adapter = o.tracker_lora;
         ep.agent.adapter = o.lora;

@@ -508,6 +508,11 @@ struct pipit_sampler_params {
      * sampler. NULL (default) = llama.cpp's grammar sampler. A grammar outside the fast
      * decoder's subset falls back to llama.cpp's sampler. */
     struct pipit_fastgrammar *fast_grammar;
+    /* The grammar is used for one step only (a per-turn grammar such as
+     * pipit_grammar_with_copy()'s): the fast decoder keeps its automaton off the disk cache
+     * and forgets it when the next transient grammar arrives, so a sampler on a transient
+     * grammar must be freed before the next one is made on the same decoder (default false). */
+    bool grammar_transient;
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void);
@@ -772,6 +777,13 @@ struct pipit_grammar_params {
                                       default false: the grammar guarantees a number's type and
                                       shape and validation refuses it out of range, so the agent
                                       can say the limit (docs/grammar.md) */
+    bool copy_strings;             /* free text copied, not invented: every top-level string
+                                      argument without an enum, format or pattern (outside the
+                                      cloud tool, and unless a pack example gives it a value
+                                      that shares no word with its sentence) is the rule `copy`,
+                                      defined last as any string; pipit_grammar_with_copy()
+                                      turns it into the spans of a turn's text (default false;
+                                      docs/grammar.md, "Copied strings") */
 };
 
 struct pipit_grammar_params pipit_grammar_default_params(void);
@@ -796,6 +808,15 @@ const char *pipit_grammar_call(const struct pipit_grammar *g);
 const char *pipit_grammar_names(const struct pipit_grammar *g);
 const char *pipit_grammar_args(const struct pipit_grammar *g, size_t tool_index);
 enum pipit_call_syntax pipit_grammar_syntax(const struct pipit_grammar *g);
+
+/* `gbnf` (one of the texts above, compiled with copy_strings) with its rule `copy` turned
+ * into the word spans of `texts`: each line's words, from any word to any later word of the
+ * same line, exactly as written (outer punctuation and quotes never start or end a span),
+ * JSON-escaped. Lines of more than 40 words are cut into runs of 40; at most 400 words in
+ * all, the texts first to last. *out (freed with pipit_free()) is NULL when `gbnf` has no
+ * rule `copy` or the texts have no word: use `gbnf` as it is. */
+enum pipit_status
+pipit_grammar_with_copy(const char *gbnf, const char *const *texts, size_t n_texts, char **out);
 
 /* A parsed call: the tool name and its arguments as a compact JSON object. */
 struct pipit_call {
@@ -978,6 +999,13 @@ const char *pipit_memory_mode_str(enum pipit_memory_mode mode);
  * Append:\n". */
 #define PIPIT_TRACKER_ROLE "tracker"
 
+/* Whether free-text call arguments must be copied from the turn's text. */
+enum pipit_copy_mode {
+    PIPIT_COPY_AUTO = 0, /* on for PIPIT_SYNTAX_PIPIT, off for PIPIT_SYNTAX_HERMES */
+    PIPIT_COPY_ON,
+    PIPIT_COPY_OFF,
+};
+
 struct pipit_agent_params {
     struct pipit_device *device;   /* the state the tools act on (borrowed: it must outlive
                                       the agent; see "devices" above), NULL = none: tools run
@@ -1012,33 +1040,39 @@ struct pipit_agent_params {
                                     descriptions only, the chosen tool's schema is injected
                                     in a second stage (default PIPIT_TOOLSPEC_COMPACT) */
     enum pipit_memory_mode memory;           /* what stays in context (default PIPIT_MEMORY_CSO) */
-    int32_t context_budget;      /* tokens the permanent prefix may reach before the oldest
-                                    memory lines are trimmed; 0 = as many as the prompt limit
-                                    leaves (default 0). The prompt limit (pipit.train.n_ctx,
-                                    else the model's trained context length, at most n_ctx)
-                                    minus the longest recent turn's tail always caps it; a
-                                    tool prompt that leaves no room for a short command is
-                                    served in a smaller format (compact, then JIT; see
-                                    pipit_agent_get_budget) or, when none fits, refused by
-                                    pipit_agent_init (PIPIT_ERR_CONTEXT_FULL) */
-    bool state_tracker;          /* run the State-Tracker after each turn (memory cso): a
-                                    second context on the same model writes extra CSO lines
-                                    (default false: it costs a decode per turn and needs a
-                                    model or adapter trained for it, see docs/memory.md) */
-    const char *tracker_adapter; /* LoRA adapter GGUF for the State-Tracker context, NULL =
-                                    the base model prompted with the paper's prompt */
-    const char *adapter;         /* LoRA adapter GGUF for the Executor context (the one that
-                                    answers), NULL = the model alone. Its prompt metadata
-                                    (system text, trained length, pack) is read before the
-                                    model's (pipit train --base --lora; docs/training.md) */
-    bool fast_grammar;           /* pipit's own constrained decoder with jump-forward
-                                    (default true); false: llama.cpp's grammar sampler, also
-                                    the fallback for grammars outside the fast path
-                                    (docs/fastgrammar.md) */
-    bool flash_attn;             /* llama.cpp's flash attention in the agent's contexts
-                                    (Executor and State-Tracker; default false: on a CPU it
-                                    trades per-turn latency for one-time prefill, as in
-                                    pipit_context_params) */
+    int32_t context_budget;            /* tokens the permanent prefix may reach before the oldest
+                                          memory lines are trimmed; 0 = as many as the prompt limit
+                                          leaves (default 0). The prompt limit (pipit.train.n_ctx,
+                                          else the model's trained context length, at most n_ctx)
+                                          minus the longest recent turn's tail always caps it; a
+                                          tool prompt that leaves no room for a short command is
+                                          served in a smaller format (compact, then JIT; see
+                                          pipit_agent_get_budget) or, when none fits, refused by
+                                          pipit_agent_init (PIPIT_ERR_CONTEXT_FULL) */
+    bool state_tracker;                /* run the State-Tracker after each turn (memory cso): a
+                                          second context on the same model writes extra CSO lines
+                                          (default false: it costs a decode per turn and needs a
+                                          model or adapter trained for it, see docs/memory.md) */
+    const char *tracker_adapter;       /* LoRA adapter GGUF for the State-Tracker context, NULL =
+                                          the base model prompted with the paper's prompt */
+    const char *adapter;               /* LoRA adapter GGUF for the Executor context (the one that
+                                          answers), NULL = the model alone. Its prompt metadata
+                                          (system text, trained length, pack) is read before the
+                                          model's (pipit train --base --lora; docs/training.md) */
+    bool fast_grammar;                 /* pipit's own constrained decoder with jump-forward
+                                          (default true); false: llama.cpp's grammar sampler, also
+                                          the fallback for grammars outside the fast path
+                                          (docs/fastgrammar.md) */
+    bool flash_attn;                   /* llama.cpp's flash attention in the agent's contexts
+                                          (Executor and State-Tracker; default false: on a CPU it
+                                          trades per-turn latency for one-time prefill, as in
+                                          pipit_context_params) */
+    enum pipit_copy_mode copy_strings; /* free-text arguments (names, places, messages) are
+                                    spans of the person's words, the memory or the state line
+                                    (pipit_grammar_params.copy_strings; default
+                                    PIPIT_COPY_AUTO: on for pipit's call syntax, whose small
+                                    models can only copy, off for Hermes models, which may
+                                    compose a message; docs/grammar.md, "Copied strings") */
 };
 
 struct pipit_agent_params pipit_agent_default_params(void);

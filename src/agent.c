@@ -64,6 +64,7 @@ struct pipit_agent_params pipit_agent_default_params(void) {
         .tracker_adapter = NULL,
         .adapter = NULL,
         .flash_attn = false,
+        .copy_strings = PIPIT_COPY_AUTO,
     };
     return p;
 }
@@ -217,6 +218,13 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
         pipit_agent_free(a);
         return PIPIT_ERR_INVALID_ARG;
     }
+    if (p->copy_strings != PIPIT_COPY_AUTO && p->copy_strings != PIPIT_COPY_ON &&
+        p->copy_strings != PIPIT_COPY_OFF) {
+        pipit_error_set(err, PIPIT_ERR_INVALID_ARG, "agent: unknown copy_strings mode %d",
+                        (int)p->copy_strings);
+        pipit_agent_free(a);
+        return PIPIT_ERR_INVALID_ARG;
+    }
     a->chat_template = model != NULL && a->syntax == PIPIT_SYNTAX_HERMES;
     policy_breaker_init(&a->breaker, p->breaker_threshold);
     atomic_init(&a->cancel, false);
@@ -225,6 +233,9 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->router = router_new(tools);
     struct pipit_grammar_params gp = pipit_grammar_default_params();
     gp.syntax = a->syntax;
+    gp.copy_strings =
+        a->params.copy_strings == PIPIT_COPY_ON ||
+        (a->params.copy_strings == PIPIT_COPY_AUTO && a->syntax == PIPIT_SYNTAX_PIPIT);
     enum pipit_status st = a->log == NULL || a->router == NULL ? PIPIT_ERR_NOMEM : PIPIT_OK;
     if (st == PIPIT_OK && p->adapter != NULL) { /* before the prompt: it reads its metadata */
         if (model == NULL) {

@@ -164,6 +164,66 @@ static bool chose_builtin_undo(const struct pipit_agent *a, const char *text) {
     return is;
 }
 
+/* The length of the key `p` starts with ("ticket_id: "), else 0. */
+static size_t memory_key(const char *p) {
+    size_t k = 0;
+    while ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') ||
+           (p[k] >= '0' && p[k] <= '9') || p[k] == '_') {
+        k++;
+    }
+    return k > 0 && p[k] == ':' && p[k + 1] == ' ' ? k + 2 : 0;
+}
+
+/* The values of memory lines ("ticket_id: T-1, status: open"), each on a line of its own,
+ * without their keys, and without the lines of failures and data-less calls (a tool's name and
+ * a code): those are the harness's words, not something to copy. NULL when out of memory. */
+static char *memory_values(const char *text) {
+    struct strbuf b = {0};
+    for (const char *p = text; *p != '\0';) {
+        bool line_start = p == text || p[-1] == '\n';
+        if (line_start && (strncmp(p, "tool_error: ", 12) == 0 || strncmp(p, "done: ", 6) == 0)) {
+            p += strcspn(p, "\n"); /* a tool's name and a code: the harness's words */
+            p += *p == '\n';
+            continue;
+        }
+        size_t k = line_start ? memory_key(p) : 0;
+        if (k == 0 && p[0] == ',' && p[1] == ' ' && memory_key(p + 2) > 0) {
+            k = 2 + memory_key(p + 2); /* ", status: ": the next fact */
+        }
+        if (k > 0) {
+            strbuf_str(&b, "\n");
+            p += k;
+            continue;
+        }
+        strbuf_add(&b, p, 1);
+        p++;
+    }
+    strbuf_str(&b, "");
+    return strbuf_take(&b);
+}
+
+/* This step's grammar: `g` with its copied strings (pipit_grammar_with_copy) turned into the
+ * spans of the whole utterance and the memory's values (the IDs and names the turns so far
+ * brought). Not the state line: its values are the device's settings ("off", "2"), never a
+ * name to copy. *own receives the text to free (NULL: `g` has no copied strings). */
+static enum pipit_status
+step_grammar(struct pipit_agent *a, const struct turn_build *tb, const char *g, char **own) {
+    *own = NULL;
+    if (g == NULL || strstr(g, "\ncopy ::= ") == NULL) {
+        return PIPIT_OK;
+    }
+    char *mem = memory_text(&a->mem);
+    char *values = memory_values(mem != NULL ? mem : "");
+    free(mem);
+    if (values == NULL) {
+        return PIPIT_ERR_NOMEM;
+    }
+    const char *texts[2] = {tb->utterance != NULL ? tb->utterance : tb->segment, values};
+    enum pipit_status st = pipit_grammar_with_copy(g, texts, 2, own);
+    free(values);
+    return st;
+}
+
 /* Decode one segment: one constrained decode, or two in JIT mode (the tool's name, then its
  * arguments with its compact schema in the ephemeral context). *text receives the model's
  * output (in JIT mode the whole call); NULL with PIPIT_OK when a limit stopped the step. */
@@ -195,9 +255,17 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
         .complete_user_data = a,
         .fast_grammar = a->params.fast_grammar, /* docs/fastgrammar.md */
     };
-    struct backend_step_output so;
+    struct backend_step_output so = {0};
     bool stop = false;
-    enum pipit_status st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
+    char *own = NULL;
+    enum pipit_status st = step_grammar(a, tb, sp.grammar, &own);
+    if (own != NULL) {
+        sp.grammar = own;
+        sp.grammar_transient = true;
+    }
+    if (st == PIPIT_OK) {
+        st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
+    }
     if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->log_n > 0 &&
         a->grammar_no_undo != NULL && chose_builtin_undo(a, so.text) &&
         !router_undo_signal(segment) &&
@@ -208,9 +276,21 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
          * about; decode again without it. "lose that one" (no tool word, pointing back) stays
          * the model's undo: the second line of defence behind the router. */
         free(so.text);
+        so.text = NULL;
+        free(own);
         sp.grammar = pipit_grammar_call(a->grammar_no_undo);
-        st = run_step(a, tb, prompt, &sp, false, segment, &so, &stop);
+        sp.grammar_transient = false;
+        st = step_grammar(a, tb, sp.grammar, &own);
+        if (own != NULL) {
+            sp.grammar = own;
+            sp.grammar_transient = true;
+        }
+        if (st == PIPIT_OK) {
+            st = run_step(a, tb, prompt, &sp, false, segment, &so, &stop);
+        }
     }
+    free(own);
+    own = NULL;
     if (tb->prompts.len == 0) {
         strbuf_str(&tb->prompts, prompt); /* the conventional history keeps what was asked */
     }
@@ -245,6 +325,7 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
     }
     /* stage 2: the chosen tool's compact schema joins the ephemeral context */
     free(so.text);
+    so.text = NULL;
     char *line = NULL;
     st = pipit_toolset_serialize_tool(a->calls_ts, (size_t)tool, PIPIT_TOOLSPEC_COMPACT, &line);
     if (st != PIPIT_OK) {
@@ -267,10 +348,19 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
     struct jit_args_ctx jc = {a, head.data};
     struct backend_step_params sp2 = sp;
     sp2.grammar = a->params.grammar ? pipit_grammar_args(a->grammar, (size_t)tool) : NULL;
+    sp2.grammar_transient = false;
     sp2.lazy = false;
     sp2.is_complete = jit_args_complete;
     sp2.complete_user_data = &jc;
-    st = run_step(a, tb, full.data, &sp2, false, segment, &so, &stop);
+    st = step_grammar(a, tb, sp2.grammar, &own);
+    if (own != NULL) {
+        sp2.grammar = own;
+        sp2.grammar_transient = true;
+    }
+    if (st == PIPIT_OK) {
+        st = run_step(a, tb, full.data, &sp2, false, segment, &so, &stop);
+    }
+    free(own);
     strbuf_free(&full);
     if (stop || st != PIPIT_OK) {
         free(so.text);

@@ -104,8 +104,9 @@ struct turn_build {
     struct strbuf outputs; /* the steps' raw outputs (full-history memory) */
     struct strbuf prompts; /* the first step's prompt (full-history memory) */
     size_t cap_calls;
-    const char *segment; /* what the person said for the current step */
-    bool undid;          /* an undo ran this turn (routed or the model's) */
+    const char *segment;   /* what the person said for the current step */
+    const char *utterance; /* the whole utterance (copied strings come from it) */
+    bool undid;            /* an undo ran this turn (routed or the model's) */
 };
 
 /* Every failing public call of the agent says why in pipit_agent_errmsg(): set it from `fmt`

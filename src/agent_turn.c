@@ -191,6 +191,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         }
     }
     struct turn_build tb = {0};
+    tb.utterance = utterance;
     tb.turn = calloc(1, sizeof(*tb.turn));
     if (tb.turn == NULL) {
         return agent_fail(a, PIPIT_ERR_NOMEM, "agent: turn: out of memory for the turn record");

@@ -155,6 +155,7 @@ static enum pipit_status ensure_sampler(struct llama_backend *b,
     sp.temperature = b->temperature;
     sp.seed = b->seed + b->n_steps;
     sp.grammar = g;
+    sp.grammar_transient = p->grammar_transient;
     if (g != NULL && p->fast_grammar) { /* fast decoding: one decoder per backend (model) */
         if (b->fg == NULL) {
             enum pipit_status fst = pipit_fastgrammar_init(b->model, &b->fg, NULL);

@@ -47,6 +47,7 @@ struct backend_step_params {
     /* pipit's own constrained decoder with jump-forward instead of llama.cpp's grammar sampler
      * (docs/fastgrammar.md); grammars outside its subset still use llama.cpp's */
     bool fast_grammar;
+    bool grammar_transient; /* `grammar` is this step's own (pipit_sampler_params) */
 };
 
 /* What one decode step produced. */

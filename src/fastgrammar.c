@@ -25,6 +25,7 @@ struct fg_entry {
     struct fg_automaton *a; /* NULL: outside the subset */
     uint64_t disk_key;      /* fg_automaton_key(), 0 when the on-disk cache is off */
     bool from_disk;         /* its states came from the on-disk cache */
+    bool transient;         /* a grammar for one step (fg_lookup) */
 };
 
 struct pipit_fastgrammar {
@@ -125,8 +126,23 @@ void pipit_fastgrammar_free(struct pipit_fastgrammar *fg) {
     free(fg);
 }
 
+/* Frees the automata of the transient grammars met before. */
+static void forget_transient(struct pipit_fastgrammar *fg) {
+    size_t kept = 0;
+    for (size_t i = 0; i < fg->n_entries; i++) {
+        if (fg->entries[i].transient) {
+            free(fg->entries[i].gbnf);
+            fg_automaton_free(fg->entries[i].a);
+        } else {
+            fg->entries[kept++] = fg->entries[i];
+        }
+    }
+    fg->n_entries = kept;
+}
+
 enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
                             const char *gbnf,
+                            bool transient,
                             struct fg_automaton **out,
                             char *msg,
                             size_t msg_size) {
@@ -146,6 +162,9 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
             }
             return *out != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
         }
+    }
+    if (transient) {
+        forget_transient(fg);
     }
     if (fg->n_entries >= FG_MAX_GRAMMARS) {
         /* bounded: forget the oldest grammar that no sampler can be using right now is not
@@ -174,7 +193,8 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
     uint64_t key = 0;
     bool from_disk = false;
     char path[4200];
-    if (a != NULL && fg->cache_dir != NULL && (key = fg_automaton_key(a, gbnf)) != 0 &&
+    if (a != NULL && !transient && fg->cache_dir != NULL &&
+        (key = fg_automaton_key(a, gbnf)) != 0 &&
         fg_automaton_cache_path(path, sizeof(path), fg->cache_dir, key)) {
         /* a missing or damaged file leaves the fresh automaton as it is */
         from_disk = fg_automaton_load(a, path, key);
@@ -185,7 +205,7 @@ enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
         pipit_log(PIPIT_LOG_WARN, "%s; this grammar falls back to llama.cpp's GBNF sampler",
                   msg[0] != '\0' ? msg : "fastgrammar: grammar outside the subset");
     }
-    fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a, key, from_disk};
+    fg->entries[fg->n_entries++] = (struct fg_entry){h, copy, a, key, from_disk, transient};
     *out = a;
     return a != NULL ? PIPIT_OK : PIPIT_ERR_GRAMMAR;
 }
@@ -234,7 +254,7 @@ pipit_fastgrammar_add(struct pipit_fastgrammar *fg, const char *gbnf, struct pip
     }
     char msg[200];
     struct fg_automaton *a = NULL;
-    enum pipit_status st = fg_lookup(fg, gbnf, &a, msg, sizeof(msg));
+    enum pipit_status st = fg_lookup(fg, gbnf, false, &a, msg, sizeof(msg));
     if (st != PIPIT_OK) {
         return pipit_error_set(err, st, "%s", msg[0] != '\0' ? msg : pipit_status_str(st));
     }
@@ -252,7 +272,7 @@ enum pipit_status pipit_fastgrammar_match(struct pipit_fastgrammar *fg,
     *prefix_ok = false;
     *complete = false;
     struct fg_automaton *a = NULL;
-    enum pipit_status st = fg_lookup(fg, gbnf, &a, NULL, 0);
+    enum pipit_status st = fg_lookup(fg, gbnf, false, &a, NULL, 0);
     if (st != PIPIT_OK) {
         return st;
     }

@@ -32,9 +32,12 @@ enum pipit_status fg_decoder_new(struct fg_vocab *v,
                                  struct pipit_fastgrammar **out,
                                  struct pipit_error *err);
 /* The automaton of `gbnf` in `fg` (compiled on first use and kept). PIPIT_ERR_GRAMMAR when the
- * text lies outside the subset (remembered: later lookups fail fast), `msg` says why. */
+ * text lies outside the subset (remembered: later lookups fail fast), `msg` says why.
+ * `transient` (a grammar for one step): kept off the disk cache, and a new transient grammar
+ * frees the automata of the earlier ones, which no sampler may still use. */
 enum pipit_status fg_lookup(struct pipit_fastgrammar *fg,
                             const char *gbnf,
+                            bool transient,
                             struct fg_automaton **out,
                             char *msg,
                             size_t msg_size);

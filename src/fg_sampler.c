@@ -14,9 +14,12 @@ enum {
     PHASE_VOCAB,      /* a string body: the whole vocabulary, checked */
 };
 
-bool fg_sampler_attach(struct fg_sampler *s, struct pipit_fastgrammar *fg, const char *gbnf) {
+bool fg_sampler_attach(struct fg_sampler *s,
+                       struct pipit_fastgrammar *fg,
+                       const char *gbnf,
+                       bool transient) {
     struct fg_automaton *a = NULL;
-    if (fg_lookup(fg, gbnf, &a, NULL, 0) != PIPIT_OK) {
+    if (fg_lookup(fg, gbnf, transient, &a, NULL, 0) != PIPIT_OK) {
         return false; /* outside the subset: llama.cpp's sampler */
     }
     memset(s, 0, sizeof(*s));

@@ -91,7 +91,10 @@ struct fg_sampler {
 
 /* Use the automaton of `gbnf` in `fg` (which must be the decoder of the sampler's model):
  * false when the grammar lies outside the fast subset (the caller then uses llama.cpp's). */
-bool fg_sampler_attach(struct fg_sampler *s, struct pipit_fastgrammar *fg, const char *gbnf);
+bool fg_sampler_attach(struct fg_sampler *s,
+                       struct pipit_fastgrammar *fg,
+                       const char *gbnf,
+                       bool transient);
 /* Back to the start state. */
 void fg_sampler_reset(struct fg_sampler *s);
 /* Whether the text so far is still a prefix of the grammar. */

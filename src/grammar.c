@@ -31,7 +31,11 @@
 #include "grammar_value.h"
 #include "status.h"
 #include "strbuf.h"
+#include "toolspec.h"
+#include "utf8.h"
+#include "words.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +85,62 @@ const char *grammar_call_tail(enum pipit_call_syntax syntax) {
 }
 
 /* Append "the arguments of tool t" as a rule named <prefix>-args. */
-static void args_rule(struct gctx *g, const struct pipit_tool *t, const char *prefix) {
+/* ============================================================================ copied strings */
+
+/* Whether `value` shares a word with `say` (words of two or more characters, any case). */
+static bool shares_word(const char *say, const char *value) {
+    struct words_tok a[64], b[32];
+    size_t na = words_tokenize(say, strlen(say), 0, a, 64);
+    size_t nb = words_tokenize(value, strlen(value), 0, b, 32);
+    for (size_t j = 0; j < nb; j++) {
+        for (size_t i = 0; i < na && strlen(b[j].w) >= 2; i++) {
+            if (strcmp(a[i].w, b[j].w) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The top-level arguments of tool `ti` whose free strings are copied (NULL: none or off):
+ * every argument, unless the tool is the cloud's (the agent gives it the person's words) or
+ * a pack example gives the argument a string that shares no word with the example's sentence
+ * (an alarm's "06:00" for "6am", a summary the example composes). string_expr() decides
+ * which of them are free strings. */
+static bool *copy_props_of(const struct pipit_toolset *ts, size_t ti, bool on) {
+    const struct pipit_tool *t = &ts->tools[ti];
+    if (!on || t->params == NULL || t->params->n_props == 0 || pipit_toolset_is_cloud(ts, ti)) {
+        return NULL;
+    }
+    bool *copy = calloc(t->params->n_props, sizeof(bool));
+    if (copy == NULL) {
+        return NULL;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, ti);
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        copy[i] = true;
+        for (size_t e = 0; tp != NULL && e < tp->n_examples && copy[i]; e++) {
+            const json_t *v = json_object_get(tp->examples[e].args, t->params->props[i].name);
+            if (json_is_string(v) && json_string_length(v) > 0 &&
+                !shares_word(tp->examples[e].say, json_string_value(v))) {
+                copy[i] = false;
+            }
+        }
+    }
+    return copy;
+}
+
+/* The rule `copy` a grammar compiled with copy_strings ends with: any string, until a turn's
+ * text replaces it. */
+static void default_copy_rule(struct strbuf *b, const struct gctx *g) {
+    strbuf_printf(b, "copy ::= \"\\\"\" " GRAMMAR_STRING_CHAR "{1,%lld} \"\\\"\"\n",
+                  (long long)g->max_string);
+}
+
+static void
+args_rule(struct gctx *g, const struct pipit_tool *t, const bool *copy, const char *prefix) {
     struct strbuf body = {0};
+    g->copy_props = copy;
     if (g->syntax == PIPIT_SYNTAX_HERMES) {
         strbuf_str(&body, "\"{\" ");
         grammar_members_expr(g, &body, t->params, prefix, false, "args");
@@ -92,6 +150,7 @@ static void args_rule(struct gctx *g, const struct pipit_tool *t, const char *pr
         grammar_members_expr(g, &body, t->params, prefix, true, "args");
         strbuf_str(&body, " \")\"");
     }
+    g->copy_props = NULL;
     strbuf_printf(g->rules, "%s-args ::= %s\n", prefix, body.data != NULL ? body.data : "");
     if (body.failed) {
         g->rules->failed = true;
@@ -148,7 +207,7 @@ static void none_alternative(struct strbuf *b,
     strbuf_free(&text);
 }
 
-static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
+static char *compile_call(const struct pipit_toolset *ts, struct gctx *base, bool copy_on) {
     struct strbuf rules = {0}, top = {0};
     struct gctx g = *base;
     g.bad = NULL;
@@ -158,7 +217,9 @@ static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
     for (size_t i = 0; i < ts->n_tools; i++) {
         char prefix[32];
         snprintf(prefix, sizeof(prefix), "t%zu", i);
-        args_rule(&g, &ts->tools[i], prefix);
+        bool *copy = copy_props_of(ts, i, copy_on);
+        args_rule(&g, &ts->tools[i], copy, prefix);
+        free(copy);
         if (i > 0) {
             strbuf_str(&top, " | ");
         }
@@ -178,6 +239,9 @@ static char *compile_call(const struct pipit_toolset *ts, struct gctx *base) {
     none_alternative(&top, ts, syntax, false);
     strbuf_str(&top, "\n");
     strbuf_add(&top, rules.data != NULL ? rules.data : "", rules.len);
+    if (g.used_copy) {
+        default_copy_rule(&top, &g); /* last, for pipit_grammar_with_copy() */
+    }
     if (rules.failed) {
         top.failed = true;
     }
@@ -205,13 +269,16 @@ static char *compile_names(const struct pipit_toolset *ts, enum pipit_call_synta
     return strbuf_take(&b);
 }
 
-static char *compile_args(const struct pipit_tool *t, struct gctx *base) {
+static char *
+compile_args(const struct pipit_toolset *ts, size_t ti, struct gctx *base, bool copy_on) {
     struct strbuf rules = {0}, top = {0};
     struct gctx g = *base;
     g.bad = NULL;
     g.rules = &rules;
     enum pipit_call_syntax syntax = g.syntax;
-    args_rule(&g, t, "a");
+    bool *copy = copy_props_of(ts, ti, copy_on);
+    args_rule(&g, &ts->tools[ti], copy, "a");
+    free(copy);
     strbuf_str(&top, "root ::= a-args");
     const char *tail = grammar_call_tail(syntax);
     if (tail[0] != '\0') {
@@ -220,6 +287,9 @@ static char *compile_args(const struct pipit_tool *t, struct gctx *base) {
     }
     strbuf_str(&top, "\n");
     strbuf_add(&top, rules.data != NULL ? rules.data : "", rules.len);
+    if (g.used_copy) {
+        default_copy_rule(&top, &g);
+    }
     if (rules.failed) {
         top.failed = true;
     }
@@ -243,7 +313,7 @@ pipit_grammar_describe_tool(const struct pipit_toolset *ts, size_t index, char *
                      .max_string = GRAMMAR_DEFAULT_MAX_STRING,
                      .max_items = GRAMMAR_DEFAULT_MAX_ITEMS,
                      .report = &report};
-    args_rule(&g, &ts->tools[index], "a");
+    args_rule(&g, &ts->tools[index], NULL, "a");
     strbuf_free(&rules);
     free(g.bad); /* the report describes; compiling says what cannot be written */
     /* the compiler writes a node's line after its children and members last to first:
@@ -311,11 +381,11 @@ enum pipit_status pipit_grammar_compile(const struct pipit_toolset *ts,
     g->syntax = syntax;
     g->n_tools = ts->n_tools;
     g->args = calloc(ts->n_tools > 0 ? ts->n_tools : 1, sizeof(char *));
-    g->call = compile_call(ts, &base);
+    g->call = compile_call(ts, &base, p.copy_strings);
     g->names = compile_names(ts, syntax);
     bool ok = g->args != NULL && g->call != NULL && g->names != NULL;
     for (size_t i = 0; ok && i < ts->n_tools; i++) {
-        g->args[i] = compile_args(&ts->tools[i], &base);
+        g->args[i] = compile_args(ts, i, &base, p.copy_strings);
         ok = g->args[i] != NULL;
     }
     if (!ok || base.bad != NULL) {
@@ -356,4 +426,196 @@ const char *pipit_grammar_args(const struct pipit_grammar *g, size_t tool_index)
 
 enum pipit_call_syntax pipit_grammar_syntax(const struct pipit_grammar *g) {
     return g != NULL ? g->syntax : PIPIT_SYNTAX_PIPIT;
+}
+
+/* ============================================================================ copy spans */
+
+#define COPY_RUN_WORDS 40  /* words per run of spans: a longer line is cut */
+#define COPY_MAX_WORDS 400 /* words in all */
+
+/* Marks that never start (lead) or end (trail) a copied span. */
+static bool copy_lead(unsigned char c) {
+    return c != '\0' && strchr("\"'`([{<", c) != NULL;
+}
+static bool copy_trail(unsigned char c) {
+    return c != '\0' && strchr(".,!?;:\"'`)]}>", c) != NULL;
+}
+static bool copy_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Append `s[0..n)` as a GBNF literal of its JSON-escaped text; false when it is not UTF-8. */
+static bool copy_lit(struct strbuf *b, const char *s, size_t n) {
+    json_t *j = json_stringn(s, n);
+    char *q = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    if (q == NULL) {
+        return false;
+    }
+    size_t len = strlen(q);
+    q[len - 1] = '\0'; /* the JSON quotes are the rule's */
+    grammar_gbnf_lit(b, q + 1);
+    free(q);
+    return true;
+}
+
+struct copy_word {
+    const char *start, *end;
+};
+
+/* Words a copied value rarely starts or ends with ("show me photos from Lisbon" copies
+ * "Lisbon", not "from"; "find my lease" copies "lease"): English function words and the verbs
+ * that introduce a value. A span may still hold them inside ("Bring me the horizon"). */
+static const char *const COPY_EDGE_STOP[] = {
+    "a",      "an",      "the",      "my",     "your",  "our",    "his",  "her",    "their",
+    "its",    "to",      "from",     "for",    "of",    "in",     "on",   "at",     "by",
+    "with",   "about",   "into",     "and",    "or",    "me",     "us",   "him",    "them",
+    "it",     "that",    "this",     "these",  "those", "please", "pls",  "called", "named",
+    "titled", "labeled", "labelled", "saying", "says",  "then",   "now",  "also",   "too",
+    "just",   "some",    "show",     "find",   "open",  "text",   "send", "tell",   "set",
+    "add",    "make",    "create",   "search", "is",    "are",    "be",   "was",    "so",
+    "up",     "i",       "you",      "we",     "can",   "could",
+};
+
+static bool copy_edge_ok(const struct copy_word *w) {
+    char low[16];
+    size_t n = (size_t)(w->end - w->start);
+    if (n >= sizeof(low)) {
+        return true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = w->start[i];
+        low[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    low[n] = '\0';
+    return !words_in_list(low, COPY_EDGE_STOP, sizeof(COPY_EDGE_STOP) / sizeof(COPY_EDGE_STOP[0]));
+}
+
+/* Rules cp<k> for the words of one run: word k and the end of the span (when word k may end
+ * one), or word k, the text up to word k+1 and the rule cp<k+1> (when that leads to an end).
+ * Appends the run's starts to `alts`: words that may start a span. With `edges` false every
+ * word may start and end one. */
+static void copy_run(struct strbuf *rules,
+                     struct strbuf *alts,
+                     const struct copy_word *w,
+                     size_t n,
+                     size_t *k,
+                     bool edges) {
+    bool valid[COPY_RUN_WORDS + 1] = {false};
+    for (size_t i = n; i-- > 0;) {
+        valid[i] = !edges || copy_edge_ok(&w[i]) || (i + 1 < n && valid[i + 1]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!valid[i]) {
+            continue;
+        }
+        size_t id = *k + i;
+        bool ok = true;
+        bool end_here = !edges || copy_edge_ok(&w[i]);
+        bool go_on = i + 1 < n && valid[i + 1];
+        strbuf_printf(rules, "cp%zu ::= ", id);
+        ok = copy_lit(rules, w[i].start, (size_t)(w[i].end - w[i].start));
+        if (go_on) {
+            strbuf_str(rules, end_here ? " (" : " ");
+            ok = ok && copy_lit(rules, w[i].end, (size_t)(w[i + 1].start - w[i].end));
+            strbuf_printf(rules, end_here ? " cp%zu)?" : " cp%zu", id + 1);
+        }
+        strbuf_str(rules, "\n");
+        rules->failed = rules->failed || !ok; /* the text is UTF-8: only memory runs out */
+        if (!edges || copy_edge_ok(&w[i])) {
+            strbuf_printf(alts, "%scp%zu", alts->len > 0 ? " | " : "", id);
+        }
+    }
+    *k += n;
+}
+
+/* The rules of the spans of `texts` into `rules`, their starts into `alts`. */
+static bool copy_spans(const char *const *texts,
+                       size_t n_texts,
+                       bool edges,
+                       struct strbuf *rules,
+                       struct strbuf *alts) {
+    struct copy_word *w = malloc(sizeof(*w) * COPY_MAX_WORDS);
+    if (w == NULL) {
+        return false;
+    }
+    size_t total = 0, k = 0;
+    for (size_t t = 0; t < n_texts && total < COPY_MAX_WORDS; t++) {
+        const char *p = texts[t] != NULL ? texts[t] : "";
+        if (!utf8_valid(p, strlen(p))) {
+            continue; /* every piece cut at ASCII bytes of a UTF-8 text is UTF-8 */
+        }
+        while (*p != '\0' && total < COPY_MAX_WORDS) {
+            size_t n = 0; /* the words of one line, at most one run */
+            while (*p != '\0' && *p != '\n' && n < COPY_RUN_WORDS && total + n < COPY_MAX_WORDS) {
+                while (*p == ' ' || *p == '\t' || *p == '\r') {
+                    p++;
+                }
+                const char *s = p;
+                while (*p != '\0' && !copy_space((unsigned char)*p)) {
+                    p++;
+                }
+                const char *e = p;
+                while (s < e && copy_lead((unsigned char)*s)) {
+                    s++;
+                }
+                while (e > s && copy_trail((unsigned char)e[-1])) {
+                    e--;
+                }
+                if (e > s) {
+                    w[n++] = (struct copy_word){s, e};
+                }
+            }
+            copy_run(rules, alts, w, n, &k, edges);
+            total += n;
+            if (*p == '\n') {
+                p++;
+            }
+        }
+    }
+    free(w);
+    return !rules->failed && !alts->failed;
+}
+
+enum pipit_status
+pipit_grammar_with_copy(const char *gbnf, const char *const *texts, size_t n_texts, char **out) {
+    if (out == NULL) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    if (gbnf == NULL || (texts == NULL && n_texts > 0)) {
+        return PIPIT_ERR_INVALID_ARG;
+    }
+    const char *at = NULL;
+    for (const char *p = gbnf; (p = strstr(p, "copy ::= ")) != NULL; p++) {
+        if (p == gbnf || p[-1] == '\n') {
+            at = p;
+        }
+    }
+    if (at == NULL) {
+        return PIPIT_OK;
+    }
+    struct strbuf rules = {0}, alts = {0};
+    bool ok = copy_spans(texts, n_texts, true, &rules, &alts);
+    if (ok && alts.len == 0) { /* nothing but function words: any span */
+        strbuf_free(&rules);
+        ok = copy_spans(texts, n_texts, false, &rules, &alts);
+    }
+    if (!ok || alts.len == 0) {
+        strbuf_free(&rules);
+        strbuf_free(&alts);
+        return ok ? PIPIT_OK : PIPIT_ERR_NOMEM;
+    }
+    struct strbuf b = {0};
+    strbuf_add(&b, gbnf, (size_t)(at - gbnf));
+    strbuf_printf(&b, "copy ::= \"\\\"\" (%s) \"\\\"\"\n", alts.data);
+    strbuf_add(&b, rules.data, rules.len);
+    strbuf_free(&rules);
+    strbuf_free(&alts);
+    if (b.failed) {
+        strbuf_free(&b);
+        return PIPIT_ERR_NOMEM;
+    }
+    *out = strbuf_take(&b); /* pipit_free() is free() */
+    return *out != NULL ? PIPIT_OK : PIPIT_ERR_NOMEM;
 }

@@ -94,8 +94,7 @@ static void member_path(char *out, size_t cap, const char *base, const char *nam
     snprintf(out, cap, ident ? "%s.%s" : "%s[\"%s\"]", base, name);
 }
 
-/* A JSON string in the grammar's alphabet: no escapes, no control characters. */
-#define STRING_CHAR "[^\"\\\\\\x00-\\x1f]"
+#define STRING_CHAR GRAMMAR_STRING_CHAR
 
 /* Append the key of member `name`: `name=` (pipit syntax, top level: bare when an identifier,
  * else the JSON string) or `"name": ` (JSON). */
@@ -158,7 +157,14 @@ void grammar_members_expr(struct gctx *g,
         char vprefix[160], vpath[600];
         snprintf(vprefix, sizeof(vprefix), "%s-p%zu", prefix, i);
         member_path(vpath, sizeof(vpath), path, s->props[i].name);
+        /* a copied member's own nested members are free again */
+        const bool *copy_props = g->copy_props;
+        bool copy_now = g->copy_now;
+        g->copy_now = copy_props != NULL && copy_props[i];
+        g->copy_props = NULL;
         value_expr(g, &val, s->props[i].schema, vprefix, vpath);
+        g->copy_props = copy_props;
+        g->copy_now = copy_now;
         for (int first = 0; first < 2; first++) {
             struct strbuf kv = {0};
             if (!first) {
@@ -326,6 +332,11 @@ string_expr(struct gctx *g, struct strbuf *b, const struct pipit_schema *s, cons
             add_word(va, sizeof(va), "pattern");
         }
         strbuf_free(&pat);
+    } else if (g->copy_now) {
+        /* spans of the turn's text (pipit_grammar_with_copy); validation keeps the lengths */
+        strbuf_str(b, "copy");
+        g->used_copy = true;
+        add_word(gr, sizeof(gr), "copied from the turn's text (agent)");
     } else {
         int64_t max =
             s->max_length >= 0 && s->max_length < g->max_string ? s->max_length : g->max_string;

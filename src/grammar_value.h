@@ -11,15 +11,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A JSON string's character in the grammar's alphabet: no escapes, no control characters. */
+#define GRAMMAR_STRING_CHAR "[^\"\\\\\\x00-\\x1f]"
+
 /* One compile's context: where the rules go, the limits, the enforcement report. */
 struct gctx {
     struct strbuf *rules; /* extra rule definitions */
     enum pipit_call_syntax syntax;
-    int64_t max_string;    /* characters */
-    int64_t max_items;     /* for arrays without maxItems */
-    struct strbuf *report; /* NULL, or where grammar_describe() writes what is enforced where */
-    bool exact;            /* ranges and numeric enums compiled in (exact_values) */
-    char *bad;             /* first value no call can write (its path and why), owned */
+    int64_t max_string;     /* characters */
+    int64_t max_items;      /* for arrays without maxItems */
+    struct strbuf *report;  /* NULL, or where grammar_describe() writes what is enforced where */
+    bool exact;             /* ranges and numeric enums compiled in (exact_values) */
+    char *bad;              /* first value no call can write (its path and why), owned */
+    const bool *copy_props; /* the object's members whose free strings are `copy` (top level of
+                               a tool's arguments only), NULL: none */
+    bool copy_now;          /* the value being compiled is such a member's */
+    bool used_copy;         /* some value refers to the rule `copy` */
 };
 
 /* Append a GBNF literal for `s`. */

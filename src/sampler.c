@@ -173,7 +173,7 @@ static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_para
         fg_owner_of(p->fast_grammar) != (const void *)s->model) {
         return false;
     }
-    return fg_sampler_attach(&s->fast, p->fast_grammar, p->grammar);
+    return fg_sampler_attach(&s->fast, p->fast_grammar, p->grammar, p->grammar_transient);
 }
 
 /* Feed one token to whichever grammar the sampler has; false (nothing changed) when the grammar

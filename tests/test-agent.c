@@ -1416,6 +1416,12 @@ static void test_bad_params(void **state) {
     assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
                      PIPIT_ERR_INVALID_ARG);
     assert_null(a);
+    p = pipit_agent_default_params();
+    p.copy_strings = (enum pipit_copy_mode)7;
+    assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&f), &a, &err),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.text, "copy_strings"));
+    assert_null(a);
     test_agent_free(NULL);
     pipit_turn_free(NULL);
     pipit_toolset_free(ts);

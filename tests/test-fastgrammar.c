@@ -20,6 +20,7 @@
 #include "fileio.h"
 #include "session.h"
 #include "status.h"
+#include "strbuf.h"
 #include "testutil.h"
 #include "toolspec.h"
 
@@ -912,8 +913,8 @@ static struct pipit_fastgrammar *fg_open(struct pipit_model *m, bool cached, dou
 static void
 same_automata(struct pipit_fastgrammar *a, struct pipit_fastgrammar *b, const char *gram) {
     struct fg_automaton *x = NULL, *y = NULL;
-    assert_int_equal(fg_lookup(a, gram, &x, NULL, 0), PIPIT_OK);
-    assert_int_equal(fg_lookup(b, gram, &y, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(a, gram, false, &x, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(b, gram, false, &y, NULL, 0), PIPIT_OK);
     int32_t nx = fg_automaton_precompute(x, 100000), ny = fg_automaton_precompute(y, 100000);
     assert_int_equal(nx, ny);
     int32_t nv = fg_index_n_vocab(fg_index_of(a));
@@ -1055,7 +1056,7 @@ fg_with(struct pipit_model *m, const char *gram, struct fg_automaton **a, int32_
     struct pipit_fastgrammar *fg = NULL;
     struct pipit_error err;
     assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
-    assert_int_equal(fg_lookup(fg, gram, a, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(fg, gram, false, a, NULL, 0), PIPIT_OK);
     struct pipit_fastgrammar_info info;
     pipit_fastgrammar_get_info(fg, &info);
     *n_cached = info.n_grammars_cached;
@@ -1107,7 +1108,7 @@ static void automaton_cache_check(const char *model_path, enum pipit_call_syntax
     assert_int_equal(pipit_fastgrammar_save(b), 0); /* loaded, nothing new */
     /* another grammar of the same pack: its own key, no file yet */
     struct fg_automaton *z = NULL;
-    assert_int_equal(fg_lookup(b, pipit_grammar_names(g), &z, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(b, pipit_grammar_names(g), false, &z, NULL, 0), PIPIT_OK);
     struct pipit_fastgrammar_info info;
     pipit_fastgrammar_get_info(b, &info);
     assert_int_equal(info.n_grammars, 2);
@@ -1335,7 +1336,7 @@ static void shortcuts_check(const char *model_path, enum pipit_call_syntax syn) 
     struct pipit_error err;
     assert_int_equal(pipit_fastgrammar_init(r.m, &fg, &err), PIPIT_OK);
     struct fg_automaton *a = NULL;
-    assert_int_equal(fg_lookup(fg, pipit_grammar_call(g), &a, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_lookup(fg, pipit_grammar_call(g), false, &a, NULL, 0), PIPIT_OK);
     int32_t n_states = fg_automaton_precompute(a, 100000);
     const struct fg_index *ix = fg_index_of(fg);
     int32_t nv = fg_index_n_vocab(ix), n_sp = 0, n_ascii = 0;
@@ -1675,6 +1676,118 @@ static void test_index_from_data(void **state) {
     assert_int_equal(fg_index_new(&v, &ix), PIPIT_ERR_INVALID_ARG);
 }
 
+/* Copied strings (docs/grammar.md): whatever a random model chooses, every free-text
+ * argument it writes is a span of something the person said (the memory holds nothing else
+ * here: no device), in both syntaxes and both decoders. */
+static const char COPY_TOOLS[] =
+    "[{\"type\": \"function\", \"function\": {\"name\": \"send\", \"description\": \"Send a "
+    "text\", \"parameters\": {\"type\": \"object\", \"properties\": {\"to\": {\"type\": "
+    "\"string\"}, \"body\": {\"type\": \"string\"}}, \"required\": [\"to\", \"body\"]}}}]";
+
+static void agent_copies(const char *model_path, enum pipit_call_syntax syntax, bool fast) {
+    struct pipit_model *m = test_load_model(model_path);
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(COPY_TOOLS, strlen(COPY_TOOLS), "copy", &ts, &err),
+                     PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.syntax = syntax;
+    p.lazy_grammar = false;
+    p.turn_budget_ms = 0;
+    p.max_tokens = 96;
+    p.fast_grammar = fast;
+    p.copy_strings = PIPIT_COPY_ON;
+    struct pipit_agent *a = NULL;
+    if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *utts[] = {
+        "text Zorblax that the quokka is late", "send Mirelle a note: pick up the kumquats",
+        "tell Brunhilde \"hi there\"",          "message Oskar about the zeppelin",
+        "ping Yusuf: meet at the blue door",    "let Ingrid know the ferry left",
+        "write to Pavlo saying thanks a lot",   "text Quentin ok",
+        "send Ama the address 42 Larch Road",   "shoot Teodor a message, running late",
+        "tell Grandma I'm coming over at noon", "message Rosalind: the cake is in the oven"};
+    struct strbuf said = {0};
+    int n_checked = 0;
+    for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
+        strbuf_printf(&said, "%s\n", utts[i]);
+        struct pipit_turn *t = NULL;
+        assert_int_equal(pipit_agent_turn(a, utts[i], &t), PIPIT_OK);
+        for (size_t c = 0; c < t->n_calls; c++) {
+            if (strcmp(t->calls[c].tool, "send") != 0) {
+                continue;
+            }
+            json_t *args = json_loads(t->calls[c].args_json, 0, NULL);
+            assert_non_null(args);
+            const char *names[] = {"to", "body"};
+            for (int k = 0; k < 2; k++) {
+                const char *v = json_string_value(json_object_get(args, names[k]));
+                assert_non_null(v);
+                if (v[0] == '\0' || strstr(said.data, v) == NULL) {
+                    fail_msg("%s: %s=\"%s\" is not in what was said (%s)", model_path, names[k], v,
+                             t->model_text);
+                }
+                n_checked++;
+            }
+            json_decref(args);
+        }
+        pipit_turn_free(t);
+    }
+    print_message("%s: %d copied values checked\n", model_path, n_checked);
+    assert_true(n_checked > 0);
+    strbuf_free(&said);
+    test_agent_free(a);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
+static void test_agent_copies(void **state) {
+    (void)state;
+    agent_copies(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, true);
+    agent_copies(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, false);
+    agent_copies(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, true);
+}
+
+/* A transient grammar (one step's, as the agent's copied strings make) never reaches the disk
+ * cache, and the next transient grammar frees it; a kept grammar stays. */
+static void test_transient_grammars(void **state) {
+    (void)state;
+    cache_clear();
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct pipit_model *m = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
+    struct pipit_fastgrammar *fg = NULL;
+    assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
+    const char *kept = "root ::= \"kept\" [a-z]{1,4}\n";
+    const char *one = "root ::= \"one\" [a-z]{1,4}\n";
+    const char *two = "root ::= \"two\" [a-z]{1,4}\n";
+    struct fg_automaton *a = NULL;
+    struct pipit_fastgrammar_info info;
+    bool prefix = false, complete = false;
+    assert_int_equal(fg_lookup(fg, kept, false, &a, NULL, 0), PIPIT_OK);
+    assert_int_equal(pipit_fastgrammar_match(fg, kept, "keptab", &prefix, &complete), PIPIT_OK);
+    assert_int_equal(fg_lookup(fg, one, true, &a, NULL, 0), PIPIT_OK);
+    assert_int_equal(fg_automaton_precompute(a, 1000) > 0, true);
+    pipit_fastgrammar_get_info(fg, &info);
+    assert_int_equal(info.n_grammars, 2);
+    assert_int_equal(fg_lookup(fg, two, true, &a, NULL, 0), PIPIT_OK);
+    pipit_fastgrammar_get_info(fg, &info);
+    assert_int_equal(info.n_grammars, 2); /* "one" is gone, "kept" stays */
+    assert_int_equal(fg_lookup(fg, two, true, &a, NULL, 0), PIPIT_OK); /* met again: kept */
+    pipit_fastgrammar_get_info(fg, &info);
+    assert_int_equal(info.n_grammars, 2);
+    assert_int_equal(fg_automaton_precompute(a, 1000) > 0, true);
+    /* only the kept grammar is written */
+    assert_int_equal(pipit_fastgrammar_save(fg), 1);
+    pipit_fastgrammar_free(fg);
+    pipit_model_free(m);
+    cache_clear();
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest model[] = {
         cmocka_unit_test(test_malformed_utf8),       cmocka_unit_test(test_differential_pipit),
@@ -1685,6 +1798,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_automaton_cache_qwen), cmocka_unit_test(test_automaton_forged),
         cmocka_unit_test(test_shortcuts_spm),        cmocka_unit_test(test_shortcuts_qwen),
         cmocka_unit_test(test_optional_members),     cmocka_unit_test(test_index_from_data),
+        cmocka_unit_test(test_transient_grammars),   cmocka_unit_test(test_agent_copies),
     };
     const struct CMUnitTest prop[] = {
         cmocka_unit_test(test_property_spm),

@@ -1067,6 +1067,142 @@ static void test_real_corpus_grammar(void **state) {
     pipit_model_free(m);
 }
 
+/* ============================================================================ copied strings */
+
+/* A pack with free strings: `to` and `body` are copied, `time` is composed (its example's
+ * "06:00" shares no word with "wake me at 6am"), `mode` is an enum, and the cloud tool's
+ * strings stay free. */
+static const char COPY_PACK[] =
+    "{\"pipit\": {\"pack\": \"copytest\"}, \"tools\": ["
+    "{\"type\": \"function\", \"function\": {\"name\": \"send\", \"description\": \"Send a text\","
+    " \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"to\": {\"type\": \"string\"}, \"body\": {\"type\": \"string\"},"
+    " \"mode\": {\"type\": \"string\", \"enum\": [\"sms\", \"chat\"]}},"
+    " \"required\": [\"to\"]}}},"
+    "{\"type\": \"function\", \"function\": {\"name\": \"alarm\", \"description\": \"Set an "
+    "alarm\","
+    " \"parameters\": {\"type\": \"object\", \"properties\": {\"time\": {\"type\": \"string\"}},"
+    " \"required\": [\"time\"]}}, \"pipit\": {\"examples\": [{\"say\": \"wake me at 6am\","
+    " \"args\": {\"time\": \"06:00\"}}]}},"
+    "{\"type\": \"function\", \"function\": {\"name\": \"process_with_cloud_llm\","
+    " \"description\": \"Ask the cloud\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"user_query_context\": {\"type\": \"string\"}, \"reason_for_escalation\": {\"type\": "
+    "\"string\"}}, \"required\": [\"user_query_context\"]}}}]}";
+
+static bool both_match(struct pipit_model *m,
+                       struct pipit_fastgrammar *fg,
+                       const char *gbnf,
+                       const char *text) {
+    bool prefix = false, complete = false, fprefix = false, fcomplete = false;
+    assert_int_equal(pipit_gbnf_match(m, gbnf, text, &prefix, &complete), PIPIT_OK);
+    assert_int_equal(pipit_fastgrammar_match(fg, gbnf, text, &fprefix, &fcomplete), PIPIT_OK);
+    assert_int_equal(complete, fcomplete); /* both decoders read the grammar alike */
+    return complete;
+}
+
+static void test_copy_strings(void **state) {
+    (void)state;
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct pipit_model *m = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
+    struct pipit_fastgrammar *fg = NULL;
+    assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
+    struct pipit_toolset *ts = NULL;
+    if (pipit_toolset_load_string(COPY_PACK, strlen(COPY_PACK), "copy", &ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    for (int syn = 0; syn < 2; syn++) {
+        struct pipit_grammar_params gp = pipit_grammar_default_params();
+        gp.syntax = syn == 0 ? PIPIT_SYNTAX_PIPIT : PIPIT_SYNTAX_HERMES;
+        struct pipit_grammar *plain = NULL, *g = NULL;
+        assert_int_equal(pipit_grammar_compile(ts, &gp, &plain, &err), PIPIT_OK);
+        gp.copy_strings = true;
+        assert_int_equal(pipit_grammar_compile(ts, &gp, &g, &err), PIPIT_OK);
+        /* off: no rule to replace */
+        const char *texts[] = {"text Alice Chen: running \"late\" a\"b, sorry",
+                               "\nT-1001\nanswered \"how\"\n"};
+        char *out = (char *)1;
+        assert_int_equal(pipit_grammar_with_copy(pipit_grammar_args(plain, 0), texts, 2, &out),
+                         PIPIT_OK);
+        assert_null(out);
+        /* on: until a turn's text comes, `copy` is any string */
+        const char *send = pipit_grammar_args(g, 0);
+        assert_non_null(strstr(send, "\ncopy ::= "));
+        bool hermes = syn == 1;
+        char call[256];
+        snprintf(call, sizeof(call), hermes ? "{\"to\": \"%s\"}}\n</tool_call>" : "(to=\"%s\")",
+                 "Zorblax");
+        assert_true(both_match(m, fg, send, call));
+        char *turn = NULL;
+        assert_int_equal(pipit_grammar_with_copy(send, texts, 2, &turn), PIPIT_OK);
+        assert_non_null(turn);
+        int32_t states = 0;
+        assert_int_equal(pipit_fastgrammar_check(turn, &states, &err), PIPIT_OK);
+        struct {
+            const char *value; /* as JSON string content */
+            bool ok;
+        } cases[] = {
+            {"Alice Chen", true},
+            {"Alice", true},
+            {"Chen: running", true},    /* the text between words is copied as written */
+            {"running \\\"late", true}, /* a quote inside a span, JSON-escaped */
+            {"late", true},             /* outer quotes never start or end a span */
+            {"a\\\"b", true},           /* a quote inside a word */
+            {"T-1001", true},           /* the memory's values */
+            {"how", true},
+            {"Zorblax", false},       /* not in the text: never written */
+            {"Alice Chen ", false},   /* spans end at a word */
+            {"sorry, T-1001", false}, /* nor cross texts or lines */
+            {"text", false},          /* a function word neither starts nor ends one */
+            {"text Alice", false},
+            {"Chen: running \\\"late\\\" a\\\"b, sorry", true},
+            {"", false},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            snprintf(call, sizeof(call), hermes ? "{\"to\": \"%s\"}}\n</tool_call>" : "(to=\"%s\")",
+                     cases[i].value);
+            if (both_match(m, fg, turn, call) != cases[i].ok) {
+                fail_msg("%s: %s should be %s", hermes ? "hermes" : "pipit", call,
+                         cases[i].ok ? "accepted" : "refused");
+            }
+        }
+        pipit_free(turn);
+        /* a composed argument stays free, so does the cloud tool's text */
+        const char *alarm = pipit_grammar_args(g, 1);
+        assert_null(strstr(alarm, "copy"));
+        assert_null(strstr(pipit_grammar_args(g, 2), "copy"));
+        /* only function words: every span is allowed rather than none */
+        const char *few[] = {"to the"};
+        assert_int_equal(pipit_grammar_with_copy(send, few, 1, &turn), PIPIT_OK);
+        snprintf(call, sizeof(call), hermes ? "{\"to\": \"%s\"}}\n</tool_call>" : "(to=\"%s\")",
+                 "the");
+        assert_true(both_match(m, fg, turn, call));
+        pipit_free(turn);
+        /* no word at all: the grammar as it is */
+        const char *none[] = {" , ", NULL};
+        assert_int_equal(pipit_grammar_with_copy(send, none, 2, &turn), PIPIT_OK);
+        assert_null(turn);
+        /* the call grammar gets the same rule */
+        assert_int_equal(pipit_grammar_with_copy(pipit_grammar_call(g), texts, 2, &turn), PIPIT_OK);
+        assert_non_null(turn);
+        pipit_free(turn);
+        pipit_grammar_free(plain);
+        pipit_grammar_free(g);
+    }
+    /* bad arguments */
+    char *out = NULL;
+    assert_int_equal(pipit_grammar_with_copy(NULL, NULL, 0, &out), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_grammar_with_copy("root ::= \"a\"\n", NULL, 1, &out),
+                     PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_grammar_with_copy("root ::= \"a\"\n", NULL, 0, NULL),
+                     PIPIT_ERR_INVALID_ARG);
+    pipit_toolset_free(ts);
+    pipit_fastgrammar_free(fg);
+    pipit_model_free(m);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_compile_packs),
@@ -1078,6 +1214,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_numbers_are_shape_not_range),
         cmocka_unit_test(test_real_corpus_grammar),
         cmocka_unit_test(test_exact_values),
+        cmocka_unit_test(test_copy_strings),
     };
     const struct CMUnitTest property[] = {
         cmocka_unit_test(test_property_spm),
