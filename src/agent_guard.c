@@ -555,6 +555,175 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     return written;
 }
 
+/* ============================================================================ no-op toggles
+ *
+ * A tiny model mixes up the two sides of a switch ("get the flash going" -> mode "off", "grid
+ * away" -> enabled true), and the state shows it: the call changes nothing. A person rarely
+ * asks for what already is, so a switch call that changed nothing is read as the other side,
+ * unless the person said this side: a word for off ("off", "drop", "away", "free", "kill",
+ * ...) keeps off, and an on-side value is only turned off when such a word is there ("use the
+ * flash" when it is on stays on). Negations and values the person named ("turn the flash
+ * off") keep the call as it is. Switches: booleans, and enums with an on/off-like pair ("on" and
+ * "off", "start" and "stop", ...): the flash's "auto" is neither side, so it is never flipped
+ * to or from. */
+
+static const char *const OFF_WORDS[] = {
+    "off",     "disable", "disabled", "deactivate", "hide",  "drop", "away",  "free",  "kill",
+    "remove",  "lose",    "rid",      "cut",        "stop",  "end",  "quit",  "close", "unlock",
+    "release", "clear",   "cancel",   "ditch",      "scrap", "lift", "exit",  "leave", "down",
+    "pause",   "halt",    "finish",   "done",       "shut",  "less", "lower", "unpin",
+};
+static const char *const ON_SIDE[] = {"on", "start", "true", "enable", "enabled", "open", "yes"};
+static const char *const OFF_SIDE[] = {"off",      "stop",  "false", "disable",
+                                       "disabled", "close", "no"};
+
+/* For an enum that is a switch: the index of its on-side and off-side values; false if not. */
+static bool enum_switch(const struct pipit_schema *s, size_t *on, size_t *off) {
+    bool has_on = false, has_off = false;
+    for (size_t e = 0; e < s->n_enum; e++) {
+        if (!has_on && words_in_list(s->enum_str[e], ON_SIDE, N_OF(ON_SIDE))) {
+            *on = e;
+            has_on = true;
+        } else if (!has_off && words_in_list(s->enum_str[e], OFF_SIDE, N_OF(OFF_SIDE))) {
+            *off = e;
+            has_off = true;
+        }
+    }
+    return has_on && has_off;
+}
+
+/* Whether token `w` is `name` (a word of a tool's or key's name): the same, a longer form
+ * ("recording" for "record"), or one slip away ("flsh"). */
+static bool word_names(const char *w, const char *name, size_t len) {
+    size_t lw = strlen(w);
+    if (len < 2 || lw == 0 || len > GUARD_MAX_COPY || lw > GUARD_MAX_COPY) {
+        return false;
+    }
+    if (lw == len && strncasecmp(w, name, len) == 0) {
+        return true;
+    }
+    if (len >= 4 && lw > len && strncasecmp(w, name, len) == 0) {
+        return true;
+    }
+    return len >= 4 && lw >= 4 && edit_distance(w, lw, name, len) <= 1;
+}
+
+/* Whether any word of `text` (split at '_', ' ' and '|') names a token of the segment. */
+static bool text_named(const char *text, const struct words_tok *tok, size_t n) {
+    static const char *const SKIP[] = {"set",    "get",    "toggle", "turn", "switch", "change",
+                                       "adjust", "update", "and",    "the",  "of",     "my"};
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, "_ |");
+        char word[WORDS_CAP];
+        if (len > 0 && len < sizeof(word)) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            for (size_t i = 0; i < n && !words_in_list(word, SKIP, N_OF(SKIP)); i++) {
+                if (word_names(tok[i].w, word, len)) {
+                    return true;
+                }
+            }
+        }
+        p += len;
+        p += *p != '\0';
+    }
+    return false;
+}
+
+/* Whether the segment names what `tool` switches: a word of its name, of the keys it changes
+ * or of their declared names ("pin the focus": ae_af_locked is also "focus lock"). */
+static bool
+names_switch(const struct pipit_toolset *ts, size_t tool, const struct words_tok *tok, size_t n) {
+    if (text_named(ts->tools[tool].name, tok, n)) {
+        return true;
+    }
+    const char *const *keys = NULL;
+    size_t n_keys = 0;
+    pipit_toolset_undo(ts, tool, &keys, &n_keys);
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    for (size_t k = 0; k < n_keys; k++) {
+        const struct pipit_pack_key *pk = pipit_pack_find_key(pack, keys[k]);
+        if (text_named(keys[k], tok, n) ||
+            (pk != NULL && pk->words.names != NULL && text_named(pk->words.names, tok, n))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_flip_noop_switch(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            json_t *args) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
+        !json_is_object(args)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const char *name = NULL;
+    const struct pipit_schema *sw = NULL;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        size_t on = 0, off = 0;
+        bool is_switch =
+            s->type == PIPIT_SCHEMA_BOOLEAN ||
+            (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && enum_switch(s, &on, &off));
+        if (is_switch && json_object_get(args, t->params->props[i].name) != NULL) {
+            if (sw != NULL) {
+                return false; /* two switches: which one the person meant is not clear */
+            }
+            sw = s;
+            name = t->params->props[i].name;
+        }
+    }
+    if (sw == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+        return false;
+    }
+    if (!names_switch(ts, (size_t)tool, tok, n)) {
+        return false; /* "sounds like a plan" -> a lock call: a stray call is not read as meant */
+    }
+    bool off_said = says_any(tok, n, OFF_WORDS, N_OF(OFF_WORDS));
+    json_t *v = json_object_get(args, name);
+    if (sw->type == PIPIT_SCHEMA_BOOLEAN) {
+        for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
+            if (contains_nocase(name, NEGATIVE_NAMES[k])) {
+                return false; /* "mute": which side is "off" is the other way round */
+            }
+        }
+        bool on = json_is_true(v);
+        if (on ? !off_said : off_said) {
+            return false;
+        }
+        return json_object_set_new(args, name, json_boolean(!on)) == 0;
+    }
+    size_t on_i = 0, off_i = 0;
+    enum_switch(sw, &on_i, &off_i);
+    const char *cur = json_string_value(v);
+    if (cur == NULL) {
+        return false;
+    }
+    bool on = strcmp(cur, sw->enum_str[on_i]) == 0;
+    if (!on && strcmp(cur, sw->enum_str[off_i]) != 0) {
+        return false; /* a third value ("auto") */
+    }
+    for (size_t e = 0; e < sw->n_enum; e++) {
+        char ph[WORDS_CAP * 2];
+        if (value_phrase(sw->enum_str[e], ph, sizeof(ph)) && says_value(tok, n, ph) &&
+            ((e != on_i && e != off_i) || strcmp(sw->enum_str[e], cur) == 0)) {
+            return false; /* "put the flash on auto", "turn the flash off" when it is off */
+        }
+    }
+    if (on ? !off_said : off_said) {
+        return false;
+    }
+    return json_object_set_new(args, name, json_string(sw->enum_str[on ? off_i : on_i])) == 0;
+}
+
 /* ============================================================================ questions */
 
 /* Dropped before the question word. */

@@ -36,6 +36,15 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* A switch call that changed nothing is read as the other side ("get the flash going" ->
+ * mode "off" while it is off: "on"), unless the person said this side or a negation
+ * (agent_guard.c has the rule). Call it after such a call ran and changed nothing; `args` is
+ * changed in place. Returns true when it was flipped (run the call again). */
+bool agent_flip_noop_switch(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            json_t *args);
+
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
  * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a

@@ -188,6 +188,21 @@ static void clean_result(struct pipit_call_record *rec, json_t **data) {
 /* The failure code memory keeps: a custom handler's code only when the pack declares it for the
  * tool (a failure template of that name), else "failed": a handler's code is its own text and
  * would stay in the permanent prompt. pipit's devices and the cloud client use fixed codes. */
+/* Whether the device's state differs from `snapshot` (the keys a call may change, read before
+ * it ran); true when the state cannot be read or the snapshot holds no key. */
+static bool state_changed(const struct pipit_agent *a, const json_t *snapshot) {
+    json_t *after = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    bool changed = after == NULL || json_object_size(snapshot) == 0;
+    const char *key;
+    json_t *was;
+    json_object_foreach((json_t *)snapshot, key, was) {
+        const json_t *is = json_object_get(after, key);
+        changed = changed || is == NULL || !json_equal(was, (json_t *)is);
+    }
+    json_decref(after);
+    return changed;
+}
+
 static bool has_handler(const struct pipit_agent *a, int32_t tool) {
     for (size_t i = 0; i < a->n_handlers; i++) {
         if (a->handlers[i].tool == tool) {
@@ -407,6 +422,25 @@ bool agent_handle_output(struct pipit_agent *a,
     json_t *data = NULL;
     execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
     clean_result(rec, &data);
+    enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
+    if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL && !state_changed(a, snapshot) &&
+        agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
+        /* "get the flash going" -> off while it was off: nobody asks for what already is, the
+         * other side is meant (agent_guard.c); the first call changed nothing */
+        json_decref(data);
+        data = NULL;
+        rec->ok = false;
+        rec->code[0] = '\0';
+        rec->message[0] = '\0';
+        execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
+        clean_result(rec, &data);
+        char *flipped = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (flipped != NULL) {
+            free(rec->args_json);
+            rec->args_json = flipped;
+        }
+        tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
+    }
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
@@ -433,20 +467,10 @@ bool agent_handle_output(struct pipit_agent *a,
         agent_say(tb, rec->sentence);
     }
 
-    enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
         /* a call that changed nothing ("eco on" when it was on) is no action to undo: undo
          * reverts the last change, and never says "Eco mode is on again." of a no-op */
-        json_t *after = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
-        bool changed = after == NULL || json_object_size(snapshot) == 0;
-        const char *key;
-        json_t *was;
-        json_object_foreach(snapshot, key, was) {
-            const json_t *is = json_object_get(after, key);
-            changed = changed || is == NULL || !json_equal(was, (json_t *)is);
-        }
-        json_decref(after);
-        if (changed) {
+        if (state_changed(a, snapshot)) {
             agent_log_push(a, tool, kind, snapshot);
             snapshot = NULL;
         }

@@ -1647,6 +1647,67 @@ static void test_person_choice_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A switch call that changed nothing is read as the other side when the segment names the
+ * switch and does not say this side (agent_guard.c, "no-op toggles"); the flipped call is what
+ * runs, what the sentence says and what undo reverts. */
+static void test_noop_switch_flipped(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model, *want; /* want: in the call's arguments */
+        bool flipped;
+        const char *key, *value; /* the state after the call */
+    } cases[] = {
+        {"get the flash going", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true, "flash",
+         "\"on\""},
+        {"use the flash", "set_flash(mode=\"on\")", "\"mode\":\"on\"", false, "flash", "\"on\""},
+        {"drop the flash", "set_flash(mode=\"on\")", "\"mode\":\"off\"", true, "flash", "\"off\""},
+        {"flash off", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, "flash", "\"off\""},
+        {"don't use the flash", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, "flash",
+         "\"off\""},
+        {"put the flash on auto", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, "flash",
+         "\"off\""},
+        {"sounds like a plan", "set_ae_af_lock(locked=false)", "\"locked\":false", false,
+         "ae_af_locked", "false"},
+        {"pin the focus", "set_ae_af_lock(locked=false)", "\"locked\":true", true, "ae_af_locked",
+         "true"},
+        {"grid away", "set_grid(enabled=false)", "\"enabled\":false", false, "grid", "false"},
+        {"could I get the grid", "set_grid(enabled=false)", "\"enabled\":true", true, "grid",
+         "true"},
+        {"lose the grid", "set_grid(enabled=true)", "\"enabled\":false", true, "grid", "false"},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    char outs[N][96];
+    const char *out[N];
+    for (size_t k = 0; k < N; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
+        out[k] = outs[k];
+    }
+    script(&fx, N, out);
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].flipped || t->n_calls != 1 ||
+            strstr(t->calls[0].args_json, cases[k].want) == NULL) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say, t->calls[0].args_json, cases[k].want);
+        }
+        assert_true(t->calls[0].executed && t->calls[0].ok);
+        assert_state(&fx, cases[k].key, cases[k].value);
+        if (k == 0) {
+            assert_string_equal(t->sentence, "The flash is on.");
+        }
+        pipit_turn_free(t);
+    }
+    /* the flipped call is the action undo reverts */
+    struct pipit_turn *t = turn(&fx, "undo");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "grid", "true");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something, and the sentence says so;
  * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
@@ -2592,6 +2653,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_words_restored),
         cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_person_choice_restored),
+        cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
