@@ -1193,6 +1193,10 @@ enum pipit_turn_flag {
     PIPIT_TURN_QUESTION_KEPT = 1 << 17,   /* the model answered a question ("is the porch
                                             light on?") with a call that would change
                                             something: it was not run, the sentence says so */
+    PIPIT_TURN_NOT_ASKED = 1 << 18,       /* a call changed nothing and the person named neither
+                                            what it acts on nor its values ("alright snap us"
+                                            -> the timer at the 5 s it had): the sentence says
+                                            nothing changed instead of the tool's success */
 };
 
 struct pipit_turn {

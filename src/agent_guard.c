@@ -724,6 +724,45 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     return json_object_set_new(args, name, json_string(sw->enum_str[on ? off_i : on_i])) == 0;
 }
 
+bool agent_stray_call(const struct pipit_toolset *ts,
+                      int32_t tool,
+                      const char *segment,
+                      const json_t *args) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
+        !json_is_object(args)) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    /* follow-ups name nothing and mean the last thing: "a bit more" at the top of the zoom */
+    static const char *const FOLLOW_UP[] = {
+        "more", "less", "again", "another", "other", "further", "bit", "little",
+        "same", "back", "way",   "too",     "also",  "much",    "lot", "that"};
+    if (names_switch(ts, (size_t)tool, tok, n) || says_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP))) {
+        return false; /* "drop the timer" -> timer 5: about the timer, however wrong */
+    }
+    double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    size_t n_nums = person_numbers(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)args, key, v) {
+        if (json_is_number(v)) {
+            for (size_t k = 0; k < n_nums; k++) {
+                if (raw[k] == json_number_value(v)) {
+                    return false; /* "set it to 5" */
+                }
+            }
+        } else if (json_is_string(v)) {
+            char ph[WORDS_CAP * 2];
+            if (contains_nocase(segment, json_string_value(v)) ||
+                (value_phrase(json_string_value(v), ph, sizeof(ph)) && says_value(tok, n, ph))) {
+                return false; /* "landscape" */
+            }
+        }
+    }
+    return true;
+}
+
 /* ============================================================================ questions */
 
 /* Dropped before the question word. */

@@ -45,6 +45,15 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
                             const char *segment,
                             json_t *args);
 
+/* A call that changed nothing is stray when the segment names neither what the tool acts on
+ * (its name, its keys or their declared names) nor any of its argument values ("alright snap
+ * us" -> set_timer(seconds=5) while the timer is 5): the agent then decodes the segment once
+ * more without that tool. */
+bool agent_stray_call(const struct pipit_toolset *ts,
+                      int32_t tool,
+                      const char *segment,
+                      const json_t *args);
+
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
  * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a

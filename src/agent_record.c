@@ -98,6 +98,7 @@ static const struct {
     {PIPIT_TURN_SMALL_TALK, "small_talk"},
     {PIPIT_TURN_WORDS_RESTORED, "words_restored"},
     {PIPIT_TURN_QUESTION_KEPT, "question_kept"},
+    {PIPIT_TURN_NOT_ASKED, "not_asked"},
 };
 
 static json_t *json_or_string(const char *text) {

@@ -29,6 +29,7 @@
 #include "untrusted.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -441,6 +442,11 @@ bool agent_handle_output(struct pipit_agent *a,
         }
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
     }
+    /* "alright snap us" -> set_timer(5) while it was 5: nothing changed and the person named
+     * neither the timer nor a value; the sentence does not pretend the call was asked for */
+    bool not_asked = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL &&
+                     !state_changed(a, snapshot) &&
+                     agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
@@ -459,6 +465,14 @@ bool agent_handle_output(struct pipit_agent *a,
                                     rec->message, rec->code);
     json_decref(known);
     json_decref(full);
+    if (not_asked) {
+        char honest[ROUTER_MAX_SEGMENT + 96];
+        pipit_format(honest, sizeof(honest),
+                     "I'm not sure what you meant by \"%s\", so nothing changed.", tb->segment);
+        free(rec->sentence);
+        rec->sentence = agent_strdup(honest);
+        tb->turn->flags |= PIPIT_TURN_NOT_ASKED;
+    }
     /* the same failure twice in a turn is said once */
     const struct pipit_call_record *prev =
         tb->turn->n_calls >= 2 ? &tb->turn->calls[tb->turn->n_calls - 2] : NULL;

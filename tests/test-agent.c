@@ -1708,6 +1708,50 @@ static void test_noop_switch_flipped(void **state) {
     teardown_fx(&fx);
 }
 
+/* A call that changed nothing, for a segment that names neither what the tool acts on nor a
+ * value of the call and is no follow-up, is not presented as asked for: the sentence says
+ * nothing changed (flag not_asked); the call's record stays as it ran. */
+static void test_not_asked_noop(void **state) {
+    (void)state;
+    static const struct {
+        const char *say;
+        bool not_asked;
+    } cases[] = {
+        {"alright snap us", true},     {"turn the timer off", false}, /* names the timer */
+        {"a bit more", false},                                        /* a follow-up */
+        {"make it 0", false},                                         /* says the value */
+        {"lol someone blinked", true},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *out[N];
+    for (size_t k = 0; k < N; k++) {
+        out[k] = "<call>set_timer(seconds=0)";
+    }
+    script(&fx, N, out);
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        assert_int_equal(t->n_calls, 1);
+        assert_true(t->calls[0].executed && t->calls[0].ok);
+        if (((t->flags & PIPIT_TURN_NOT_ASKED) != 0) != cases[k].not_asked) {
+            fail_msg("\"%s\": %s", cases[k].say, t->sentence);
+        }
+        if (cases[k].not_asked) {
+            char want[160];
+            snprintf(want, sizeof(want),
+                     "I'm not sure what you meant by \"%s\", so nothing changed.", cases[k].say);
+            assert_string_equal(t->sentence, want);
+        } else {
+            assert_null(strstr(t->sentence, "not sure"));
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something, and the sentence says so;
  * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
@@ -2654,6 +2698,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_noop_switch_flipped),
+        cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
