@@ -25,7 +25,7 @@
  *
  * The grammar lets any number of the right type through, so an out-of-range request is
  * refused by validation with the limit. A small model trained on in-range values can still
- * bend the number itself ("zoom 50x" -> level=5, then "Zoom set to 5x."). The guard: when a
+ * bend the number itself ("zoom 50x" -> level=5, then "The zoom is 5x."). The guard: when a
  * tool has exactly one numeric argument, the model's value is not a number the person wrote
  * in the segment, and exactly one number the person wrote is one the argument does not allow,
  * that number is the one meant: it replaces the model's value and validation refuses it with

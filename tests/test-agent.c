@@ -106,7 +106,7 @@ static void test_single_call_and_template(void **state) {
     assert_int_equal(t->n_calls, 1);
     assert_string_equal(t->calls[0].tool, "set_zoom");
     assert_true(t->calls[0].executed && t->calls[0].ok);
-    assert_string_equal(t->sentence, "Zoom set to 2x.");
+    assert_string_equal(t->sentence, "The zoom is 2x.");
     assert_state(&fx, "zoom", "2.0");
     /* the step's prompt: state line, utterance, assistant header */
     assert_string_equal(fx.fake.prompts[0],

@@ -294,7 +294,7 @@ static void test_camera_sentences(void **state) {
     expect_success(&dev, ts, "set_grid", "{\"enabled\": false}", "The grid is off.");
     expect_success(&dev, ts, "set_horizon_level", "{\"enabled\": true}",
                    "The horizon level is on.");
-    expect_success(&dev, ts, "set_zoom", "{\"level\": 2}", "Zoom set to 2x.");
+    expect_success(&dev, ts, "set_zoom", "{\"level\": 2}", "The zoom is 2x.");
     expect_success(&dev, ts, "adjust_zoom", "{\"direction\": \"in\"}", "Zoomed in to 3x.");
     expect_success(&dev, ts, "set_exposure", "{\"ev\": -1}", "The exposure is -1 EV.");
     expect_success(&dev, ts, "set_ae_af_lock", "{\"locked\": true}",

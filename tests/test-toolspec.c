@@ -129,7 +129,7 @@ static void test_camera_pack_contract(void **state) {
                      PIPIT_SCHEMA_STRING);
 
     /* templates */
-    assert_string_equal(pipit_toolset_success_template(ts, 2), "Zoom set to {level}x.");
+    assert_string_equal(pipit_toolset_success_template(ts, 2), "The zoom is {level}x.");
     assert_string_equal(pipit_toolset_failure_template(ts, 2, "zoom_out_of_range"),
                         "I can't zoom to {level}x: {error}.");
     assert_string_equal(pipit_toolset_failure_template(ts, 2, "something_else"),
