@@ -474,8 +474,18 @@ static const char *const COPY_EDGE_STOP[] = {
     "titled", "labeled", "labelled", "saying", "says",  "then",   "now",  "also",   "too",
     "just",   "some",    "show",     "find",   "open",  "text",   "send", "tell",   "set",
     "add",    "make",    "create",   "search", "is",    "are",    "be",   "was",    "so",
-    "up",     "i",       "you",      "we",     "can",   "could",
+    "up",     "i",       "you",      "we",     "can",   "could",  "play", "put",    "throw",
+    "start",  "give",    "get",      "take",   "turn",  "switch", "call", "ask",    "let",
+    "try",    "read",    "write",    "remind", "book",  "order",  "go",   "bring",  "look",
+    "save",   "email",   "message",  "ping",   "note",  "some",   "any",  "want",   "need",
+    "like",   "would",   "will",     "do",     "again", "there",  "here", "one",
 };
+
+/* A word that starts with a capital letter: part of a name ("Miles Davis", "Abbey Road"). */
+static bool copy_capital(const struct copy_word *w) {
+    return w->start[0] >= 'A' && w->start[0] <= 'Z' &&
+           !(w->end - w->start == 1 && w->start[0] == 'I');
+}
 
 static bool copy_edge_ok(const struct copy_word *w) {
     char low[16];
@@ -501,9 +511,20 @@ static void copy_run(struct strbuf *rules,
                      size_t n,
                      size_t *k,
                      bool edges) {
+    /* a span neither starts nor ends inside a name: "Davis" alone is not "Miles Davis" */
+    bool can_start[COPY_RUN_WORDS] = {false}, can_end[COPY_RUN_WORDS] = {false};
+    for (size_t i = 0; i < n; i++) {
+        bool cap = copy_capital(&w[i]);
+        can_start[i] =
+            !edges || (copy_edge_ok(&w[i]) && !(cap && i > 0 && copy_capital(&w[i - 1]) &&
+                                                w[i].start - w[i - 1].end == 1));
+        can_end[i] =
+            !edges || (copy_edge_ok(&w[i]) && !(cap && i + 1 < n && copy_capital(&w[i + 1]) &&
+                                                w[i + 1].start - w[i].end == 1));
+    }
     bool valid[COPY_RUN_WORDS + 1] = {false};
     for (size_t i = n; i-- > 0;) {
-        valid[i] = !edges || copy_edge_ok(&w[i]) || (i + 1 < n && valid[i + 1]);
+        valid[i] = can_end[i] || (i + 1 < n && valid[i + 1]);
     }
     for (size_t i = 0; i < n; i++) {
         if (!valid[i]) {
@@ -511,7 +532,7 @@ static void copy_run(struct strbuf *rules,
         }
         size_t id = *k + i;
         bool ok = true;
-        bool end_here = !edges || copy_edge_ok(&w[i]);
+        bool end_here = can_end[i];
         bool go_on = i + 1 < n && valid[i + 1];
         strbuf_printf(rules, "cp%zu ::= ", id);
         ok = copy_lit(rules, w[i].start, (size_t)(w[i].end - w[i].start));
@@ -522,7 +543,7 @@ static void copy_run(struct strbuf *rules,
         }
         strbuf_str(rules, "\n");
         rules->failed = rules->failed || !ok; /* the text is UTF-8: only memory runs out */
-        if (!edges || copy_edge_ok(&w[i])) {
+        if (can_start[i]) {
             strbuf_printf(alts, "%scp%zu", alts->len > 0 ? " | " : "", id);
         }
     }

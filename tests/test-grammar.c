@@ -1145,19 +1145,20 @@ static void test_copy_strings(void **state) {
             bool ok;
         } cases[] = {
             {"Alice Chen", true},
-            {"Alice", true},
-            {"Chen: running", true},    /* the text between words is copied as written */
-            {"running \\\"late", true}, /* a quote inside a span, JSON-escaped */
-            {"late", true},             /* outer quotes never start or end a span */
-            {"a\\\"b", true},           /* a quote inside a word */
-            {"T-1001", true},           /* the memory's values */
+            {"Alice", false}, /* a span neither starts nor ends inside a name */
+            {"Chen: running", false},
+            {"Alice Chen: running", true}, /* the text between words is copied as written */
+            {"running \\\"late", true},    /* a quote inside a span, JSON-escaped */
+            {"late", true},                /* outer quotes never start or end a span */
+            {"a\\\"b", true},              /* a quote inside a word */
+            {"T-1001", true},              /* the memory's values */
             {"how", true},
             {"Zorblax", false},       /* not in the text: never written */
             {"Alice Chen ", false},   /* spans end at a word */
             {"sorry, T-1001", false}, /* nor cross texts or lines */
             {"text", false},          /* a function word neither starts nor ends one */
             {"text Alice", false},
-            {"Chen: running \\\"late\\\" a\\\"b, sorry", true},
+            {"Alice Chen: running \\\"late\\\" a\\\"b, sorry", true},
             {"", false},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
