@@ -241,8 +241,7 @@ static int tools_sample(const char *spec,
         } else if (pipit_call_parse(syn, text, &c, &err) != PIPIT_OK) {
             snprintf(why, sizeof(why), "INVALID: %s", err.text);
             verdict = why;
-        } else if (strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0 &&
-                   pipit_toolset_find(ts, "none") < 0) {
+        } else if (pipit_call_is_none(ts, &c)) {
             /* the grammar's "none of these tools" outcome (docs/grammar.md), not a tool */
             verdict = "ok (none of these tools)";
             n_valid++;

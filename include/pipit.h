@@ -840,6 +840,10 @@ enum pipit_status pipit_call_parse(enum pipit_call_syntax syntax,
 /* Free a call's arguments and zero it. */
 void pipit_call_clear(struct pipit_call *call);
 
+/* True when `call` is the grammar's "none of these tools" outcome (docs/grammar.md): named
+ * "none", no arguments, and `ts` (NULL: any set) has no tool of its own by that name. */
+bool pipit_call_is_none(const struct pipit_toolset *ts, const struct pipit_call *call);
+
 /* ============================================================================
  * devices
  *

@@ -344,7 +344,7 @@ bool agent_handle_output(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
     }
     rec->args_json = agent_strdup(call.args_json);
-    if (tool < 0 && strcmp(call.name, "none") == 0 && strcmp(call.args_json, "{}") == 0) {
+    if (tool < 0 && pipit_call_is_none(a->calls_ts, &call)) {
         model_none(a, tb, rec); /* the grammar's "none of these tools" */
         pipit_call_clear(&call);
         return true;

@@ -412,6 +412,11 @@ void pipit_grammar_free(struct pipit_grammar *g) {
     free(g);
 }
 
+bool pipit_call_is_none(const struct pipit_toolset *ts, const struct pipit_call *call) {
+    return call != NULL && call->args_json != NULL && strcmp(call->name, NONE_NAME) == 0 &&
+           strcmp(call->args_json, "{}") == 0 && (ts == NULL || !has_own_none(ts));
+}
+
 const char *pipit_grammar_call(const struct pipit_grammar *g) {
     return g != NULL ? g->call : NULL;
 }

@@ -667,7 +667,7 @@ static void sampling(const char *model_path) {
                 struct pipit_arg_problem pr[2];
                 size_t n_pr = 0;
                 /* none() is the grammar's "none of these tools" outcome, not a tool */
-                bool none = strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0;
+                bool none = pipit_call_is_none(NULL, &c);
                 if (!none &&
                     pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr, 2,
                                                 &n_pr) != PIPIT_OK) {

@@ -810,7 +810,7 @@ static void property(const char *model_path, enum pipit_call_syntax syn, int see
             struct pipit_arg_problem pr[8];
             size_t n_pr = 0;
             /* none() is the grammar's "none of these tools" outcome, not a tool */
-            bool none = strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0;
+            bool none = pipit_call_is_none(NULL, &c);
             enum pipit_status vst =
                 none ? PIPIT_OK
                      : pipit_toolset_validate_args(ts, c.name, c.args_json, strlen(c.args_json), pr,

@@ -124,6 +124,26 @@ static void test_parse_pipit_syntax(void **state) {
     expect_call(P, "<call>get-weather.v2(city=\"Oslo\")", "get-weather.v2", "{\"city\":\"Oslo\"}");
     expect_parse_error(P, "<call>(x=1)", "expected a tool name", 7);
     expect_parse_error(P, "line one\n<call>set_zoom(", "expected an argument name", 16);
+
+    /* "none of these tools": no arguments, and only when the set has no tool of that name */
+    struct pipit_call c;
+    struct pipit_error err;
+    assert_int_equal(pipit_call_parse(P, "<call>none()", &c, &err), PIPIT_OK);
+    assert_true(pipit_call_is_none(NULL, &c));
+    struct pipit_toolset *cam = load_pack(PACKS[0]);
+    assert_true(pipit_call_is_none(cam, &c));
+    const char own[] = "[{\"type\":\"function\",\"function\":{\"name\":\"none\","
+                       "\"description\":\"d\",\"parameters\":{\"type\":\"object\"}}}]";
+    struct pipit_toolset *mine = NULL;
+    assert_int_equal(pipit_toolset_load_string(own, strlen(own), "own", &mine, &err), PIPIT_OK);
+    assert_false(pipit_call_is_none(mine, &c));
+    pipit_call_clear(&c);
+    assert_int_equal(pipit_call_parse(P, "<call>none(x=1)", &c, &err), PIPIT_OK);
+    assert_false(pipit_call_is_none(NULL, &c));
+    pipit_call_clear(&c);
+    assert_false(pipit_call_is_none(NULL, NULL));
+    pipit_toolset_free(mine);
+    pipit_toolset_free(cam);
 }
 
 static void test_parse_hermes_syntax(void **state) {
@@ -830,7 +850,7 @@ static void property_run(const char *model_path,
         struct pipit_arg_problem pr[4];
         size_t n_pr = 0;
         /* none() is the grammar's "none of these tools" outcome (docs/grammar.md), not a tool */
-        bool none = strcmp(c.name, "none") == 0 && strcmp(c.args_json, "{}") == 0;
+        bool none = pipit_call_is_none(NULL, &c);
         enum pipit_status vst =
             none ? PIPIT_OK
                  : pipit_toolset_validate_args(shape, c.name, c.args_json, strlen(c.args_json), pr,
