@@ -30,7 +30,9 @@ static const char *const VERBS[] = {
     "deactivate", "apply",    "select",   "choose", "pick",   "open",   "close",    "show",
     "hide",       "send",     "play",     "pause",  "resume", "begin",  "undo",     "revert",
     "add",        "remove",   "clear",    "reset",  "save",   "delete", "brighten", "darken",
-    "dim",        "mute",     "unmute",   "rotate", "search", "share",  "restore",
+    "dim",        "mute",     "unmute",   "rotate", "search", "share",  "restore",  "grab",
+    "capture",    "record",   "cancel",   "skip",   "find",   "call",   "book",     "drop",
+    "kill",       "end",      "bring",    "get",    "give",
 };
 
 /* Words allowed before the verb at the start of a right side ("and please

@@ -295,6 +295,10 @@ static const struct split_case SPLIT_CASES[] = {
      2,
      {"set aspect ratio to 16:9", "turn on the grid"}},
     {"make it brighter also lock focus", 3, 2, {"make it brighter", "lock focus"}},
+    /* generic verbs any tool set uses */
+    {"hide the grid and grab another one", 3, 2, {"hide the grid", "grab another one"}},
+    {"pause the music and call mom", 3, 2, {"pause the music", "call mom"}},
+    {"drop the timer and capture the waves", 3, 2, {"drop the timer", "capture the waves"}},
     {"take a picture of the sunset and make it brighter",
      3,
      2,
@@ -596,7 +600,7 @@ static void test_toolset_words(void **state) {
         {"the speaker, then the playlist", 2, 1, 1},
         /* verbs from tool names and descriptions ("skip", "queue") */
         {"skip this track and queue my jazz playlist", 2, 1, 1},
-        {"please skip and then play something calm", 2, 1, 1},
+        {"please queue it and then play something calm", 2, 1, 1},
         /* a pair from a description: "bass and treble" is one phrase */
         {"set bass and treble to 4", 1, 1, 1},
         /* a number shape from a description ("3db") */
@@ -655,9 +659,11 @@ static void test_toolset_words(void **state) {
     assert_false(name); /* a parameter of a tool with several: a detail, not a command */
     assert_int_equal(router_words(NULL, ROUTER_WORD_VERB, NULL, 0), 0);
 
-    /* the verb the agent quotes back ("I didn't skip this track") */
-    assert_int_equal(router_command_verb(r, "please skip this track"), 7);
-    assert_int_equal(router_command_verb(NULL, "please skip this track"), ROUTER_NO_VERB);
+    /* the verb the agent quotes back ("I didn't queue my playlist"): the tool set's, and a
+     * generic one */
+    assert_int_equal(router_command_verb(r, "please queue my playlist"), 7);
+    assert_int_equal(router_command_verb(NULL, "please queue my playlist"), ROUTER_NO_VERB);
+    assert_int_equal(router_command_verb(NULL, "please skip this track"), 7);
 
     router_free(cam);
     pipit_toolset_free(cam_ts);
