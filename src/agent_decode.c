@@ -266,15 +266,17 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
     if (st == PIPIT_OK) {
         st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
     }
-    if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->log_n > 0 &&
-        a->grammar_no_undo != NULL && chose_builtin_undo(a, so.text) &&
-        !router_undo_signal(segment) &&
-        (router_has_tool_word(a->router, segment) || !router_undo_anaphor(segment))) {
+    if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->grammar_no_undo != NULL &&
+        chose_builtin_undo(a, so.text) && !router_undo_signal(segment) &&
+        (a->log_n == 0 || router_has_tool_word(a->router, segment) ||
+         !router_undo_anaphor(segment))) {
         /* "kitchen lights on for the snacks" names what the tools act on and no reversal, and
          * "fertilise the roses" neither a reversal nor anything done: whatever the model chose,
          * it is no undo, and with an action in the log undo would revert one nobody asked
          * about; decode again without it. "lose that one" (no tool word, pointing back) stays
-         * the model's undo: the second line of defence behind the router. */
+         * the model's undo: the second line of defence behind the router, unless nothing was
+         * done yet ("open it" as a first command: an undo could only say there is nothing to
+         * undo). */
         free(so.text);
         so.text = NULL;
         free(own);

@@ -486,10 +486,11 @@ static const char *const COPY_EDGE_STOP[] = {
     "like",   "would",   "will",     "do",     "again", "there",  "here", "one",
 };
 
-/* A word that starts with a capital letter: part of a name ("Miles Davis", "Abbey Road"). */
+/* A word that starts with a capital letter: part of a name ("Miles Davis", "Abbey Road"); "I"
+ * and "I'm" are not. */
 static bool copy_capital(const struct copy_word *w) {
-    return w->start[0] >= 'A' && w->start[0] <= 'Z' &&
-           !(w->end - w->start == 1 && w->start[0] == 'I');
+    bool pronoun = w->start[0] == 'I' && (w->end - w->start == 1 || w->start[1] == '\'');
+    return w->start[0] >= 'A' && w->start[0] <= 'Z' && !pronoun; /* not "I", "I'm", "I'll" */
 }
 
 static bool copy_edge_ok(const struct copy_word *w) {

@@ -671,8 +671,8 @@ static void test_model_undo_tool(void **state) {
     setup_with(&fx, NULL);
     /* the grammar offers it; the pipit-format prompt (a training contract) does not list it */
     const char *out[] = {"<call>set_flash(mode=\"on\")", "<call>undo()", "<call>undo()",
-                         "<call>undo(steps=2)"};
-    script(&fx, 4, out);
+                         "<call>set_grid(enabled=true)", "<call>undo(steps=2)"};
+    script(&fx, 5, out);
     pipit_turn_free(turn(&fx, "flash on"));
     assert_non_null(strstr(fx.fake.params[0].grammar, "undo"));
     assert_null(strstr(fx.fake.permanent, "undo"));
@@ -692,9 +692,23 @@ static void test_model_undo_tool(void **state) {
     assert_string_equal(t->calls[0].code, "nothing_to_undo");
     pipit_turn_free(t);
     /* arguments it does not take: refused by validation like any call */
-    t = turn(&fx, "lose two, friend");
+    pipit_turn_free(turn(&fx, "grid on"));
+    t = turn(&fx, "lose those two, friend");
     assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
     assert_false(t->calls[0].executed);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
+    /* nothing done yet and no word of undoing: an undo could only say there is nothing to
+     * undo, so the step is decoded again without it ("open it" as a first command) */
+    setup_with(&fx, NULL);
+    const char *first[] = {"<call>undo()", "<call>take_photo()"};
+    script(&fx, 2, first);
+    t = turn(&fx, "snap it");
+    assert_int_equal(t->model_calls, 2);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    assert_null(strstr(fx.fake.params[1].grammar, "undo"));
     pipit_turn_free(t);
     teardown_fx(&fx);
 
