@@ -223,6 +223,12 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
             return st;
         }
     }
+    if (a->mem.n_superseded != a->superseded_at_rebuild) {
+        /* lines went this turn (a fact set again, a goal met, an error resolved): the model
+         * must not keep reading them, so the memory part of the prefix is prefilled again */
+        free(delta);
+        return agent_fit_memory(a, t, budget);
+    }
     if (delta[0] != '\0' && np + agent_prefix_tokens(a, delta) > budget) {
         /* the new lines would not fit (they could overflow the context itself): trim the
          * memory with them in it and rebuild, instead of appending */

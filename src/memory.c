@@ -339,8 +339,8 @@ static bool is_id_key(const char *key, size_t len) {
            (len >= 3 && strncmp(key + len - 3, "_id", 3) == 0);
 }
 
-/* Line i is obsolete: it goes (the KV cache keeps it until the memory is next rebuilt, which a
- * changed n_superseded asks for). */
+/* Line i is obsolete: it goes (the agent rebuilds the memory part of its KV cache after a turn
+ * that changed n_superseded). */
 static void drop_superseded(struct memory *m, size_t i) {
     free(m->lines[i].text);
     memmove(m->lines + i, m->lines + i + 1, sizeof(*m->lines) * (m->n - i - 1));
@@ -353,7 +353,7 @@ static void drop_superseded(struct memory *m, size_t i) {
 
 /* A CSO holds facts, not a history of them: an older fact line whose every key the new line
  * sets again is obsolete. Lines with an ID are never superseded (a later turn may name any of
- * them). The KV cache keeps the old line until the memory is next rebuilt (trimming). */
+ * them). The agent's KV cache drops the old line when it rebuilds the memory after the turn. */
 static void supersede(struct memory *m, const char *facts) {
     for (size_t i = 0; i < m->n;) {
         const char *t = m->lines[i].text;
@@ -384,8 +384,8 @@ static void supersede(struct memory *m, const char *facts) {
 
 /* An open goal is closed when the tool that failed it later succeeds ("timer 7 seconds" refused,
  * then "make it 5" done): the goal is met or replaced, and a stale `user_goal:` would pull later
- * turns back to it. It goes like a superseded fact (the KV cache keeps it until the next
- * rebuild). A goal whose turn failed without naming a tool stays until trimmed. */
+ * turns back to it. It goes like a superseded fact. A goal whose turn failed without naming a tool
+ * stays until trimmed. */
 static void resolve_goals(struct memory *m, const char *tool) {
     for (size_t i = 0; i < m->n;) {
         if (m->lines[i].kind == MEM_GOAL && m->lines[i].tool[0] != '\0' &&
@@ -468,10 +468,13 @@ enum pipit_status memory_record_call(struct memory *m,
         supersede(m, b.data);
         resolve_goals(m, tool);
         m->turn_done = true;
-        /* a success resolves the tool's earlier errors: they need not be pinned any more */
-        for (size_t i = 0; i < m->n; i++) {
+        /* a success resolves the tool's earlier errors: they go like superseded facts (a
+         * stale "tool_error: set_timer ..." pulled later turns back to the timer) */
+        for (size_t i = 0; i < m->n;) {
             if (m->lines[i].kind == MEM_ERROR && strcmp(m->lines[i].tool, tool) == 0) {
-                m->lines[i].pinned = false;
+                drop_superseded(m, i);
+            } else {
+                i++;
             }
         }
     }

@@ -2019,9 +2019,10 @@ static int32_t session_growth(const char *device,
                           t->sentence);
         }
         if (i > 0) {
-            /* only the new memory is prefilled, never the prefix again */
+            /* only memory is prefilled, never the system prefix again: the new lines, or all of
+             * them when lines went this turn (a rebuild, which never grows the prefix more) */
             assert_int_equal(t->permanent_prefill_tokens, 0);
-            assert_int_equal(t->n_permanent, last + t->memory_prefill_tokens);
+            assert_true(t->n_permanent <= last + t->memory_prefill_tokens);
         }
         if (i == 0) {
             first = t->n_permanent;
@@ -2656,6 +2657,9 @@ static void test_real_model_app_state(void **state) {
         assert_true(t->calls[0].status == PIPIT_OK || t->calls[0].status == PIPIT_ERR_INVALID_ARGS);
         bool ran = t->calls[0].executed && t->calls[0].ok;
         executed += ran;
+        /* a call that changed nothing is no action to undo */
+        bool changed =
+            h.celsius != before.celsius || h.living != before.living || h.kitchen != before.kitchen;
         if (getenv("PIPIT_TEST_DUMP") != NULL) {
             print_message("%s -> %s(%s): %s %s\n", utts[i], t->calls[0].tool, t->calls[0].args_json,
                           pipit_status_str(t->calls[0].status), t->calls[0].message);
@@ -2664,7 +2668,7 @@ static void test_real_model_app_state(void **state) {
         int restores = h.restores;
         assert_int_equal(pipit_agent_turn(fx.agent, "undo", &t), PIPIT_OK);
         assert_true(t->flags & PIPIT_TURN_UNDO);
-        assert_int_equal(h.restores, restores + (ran ? 1 : 0));
+        assert_int_equal(h.restores, restores + (ran && changed ? 1 : 0));
         assert_int_equal(h.celsius, before.celsius);
         assert_int_equal(h.living, before.living);
         assert_int_equal(h.kitchen, before.kitchen);
