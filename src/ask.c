@@ -296,8 +296,8 @@ static int find_key(const struct ask *k, const char *name) {
 }
 
 /* A setter's success template says the state when it has a copula and no placeholder but its
- * one argument: "The flash is {mode:auto=on auto}." does, "Zoomed {direction} to {zoom}x." does not.
- * Its value map becomes the key's shown values ("on auto" is "auto"). */
+ * one argument: "The flash is {mode:auto=on auto}." does, "Zoomed {direction} to {zoom}x." does
+ * not. Its value map becomes the key's shown values ("on auto" is "auto"). */
 static void add_state_template(struct ask_key *key, const char *tmpl, const char *param) {
     if (key->tmpl != NULL || tmpl == NULL || param == NULL ||
         (strstr(tmpl, " is ") == NULL && strstr(tmpl, " are ") == NULL)) {
