@@ -1178,11 +1178,12 @@ static const struct {
  * model that fixes one shrinks the list and one that breaks another fails. After retraining,
  * run `ctest -R train-shipped --output-on-failure` and paste the list it prints. */
 static const char *const KNOWN_MISSES[] = {
-    /* models/pipit-camera-v1.gguf of ade2ddd: 11 of 46 */
+    /* models/pipit-camera-v1.gguf fine-tuned on issue 15's data (2026-12-05): 10 of 46, down
+     * from 11 ("delay the shot by 10 seconds" and "punch in" fixed; "what is gravity" is new:
+     * the question is copied as "what is gr", which the agent replaces with the person's
+     * words) */
     "magnify",
     "use the flash",
-    "delay the shot by 10 seconds",
-    "punch in",
     "less zoom",
     "widen the shot",
     "say cheese",
@@ -1190,6 +1191,7 @@ static const char *const KNOWN_MISSES[] = {
     "exit night mode",
     "shoot in raw",
     "when was the radio invented",
+    "what is gravity",
 };
 
 /* Greedy-decode one case through the real engine; the answer is written to got (NULL-safe). */
