@@ -1182,15 +1182,9 @@ static const char *const KNOWN_MISSES[] = {
      * from 11 ("delay the shot by 10 seconds" and "punch in" fixed; "what is gravity" is new:
      * the question is copied as "what is gr", which the agent replaces with the person's
      * words) */
-    "magnify",
-    "use the flash",
-    "less zoom",
-    "widen the shot",
-    "say cheese",
-    "turn the camera around",
-    "exit night mode",
-    "shoot in raw",
-    "when was the radio invented",
+    "magnify",         "use the flash", "less zoom",
+    "widen the shot",  "say cheese",    "turn the camera around",
+    "exit night mode", "shoot in raw",  "when was the radio invented",
     "what is gravity",
 };
 
