@@ -424,8 +424,10 @@ bool agent_handle_output(struct pipit_agent *a,
     execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
     clean_result(rec, &data);
     enum pipit_undo_kind kind = pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL);
-    if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL && !state_changed(a, snapshot) &&
-        agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
+    /* the state is read once after the call (and once more after a flip) */
+    bool keyed = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL;
+    bool changed = keyed && state_changed(a, snapshot);
+    if (keyed && !changed && agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
         /* "get the flash going" -> off while it was off: nobody asks for what already is, the
          * other side is meant (agent_guard.c); the first call changed nothing */
         json_decref(data);
@@ -441,12 +443,12 @@ bool agent_handle_output(struct pipit_agent *a,
             rec->args_json = flipped;
         }
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
+        keyed = rec->ok;
+        changed = keyed && state_changed(a, snapshot);
     }
     /* "alright snap us" -> set_timer(5) while it was 5: nothing changed and the person named
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
-    bool not_asked = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL &&
-                     !state_changed(a, snapshot) &&
-                     agent_stray_call(a->ts, tool, tb->segment, args);
+    bool not_asked = keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
@@ -484,7 +486,7 @@ bool agent_handle_output(struct pipit_agent *a,
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
         /* a call that changed nothing ("eco on" when it was on) is no action to undo: undo
          * reverts the last change, and never says "Eco mode is on again." of a no-op */
-        if (state_changed(a, snapshot)) {
+        if (changed) {
             agent_log_push(a, tool, kind, snapshot);
             snapshot = NULL;
         }

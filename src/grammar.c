@@ -482,8 +482,8 @@ static const char *const COPY_EDGE_STOP[] = {
     "up",     "i",       "you",      "we",     "can",   "could",  "play", "put",    "throw",
     "start",  "give",    "get",      "take",   "turn",  "switch", "call", "ask",    "let",
     "try",    "read",    "write",    "remind", "book",  "order",  "go",   "bring",  "look",
-    "save",   "email",   "message",  "ping",   "note",  "some",   "any",  "want",   "need",
-    "like",   "would",   "will",     "do",     "again", "there",  "here", "one",
+    "save",   "email",   "message",  "ping",   "note",  "any",    "want", "need",   "like",
+    "would",  "will",    "do",       "again",  "there", "here",   "one",
 };
 
 /* A word that starts with a capital letter: part of a name ("Miles Davis", "Abbey Road"); "I"

@@ -1605,15 +1605,47 @@ static void test_person_words_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A camera turn whose model answers `model` (a call without "<call>"): its arguments hold
+ * `want`, PIPIT_TURN_WORDS_RESTORED is set exactly when `changed`, the call ran, and the
+ * state holds key = value when key is given. */
+struct choice_case {
+    const char *say, *model, *want;
+    bool changed;
+    const char *key, *value;
+};
+
+/* Run `cases` in order on `fx` (a camera fixture, left open for the caller's own checks). */
+static void run_choice_cases(struct fixture *fx, const struct choice_case *cases, size_t n) {
+    char(*outs)[96] = calloc(n, sizeof(*outs));
+    const char **out = calloc(n, sizeof(*out));
+    assert_non_null(outs);
+    assert_non_null(out);
+    for (size_t k = 0; k < n; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
+        out[k] = outs[k];
+    }
+    script(fx, n, out);
+    for (size_t k = 0; k < n; k++) {
+        struct pipit_turn *t = turn(fx, cases[k].say);
+        if (((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].changed || t->n_calls != 1 ||
+            strstr(t->calls[0].args_json, cases[k].want) == NULL) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say, t->calls[0].args_json, cases[k].want);
+        }
+        assert_true(t->calls[0].executed && t->calls[0].ok); /* a legal value either way */
+        if (cases[k].key != NULL) {
+            assert_state(fx, cases[k].key, cases[k].value);
+        }
+        pipit_turn_free(t);
+    }
+    free(out);
+    free(outs);
+}
+
 /* The enum value or the on/off the person said wins over the model's other choice; never
  * when the segment negates, says two values, or says none. */
 static void test_person_choice_restored(void **state) {
     (void)state;
-    static const struct {
-        const char *say, *model, *want; /* want: in the call's arguments */
-        bool restored;
-        const char *key, *value; /* the state after the call, where the case checks it */
-    } cases[] = {
+    static const struct choice_case cases[] = {
         {"turn the flash on please", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true, "flash",
          "\"on\""},
         {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true, NULL,
@@ -1634,30 +1666,9 @@ static void test_person_choice_restored(void **state) {
         {"put it on auto instead", "set_grid(enabled=false)", "\"enabled\":false", false, NULL,
          NULL},
     };
-    enum {
-        N = sizeof(cases) / sizeof(cases[0])
-    };
     struct fixture fx;
     setup_with(&fx, NULL);
-    char outs[N][96];
-    const char *out[N];
-    for (size_t k = 0; k < N; k++) {
-        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
-        out[k] = outs[k];
-    }
-    script(&fx, N, out);
-    for (size_t k = 0; k < N; k++) {
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].restored ||
-            strstr(t->calls[0].args_json, cases[k].want) == NULL) {
-            fail_msg("\"%s\": %s, want %s", cases[k].say, t->calls[0].args_json, cases[k].want);
-        }
-        assert_true(t->calls[0].executed); /* a legal value either way: the device ran it */
-        if (cases[k].key != NULL) {
-            assert_state(&fx, cases[k].key, cases[k].value); /* the person's value ran */
-        }
-        pipit_turn_free(t);
-    }
+    run_choice_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     assert_state(&fx, "grid", "false"); /* the last call: the model's, not flipped */
     teardown_fx(&fx);
 }
@@ -1667,11 +1678,7 @@ static void test_person_choice_restored(void **state) {
  * runs, what the sentence says and what undo reverts. */
 static void test_noop_switch_flipped(void **state) {
     (void)state;
-    static const struct {
-        const char *say, *model, *want; /* want: in the call's arguments */
-        bool flipped;
-        const char *key, *value; /* the state after the call */
-    } cases[] = {
+    static const struct choice_case cases[] = {
         {"get the flash going", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true, "flash",
          "\"on\""},
         {"use the flash", "set_flash(mode=\"on\")", "\"mode\":\"on\"", false, "flash", "\"on\""},
@@ -1690,35 +1697,19 @@ static void test_noop_switch_flipped(void **state) {
          "true"},
         {"lose the grid", "set_grid(enabled=true)", "\"enabled\":false", true, "grid", "false"},
     };
-    enum {
-        N = sizeof(cases) / sizeof(cases[0])
-    };
     struct fixture fx;
     setup_with(&fx, NULL);
-    char outs[N][96];
-    const char *out[N];
-    for (size_t k = 0; k < N; k++) {
-        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
-        out[k] = outs[k];
-    }
-    script(&fx, N, out);
-    for (size_t k = 0; k < N; k++) {
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].flipped || t->n_calls != 1 ||
-            strstr(t->calls[0].args_json, cases[k].want) == NULL) {
-            fail_msg("\"%s\": %s, want %s", cases[k].say, t->calls[0].args_json, cases[k].want);
-        }
-        assert_true(t->calls[0].executed && t->calls[0].ok);
-        assert_state(&fx, cases[k].key, cases[k].value);
-        if (k == 0) {
-            assert_string_equal(t->sentence, "The flash is on.");
-        }
-        pipit_turn_free(t);
-    }
+    run_choice_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     /* the flipped call is the action undo reverts */
     struct pipit_turn *t = turn(&fx, "undo");
     assert_true(t->flags & PIPIT_TURN_UNDO);
     assert_state(&fx, "grid", "true");
+    pipit_turn_free(t);
+    /* the sentence says the flipped value */
+    const char *again[] = {"<call>set_flash(mode=\"off\")"};
+    script(&fx, 1, again);
+    t = turn(&fx, "get the flash going");
+    assert_string_equal(t->sentence, "The flash is on.");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }

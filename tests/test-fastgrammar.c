@@ -1686,10 +1686,8 @@ static const char COPY_TOOLS[] =
 
 static void agent_copies(const char *model_path, enum pipit_call_syntax syntax, bool fast) {
     struct pipit_model *m = test_load_model(model_path);
-    struct pipit_toolset *ts = NULL;
+    struct pipit_toolset *ts = test_tools_from(COPY_TOOLS, "copy");
     struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(COPY_TOOLS, strlen(COPY_TOOLS), "copy", &ts, &err),
-                     PIPIT_OK);
     struct pipit_agent_params p = pipit_agent_default_params();
     p.n_threads = 1;
     p.syntax = syntax;
@@ -1755,11 +1753,8 @@ static void test_agent_copies(void **state) {
 static void test_transient_grammars(void **state) {
     (void)state;
     cache_clear();
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
-    struct pipit_model *m = NULL;
+    struct pipit_model *m = test_load_vocab(TEST_MODEL_SPM);
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
     struct pipit_fastgrammar *fg = NULL;
     assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
     const char *kept = "root ::= \"kept\" [a-z]{1,4}\n";

@@ -134,8 +134,7 @@ static void test_parse_pipit_syntax(void **state) {
     assert_true(pipit_call_is_none(cam, &c));
     const char own[] = "[{\"type\":\"function\",\"function\":{\"name\":\"none\","
                        "\"description\":\"d\",\"parameters\":{\"type\":\"object\"}}}]";
-    struct pipit_toolset *mine = NULL;
-    assert_int_equal(pipit_toolset_load_string(own, strlen(own), "own", &mine, &err), PIPIT_OK);
+    struct pipit_toolset *mine = test_tools_from(own, "own");
     assert_false(pipit_call_is_none(mine, &c));
     pipit_call_clear(&c);
     assert_int_equal(pipit_call_parse(P, "<call>none(x=1)", &c, &err), PIPIT_OK);
@@ -182,11 +181,8 @@ static void test_parse_hermes_syntax(void **state) {
 
 static void test_grammars_load_in_llama(void **state) {
     (void)state;
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
-    struct pipit_model *m = NULL;
+    struct pipit_model *m = test_load_vocab(TEST_MODEL_SPM);
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
     for (size_t p = 0; p < 2; p++) {
         struct pipit_toolset *ts = load_pack(PACKS[p]);
         for (int syn = 0; syn < 2; syn++) {
@@ -321,11 +317,8 @@ static bool args_complete(struct pipit_model *m,
 
 static void test_numbers_are_shape_not_range(void **state) {
     (void)state;
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
-    struct pipit_model *m = NULL;
+    struct pipit_model *m = test_load_vocab(TEST_MODEL_SPM);
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
     struct pipit_toolset *ts = load_pack(PACKS[0]);
     struct pipit_grammar *g = NULL;
     assert_int_equal(pipit_grammar_compile(ts, NULL, &g, &err), PIPIT_OK);
@@ -585,11 +578,9 @@ check_one(struct exact_rig *r, const char *schema, const char *num, int *n_exact
  * plus the regressions of issue 18. */
 static void test_exact_values(void **state) {
     (void)state;
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
     struct exact_rig r = {0};
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &r.m, &err), PIPIT_OK);
+    r.m = test_load_vocab(TEST_MODEL_SPM);
     assert_int_equal(pipit_fastgrammar_init(r.m, &r.fg, &err), PIPIT_OK);
     static const char *schemas[] = {
         "{\"type\":\"number\",\"minimum\":1e-10}",
@@ -1007,11 +998,8 @@ static char *render_call(enum pipit_call_syntax syn, const char *tool, const jso
  * it. */
 static void test_real_corpus_grammar(void **state) {
     (void)state;
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
-    struct pipit_model *m = NULL;
+    struct pipit_model *m = test_load_vocab(TEST_MODEL_SPM);
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
     DIR *dir = opendir(REAL_DIR);
     assert_non_null(dir);
     int checked = 0, by_grammar = 0, by_validation = 0;
@@ -1122,17 +1110,11 @@ static bool both_match(struct pipit_model *m,
 
 static void test_copy_strings(void **state) {
     (void)state;
-    struct pipit_model_params mp = pipit_model_default_params();
-    mp.vocab_only = true;
-    struct pipit_model *m = NULL;
+    struct pipit_model *m = test_load_vocab(TEST_MODEL_SPM);
     struct pipit_error err;
-    assert_int_equal(pipit_model_load(TEST_MODEL_SPM, &mp, &m, &err), PIPIT_OK);
     struct pipit_fastgrammar *fg = NULL;
     assert_int_equal(pipit_fastgrammar_init(m, &fg, &err), PIPIT_OK);
-    struct pipit_toolset *ts = NULL;
-    if (pipit_toolset_load_string(COPY_PACK, strlen(COPY_PACK), "copy", &ts, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    struct pipit_toolset *ts = test_tools_from(COPY_PACK, "copy");
     for (int syn = 0; syn < 2; syn++) {
         struct pipit_grammar_params gp = pipit_grammar_default_params();
         gp.syntax = syn == 0 ? PIPIT_SYNTAX_PIPIT : PIPIT_SYNTAX_HERMES;

@@ -40,6 +40,18 @@ static inline struct pipit_model *test_load_model(const char *path) {
     return m;
 }
 
+/* A model's vocabulary only (no weights: tokenizing, grammars), or the test fails. */
+static inline struct pipit_model *test_load_vocab(const char *path) {
+    struct pipit_model_params mp = pipit_model_default_params();
+    mp.vocab_only = true;
+    struct pipit_error err;
+    struct pipit_model *m = NULL;
+    if (pipit_model_load(path, &mp, &m, &err) != PIPIT_OK) {
+        fail_msg("cannot load %s: %s", path, err.text);
+    }
+    return m;
+}
+
 /* A tool set from a file, or the test fails. */
 static inline struct pipit_toolset *test_load_tools(const char *path) {
     struct pipit_toolset *ts = NULL;
