@@ -1201,6 +1201,10 @@ enum pipit_turn_flag {
                                             what it acts on nor its values ("alright snap us"
                                             -> the timer at the 5 s it had): the sentence says
                                             nothing changed instead of the tool's success */
+    PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
+                                            ("again", "a bit more", "the other way"): the
+                                            harness made the call from that action, not the
+                                            model (docs/agent.md) */
 };
 
 struct pipit_turn {

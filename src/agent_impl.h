@@ -61,6 +61,9 @@ struct pipit_agent {
     struct ask *ask;       /* state questions and claims; NULL without a device */
     struct router *router; /* undo and compound splits, with the tool set's words */
     bool last_undo;        /* the previous turn was an undo: "and that too" undoes one more */
+    int32_t last_tool;     /* the last pack call that ran (ok or not), -1: none or undone */
+    json_t *last_args;     /* its arguments (owned): "again", "the other way" start from them */
+    bool last_ok;          /* it succeeded */
     struct backend backend;
     struct device *dev;     /* params.device's device (borrowed); NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */

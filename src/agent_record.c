@@ -99,6 +99,7 @@ static const struct {
     {PIPIT_TURN_WORDS_RESTORED, "words_restored"},
     {PIPIT_TURN_QUESTION_KEPT, "question_kept"},
     {PIPIT_TURN_NOT_ASKED, "not_asked"},
+    {PIPIT_TURN_FOLLOW_UP, "follow_up"},
 };
 
 static json_t *json_or_string(const char *text) {

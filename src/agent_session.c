@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "agent_context.h"
+#include "agent_followup.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "device.h"
@@ -202,6 +203,7 @@ static enum pipit_status session_load(struct pipit_agent *a,
     memory_free(&a->mem);
     a->mem = mem;
     policy_breaker_reset(&a->breaker);
+    agent_followup_forget(a); /* a follow-up refers to an action of this process's turns */
 
     /* the KV state: only from the same model and the same prompt; else rebuilt from the CSO */
     json_int_t prompt_hash = json_integer_value(json_object_get(root, "prompt_hash"));

@@ -12,6 +12,7 @@
 
 #include "agent_step.h"
 
+#include "agent_followup.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_record.h"
@@ -284,6 +285,13 @@ static void keep_question(struct pipit_agent *a,
     agent_say(tb, rec->sentence);
 }
 
+static bool handle_call(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        struct pipit_call_record *rec,
+                        struct pipit_call *callp,
+                        bool model,
+                        const struct policy_clock *clock);
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -331,15 +339,49 @@ bool agent_handle_output(struct pipit_agent *a,
         agent_say(tb, rec->sentence);
         return true;
     }
+    return handle_call(a, tb, rec, &call, true, clock);
+}
+
+bool agent_handle_call(struct pipit_agent *a,
+                       struct turn_build *tb,
+                       const struct pipit_call *made,
+                       const struct policy_clock *clock) {
+    struct pipit_call_record *rec = agent_new_record(tb);
+    if (rec == NULL) {
+        return false;
+    }
+    struct pipit_call call;
+    memcpy(call.name, made->name, sizeof(call.name));
+    call.args_json = agent_strdup(made->args_json != NULL ? made->args_json : "{}");
+    if (call.args_json == NULL) {
+        rec->status = PIPIT_ERR_NOMEM;
+        rec->args_json = agent_strdup("");
+        rec->data_json = agent_strdup("{}");
+        return false;
+    }
+    return handle_call(a, tb, rec, &call, false, clock);
+}
+
+/* A parsed call, from the model (`model`: the person's words guard its arguments) or from the
+ * harness (a follow-up of the last action). Validated, executed, said and remembered; `call`
+ * is cleared. Returns false when the turn must stop (breaker). */
+static bool handle_call(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        struct pipit_call_record *rec,
+                        struct pipit_call *callp,
+                        bool model,
+                        const struct policy_clock *clock) {
+    struct pipit_call call = *callp;
+    memset(callp, 0, sizeof(*callp));
     pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
     int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
-    if (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
-        agent_restore_person_number(a->ts, tool, tb->segment, &call)) {
+    if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_person_number(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
-    bool restored = agent_restore_person_words(a->ts, tool, tb->segment, &call);
-    restored = agent_restore_person_choice(a->ts, tool, tb->segment, &call) || restored;
+    bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
+    restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
     }
@@ -355,7 +397,7 @@ bool agent_handle_output(struct pipit_agent *a,
         tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
                  : pipit_toolset_validate_args(a->calls_ts, call.name, call.args_json,
                                                strlen(call.args_json), problems, 4, &n_problems);
-    if (tool >= 0 && tb->segment != NULL &&
+    if (model && tool >= 0 && tb->segment != NULL &&
         agent_question_must_not_act(a->ts, tool, tb->segment,
                                     router_command_verb(a->router, tb->segment) !=
                                         ROUTER_NO_VERB)) {
@@ -389,11 +431,15 @@ bool agent_handle_output(struct pipit_agent *a,
             char *refusal =
                 render_refusal(a->calls_ts, (size_t)tool, bad, n_problems > 0 ? &problems[0] : NULL,
                                code, sizeof(code));
-            json_decref(bad);
             pipit_format(rec->code, sizeof(rec->code), "%s", code);
             pipit_format(buf, sizeof(buf), "%s",
                          refusal != NULL ? refusal : "That value doesn't work, so I did nothing.");
             free(refusal);
+            if ((size_t)tool < a->ts->n_tools && json_is_object(bad) &&
+                !pipit_toolset_is_cloud(a->ts, (size_t)tool)) {
+                agent_followup_remember(a, tool, bad, false); /* "try again": the same refusal */
+            }
+            json_decref(bad);
         }
         rec->sentence = agent_strdup(buf);
         agent_say(tb, rec->sentence);
@@ -427,7 +473,7 @@ bool agent_handle_output(struct pipit_agent *a,
     /* the state is read once after the call (and once more after a flip) */
     bool keyed = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL;
     bool changed = keyed && state_changed(a, snapshot);
-    if (keyed && !changed && agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
+    if (model && keyed && !changed && agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
         /* "get the flash going" -> off while it was off: nobody asks for what already is, the
          * other side is meant (agent_guard.c); the first call changed nothing */
         json_decref(data);
@@ -448,7 +494,7 @@ bool agent_handle_output(struct pipit_agent *a,
     }
     /* "alright snap us" -> set_timer(5) while it was 5: nothing changed and the person named
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
-    bool not_asked = keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
+    bool not_asked = model && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
     char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
@@ -522,6 +568,9 @@ bool agent_handle_output(struct pipit_agent *a,
             json_pack("{s:s}", "user_query_context", tb->segment != NULL ? tb->segment : "");
         cloud_args = q != NULL ? json_dumps(q, JSON_COMPACT) : NULL;
         json_decref(q);
+    }
+    if (!cloud && rec->executed) {
+        agent_followup_remember(a, tool, args, rec->ok); /* what "again", "the other way" mean */
     }
     bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */
     if (!cancelled &&

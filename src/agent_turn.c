@@ -22,6 +22,7 @@
 
 #include "agent_context.h"
 #include "agent_decode.h"
+#include "agent_followup.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "agent_record.h"
@@ -282,8 +283,19 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             if (answer_from_state(a, &tb, segs[i])) {
                 continue;
             }
-            char *text = NULL;
             tb.segment = segs[i];
+            struct pipit_call again;
+            if (agent_followup_call(a, segs[i], &again)) {
+                /* "a bit more", "the other way": the last action, not the model's guess */
+                t->flags |= PIPIT_TURN_FOLLOW_UP;
+                bool go = agent_handle_call(a, &tb, &again, &clock);
+                pipit_call_clear(&again);
+                if (!go) {
+                    break;
+                }
+                continue;
+            }
+            char *text = NULL;
             status = agent_decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);
             if (status != PIPIT_OK || text == NULL) {
                 free(text);

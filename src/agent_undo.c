@@ -10,6 +10,7 @@
 
 #include "agent_undo.h"
 
+#include "agent_followup.h"
 #include "agent_impl.h"
 #include "agent_record.h"
 #include "ask.h"
@@ -158,6 +159,9 @@ void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
     tb->undid = true;
     int32_t reverted = 0;
     char *s = undo_actions(a, count, &reverted);
+    if (reverted > 0) {
+        agent_followup_forget(a); /* "again" after an undo undoes again, never redoes */
+    }
     agent_say(tb, s != NULL ? s : "I couldn't undo that.");
     free(s);
 }
@@ -190,6 +194,9 @@ void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit
     bool had = a->log_n > 0;
     tb->undid = true;
     char *s = undo_actions(a, 1, &reverted);
+    if (reverted > 0) {
+        agent_followup_forget(a);
+    }
     rec->status = PIPIT_OK;
     rec->executed = true;
     rec->ok = reverted > 0;

@@ -1,5 +1,5 @@
 /*
- * router.h - pre-model decisions: undo and compound-utterance segmentation.
+ * router.h - pre-model decisions: undo, follow-ups and compound-utterance segmentation.
  *
  * The router looks at the raw utterance before any model call and answers two
  * cheap questions with word lists, never with a model:
@@ -86,6 +86,28 @@ bool router_undo_signal(const char *text);
 /* True when `text` points back at something ("that", "this", "it", "one", ...): "lose that
  * one" may mean the last action; "fertilise the roses" cannot. */
 bool router_undo_anaphor(const char *text);
+
+/* ============================================================================
+ * follow-ups */
+
+struct router;
+
+/* What a follow-up that names nothing asks of the last action (router_followup()). */
+enum router_followup {
+    ROUTER_FOLLOWUP_NONE = 0, /* not a follow-up: the model reads it */
+    ROUTER_FOLLOWUP_AGAIN,    /* "again", "one more", "another like that", "try again" */
+    ROUTER_FOLLOWUP_MORE,     /* "a bit more", "further", "keep going": the same change again */
+    ROUTER_FOLLOWUP_BACK,     /* "the other way", "a bit less", "too much": the change reversed */
+};
+
+/* Whether the utterance, split at punctuation, is one follow-up phrase (fillers such as "ok",
+ * "and", "please" dropped at both ends of a clause) beside clauses that only comment
+ * ("someone's eyes were closed, another", "too much, the other way"): a commenting clause
+ * starts with no command verb and holds no digit and no word of `r`'s tool set (`r` may be
+ * NULL: the generic lexicon). NONE for everything else ("zoom a bit more", "no more", "take
+ * another photo"), for NULL and over-long utterances. The agent decides whether its last
+ * action can be repeated or turned round (docs/router.md, "Follow-ups"). */
+enum router_followup router_followup(const struct router *r, const char *utterance);
 
 /* ============================================================================
  * compound segmentation */

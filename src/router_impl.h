@@ -5,6 +5,7 @@
  *   router.c        the lexicon: the default verbs, a tool set's words, the queries below
  *   router_undo.c   undo detection (router_undo_count(), router_undo_followup())
  *   router_split.c  compound segmentation (router_split_with(), router_command_verb())
+ *   router_followup.c  follow-ups of the last action (router_followup())
  *
  * The tokenizer walks at most ROUTER_MAX_INPUT bytes and produces at most MAX_TOKENS tokens
  * (words.c), each either a word with its lowercased form or a separator punctuation mark.

@@ -1758,6 +1758,79 @@ static void test_not_asked_noop(void **state) {
     teardown_fx(&fx);
 }
 
+/* Follow-ups that name nothing are the harness's, from the last action: "a bit more" repeats a
+ * zoom step and "the other way" turns it round without a model call; "another" repeats a photo;
+ * "try again" retries a failed call; "again" after a setting that succeeded (it would change
+ * nothing) and a follow-up after an undo go to the model. */
+static void test_followup_last_action(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const char *const out[] = {
+        "<call>adjust_zoom(direction=\"in\")", /* zoom in */
+        "<call>take_photo()",                  /* snap it */
+        "<call>set_flash(mode=\"on\")",        /* flash on */
+        "<call>set_grid(enabled=true)",        /* again: the model's */
+        "<call>set_zoom(level=50)",            /* zoom 50x: refused */
+    };
+    script(&fx, 5, out);
+    char v[64];
+    struct pipit_turn *t = turn(&fx, "zoom in");
+    pipit_turn_free(t);
+    state_key(&fx, "zoom", v, sizeof(v));
+    assert_string_equal(v, "2.0");
+    static const struct {
+        const char *say, *zoom;
+    } STEPS[] = {{"a bit more", "3.0"}, {"too much, the other way", "2.0"}, {"again", "1.0"}};
+    for (size_t k = 0; k < 3; k++) {
+        t = turn(&fx, STEPS[k].say);
+        assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+        assert_int_equal(t->n_calls, 1);
+        assert_string_equal(t->calls[0].tool, "adjust_zoom");
+        assert_true(t->calls[0].ok);
+        assert_null(t->model_text); /* no model call */
+        state_key(&fx, "zoom", v, sizeof(v));
+        if (strcmp(v, STEPS[k].zoom) != 0) {
+            fail_msg("\"%s\": zoom %s, want %s (%s)", STEPS[k].say, v, STEPS[k].zoom, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    assert_int_equal(fx.fake.next, 1);
+    pipit_turn_free(turn(&fx, "snap it"));
+    t = turn(&fx, "someone blinked, another");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    pipit_turn_free(t);
+    state_key(&fx, "photos_taken", v, sizeof(v));
+    assert_string_equal(v, "2");
+    /* a setting that succeeded: "again" would change nothing, so the model reads it */
+    pipit_turn_free(turn(&fx, "flash on"));
+    t = turn(&fx, "again");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) == 0);
+    assert_string_equal(t->calls[0].tool, "set_grid");
+    pipit_turn_free(t);
+    /* a refused call is retried as it was, and refused the same way: never bent */
+    t = turn(&fx, "zoom 50x");
+    assert_false(t->calls[0].ok);
+    pipit_turn_free(t);
+    t = turn(&fx, "try again");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    assert_false(t->calls[0].ok);
+    pipit_turn_free(t);
+    /* after an undo, "the other way" has no action to turn round */
+    pipit_turn_free(turn(&fx, "undo"));
+    assert_int_equal(fx.fake.next, 5);
+    script(&fx, 1, (const char *const[]){"<call>adjust_zoom(direction=\"out\")"});
+    t = turn(&fx, "undo");
+    pipit_turn_free(t);
+    t = turn(&fx, "the other way");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) == 0);
+    assert_int_equal(fx.fake.next, 6);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something, and the sentence says so;
  * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
@@ -2709,6 +2782,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_not_asked_noop),
+        cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),

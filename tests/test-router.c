@@ -390,6 +390,63 @@ static struct router *camera_router(struct pipit_toolset **ts) {
     return r;
 }
 
+/* Follow-ups that name nothing (router_followup()): one follow-up phrase, fillers and commenting
+ * clauses around it; nothing that names a tool, a verb's command or a number. */
+static void test_followup_table(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
+    static const struct {
+        const char *say;
+        enum router_followup kind;
+    } CASES[] = {
+        {"again", ROUTER_FOLLOWUP_AGAIN},
+        {"one more please", ROUTER_FOLLOWUP_AGAIN},
+        {"ok, another one", ROUTER_FOLLOWUP_AGAIN},
+        {"someone's eyes were closed, another", ROUTER_FOLLOWUP_AGAIN},
+        {"that failed too, retry it", ROUTER_FOLLOWUP_AGAIN},
+        {"and another like that!", ROUTER_FOLLOWUP_AGAIN},
+        {"can you do it again", ROUTER_FOLLOWUP_AGAIN},
+        {"a bit more", ROUTER_FOLLOWUP_MORE},
+        {"hmm, a little further please", ROUTER_FOLLOWUP_MORE},
+        {"keep going", ROUTER_FOLLOWUP_MORE},
+        {"the other way", ROUTER_FOLLOWUP_BACK},
+        {"too much, the other way", ROUTER_FOLLOWUP_BACK},
+        {"no, the other way", ROUTER_FOLLOWUP_BACK},
+        {"a bit less", ROUTER_FOLLOWUP_BACK},
+        {"that's too far", ROUTER_FOLLOWUP_BACK},
+        /* not follow-ups */
+        {"no more", ROUTER_FOLLOWUP_NONE},              /* stops */
+        {"zoom a bit more", ROUTER_FOLLOWUP_NONE},      /* names the zoom: the model reads it */
+        {"take another photo", ROUTER_FOLLOWUP_NONE},   /* a command */
+        {"flash on, again", ROUTER_FOLLOWUP_NONE},      /* a clause names the flash */
+        {"make it 3, again", ROUTER_FOLLOWUP_NONE},     /* a number */
+        {"too much, a bit more", ROUTER_FOLLOWUP_NONE}, /* they disagree */
+        {"thanks", ROUTER_FOLLOWUP_NONE},               /* fillers only */
+        {"more light please", ROUTER_FOLLOWUP_NONE},    /* more of something */
+        {"take a photo, then again", ROUTER_FOLLOWUP_NONE},
+        {"", ROUTER_FOLLOWUP_NONE},
+        {NULL, ROUTER_FOLLOWUP_NONE},
+    };
+    for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+        enum router_followup got = router_followup(r, CASES[i].say);
+        if (got != CASES[i].kind) {
+            fail_msg("router_followup(\"%s\") = %d, want %d",
+                     CASES[i].say != NULL ? CASES[i].say : "NULL", (int)got, (int)CASES[i].kind);
+        }
+    }
+    /* the generic lexicon: "turn" is a verb, so "turn it up, again" is no follow-up */
+    assert_int_equal(router_followup(NULL, "turn it up, again"), ROUTER_FOLLOWUP_NONE);
+    assert_int_equal(router_followup(NULL, "again please"), ROUTER_FOLLOWUP_AGAIN);
+    char big[ROUTER_MAX_INPUT + 10];
+    memset(big, ' ', sizeof(big) - 1);
+    memcpy(big, "again", 5);
+    big[sizeof(big) - 1] = '\0';
+    assert_int_equal(router_followup(r, big), ROUTER_FOLLOWUP_NONE); /* over-long */
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
 static void test_split_table(void **state) {
     (void)state;
     struct pipit_toolset *ts = NULL;
@@ -748,11 +805,12 @@ static void test_pack_words(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_bounds),
-        cmocka_unit_test(test_split_table),   cmocka_unit_test(test_split_misuse),
-        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
-        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
+        cmocka_unit_test(test_undo_table),     cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_followup),  cmocka_unit_test(test_undo_bounds),
+        cmocka_unit_test(test_split_table),    cmocka_unit_test(test_split_misuse),
+        cmocka_unit_test(test_followup_table), cmocka_unit_test(test_split_bounds),
+        cmocka_unit_test(test_extra_lexicon),  cmocka_unit_test(test_toolset_words),
+        cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

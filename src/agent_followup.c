@@ -1,0 +1,117 @@
+/*
+ * agent_followup.c - follow-ups of the last action (agent_followup.h).
+ *
+ * "again", "one more", "a bit more", "the other way", "try again" name no tool and no value:
+ * the router says which kind a segment is (router_followup()), and the harness, not the
+ * model, makes the call from the last action it ran. A small model reads such a segment
+ * without anything to anchor it and calls whatever its weights prefer; the harness has the
+ * action itself. What cannot be turned round (an absolute setting, a photo) is left to the
+ * model: "a bit more" after "zoom to 3x" needs a step the call does not have.
+ */
+#include "agent_followup.h"
+
+#include "router.h"
+#include "toolspec.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+void agent_followup_remember(struct pipit_agent *a, int32_t tool, const json_t *args, bool ok) {
+    a->last_ok = ok;
+    json_decref(a->last_args);
+    a->last_args = json_is_object(args) ? json_deep_copy(args) : NULL;
+    a->last_tool = a->last_args != NULL ? tool : -1;
+}
+
+void agent_followup_forget(struct pipit_agent *a) {
+    json_decref(a->last_args);
+    a->last_args = NULL;
+    a->last_tool = -1;
+}
+
+/* The other key of a two-entry map whose numbers have opposite signs ({"in": 1, "out": -1}),
+ * NULL otherwise. */
+static const char *other_side(const json_t *map, const char *key) {
+    if (!json_is_object(map) || json_object_size(map) != 2 || key == NULL) {
+        return NULL;
+    }
+    const char *k, *other = NULL;
+    const json_t *v;
+    double product = 1;
+    json_object_foreach((json_t *)map, k, v) {
+        if (!json_is_number(v)) {
+            return NULL;
+        }
+        product *= json_number_value(v);
+        if (strcmp(k, key) != 0) {
+            other = k;
+        }
+    }
+    return product < 0 ? other : NULL;
+}
+
+/* The last call turned round (`back`) or kept (`!back`) when its step depends on its arguments;
+ * false when it does not step by an amount the arguments choose. */
+static bool relative(const struct pipit_agent *a, json_t *args, bool back) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    if (tp == NULL || !tp->has_step) {
+        return false;
+    }
+    const struct pipit_effect_value *sign = &tp->step.sign, *by = &tp->step.by;
+    if (sign->arg != NULL) {
+        const char *now = json_string_value(json_object_get(args, sign->arg));
+        const char *other = other_side(sign->map, now);
+        if (other == NULL) {
+            return false;
+        }
+        return !back || json_object_set_new(args, sign->arg, json_string(other)) == 0;
+    }
+    if (by->arg != NULL && by->map == NULL) {
+        json_t *v = json_object_get(args, by->arg);
+        if (!json_is_number(v) || json_number_value(v) == 0) {
+            return false;
+        }
+        if (!back) {
+            return true;
+        }
+        json_t *neg = json_is_integer(v) ? json_integer(-json_integer_value(v))
+                                         : json_real(-json_number_value(v));
+        return json_object_set_new(args, by->arg, neg) == 0;
+    }
+    return false;
+}
+
+bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    memset(out, 0, sizeof(*out));
+    if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
+        return false;
+    }
+    enum router_followup kind = router_followup(a->router, segment);
+    if (kind == ROUTER_FOLLOWUP_NONE) {
+        return false;
+    }
+    if (kind == ROUTER_FOLLOWUP_AGAIN && a->last_ok) {
+        /* "another" after "flash on" would change nothing: it means something else */
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+        if (tp != NULL && tp->effect == PIPIT_EFFECT_CHANGE && !tp->has_step) {
+            return false;
+        }
+    }
+    json_t *args = json_deep_copy(a->last_args);
+    bool ok = args != NULL &&
+              (kind == ROUTER_FOLLOWUP_AGAIN || relative(a, args, kind == ROUTER_FOLLOWUP_BACK));
+    char *dump = ok ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(args);
+    if (dump == NULL) {
+        return false;
+    }
+    const char *name = a->ts->tools[a->last_tool].name;
+    if (strlen(name) >= sizeof(out->name)) {
+        free(dump);
+        return false;
+    }
+    memcpy(out->name, name, strlen(name) + 1);
+    out->args_json = dump;
+    return true;
+}
