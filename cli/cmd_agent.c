@@ -86,7 +86,7 @@ static void agent_usage(FILE *out, const char *cmd) {
         "  --force-call      every answer is a tool call (the grammar is not lazy)\n"
         "  --flash-attn      llama.cpp's flash attention (default off: on a CPU it\n"
         "                    slows every turn to speed up the first prefill)\n"
-        "  -v                also print calls, tokens and latency\n"
+        "  -v                also print calls, tokens, latency and the model's raw output\n"
         "%s",
         cmd, strcmp(cmd, "run") == 0 ? " [\"utterance\" ...]" : "", PIPIT_DEFAULT_MODEL,
         strcmp(cmd, "run") == 0
@@ -447,6 +447,13 @@ static void print_verbose(const struct pipit_turn *t) {
                                       : "failed: ",
                 c->status == PIPIT_OK && !c->ok ? c->code : "",
                 c->status == PIPIT_OK && c->ok ? "" : "");
+        if (c->status == PIPIT_ERR_PARSE) {
+            fprintf(stderr, "    %s\n", c->message); /* where the output stopped parsing */
+        }
+    }
+    if (t->model_text != NULL && t->model_text[0] != '\0') {
+        fprintf(stderr, "  model: %.300s%s\n", t->model_text,
+                strlen(t->model_text) > 300 ? "..." : ""); /* the last step's raw output */
     }
     fprintf(stderr,
             "  [%d model call%s, prefilled %lld (permanent %lld, memory %lld), decoded %lld; "

@@ -209,7 +209,7 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
             return st;
         }
     }
-    a->eph_recent[a->eph_next] = t->n_ephemeral_max;
+    a->eph_recent[a->eph_next] = a->eph_turn;
     a->eph_next = (a->eph_next + 1) % 16;
     a->eph_filled = a->eph_filled < 16 ? a->eph_filled + 1 : 16;
     int32_t budget = agent_memory_budget(a);

@@ -64,6 +64,15 @@ static enum pipit_status run_step(struct pipit_agent *a,
     if (ne > t->n_ephemeral_max) {
         t->n_ephemeral_max = ne;
     }
+    /* the memory budget plans for the prompt tail and a short answer: one runaway decode (a
+     * call cut at the token limit) must not empty the memory for the next 16 turns; a long
+     * answer that does not fit gives memory back for its own step (above) */
+    int32_t gen = a->params.max_tokens < 32 ? a->params.max_tokens : 32;
+    int32_t past = (int32_t)so->decode_tokens - gen;
+    int32_t tail = ne - (past > 0 ? past : 0);
+    if (tail > a->eph_turn) {
+        a->eph_turn = tail;
+    }
     a->backend.ops->rewind(a->backend.self);
     t->model_calls++;
     t->prefill_tokens += so->prefill_tokens + so->permanent_tokens;

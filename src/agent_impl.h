@@ -94,6 +94,8 @@ struct pipit_agent {
     int32_t eph_floor;            /* estimated tail of a short command, before any turn */
     int32_t eph_recent[16];       /* the longest tail of each of the last 16 turns */
     int32_t eph_next, eph_filled; /* the ring's next slot, and slots filled (<= 16) */
+    int32_t eph_turn;             /* this turn's longest tail with at most a short answer's
+                                     tokens of its output: what eph_recent keeps */
     bool tools_in_prompt;         /* the prompt lists the tools (not pipit.prompt.tools none) */
     char notice[512];             /* what creation changed to fit the prompt limit, or "" */
     char model_notice[640];       /* the model was trained for another pack (version), or "" */

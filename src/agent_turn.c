@@ -198,6 +198,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         return agent_fail(a, PIPIT_ERR_NOMEM, "agent: turn: out of memory for the turn record");
     }
     struct pipit_turn *t = tb.turn;
+    a->eph_turn = 0;
     atomic_store(&a->cancel, false);
     double t0 = pipit_now_ms();
     struct pipit_perf perf0 = {0};

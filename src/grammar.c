@@ -103,13 +103,14 @@ static bool shares_word(const char *say, const char *value) {
 }
 
 /* The top-level arguments of tool `ti` whose free strings are copied (NULL: none or off):
- * every argument, unless the tool is the cloud's (the agent gives it the person's words) or
- * a pack example gives the argument a string that shares no word with the example's sentence
- * (an alarm's "06:00" for "6am", a summary the example composes). string_expr() decides
- * which of them are free strings. */
+ * every argument, unless a pack example gives it a string that shares no word with the
+ * example's sentence (an alarm's "06:00" for "6am", a summary the example composes). Of the
+ * cloud tool only `user_query_context`: the agent gives the cloud the person's words anyway,
+ * and a copy is bounded where a free string ran to the token limit and broke the call; its
+ * reason stays free. string_expr() decides which of them are free strings. */
 static bool *copy_props_of(const struct pipit_toolset *ts, size_t ti, bool on) {
     const struct pipit_tool *t = &ts->tools[ti];
-    if (!on || t->params == NULL || t->params->n_props == 0 || pipit_toolset_is_cloud(ts, ti)) {
+    if (!on || t->params == NULL || t->params->n_props == 0) {
         return NULL;
     }
     bool *copy = calloc(t->params->n_props, sizeof(bool));
@@ -117,8 +118,10 @@ static bool *copy_props_of(const struct pipit_toolset *ts, size_t ti, bool on) {
         return NULL;
     }
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, ti);
+    bool cloud = pipit_toolset_is_cloud(ts, ti);
     for (size_t i = 0; i < t->params->n_props; i++) {
-        copy[i] = true;
+        /* the cloud's: only the question, which the agent replaces by the person's words */
+        copy[i] = !cloud || strcmp(t->params->props[i].name, "user_query_context") == 0;
         for (size_t e = 0; tp != NULL && e < tp->n_examples && copy[i]; e++) {
             const json_t *v = json_object_get(tp->examples[e].args, t->params->props[i].name);
             if (json_is_string(v) && json_string_length(v) > 0 &&

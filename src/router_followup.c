@@ -114,20 +114,21 @@ static const char *const BACK_PHRASES[] = {
 
 /* Dropped at both ends of a clause. */
 static const char *const FU_FILLERS[] = {
-    "ok",     "okay", "hmm",   "um",     "uh",     "oh",    "and",       "now",      "yeah",
-    "yes",    "yep",  "ugh",   "nah",    "please", "pipit", "alright",   "right",    "cool",
-    "great",  "nice", "so",    "then",   "just",   "ah",    "wow",       "lol",      "haha",
-    "hey",    "whoa", "oops",  "sorry",  "thanks", "good",  "perfect",   "lovely",
-    "can you", "could you",    "would you",      "will you",  "lets",   "for me",
-    "quick",  "quickly", "actually", "still", "maybe", "uhh", "hmmm", "wait",
+    "ok",      "okay",      "hmm",       "um",       "uh",    "oh",      "and",
+    "now",     "yeah",      "yes",       "yep",      "ugh",   "nah",     "please",
+    "pipit",   "alright",   "right",     "cool",     "great", "nice",    "so",
+    "then",    "just",      "ah",        "wow",      "lol",   "haha",    "hey",
+    "whoa",    "oops",      "sorry",     "thanks",   "good",  "perfect", "lovely",
+    "can you", "could you", "would you", "will you", "lets",  "for me",  "quick",
+    "quickly", "actually",  "still",     "maybe",    "uhh",   "hmmm",    "wait",
 };
 
 /* A clause's words [lo, hi) without fillers at either end; the last word always stays. ("no"
  * is no filler: "no more" stops.) */
 static void drop_fillers(const struct toks *w, size_t *lo, size_t *hi) {
     size_t a = *lo, b = *hi;
-    for (size_t m; a < b && (m = match_any(w, a, b, FU_FILLERS, COUNT(FU_FILLERS))) > 0 &&
-                   a + m < b;) {
+    for (size_t m;
+         a < b && (m = match_any(w, a, b, FU_FILLERS, COUNT(FU_FILLERS))) > 0 && a + m < b;) {
         a += m;
     }
     for (bool again = true; again && b > a;) {
@@ -174,8 +175,7 @@ static bool only_comments(const struct router *r, const struct toks *w, size_t l
         return false;
     }
     for (size_t k = lo; k < hi; k++) {
-        if (strpbrk(w->t[k].w, "0123456789") != NULL ||
-            router_tool_word_at(r, w->t, hi, k) > 0) {
+        if (strpbrk(w->t[k].w, "0123456789") != NULL || router_tool_word_at(r, w->t, hi, k) > 0) {
             return false;
         }
     }

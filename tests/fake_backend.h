@@ -21,9 +21,10 @@
 struct fake_backend {
     const char *script[FAKE_MAX_STEPS]; /* outputs, in order; NULL = "" */
     int n_script;
-    int next;                           /* index of the next output */
-    char prompts[FAKE_MAX_STEPS][1024]; /* ephemeral prompts seen */
-    struct backend_step_params params[FAKE_MAX_STEPS];
+    int next;                                          /* index of the next output */
+    char prompts[FAKE_MAX_STEPS][1024];                /* ephemeral prompts seen */
+    struct backend_step_params params[FAKE_MAX_STEPS]; /* .grammar points at grammar_copy */
+    char *grammar_copy[FAKE_MAX_STEPS]; /* a step's grammar may be freed after it (transient) */
     int n_steps;
     int64_t permanent_pending; /* bytes of permanent text queued, not yet "prefilled" */
     int64_t permanent_len;
@@ -70,6 +71,12 @@ static inline enum pipit_status fake_step(void *self,
     if (f->n_steps < FAKE_MAX_STEPS) {
         snprintf(f->prompts[f->n_steps], sizeof(f->prompts[0]), "%s", ephemeral);
         f->params[f->n_steps] = *p;
+        free(f->grammar_copy[f->n_steps]);
+        f->grammar_copy[f->n_steps] = p->grammar != NULL ? malloc(strlen(p->grammar) + 1) : NULL;
+        if (f->grammar_copy[f->n_steps] != NULL) {
+            memcpy(f->grammar_copy[f->n_steps], p->grammar, strlen(p->grammar) + 1);
+        }
+        f->params[f->n_steps].grammar = f->grammar_copy[f->n_steps];
     }
     f->n_steps++;
     out->permanent_tokens = f->permanent_pending;
@@ -184,7 +191,12 @@ static inline void fake_lengths(const void *self, int32_t *n_permanent, int32_t 
 }
 
 static inline void fake_destroy(void *self) {
-    (void)self; /* owned by the test */
+    struct fake_backend *f = self; /* owned by the test; the grammars it copied are freed */
+    for (int i = 0; i < FAKE_MAX_STEPS; i++) {
+        free(f->grammar_copy[i]);
+        f->grammar_copy[i] = NULL;
+        f->params[i].grammar = NULL;
+    }
 }
 
 static const struct backend_ops FAKE_BACKEND_OPS = {
