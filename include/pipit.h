@@ -1201,6 +1201,10 @@ enum pipit_turn_flag {
                                             what it acts on nor its values ("alright snap us"
                                             -> the timer at the 5 s it had): the sentence says
                                             nothing changed instead of the tool's success */
+    PIPIT_TURN_TOOL_BY_VALUE = 1 << 20,   /* the model called a tool the segment did not name
+                                            while it said a value only another tool has ("try
+                                            daylight" -> the grid): that tool was called with
+                                            the value (agent_choose_tool_by_value()) */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -11,6 +11,7 @@
 #include "agent_decode.h"
 
 #include "agent_context.h"
+#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "agent_record.h"
@@ -276,16 +277,19 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
         st = run_step(a, tb, prompt, &sp, first, segment, &so, &stop);
     }
     if (st == PIPIT_OK && !stop && !jit && sp.grammar != NULL && a->grammar_no_undo != NULL &&
-        chose_builtin_undo(a, so.text) && !router_undo_signal(segment) &&
-        (a->log_n == 0 || router_has_tool_word(a->router, segment) ||
-         !router_undo_anaphor(segment))) {
+        chose_builtin_undo(a, so.text) &&
+        ((!router_undo_signal(segment) &&
+          (a->log_n == 0 || router_has_tool_word(a->router, segment) ||
+           !router_undo_anaphor(segment))) ||
+         (!router_undo_verb(segment) && agent_says_setting_value(a->ts, segment)))) {
         /* "kitchen lights on for the snacks" names what the tools act on and no reversal, and
          * "fertilise the roses" neither a reversal nor anything done: whatever the model chose,
          * it is no undo, and with an action in the log undo would revert one nobody asked
          * about; decode again without it. "lose that one" (no tool word, pointing back) stays
          * the model's undo: the second line of defence behind the router, unless nothing was
          * done yet ("open it" as a first command: an undo could only say there is nothing to
-         * undo). */
+         * undo). "hmm too blue, try daylight" has a word of reversal ("too") but names a
+         * setting's value and no verb of undo: it asks for that setting. */
         free(so.text);
         so.text = NULL;
         free(own);

@@ -10,6 +10,7 @@
 #include "agent_guard.h"
 
 #include "agent_impl.h"
+#include "router.h"
 #include "toolspec.h"
 #include "words.h"
 
@@ -501,6 +502,28 @@ static bool says_other_tools_value(const struct pipit_toolset *ts,
     return false;
 }
 
+bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment) {
+    if (ts == NULL || segment == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                char ph[WORDS_CAP * 2];
+                if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
+                    !router_undo_signal(ph) && says_value(tok, n, ph)) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 /* The polarity the segment says for boolean argument `name`: 1 true, 0 false, -1 none. */
 static int said_polarity(const char *name, const struct words_tok *tok, size_t n) {
     for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
@@ -649,6 +672,95 @@ names_switch(const struct pipit_toolset *ts, size_t tool, const struct words_tok
         }
     }
     return false;
+}
+
+/* Whether the segment says one of the call's values: a string value in words, a number. */
+static bool
+says_a_value_of(const json_t *args, const char *segment, const struct words_tok *tok, size_t n) {
+    double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    size_t n_nums = person_numbers(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)args, key, v) {
+        char ph[WORDS_CAP * 2];
+        if (json_is_string(v) && value_phrase(json_string_value(v), ph, sizeof(ph)) &&
+            says_value(tok, n, ph)) {
+            return true;
+        }
+        for (size_t k = 0; json_is_number(v) && k < n_nums; k++) {
+            if (raw[k] == json_number_value(v)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    /* ... nor when it thanks: "thanks, that's a wrap for the food" closes, it sets no food mode */
+    static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
+                                           "thank", "thx",        "cheers",      "ty"};
+    if (n == GUARD_MAX_TOKENS || says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
+        says_any(tok, n, NOT_THIS, N_OF(NOT_THIS))) {
+        return false;
+    }
+    size_t found_tool = 0, found_arg = 0, n_found = 0;
+    const char *value = NULL;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0;
+             t->params != NULL && !pipit_toolset_is_cloud(ts, i) && j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                char ph[WORDS_CAP * 2];
+                if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
+                    !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
+                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) && says_value(tok, n, ph)) {
+                    found_tool = i;
+                    found_arg = j;
+                    value = s->enum_str[e];
+                    n_found++;
+                }
+            }
+        }
+    }
+    if (n_found != 1 || found_tool == (size_t)tool) {
+        return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, found_tool);
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        if (t->params->props[j].required && j != found_arg) {
+            return false; /* the value alone makes no call */
+        }
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool keep = !json_is_object(args) || names_switch(ts, (size_t)tool, tok, n) ||
+                says_a_value_of(args, segment, tok, n);
+    json_decref(args);
+    if (keep) {
+        return false; /* the segment names the model's tool or one of its values */
+    }
+    json_t *made = json_object();
+    json_object_set_new(made, t->params->props[found_arg].name, json_string(value));
+    char *dump = json_dumps(made, JSON_COMPACT);
+    json_decref(made);
+    if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
+        free(dump);
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = dump;
+    memcpy(call->name, t->name, strlen(t->name) + 1);
+    return true;
 }
 
 bool agent_flip_noop_switch(const struct pipit_toolset *ts,

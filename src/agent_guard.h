@@ -54,6 +54,23 @@ bool agent_stray_call(const struct pipit_toolset *ts,
                       const char *segment,
                       const json_t *args);
 
+/* Whether the segment asks for a setting by its value: it says a string enum value of some
+ * tool of 4 letters or more that is no word of a reversal ("daylight", "fluorescent",
+ * "living room"; not "back"). The model's undo for "hmm too blue, try daylight" is no undo. */
+bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment);
+
+/* The tool the segment asks for by a value only one tool's argument has, when the model called
+ * another that the segment neither names nor gives a value of: "hmm too blue, try daylight"
+ * -> set_white_balance(mode="daylight") for the model's set_grid(enabled=false). The value
+ * is a string enum value of 4 letters or more (whole words, or a word's start: "portraits"),
+ * said once and by no other argument of the set ("auto" of the flash and of the scene is
+ * nobody's); the tool needs no other argument; nothing happens when the segment negates ("no
+ * daylight", "instead of portrait"). True when `call` was replaced. */
+bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
  * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a

@@ -83,6 +83,11 @@ bool router_is_undo(const char *utterance);
  * tools' things without one ("kitchen lights on") is no undo, whatever a model makes of it. */
 bool router_undo_signal(const char *text);
 
+/* True when `text` has a verb of undo ("undo", "revert", "roll back", "reverse", "cancel",
+ * "scrap", "restore", "take back", ...): "undo the daylight" asks to revert whatever it also
+ * names. */
+bool router_undo_verb(const char *text);
+
 /* True when `text` points back at something ("that", "this", "it", "one", ...): "lose that
  * one" may mean the last action; "fertilise the roses" cannot. */
 bool router_undo_anaphor(const char *text);

@@ -617,6 +617,11 @@ static bool has_word_of(const char *text, const char *const *list, size_t n) {
     return false;
 }
 
+bool router_undo_verb(const char *text) {
+    return has_word_of(text, UNDO_VERBS, COUNT(UNDO_VERBS)) ||
+           has_word_of(text, OBJECT_VERBS, COUNT(OBJECT_VERBS));
+}
+
 bool router_undo_anaphor(const char *text) {
     return has_word_of(text, ANAPHORS, COUNT(ANAPHORS));
 }

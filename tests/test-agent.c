@@ -1831,6 +1831,74 @@ static void test_followup_last_action(void **state) {
     teardown_fx(&fx);
 }
 
+/* A value only one tool has names that tool: the model's call of another tool that the segment
+ * neither names nor gives a value of is replaced (agent_choose_tool_by_value()); nothing
+ * changes for negations, thanks, values of several tools, switch words ("a half stop" is no
+ * recording's stop) and calls the segment names. */
+static void test_tool_by_value(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model, *tool, *args; /* tool, args: the call that ran */
+    } cases[] = {
+        {"hmm too blue, try daylight", "set_grid(enabled=false)", "set_white_balance",
+         "{\"mode\":\"daylight\"}"},
+        {"go into the night setting", "set_white_balance(mode=\"tungsten\")", "set_scene_mode",
+         "{\"mode\":\"night\"}"},
+        {"tungsten for these lamps", "set_ae_af_lock(locked=true)", "set_white_balance",
+         "{\"mode\":\"tungsten\"}"},
+        {"no daylight please", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
+        {"thanks, that's a wrap for the food", "set_grid(enabled=false)", "set_grid",
+         "{\"enabled\":false}"},
+        {"automatic please", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
+        {"down half a stop", "set_grid(enabled=false)", "set_grid", "{\"enabled\":false}"},
+        {"grid on for the night shot", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
+        {"landscape at 2x", "set_zoom(level=2)", "set_zoom", "{\"level\":2}"},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    char outs[N][96];
+    const char *out[N];
+    for (size_t k = 0; k < N; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
+        out[k] = outs[k];
+    }
+    script(&fx, N, out);
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool replaced = strncmp(cases[k].model, cases[k].tool, strlen(cases[k].tool)) != 0;
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+            strcmp(t->calls[0].args_json, cases[k].args) != 0 || !t->calls[0].executed ||
+            ((t->flags & PIPIT_TURN_TOOL_BY_VALUE) != 0) != replaced) {
+            fail_msg("\"%s\": %s%s, flags %x (%s)", cases[k].say,
+                     t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "", (unsigned)t->flags, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    assert_state(&fx, "white_balance", "\"tungsten\"");
+    assert_state(&fx, "scene_mode", "\"night\"");
+    /* the model's undo for a segment that names a setting's value and no verb of undo is
+     * decoded again without undo ("too" alone is no undo) */
+    script(&fx, 2,
+           (const char *const[]){"<call>undo()", "<call>set_white_balance(mode=\"fluorescent\")"});
+    struct pipit_turn *t = turn(&fx, "hmm, too orange. try fluorescent");
+    assert_int_equal(t->model_calls, 2);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_white_balance");
+    pipit_turn_free(t);
+    assert_state(&fx, "white_balance", "\"fluorescent\"");
+    /* with a verb of undo it stays the model's undo */
+    script(&fx, 1, (const char *const[]){"<call>undo()"});
+    t = turn(&fx, "revert the fluorescent");
+    assert_string_equal(t->calls[0].tool, "undo");
+    pipit_turn_free(t);
+    assert_state(&fx, "white_balance", "\"tungsten\"");
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something, and the sentence says so;
  * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
@@ -2783,6 +2851,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
+        cmocka_unit_test(test_tool_by_value),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
