@@ -1205,6 +1205,9 @@ enum pipit_turn_flag {
                                             while it said a value only another tool has ("try
                                             daylight" -> the grid): that tool was called with
                                             the value (agent_choose_tool_by_value()) */
+    PIPIT_TURN_CARRIED = 1 << 21,         /* the model's call picked a place (a room) the
+                                            person did not say; the last action's was kept
+                                            ("bit dimmer" after "lounge light on") */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -12,6 +12,7 @@
 
 #include "router.h"
 #include "toolspec.h"
+#include "words.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -82,12 +83,64 @@ static bool relative(const struct pipit_agent *a, json_t *args, bool back) {
     return false;
 }
 
+/* Words around a direction said alone: "dimmer still", "a bit brighter", "brighter please". */
+static const char *const AROUND[] = {"still", "even", "a",     "bit",    "touch",    "little",
+                                     "tad",   "more", "again", "please", "ok",       "okay",
+                                     "and",   "now",  "just",  "hmm",    "slightly", "notch"};
+
+/* "dimmer still" after a brightness step: the segment, without the words around it, is one
+ * value of the enum that sets the last step's sign; that value, or NULL. */
+static const char *said_direction(const struct pipit_agent *a, const char *segment) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    if (tp == NULL || !tp->has_step || tp->step.sign.arg == NULL ||
+        !json_is_object(tp->step.sign.map) || segment == NULL) {
+        return NULL;
+    }
+    struct words_tok t[16];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 16);
+    const char *said = NULL;
+    for (size_t i = 0; i < n && n < 16; i++) {
+        if (words_in_list(t[i].w, AROUND, sizeof(AROUND) / sizeof(AROUND[0]))) {
+            continue;
+        }
+        const char *k;
+        const json_t *v;
+        const char *hit = NULL;
+        json_object_foreach((json_t *)tp->step.sign.map, k, v) {
+            hit = strcmp(t[i].w, k) == 0 ? k : hit;
+        }
+        if (hit == NULL || said != NULL) {
+            return NULL; /* another word, or two directions */
+        }
+        said = hit;
+    }
+    return said;
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
         return false;
     }
     enum router_followup kind = router_followup(a->router, segment);
+    const char *direction = kind == ROUTER_FOLLOWUP_NONE ? said_direction(a, segment) : NULL;
+    if (direction != NULL) {
+        json_t *args = json_deep_copy(a->last_args);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+        char *dump = args != NULL && json_object_set_new(args, tp->step.sign.arg,
+                                                         json_string(direction)) == 0
+                         ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)
+                         : NULL;
+        json_decref(args);
+        const char *name = a->ts->tools[a->last_tool].name;
+        if (dump == NULL || strlen(name) >= sizeof(out->name)) {
+            free(dump);
+            return false;
+        }
+        memcpy(out->name, name, strlen(name) + 1);
+        out->args_json = dump;
+        return true;
+    }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return false;
     }

@@ -763,6 +763,100 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     return true;
 }
 
+/* Whether the segment names a key that value `v` of selector `ek` picks, by the first word of
+ * one of its declared names ("lounge" of "lounge light" for living_room_light). */
+static bool names_selected_key(const struct pipit_toolset *ts,
+                               const struct pipit_effect_key *ek,
+                               const char *v,
+                               const struct words_tok *tok,
+                               size_t n) {
+    char key[PIPIT_TOOLSPEC_MAX_NAME * 4];
+    snprintf(key, sizeof(key), "%.*s%s%s", (int)ek->prefix_len, ek->key, v, ek->suffix);
+    const struct pipit_pack_key *pk = pipit_pack_find_key(pipit_toolset_pack(ts), key);
+    for (const char *p = pk != NULL ? pk->words.names : NULL; p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, " |");
+        char word[WORDS_CAP];
+        if (len > 0 && len < sizeof(word)) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            if (says(tok, n, word)) {
+                return true;
+            }
+        }
+        p = strchr(p, '|');
+        p = p != NULL ? p + 1 : NULL;
+    }
+    return false;
+}
+
+/* The effect key `k` of `tp` (its sets, then its step), NULL past them. */
+static const struct pipit_effect_key *effect_key(const struct pipit_tool_pack *tp, size_t k) {
+    return k < tp->n_set ? &tp->set[k].key : k == tp->n_set && tp->has_step ? &tp->step.key : NULL;
+}
+
+/* Whether the segment says a value of selector argument `sel` or names a key one of its values
+ * picks through any of the tool's effect keys. */
+static bool says_selector(const struct pipit_toolset *ts,
+                          const struct pipit_tool_pack *tp,
+                          const struct pipit_schema_prop *sel,
+                          const struct words_tok *tok,
+                          size_t n) {
+    for (size_t e = 0; e < sel->schema->n_enum; e++) {
+        char ph[WORDS_CAP * 2];
+        if (value_phrase(sel->schema->enum_str[e], ph, sizeof(ph)) && says_value(tok, n, ph)) {
+            return true;
+        }
+        const struct pipit_effect_key *ek;
+        for (size_t k = 0; (ek = effect_key(tp, k)) != NULL; k++) {
+            if (ek->key_arg != NULL && strcmp(ek->key_arg, sel->name) == 0 &&
+                names_selected_key(ts, ek, sel->schema->enum_str[e], tok, n)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool agent_carry_selector(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const json_t *last_args,
+                          struct pipit_call *call) {
+    const struct pipit_tool_pack *tp =
+        ts != NULL && tool >= 0 ? pipit_toolset_tool_pack(ts, (size_t)tool) : NULL;
+    if (tp == NULL || segment == NULL || !json_is_object(last_args)) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    bool changed = false;
+    for (size_t j = 0; json_is_object(args) && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *sel = &t->params->props[j];
+        bool selects = false;
+        const struct pipit_effect_key *ek;
+        for (size_t k = 0; (ek = effect_key(tp, k)) != NULL; k++) {
+            selects = selects || (ek->key_arg != NULL && strcmp(ek->key_arg, sel->name) == 0);
+        }
+        const char *last = json_string_value(json_object_get(last_args, sel->name));
+        const char *now = json_string_value(json_object_get(args, sel->name));
+        bool known = false;
+        for (size_t e = 0; selects && last != NULL && e < sel->schema->n_enum; e++) {
+            known = known || strcmp(sel->schema->enum_str[e], last) == 0;
+        }
+        if (!known || (now != NULL && strcmp(now, last) == 0) ||
+            says_selector(ts, tp, sel, tok, n)) {
+            continue;
+        }
+        /* "bit dimmer" after the lounge light went on: the lounge, not the model's guess */
+        changed = json_object_set_new(args, sel->name, json_string(last)) == 0 || changed;
+    }
+    bool written = changed && put_args(call, args, true);
+    json_decref(args);
+    return written;
+}
+
 bool agent_flip_noop_switch(const struct pipit_toolset *ts,
                             int32_t tool,
                             const char *segment,

@@ -71,6 +71,18 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 const char *segment,
                                 struct pipit_call *call);
 
+/* The place the person did not say is the last action's: when the model's call has an argument
+ * that picks which state key it writes (a pack effect's "{room}_light"), the segment says none
+ * of its values nor the first word of a declared name of a key they pick ("lounge"), and the
+ * last call (`last_args`) gave an argument of that name another value of the same enum, that
+ * value is put back ("bit dimmer" after "lounge light on": the living room, not the model's
+ * bedroom). True when `call` was changed. */
+bool agent_carry_selector(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const json_t *last_args,
+                          struct pipit_call *call);
+
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
  * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a

@@ -100,6 +100,7 @@ static const struct {
     {PIPIT_TURN_QUESTION_KEPT, "question_kept"},
     {PIPIT_TURN_NOT_ASKED, "not_asked"},
     {PIPIT_TURN_FOLLOW_UP, "follow_up"},
+    {PIPIT_TURN_CARRIED, "carried"},
     {PIPIT_TURN_TOOL_BY_VALUE, "tool_by_value"},
 };
 

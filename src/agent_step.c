@@ -385,6 +385,10 @@ static bool handle_call(struct pipit_agent *a,
                   agent_restore_person_number(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
+    if (model && a->last_tool >= 0 &&
+        agent_carry_selector(a->ts, tool, tb->segment, a->last_args, &call)) {
+        tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
+    }
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {

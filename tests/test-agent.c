@@ -1831,6 +1831,52 @@ static void test_followup_last_action(void **state) {
     teardown_fx(&fx);
 }
 
+/* On tools/home.json: the room the person did not say is the last action's ("bit dimmer" after
+ * the lounge light went on), a room said or named by its key's words ("lounge light") is the
+ * model's; "dimmer still" repeats the last step the way it names. */
+static void test_carried_room_and_direction(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *const out[] = {
+        "<call>switch_light(room=\"living_room\", on=true)",
+        "<call>adjust_brightness(room=\"bedroom\", direction=\"dimmer\")",
+        "<call>set_light_colour(room=\"kitchen\", colour=\"purple\")",
+        "<call>set_light_colour(room=\"bedroom\", colour=\"red\")",
+    };
+    script(&fx, 4, out);
+    pipit_turn_free(turn(&fx, "lounge light on, it's dark"));
+    struct pipit_turn *t = turn(&fx, "bit dimmer");
+    assert_true((t->flags & PIPIT_TURN_CARRIED) != 0);
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"room\":\"living_room\",\"direction\":\"dimmer\"}");
+    pipit_turn_free(t);
+    assert_state(&fx, "living_room_brightness", "70");
+    t = turn(&fx, "dimmer still"); /* the harness's: no model call */
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_int_equal(t->model_calls, 0);
+    pipit_turn_free(t);
+    assert_state(&fx, "living_room_brightness", "60");
+    t = turn(&fx, "purple for fun"); /* no room said: the last action's, not the kitchen */
+    assert_true((t->flags & PIPIT_TURN_CARRIED) != 0);
+    assert_state(&fx, "living_room_colour", "\"purple\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "bedside lamp red please"); /* named by its key's words: the model's room */
+    assert_true((t->flags & PIPIT_TURN_CARRIED) == 0);
+    assert_state(&fx, "bedroom_colour", "\"red\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value only one tool has names that tool: the model's call of another tool that the segment
  * neither names nor gives a value of is replaced (agent_choose_tool_by_value()); nothing
  * changes for negations, thanks, values of several tools, switch words ("a half stop" is no
@@ -2852,6 +2898,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
+        cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
