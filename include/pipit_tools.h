@@ -773,6 +773,13 @@ struct pipit_eval_metrics {
     int32_t oor_expected;
     int32_t oor_refused;     /* attempted and refused, and no call of that tool succeeded */
     int32_t oor_substituted; /* a call of that tool with other arguments succeeded instead */
+    /* state questions: the sets write them as "expect": [] with the value in reply_contains
+     * (not marked undo) */
+    int32_t questions;
+    int32_t questions_from_state; /* ... answered from the device's state, no model text
+                                     (PIPIT_TURN_STATE_ANSWER): the true value of the device */
+    int32_t questions_reply_ok;   /* ... whose reply holds the expected words (the oracle's
+                                     value: an earlier wrong call makes the two differ) */
 };
 
 /* Turn-index buckets, turn numbers counted from 1 within a scenario: 1-5, 6-10, 11-20, 21+. */

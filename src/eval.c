@@ -977,6 +977,9 @@ static void compute_metrics(const struct config_data *c,
         m->oor_expected += t->oor_expected;
         m->oor_refused += t->oor_refused;
         m->oor_substituted += t->oor_substituted;
+        m->questions += t->question ? 1 : 0;
+        m->questions_from_state += t->question && t->from_state ? 1 : 0;
+        m->questions_reply_ok += t->question && t->reply_checked && t->reply_ok ? 1 : 0;
         m->n_scenarios += t->turn_index == 0 ? 1 : 0;
         m->n_errors += t->error ? 1 : 0;
         m->n_state_skipped += t->state_skipped ? 1 : 0;
@@ -1604,6 +1607,14 @@ static bool call_succeeded(const struct pipit_call_record *c) {
     return c->status == PIPIT_OK && c->executed && c->ok;
 }
 
+/* A state question as the sets write one: no call expected, the value in reply_contains. */
+static bool is_question(const json_t *turn) {
+    const json_t *expect = json_object_get(turn, "expect");
+    return json_is_array(expect) && json_array_size(expect) == 0 &&
+           json_object_get(turn, "reply_contains") != NULL &&
+           !json_is_true(json_object_get(turn, "undo"));
+}
+
 void eval_score_router_and_refusals(const json_t *turn,
                                     uint8_t refused,
                                     const struct pipit_turn *t,
@@ -1611,6 +1622,8 @@ void eval_score_router_and_refusals(const json_t *turn,
     const json_t *expect = json_object_get(turn, "expect");
     rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
     rec->n_steps = t->n_steps;
+    rec->question = is_question(turn);
+    rec->from_state = rec->question && (t->flags & PIPIT_TURN_STATE_ANSWER) != 0;
     /* the built-in undo (a call named "undo", DESIGN item 4) is the model's undo, not the
      * router's, and no new action */
     bool model_undo = false;
@@ -1655,6 +1668,7 @@ void eval_score_router_and_refusals(const json_t *turn,
 /* The fields of a turn record the scenario decides alone (for turns that errored). */
 static void record_intent(const json_t *turn, uint8_t refused, struct eval_turn_record *rec) {
     rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
+    rec->question = is_question(turn);
     size_t n = json_array_size(json_object_get(turn, "expect"));
     for (size_t e = 0; e < n && e < 8; e++) {
         rec->oor_expected += (refused >> e) & 1;
@@ -1955,6 +1969,11 @@ static json_t *metrics_json(const struct pipit_eval_report *r, size_t c, int32_t
     json_object_set_new(oor, "refused", json_integer(m.oor_refused));
     json_object_set_new(oor, "substituted", json_integer(m.oor_substituted));
     json_object_set_new(o, "out_of_range", oor);
+    json_t *q = json_object();
+    json_object_set_new(q, "turns", json_integer(m.questions));
+    json_object_set_new(q, "from_state", json_integer(m.questions_from_state));
+    json_object_set_new(q, "reply_ok", json_integer(m.questions_reply_ok));
+    json_object_set_new(o, "state_questions", q);
     json_t *buckets = json_object();
     for (int32_t b = 0; b < PIPIT_EVAL_N_TURN_BUCKETS; b++) {
         struct pipit_eval_metrics bm;
@@ -2116,17 +2135,23 @@ char *pipit_eval_report_markdown(const struct pipit_eval_report *r) {
     strbuf_str(&b, "\nUndo turns: reverted = state matches and no new action succeeded (of the "
                    "undo turns listing a state); new action = a call other than undo succeeded. "
                    "Out-of-range expectations: refused = tried and refused, no call of that tool "
-                   "succeeded; substituted = that tool succeeded with other arguments:\n\n"
+                   "succeeded; substituted = that tool succeeded with other arguments. State "
+                   "questions (no call expected, the value in reply_contains): from the state = "
+                   "answered from the device's state without model text (its true value); "
+                   "expected reply = the reply holds the set's words:\n\n"
                    "| config | undo reverted | undo with a new action | out of range refused | "
-                   "substituted |\n|---|---:|---:|---:|---:|\n");
+                   "substituted | state questions from the state | ... expected reply |\n"
+                   "|---|---:|---:|---:|---:|---:|---:|\n");
     for (size_t c = 0; c < r->n_cfgs; c++) {
         struct pipit_eval_metrics m;
         compute_metrics(&r->cfgs[c], -1, -1, &m);
         strbuf_printf(&b, "| %s | %d/%d", r->cfgs[c].cfg.name, (int)m.undo_reverted,
                       (int)m.undo_checked);
         md_paren_ratio(&b, m.undo_revert_rate);
-        strbuf_printf(&b, " | %d | %d/%d | %d |\n", (int)m.undo_new_action, (int)m.oor_refused,
-                      (int)m.oor_expected, (int)m.oor_substituted);
+        strbuf_printf(&b, " | %d | %d/%d | %d | %d/%d | %d/%d |\n", (int)m.undo_new_action,
+                      (int)m.oor_refused, (int)m.oor_expected, (int)m.oor_substituted,
+                      (int)m.questions_from_state, (int)m.questions, (int)m.questions_reply_ok,
+                      (int)m.questions);
     }
     /* decay over a session */
     int32_t session = find_category(r, "session");

@@ -122,6 +122,8 @@ struct eval_turn_record {
     int32_t oor_expected;    /* expectations the oracle expects refused (out of range) */
     int32_t oor_refused;     /* ... attempted, refused, no call of that tool succeeded */
     int32_t oor_substituted; /* ... a call of that tool with other arguments succeeded */
+    bool question;           /* a state question: "expect": [] with reply_contains, not undo */
+    bool from_state;         /* ... answered from the device's state (PIPIT_TURN_STATE_ANSWER) */
 };
 
 /* Fill rec's call counts (n_made, n_valid: every call but the model's undo() on a turn marked

@@ -436,7 +436,22 @@ static void test_score_router_fields(void **state) {
     eval_score_router_and_refusals(not_undo, 0, &t, &r);
     assert_int_equal(r.n_made, 1);
     assert_int_equal(r.n_valid, 1);
+    assert_false(r.question); /* no reply_contains: not a state question */
     json_decref(not_undo);
+    /* a state question (no call expected, the value in reply_contains): from the state only
+     * when the harness answered it from the device */
+    json_t *q = J("{\"user\": \"is the flash on?\", \"expect\": [], \"reply_contains\": "
+                  "[\"flash is off\"]}");
+    t.n_calls = 0;
+    t.flags = PIPIT_TURN_STATE_ANSWER;
+    memset(&r, 0, sizeof(r));
+    eval_score_router_and_refusals(q, 0, &t, &r);
+    assert_true(r.question && r.from_state);
+    t.flags = PIPIT_TURN_PLAIN_TEXT; /* the model's words */
+    memset(&r, 0, sizeof(r));
+    eval_score_router_and_refusals(q, 0, &t, &r);
+    assert_true(r.question && !r.from_state);
+    json_decref(q);
 
     /* a false route counts in the metrics */
     struct pipit_eval_config cfg;
