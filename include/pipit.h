@@ -1201,10 +1201,12 @@ enum pipit_turn_flag {
                                             what it acts on nor its values ("alright snap us"
                                             -> the timer at the 5 s it had): the sentence says
                                             nothing changed instead of the tool's success */
-    PIPIT_TURN_TOOL_BY_VALUE = 1 << 20,   /* the model called a tool the segment did not name
-                                            while it said a value only another tool has ("try
-                                            daylight" -> the grid): that tool was called with
-                                            the value (agent_choose_tool_by_value()) */
+    PIPIT_TURN_TOOL_NAMED = 1 << 20,      /* the model called a tool the segment did not name
+                                            while it named another: by a value only that tool
+                                            has ("try daylight" -> the grid) or by its noun and
+                                            the one number it takes ("timer 7 seconds" -> the
+                                            focus); that tool was called with the value, as said
+                                            (agent_choose_tool_by_value(), _by_number()) */
     PIPIT_TURN_CARRIED = 1 << 21,         /* the model's call picked a place (a room) the
                                             person did not say; the last action's was kept
                                             ("bit dimmer" after "lounge light on") */

@@ -10,11 +10,13 @@
  */
 #include "agent_followup.h"
 
+#include "agent_guard.h"
 #include "router.h"
 #include "toolspec.h"
 #include "words.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +119,42 @@ static const char *said_direction(const struct pipit_agent *a, const char *segme
     return said;
 }
 
+/* "make it 10" after "timer 7 seconds": the last call with its one numeric argument set to the
+ * number said (in the argument's unit of time when one is said), as said: validation refuses
+ * what is out of range. False when the last tool has no or several numeric arguments. */
+static bool number_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    const struct pipit_tool *t = &a->ts->tools[a->last_tool];
+    const struct pipit_schema_prop *num = NULL;
+    for (size_t i = 0; t->params != NULL && i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+            if (num != NULL) {
+                return false; /* which one is the model's to say */
+            }
+            num = &t->params->props[i];
+        }
+    }
+    double said[2];
+    if (num == NULL || agent_person_numbers(segment, num, said, 2) != 1) {
+        return false;
+    }
+    json_t *args = json_deep_copy(a->last_args);
+    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
+                    ? json_integer((json_int_t)said[0])
+                    : json_real(said[0]);
+    char *dump = args != NULL && json_object_set_new(args, num->name, v) == 0
+                     ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)
+                     : NULL;
+    json_decref(args);
+    if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
+        free(dump);
+        return false;
+    }
+    memcpy(out->name, t->name, strlen(t->name) + 1);
+    out->args_json = dump;
+    return true;
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
@@ -143,6 +181,9 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return false;
+    }
+    if (kind == ROUTER_FOLLOWUP_NUMBER) {
+        return number_call(a, segment, out);
     }
     if (kind == ROUTER_FOLLOWUP_AGAIN && a->last_ok) {
         /* "another" after "flash on" would change nothing: it means something else */

@@ -154,6 +154,17 @@ static double arg_time_unit(const struct pipit_schema_prop *num) {
     return u == 0 && num->schema->description != NULL ? unit_in(num->schema->description) : u;
 }
 
+size_t agent_person_numbers(const char *segment,
+                            const struct pipit_schema_prop *arg,
+                            double *out,
+                            size_t max) {
+    double raw[GUARD_MAX_NUMBERS];
+    return segment == NULL || arg == NULL
+               ? 0
+               : person_numbers(segment, arg_time_unit(arg), out, raw,
+                                max < GUARD_MAX_NUMBERS ? max : GUARD_MAX_NUMBERS);
+}
+
 /* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
 static bool put_args(struct pipit_call *call, const json_t *args, bool changed) {
     char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -634,7 +645,8 @@ static bool word_names(const char *w, const char *name, size_t len) {
 /* Whether any word of `text` (split at '_', ' ' and '|') names a token of the segment. */
 static bool text_named(const char *text, const struct words_tok *tok, size_t n) {
     static const char *const SKIP[] = {"set",    "get",    "toggle", "turn", "switch", "change",
-                                       "adjust", "update", "and",    "the",  "of",     "my"};
+                                       "adjust", "update", "and",    "the",  "of",     "my",
+                                       "to",     "for",    "with",   "by",   "from",   "at"};
     for (const char *p = text; p != NULL && *p != '\0';) {
         size_t len = strcspn(p, "_ |");
         char word[WORDS_CAP];
@@ -696,21 +708,61 @@ says_a_value_of(const json_t *args, const char *segment, const struct words_tok 
     return false;
 }
 
-bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
-                                int32_t tool,
-                                const char *segment,
-                                struct pipit_call *call) {
+/* Whether the segment may name another tool than the model's `tool`: a pack tool that is
+ * not the cloud, a segment that does not negate ("no daylight", "instead of portrait") and does
+ * not thank ("thanks, that's a wrap for the food" closes; it sets no food mode). */
+static bool may_rename(const struct pipit_toolset *ts,
+                       int32_t tool,
+                       const char *segment,
+                       struct words_tok *tok,
+                       size_t *n) {
     if (ts == NULL || segment == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
         pipit_toolset_is_cloud(ts, (size_t)tool)) {
         return false;
     }
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    /* ... nor when it thanks: "thanks, that's a wrap for the food" closes, it sets no food mode */
+    *n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
                                            "thank", "thx",        "cheers",      "ty"};
-    if (n == GUARD_MAX_TOKENS || says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
-        says_any(tok, n, NOT_THIS, N_OF(NOT_THIS))) {
+    return *n < GUARD_MAX_TOKENS && !says_any(tok, *n, NEGATIONS, N_OF(NEGATIONS)) &&
+           !says_any(tok, *n, NOT_THIS, N_OF(NOT_THIS));
+}
+
+/* Whether the segment names the model's call: a word of its tool or keys, or one of its
+ * values. */
+static bool names_call(const struct pipit_toolset *ts,
+                       int32_t tool,
+                       const struct pipit_call *call,
+                       const char *segment,
+                       const struct words_tok *tok,
+                       size_t n) {
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool named = !json_is_object(args) || names_switch(ts, (size_t)tool, tok, n) ||
+                 says_a_value_of(args, segment, tok, n);
+    json_decref(args);
+    return named;
+}
+
+/* Replace `call` by tool `t` with `args` (consumed); true when done. */
+static bool replace_call(struct pipit_call *call, const struct pipit_tool *t, json_t *args) {
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
+    json_decref(args);
+    if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
+        free(dump);
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = dump;
+    memcpy(call->name, t->name, strlen(t->name) + 1);
+    return true;
+}
+
+bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = 0;
+    if (!may_rename(ts, tool, segment, tok, &n)) {
         return false;
     }
     size_t found_tool = 0, found_arg = 0, n_found = 0;
@@ -742,25 +794,12 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
             return false; /* the value alone makes no call */
         }
     }
-    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
-    bool keep = !json_is_object(args) || names_switch(ts, (size_t)tool, tok, n) ||
-                says_a_value_of(args, segment, tok, n);
-    json_decref(args);
-    if (keep) {
+    if (names_call(ts, tool, call, segment, tok, n)) {
         return false; /* the segment names the model's tool or one of its values */
     }
     json_t *made = json_object();
     json_object_set_new(made, t->params->props[found_arg].name, json_string(value));
-    char *dump = json_dumps(made, JSON_COMPACT);
-    json_decref(made);
-    if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
-        free(dump);
-        return false;
-    }
-    free(call->args_json);
-    call->args_json = dump;
-    memcpy(call->name, t->name, strlen(t->name) + 1);
-    return true;
+    return replace_call(call, t, made);
 }
 
 /* Whether the segment names a key that value `v` of selector `ek` picks, by the first word of
@@ -855,6 +894,96 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
     bool written = changed && put_args(call, args, true);
     json_decref(args);
     return written;
+}
+
+/* Tool `i`'s one required argument when it is a number and the only required one, else NULL. */
+static const struct pipit_schema_prop *one_required_number(const struct pipit_tool *t) {
+    const struct pipit_schema_prop *need = NULL;
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            if (need != NULL) {
+                return NULL;
+            }
+            need = &t->params->props[j];
+        }
+    }
+    return need != NULL && (need->schema->type == PIPIT_SCHEMA_NUMBER ||
+                            need->schema->type == PIPIT_SCHEMA_INTEGER)
+               ? need
+               : NULL;
+}
+
+/* Whether the segment names tool `i` by a noun of its name (the words after its first, of 3
+ * letters or more: set_timer's "timer") or by a declared name of a key it changes ("self
+ * timer", "countdown"). */
+static bool
+names_tool_noun(const struct pipit_toolset *ts, size_t i, const struct words_tok *tok, size_t n) {
+    const char *name = ts->tools[i].name;
+    const char *p = name + strcspn(name, "_ ");
+    while (*p != '\0') {
+        p += strspn(p, "_ ");
+        size_t len = strcspn(p, "_ ");
+        char word[WORDS_CAP];
+        if (len >= 3 && len < sizeof(word)) {
+            memcpy(word, p, len);
+            word[len] = '\0';
+            for (size_t k = 0; k < n; k++) {
+                if (word_names(tok[k].w, word, len)) {
+                    return true;
+                }
+            }
+        }
+        p += len;
+    }
+    const char *const *keys = NULL;
+    size_t n_keys = 0;
+    pipit_toolset_undo(ts, i, &keys, &n_keys);
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    for (size_t k = 0; k < n_keys; k++) {
+        const struct pipit_pack_key *pk = pipit_pack_find_key(pack, keys[k]);
+        if (pk != NULL && pk->words.names != NULL && text_named(pk->words.names, tok, n)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call) {
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = 0;
+    if (!may_rename(ts, tool, segment, tok, &n)) {
+        return false;
+    }
+    size_t named = 0, n_named = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        if (!pipit_toolset_is_cloud(ts, i) && one_required_number(&ts->tools[i]) != NULL &&
+            names_tool_noun(ts, i, tok, n)) {
+            named = i;
+            n_named++;
+        }
+    }
+    if (n_named != 1 || named == (size_t)tool || names_call(ts, tool, call, segment, tok, n)) {
+        return false; /* none, two ("zoom": set_zoom and its keys' names), or the model's */
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, named);
+    const struct pipit_schema_prop *need = one_required_number(t);
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    size_t n_said = person_numbers(segment, arg_time_unit(need), said, raw, GUARD_MAX_NUMBERS);
+    if (n_said != 1) {
+        return false;
+    }
+    json_t *made = json_object();
+    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
+                    ? json_integer((json_int_t)said[0])
+                    : json_real(said[0]);
+    if (json_object_set_new(made, need->name, v) != 0) {
+        json_decref(made);
+        return false;
+    }
+    return replace_call(call, t, made); /* as said: validation refuses what is out of range */
 }
 
 bool agent_flip_noop_switch(const struct pipit_toolset *ts,

@@ -1,10 +1,12 @@
 /*
- * agent_guard.h - the person's numbers guard (agent_guard.c).
+ * agent_guard.h - the guards that read the person's words into the model's call
+ * (agent_guard.c).
  */
 #ifndef PIPIT_AGENT_GUARD_H
 #define PIPIT_AGENT_GUARD_H
 
 #include "agent_impl.h"
+#include "toolspec.h"
 
 /* Puts the person's out-of-range number back into `call` when the model bent it (above).
  * Returns true when the arguments were changed. */
@@ -82,6 +84,26 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
                           const char *segment,
                           const json_t *last_args,
                           struct pipit_call *call);
+
+/* The tool the segment names with the one number it says: a tool whose only required argument
+ * is a number, named by a noun of its name or a declared name of its keys ("timer 7 seconds
+ * actually, I need to run around the table" -> set_timer(seconds=7), not the model's
+ * tap_to_focus), when it is the only such tool named, the segment says exactly one number
+ * (converted to the argument's unit of time) and the model called another tool that the
+ * segment neither names nor gives a value of. The number is kept as said: validation refuses
+ * what is out of range. Same exceptions as agent_choose_tool_by_value(). True when `call` was
+ * replaced. */
+bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call);
+
+/* The numbers in digits the segment says, converted to the unit of time of `arg` when a unit
+ * follows them ("2 minutes" for seconds: 120); how many were written to `out` (at most max). */
+size_t agent_person_numbers(const char *segment,
+                            const struct pipit_schema_prop *arg,
+                            double *out,
+                            size_t max);
 
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call

@@ -101,7 +101,7 @@ static const struct {
     {PIPIT_TURN_NOT_ASKED, "not_asked"},
     {PIPIT_TURN_FOLLOW_UP, "follow_up"},
     {PIPIT_TURN_CARRIED, "carried"},
-    {PIPIT_TURN_TOOL_BY_VALUE, "tool_by_value"},
+    {PIPIT_TURN_TOOL_NAMED, "tool_named"},
 };
 
 static json_t *json_or_string(const char *text) {

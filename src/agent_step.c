@@ -376,10 +376,11 @@ static bool handle_call(struct pipit_agent *a,
     pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
     int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
-    if (model && agent_choose_tool_by_value(a->ts, tool, tb->segment, &call)) {
+    if (model && (agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
+                  agent_choose_tool_by_number(a->ts, tool, tb->segment, &call))) {
         tool = pipit_toolset_find(a->calls_ts, call.name); /* "try daylight": the white balance */
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
-        tb->turn->flags |= PIPIT_TURN_TOOL_BY_VALUE;
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
     if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
                   agent_restore_person_number(a->ts, tool, tb->segment, &call))) {

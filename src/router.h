@@ -103,6 +103,8 @@ enum router_followup {
     ROUTER_FOLLOWUP_AGAIN,    /* "again", "one more", "another like that", "try again" */
     ROUTER_FOLLOWUP_MORE,     /* "a bit more", "further", "keep going": the same change again */
     ROUTER_FOLLOWUP_BACK,     /* "the other way", "a bit less", "too much": the change reversed */
+    ROUTER_FOLLOWUP_NUMBER,   /* "make it 10", "10 then", "try 5 instead", "change that to 3":
+                                 the last call with another number */
 };
 
 /* Whether the utterance, split at punctuation, is one follow-up phrase (fillers such as "ok",
@@ -113,6 +115,10 @@ enum router_followup {
  * another photo"), for NULL and over-long utterances. The agent decides whether its last
  * action can be repeated or turned round (docs/router.md, "Follow-ups"). */
 enum router_followup router_followup(const struct router *r, const char *utterance);
+/* NUMBER: a clause that is one number in digits (with an optional unit word after it) and
+ * at most a verb and a pronoun before it ("make it", "set that to", "change it to", "try",
+ * "go"), or "then" / "instead" after it ("10 then"); a bare number alone is not one ("5" may
+ * answer a question). */
 
 /* ============================================================================
  * compound segmentation */

@@ -112,6 +112,36 @@ static const char *const BACK_PHRASES[] = {
     "overshot",
 };
 
+/* "make it 10", "change that to 3", "try 5 instead", "10 then": words around one number. */
+static const char *const NUM_LEADS[] = {
+    "make it",    "make that",    "make it to",     "set it to", "set that to",
+    "set it at",  "change it to", "change that to", "change to", "put it on",
+    "put it at",  "put it to",    "turn it to",     "go to",     "go",
+    "try",        "how about",    "what about",     "lets do",   "do",
+    "bump it to", "drop it to",   "take it to",     "switch to",
+};
+static const char *const NUM_TAILS[] = {"then", "instead", "instead then", "then please"};
+
+/* Whether words [lo, hi) are one number with the words around it that make it a follow-up. */
+static bool number_clause(const struct toks *w, size_t lo, size_t hi) {
+    size_t i = lo + words_match_longest(w->t, hi, lo, NUM_LEADS, COUNT(NUM_LEADS));
+    bool lead = i > lo;
+    if (i >= hi || strspn(w->t[i].w, "0123456789.") != strlen(w->t[i].w) ||
+        strchr("0123456789", w->t[i].w[0]) == NULL) {
+        return false;
+    }
+    i++;
+    static const char *const UNITS[] = {"seconds", "second", "secs", "sec", "s",       "minutes",
+                                        "minute",  "mins",   "min",  "x",   "percent", "degrees",
+                                        "degree",  "hours",  "hour", "ev",  "stops",   "stop"};
+    i += words_match_longest(w->t, hi, i, UNITS, COUNT(UNITS));
+    size_t tail = words_match_longest(w->t, hi, i, NUM_TAILS, COUNT(NUM_TAILS));
+    if (lead && i < hi && is_word(w, i, "please")) {
+        tail = 1; /* "make it 10 please"; "18 please" alone may answer a question */
+    }
+    return i + tail == hi && (lead || tail > 0);
+}
+
 /* Dropped at both ends of a clause. */
 static const char *const FU_FILLERS[] = {
     "ok",      "okay",      "hmm",       "um",       "uh",    "oh",      "and",
@@ -212,6 +242,9 @@ enum router_followup router_followup(const struct router *r, const char *utteran
             continue; /* "ok", "hmm" */
         }
         enum router_followup c = clause_kind(&w, lo, hi);
+        if (c == ROUTER_FOLLOWUP_NONE && (number_clause(&w, lo, hi) || number_clause(&w, 0, w.n))) {
+            c = ROUTER_FOLLOWUP_NUMBER;
+        }
         if (c == ROUTER_FOLLOWUP_NONE) {
             if (!only_comments(r, &w, lo, hi)) {
                 return ROUTER_FOLLOWUP_NONE;

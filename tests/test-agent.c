@@ -1877,6 +1877,35 @@ static void test_carried_room_and_direction(void **state) {
     teardown_fx(&fx);
 }
 
+/* A tool whose one required argument is a number, named with one number, is that tool with
+ * that number as said ("timer 7 seconds actually, ..." -> set_timer(7), refused with the
+ * limit, not the model's focus); "fine, make it 10" then sets the last call's number. */
+static void test_tool_by_number_and_make_it(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script(
+        &fx, 2,
+        (const char *const[]){"<call>tap_to_focus(x=0.5, y=0.5)", "<call>set_grid(enabled=true)"});
+    struct pipit_turn *t = turn(&fx, "timer 7 seconds actually, I need to run around the table");
+    assert_true((t->flags & PIPIT_TURN_TOOL_NAMED) != 0);
+    assert_string_equal(t->calls[0].tool, "set_timer");
+    assert_string_equal(t->calls[0].args_json, "{\"seconds\":7}");
+    assert_false(t->calls[0].ok); /* refused as said, never bent to 5 */
+    pipit_turn_free(t);
+    assert_state(&fx, "focus_x", "0.5");
+    t = turn(&fx, "fine, make it 10");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_int_equal(t->model_calls, 0);
+    assert_string_equal(t->calls[0].args_json, "{\"seconds\":10}");
+    pipit_turn_free(t);
+    assert_state(&fx, "timer_s", "10");
+    /* a number with a second tool named by its noun: the model's call stays */
+    t = turn(&fx, "grid on and timer 3");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value only one tool has names that tool: the model's call of another tool that the segment
  * neither names nor gives a value of is replaced (agent_choose_tool_by_value()); nothing
  * changes for negations, thanks, values of several tools, switch words ("a half stop" is no
@@ -1917,7 +1946,7 @@ static void test_tool_by_value(void **state) {
         bool replaced = strncmp(cases[k].model, cases[k].tool, strlen(cases[k].tool)) != 0;
         if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
             strcmp(t->calls[0].args_json, cases[k].args) != 0 || !t->calls[0].executed ||
-            ((t->flags & PIPIT_TURN_TOOL_BY_VALUE) != 0) != replaced) {
+            ((t->flags & PIPIT_TURN_TOOL_NAMED) != 0) != replaced) {
             fail_msg("\"%s\": %s%s, flags %x (%s)", cases[k].say,
                      t->n_calls > 0 ? t->calls[0].tool : "-",
                      t->n_calls > 0 ? t->calls[0].args_json : "", (unsigned)t->flags, t->sentence);
@@ -2898,6 +2927,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
+        cmocka_unit_test(test_tool_by_number_and_make_it),
         cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),

@@ -415,7 +415,15 @@ static void test_followup_table(void **state) {
         {"no, the other way", ROUTER_FOLLOWUP_BACK},
         {"a bit less", ROUTER_FOLLOWUP_BACK},
         {"that's too far", ROUTER_FOLLOWUP_BACK},
+        {"fine, make it 10", ROUTER_FOLLOWUP_NUMBER},
+        {"10 then", ROUTER_FOLLOWUP_NUMBER},
+        {"ok try 5 instead", ROUTER_FOLLOWUP_NUMBER},
+        {"change that to 3", ROUTER_FOLLOWUP_NUMBER},
+        {"make it 2 seconds please", ROUTER_FOLLOWUP_NUMBER},
         /* not follow-ups */
+        {"5", ROUTER_FOLLOWUP_NONE},                    /* may answer a question */
+        {"make it 3x and zoom", ROUTER_FOLLOWUP_NONE},  /* names the zoom */
+        {"make it two", ROUTER_FOLLOWUP_NONE},          /* digits only */
         {"no more", ROUTER_FOLLOWUP_NONE},              /* stops */
         {"zoom a bit more", ROUTER_FOLLOWUP_NONE},      /* names the zoom: the model reads it */
         {"take another photo", ROUTER_FOLLOWUP_NONE},   /* a command */
