@@ -17,17 +17,24 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void agent_followup_remember(struct pipit_agent *a, int32_t tool, const json_t *args, bool ok) {
     a->last_ok = ok;
+    a->asked_key[0] = '\0'; /* the action is the newer referent */
     json_decref(a->last_args);
     a->last_args = json_is_object(args) ? json_deep_copy(args) : NULL;
     a->last_tool = a->last_args != NULL ? tool : -1;
 }
 
+void agent_followup_asked(struct pipit_agent *a, const char *key) {
+    snprintf(a->asked_key, sizeof(a->asked_key), "%s", key != NULL ? key : "");
+}
+
 void agent_followup_forget(struct pipit_agent *a) {
+    a->asked_key[0] = '\0';
     json_decref(a->last_args);
     a->last_args = NULL;
     a->last_tool = -1;
@@ -122,7 +129,71 @@ static const char *said_direction(const struct pipit_agent *a, const char *segme
 /* "make it 10" after "timer 7 seconds": the last call with its one numeric argument set to the
  * number said (in the argument's unit of time when one is said), as said: validation refuses
  * what is out of range. False when the last tool has no or several numeric arguments. */
+/* The tool that sets state key `key` from its only required argument, a number ("{level}"),
+ * and that argument; -1 when none or several. */
+static int32_t
+setter_of(const struct pipit_agent *a, const char *key, const struct pipit_schema_prop **arg) {
+    int32_t found = -1;
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
+        const struct pipit_tool *t = &a->ts->tools[i];
+        for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+            const struct pipit_effect_set *e = &tp->set[k];
+            if (e->key.key_arg != NULL || strcmp(e->key.key, key) != 0 || e->value.arg == NULL ||
+                e->value.map != NULL) {
+                continue;
+            }
+            const struct pipit_schema_prop *p = NULL;
+            size_t n_required = 0;
+            for (size_t j = 0; j < t->params->n_props; j++) {
+                n_required += t->params->props[j].required ? 1 : 0;
+                if (strcmp(t->params->props[j].name, e->value.arg) == 0) {
+                    p = &t->params->props[j];
+                }
+            }
+            if (p == NULL || !p->required || n_required != 1 ||
+                (p->schema->type != PIPIT_SCHEMA_NUMBER &&
+                 p->schema->type != PIPIT_SCHEMA_INTEGER)) {
+                continue;
+            }
+            if (found >= 0 && found != (int32_t)i) {
+                return -1;
+            }
+            found = (int32_t)i;
+            *arg = p;
+        }
+    }
+    return found;
+}
+
 static bool number_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    if (a->asked_key[0] != '\0') {
+        /* "what's the zoom at?" ... "make it 2": the key asked about, by its setter */
+        const struct pipit_schema_prop *arg = NULL;
+        int32_t setter = setter_of(a, a->asked_key, &arg);
+        double said[2];
+        if (setter >= 0 && agent_person_numbers(segment, arg, said, 2) == 1) {
+            json_t *args = json_object();
+            json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
+                            ? json_integer((json_int_t)said[0])
+                            : json_real(said[0]);
+            char *dump = json_object_set_new(args, arg->name, v) == 0
+                             ? json_dumps(args, JSON_COMPACT)
+                             : NULL;
+            json_decref(args);
+            const char *name = a->ts->tools[setter].name;
+            if (dump == NULL || strlen(name) >= sizeof(out->name)) {
+                free(dump);
+                return false;
+            }
+            memcpy(out->name, name, strlen(name) + 1);
+            out->args_json = dump;
+            return true;
+        }
+    }
+    if (a->last_tool < 0 || a->last_args == NULL) {
+        return false;
+    }
     const struct pipit_tool *t = &a->ts->tools[a->last_tool];
     const struct pipit_schema_prop *num = NULL;
     for (size_t i = 0; t->params != NULL && i < t->params->n_props; i++) {
@@ -157,10 +228,13 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
 
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
+    enum router_followup kind = router_followup(a->router, segment);
+    if (kind == ROUTER_FOLLOWUP_NUMBER && a->asked_key[0] != '\0') {
+        return number_call(a, segment, out);
+    }
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
         return false;
     }
-    enum router_followup kind = router_followup(a->router, segment);
     const char *direction = kind == ROUTER_FOLLOWUP_NONE ? said_direction(a, segment) : NULL;
     if (direction != NULL) {
         json_t *args = json_deep_copy(a->last_args);

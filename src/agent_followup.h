@@ -11,6 +11,10 @@
  * whether it succeeded. */
 void agent_followup_remember(struct pipit_agent *a, int32_t tool, const json_t *args, bool ok);
 
+/* A question about the state named one key, `key`, after the last action: "make it 2" now
+ * means that key (NULL or "": forget it). */
+void agent_followup_asked(struct pipit_agent *a, const char *key);
+
 /* Forget the last action (it was undone, or the session was replaced). */
 void agent_followup_forget(struct pipit_agent *a);
 

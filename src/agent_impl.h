@@ -64,6 +64,8 @@ struct pipit_agent {
     int32_t last_tool;     /* the last pack call that ran (ok or not), -1: none or undone */
     json_t *last_args;     /* its arguments (owned): "again", "the other way" start from them */
     bool last_ok;          /* it succeeded */
+    char asked_key[64];    /* the one state key a question asked about since then, or "": "make
+                              it 2" after "what's the zoom at?" sets the zoom */
     struct backend backend;
     struct device *dev;     /* params.device's device (borrowed); NULL: no device */
     char *system_text;      /* the permanent prompt text queued at creation */

@@ -105,6 +105,16 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     }
     tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
     agent_say(tb, answer);
+    /* "what's the zoom at?" ... "make it 2": the one key asked about is what a number means */
+    const char *asked = NULL;
+    const char *key;
+    json_t *v;
+    state = n == 1 ? a->dev->ops->get_state(a->dev->self) : NULL;
+    json_object_foreach(state, key, v) {
+        asked = ask_names_key(a->ask, text, key) ? (asked == NULL ? key : "") : asked;
+    }
+    agent_followup_asked(a, asked != NULL && asked[0] != '\0' ? asked : NULL);
+    json_decref(state);
     return true;
 }
 

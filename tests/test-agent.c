@@ -1900,9 +1900,19 @@ static void test_tool_by_number_and_make_it(void **state) {
     assert_string_equal(t->calls[0].args_json, "{\"seconds\":10}");
     pipit_turn_free(t);
     assert_state(&fx, "timer_s", "10");
-    /* a number with a second tool named by its noun: the model's call stays */
-    t = turn(&fx, "grid on and timer 3");
+    /* after a question about one key, a number sets that key (its setter), not the last call */
+    pipit_turn_free(turn(&fx, "what's the zoom at?"));
+    t = turn(&fx, "make it 3");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_string_equal(t->calls[0].tool, "set_zoom");
     pipit_turn_free(t);
+    assert_state(&fx, "zoom", "3.0");
+    assert_state(&fx, "timer_s", "10");
+    t = turn(&fx, "change that to 4"); /* the zoom is now the last action */
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    pipit_turn_free(t);
+    assert_state(&fx, "zoom", "4.0");
+    assert_int_equal(fx.fake.next, 1); /* none of these asked the model */
     teardown_fx(&fx);
 }
 
