@@ -133,7 +133,95 @@ static const struct kind_list KINDS[] = {
     {0, GLUE, COUNT(GLUE)},
 };
 
-unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
+static unsigned social_kinds(const struct router *r, const char *utterance);
+
+/* What opens a statement about the situation ("we're at the beach", "someone blinked", "this
+ * is my dog", "the ceremony is about to start"), after interjections. */
+static const char *const OPENERS[] = {
+    "were",     "we are",    "im",          "i am", "its",    "it is",  "thats",    "that is",
+    "this is",  "hes",       "he is",       "shes", "she is", "theyre", "they are", "someone",
+    "somebody", "everyones", "everyone is", "my",   "our",    "lol",    "haha",     "whoa",
+};
+/* Interjections before an opener or a clause of their own. */
+static const char *const INTERJECTIONS[] = {"lol", "haha",  "whoa", "wow", "oh",    "aw",
+                                            "aww", "omg",   "yay",  "ooh", "so",    "well",
+                                            "hmm", "pipit", "oops", "ha",  "yikes", "gosh"};
+/* Words that make a statement a request: "it's too dark" wants it brighter. */
+static const char *const WANTING[] = {"too",  "enough", "more",   "less", "need",  "needs",
+                                      "want", "wants",  "should", "can",  "could", "please"};
+
+/* A clause [lo, hi) of `t` that opens like a statement, after interjections. */
+static bool statement_clause(const struct words_tok *t, size_t lo, size_t hi) {
+    size_t i = lo;
+    for (size_t m;
+         i < hi && (m = words_match_longest(t, hi, i, INTERJECTIONS, COUNT(INTERJECTIONS))) > 0;) {
+        i += m;
+    }
+    if (i < hi && words_match_longest(t, hi, i, OPENERS, COUNT(OPENERS)) > 0) {
+        return true;
+    }
+    /* "the ceremony is about to start", "my daughter's game is starting" */
+    return i + 2 < hi && strcmp(t[i].w, "the") == 0 &&
+           (strcmp(t[i + 2].w, "is") == 0 || strcmp(t[i + 2].w, "are") == 0);
+}
+
+/* An utterance of statements about the situation, with social formulas or interjections
+ * beside them ("morning! we're at the top of the trail", "lol someone blinked", "that's
+ * adorable"): no question mark, no digit, no word of the tool set, no clause that starts with
+ * a command verb, no word of wanting ("it's too dark" asks for light). SMALLTALK_ACK plus the
+ * kinds of its social clauses, or 0. */
+static unsigned statement_kinds(const struct router *r, const char *utterance, size_t len) {
+    if (memchr(utterance, '?', len) != NULL || strpbrk(utterance, "0123456789") != NULL ||
+        router_has_tool_word(r, utterance)) {
+        return 0;
+    }
+    struct words_tok t[MAX_TOKENS + 1];
+    size_t n = words_tokenize(utterance, len, WORDS_PUNCTUATION, t, MAX_TOKENS + 1);
+    if (n == 0 || n > MAX_TOKENS) {
+        return 0;
+    }
+    unsigned kinds = 0;
+    bool stated = false;
+    for (size_t lo = 0; lo < n;) {
+        size_t hi = lo;
+        while (hi < n && t[hi].kind == WORDS_WORD) {
+            hi++;
+        }
+        if (hi > lo) {
+            char clause[256];
+            size_t from = t[lo].start, to = t[hi - 1].end;
+            if (to - from >= sizeof(clause)) {
+                return 0;
+            }
+            memcpy(clause, utterance + from, to - from);
+            clause[to - from] = '\0';
+            if (router_command_verb(r, clause) != ROUTER_NO_VERB) {
+                return 0; /* "..., get ready": a command */
+            }
+            for (size_t k = lo; k < hi; k++) {
+                if (words_in_list(t[k].w, WANTING, COUNT(WANTING))) {
+                    return 0;
+                }
+            }
+            unsigned social = social_kinds(r, clause);
+            bool interjection = true;
+            for (size_t k = lo; k < hi && interjection; k++) {
+                interjection = words_in_list(t[k].w, INTERJECTIONS, COUNT(INTERJECTIONS));
+            }
+            if (statement_clause(t, lo, hi)) {
+                stated = true;
+            } else if (social != 0) {
+                kinds |= social;
+            } else if (!interjection) {
+                return 0; /* something else was said */
+            }
+        }
+        lo = hi + 1;
+    }
+    return stated && !(kinds & SMALLTALK_HELP) ? kinds | SMALLTALK_ACK : 0;
+}
+
+static unsigned social_kinds(const struct router *r, const char *utterance) {
     if (utterance == NULL) {
         return 0;
     }
@@ -174,6 +262,16 @@ unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
         i += best;
     }
     return kinds;
+}
+
+unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
+    unsigned kinds = social_kinds(r, utterance);
+    if (kinds != 0 || utterance == NULL) {
+        return kinds;
+    }
+    bool too_long = false;
+    size_t len = words_bounded_len(utterance, 512, &too_long);
+    return too_long ? 0 : statement_kinds(r, utterance, len);
 }
 
 /* "I can help with the light, brightness, ... and timer." from the tool names. */

@@ -7,8 +7,10 @@
  * utterance every word of which is a social formula or glue ("that's", "so", "much", "for
  * now"), with at least one formula, and no word of the tool set (a pack's verb, keyword, enum
  * value or state name: "good night" is not small talk for a camera with a night mode), is
- * answered by the harness in fixed words and runs nothing. Generic English only; no pack nouns
- * (docs/agent.md, "Small talk").
+ * answered by the harness in fixed words and runs nothing. So is a statement about the
+ * situation ("lol someone blinked", "hi pipit, we're at the beach"): clauses that open like a
+ * statement or are social, no question, digit, tool word, command verb or word of wanting.
+ * Generic English only; no pack nouns (docs/agent.md, "Small talk").
  */
 #ifndef PIPIT_SMALLTALK_H
 #define PIPIT_SMALLTALK_H
@@ -28,7 +30,8 @@ enum smalltalk_kind {
     SMALLTALK_HELP = 1 << 5,     /* "what can you do?", "help": answered from the tool set */
 };
 
-/* The kinds in `utterance` when it is small talk and nothing else, else 0. `r` (may be NULL)
+/* The kinds in `utterance` when it is small talk and nothing else (a statement about the
+ * situation counts as SMALLTALK_ACK), else 0. `r` (may be NULL)
  * holds the tool set's words; any of them makes the utterance something else. A question
  * about what the agent can do may end in a few more words that are not the tool set's ("what
  * can you do around the house?"). */

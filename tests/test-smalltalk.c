@@ -67,6 +67,34 @@ static void test_pack_words_win(void **state) {
     assert_int_equal(smalltalk_kinds(rc, "thanks, flash off"), 0);
     assert_int_equal(smalltalk_kinds(rc, "thanks, that's all"),
                      SMALLTALK_THANKS | SMALLTALK_FAREWELL);
+    /* statements about the situation, with the camera's words: acknowledged, nothing runs */
+    static const struct {
+        const char *said;
+        unsigned kinds;
+    } statements[] = {
+        {"lol someone blinked", SMALLTALK_ACK},
+        {"morning! we're at the top of the trail", SMALLTALK_GREETING | SMALLTALK_ACK},
+        {"hi pipit, we're at the beach with friends", SMALLTALK_GREETING | SMALLTALK_ACK},
+        {"that's adorable", SMALLTALK_ACK},
+        {"the bride is here", SMALLTALK_ACK},
+        {"the ceremony is about to start", 0}, /* "start": the recording's value */
+        {"it's getting dark downtown", SMALLTALK_ACK},
+        /* a request, a question, the tool set's words, a number: the model's */
+        {"it's too dark in here", 0},
+        {"its dark in here, use the flsh", 0},
+        {"hey, we're doing the cake in a minute, get ready", 0},
+        {"that's the front camera, right?", 0},
+        {"lol that's a funny photo", 0},
+        {"we're 3 people", 0},
+        {"I'm going to need more light", 0},
+    };
+    for (size_t i = 0; i < sizeof(statements) / sizeof(statements[0]); i++) {
+        unsigned got = smalltalk_kinds(rc, statements[i].said);
+        if (got != statements[i].kinds) {
+            fail_msg("smalltalk_kinds(\"%s\") = %u, want %u", statements[i].said, got,
+                     statements[i].kinds);
+        }
+    }
     router_free(rc);
     router_free(rp);
     pipit_toolset_free(camera);
