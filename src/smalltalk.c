@@ -181,13 +181,14 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
         return 0;
     }
     unsigned kinds = 0;
-    bool stated = false;
+    bool stated = false, words = false;
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo;
         while (hi < n && t[hi].kind == WORDS_WORD) {
             hi++;
         }
         if (hi > lo) {
+            words = true;
             char clause[256];
             size_t from = t[lo].start, to = t[hi - 1].end;
             if (to - from >= sizeof(clause)) {
@@ -218,7 +219,8 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
         }
         lo = hi + 1;
     }
-    return stated && !(kinds & SMALLTALK_HELP) ? kinds | SMALLTALK_ACK : 0;
+    /* only interjections ("whoa", "lol", "omg") are an acknowledgement too */
+    return words && (stated || kinds == 0) && !(kinds & SMALLTALK_HELP) ? kinds | SMALLTALK_ACK : 0;
 }
 
 static unsigned social_kinds(const struct router *r, const char *utterance) {

@@ -1723,9 +1723,9 @@ static void test_not_asked_noop(void **state) {
         const char *say;
         bool not_asked;
     } cases[] = {
-        {"alright snap us", true},     {"turn the timer off", false}, /* names the timer */
-        {"a bit more", false},                                        /* a follow-up */
-        {"make it 0", false},                                         /* says the value */
+        {"alright snap us", true}, {"turn the timer off", false}, /* names the timer */
+        {"a bit more", false},                                    /* a follow-up */
+        {"make it 0", false},                                     /* says the value */
         {"lol nice sky", true},
     };
     enum {

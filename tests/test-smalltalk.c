@@ -79,6 +79,9 @@ static void test_pack_words_win(void **state) {
         {"the bride is here", SMALLTALK_ACK},
         {"the ceremony is about to start", 0}, /* "start": the recording's value */
         {"it's getting dark downtown", SMALLTALK_ACK},
+        {"whoa", SMALLTALK_ACK}, /* interjections alone */
+        {"lol omg", SMALLTALK_ACK},
+        {"...", 0},
         /* a request, a question, the tool set's words, a number: the model's */
         {"it's too dark in here", 0},
         {"its dark in here, use the flsh", 0},
