@@ -1210,6 +1210,9 @@ enum pipit_turn_flag {
     PIPIT_TURN_CARRIED = 1 << 21,         /* the model's call picked a place (a room) the
                                             person did not say; the last action's was kept
                                             ("bit dimmer" after "lounge light on") */
+    PIPIT_TURN_GARBLED = 1 << 22,         /* the model's words held pieces of a call (syntax,
+                                            a tool's or argument's name): replaced by "Sorry,
+                                            I didn't understand that, so I did nothing." */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -101,6 +101,7 @@ static const struct {
     {PIPIT_TURN_NOT_ASKED, "not_asked"},
     {PIPIT_TURN_FOLLOW_UP, "follow_up"},
     {PIPIT_TURN_CARRIED, "carried"},
+    {PIPIT_TURN_GARBLED, "garbled"},
     {PIPIT_TURN_TOOL_NAMED, "tool_named"},
 };
 

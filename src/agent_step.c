@@ -303,6 +303,10 @@ bool agent_handle_output(struct pipit_agent *a,
         if (render_claims_action(text, a->ts)) {
             tb->turn->flags |= PIPIT_TURN_NARRATION_CAUGHT;
             agent_say(tb, render_no_action_sentence());
+        } else if (render_is_garbled(text, a->ts)) {
+            /* pieces of a call in words: never shown, never claimed as an answer */
+            tb->turn->flags |= PIPIT_TURN_GARBLED;
+            agent_say(tb, "Sorry, I didn't understand that, so I did nothing.");
         } else {
             /* trim surrounding whitespace */
             while (*text == ' ' || *text == '\n') {

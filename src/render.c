@@ -380,6 +380,35 @@ static bool contains_word_start(const char *hay, const char *needle) {
     return false;
 }
 
+bool render_is_garbled(const char *text, const struct pipit_toolset *ts) {
+    if (text == NULL) {
+        return false;
+    }
+    size_t quotes = 0;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (strchr("<>=(){}", *p) != NULL) {
+            return true;
+        }
+        quotes += *p == '"';
+    }
+    if (quotes % 2 != 0) {
+        return true;
+    }
+    for (size_t t = 0; ts != NULL && t < ts->n_tools; t++) {
+        const struct pipit_tool *tool = &ts->tools[t];
+        if (strchr(tool->name, '_') != NULL && strstr(text, tool->name) != NULL) {
+            return true;
+        }
+        for (size_t i = 0; tool->params != NULL && i < tool->params->n_props; i++) {
+            const char *arg = tool->params->props[i].name;
+            if (strchr(arg, '_') != NULL && strstr(text, arg) != NULL) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 bool render_claims_action(const char *text, const struct pipit_toolset *ts) {
     if (text == NULL || ts == NULL) {
         return false;

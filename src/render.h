@@ -64,6 +64,12 @@ char *render_refusal(const struct pipit_toolset *ts,
  * text must not reach the person: no tool ran. */
 bool render_claims_action(const char *text, const struct pipit_toolset *ts);
 
+/* True when plain-text model output is no sentence but pieces of a call: call syntax ('<',
+ * '>', '=', '(', ')', '{', '}', an odd number of '"') or a name of the tool set (a tool or
+ * argument name with '_': "reason_for_escalation"). "The back camera is on hano\",
+ * reason_for_escalation=\"photography advice\")" must not reach the person. */
+bool render_is_garbled(const char *text, const struct pipit_toolset *ts);
+
 /* The honest sentence that replaces a narrated action. */
 const char *render_no_action_sentence(void);
 

@@ -494,6 +494,22 @@ static void test_narration_is_caught(void **state) {
     assert_true(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
+    /* pieces of a call in words are never shown: syntax, an argument's name, a stray quote */
+    static const char *const garbled[] = {
+        "The back camera is on hano\", reason_for_escalation=\"photography advice\")",
+        "try set_zoom maybe", "It is \"fine"};
+    script(&fx, 4,
+           (const char *const[]){garbled[0], garbled[1], garbled[2], "It's a \"nice\" one."});
+    for (size_t k = 0; k < 3; k++) {
+        t = turn(&fx, "does the camera have HDR");
+        assert_true(t->flags & PIPIT_TURN_GARBLED);
+        assert_string_equal(t->sentence, "Sorry, I didn't understand that, so I did nothing.");
+        pipit_turn_free(t);
+    }
+    t = turn(&fx, "does the camera have HDR"); /* balanced quotes are words */
+    assert_false(t->flags & PIPIT_TURN_GARBLED);
+    assert_string_equal(t->sentence, "It's a \"nice\" one.");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
