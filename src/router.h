@@ -115,10 +115,10 @@ enum router_followup {
  * another photo"), for NULL and over-long utterances. The agent decides whether its last
  * action can be repeated or turned round (docs/router.md, "Follow-ups"). */
 enum router_followup router_followup(const struct router *r, const char *utterance);
-/* NUMBER: a clause that is one number in digits (with an optional unit word after it) and
- * at most a verb and a pronoun before it ("make it", "set that to", "change it to", "try",
- * "go"), or "then" / "instead" after it ("10 then"); a bare number alone is not one ("5" may
- * answer a question). */
+/* NUMBER: a clause that is one number in digits (with an optional unit word after it or stuck
+ * to it, "3x") and at most a verb and a pronoun before it ("make it", "set that to", "change
+ * it to", "try", "go"), or "then" / "instead" after it ("10 then"), or a correction before it
+ * ("no, 1.5", "actually 3x"); a bare number alone is not one ("5" may answer a question). */
 
 /* ============================================================================
  * compound segmentation */

@@ -127,13 +127,32 @@ static const char *const NUM_LEADS[] = {
     "bump it to", "drop it to",   "take it to",     "switch to",
 };
 static const char *const NUM_TAILS[] = {"then", "instead", "instead then", "then please"};
+/* A correction before a number makes it a follow-up: "no, 1.5", "actually 3", "sorry, 5". */
+static const char *const CORRECTIONS[] = {"no",    "nope",   "nah",     "actually",
+                                          "sorry", "oops",   "i meant", "i mean",
+                                          "wait",  "rather", "no no",   "whoops"};
 
-/* Whether words [lo, hi) are one number with the words around it that make it a follow-up. */
-static bool number_clause(const struct toks *w, size_t lo, size_t hi) {
-    size_t i = lo + words_match_longest(w->t, hi, lo, NUM_LEADS, COUNT(NUM_LEADS));
-    bool lead = i > lo;
-    if (i >= hi || strspn(w->t[i].w, "0123456789.") != strlen(w->t[i].w) ||
-        strchr("0123456789", w->t[i].w[0]) == NULL) {
+/* Whether words [lo, hi) are one number with the words around it that make it a follow-up;
+ * `corrected`: a correction came before, so a bare number is one ("no, 1.5"). */
+static bool number_clause(const struct toks *w, size_t lo, size_t hi, bool corrected) {
+    size_t i = lo;
+    for (size_t m;
+         i < hi && (m = words_match_longest(w->t, hi, i, CORRECTIONS, COUNT(CORRECTIONS))) > 0;) {
+        i += m;
+        corrected = true;
+    }
+    size_t led = words_match_longest(w->t, hi, i, NUM_LEADS, COUNT(NUM_LEADS));
+    bool lead = led > 0 || corrected;
+    i += led;
+    /* digits, a decimal point, and a unit stuck to them ("3x", "10s") */
+    const char *tok = i < hi ? w->t[i].w : "";
+    size_t digits = strspn(tok, "0123456789.");
+    static const char *const STUCK[] = {"", "x", "s", "sec", "secs", "min", "mins", "m", "ev"};
+    bool stuck = false;
+    for (size_t k = 0; k < COUNT(STUCK) && !stuck; k++) {
+        stuck = strcmp(tok + digits, STUCK[k]) == 0;
+    }
+    if (digits == 0 || strchr("0123456789", tok[0]) == NULL || !stuck) {
         return false;
     }
     i++;
@@ -230,6 +249,7 @@ enum router_followup router_followup(const struct router *r, const char *utteran
     struct toks ts, w;
     tokenize(utterance, len, &ts);
     enum router_followup kind = ROUTER_FOLLOWUP_NONE;
+    bool corrected = false; /* a clause that only corrects came before ("no, 1.5") */
     size_t start = 0;
     for (size_t i = 0; i <= ts.n; i++) {
         if (i < ts.n && ts.t[i].kind == WORDS_WORD) {
@@ -248,9 +268,12 @@ enum router_followup router_followup(const struct router *r, const char *utteran
             continue; /* "ok", "hmm" */
         }
         enum router_followup c = clause_kind(&w, lo, hi);
-        if (c == ROUTER_FOLLOWUP_NONE && (number_clause(&w, lo, hi) || number_clause(&w, 0, w.n))) {
+        if (c == ROUTER_FOLLOWUP_NONE &&
+            (number_clause(&w, lo, hi, corrected) || number_clause(&w, 0, w.n, corrected))) {
             c = ROUTER_FOLLOWUP_NUMBER;
         }
+        corrected =
+            corrected || words_match_longest(w.t, w.n, 0, CORRECTIONS, COUNT(CORRECTIONS)) == w.n;
         if (c == ROUTER_FOLLOWUP_NONE) {
             if (!only_comments(r, &w, lo, hi)) {
                 return ROUTER_FOLLOWUP_NONE;

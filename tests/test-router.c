@@ -420,6 +420,9 @@ static void test_followup_table(void **state) {
         {"ok try 5 instead", ROUTER_FOLLOWUP_NUMBER},
         {"change that to 3", ROUTER_FOLLOWUP_NUMBER},
         {"make it 2 seconds please", ROUTER_FOLLOWUP_NUMBER},
+        {"no, 1.5", ROUTER_FOLLOWUP_NUMBER}, /* a correction before a bare number */
+        {"actually 3x", ROUTER_FOLLOWUP_NUMBER},
+        {"sorry, I meant 4", ROUTER_FOLLOWUP_NUMBER},
         /* not follow-ups */
         {"5", ROUTER_FOLLOWUP_NONE},                    /* may answer a question */
         {"make it 3x and zoom", ROUTER_FOLLOWUP_NONE},  /* names the zoom */
