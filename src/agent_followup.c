@@ -226,6 +226,91 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
     return true;
 }
 
+/* Write tool `t` with `args` (consumed) into `out`; false when it does not fit. */
+static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call *out) {
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(args);
+    if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
+        free(dump);
+        return false;
+    }
+    memcpy(out->name, t->name, strlen(t->name) + 1);
+    out->args_json = dump;
+    return true;
+}
+
+/* "a little more" after "exposure down a bit" (0 -> -1 EV): the last call set a key from a
+ * number, so the change it made (the undo log's value before, the state's after) is the step.
+ * More of it goes on the same way, back goes the other way: through a tool that steps that key
+ * by a sign it takes from an enum (the zoom's in/out), else the same call with the number moved
+ * by the change (-2 EV). False when the last call set no such key or changed nothing. */
+static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_call *out) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    const struct action_entry *e = a->log_n > 0 ? &a->log[a->log_n - 1] : NULL;
+    if (tp == NULL || e == NULL || e->tool != a->last_tool || e->snapshot == NULL ||
+        a->dev == NULL || !a->last_ok) {
+        return false;
+    }
+    const struct pipit_effect_set *set = NULL;
+    for (size_t k = 0; k < tp->n_set; k++) {
+        const struct pipit_effect_set *s = &tp->set[k];
+        if (s->key.key_arg == NULL && s->value.arg != NULL && s->value.map == NULL &&
+            json_is_number(json_object_get(a->last_args, s->value.arg))) {
+            if (set != NULL) {
+                return false; /* two numbers set: which one is meant is not clear */
+            }
+            set = s;
+        }
+    }
+    json_t *state = set != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    const json_t *was = set != NULL ? json_object_get(e->snapshot, set->key.key) : NULL;
+    const json_t *is = json_object_get(state, set != NULL ? set->key.key : "");
+    double delta = json_is_number(was) && json_is_number(is)
+                       ? json_number_value(is) - json_number_value(was)
+                       : 0;
+    double now = json_is_number(is) ? json_number_value(is) : 0;
+    json_decref(state);
+    if (delta == 0) {
+        return false;
+    }
+    double dir = (delta > 0 ? 1 : -1) * (back ? -1 : 1);
+    /* a tool that steps the key by a sign from an enum, needing nothing else */
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool_pack *sp = pipit_toolset_tool_pack(a->ts, i);
+        const struct pipit_tool *t = &a->ts->tools[i];
+        if (sp == NULL || !sp->has_step || sp->step.key.key_arg != NULL ||
+            strcmp(sp->step.key.key, set->key.key) != 0 || sp->step.sign.arg == NULL ||
+            !json_is_object(sp->step.sign.map)) {
+            continue;
+        }
+        size_t n_required = 0;
+        for (size_t j = 0; j < t->params->n_props; j++) {
+            n_required += t->params->props[j].required &&
+                                  strcmp(t->params->props[j].name, sp->step.sign.arg) != 0
+                              ? 1
+                              : 0;
+        }
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)sp->step.sign.map, k, v) {
+            if (n_required == 0 && json_is_number(v) && json_number_value(v) * dir > 0) {
+                json_t *args = json_object();
+                json_object_set_new(args, sp->step.sign.arg, json_string(k));
+                return put_call(t, args, out);
+            }
+        }
+    }
+    json_t *args = json_deep_copy(a->last_args);
+    double v = now + dir * fabs(delta);
+    json_t *nv =
+        fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
+    if (args == NULL || json_object_set_new(args, set->value.arg, nv) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(&a->ts->tools[a->last_tool], args, out);
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     enum router_followup kind = router_followup(a->router, segment);
@@ -269,6 +354,10 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     json_t *args = json_deep_copy(a->last_args);
     bool ok = args != NULL &&
               (kind == ROUTER_FOLLOWUP_AGAIN || relative(a, args, kind == ROUTER_FOLLOWUP_BACK));
+    if (!ok && args != NULL && kind != ROUTER_FOLLOWUP_AGAIN) {
+        json_decref(args);
+        return absolute_step(a, kind == ROUTER_FOLLOWUP_BACK, out);
+    }
     char *dump = ok ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(args);
     if (dump == NULL) {

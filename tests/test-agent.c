@@ -1893,6 +1893,33 @@ static void test_carried_room_and_direction(void **state) {
     teardown_fx(&fx);
 }
 
+/* "a little more" after a setting made from a number: the change it made again, through the
+ * tool that steps the key by a sign (the zoom) or by the same call moved by that change. */
+static void test_followup_after_a_setting(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script(&fx, 2, (const char *const[]){"<call>set_exposure(ev=-1)", "<call>set_zoom(level=8)"});
+    pipit_turn_free(turn(&fx, "exposure down a bit"));
+    static const struct {
+        const char *say, *tool, *key, *value;
+    } STEPS[] = {
+        {"a little more", "set_exposure", "exposure_ev", "-2.0"},
+        {"the other way", "set_exposure", "exposure_ev", "-1.0"},
+        {"zoom 8x", "set_zoom", "zoom", "8.0"}, /* the model's */
+        {"a bit less", "adjust_zoom", "zoom", "7.0"},
+    };
+    for (size_t k = 0; k < sizeof(STEPS) / sizeof(STEPS[0]); k++) {
+        struct pipit_turn *t = turn(&fx, STEPS[k].say);
+        assert_int_equal(t->n_calls, 1);
+        assert_string_equal(t->calls[0].tool, STEPS[k].tool);
+        assert_state(&fx, STEPS[k].key, STEPS[k].value);
+        pipit_turn_free(t);
+    }
+    assert_int_equal(fx.fake.next, 2);
+    teardown_fx(&fx);
+}
+
 /* A tool whose one required argument is a number, named with one number, is that tool with
  * that number as said ("timer 7 seconds actually, ..." -> set_timer(7), refused with the
  * limit, not the model's focus); "fine, make it 10" then sets the last call's number. */
@@ -2953,6 +2980,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
+        cmocka_unit_test(test_followup_after_a_setting),
         cmocka_unit_test(test_tool_by_number_and_make_it),
         cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_question_never_acts),
