@@ -138,9 +138,10 @@ static unsigned social_kinds(const struct router *r, const char *utterance);
 /* What opens a statement about the situation ("we're at the beach", "someone blinked", "this
  * is my dog", "the ceremony is about to start"), after interjections. */
 static const char *const OPENERS[] = {
-    "were",     "we are",    "im",          "i am", "its",    "it is",  "thats",    "that is",
-    "this is",  "hes",       "he is",       "shes", "she is", "theyre", "they are", "someone",
-    "somebody", "everyones", "everyone is", "my",   "our",    "lol",    "haha",     "whoa",
+    "were",     "we are",  "im",       "i am",      "its",         "it is",  "thats",
+    "that is",  "this is", "hes",      "he is",     "shes",        "she is", "theyre",
+    "they are", "someone", "somebody", "everyones", "everyone is", "my",     "our",
+    "lol",      "haha",    "whoa",     "youre",     "you are",
 };
 /* Interjections before an opener or a clause of their own. */
 static const char *const INTERJECTIONS[] = {"lol", "haha",  "whoa", "wow", "oh",    "aw",
@@ -160,9 +161,13 @@ static bool statement_clause(const struct words_tok *t, size_t lo, size_t hi) {
     if (i < hi && words_match_longest(t, hi, i, OPENERS, COUNT(OPENERS)) > 0) {
         return true;
     }
-    /* "the ceremony is about to start", "my daughter's game is starting" */
-    return i + 2 < hi && strcmp(t[i].w, "the") == 0 &&
-           (strcmp(t[i + 2].w, "is") == 0 || strcmp(t[i + 2].w, "are") == 0);
+    /* "the ceremony is about to start", "sun is going down", "dinner was great" */
+    static const char *const BE[] = {"is", "are", "was", "were"};
+    static const char *const WH[] = {"what", "whats", "who",  "whos",  "where", "when",
+                                     "why",  "how",   "hows", "which", "whose"};
+    size_t subject = i < hi && strcmp(t[i].w, "the") == 0 ? 1 : 0;
+    return i + subject + 1 < hi && !words_in_list(t[i].w, WH, COUNT(WH)) &&
+           words_in_list(t[i + subject + 1].w, BE, COUNT(BE)); /* not "what is ISO exactly" */
 }
 
 /* An utterance of statements about the situation, with social formulas or interjections

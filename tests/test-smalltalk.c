@@ -79,7 +79,10 @@ static void test_pack_words_win(void **state) {
         {"the bride is here", SMALLTALK_ACK},
         {"the ceremony is about to start", 0}, /* "start": the recording's value */
         {"it's getting dark downtown", SMALLTALK_ACK},
-        {"whoa", SMALLTALK_ACK}, /* interjections alone */
+        {"we're at the top of the trail, sun is going down", SMALLTALK_ACK},
+        {"great, you're a lifesaver", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"what is ISO exactly", 0}, /* a question without its mark */
+        {"whoa", SMALLTALK_ACK},    /* interjections alone */
         {"lol omg", SMALLTALK_ACK},
         {"...", 0},
         /* a request, a question, the tool set's words, a number: the model's */
