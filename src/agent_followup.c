@@ -5,8 +5,10 @@
  * the router says which kind a segment is (router_followup()), and the harness, not the
  * model, makes the call from the last action it ran. A small model reads such a segment
  * without anything to anchor it and calls whatever its weights prefer; the harness has the
- * action itself. What cannot be turned round (an absolute setting, a photo) is left to the
- * model: "a bit more" after "zoom to 3x" needs a step the call does not have.
+ * action itself: it repeats it ("again"), steps it on or back ("a bit more", "the other way",
+ * "dimmer still": a relative step by its sign, a setting by the change it made), or gives it
+ * another number ("make it 10"; after a question about one key, that key's setter). What it
+ * cannot do (a photo "a bit more") is left to the model.
  */
 #include "agent_followup.h"
 
@@ -129,6 +131,24 @@ static const char *said_direction(const struct pipit_agent *a, const char *segme
 /* "make it 10" after "timer 7 seconds": the last call with its one numeric argument set to the
  * number said (in the argument's unit of time when one is said), as said: validation refuses
  * what is out of range. False when the last tool has no or several numeric arguments. */
+/* Write tool `t` with `args` (consumed) into `out`; false when it does not fit. */
+static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call *out) {
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(args);
+    if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
+        free(dump);
+        return false;
+    }
+    memcpy(out->name, t->name, strlen(t->name) + 1);
+    out->args_json = dump;
+    return true;
+}
+
+/* `v` as JSON: an integer when it is whole ("2", not "2.0"), else a real. */
+static json_t *json_num(double v) {
+    return fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
+}
+
 /* The tool that sets state key `key` from its only required argument, a number ("{level}"),
  * and that argument; -1 when none or several. */
 static int32_t
@@ -174,21 +194,8 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
         double said[2];
         if (setter >= 0 && agent_person_numbers(segment, arg, said, 2) == 1) {
             json_t *args = json_object();
-            json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
-                            ? json_integer((json_int_t)said[0])
-                            : json_real(said[0]);
-            char *dump = json_object_set_new(args, arg->name, v) == 0
-                             ? json_dumps(args, JSON_COMPACT)
-                             : NULL;
-            json_decref(args);
-            const char *name = a->ts->tools[setter].name;
-            if (dump == NULL || strlen(name) >= sizeof(out->name)) {
-                free(dump);
-                return false;
-            }
-            memcpy(out->name, name, strlen(name) + 1);
-            out->args_json = dump;
-            return true;
+            json_object_set_new(args, arg->name, json_num(said[0]));
+            return put_call(&a->ts->tools[setter], args, out);
         }
     }
     if (a->last_tool < 0 || a->last_args == NULL) {
@@ -210,33 +217,11 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
         return false;
     }
     json_t *args = json_deep_copy(a->last_args);
-    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
-                    ? json_integer((json_int_t)said[0])
-                    : json_real(said[0]);
-    char *dump = args != NULL && json_object_set_new(args, num->name, v) == 0
-                     ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)
-                     : NULL;
-    json_decref(args);
-    if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
-        free(dump);
+    if (args == NULL || json_object_set_new(args, num->name, json_num(said[0])) != 0) {
+        json_decref(args);
         return false;
     }
-    memcpy(out->name, t->name, strlen(t->name) + 1);
-    out->args_json = dump;
-    return true;
-}
-
-/* Write tool `t` with `args` (consumed) into `out`; false when it does not fit. */
-static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call *out) {
-    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(args);
-    if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
-        free(dump);
-        return false;
-    }
-    memcpy(out->name, t->name, strlen(t->name) + 1);
-    out->args_json = dump;
-    return true;
+    return put_call(t, args, out);
 }
 
 /* "a little more" after "exposure down a bit" (0 -> -1 EV): the last call set a key from a
@@ -301,10 +286,8 @@ static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_c
         }
     }
     json_t *args = json_deep_copy(a->last_args);
-    double v = now + dir * fabs(delta);
-    json_t *nv =
-        fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
-    if (args == NULL || json_object_set_new(args, set->value.arg, nv) != 0) {
+    if (args == NULL ||
+        json_object_set_new(args, set->value.arg, json_num(now + dir * fabs(delta))) != 0) {
         json_decref(args);
         return false;
     }
@@ -321,22 +304,17 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
         return false;
     }
     const char *direction = kind == ROUTER_FOLLOWUP_NONE ? said_direction(a, segment) : NULL;
+    const struct pipit_tool *last = &a->ts->tools[a->last_tool];
     if (direction != NULL) {
+        /* "dimmer still": the last step that way */
         json_t *args = json_deep_copy(a->last_args);
         const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
-        char *dump = args != NULL && json_object_set_new(args, tp->step.sign.arg,
-                                                         json_string(direction)) == 0
-                         ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER)
-                         : NULL;
-        json_decref(args);
-        const char *name = a->ts->tools[a->last_tool].name;
-        if (dump == NULL || strlen(name) >= sizeof(out->name)) {
-            free(dump);
+        if (args == NULL ||
+            json_object_set_new(args, tp->step.sign.arg, json_string(direction)) != 0) {
+            json_decref(args);
             return false;
         }
-        memcpy(out->name, name, strlen(name) + 1);
-        out->args_json = dump;
-        return true;
+        return put_call(last, args, out);
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return false;
@@ -358,17 +336,9 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
         json_decref(args);
         return absolute_step(a, kind == ROUTER_FOLLOWUP_BACK, out);
     }
-    char *dump = ok ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(args);
-    if (dump == NULL) {
+    if (!ok) {
+        json_decref(args);
         return false;
     }
-    const char *name = a->ts->tools[a->last_tool].name;
-    if (strlen(name) >= sizeof(out->name)) {
-        free(dump);
-        return false;
-    }
-    memcpy(out->name, name, strlen(name) + 1);
-    out->args_json = dump;
-    return true;
+    return put_call(last, args, out);
 }

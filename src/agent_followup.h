@@ -18,14 +18,16 @@ void agent_followup_asked(struct pipit_agent *a, const char *key);
 /* Forget the last action (it was undone, or the session was replaced). */
 void agent_followup_forget(struct pipit_agent *a);
 
-/* The call a segment that only follows up asks for, built from the last action: the same call
- * for "again" / "one more" / "try again" (unless it succeeded and only sets keys: the same
- * setting again would change nothing, so the words mean something else); for "a bit more" and "the
- * other way" only when the last tool's declared effect steps a key by an amount its arguments set
- * (a sign mapped from an enum such as in/out, or a number), the same call or the call turned round
- * (the enum's other value, the number negated). False when the segment is no follow-up, nothing ran
- * yet, or the last action cannot be turned round: the model reads the segment then. `out` is
- * cleared with pipit_call_clear(). */
+/* The call a segment that only follows up asks for (router_followup(), docs/agent.md), built
+ * from the last action: the same call for "again" / "one more" / "try again" (unless it
+ * succeeded and only sets keys: the same setting again would change nothing); for "a bit
+ * more" / "the other way" the last relative step (a sign mapped from an enum such as in/out,
+ * or a number) kept or turned round, or after a setting made from a number, the change it made
+ * again either way (through the key's stepping tool when there is one); "dimmer still": the
+ * last step with that enum value; "make it 10", "no, 1.5": the last call with its one number
+ * replaced, or after a question about one key, that key's setter. False when the segment is
+ * no follow-up or the last action cannot do what it asks: the model reads the segment then.
+ * `out` is cleared with pipit_call_clear(). */
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out);
 
 #endif /* PIPIT_AGENT_FOLLOWUP_H */
