@@ -513,28 +513,6 @@ static bool says_other_tools_value(const struct pipit_toolset *ts,
     return false;
 }
 
-bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment) {
-    if (ts == NULL || segment == NULL) {
-        return false;
-    }
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
-        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
-            const struct pipit_schema *s = t->params->props[j].schema;
-            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
-                char ph[WORDS_CAP * 2];
-                if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
-                    !router_undo_signal(ph) && says_value(tok, n, ph)) {
-                    return true;
-                }
-            }
-        }
-    }
-    return false;
-}
-
 /* The polarity the segment says for boolean argument `name`: 1 true, 0 false, -1 none. */
 static int said_polarity(const char *name, const struct words_tok *tok, size_t n) {
     for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
@@ -708,6 +686,49 @@ says_a_value_of(const json_t *args, const char *segment, const struct words_tok 
     return false;
 }
 
+/* The string enum values that name a setting and that the segment says: 4 letters or more
+ * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
+ * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
+ * last one's tool, argument and value go to *tool, *arg, *value. */
+static size_t settings_said(const struct pipit_toolset *ts,
+                            const struct words_tok *tok,
+                            size_t n,
+                            size_t *tool,
+                            size_t *arg,
+                            const char **value) {
+    size_t found = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0;
+             t->params != NULL && !pipit_toolset_is_cloud(ts, i) && j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                char ph[WORDS_CAP * 2];
+                if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
+                    !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
+                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) && says_value(tok, n, ph)) {
+                    *tool = i;
+                    *arg = j;
+                    *value = s->enum_str[e];
+                    found++;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment) {
+    if (ts == NULL || segment == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    size_t tool = 0, arg = 0;
+    const char *value = NULL;
+    return settings_said(ts, tok, n, &tool, &arg, &value) > 0;
+}
+
 /* Whether the segment may name another tool than the model's `tool`: a pack tool that is
  * not the cloud, a segment that does not negate ("no daylight", "instead of portrait") and does
  * not thank ("thanks, that's a wrap for the food" closes; it sets no food mode). */
@@ -765,26 +786,9 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     if (!may_rename(ts, tool, segment, tok, &n)) {
         return false;
     }
-    size_t found_tool = 0, found_arg = 0, n_found = 0;
+    size_t found_tool = 0, found_arg = 0;
     const char *value = NULL;
-    for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
-        for (size_t j = 0;
-             t->params != NULL && !pipit_toolset_is_cloud(ts, i) && j < t->params->n_props; j++) {
-            const struct pipit_schema *s = t->params->props[j].schema;
-            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
-                char ph[WORDS_CAP * 2];
-                if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
-                    !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
-                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) && says_value(tok, n, ph)) {
-                    found_tool = i;
-                    found_arg = j;
-                    value = s->enum_str[e];
-                    n_found++;
-                }
-            }
-        }
-    }
+    size_t n_found = settings_said(ts, tok, n, &found_tool, &found_arg, &value);
     if (n_found != 1 || found_tool == (size_t)tool) {
         return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
     }

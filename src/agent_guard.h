@@ -57,8 +57,9 @@ bool agent_stray_call(const struct pipit_toolset *ts,
                       const json_t *args);
 
 /* Whether the segment asks for a setting by its value: it says a string enum value of some
- * tool of 4 letters or more that is no word of a reversal ("daylight", "fluorescent",
- * "living room"; not "back"). The model's undo for "hmm too blue, try daylight" is no undo. */
+ * tool of 4 letters or more that is no word of a reversal and no switch side ("daylight",
+ * "fluorescent", "living room"; not "back", not "stop"). The model's undo for "hmm too blue,
+ * try daylight" is no undo. */
 bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment);
 
 /* The tool the segment asks for by a value only one tool's argument has, when the model called

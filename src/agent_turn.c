@@ -99,8 +99,8 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     json_t *state = a->dev->ops->get_state(a->dev->self);
     char answer[512];
     int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
-    json_decref(state);
     if (n <= 0) {
+        json_decref(state);
         return false;
     }
     tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
@@ -109,9 +109,10 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     const char *asked = NULL;
     const char *key;
     json_t *v;
-    state = n == 1 ? a->dev->ops->get_state(a->dev->self) : NULL;
-    json_object_foreach(state, key, v) {
-        asked = ask_names_key(a->ask, text, key) ? (asked == NULL ? key : "") : asked;
+    if (n == 1) {
+        json_object_foreach(state, key, v) {
+            asked = ask_names_key(a->ask, text, key) ? (asked == NULL ? key : "") : asked;
+        }
     }
     agent_followup_asked(a, asked != NULL && asked[0] != '\0' ? asked : NULL);
     json_decref(state);

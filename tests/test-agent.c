@@ -32,6 +32,7 @@ struct fixture {
     struct pipit_device *device; /* the agent's (NULL: none) */
     struct fake_backend fake;
     struct pipit_agent *agent;
+    char calls[FAKE_MAX_STEPS][128]; /* outputs script_call() made */
 };
 
 /* An agent on the camera tools and a camera starting from `init` (NULL: defaults). */
@@ -64,6 +65,14 @@ static void script(struct fixture *fx, int n, const char *const *outputs) {
         assert_true(fx->fake.n_script < FAKE_MAX_STEPS);
         fx->fake.script[fx->fake.n_script++] = outputs[i];
     }
+}
+
+/* Script the model's next output as the call `call` ("set_grid(enabled=true)"). */
+static void script_call(struct fixture *fx, const char *call) {
+    int i = fx->fake.n_script;
+    assert_true(i < FAKE_MAX_STEPS);
+    snprintf(fx->calls[i], sizeof(fx->calls[i]), "<call>%s", call);
+    fx->fake.script[fx->fake.n_script++] = fx->calls[i];
 }
 
 static struct pipit_turn *turn(struct fixture *fx, const char *utterance) {
@@ -1632,15 +1641,9 @@ struct choice_case {
 
 /* Run `cases` in order on `fx` (a camera fixture, left open for the caller's own checks). */
 static void run_choice_cases(struct fixture *fx, const struct choice_case *cases, size_t n) {
-    char(*outs)[96] = calloc(n, sizeof(*outs));
-    const char **out = calloc(n, sizeof(*out));
-    assert_non_null(outs);
-    assert_non_null(out);
     for (size_t k = 0; k < n; k++) {
-        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
-        out[k] = outs[k];
+        script_call(fx, cases[k].model);
     }
-    script(fx, n, out);
     for (size_t k = 0; k < n; k++) {
         struct pipit_turn *t = turn(fx, cases[k].say);
         if (((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].changed || t->n_calls != 1 ||
@@ -1653,8 +1656,6 @@ static void run_choice_cases(struct fixture *fx, const struct choice_case *cases
         }
         pipit_turn_free(t);
     }
-    free(out);
-    free(outs);
 }
 
 /* The enum value or the on/off the person said wins over the model's other choice; never
@@ -1987,13 +1988,9 @@ static void test_tool_by_value(void **state) {
     };
     struct fixture fx;
     setup_with(&fx, NULL);
-    char outs[N][96];
-    const char *out[N];
     for (size_t k = 0; k < N; k++) {
-        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
-        out[k] = outs[k];
+        script_call(&fx, cases[k].model);
     }
-    script(&fx, N, out);
     for (size_t k = 0; k < N; k++) {
         struct pipit_turn *t = turn(&fx, cases[k].say);
         bool replaced = strncmp(cases[k].model, cases[k].tool, strlen(cases[k].tool)) != 0;
@@ -2060,13 +2057,9 @@ static void test_question_never_acts(void **state) {
     };
     struct fixture fx;
     setup_with(&fx, NULL);
-    char outs[N][96];
-    const char *out[N];
     for (size_t k = 0; k < N; k++) {
-        snprintf(outs[k], sizeof(outs[k]), "<call>%s", cases[k].model);
-        out[k] = outs[k];
+        script_call(&fx, cases[k].model);
     }
-    script(&fx, N, out);
     for (size_t k = 0; k < N; k++) {
         struct pipit_turn *t = turn(&fx, cases[k].say);
         bool kept = (t->flags & PIPIT_TURN_QUESTION_KEPT) != 0;
