@@ -412,7 +412,10 @@ enum pipit_status pipit_context_rewind(struct pipit_context *ctx);
 enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t keep);
 
 /* Shorten the permanent prefix to its first `n_keep` tokens (0 <= n_keep <= n_permanent), e.g.
- * to rebuild trimmed memory. The ephemeral tail must be empty (else PIPIT_ERR_STATE). */
+ * to rebuild trimmed memory. The ephemeral tail must be empty (else PIPIT_ERR_STATE). The cut
+ * tokens' cache cells are kept until the next decode: a permanent append that starts with the
+ * same tokens reuses them instead of prefilling them again (counted in n_reused_tokens), so a
+ * rebuild pays only from the first token that changed. */
 enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_keep);
 
 /* The permanent prefix's KV state and tokens as one opaque blob (the ephemeral tail must be
@@ -455,7 +458,9 @@ void pipit_context_cancel(struct pipit_context *ctx);
 
 /* Counters since the context was created or last reset. */
 struct pipit_perf {
-    int64_t n_prefill_tokens; /* tokens appended with pipit_context_append */
+    int64_t n_prefill_tokens; /* tokens appended with pipit_context_append and prefilled */
+    int64_t n_reused_tokens;  /* ... appended to the permanent prefix without a prefill: the
+                                 cache still held them after pipit_context_truncate */
     int64_t n_decode_tokens;  /* tokens decoded one by one or forced */
     int64_t n_decode_calls;   /* llama_decode calls made for decode/forced tokens */
     int64_t n_sample_calls;   /* tokens sampled */

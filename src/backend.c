@@ -129,10 +129,14 @@ static enum pipit_status append_text(struct llama_backend *b,
     if (st != PIPIT_OK) {
         return st;
     }
+    /* counted as prefilled: the tokens the engine decoded, not those it reused after a truncate */
+    struct pipit_perf before, after;
+    pipit_context_get_perf(b->ctx, &before);
     st = nt > 0 ? pipit_context_append(b->ctx, region, toks, nt) : PIPIT_OK;
     free(toks);
     if (st == PIPIT_OK) {
-        *n += nt;
+        pipit_context_get_perf(b->ctx, &after);
+        *n += after.n_prefill_tokens - before.n_prefill_tokens;
     }
     return st;
 }

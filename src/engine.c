@@ -486,6 +486,9 @@ struct pipit_context {
     int32_t *tokens; /* n_ctx entries: the cached tokens, permanent then ephemeral */
     int32_t n_perm;
     int32_t n_eph;
+    /* after a truncate: cells past the prefix still holding tokens[n_perm..n_perm+n_stale), kept
+     * until the next decode so a permanent append of the same tokens reuses them (n_eph is 0) */
+    int32_t n_stale;
     bool has_logits;
 
     atomic_bool cancel;
@@ -675,6 +678,15 @@ enum pipit_status pipit_context_set_adapters(struct pipit_context *ctx,
 /* Remove cached tokens from position `keep` on (exact rewind). */
 static void kv_truncate(struct pipit_context *ctx, int32_t keep) {
     llama_memory_seq_rm(llama_get_memory(ctx->lctx), 0, keep, -1);
+    ctx->n_stale = 0;
+}
+
+/* Drop the cells a truncate kept for reuse: every decode, save and size starts from a cache that
+ * holds exactly the prefix and the tail. */
+static void drop_stale(struct pipit_context *ctx) {
+    if (ctx->n_stale > 0) {
+        kv_truncate(ctx, ctx->n_perm + ctx->n_eph);
+    }
 }
 
 /* Decode `n` tokens starting at cache position n_perm + n_eph, in batches; the
@@ -686,6 +698,7 @@ decode_tokens(struct pipit_context *ctx, const int32_t *tokens, int32_t n, bool 
     if (n <= 0) {
         return PIPIT_OK;
     }
+    drop_stale(ctx);
     if ((int64_t)pos0 + n > (int64_t)ctx->n_ctx) {
         return engine_context_fail(
             ctx, PIPIT_ERR_CONTEXT_FULL,
@@ -763,15 +776,27 @@ enum pipit_status pipit_context_append(struct pipit_context *ctx,
                                    "holds %d tokens (rewind or commit first)",
                                    (int)ctx->n_eph);
     }
+    /* the tokens a truncate left in the cache at these positions are not decoded again; the
+     * last one always is, for its logits */
+    int32_t reused = 0;
+    if (region == PIPIT_REGION_PERMANENT) {
+        const int32_t *old = ctx->tokens + ctx->n_perm;
+        while (reused < ctx->n_stale && reused < n - 1 && old[reused] == tokens[reused]) {
+            reused++;
+        }
+        ctx->n_perm += reused;
+        ctx->n_stale -= reused;
+        ctx->perf.n_reused_tokens += reused;
+    }
     double t0 = pipit_now_ms();
-    enum pipit_status st = decode_tokens(ctx, tokens, n, NULL);
+    enum pipit_status st = decode_tokens(ctx, tokens + reused, n - reused, NULL);
     ctx->perf.t_prefill_ms += pipit_now_ms() - t0;
     if (st != PIPIT_OK) {
         return st;
     }
-    ctx->perf.n_prefill_tokens += n;
+    ctx->perf.n_prefill_tokens += n - reused;
     if (region == PIPIT_REGION_PERMANENT) {
-        ctx->n_perm += n;
+        ctx->n_perm += n - reused;
     } else {
         ctx->n_eph += n;
     }
@@ -839,7 +864,8 @@ enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_ke
                                    (int)ctx->n_perm);
     }
     if (n_keep < ctx->n_perm) {
-        kv_truncate(ctx, n_keep);
+        /* the cells stay until the next decode: appending the same tokens reuses them */
+        ctx->n_stale += ctx->n_perm - n_keep;
         ctx->n_perm = n_keep;
         ctx->has_logits = false;
     }
@@ -847,10 +873,12 @@ enum pipit_status pipit_context_truncate(struct pipit_context *ctx, int32_t n_ke
 }
 
 size_t engine_context_kv_size(struct pipit_context *ctx) {
+    drop_stale(ctx);
     return llama_state_seq_get_size(ctx->lctx, 0);
 }
 
 size_t engine_context_kv_read(struct pipit_context *ctx, uint8_t *dst, size_t size) {
+    drop_stale(ctx);
     return llama_state_seq_get_data(ctx->lctx, dst, size, 0);
 }
 
@@ -887,12 +915,17 @@ enum pipit_status engine_context_kv_restore(struct pipit_context *ctx,
     }
     ctx->n_perm = n_perm;
     ctx->n_eph = 0;
+    ctx->n_stale = 0;
     ctx->has_logits = false;
     return PIPIT_OK;
 }
 
 size_t pipit_context_kv_bytes(struct pipit_context *ctx) {
-    return ctx != NULL ? llama_state_seq_get_size(ctx->lctx, 0) : 0;
+    if (ctx == NULL) {
+        return 0;
+    }
+    drop_stale(ctx);
+    return llama_state_seq_get_size(ctx->lctx, 0);
 }
 
 enum pipit_status pipit_context_commit(struct pipit_context *ctx) {
@@ -911,6 +944,7 @@ enum pipit_status pipit_context_clear(struct pipit_context *ctx) {
     llama_memory_clear(llama_get_memory(ctx->lctx), true);
     ctx->n_perm = 0;
     ctx->n_eph = 0;
+    ctx->n_stale = 0;
     ctx->has_logits = false;
     return PIPIT_OK;
 }

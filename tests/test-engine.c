@@ -2,11 +2,10 @@
  * test-engine.c - the engine on real llama.cpp and real GGUF files made by
  * pipit.
  *
- * Shows: exact rewind of the ephemeral tail, commit, context-full and misuse
- * statuses, two contexts with different LoRA adapters on one model, lazy and
- * plain grammars, cancellation of a long prefill, bad model files, tokenizer
- * and chat template, thread changes, sampling seeds, flash attention on and
- * off.
+ * Shows: exact rewind of the ephemeral tail, commit, reuse after a truncate, context-full and
+ * misuse statuses, two contexts with different LoRA adapters on one model, lazy and plain grammars,
+ * cancellation of a long prefill, bad model files, tokenizer and chat template, thread changes,
+ * sampling seeds, flash attention on and off.
  */
 #include "gguf.h"
 #include "testutil.h"
@@ -207,6 +206,115 @@ static void test_commit_and_partial_rewind(void **state) {
     pipit_free(n);
     pipit_context_free(a);
     pipit_context_free(b);
+    pipit_model_free(m);
+}
+
+/* A truncate keeps the cut cells for reuse: appending [E N] after cutting [P E] back to [P]
+ * prefills only N, and the logits, tokens and saved state equal a fresh context's after [P E N]; an
+ * append that differs from the first token on, an ephemeral append and a state save all drop the
+ * kept cells first. */
+static void test_truncate_reuses_the_same_tokens(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
+    struct pipit_model_info info;
+    pipit_model_get_info(m, &info);
+    int32_t np, ne, nn;
+    int32_t *p = test_tokens(m, PREFIX, &np);
+    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
+    int32_t *n = test_tokens(m, NEXT, &nn);
+    int32_t *en = malloc(sizeof(int32_t) * (size_t)(ne + nn));
+    assert_non_null(en);
+    memcpy(en, e, sizeof(int32_t) * (size_t)ne);
+    memcpy(en + ne, n, sizeof(int32_t) * (size_t)nn);
+
+    struct pipit_context *b = test_new_context(m, 512);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
+    float *lb = test_copy_logits(b, info.n_vocab);
+
+    struct pipit_context *a = test_new_context(m, 512);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    assert_int_equal(pipit_context_n_permanent(a), np);
+    assert_null(pipit_context_logits(a));
+    struct pipit_perf before, after;
+    pipit_context_get_perf(a, &before);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
+    pipit_context_get_perf(a, &after);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, ne);
+    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, nn);
+    assert_int_equal(pipit_context_n_permanent(a), np + ne + nn);
+    float *la = test_copy_logits(a, info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+    int32_t ta_n, tb_n;
+    const int32_t *ta = pipit_context_tokens(a, &ta_n);
+    const int32_t *tb = pipit_context_tokens(b, &tb_n);
+    assert_int_equal(ta_n, tb_n);
+    assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)ta_n);
+    free(la);
+
+    /* the same tokens again in full: all but the last reused (its logits are decoded again) */
+    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    pipit_context_get_perf(a, &before);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
+    pipit_context_get_perf(a, &after);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, ne + nn - 1);
+    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, 1);
+    la = test_copy_logits(a, info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+    free(la);
+
+    /* a save after a truncate holds the prefix only: it loads into a context equal to [P] + N */
+    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_OK);
+    struct pipit_context *c = test_new_context(m, 512);
+    assert_int_equal(pipit_context_load_state(c, blob, len), PIPIT_OK);
+    assert_int_equal(pipit_context_n_permanent(c), np);
+    pipit_free(blob);
+    /* an ephemeral append drops the kept cells: positions continue from the prefix */
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    la = test_copy_logits(a, info.n_vocab);
+    float *lc = test_copy_logits(c, info.n_vocab);
+    assert_true(test_max_abs_diff(la, lc, info.n_vocab) <= 1e-4f);
+    free(la);
+    free(lc);
+    assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
+
+    /* other tokens (E and N both start "\nUser:"): reused up to the first difference only, and
+     * the rest of the cut cells are gone (same KV size as a context that never held E) */
+    int32_t same = 0;
+    while (same < ne && same < nn && e[same] == n[same]) {
+        same++;
+    }
+    assert_true(same > 0 && same < nn);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    pipit_context_get_perf(a, &before);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, n, nn), PIPIT_OK);
+    pipit_context_get_perf(a, &after);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, same);
+    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, nn - same);
+    la = test_copy_logits(a, info.n_vocab);
+    lc = test_copy_logits(c, info.n_vocab);
+    assert_true(test_max_abs_diff(la, lc, info.n_vocab) <= 1e-4f);
+    free(la);
+    free(lc);
+    assert_int_equal(pipit_context_commit(c), PIPIT_OK);
+    assert_int_equal(pipit_context_n_permanent(a), pipit_context_n_permanent(c));
+    assert_int_equal(pipit_context_kv_bytes(a), pipit_context_kv_bytes(c));
+
+    free(lb);
+    free(en);
+    pipit_free(p);
+    pipit_free(e);
+    pipit_free(n);
+    pipit_context_free(a);
+    pipit_context_free(b);
+    pipit_context_free(c);
     pipit_model_free(m);
 }
 
@@ -851,6 +959,7 @@ int main(void) {
         cmocka_unit_test(test_rewind_equivalence_qwen2),
         cmocka_unit_test(test_flash_attention_both_ways),
         cmocka_unit_test(test_commit_and_partial_rewind),
+        cmocka_unit_test(test_truncate_reuses_the_same_tokens),
         cmocka_unit_test(test_context_full_is_a_status),
         cmocka_unit_test(test_adapters_per_context),
         cmocka_unit_test(test_adapter_for_another_model_is_refused),
