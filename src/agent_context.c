@@ -21,21 +21,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The whole memory as the permanent prefix holds it after a rebuild (one system message in a
- * chat template), or "" when empty; NULL when out of memory or the template fails. */
+/* The whole memory as the permanent prefix holds it: in a chat template one system message per
+ * run of lines appended together after a turn, as agent_remember() appended them, so a rebuild
+ * gives the same tokens up to the first line that went and the engine reuses the cache up to
+ * there (pipit_context_truncate); "" when empty; NULL when out of memory or the template fails. */
 static char *memory_prefix_text(struct pipit_agent *a) {
-    char *all = memory_text(&a->mem);
-    if (all == NULL || all[0] == '\0' || !a->chat_template) {
-        return all;
+    if (!a->chat_template) {
+        return memory_text(&a->mem);
     }
-    char *wrapped = NULL;
-    enum pipit_status st = agent_memory_message(a, all, &wrapped);
-    free(all);
-    if (st != PIPIT_OK) {
+    struct strbuf b = {0};
+    strbuf_str(&b, "");
+    for (size_t from = 0, to; from < a->mem.n; from = to) {
+        to = memory_group_end(&a->mem, from);
+        char *lines = memory_text_range(&a->mem, from, to);
+        char *wrapped = NULL;
+        enum pipit_status st =
+            lines != NULL ? agent_memory_message(a, lines, &wrapped) : PIPIT_ERR_NOMEM;
+        free(lines);
+        if (st != PIPIT_OK) {
+            pipit_free(wrapped);
+            strbuf_free(&b);
+            return NULL;
+        }
+        strbuf_str(&b, wrapped);
         pipit_free(wrapped);
-        return NULL;
     }
-    return wrapped;
+    return strbuf_take(&b);
 }
 
 /* Trim the memory until the permanent prefix (system text and tools, then the memory) fits in
@@ -262,17 +273,12 @@ enum pipit_status agent_rebuild_prefix(struct pipit_agent *a) {
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     a->system_tokens = np;
-    char *text = memory_text(&a->mem);
-    if (st == PIPIT_OK && text != NULL && text[0] != '\0') {
-        if (a->chat_template) {
-            char *wrapped = NULL;
-            st = agent_memory_message(a, text, &wrapped);
-            free(text);
-            text = wrapped;
-        }
-        if (st == PIPIT_OK) {
-            st = a->backend.ops->add_permanent(a->backend.self, text);
-        }
+    char *text = memory_prefix_text(a);
+    if (st == PIPIT_OK && text == NULL) {
+        st = PIPIT_ERR_NOMEM;
+    }
+    if (st == PIPIT_OK && text[0] != '\0') {
+        st = a->backend.ops->add_permanent(a->backend.self, text);
     }
     free(text);
     a->superseded_at_rebuild = a->mem.n_superseded;

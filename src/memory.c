@@ -556,10 +556,10 @@ bool memory_add_tracker_line(struct memory *m, const char *line) {
     return add_line(m, line, MEM_TRACKER, false, NULL, MEMORY_MAX_LINE) == PIPIT_OK;
 }
 
-static char *join_lines(const struct memory *m, size_t from) {
+static char *join_lines(const struct memory *m, size_t from, size_t to) {
     struct strbuf b = {0};
     strbuf_str(&b, "");
-    for (size_t i = from; i < m->n; i++) {
+    for (size_t i = from; i < to && i < m->n; i++) {
         strbuf_str(&b, m->lines[i].text);
         strbuf_str(&b, "\n");
     }
@@ -567,15 +567,33 @@ static char *join_lines(const struct memory *m, size_t from) {
 }
 
 char *memory_take_delta(struct memory *m) {
-    char *d = join_lines(m, m->delta_from);
+    char *d = join_lines(m, m->delta_from, m->n);
     if (d != NULL) {
+        if (m->delta_from < m->n) {
+            m->n_batches++;
+        }
+        for (size_t i = m->delta_from; i < m->n; i++) {
+            m->lines[i].batch = m->n_batches;
+        }
         m->delta_from = m->n;
     }
     return d;
 }
 
 char *memory_text(const struct memory *m) {
-    return join_lines(m, 0);
+    return join_lines(m, 0, m->n);
+}
+
+char *memory_text_range(const struct memory *m, size_t from, size_t to) {
+    return join_lines(m, from, to);
+}
+
+size_t memory_group_end(const struct memory *m, size_t from) {
+    size_t i = from + 1;
+    while (i < m->n && m->lines[i].batch == m->lines[from].batch) {
+        i++;
+    }
+    return i < m->n ? i : m->n;
 }
 
 size_t memory_bytes(const struct memory *m) {
@@ -626,9 +644,10 @@ size_t memory_trim(struct memory *m, size_t max_bytes) {
 json_t *memory_to_json(const struct memory *m) {
     json_t *lines = json_array();
     for (size_t i = 0; i < m->n && lines != NULL; i++) {
-        json_array_append_new(lines, json_pack("{s:s,s:i,s:b,s:s}", "text", m->lines[i].text,
+        json_array_append_new(lines, json_pack("{s:s,s:i,s:b,s:s,s:I}", "text", m->lines[i].text,
                                                "kind", (int)m->lines[i].kind, "pinned",
-                                               (int)m->lines[i].pinned, "tool", m->lines[i].tool));
+                                               (int)m->lines[i].pinned, "tool", m->lines[i].tool,
+                                               "batch", (json_int_t)m->lines[i].batch));
     }
     return json_pack("{s:s,s:o,s:I,s:I,s:I}", "mode", pipit_memory_mode_str(m->mode), "lines",
                      lines, "n_trimmed", (json_int_t)m->n_trimmed, "n_trims",
@@ -674,6 +693,12 @@ enum pipit_status memory_from_json(struct memory *m, const json_t *j, struct pip
                      kind == MEM_HISTORY ? (1u << 20) : MEMORY_MAX_LINE) != PIPIT_OK) {
             memory_free(&fresh);
             return pipit_error_set(err, PIPIT_ERR_NOMEM, "memory: out of memory");
+        }
+        /* the delta it came in (older sessions have none: one run) */
+        json_int_t batch = json_integer_value(json_object_get(line, "batch"));
+        fresh.lines[fresh.n - 1].batch = batch > 0 && batch <= UINT32_MAX ? (uint32_t)batch : 1;
+        if (fresh.lines[fresh.n - 1].batch > fresh.n_batches) {
+            fresh.n_batches = fresh.lines[fresh.n - 1].batch;
         }
     }
     fresh.n_trimmed = (size_t)json_integer_value(json_object_get(j, "n_trimmed"));

@@ -29,10 +29,12 @@
 #define MEMORY_MAX_LINE 240 /* bytes of one CSO line (cut on a character boundary) */
 
 struct memory_line {
-    char *text;    /* without its newline; owned */
-    bool pinned;   /* kept by trimming */
-    int8_t kind;   /* enum memory_kind */
-    char tool[72]; /* tool of a tool_error line (to resolve it), else "" */
+    char *text;     /* without its newline; owned */
+    bool pinned;    /* kept by trimming */
+    int8_t kind;    /* enum memory_kind */
+    char tool[72];  /* tool of a tool_error line (to resolve it), else "" */
+    uint32_t batch; /* the memory_take_delta() that handed it out (0: not yet): lines appended
+                       together, which a rebuild keeps together (memory_group_end) */
 };
 
 struct memory {
@@ -40,6 +42,7 @@ struct memory {
     struct memory_line *lines;
     size_t n, cap;
     size_t delta_from;    /* first line not yet taken as a delta */
+    uint32_t n_batches;   /* deltas taken, ever (the last line's batch) */
     size_t n_trimmed;     /* lines dropped by trimming, ever */
     size_t n_superseded;  /* "done:" lines made obsolete by newer facts, ever */
     char utterance[512];  /* the current turn's utterance */
@@ -109,6 +112,14 @@ char *memory_take_delta(struct memory *m);
 
 /* All lines, one per line (free with free). */
 char *memory_text(const struct memory *m);
+
+/* Lines [from, to), one per line (free with free). */
+char *memory_text_range(const struct memory *m, size_t from, size_t to);
+
+/* The end of the run of lines from `from` on that were handed out by one memory_take_delta()
+ * (or are all not yet handed out): the agent wraps each run as it appended it, so a rebuild of
+ * the prefix gives the same tokens up to the first line that went. */
+size_t memory_group_end(const struct memory *m, size_t from);
 
 /* Drop the oldest unpinned lines until the text is at most `max_bytes` long or only pinned
  * lines are left. Returns the number of lines dropped (counted in n_trimmed/n_trims). */

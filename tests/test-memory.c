@@ -330,13 +330,51 @@ static void test_untrusted_session(void **state) {
     json_decref(j);
 }
 
+/* Lines handed out by one memory_take_delta() stay one run (the agent wraps each run as it
+ * appended it, so a rebuild gives the same tokens); runs survive a line going and a session. */
+static void test_runs_of_lines(void **state) {
+    (void)state;
+    struct memory m;
+    memory_init(&m, PIPIT_MEMORY_CSO);
+    assert_true(memory_add_tracker_line(&m, "a: 1"));
+    assert_true(memory_add_tracker_line(&m, "b: 2"));
+    free(memory_take_delta(&m));
+    assert_true(memory_add_tracker_line(&m, "c: 3"));
+    free(memory_take_delta(&m));
+    assert_true(memory_add_tracker_line(&m, "d: 4"));
+    assert_true(memory_add_tracker_line(&m, "e: 5")); /* not handed out yet: a run of its own */
+    assert_int_equal(memory_group_end(&m, 0), 2);
+    assert_int_equal(memory_group_end(&m, 1), 2);
+    assert_int_equal(memory_group_end(&m, 2), 3);
+    assert_int_equal(memory_group_end(&m, 3), 5);
+    char *t = memory_text_range(&m, 2, 5);
+    assert_string_equal(t, "c: 3\nd: 4\ne: 5\n");
+    free(t);
+    free(memory_take_delta(&m));
+    assert_int_equal(memory_group_end(&m, 3), 5);
+
+    json_t *j = memory_to_json(&m);
+    struct memory back;
+    memory_init(&back, PIPIT_MEMORY_CSO);
+    assert_int_equal(memory_from_json(&back, j, NULL), PIPIT_OK);
+    json_decref(j);
+    for (size_t i = 0; i < m.n; i++) {
+        assert_int_equal(memory_group_end(&back, i), memory_group_end(&m, i));
+    }
+    assert_true(memory_add_tracker_line(&back, "f: 6"));
+    free(memory_take_delta(&back));
+    assert_int_equal(memory_group_end(&back, 3), 5); /* a new run after the restored ones */
+    memory_free(&back);
+    memory_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cso_lines),         cmocka_unit_test(test_cso_rules),
         cmocka_unit_test(test_trim_keeps_pinned), cmocka_unit_test(test_full_history_and_tracker),
         cmocka_unit_test(test_lines_are_bounded), cmocka_unit_test(test_error_not_repeated),
         cmocka_unit_test(test_goal_resolved),     cmocka_unit_test(test_untrusted_text),
-        cmocka_unit_test(test_untrusted_session),
+        cmocka_unit_test(test_untrusted_session), cmocka_unit_test(test_runs_of_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
