@@ -59,6 +59,7 @@ function readPipit(path) {
         const c = d.counters;
         out.push({
             prefill: c.prefill_tokens,
+            decoded: c.decode_tokens,
             ttft: c.model_calls > 0 ? c.ttft_ms : null,
             call: c.latency_ms,
             ctx: c.permanent_tokens + c.ephemeral_tokens_max,
@@ -76,6 +77,7 @@ function readNode(path) {
         const d = JSON.parse(line);
         out.push({
             prefill: d.prefill,
+            decoded: d.decoded,
             ttft: d.ttft_ms,
             call: d.call_ms ?? d.turn_ms, // no complete call (cut by the token limit): the turn
             ctx: d.context,
@@ -134,6 +136,9 @@ function main() {
             prefillLast: mean(turns.slice(Math.max(1, n - 19)).filter((t) => !t.failed).map((t) => t.prefill)),
             callP50: pct(later.map((t) => t.call), 50),
             callP95: pct(later.map((t) => t.call), 95),
+            decodedP50: pct(later.map((t) => t.decoded), 50),
+            decodedMax: later.length === 0 ? null : Math.max(...later.map((t) => t.decoded ?? 0)),
+            perTokenP50: pct(later.map((t) => (t.decoded > 0 ? t.call / t.decoded : null)), 50),
             ttftP50: pct(later.map((t) => t.ttft), 50),
             ttftP95: pct(later.map((t) => t.ttft), 95),
             ctx20: at(20),
@@ -155,6 +160,8 @@ function main() {
         row("prefilled tokens per turn, turns 2-N: p50 / max", (c) => `${f0(c.prefillP50)} / ${f0(c.prefillMax)}`),
         row("prefilled tokens per turn: mean of turns 2-20 / of the last 20", (c) => `${f1(c.prefillFirst)} / ${f1(c.prefillLast)}`),
         row("constrained-call time, turns 2-N: p50 / p95", (c) => `${ms(c.callP50)} / ${ms(c.callP95)}`),
+        row("generated tokens per call, turns 2-N: p50 / max", (c) => `${f0(c.decodedP50)} / ${f0(c.decodedMax)}`),
+        row("constrained-call time per generated token, turns 2-N: p50", (c) => ms(c.perTokenP50)),
         row("first-token time, turn 1 (cold)", (c) => ms(c.first.ttft)),
         row("first-token time, turns 2-N: p50 / p95", (c) => `${ms(c.ttftP50)} / ${ms(c.ttftP95)}`),
         row("context tokens after 20 turns", (c) => f0(c.ctx20)),
