@@ -408,7 +408,8 @@ pipit_context_decode_forced(struct pipit_context *ctx, const int32_t *tokens, in
 enum pipit_status pipit_context_rewind(struct pipit_context *ctx);
 
 /* Drop the ephemeral tail after its first `keep` tokens (0 <= keep <=
- * n_ephemeral). */
+ * n_ephemeral). Like pipit_context_truncate, the dropped tokens' cells are kept until the next
+ * decode: an append of the same tokens (a step decoded again with another grammar) reuses them. */
 enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t keep);
 
 /* Shorten the permanent prefix to its first `n_keep` tokens (0 <= n_keep <= n_permanent), e.g.
@@ -459,8 +460,8 @@ void pipit_context_cancel(struct pipit_context *ctx);
 /* Counters since the context was created or last reset. */
 struct pipit_perf {
     int64_t n_prefill_tokens; /* tokens appended with pipit_context_append and prefilled */
-    int64_t n_reused_tokens;  /* ... appended to the permanent prefix without a prefill: the
-                                 cache still held them after pipit_context_truncate */
+    int64_t n_reused_tokens;  /* ... appended without a prefill: the cache still held them after
+                                 pipit_context_truncate or a rewind */
     int64_t n_decode_tokens;  /* tokens decoded one by one or forced */
     int64_t n_decode_calls;   /* llama_decode calls made for decode/forced tokens */
     int64_t n_sample_calls;   /* tokens sampled */

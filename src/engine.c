@@ -486,8 +486,9 @@ struct pipit_context {
     int32_t *tokens; /* n_ctx entries: the cached tokens, permanent then ephemeral */
     int32_t n_perm;
     int32_t n_eph;
-    /* after a truncate: cells past the prefix still holding tokens[n_perm..n_perm+n_stale), kept
-     * until the next decode so a permanent append of the same tokens reuses them (n_eph is 0) */
+    /* after a truncate or rewind: cells past both regions still holding their tokens
+     * (tokens[n_perm + n_eph ..] for n_stale), kept until the next decode so an append of the
+     * same tokens at the same positions reuses them */
     int32_t n_stale;
     bool has_logits;
 
@@ -776,30 +777,28 @@ enum pipit_status pipit_context_append(struct pipit_context *ctx,
                                    "holds %d tokens (rewind or commit first)",
                                    (int)ctx->n_eph);
     }
-    /* the tokens a truncate left in the cache at these positions are not decoded again; the
-     * last one always is, for its logits */
+    /* the tokens a truncate or rewind left in the cache at these positions are not decoded
+     * again; the last one always is, for its logits */
+    int32_t *len = region == PIPIT_REGION_PERMANENT ? &ctx->n_perm : &ctx->n_eph;
+    int32_t start = *len;
+    const int32_t *old = ctx->tokens + ctx->n_perm + ctx->n_eph;
     int32_t reused = 0;
-    if (region == PIPIT_REGION_PERMANENT) {
-        const int32_t *old = ctx->tokens + ctx->n_perm;
-        while (reused < ctx->n_stale && reused < n - 1 && old[reused] == tokens[reused]) {
-            reused++;
-        }
-        ctx->n_perm += reused;
-        ctx->n_stale -= reused;
-        ctx->perf.n_reused_tokens += reused;
+    while (reused < ctx->n_stale && reused < n - 1 && old[reused] == tokens[reused]) {
+        reused++;
     }
+    *len += reused;
+    ctx->n_stale -= reused;
     double t0 = pipit_now_ms();
     enum pipit_status st = decode_tokens(ctx, tokens + reused, n - reused, NULL);
     ctx->perf.t_prefill_ms += pipit_now_ms() - t0;
     if (st != PIPIT_OK) {
+        *len = start; /* as before the call: the reused cells go too */
+        kv_truncate(ctx, ctx->n_perm + ctx->n_eph);
         return st;
     }
+    ctx->perf.n_reused_tokens += reused;
     ctx->perf.n_prefill_tokens += n - reused;
-    if (region == PIPIT_REGION_PERMANENT) {
-        ctx->n_perm += n - reused;
-    } else {
-        ctx->n_eph += n;
-    }
+    *len += n - reused;
     return PIPIT_OK;
 }
 
@@ -839,7 +838,8 @@ enum pipit_status pipit_context_rewind_to(struct pipit_context *ctx, int32_t kee
     if (keep == ctx->n_eph) {
         return PIPIT_OK;
     }
-    kv_truncate(ctx, ctx->n_perm + keep);
+    /* the cells stay until the next decode: appending the same tokens reuses them */
+    ctx->n_stale += ctx->n_eph - keep;
     ctx->n_eph = keep;
     ctx->has_logits = false;
     return PIPIT_OK;

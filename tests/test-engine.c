@@ -209,10 +209,10 @@ static void test_commit_and_partial_rewind(void **state) {
     pipit_model_free(m);
 }
 
-/* A truncate keeps the cut cells for reuse: appending [E N] after cutting [P E] back to [P]
- * prefills only N, and the logits, tokens and saved state equal a fresh context's after [P E N]; an
- * append that differs from the first token on, an ephemeral append and a state save all drop the
- * kept cells first. */
+/* A truncate (or rewind) keeps the cut cells for reuse: appending [E N] after cutting [P E] back to
+ * [P] prefills only N, and the logits, tokens and saved state equal a fresh context's after [P E
+ * N]; an append that differs from the first token on, an ephemeral append and a state save all drop
+ * the kept cells first. */
 static void test_truncate_reuses_the_same_tokens(void **state) {
     (void)state;
     struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
@@ -264,6 +264,27 @@ static void test_truncate_reuses_the_same_tokens(void **state) {
     la = test_copy_logits(a, info.n_vocab);
     assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
     free(la);
+
+    /* a rewound tail appended again: all but its last token reused, same logits */
+    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    float *l1 = test_copy_logits(a, info.n_vocab);
+    assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
+    pipit_context_get_perf(a, &before);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    pipit_context_get_perf(a, &after);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, nn - 1);
+    assert_int_equal(pipit_context_n_ephemeral(a), nn);
+    la = test_copy_logits(a, info.n_vocab);
+    assert_true(test_max_abs_diff(la, l1, info.n_vocab) <= 1e-4f);
+    free(la);
+    free(l1);
+    /* a partial rewind, then other tokens: reuse stops at the first difference */
+    assert_int_equal(pipit_context_rewind_to(a, 2), PIPIT_OK);
+    assert_int_equal(pipit_context_decode_token(a, n[2] == 0 ? 1 : 0), PIPIT_OK);
+    assert_int_equal(pipit_context_n_ephemeral(a), 3);
+    assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
 
     /* a save after a truncate holds the prefix only: it loads into a context equal to [P] + N */
     assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
@@ -915,7 +936,7 @@ static void test_threads_and_perf(void **state) {
     assert_int_equal(pipit_context_set_threads(ctx, 2), PIPIT_OK);
     assert_int_equal(pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, p, np), PIPIT_OK);
     float *l2 = test_copy_logits(ctx, info.n_vocab);
-    assert_int_equal(pipit_context_rewind(ctx), PIPIT_OK);
+    assert_int_equal(pipit_context_clear(ctx), PIPIT_OK); /* a rewind would reuse the cells */
     assert_int_equal(pipit_context_set_threads(ctx, 1), PIPIT_OK);
     assert_int_equal(pipit_context_append(ctx, PIPIT_REGION_EPHEMERAL, p, np), PIPIT_OK);
     float *l1 = test_copy_logits(ctx, info.n_vocab);
