@@ -21,57 +21,73 @@ static const char *NEXT = "\nUser: zoom in to 2x\nAssistant:";
 /* ============================================================================
  * KV regions */
 
+/* The model and the three texts' tokens the KV-region tests start from. */
+struct texts {
+    struct pipit_model *m;
+    struct pipit_model_info info;
+    int32_t *p, *e, *n;
+    int32_t np, ne, nn;
+};
+
+static struct texts texts_load(const char *model_path) {
+    struct texts t;
+    t.m = test_load_model(model_path);
+    pipit_model_get_info(t.m, &t.info);
+    t.p = test_tokens(t.m, PREFIX, &t.np);
+    t.e = test_tokens(t.m, EPHEMERAL, &t.ne);
+    t.n = test_tokens(t.m, NEXT, &t.nn);
+    return t;
+}
+
+static void texts_free(struct texts *t) {
+    pipit_free(t->p);
+    pipit_free(t->e);
+    pipit_free(t->n);
+    pipit_model_free(t->m);
+}
+
 /* logits after [P, E, rewind, N] == logits of a fresh context after [P, N] */
 static void check_rewind_equivalence(const char *model_path, bool token_by_token) {
-    struct pipit_model *m = test_load_model(model_path);
-    struct pipit_model_info info;
-    pipit_model_get_info(m, &info);
-    int32_t np, ne, nn;
-    int32_t *p = test_tokens(m, PREFIX, &np);
-    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
-    int32_t *n = test_tokens(m, NEXT, &nn);
+    struct texts t = texts_load(model_path);
 
-    struct pipit_context *a = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, e, ne), PIPIT_OK);
-    assert_int_equal(pipit_context_n_ephemeral(a), ne);
+    struct pipit_context *a = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.e, t.ne), PIPIT_OK);
+    assert_int_equal(pipit_context_n_ephemeral(a), t.ne);
     assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
-    assert_int_equal(pipit_context_n_permanent(a), np);
+    assert_int_equal(pipit_context_n_permanent(a), t.np);
     assert_int_equal(pipit_context_n_ephemeral(a), 0);
     assert_null(pipit_context_logits(a)); /* no stale logits after a rewind */
     if (token_by_token) {
-        for (int32_t i = 0; i < nn; i++) {
-            assert_int_equal(pipit_context_decode_token(a, n[i]), PIPIT_OK);
+        for (int32_t i = 0; i < t.nn; i++) {
+            assert_int_equal(pipit_context_decode_token(a, t.n[i]), PIPIT_OK);
         }
     } else {
-        assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+        assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
     }
-    float *la = test_copy_logits(a, info.n_vocab);
+    float *la = test_copy_logits(a, t.info.n_vocab);
 
-    struct pipit_context *b = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    float *lb = test_copy_logits(b, info.n_vocab);
+    struct pipit_context *b = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    float *lb = test_copy_logits(b, t.info.n_vocab);
 
-    float d = test_max_abs_diff(la, lb, info.n_vocab);
+    float d = test_max_abs_diff(la, lb, t.info.n_vocab);
     assert_true(d <= 1e-4f);
 
     /* the cached token lists agree too */
     int32_t ta_n, tb_n;
     const int32_t *ta = pipit_context_tokens(a, &ta_n);
     const int32_t *tb = pipit_context_tokens(b, &tb_n);
-    assert_int_equal(ta_n, np + nn);
-    assert_int_equal(tb_n, np + nn);
+    assert_int_equal(ta_n, t.np + t.nn);
+    assert_int_equal(tb_n, t.np + t.nn);
     assert_memory_equal(ta, tb, sizeof(int32_t) * (size_t)ta_n);
 
     free(la);
     free(lb);
-    pipit_free(p);
-    pipit_free(e);
-    pipit_free(n);
     pipit_context_free(a);
     pipit_context_free(b);
-    pipit_model_free(m);
+    texts_free(&t);
 }
 
 static void test_rewind_equivalence_spm(void **state) {
@@ -89,13 +105,7 @@ static void test_rewind_equivalence_qwen2(void **state) {
  * up to float rounding (F16 against F32 accumulation) */
 static void test_flash_attention_both_ways(void **state) {
     (void)state;
-    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
-    struct pipit_model_info info;
-    pipit_model_get_info(m, &info);
-    int32_t np, ne, nn;
-    int32_t *p = test_tokens(m, PREFIX, &np);
-    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
-    int32_t *n = test_tokens(m, NEXT, &nn);
+    struct texts t = texts_load(TEST_MODEL_QWEN);
     float *logits[2];
     uint8_t *blob = NULL; /* the prefix saved with flash attention on */
     size_t blob_len = 0;
@@ -106,25 +116,25 @@ static void test_flash_attention_both_ways(void **state) {
         cp.flash_attn = fa == 1;
         struct pipit_context *c = NULL;
         struct pipit_error err;
-        assert_int_equal(pipit_context_init(m, &cp, &c, &err), PIPIT_OK);
-        assert_int_equal(pipit_context_append(c, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-        assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, e, ne), PIPIT_OK);
+        assert_int_equal(pipit_context_init(t.m, &cp, &c, &err), PIPIT_OK);
+        assert_int_equal(pipit_context_append(c, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+        assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, t.e, t.ne), PIPIT_OK);
         assert_int_equal(pipit_context_rewind(c), PIPIT_OK);
         if (fa == 1) {
             assert_int_equal(pipit_context_save_state(c, &blob, &blob_len), PIPIT_OK);
         }
-        for (int32_t i = 0; i < nn; i++) {
-            assert_int_equal(pipit_context_decode_token(c, n[i]), PIPIT_OK);
+        for (int32_t i = 0; i < t.nn; i++) {
+            assert_int_equal(pipit_context_decode_token(c, t.n[i]), PIPIT_OK);
         }
-        logits[fa] = test_copy_logits(c, info.n_vocab);
+        logits[fa] = test_copy_logits(c, t.info.n_vocab);
         pipit_context_free(c);
     }
     /* a prefix saved under the other setting: loaded (llama.cpp converts the V layout) or
      * refused with the context left empty, never half-loaded */
-    struct pipit_context *c = test_new_context(m, 512);
+    struct pipit_context *c = test_new_context(t.m, 512);
     enum pipit_status st = pipit_context_load_state(c, blob, blob_len);
     if (st == PIPIT_OK) {
-        assert_int_equal(pipit_context_n_permanent(c), np);
+        assert_int_equal(pipit_context_n_permanent(c), t.np);
     } else {
         assert_int_equal(st, PIPIT_ERR_CORRUPT);
         assert_int_equal(pipit_context_n_permanent(c) + pipit_context_n_ephemeral(c), 0);
@@ -134,7 +144,7 @@ static void test_flash_attention_both_ways(void **state) {
     int32_t best[2] = {0, 0};
     float scale = 0.0f;
     for (int fa = 0; fa < 2; fa++) {
-        for (int32_t v = 1; v < info.n_vocab; v++) {
+        for (int32_t v = 1; v < t.info.n_vocab; v++) {
             if (logits[fa][v] > logits[fa][best[fa]]) {
                 best[fa] = v;
             }
@@ -144,56 +154,47 @@ static void test_flash_attention_both_ways(void **state) {
     /* the same prediction up to rounding: each one's best token is within the tolerance of
      * the other's best (a random model has near ties) */
     float tol = 0.01f * scale + 1e-3f;
-    assert_true(test_max_abs_diff(logits[0], logits[1], info.n_vocab) <= tol);
+    assert_true(test_max_abs_diff(logits[0], logits[1], t.info.n_vocab) <= tol);
     assert_true(logits[1][best[0]] >= logits[1][best[1]] - 2.0f * tol);
     free(logits[0]);
     free(logits[1]);
-    pipit_free(p);
-    pipit_free(e);
-    pipit_free(n);
-    pipit_model_free(m);
+    texts_free(&t);
 }
 
 static void test_commit_and_partial_rewind(void **state) {
     (void)state;
-    struct pipit_model *m = test_load_model(TEST_MODEL_SPM);
-    struct pipit_model_info info;
-    pipit_model_get_info(m, &info);
-    int32_t np, ne, nn;
-    int32_t *p = test_tokens(m, PREFIX, &np);
-    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
-    int32_t *n = test_tokens(m, NEXT, &nn);
+    struct texts t = texts_load(TEST_MODEL_SPM);
 
     /* [P] + eph[E] commit -> permanent [P E]; then eph N; rewind keeps [P E] */
-    struct pipit_context *a = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, e, ne), PIPIT_OK);
+    struct pipit_context *a = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.e, t.ne), PIPIT_OK);
     assert_int_equal(pipit_context_commit(a), PIPIT_OK);
-    assert_int_equal(pipit_context_n_permanent(a), np + ne);
+    assert_int_equal(pipit_context_n_permanent(a), t.np + t.ne);
     assert_int_equal(pipit_context_n_ephemeral(a), 0);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
     assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
-    assert_int_equal(pipit_context_n_permanent(a), np + ne);
+    assert_int_equal(pipit_context_n_permanent(a), t.np + t.ne);
 
     /* partial rewind: keep the first 2 ephemeral tokens */
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    assert_int_equal(pipit_context_rewind_to(a, nn + 1), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    assert_int_equal(pipit_context_rewind_to(a, t.nn + 1), PIPIT_ERR_INVALID_ARG);
     assert_int_equal(pipit_context_rewind_to(a, 2), PIPIT_OK);
     assert_int_equal(pipit_context_n_ephemeral(a), 2);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n + 2, nn - 2), PIPIT_OK);
-    float *la = test_copy_logits(a, info.n_vocab);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n + 2, t.nn - 2), PIPIT_OK);
+    float *la = test_copy_logits(a, t.info.n_vocab);
 
-    struct pipit_context *b = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    float *lb = test_copy_logits(b, info.n_vocab);
-    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+    struct pipit_context *b = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, t.e, t.ne), PIPIT_OK);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    float *lb = test_copy_logits(b, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, t.info.n_vocab) <= 1e-4f);
 
     /* permanent appends are refused while the tail is not empty */
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, p, 1), PIPIT_ERR_STATE);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, t.p, 1), PIPIT_ERR_STATE);
     assert_non_null(strstr(pipit_context_errmsg(b), "ephemeral"));
-    assert_int_equal(pipit_context_append(b, (enum pipit_region)7, p, 1), PIPIT_ERR_INVALID_ARG);
+    assert_int_equal(pipit_context_append(b, (enum pipit_region)7, t.p, 1), PIPIT_ERR_INVALID_ARG);
 
     /* clear drops both regions */
     assert_int_equal(pipit_context_clear(b), PIPIT_OK);
@@ -201,12 +202,9 @@ static void test_commit_and_partial_rewind(void **state) {
 
     free(la);
     free(lb);
-    pipit_free(p);
-    pipit_free(e);
-    pipit_free(n);
     pipit_context_free(a);
     pipit_context_free(b);
-    pipit_model_free(m);
+    texts_free(&t);
 }
 
 /* A truncate (or rewind) keeps the cut cells for reuse: appending [E N] after cutting [P E] back to
@@ -215,38 +213,32 @@ static void test_commit_and_partial_rewind(void **state) {
  * the kept cells first. */
 static void test_truncate_reuses_the_same_tokens(void **state) {
     (void)state;
-    struct pipit_model *m = test_load_model(TEST_MODEL_QWEN);
-    struct pipit_model_info info;
-    pipit_model_get_info(m, &info);
-    int32_t np, ne, nn;
-    int32_t *p = test_tokens(m, PREFIX, &np);
-    int32_t *e = test_tokens(m, EPHEMERAL, &ne);
-    int32_t *n = test_tokens(m, NEXT, &nn);
-    int32_t *en = malloc(sizeof(int32_t) * (size_t)(ne + nn));
+    struct texts t = texts_load(TEST_MODEL_QWEN);
+    int32_t *en = malloc(sizeof(int32_t) * (size_t)(t.ne + t.nn));
     assert_non_null(en);
-    memcpy(en, e, sizeof(int32_t) * (size_t)ne);
-    memcpy(en + ne, n, sizeof(int32_t) * (size_t)nn);
+    memcpy(en, t.e, sizeof(int32_t) * (size_t)t.ne);
+    memcpy(en + t.ne, t.n, sizeof(int32_t) * (size_t)t.nn);
 
-    struct pipit_context *b = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
-    float *lb = test_copy_logits(b, info.n_vocab);
+    struct pipit_context *b = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(b, PIPIT_REGION_PERMANENT, en, t.ne + t.nn), PIPIT_OK);
+    float *lb = test_copy_logits(b, t.info.n_vocab);
 
-    struct pipit_context *a = test_new_context(m, 512);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, p, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
-    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
-    assert_int_equal(pipit_context_n_permanent(a), np);
+    struct pipit_context *a = test_new_context(t.m, 512);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.p, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.e, t.ne), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_n_permanent(a), t.np);
     assert_null(pipit_context_logits(a));
     struct pipit_perf before, after;
     pipit_context_get_perf(a, &before);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, t.ne + t.nn), PIPIT_OK);
     pipit_context_get_perf(a, &after);
-    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, ne);
-    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, nn);
-    assert_int_equal(pipit_context_n_permanent(a), np + ne + nn);
-    float *la = test_copy_logits(a, info.n_vocab);
-    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, t.ne);
+    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, t.nn);
+    assert_int_equal(pipit_context_n_permanent(a), t.np + t.ne + t.nn);
+    float *la = test_copy_logits(a, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, t.info.n_vocab) <= 1e-4f);
     int32_t ta_n, tb_n;
     const int32_t *ta = pipit_context_tokens(a, &ta_n);
     const int32_t *tb = pipit_context_tokens(b, &tb_n);
@@ -255,52 +247,52 @@ static void test_truncate_reuses_the_same_tokens(void **state) {
     free(la);
 
     /* the same tokens again in full: all but the last reused (its logits are decoded again) */
-    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, t.np), PIPIT_OK);
     pipit_context_get_perf(a, &before);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, ne + nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, en, t.ne + t.nn), PIPIT_OK);
     pipit_context_get_perf(a, &after);
-    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, ne + nn - 1);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, t.ne + t.nn - 1);
     assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, 1);
-    la = test_copy_logits(a, info.n_vocab);
-    assert_true(test_max_abs_diff(la, lb, info.n_vocab) <= 1e-4f);
+    la = test_copy_logits(a, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, lb, t.info.n_vocab) <= 1e-4f);
     free(la);
 
     /* a rewound tail appended again: all but its last token reused, same logits */
-    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    float *l1 = test_copy_logits(a, info.n_vocab);
+    assert_int_equal(pipit_context_truncate(a, t.np), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    float *l1 = test_copy_logits(a, t.info.n_vocab);
     assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
     pipit_context_get_perf(a, &before);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
     pipit_context_get_perf(a, &after);
-    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, nn - 1);
-    assert_int_equal(pipit_context_n_ephemeral(a), nn);
-    la = test_copy_logits(a, info.n_vocab);
-    assert_true(test_max_abs_diff(la, l1, info.n_vocab) <= 1e-4f);
+    assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, t.nn - 1);
+    assert_int_equal(pipit_context_n_ephemeral(a), t.nn);
+    la = test_copy_logits(a, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, l1, t.info.n_vocab) <= 1e-4f);
     free(la);
     free(l1);
     /* a partial rewind, then other tokens: reuse stops at the first difference */
     assert_int_equal(pipit_context_rewind_to(a, 2), PIPIT_OK);
-    assert_int_equal(pipit_context_decode_token(a, n[2] == 0 ? 1 : 0), PIPIT_OK);
+    assert_int_equal(pipit_context_decode_token(a, t.n[2] == 0 ? 1 : 0), PIPIT_OK);
     assert_int_equal(pipit_context_n_ephemeral(a), 3);
     assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.e, t.ne), PIPIT_OK);
 
     /* a save after a truncate holds the prefix only: it loads into a context equal to [P] + N */
-    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, t.np), PIPIT_OK);
     uint8_t *blob = NULL;
     size_t len = 0;
     assert_int_equal(pipit_context_save_state(a, &blob, &len), PIPIT_OK);
-    struct pipit_context *c = test_new_context(m, 512);
+    struct pipit_context *c = test_new_context(t.m, 512);
     assert_int_equal(pipit_context_load_state(c, blob, len), PIPIT_OK);
-    assert_int_equal(pipit_context_n_permanent(c), np);
+    assert_int_equal(pipit_context_n_permanent(c), t.np);
     pipit_free(blob);
     /* an ephemeral append drops the kept cells: positions continue from the prefix */
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, n, nn), PIPIT_OK);
-    la = test_copy_logits(a, info.n_vocab);
-    float *lc = test_copy_logits(c, info.n_vocab);
-    assert_true(test_max_abs_diff(la, lc, info.n_vocab) <= 1e-4f);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(c, PIPIT_REGION_EPHEMERAL, t.n, t.nn), PIPIT_OK);
+    la = test_copy_logits(a, t.info.n_vocab);
+    float *lc = test_copy_logits(c, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, lc, t.info.n_vocab) <= 1e-4f);
     free(la);
     free(lc);
     assert_int_equal(pipit_context_rewind(a), PIPIT_OK);
@@ -308,20 +300,20 @@ static void test_truncate_reuses_the_same_tokens(void **state) {
     /* other tokens (E and N both start "\nUser:"): reused up to the first difference only, and
      * the rest of the cut cells are gone (same KV size as a context that never held E) */
     int32_t same = 0;
-    while (same < ne && same < nn && e[same] == n[same]) {
+    while (same < t.ne && same < t.nn && t.e[same] == t.n[same]) {
         same++;
     }
-    assert_true(same > 0 && same < nn);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, e, ne), PIPIT_OK);
-    assert_int_equal(pipit_context_truncate(a, np), PIPIT_OK);
+    assert_true(same > 0 && same < t.nn);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.e, t.ne), PIPIT_OK);
+    assert_int_equal(pipit_context_truncate(a, t.np), PIPIT_OK);
     pipit_context_get_perf(a, &before);
-    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, n, nn), PIPIT_OK);
+    assert_int_equal(pipit_context_append(a, PIPIT_REGION_PERMANENT, t.n, t.nn), PIPIT_OK);
     pipit_context_get_perf(a, &after);
     assert_int_equal(after.n_reused_tokens - before.n_reused_tokens, same);
-    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, nn - same);
-    la = test_copy_logits(a, info.n_vocab);
-    lc = test_copy_logits(c, info.n_vocab);
-    assert_true(test_max_abs_diff(la, lc, info.n_vocab) <= 1e-4f);
+    assert_int_equal(after.n_prefill_tokens - before.n_prefill_tokens, t.nn - same);
+    la = test_copy_logits(a, t.info.n_vocab);
+    lc = test_copy_logits(c, t.info.n_vocab);
+    assert_true(test_max_abs_diff(la, lc, t.info.n_vocab) <= 1e-4f);
     free(la);
     free(lc);
     assert_int_equal(pipit_context_commit(c), PIPIT_OK);
@@ -330,13 +322,10 @@ static void test_truncate_reuses_the_same_tokens(void **state) {
 
     free(lb);
     free(en);
-    pipit_free(p);
-    pipit_free(e);
-    pipit_free(n);
     pipit_context_free(a);
     pipit_context_free(b);
     pipit_context_free(c);
-    pipit_model_free(m);
+    texts_free(&t);
 }
 
 static void test_context_full_is_a_status(void **state) {
