@@ -1232,7 +1232,8 @@ struct pipit_turn {
     uint32_t flags;                   /* enum pipit_turn_flag bits */
     int32_t n_steps;                  /* segments handled */
     int32_t model_calls;              /* decodes run */
-    int64_t prefill_tokens;           /* all tokens prefilled this turn */
+    int64_t prefill_tokens;           /* all tokens prefilled this turn (not those the cache
+                                         still held: pipit_context_truncate) */
     int64_t permanent_prefill_tokens; /* ... of which permanent prefix (0 once it is cached) */
     int64_t decode_tokens;            /* tokens generated */
     int32_t cloud_requests;           /* delegations sent to the cloud endpoint */
