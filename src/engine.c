@@ -682,8 +682,8 @@ static void kv_truncate(struct pipit_context *ctx, int32_t keep) {
     ctx->n_stale = 0;
 }
 
-/* Drop the cells a truncate kept for reuse: every decode, save and size starts from a cache that
- * holds exactly the prefix and the tail. */
+/* Drop the cells a truncate or rewind kept for reuse: every decode, save and size starts from a
+ * cache that holds exactly the prefix and the tail. */
 static void drop_stale(struct pipit_context *ctx) {
     if (ctx->n_stale > 0) {
         kv_truncate(ctx, ctx->n_perm + ctx->n_eph);
