@@ -21,11 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The whole memory as the permanent prefix holds it: in a chat template one system message per
- * run of lines appended together after a turn, as agent_remember() appended them, so a rebuild
- * gives the same tokens up to the first line that went and the engine reuses the cache up to
- * there (pipit_context_truncate); "" when empty; NULL when out of memory or the template fails. */
-static char *memory_prefix_text(struct pipit_agent *a) {
+/* Each run of lines wrapped as agent_remember() appended it, so the engine reuses the cache up to
+ * the first line that went (pipit_context_truncate). */
+char *agent_memory_prefix_text(struct pipit_agent *a) {
     if (!a->chat_template) {
         return memory_text(&a->mem);
     }
@@ -64,7 +62,7 @@ enum pipit_status agent_fit_memory(struct pipit_agent *a, struct pipit_turn *t, 
     char *all = NULL;
     for (int guard = 0; guard < 4096; guard++) {
         free(all);
-        all = memory_prefix_text(a);
+        all = agent_memory_prefix_text(a);
         if (all == NULL) {
             return PIPIT_ERR_NOMEM;
         }
@@ -273,7 +271,7 @@ enum pipit_status agent_rebuild_prefix(struct pipit_agent *a) {
     int32_t np = 0, ne = 0;
     a->backend.ops->lengths(a->backend.self, &np, &ne);
     a->system_tokens = np;
-    char *text = memory_prefix_text(a);
+    char *text = agent_memory_prefix_text(a);
     if (st == PIPIT_OK && text == NULL) {
         st = PIPIT_ERR_NOMEM;
     }

@@ -12,6 +12,11 @@
  * trimmed to about 80% of its room, so the next turns fit too without a rebuild each. When the
  * pinned lines alone do not fit, the oldest are unpinned first (PIPIT_TURN_UNPINNED); when even
  * the system text and tools do not, the memory is emptied (PIPIT_TURN_OVER_BUDGET). */
+/* The whole memory as the permanent prefix holds it: in a chat template one system message per
+ * run of lines appended together after a turn, so a rebuild gives the same tokens up to the
+ * first line that went; "" when empty; NULL when out of memory or the template fails. */
+char *agent_memory_prefix_text(struct pipit_agent *a);
+
 enum pipit_status agent_fit_memory(struct pipit_agent *a, struct pipit_turn *t, int32_t budget);
 
 /* Fit the permanent prefix in `budget` tokens when it is longer, or when superseded facts still

@@ -237,9 +237,9 @@ static enum pipit_status session_load(struct pipit_agent *a,
      * every later turn would fail with a full context */
     size_t trimmed_at_load = 0;
     if (a->model != NULL) {
-        char *text = memory_text(&a->mem);
+        char *text = agent_memory_prefix_text(a); /* counted as the prefix will hold it */
         int32_t n_sys = agent_count_tokens(a, a->system_text, true);
-        int32_t n_mem = text != NULL && text[0] != '\0' ? agent_count_tokens(a, text, false) : 0;
+        int32_t n_mem = text != NULL && text[0] != '\0' ? agent_prefix_tokens(a, text) : 0;
         free(text);
         int32_t budget = agent_memory_budget(a);
         if (n_sys >= 0 && n_mem > 0 && n_sys + n_mem > budget) {
