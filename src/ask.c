@@ -36,9 +36,9 @@
  * generic English (no pack nouns here) */
 
 /* Words a question may start with. */
-static const char *const OPENERS[] = {"where", "wheres", "is",    "isnt",    "are",   "arent", "am",
-                                      "was",   "what",   "whats", "which",   "how",   "hows",  "do",
-                                      "does",  "any",    "if",    "whether", "whatre"};
+static const char *const OPENERS[] = {
+    "where", "wheres", "is",   "isnt", "are",  "arent", "am", "was",     "what",   "whats",
+    "which", "how",    "hows", "do",   "does", "any",   "if", "whether", "whatre", "did"};
 
 /* Dropped at the start of a question. */
 static const char *const LEAD_FILLERS[] = {
@@ -109,7 +109,7 @@ static const char *const GLUE[] = {
     "much",    "many",   "any",   "there",   "theres",   "have",  "has",    "got",       "if",
     "whether", "status", "state", "setting", "settings", "value", "turned", "switched",  "so",
     "far",     "number", "count", "up",      "selected", "use",   "left",   "remaining", "remain",
-    "remains", "longs",  "time",
+    "remains", "longs",  "time",  "stay",    "stayed",   "kept",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -154,9 +154,26 @@ bool ask_is_digit(unsigned char c) {
     return c >= '0' && c <= '9';
 }
 
-/* Words of s[0..len), at most max; a sign before a digit is part of the number ("-1"). */
+/* Short forms people type for a long word ("how many pics", "is the cam on"). */
+static const char *const SHORT_FORMS[][2] = {
+    {"pic", "picture"},  {"pics", "pictures"}, {"vid", "video"},        {"vids", "videos"},
+    {"cam", "camera"},   {"cams", "cameras"},  {"temp", "temperature"}, {"mins", "minutes"},
+    {"secs", "seconds"}, {"sec", "second"},    {"msg", "message"},      {"msgs", "messages"},
+};
+
+/* Words of s[0..len), at most max; a sign before a digit is part of the number ("-1"); a
+ * short form is read as its long word. */
 size_t ask_tokenize(const char *s, size_t len, struct words_tok *out, size_t max) {
-    return words_tokenize(s, len, WORDS_SIGNS, out, max);
+    size_t n = words_tokenize(s, len, WORDS_SIGNS, out, max);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t f = 0; f < COUNT(SHORT_FORMS); f++) {
+            if (strcmp(out[i].w, SHORT_FORMS[f][0]) == 0) {
+                pipit_format(out[i].w, sizeof(out[i].w), "%s", SHORT_FORMS[f][1]);
+                break;
+            }
+        }
+    }
+    return n;
 }
 
 bool ask_tok_is(const struct words_tok *t, size_t n, size_t i, const char *w) {
@@ -182,8 +199,26 @@ bool ask_in_list(const char *w, const char *const *list, size_t n_list) {
 
 /* A number word: "2", "2x", "0.5", "-1", "+1.5". */
 bool ask_parse_number(const char *w, double *out) {
+    static const char *const WORDS[] = {
+        "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+        "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
+    static const char *const TENS[] = {"thirty",  "forty",  "fifty",  "sixty",
+                                       "seventy", "eighty", "ninety", "hundred"};
     if (w[0] == '\0') {
         return false;
+    }
+    for (size_t i = 0; i < COUNT(WORDS); i++) {
+        if (strcmp(w, WORDS[i]) == 0) {
+            *out = (double)i;
+            return true;
+        }
+    }
+    for (size_t i = 0; i < COUNT(TENS); i++) {
+        if (strcmp(w, TENS[i]) == 0) {
+            *out = 30.0 + 10.0 * (double)i;
+            return true;
+        }
     }
     char *end = NULL;
     double v = strtod(w, &end);

@@ -74,6 +74,11 @@ static void test_camera_questions(void **state) {
     static const struct qa CASES[] = {
         {"is the flash on?", "The flash is on auto."},
         {"is the flash on right now?", "The flash is on auto."},
+        /* a number in words, "did ... stay", a short form of a key's name */
+        {"did the timer stay on three?", "The timer is 3 seconds."},
+        {"is the timer on ten?", "The timer is 3 seconds."},
+        {"is the zoom still at two", "The zoom is 2.5x."},
+        {"which cam is active?", "The back camera is active."},
         {"what's the zoom at?", "The zoom is 2.5x."},
         {"what zoom am i at", "The zoom is 2.5x."},
         {"What's the zoom level?", "The zoom is 2.5x."},
