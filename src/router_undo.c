@@ -549,32 +549,23 @@ int32_t router_undo_count(const char *utterance) {
     if (n > 0) {
         return n;
     }
-    /* an undo request and a clause that only says why, in either order: "take that back,
-     * portrait was better", "the zoom was fine, undo it" */
-    size_t first = ts.n;
-    size_t last = ts.n;
-    for (size_t i = 0; i < ts.n; i++) {
-        if (ts.t[i].kind == WORDS_PUNCT) {
-            first = first == ts.n ? i : first;
-            last = i;
+    /* an undo request and a clause that only says why, in either order, at any separator:
+     * "take that back, portrait was better", "the zoom was fine, undo it", "nah, revert that,
+     * the exposure was fine" */
+    for (size_t i = 0; i < ts.n && n == 0; i++) {
+        if (ts.t[i].kind != WORDS_PUNCT || (i > 0 && ts.t[i - 1].kind == WORDS_PUNCT)) {
+            continue;
         }
-    }
-    if (first == ts.n) {
-        return 0;
-    }
-    size_t after = first;
-    while (after < ts.n && ts.t[after].kind == WORDS_PUNCT) {
-        after++;
-    }
-    if (is_commentary(&ts, after, ts.n)) {
-        n = undo_tokens(&ts, 0, first, false);
-    }
-    size_t before = last;
-    while (before > 0 && ts.t[before - 1].kind == WORDS_PUNCT) {
-        before--;
-    }
-    if (n == 0 && is_commentary(&ts, 0, before)) {
-        n = undo_tokens(&ts, last + 1, ts.n, false);
+        size_t after = i;
+        while (after < ts.n && ts.t[after].kind == WORDS_PUNCT) {
+            after++;
+        }
+        if (is_commentary(&ts, after, ts.n)) {
+            n = undo_tokens(&ts, 0, i, false);
+        }
+        if (n == 0 && is_commentary(&ts, 0, i)) {
+            n = undo_tokens(&ts, after, ts.n, false);
+        }
     }
     return n;
 }

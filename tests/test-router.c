@@ -157,6 +157,9 @@ static const struct undo_case UNDO_CASES[] = {
     {"it's too dark", false},
     {"the zoom was fine, undo it", true},
     {"undo that, it was better", true},
+    {"nah, revert that, the exposure was fine", true}, /* the request between two clauses */
+    {"hmm scratch that, food mode looked better", true},
+    {"ok, so, the flash was better, take a photo", false},
     {"undo that, the flash was better, take a photo", false},
     {"undo that, portrait was better and take a photo", false},
     {"undo, night mode", false},
