@@ -38,6 +38,7 @@
 #include "strbuf.h"
 #include "untrusted.h"
 #include "utf8.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -130,6 +131,53 @@ static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
         }
     }
     return true;
+}
+
+/* True when `text` asks for nothing: no word of the tool set, no command verb at any word, no
+ * undo ("don't want to distract the ref", "the stall guy is waving"). */
+static bool only_chatter(const struct pipit_agent *a, const char *text) {
+    if (router_has_tool_word(a->router, text) || router_undo_count(text) > 0) {
+        return false;
+    }
+    struct words_tok t[48];
+    size_t len = strlen(text);
+    size_t n = words_tokenize(text, len, 0, t, 48);
+    if (n == 48) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (router_command_verb(a->router, text + t[i].start) != ROUTER_NO_VERB) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "the stall guy is waving, is the flash off? dont wanna blind him": one question about the
+ * state (the clause that ends with the only '?'), said among words that ask for nothing, is
+ * answered as the question alone. */
+static bool
+answer_question_in_chatter(struct pipit_agent *a, struct turn_build *tb, const char *utt) {
+    const char *q = strchr(utt, '?');
+    if (q == NULL || strchr(q + 1, '?') != NULL) {
+        return false;
+    }
+    const char *s = q;
+    while (s > utt && strchr(".!,;:", s[-1]) == NULL &&
+           !(s[-1] == '-' && s - 1 > utt && s[-2] == ' ')) {
+        s--;
+    }
+    char question[AGENT_MAX_UTTERANCE], rest[AGENT_MAX_UTTERANCE];
+    pipit_format(question, sizeof(question), "%.*s", (int)(q + 1 - s), s);
+    pipit_format(rest, sizeof(rest), "%.*s %s", (int)(s - utt), utt, q + 1);
+    bool blank = true;
+    for (const char *p = rest; *p != '\0' && blank; p++) {
+        blank = strchr(" .,!;:-", *p) != NULL;
+    }
+    if (blank || !only_chatter(a, rest)) {
+        return false; /* nothing around it (the whole was tried), or a request beside it */
+    }
+    return answer_from_state(a, tb, question);
 }
 
 /* "I didn't take a photo or set the timer: two steps per command is the limit." The
@@ -252,6 +300,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
+    } else if (answer_question_in_chatter(a, &tb, utt)) {
+        t->n_steps = 1;
     } else if (a->params.small_talk && a->params.lazy_grammar &&
                (talk = smalltalk_kinds(a->router, utt)) != 0) {
         char reply[640];

@@ -542,6 +542,9 @@ static void test_state_questions_answered_from_state(void **state) {
         {"is the flash on and is the grid off?", "The flash is on. The grid is off."},
         {"what's the flash and the zoom?", "The flash is on. The zoom is 4x."},
         {"how many photos have I taken", "You've taken no photos."},
+        /* one question among words that ask for nothing */
+        {"is the flash off? don't want to blind anyone", "The flash is on."},
+        {"the kids are asleep, is the flash on? it's so dark", "The flash is on."},
     };
     for (size_t i = 0; i < sizeof(QA) / sizeof(QA[0]); i++) {
         struct pipit_turn *t = turn(&fx, QA[i][0]);
@@ -583,6 +586,13 @@ static void test_state_questions_answered_from_state(void **state) {
     assert_int_equal(t->model_calls, 1);
     assert_state(&fx, "zoom", "4.0");
     assert_non_null(strstr(t->sentence, "The flash is on."));
+    pipit_turn_free(t);
+    /* ... but not beside a request: "turn it off" names the tools' things */
+    const char *out3[] = {"<call>set_flash(mode=\"off\")"};
+    script(&fx, 1, out3);
+    t = turn(&fx, "is the flash on? if so turn it off");
+    assert_int_equal(t->model_calls, 1);
+    assert_false(t->flags & PIPIT_TURN_STATE_ANSWER);
     pipit_turn_free(t);
     /* questions that are not about the state go to the model */
     static const char *const NOT_STATE[] = {
