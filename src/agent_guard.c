@@ -777,6 +777,56 @@ static bool replace_call(struct pipit_call *call, const struct pipit_tool *t, js
     return true;
 }
 
+bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
+                                  const char *segment,
+                                  const char *text,
+                                  struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || text == NULL || call == NULL) {
+        return false;
+    }
+    struct words_tok said[8];
+    size_t n_said = words_tokenize(text, strlen(text), 0, said, 8);
+    static const char *const CANT[] = {"cant", "cannot"};
+    bool refusal = n_said > 1 && words_is(said, n_said, 0, "sorry");
+    bool cant = false;
+    for (size_t i = 1; i < n_said; i++) {
+        cant = cant || words_in_list(said[i].w, CANT, N_OF(CANT)) ||
+               (words_is(said, n_said, i, "can") && words_is(said, n_said, i + 1, "not"));
+    }
+    size_t len = strlen(segment);
+    while (len > 0 && (segment[len - 1] == ' ' || segment[len - 1] == '.')) {
+        len--;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, len, 0, tok, GUARD_MAX_TOKENS);
+    static const char *const ASKS[] = {"what",   "how",   "why",  "which", "who",   "when",
+                                       "where",  "does",  "do",   "did",   "is",    "are",
+                                       "should", "whats", "hows", "can",   "could", "would"};
+    static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
+                                           "thank", "thx",        "cheers",      "ty"};
+    if (!refusal || !cant || n == 0 || n >= GUARD_MAX_TOKENS ||
+        (len > 0 && segment[len - 1] == '?') || words_in_list(tok[0].w, ASKS, N_OF(ASKS)) ||
+        says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
+        says_any(tok, n, NOT_THIS, N_OF(NOT_THIS))) {
+        return false;
+    }
+    size_t found_tool = 0, found_arg = 0;
+    const char *value = NULL;
+    if (settings_said(ts, tok, n, &found_tool, &found_arg, &value) != 1) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, found_tool);
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        if (t->params->props[j].required && j != found_arg) {
+            return false; /* the value alone makes no call */
+        }
+    }
+    memset(call, 0, sizeof(*call));
+    json_t *made = json_object();
+    json_object_set_new(made, t->params->props[found_arg].name, json_string(value));
+    return replace_call(call, t, made);
+}
+
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -69,6 +69,17 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
  * said once and by no other argument of the set ("auto" of the flash and of the scene is
  * nobody's); the tool needs no other argument; nothing happens when the segment negates ("no
  * daylight", "instead of portrait"). True when `call` was replaced. */
+/* The call a refusal should have been: when the model answered `text` ("Sorry, I can't do
+ * that.": "sorry" first and "can't", "cannot" or "can not") to a segment that is no question
+ * (no "?" at its end, no question word first), negates nothing, thanks nobody and says a
+ * string enum value only one tool's argument has (as agent_choose_tool_by_value()) with no
+ * other required argument, `call` is set to that tool with that value ("sports mode - my
+ * kid's game is starting" -> set_scene_mode(mode="sports")). False otherwise (`call` untouched). */
+bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
+                                  const char *segment,
+                                  const char *text,
+                                  struct pipit_call *call);
+
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -297,6 +297,19 @@ bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
                          const char *text,
                          const struct policy_clock *clock) {
+    struct pipit_call named;
+    if (!pipit_call_detect(a->syntax, text) &&
+        agent_value_call_for_refusal(a->ts, tb->segment, text, &named)) {
+        /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
+         * value only one tool takes, and nothing else; that tool is called */
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+        struct pipit_call_record *rec = agent_new_record(tb);
+        if (rec == NULL) {
+            pipit_call_clear(&named);
+            return false;
+        }
+        return handle_call(a, tb, rec, &named, true, clock);
+    }
     if (!pipit_call_detect(a->syntax, text)) {
         /* plain text: never let it narrate an action no tool performed */
         tb->turn->flags |= PIPIT_TURN_PLAIN_TEXT;

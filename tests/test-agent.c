@@ -2031,6 +2031,28 @@ static void test_tool_by_value(void **state) {
     assert_string_equal(t->calls[0].tool, "undo");
     pipit_turn_free(t);
     assert_state(&fx, "white_balance", "\"tungsten\"");
+    /* a refusal to a segment that says such a value is that tool's call
+     * (agent_value_call_for_refusal()); not for questions, negations or another reply */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "sports mode - my kid's game is starting");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_scene_mode");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    pipit_turn_free(t);
+    assert_state(&fx, "scene_mode", "\"sports\"");
+    static const char *const KEEP[][2] = {
+        {"what does sports mode do?", "Sorry, I can't do that."},
+        {"not daylight, it looks awful", "Sorry, I can't do that."},
+        {"daylight is pretty", "Glad you like it."},
+    };
+    for (size_t k = 0; k < sizeof(KEEP) / sizeof(KEEP[0]); k++) {
+        script(&fx, 1, (const char *const[]){KEEP[k][1]});
+        t = turn(&fx, KEEP[k][0]);
+        if (t->n_calls != 0) {
+            fail_msg("\"%s\" made a call: %s", KEEP[k][0], t->calls[0].tool);
+        }
+        pipit_turn_free(t);
+    }
     teardown_fx(&fx);
 }
 
