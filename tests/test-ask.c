@@ -79,6 +79,7 @@ static void test_camera_questions(void **state) {
         {"is the timer on ten?", "The timer is 3 seconds."},
         {"is the zoom still at two", "The zoom is 2.5x."},
         {"which cam is active?", "The back camera is active."},
+        {"what zoom am i on rn", "The zoom is 2.5x."},
         {"what's the zoom at?", "The zoom is 2.5x."},
         {"what zoom am i at", "The zoom is 2.5x."},
         {"What's the zoom level?", "The zoom is 2.5x."},
