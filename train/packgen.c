@@ -57,10 +57,11 @@ const int packgen_n_categories = N_OF(packgen_categories);
 /* ============================================================================
  * templates and intents */
 
-#define PG_TEXT     200
-#define PG_MAX_TPL  64 /* per intent */
-#define PG_MAX_INT  512
-#define PG_HELD_MOD 5
+#define PG_TEXT          200
+#define PG_MAX_TPL       128 /* per intent */
+#define PG_MAX_INT       512
+#define PG_HELD_MOD      5
+#define PG_EXAMPLE_SHARE 33 /* percent of a tool's draws from the pack's examples */
 
 enum tpl_kind {
     TK_CALL = 0,   /* a call: the tool with the slots' values and the fixed args */
@@ -78,6 +79,7 @@ struct tpl {
     const struct pipit_effect_key *noun; /* for {@}: the key the text names */
     const char *arg;                     /* TK_TOGGLE/MAX/MIN/REL: the argument they decide */
     bool numeric;                        /* the text has a number slot (out-of-range candidate) */
+    bool example;                        /* made from one of the pack's examples */
     int producer; /* PG_REFER: the single intent whose results give the {r} identifier */
 };
 
@@ -1132,7 +1134,24 @@ refer_template(struct gen *g, int tool, const char *text, const char *arg, const
     }
 }
 
-/* A template from one of the tool's examples: the argument values it says become slots. */
+/* Whether enum value `v` says a switch's side: "on"/"off", "enabled"/"disabled". */
+static int switch_word(const char *v) {
+    static const char *const ON[] = {"on", "enabled", "enable", "true", "yes"};
+    static const char *const OFF[] = {"off", "disabled", "disable", "false", "no"};
+    for (int i = 0; i < N_OF(ON); i++) {
+        if (strcasecmp(v, ON[i]) == 0) {
+            return 1;
+        }
+        if (strcasecmp(v, OFF[i]) == 0) {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A template from one of the tool's examples: the numbers and free strings it says become
+ * slots. An enum value stays as said: the sentence's other words carry its meaning ("back to the
+ * main lens", "it's dark out, night setting"), and the generator's own frames vary them. */
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1168,15 +1187,10 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
             if (!done && floor(mag) == mag && int_words((long)mag, w, sizeof(w))) {
                 done = slot_word(text, sizeof(text), w, slot);
             }
-        } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && json_is_string(v)) {
-            pipit_format(slot, sizeof(slot), "{a:%s}", name);
-            words_of(json_string_value(v), w, sizeof(w));
-            done = slot_word(text, sizeof(text), w, slot) ||
-                   slot_word(text, sizeof(text), json_string_value(v), slot);
         } else if (s->type == PIPIT_SCHEMA_BOOLEAN) {
             pipit_format(slot, sizeof(slot), "{a:%s}", name);
             done = slot_word(text, sizeof(text), json_is_true(v) ? "on" : "off", slot);
-        } else if (s->type == PIPIT_SCHEMA_STRING && json_is_string(v) &&
+        } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && json_is_string(v) &&
                    json_string_length(v) > 0 && json_string_length(v) < 80) {
             /* a free string the sentence says: resampled, its example value kept for its kind */
             pipit_format(slot, sizeof(slot), "{f:%s}", name);
@@ -1197,7 +1211,10 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
             json_object_del(fixed, name);
         }
     }
-    add_tpl(in, tool, text, fixed);
+    struct tpl *tp = add_tpl(in, tool, text, fixed);
+    if (tp != NULL) {
+        tp->example = true;
+    }
     json_decref(fixed);
 }
 
@@ -1287,10 +1304,22 @@ static void add_patterns(struct intent *in,
 }
 
 static const char *const SET_NUM[] = {
-    "set the {@} to {A}{U}",    "{@} to {A}{U}", "put the {@} on {A}{U}",
-    "change the {@} to {A}{U}", "{@} at {A}{U}", "make the {@} {A}{U}",
-    "i want the {@} at {A}{U}", "{@} {A}{U}",    "adjust the {@} to {A}{U}",
+    "set the {@} to {A}{U}",
+    "{@} to {A}{U}",
+    "put the {@} on {A}{U}",
+    "change the {@} to {A}{U}",
+    "{@} at {A}{U}",
+    "make the {@} {A}{U}",
+    "i want the {@} at {A}{U}",
+    "{@} {A}{U}",
+    "adjust the {@} to {A}{U}",
     "bring the {@} to {A}{U}",
+    "{A}{U} {@}",
+    "{@} {A}{U} please",
+    "go to {A}{U} {@}",
+    "the {@} should be {A}{U}",
+    "set {@} {A}{U}",
+    "can i get {A}{U} {@}",
 };
 static const char *const SET_ENUM[] = {
     "set the {@} to {A}",
@@ -1303,10 +1332,38 @@ static const char *const SET_ENUM[] = {
     "{@} on {A}",
     "put the {@} on {A}",
     "{@} to {A}",
+    "use {A} {@}",
+    "i want {A} {@}",
+    "{A} {@} please",
+    "set {@} {A}",
+    "let's try {A}",
 };
+/* An enum value said alone ("go with cloudy"): only for a value no other tool takes. */
+static const char *const SET_BARE[][2] = {{"go with ", ""},
+                                          {"switch to ", ""},
+                                          {"", " please"},
+                                          {"let's try ", ""}};
+
 static const char *const SET_BOOL[] = {
     "turn {A} the {@}",   "turn the {@} {A}", "{@} {A}",          "switch {A} the {@}",
     "switch the {@} {A}", "put the {@} {A}",  "{A} with the {@}", "the {@} {A}",
+};
+/* A switch said by its verb, whatever the noun: the verb carries the polarity. */
+static const char *const SAY_ON[] = {
+    "turn on the {@}",        "switch on the {@}", "enable the {@}",
+    "activate the {@}",       "start the {@}",     "{@} on",
+    "i want the {@} on",      "use the {@}",       "bring up the {@}",
+    "get the {@} going",      "give me the {@}",   "put the {@} on",
+    "{@} on please",          "fire up the {@}",   "let's have the {@} on",
+    "the {@} needs to be on",
+};
+static const char *const SAY_OFF[] = {
+    "turn off the {@}",   "switch off the {@}",   "disable the {@}",
+    "deactivate the {@}", "stop the {@}",         "{@} off",
+    "kill the {@}",       "lose the {@}",         "no {@}",
+    "no more {@}",        "get rid of the {@}",   "cut the {@}",
+    "shut off the {@}",   "i don't want the {@}", "drop the {@}",
+    "{@} off please",
 };
 static const char *const TOGGLE[] = {"toggle the {@}", "flip the {@}", "toggle {@}",
                                      "switch the {@} the other way", "flip {@}"};
@@ -1329,6 +1386,132 @@ static const char *const STEP_DOWN0[] = {"turn the {@} down",  "lower the {@}",
                                          "{@} down a bit",     "decrease the {@}",
                                          "{@} a little lower", "bring the {@} down"};
 
+/* The switch frames of the key `noun` ("kill the {@}"), each a call with `fixed`. */
+static void add_polarity(struct intent *in,
+                         int tool,
+                         const struct pipit_effect_key *noun,
+                         bool on,
+                         const json_t *fixed) {
+    const char *const *pats = on ? SAY_ON : SAY_OFF;
+    int n = on ? N_OF(SAY_ON) : N_OF(SAY_OFF);
+    for (int i = 0; i < n; i++) {
+        struct tpl *tp = add_tpl(in, tool, pats[i], fixed);
+        if (tp != NULL) {
+            tp->noun = noun;
+        }
+    }
+}
+
+/* Whether only one argument of the pack's tools takes the string `v` (then "go with v" names
+ * its tool). */
+static bool enum_value_unique(const struct gen *g, const char *v) {
+    int n = 0;
+    for (size_t i = 0; i < g->ts->n_tools; i++) {
+        const struct pipit_tool *t = &g->ts->tools[i];
+        for (size_t p = 0; p < t->params->n_props; p++) {
+            const struct pipit_schema *s = t->params->props[p].schema;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                n += strcmp(s->enum_str[e], v) == 0 ? 1 : 0;
+            }
+        }
+    }
+    return n == 1 && switch_word(v) < 0;
+}
+
+/* A set effect that switches a boolean key through a constant (pause_music: playing=false) or an
+ * enum argument's map (record_video: action start -> recording=true): the switch frames with the
+ * arguments that make that side. Only for tools with no other required argument. */
+static void
+polarity_of_set(struct gen *g, struct intent *in, int ti, const struct pipit_effect_set *es) {
+    const struct pipit_tool *t = tool_at(g, ti);
+    const struct pipit_pack_key *pk = any_expansion(g, t, &es->key);
+    if (pk == NULL || pk->type != PIPIT_SCHEMA_BOOLEAN) {
+        return;
+    }
+    if (es->value.arg == NULL) {
+        const char *have[1] = {es->key.key_arg};
+        if (json_is_boolean(es->value.constant) && covers(t, have, 1)) {
+            json_t *none = json_object();
+            add_polarity(in, ti, &es->key, json_is_true(es->value.constant), none);
+            json_decref(none);
+        }
+        return;
+    }
+    const char *have[2] = {es->value.arg, es->key.key_arg};
+    const struct pipit_schema *s = prop_schema(t, es->value.arg);
+    if (s == NULL || s->type != PIPIT_SCHEMA_STRING || s->n_enum == 0 || !covers(t, have, 2)) {
+        return;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)es->value.map, key, v) {
+        if (json_is_boolean(v)) {
+            json_t *fx = json_pack("{s:s}", es->value.arg, key);
+            add_polarity(in, ti, &es->key, json_is_true(v), fx);
+            json_decref(fx);
+        }
+    }
+}
+
+/* Verbs people use for another: "grab a photo", "begin the recording", "ring mom". */
+static const char *const VERB_ALT[][4] = {
+    {"take", "grab", "get", NULL},           {"start", "begin", "kick off", NULL},
+    {"stop", "end", "halt", NULL},           {"pause", "hold", NULL, NULL},
+    {"resume", "continue", "unpause", NULL}, {"open", "show", "bring up", NULL},
+    {"close", "hide", "dismiss", NULL},      {"call", "ring", "phone", "dial"},
+    {"delete", "remove", "erase", NULL},     {"cancel", "stop", "drop", NULL},
+    {"find", "search for", "look up", NULL}, {"mute", "silence", NULL, NULL},
+    {"create", "make", "add", NULL},         {"play", "put on", NULL, NULL},
+    {"show", "display", "bring up", NULL},   {"check", "look at", NULL, NULL},
+};
+static const char *const VERB_FRAMES[] = {
+    "{v} the {n}",        "{v} {a}{n}",          "{v} the {n} now", "go ahead and {v} the {n}",
+    "can you {v} {a}{n}", "time to {v} the {n}",
+};
+
+/* A tool without arguments named verb_noun ("take_photo"): its verb and the verbs people use for
+ * it, in a few frames. */
+static void verb_frames(struct intent *in,
+                        int tool,
+                        const char *verb,
+                        size_t verb_len,
+                        const char *noun,
+                        const char *art) {
+    const char *verbs[4] = {NULL, NULL, NULL, NULL};
+    char own[64];
+    pipit_format(own, sizeof(own), "%.*s", (int)verb_len, verb);
+    verbs[0] = own;
+    for (int k = 0; k < N_OF(VERB_ALT); k++) {
+        if (strcmp(VERB_ALT[k][0], own) == 0) {
+            for (int j = 1; j < 4; j++) {
+                verbs[j] = VERB_ALT[k][j];
+            }
+        }
+    }
+    for (int j = 0; j < 4 && verbs[j] != NULL; j++) {
+        for (int f = 0; f < N_OF(VERB_FRAMES); f++) {
+            struct strbuf b = {0};
+            for (const char *p = VERB_FRAMES[f]; *p;) {
+                if (strncmp(p, "{v}", 3) == 0) {
+                    strbuf_str(&b, verbs[j]);
+                    p += 3;
+                } else if (strncmp(p, "{n}", 3) == 0) {
+                    strbuf_str(&b, noun);
+                    p += 3;
+                } else if (strncmp(p, "{a}", 3) == 0) {
+                    strbuf_str(&b, art);
+                    p += 3;
+                } else {
+                    strbuf_add(&b, p, 1);
+                    p++;
+                }
+            }
+            add_tpl(in, tool, b.data != NULL ? b.data : "", NULL);
+            strbuf_free(&b);
+        }
+    }
+}
+
 /* The numeric argument of `t` that is not the noun's placeholder, for the relative intent. */
 static void build_tool(struct gen *g, int ti) {
     const struct pipit_tool *t = tool_at(g, ti);
@@ -1350,6 +1533,7 @@ static void build_tool(struct gen *g, int ti) {
         const struct pipit_effect_set *es = &tp->set[k];
         const char *arg = es->value.arg;
         if (arg == NULL || es->value.map != NULL) {
+            polarity_of_set(g, in, ti, es);
             continue;
         }
         const char *have[2] = {arg, es->key.key_arg};
@@ -1363,12 +1547,39 @@ static void build_tool(struct gen *g, int ti) {
         }
         if (s->type == PIPIT_SCHEMA_BOOLEAN) {
             add_patterns(in, ti, SET_BOOL, N_OF(SET_BOOL), &es->key, arg, NULL, TK_CALL);
+            for (int side = 0; side < 2; side++) {
+                json_t *fx = json_pack("{s:b}", arg, side);
+                add_polarity(in, ti, &es->key, side != 0, fx);
+                json_decref(fx);
+            }
             if (rel == NULL) {
                 rel = new_intent(g, PG_RELATIVE, 2);
             }
             add_patterns(rel, ti, TOGGLE, N_OF(TOGGLE), &es->key, arg, NULL, TK_TOGGLE);
         } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0) {
             add_patterns(in, ti, SET_ENUM, N_OF(SET_ENUM), &es->key, arg, NULL, TK_CALL);
+            for (size_t v = 0; v < s->n_enum; v++) {
+                if (enum_value_unique(g, s->enum_str[v])) {
+                    char w[96], text[PG_TEXT];
+                    words_of(s->enum_str[v], w, sizeof(w));
+                    json_t *fx = json_pack("{s:s}", arg, s->enum_str[v]);
+                    for (int f = 0; f < 2; f++) {
+                        const char *const *fr = SET_BARE[(v + 2 * (size_t)f) % 4];
+                        pipit_format(text, sizeof(text), "%s%s%s", fr[0], w, fr[1]);
+                        struct tpl *x = add_tpl(in, ti, text, fx);
+                        if (x != NULL) {
+                            x->noun = &es->key;
+                        }
+                    }
+                    json_decref(fx);
+                }
+                int side = switch_word(s->enum_str[v]);
+                if (side >= 0) {
+                    json_t *fx = json_pack("{s:s}", arg, s->enum_str[v]);
+                    add_polarity(in, ti, &es->key, side != 0, fx);
+                    json_decref(fx);
+                }
+            }
         } else if (is_num(s)) {
             add_patterns(in, ti, SET_NUM, N_OF(SET_NUM), &es->key, arg, pk->words.unit, TK_CALL);
             if (rel == NULL) {
@@ -1507,11 +1718,8 @@ static void build_tool(struct gen *g, int ti) {
                              bare[f][1], a2);
                 add_tpl(in, ti, text, kinds);
             }
-            if (t->params->n_props == 0) {
-                pipit_format(text, sizeof(text), "%s %.*s", sp + 1, (int)(sp - nw), nw);
-                add_tpl(in, ti, text, NULL);
-                pipit_format(text, sizeof(text), "please %.*s the%s", (int)(sp - nw), nw, sp);
-                add_tpl(in, ti, text, NULL);
+            if (t->params->n_props == 0 && word) {
+                verb_frames(in, ti, nw, (size_t)(sp - nw), noun, art);
             }
         }
         if (t->params->n_props == 0 && t->description != NULL) {
@@ -1729,11 +1937,19 @@ static bool heldout(const struct intent *in, int t) {
  * with a number slot. */
 static int pick_tpl(struct gen *g, int k, enum pipit_split split, bool numeric) {
     const struct intent *in = &g->in[k];
-    int cand[PG_MAX_TPL], n = 0;
+    int cand[PG_MAX_TPL], n = 0, ex[PG_MAX_TPL], n_ex = 0;
     for (int t = 0; t < in->n_tpl; t++) {
         if (heldout(in, t) == (split == PIPIT_SPLIT_VALID) && (!numeric || in->tpl[t].numeric)) {
             cand[n++] = t;
+            if (in->tpl[t].example) {
+                ex[n_ex++] = t;
+            }
         }
+    }
+    /* the pack's own examples are how its people talk: a third of the draws, however many
+     * frames the generator adds */
+    if (n_ex > 0 && n_ex < n && train_rng_below(&g->rng, 100) < PG_EXAMPLE_SHARE) {
+        return ex[train_rng_below(&g->rng, (uint32_t)n_ex)];
     }
     return n > 0 ? cand[train_rng_below(&g->rng, (uint32_t)n)] : -1;
 }
