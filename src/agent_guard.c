@@ -732,6 +732,15 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
 /* Whether the segment may name another tool than the model's `tool`: a pack tool that is
  * not the cloud, a segment that does not negate ("no daylight", "instead of portrait") and does
  * not thank ("thanks, that's a wrap for the food" closes; it sets no food mode). */
+/* A segment of at most GUARD_MAX_TOKENS words that negates nothing and thanks nobody ("no
+ * daylight", "instead of portrait", "thanks, that's a wrap for the food"). */
+static bool asks_plainly(const struct words_tok *tok, size_t n) {
+    static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
+                                           "thank", "thx",        "cheers",      "ty"};
+    return n < GUARD_MAX_TOKENS && !says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) &&
+           !says_any(tok, n, NOT_THIS, N_OF(NOT_THIS));
+}
+
 static bool may_rename(const struct pipit_toolset *ts,
                        int32_t tool,
                        const char *segment,
@@ -742,10 +751,31 @@ static bool may_rename(const struct pipit_toolset *ts,
         return false;
     }
     *n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
-                                           "thank", "thx",        "cheers",      "ty"};
-    return *n < GUARD_MAX_TOKENS && !says_any(tok, *n, NEGATIONS, N_OF(NEGATIONS)) &&
-           !says_any(tok, *n, NOT_THIS, N_OF(NOT_THIS));
+    return asks_plainly(tok, *n);
+}
+
+/* The call of the one value the segment says (settings_said()): its tool with that value,
+ * when the tool needs no other argument and is not `not_tool`. */
+static bool value_call(const struct pipit_toolset *ts,
+                       const struct words_tok *tok,
+                       size_t n,
+                       int32_t not_tool,
+                       size_t *found,
+                       json_t **args) {
+    size_t found_arg = 0;
+    const char *value = NULL;
+    if (settings_said(ts, tok, n, found, &found_arg, &value) != 1 || *found == (size_t)not_tool) {
+        return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        if (t->params->props[j].required && j != found_arg) {
+            return false; /* the value alone makes no call */
+        }
+    }
+    *args = json_object();
+    json_object_set_new(*args, t->params->props[found_arg].name, json_string(value));
+    return true;
 }
 
 /* Whether the segment names the model's call: a word of its tool or keys, or one of its
@@ -802,29 +832,15 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     static const char *const ASKS[] = {"what",   "how",   "why",  "which", "who",   "when",
                                        "where",  "does",  "do",   "did",   "is",    "are",
                                        "should", "whats", "hows", "can",   "could", "would"};
-    static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
-                                           "thank", "thx",        "cheers",      "ty"};
-    if (!refusal || !cant || n == 0 || n >= GUARD_MAX_TOKENS ||
-        (len > 0 && segment[len - 1] == '?') || words_in_list(tok[0].w, ASKS, N_OF(ASKS)) ||
-        says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
-        says_any(tok, n, NOT_THIS, N_OF(NOT_THIS))) {
+    size_t found = 0;
+    json_t *made = NULL;
+    if (!refusal || !cant || n == 0 || (len > 0 && segment[len - 1] == '?') ||
+        words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
+        !value_call(ts, tok, n, -1, &found, &made)) {
         return false;
-    }
-    size_t found_tool = 0, found_arg = 0;
-    const char *value = NULL;
-    if (settings_said(ts, tok, n, &found_tool, &found_arg, &value) != 1) {
-        return false;
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, found_tool);
-    for (size_t j = 0; j < t->params->n_props; j++) {
-        if (t->params->props[j].required && j != found_arg) {
-            return false; /* the value alone makes no call */
-        }
     }
     memset(call, 0, sizeof(*call));
-    json_t *made = json_object();
-    json_object_set_new(made, t->params->props[found_arg].name, json_string(value));
-    return replace_call(call, t, made);
+    return replace_call(call, pipit_toolset_tool(ts, found), made);
 }
 
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
@@ -836,24 +852,16 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     if (!may_rename(ts, tool, segment, tok, &n)) {
         return false;
     }
-    size_t found_tool = 0, found_arg = 0;
-    const char *value = NULL;
-    size_t n_found = settings_said(ts, tok, n, &found_tool, &found_arg, &value);
-    if (n_found != 1 || found_tool == (size_t)tool) {
-        return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, found_tool);
-    for (size_t j = 0; j < t->params->n_props; j++) {
-        if (t->params->props[j].required && j != found_arg) {
-            return false; /* the value alone makes no call */
-        }
+    size_t found = 0;
+    json_t *made = NULL;
+    if (!value_call(ts, tok, n, tool, &found, &made)) {
+        return false;
     }
     if (names_call(ts, tool, call, segment, tok, n)) {
+        json_decref(made);
         return false; /* the segment names the model's tool or one of its values */
     }
-    json_t *made = json_object();
-    json_object_set_new(made, t->params->props[found_arg].name, json_string(value));
-    return replace_call(call, t, made);
+    return replace_call(call, pipit_toolset_tool(ts, found), made);
 }
 
 /* Whether the segment names a key that value `v` of selector `ek` picks, by the first word of

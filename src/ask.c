@@ -199,26 +199,13 @@ bool ask_in_list(const char *w, const char *const *list, size_t n_list) {
 
 /* A number word: "2", "2x", "0.5", "-1", "+1.5". */
 bool ask_parse_number(const char *w, double *out) {
-    static const char *const WORDS[] = {
-        "zero",     "one",     "two",     "three",     "four",     "five",     "six",
-        "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
-        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
-    static const char *const TENS[] = {"thirty",  "forty",  "fifty",  "sixty",
-                                       "seventy", "eighty", "ninety", "hundred"};
+    int said = 0;
     if (w[0] == '\0') {
         return false;
     }
-    for (size_t i = 0; i < COUNT(WORDS); i++) {
-        if (strcmp(w, WORDS[i]) == 0) {
-            *out = (double)i;
-            return true;
-        }
-    }
-    for (size_t i = 0; i < COUNT(TENS); i++) {
-        if (strcmp(w, TENS[i]) == 0) {
-            *out = 30.0 + 10.0 * (double)i;
-            return true;
-        }
+    if (words_number_value(w, &said)) {
+        *out = (double)said;
+        return true;
     }
     char *end = NULL;
     double v = strtod(w, &end);

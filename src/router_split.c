@@ -65,17 +65,9 @@ static size_t separator_run(const struct toks *ts, size_t i) {
 }
 
 static bool is_number_word(const char *w) {
-    static const char *const NUMBERS[] = {"one",   "two",   "three", "four", "five", "six",
-                                          "seven", "eight", "nine",  "ten",  "half"};
-    if (is_digit((unsigned char)w[0])) {
-        return true;
-    }
-    for (size_t k = 0; k < COUNT(NUMBERS); k++) {
-        if (strcmp(w, NUMBERS[k]) == 0) {
-            return true;
-        }
-    }
-    return false;
+    int said = 0;
+    return is_digit((unsigned char)w[0]) || strcmp(w, "half") == 0 ||
+           (words_number_value(w, &said) && said >= 1 && said <= 10);
 }
 
 /* A keyword at token i that counts on a side: not the unit of the number before it ("4

@@ -142,8 +142,6 @@ static const char *const UNDO_ALL_OBJECTS[] = {
 static const char *const COUNT_DETS[] = {"the last", "my last",  "the past", "the previous",
                                          "the",      "last",     "those",    "these",
                                          "my",       "your last"};
-static const char *const NUMBER_WORDS[] = {"zero", "one",   "two",   "three", "four", "five",
-                                           "six",  "seven", "eight", "nine",  "ten"};
 
 /* Politeness, hesitation and remorse dropped at both ends of an undo utterance. */
 static const char *const FILLERS[] = {
@@ -252,11 +250,10 @@ static size_t match_number(const struct toks *w, size_t i, size_t end, int32_t *
         *value = v;
         return 1;
     }
-    for (size_t k = 0; k < COUNT(NUMBER_WORDS); k++) {
-        if (strcmp(s, NUMBER_WORDS[k]) == 0) {
-            *value = (int32_t)k;
-            return 1;
-        }
+    int said = 0;
+    if (words_number_value(s, &said) && said <= 10) { /* one to ten in words */
+        *value = (int32_t)said;
+        return 1;
     }
     return 0;
 }

@@ -287,3 +287,25 @@ static const char *const TOOL_VERBS[] = {
 bool words_is_tool_verb(const char *w) {
     return words_in_list(w, TOOL_VERBS, sizeof(TOOL_VERBS) / sizeof(TOOL_VERBS[0]));
 }
+
+bool words_number_value(const char *w, int *value) {
+    static const char *const SMALL[] = {
+        "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+        "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
+    static const char *const TENS[] = {"thirty",  "forty",  "fifty",  "sixty",
+                                       "seventy", "eighty", "ninety", "hundred"};
+    for (size_t i = 0; w != NULL && i < sizeof(SMALL) / sizeof(SMALL[0]); i++) {
+        if (strcmp(w, SMALL[i]) == 0) {
+            *value = (int)i;
+            return true;
+        }
+    }
+    for (size_t i = 0; w != NULL && i < sizeof(TENS) / sizeof(TENS[0]); i++) {
+        if (strcmp(w, TENS[i]) == 0) {
+            *value = 30 + 10 * (int)i;
+            return true;
+        }
+    }
+    return false;
+}

@@ -85,4 +85,8 @@ bool words_normalize(const char *text, size_t max_words, char *out, size_t size,
  * questions (ask.c) and the "what can you do?" answer (smalltalk.c). */
 bool words_is_tool_verb(const char *w);
 
+/* A number said in one word ("zero" .. "twenty", "thirty" .. "ninety", "hundred"): true with
+ * *value set. The one list of number words the router and the state questions share. */
+bool words_number_value(const char *w, int *value);
+
 #endif /* PIPIT_WORDS_H */
