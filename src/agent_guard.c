@@ -208,13 +208,16 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     size_t n_refused = 0;
     double refused = 0;
     for (size_t i = 0; i < n_said; i++) {
-        if (fabs(said[i] - model) < 1e-9) {
+        /* "heat down 15 degrees" -> degrees=-15: the person's number with the direction their
+         * words gave it; a number written without a sign takes the model's */
+        double sv = raw[i] >= 0 && model < 0 ? -said[i] : said[i];
+        if (fabs(sv - model) < 1e-9) {
             json_decref(args);
             return false; /* the model kept a number the person wrote */
         }
-        if (!schema_allows(num->schema, said[i])) {
+        if (!schema_allows(num->schema, sv)) {
             n_refused++;
-            refused = said[i];
+            refused = sv;
         }
     }
     bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
@@ -350,6 +353,72 @@ static bool closest_words(const char *segment, const char *v, char *out, size_t 
     return true;
 }
 
+static bool free_string(const struct pipit_schema *s) {
+    return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
+           s->format == PIPIT_FORMAT_NONE;
+}
+
+/* Two free strings of one call copied from the same words ("text mom I'm on my way" ->
+ * recipient="mom", body="mom"): one thing said is never both a name and a message. When those
+ * words occur once in the segment and at least two words follow them, the later argument takes
+ * what follows (less a leading "saying", "that", "to say" and outer punctuation): the person
+ * said the name, then the rest. Returns true when `args` changed. */
+static bool split_copied_twice(const struct pipit_tool *t, const char *segment, json_t *args) {
+    static const char *const LEADS[] = {"saying ", "that ", "to say ", "and say ", "say "};
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
+        size_t lv = v != NULL ? strlen(v) : 0;
+        if (lv == 0 || !free_string(t->params->props[i].schema)) {
+            continue;
+        }
+        for (size_t j = i + 1; j < t->params->n_props; j++) {
+            const char *w = json_string_value(json_object_get(args, t->params->props[j].name));
+            if (w == NULL || strcmp(w, v) != 0 || !free_string(t->params->props[j].schema)) {
+                continue;
+            }
+            const char *at = NULL;
+            size_t seen = 0;
+            for (const char *p = segment; *p != '\0'; p++) {
+                bool edge = (p == segment || !isalnum((unsigned char)p[-1])) &&
+                            !isalnum((unsigned char)p[lv]);
+                if (strncasecmp(p, v, lv) == 0 && edge) {
+                    at = at == NULL ? p : at;
+                    seen++;
+                }
+            }
+            if (seen != 1) {
+                return false;
+            }
+            const char *r = at + lv;
+            r += strspn(r, " ,:;-\"'");
+            for (size_t k = 0; k < sizeof(LEADS) / sizeof(LEADS[0]); k++) {
+                if (strncasecmp(r, LEADS[k], strlen(LEADS[k])) == 0) {
+                    r += strlen(LEADS[k]);
+                    r += strspn(r, " :\"'");
+                    break;
+                }
+            }
+            size_t lr = strlen(r);
+            while (lr > 0 && strchr(" .!\"'", r[lr - 1]) != NULL) {
+                lr--;
+            }
+            size_t words = lr > 0;
+            for (size_t k = 0; k < lr; k++) {
+                words += r[k] == ' ' && k + 1 < lr && r[k + 1] != ' ';
+            }
+            if (words < 2 || lr > GUARD_MAX_COPY * 4) {
+                return false;
+            }
+            char *rest = strndup(r, lr);
+            bool ok = rest != NULL &&
+                      json_object_set_new(args, t->params->props[j].name, json_string(rest)) == 0;
+            free(rest);
+            return ok;
+        }
+    }
+    return false;
+}
+
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
@@ -361,9 +430,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     json_t *args = json_loads(call->args_json, 0, NULL);
     bool changed = false;
     for (size_t i = 0; args != NULL && i < t->params->n_props; i++) {
-        const struct pipit_schema *s = t->params->props[i].schema;
-        if (s->type != PIPIT_SCHEMA_STRING || s->n_enum > 0 || s->pattern != NULL ||
-            s->format != PIPIT_FORMAT_NONE) {
+        if (!free_string(t->params->props[i].schema)) {
             continue;
         }
         const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
@@ -376,6 +443,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
             changed = true;
         }
     }
+    changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
     bool written = put_args(call, args, changed);
     json_decref(args);
     return written;
@@ -918,6 +986,35 @@ static bool says_selector(const struct pipit_toolset *ts,
     return false;
 }
 
+/* Whether one word is the other mistyped: the same first letter, four letters or more, and at
+ * most a quarter of the longer one differs ("kitchn" for "kitchen"). */
+static bool typo_of(const char *w, const char *v, size_t lv) {
+    size_t lw = strlen(w), longer = lw > lv ? lw : lv;
+    return lw >= 4 && lv >= 4 && lw <= GUARD_MAX_COPY && lv <= GUARD_MAX_COPY && w[0] == v[0] &&
+           edit_distance(w, lw, v, lv) * 4 <= longer;
+}
+
+/* Whether the tokens say `phrase` with a typo or two ("kitchn" says "kitchen"). */
+static bool says_mistyped(const struct words_tok *t, size_t n, const char *phrase) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = phrase;
+        size_t j = i;
+        while (*p != '\0' && j < n) {
+            size_t l = strcspn(p, " ");
+            if (!typo_of(t[j].w, p, l)) {
+                break;
+            }
+            j++;
+            p += l;
+            p += *p == ' ';
+        }
+        if (*p == '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_carry_selector(const struct pipit_toolset *ts,
                           int32_t tool,
                           const char *segment,
@@ -946,9 +1043,11 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
         for (size_t e = 0; selects && last != NULL && e < sel->schema->n_enum; e++) {
             known = known || strcmp(sel->schema->enum_str[e], last) == 0;
         }
+        char ph[WORDS_CAP * 2];
         if (!known || (now != NULL && strcmp(now, last) == 0) ||
-            says_selector(ts, tp, sel, tok, n)) {
-            continue;
+            says_selector(ts, tp, sel, tok, n) ||
+            (now != NULL && value_phrase(now, ph, sizeof(ph)) && says_mistyped(tok, n, ph))) {
+            continue; /* "kitchn light off": the model read the kitchen, and so does the harness */
         }
         /* "bit dimmer" after the lounge light went on: the lounge, not the model's guess */
         changed = json_object_set_new(args, sel->name, json_string(last)) == 0 || changed;

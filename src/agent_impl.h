@@ -35,8 +35,10 @@
 
 struct action_entry {
     int32_t tool;              /* tool index */
-    enum pipit_undo_kind kind; /* PIPIT_UNDO_KEYS or PIPIT_UNDO_IMPOSSIBLE */
-    json_t *snapshot;          /* KEYS: the keys' values before the call (owned) */
+    enum pipit_undo_kind kind; /* PIPIT_UNDO_KEYS, PIPIT_UNDO_IMPOSSIBLE, or PIPIT_UNDO_NO_STATE:
+                                  a call that changed nothing ("bluetooth on" while it was on),
+                                  so that "never mind" after it reverts nothing older */
+    json_t *snapshot;          /* KEYS, NO_STATE: the keys' values before the call (owned) */
 };
 
 struct custom_handler {

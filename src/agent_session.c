@@ -166,7 +166,8 @@ static enum pipit_status session_load(struct pipit_agent *a,
         int32_t tool = pipit_toolset_find(a->ts, json_string_value(json_object_get(e, "tool")));
         json_int_t kind = json_integer_value(json_object_get(e, "kind"));
         json_t *snap = json_object_get(e, "snapshot");
-        ok = tool >= 0 && (kind == PIPIT_UNDO_KEYS || kind == PIPIT_UNDO_IMPOSSIBLE);
+        ok = tool >= 0 && (kind == PIPIT_UNDO_KEYS || kind == PIPIT_UNDO_IMPOSSIBLE ||
+                           kind == PIPIT_UNDO_NO_STATE);
         if (ok && n_entries < a->params.undo_slots) {
             entries[n_entries++] = (struct action_entry){
                 tool, (enum pipit_undo_kind)kind, json_is_object(snap) ? json_incref(snap) : NULL};

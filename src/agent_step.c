@@ -557,12 +557,11 @@ static bool handle_call(struct pipit_agent *a,
     }
 
     if (rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL) {
-        /* a call that changed nothing ("eco on" when it was on) is no action to undo: undo
-         * reverts the last change, and never says "Eco mode is on again." of a no-op */
-        if (changed) {
-            agent_log_push(a, tool, kind, snapshot);
-            snapshot = NULL;
-        }
+        /* a call that changed nothing ("eco on" when it was on) is no action to undo, and no
+         * reason to reach past it either: "never mind" right after it says that nothing
+         * changed, and reverts nothing older (agent_undo.c) */
+        agent_log_push(a, tool, changed ? kind : PIPIT_UNDO_NO_STATE, snapshot);
+        snapshot = NULL;
     } else if (rec->ok && kind == PIPIT_UNDO_KEYS && a->dev != NULL) {
         /* the state could not be read before the call: undo must not revert an older action
          * in its place, nor claim to have put this one back */

@@ -2,7 +2,8 @@
  * agent_undo.c - the action log and undo (docs/agent.md, "Undo").
  *
  * Each executed call that changes the device pushes an entry: the undo keys' values before the
- * call, or "impossible" when the tool cannot be undone. An undo, routed ("undo", "never mind")
+ * call, or "impossible" when the tool cannot be undone. A call that changed nothing pushes a
+ * mark (PIPIT_UNDO_NO_STATE): an undo right after it reverts nothing older, and says so. An undo, routed ("undo", "never mind")
  * or the model's call of the built-in undo tool, reverts the newest entries through the device.
  * Invariant: the log holds at most undo_slots entries, newest last.
  */
@@ -37,6 +38,10 @@ void agent_log_push(struct pipit_agent *a,
                     int32_t tool,
                     enum pipit_undo_kind kind,
                     json_t *snapshot) {
+    if (kind == PIPIT_UNDO_NO_STATE && a->log_n > 0 &&
+        a->log[a->log_n - 1].kind == PIPIT_UNDO_NO_STATE) {
+        json_decref(a->log[--a->log_n].snapshot); /* two marks in a row: the newer says it */
+    }
     if (a->log_n == a->params.undo_slots) {
         a->log_dropped++; /* undo must say it cannot go back that far */
         json_decref(a->log[0].snapshot);
@@ -76,6 +81,22 @@ static void say_restored(struct pipit_agent *a,
     json_decref(state);
 }
 
+/* "Nothing to undo: that changed nothing. Bluetooth is on." for a mark (agent_log_push()). */
+static void say_unchanged(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
+    strbuf_str(b, "There's nothing to undo: that changed nothing.");
+    json_t *state = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    const char *key;
+    json_t *v;
+    char one[256];
+    json_object_foreach(e->snapshot, key, v) {
+        if (ask_sentence(a->ask, key, json_object_get(state, key), ASK_NOW, one, sizeof(one))) {
+            strbuf_printf(b, " %s", one);
+            break;
+        }
+    }
+    json_decref(state);
+}
+
 /* Revert up to `count` of the newest logged actions, newest first (ROUTER_UNDO_ALL: all of
  * them). Returns the sentence (malloc'd; NULL when out of memory); *reverted receives the
  * number of actions whose state was put back. Never runs a tool. */
@@ -108,6 +129,16 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
         char name[96];
         human_name(a->ts->tools[e.tool].name, name, sizeof(name));
         struct strbuf one = {0};
+        if (e.kind == PIPIT_UNDO_NO_STATE) {
+            /* the newest turn changed nothing: said when it is all this undo reaches; it counts
+             * as one of "the last two" (the person counts what they asked for) */
+            if (i == 0 && count == 1) {
+                say_unchanged(a, &e, &one);
+                said[n_said++].text = strbuf_take(&one);
+            }
+            json_decref(e.snapshot);
+            continue;
+        }
         if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
             strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.", name);
             said[n_said++].text = strbuf_take(&one);

@@ -932,8 +932,9 @@ static void test_bent_number_is_restored_and_refused(void **state) {
     setup_with(&fx, NULL);
     const char *out[] = {"<call>set_zoom(level=5)", "<call>set_exposure(ev=1)",
                          "<call>set_timer(seconds=3)", "<call>set_zoom(level=2)",
-                         "<call>tap_to_focus(x=0.5, y=0.5)"};
-    script(&fx, 5, out);
+                         "<call>tap_to_focus(x=0.5, y=0.5)", "<call>set_exposure(ev=-3)",
+                         "<call>set_exposure(ev=-2)"};
+    script(&fx, 7, out);
     struct pipit_turn *t = turn(&fx, "zoom 50x");
     assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
     assert_int_equal(t->calls[0].status, PIPIT_ERR_INVALID_ARGS);
@@ -961,6 +962,16 @@ static void test_bent_number_is_restored_and_refused(void **state) {
     /* two numeric arguments: which number is which is the model's call */
     t = turn(&fx, "focus at 150 150");
     assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    pipit_turn_free(t);
+    /* "down 3": the model's sign is the person's direction, kept, and refused as -3 */
+    t = turn(&fx, "exposure down 3");
+    assert_false(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"ev\":-3}");
+    assert_string_equal(t->calls[0].code, "out_of_range");
+    pipit_turn_free(t);
+    t = turn(&fx, "exposure down 3"); /* bent to -2: the person's 3 comes back as -3 */
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"ev\":-3}");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -1618,8 +1629,10 @@ static void test_person_words_restored(void **state) {
         "<call>send_message(recipient=\"Mom\", body=\"I am on the train\")",
         "<call>navigate_to(destination=\"Oaklend\", mode=\"driving\")",
         "<call>cancel_timer(timer_id=\"TM-5\")",
+        "<call>send_message(recipient=\"mom\", body=\"mom\")",
+        "<call>send_message(recipient=\"Sam\", body=\"Sam\")",
     };
-    script(&fx, 4, out);
+    script(&fx, 6, out);
     struct pipit_turn *t = turn(&fx, "text Bob hi there");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"recipient\":\"Bob\""));
@@ -1636,6 +1649,15 @@ static void test_person_words_restored(void **state) {
     t = turn(&fx, "cancel timer TM-1"); /* an identifier is never respelt */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "TM-5"));
+    pipit_turn_free(t);
+    /* one copy for two arguments: the message is what follows the name */
+    t = turn(&fx, "text mom saying I'm on my way!");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"recipient\":\"mom\",\"body\":\"I'm on my way\"}");
+    pipit_turn_free(t);
+    t = turn(&fx, "text Sam"); /* nothing follows the name: left to the model */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"Sam\""));
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -1879,8 +1901,9 @@ static void test_carried_room_and_direction(void **state) {
         "<call>adjust_brightness(room=\"bedroom\", direction=\"dimmer\")",
         "<call>set_light_colour(room=\"kitchen\", colour=\"purple\")",
         "<call>set_light_colour(room=\"bedroom\", colour=\"red\")",
+        "<call>switch_light(room=\"kitchen\", on=false)",
     };
-    script(&fx, 4, out);
+    script(&fx, 5, out);
     pipit_turn_free(turn(&fx, "lounge light on, it's dark"));
     struct pipit_turn *t = turn(&fx, "bit dimmer");
     assert_true((t->flags & PIPIT_TURN_CARRIED) != 0);
@@ -1900,6 +1923,10 @@ static void test_carried_room_and_direction(void **state) {
     t = turn(&fx, "bedside lamp red please"); /* named by its key's words: the model's room */
     assert_true((t->flags & PIPIT_TURN_CARRIED) == 0);
     assert_state(&fx, "bedroom_colour", "\"red\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "kitchn lihgt off"); /* the model's room, said with a typo: the kitchen */
+    assert_true((t->flags & PIPIT_TURN_CARRIED) == 0);
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"kitchen\",\"on\":false}");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -2115,8 +2142,8 @@ static void test_question_never_acts(void **state) {
     teardown_fx(&fx);
 }
 
-/* Sentences from real state: a call that changed nothing is no action for undo; "undo
- * everything" says a key put back twice once, with the value it ends at; a success template's
+/* Sentences from real state: a call that changed nothing is no action for undo, and an undo
+ * right after it reverts nothing older (it says that nothing changed); "undo everything" says a key put back twice once, with the value it ends at; a success template's
  * placeholder that neither the arguments nor the result fill reads from the state. */
 static void test_sentences_from_state(void **state) {
     (void)state;
@@ -2130,9 +2157,13 @@ static void test_sentences_from_state(void **state) {
     t = turn(&fx, "flash off"); /* it was off: nothing changed */
     assert_true(t->calls[0].executed && t->calls[0].ok);
     pipit_turn_free(t);
-    t = turn(&fx, "undo"); /* the zoom, not "The flash is off again." */
+    t = turn(&fx, "undo"); /* not "The flash is off again.", and not the zoom either */
     assert_true(t->flags & PIPIT_TURN_UNDO);
-    assert_null(strstr(t->sentence, "flash"));
+    assert_string_equal(t->sentence,
+                        "There's nothing to undo: that changed nothing. The flash is off.");
+    assert_state(&fx, "zoom", "3.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo"); /* the one before it: the zoom */
     assert_string_equal(t->sentence, "The zoom is 1x again.");
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
