@@ -120,6 +120,70 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     return true;
 }
 
+/* "switch off the kitchen and living room lights": the split's second segment, "living room
+ * lights", says what but not what to do, and the first segment's verb is meant for it too.
+ * When `seg` starts with no command verb, is no question, has no switch word of its own (on,
+ * off, up, down, in, out) and `first` starts with one, `seg` becomes the verb, the switch word
+ * right after it or ending `first`, and `seg` ("switch off living room lights"). "the flash on"
+ * of "zoom in and the flash on" keeps its own words, and so does a segment that starts by
+ * saying where or when ("back to landscape"). Returns true when `seg` changed. */
+static bool share_first_verb(const struct pipit_agent *a, const char *first, char *seg,
+                             size_t size) {
+    static const char *const SWITCH[] = {"on", "off", "up", "down", "in", "out"};
+    size_t at = router_command_verb(a->router, first);
+    if (at == ROUTER_NO_VERB || router_command_verb(a->router, seg) != ROUTER_NO_VERB ||
+        strchr(seg, '?') != NULL || router_undo_count(seg) > 0) {
+        return false;
+    }
+    struct words_tok s[24], f[24];
+    size_t ns = words_tokenize(seg, strlen(seg), 0, s, 24);
+    size_t nf = words_tokenize(first + at, strlen(first + at), 0, f, 24);
+    if (ns == 0 || ns == 24 || nf < 2 || nf == 24) {
+        return false;
+    }
+    /* a question, or words that say where or when rather than what ("back to landscape") */
+    static const char *const Q_OPEN[] = {"is",   "are",  "whats", "what", "how",   "which",
+                                         "do",   "does", "can",   "could", "will", "would",
+                                         "back", "to",   "for",   "with",  "at",   "by",
+                                         "from", "now",  "then",  "again", "more", "less"};
+    for (size_t k = 0; k < sizeof(Q_OPEN) / sizeof(Q_OPEN[0]); k++) {
+        if (strcmp(s[0].w, Q_OPEN[k]) == 0) {
+            return false;
+        }
+    }
+    /* it names a thing: starts with a determiner or a word of the tool set ("the grid",
+     * "living room lights"), not with some other verb ("run into the shot") */
+    static const char *const DET[] = {"the", "my", "a", "an", "this", "that", "both", "all",
+                                      "your", "its", "their", "our", "those", "these"};
+    bool thing = router_tool_word_at(a->router, s, ns, 0) > 0;
+    for (size_t k = 0; k < sizeof(DET) / sizeof(DET[0]) && !thing; k++) {
+        thing = strcmp(s[0].w, DET[k]) == 0;
+    }
+    if (!thing) {
+        return false;
+    }
+    const char *sw = NULL;
+    for (size_t k = 0; k < sizeof(SWITCH) / sizeof(SWITCH[0]); k++) {
+        for (size_t i = 0; i < ns; i++) {
+            if (strcmp(s[i].w, SWITCH[k]) == 0) {
+                return false;
+            }
+        }
+        sw = strcmp(f[1].w, SWITCH[k]) == 0 || strcmp(f[nf - 1].w, SWITCH[k]) == 0 ? SWITCH[k]
+                                                                                      : sw;
+    }
+    char out[ROUTER_MAX_SEGMENT];
+    bool after = sw != NULL && strcmp(f[1].w, sw) == 0;
+    int w = snprintf(out, sizeof(out), "%.*s%s%s %s%s%s", (int)(f[0].end - f[0].start),
+                     first + at + f[0].start, after ? " " : "", after ? sw : "", seg,
+                     sw != NULL && !after ? " " : "", sw != NULL && !after ? sw : "");
+    if (w < 0 || (size_t)w >= sizeof(out) || (size_t)w >= size) {
+        return false;
+    }
+    memcpy(seg, out, (size_t)w + 1);
+    return true;
+}
+
 /* True when no router segment of `utt` starts with a command verb: a question may then be
  * answered whole ("what's the flash and the zoom?"); "is the flash on, zoom in" may not. */
 static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
@@ -321,6 +385,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         }
         if (n > 1) {
             t->flags |= PIPIT_TURN_COMPOUND;
+        }
+        for (size_t i = 1; i < n; i++) {
+            share_first_verb(a, segs[0], segs[i], sizeof(segs[i]));
         }
         for (size_t i = 0; i < n; i++) {
             if (atomic_load(&a->cancel)) {

@@ -1931,6 +1931,44 @@ static void test_carried_room_and_direction(void **state) {
     teardown_fx(&fx);
 }
 
+/* "switch off the kitchen and living room lights": the second segment says what, the first's
+ * verb says what to do ("switch off living room lights"), so the model's "on" for it is the
+ * person's "off"; a segment with its own switch word or its own verb keeps its words. */
+static void test_first_verb_shared(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *const out[] = {
+        "<call>switch_light(room=\"living_room\", on=true)",
+        "<call>switch_light(room=\"kitchen\", on=false)",
+        "<call>switch_light(room=\"living_room\", on=true)",
+        "<call>switch_light(room=\"kitchen\", on=false)",
+        "<call>switch_light(room=\"bedroom\", on=true)",
+    };
+    script(&fx, 5, out);
+    pipit_turn_free(turn(&fx, "turn on the living room light"));
+    struct pipit_turn *t = turn(&fx, "switch off the kitchen and living room lights");
+    assert_int_equal(t->n_calls, 2);
+    assert_string_equal(t->calls[1].args_json, "{\"room\":\"living_room\",\"on\":false}");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_state(&fx, "living_room_light", "false");
+    pipit_turn_free(t);
+    t = turn(&fx, "kitchen light off and the bedroom on"); /* its own "on": kept */
+    assert_int_equal(t->n_calls, 2);
+    assert_state(&fx, "bedroom_light", "true");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "a little more" after a setting made from a number: the change it made again, through the
  * tool that steps the key by a sign (the zoom) or by the same call moved by that change. */
 static void test_followup_after_a_setting(void **state) {
@@ -3039,6 +3077,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_followup_after_a_setting),
         cmocka_unit_test(test_tool_by_number_and_make_it),
         cmocka_unit_test(test_carried_room_and_direction),
+        cmocka_unit_test(test_first_verb_shared),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
