@@ -186,6 +186,12 @@ setter_of(const struct pipit_agent *a, const char *key, const struct pipit_schem
     return found;
 }
 
+/* Whether number schema `s` takes `v` (its range; an integer schema a whole number). */
+static bool number_allowed(const struct pipit_schema *s, double v) {
+    return (!s->has_min || v >= s->min) && (!s->has_max || v <= s->max) &&
+           (s->type != PIPIT_SCHEMA_INTEGER || fabs(v - floor(v)) < 1e-9);
+}
+
 static bool number_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     if (a->asked_key[0] != '\0') {
         /* "what's the zoom at?" ... "make it 2": the key asked about, by its setter */
@@ -215,6 +221,19 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
     double said[2];
     if (num == NULL || agent_person_numbers(segment, num, said, 2) != 1) {
         return false;
+    }
+    /* "make it 18.5" after "heat up 2": a number no step takes but the key's setter does is the
+     * value meant, not a step of 18.5 (a number both take stays a step: "make it 3") */
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    const struct pipit_schema_prop *set_arg = NULL;
+    int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
+                         ? setter_of(a, tp->step.key.key, &set_arg)
+                         : -1;
+    if (setter >= 0 && !number_allowed(num->schema, said[0]) &&
+        number_allowed(set_arg->schema, said[0])) {
+        json_t *args = json_object();
+        json_object_set_new(args, set_arg->name, json_num(said[0]));
+        return put_call(&a->ts->tools[setter], args, out);
     }
     json_t *args = json_deep_copy(a->last_args);
     if (args == NULL || json_object_set_new(args, num->name, json_num(said[0])) != 0) {

@@ -1933,7 +1933,8 @@ static void test_carried_room_and_direction(void **state) {
 
 /* "switch off the kitchen and living room lights": the second segment says what, the first's
  * verb says what to do ("switch off living room lights"), so the model's "on" for it is the
- * person's "off"; a segment with its own switch word or its own verb keeps its words. */
+ * person's "off"; a segment with its own switch word or its own verb keeps its words. Then
+ * "make it 18.5" after a step of 2 degrees is the key's setter, not a step of 18.5. */
 static void test_first_verb_shared(void **state) {
     (void)state;
     struct fixture fx;
@@ -1965,6 +1966,18 @@ static void test_first_verb_shared(void **state) {
     t = turn(&fx, "kitchen light off and the bedroom on"); /* its own "on": kept */
     assert_int_equal(t->n_calls, 2);
     assert_state(&fx, "bedroom_light", "true");
+    pipit_turn_free(t);
+    /* "make it 18.5" after a step: no step of 18.5 degrees, the heating at 18.5 */
+    script_call(&fx, "adjust_thermostat(degrees=2)");
+    pipit_turn_free(turn(&fx, "turn the heat up 2"));
+    t = turn(&fx, "make it 18.5");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_int_equal(t->model_calls, 0);
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
+    assert_state(&fx, "thermostat", "18.5");
+    pipit_turn_free(t);
+    t = turn(&fx, "make it 3"); /* the last call is the setter now: its number */
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
