@@ -593,6 +593,102 @@ static int said_polarity(const char *name, const struct words_tok *tok, size_t n
     return on == off ? -1 : on ? 1 : 0;
 }
 
+/* ============================================================================
+ * the person's number in words
+ *
+ * "remind me in twenty five minutes" -> minutes=205, "lights to fifty percent" -> 40: a model
+ * trained on digits copies the pieces of a number said in words, or guesses near it. When the
+ * tool has one numeric argument, the segment has no digit and says exactly one number in words
+ * (a tens word and a ones word are one number, "two hundred" is 200; a lone "one" is no number
+ * but a pronoun, "take one", unless a unit of time follows it; "half" anywhere makes it no
+ * number said plainly), converted to the argument's unit of time as digits are, and the
+ * model's value is another, the person's number replaces it, with the model's sign when the
+ * person said none ("heat down five" -> -5). Words of a relative change ("more", "up", "by",
+ * "longer", "warmer", ...) leave it to the model unless the number is a step's own argument
+ * ("turn the heat down five": by how much). Validation then refuses what is out of range. */
+
+static const char *const RELATIVE_WORDS[] = {
+    "more",   "less",     "up",      "down",    "higher", "lower",  "longer",  "shorter",
+    "extra",  "another",  "by",      "increase", "decrease", "raise", "reduce", "bump",
+    "add",    "plus",     "minus",   "further", "bigger", "smaller", "warmer", "cooler",
+    "colder", "hotter",   "brighter", "dimmer", "louder", "quieter", "softer",  "times",
+    "double", "triple",   "twice",
+};
+
+/* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
+ * the text says "half". */
+static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max,
+                           bool *half) {
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), k = 0;
+    *half = false;
+    for (size_t i = 0; i < n; i++) {
+        *half = *half || strcmp(t[i].w, "half") == 0;
+    }
+    for (size_t i = 0; i < n && k < max;) {
+        int v = 0;
+        if (!words_number_value(t[i].w, &v) || strcmp(t[i].w, "hundred") == 0) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        int w = 0;
+        if (v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) && w >= 1 &&
+            w <= 9) {
+            v += w; /* "twenty five" */
+            j++;
+        }
+        if (j < n && strcmp(t[j].w, "hundred") == 0 && v >= 1 && v <= 9) {
+            v *= 100; /* "two hundred" */
+            j++;
+        }
+        size_t l = 0;
+        double said_unit = j < n && arg_unit > 0 ? unit_at(text + t[j].start, &l) : 0;
+        bool unit = j < n && unit_at(text + t[j].start, &l) > 0;
+        if (!(v == 1 && j == i + 1 && !unit)) {
+            out[k++] = v * (said_unit > 0 ? said_unit / arg_unit : 1);
+        }
+        i = j;
+    }
+    return k;
+}
+
+bool agent_restore_number_words(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
+        strpbrk(segment, "0123456789") != NULL) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = only_number(t);
+    if (num == NULL) {
+        return false;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    bool step = tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
+                strcmp(tp->step.by.arg, num->name) == 0;
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    if (!step && says_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
+        return false;
+    }
+    double said[2];
+    bool half = false;
+    if (word_numbers(segment, arg_time_unit(num), said, 2, &half) != 1 || half) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *v = json_object_get(args, num->name);
+    double model = json_is_number(v) ? json_number_value(v) : 0;
+    double sv = model < 0 ? -said[0] : said[0];
+    bool changed = json_is_number(v) && fabs(sv - model) > 1e-9 &&
+                   set_number(call, args, num->name, sv);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,

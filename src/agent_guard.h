@@ -110,6 +110,15 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* The person's number said in words put back ("remind me in twenty five minutes" ->
+ * minutes=205 becomes 25; docs/agent.md): the tool's one numeric argument, a segment without
+ * digits that says exactly one number in words, no words of a relative change unless the
+ * argument is a step's. True when `call` was changed. */
+bool agent_restore_number_words(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 /* The numbers in digits the segment says, converted to the unit of time of `arg` when a unit
  * follows them ("2 minutes" for seconds: 120); how many were written to `out` (at most max). */
 size_t agent_person_numbers(const char *segment,

@@ -400,7 +400,8 @@ static bool handle_call(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
     if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
-                  agent_restore_person_number(a->ts, tool, tb->segment, &call))) {
+                  agent_restore_person_number(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_number_words(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
     if (model && a->last_tool >= 0 &&

@@ -1982,6 +1982,51 @@ static void test_first_verb_shared(void **state) {
     teardown_fx(&fx);
 }
 
+/* A number said in words that the model copied in pieces or guessed near is the person's
+ * ("twenty five minutes" -> 205 becomes 25); a step's own number takes the model's sign; a
+ * setter said with words of a relative change, and a lone "one", stay the model's. */
+static void test_number_words_restored(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const struct {
+        const char *say, *model, *args;
+        bool restored;
+    } cases[] = {
+        {"remind me in twenty five minutes", "set_timer(minutes=205)", "{\"minutes\":25}", true},
+        {"lights to fifty percent in the kitchen", "set_brightness(room=\"kitchen\", percent=40)",
+         "{\"room\":\"kitchen\",\"percent\":50}", true},
+        {"turn the heat down three", "adjust_thermostat(degrees=-2)", "{\"degrees\":-3}", true},
+        {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}",
+         false},
+        {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":3}", false},
+        {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
+        {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script_call(&fx, cases[k].model);
+    }
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
+            ((t->flags & PIPIT_TURN_NUMBER_RESTORED) != 0) != cases[k].restored) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say,
+                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* "a little more" after a setting made from a number: the change it made again, through the
  * tool that steps the key by a sign (the zoom) or by the same call moved by that change. */
 static void test_followup_after_a_setting(void **state) {
@@ -3091,6 +3136,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_by_number_and_make_it),
         cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_first_verb_shared),
+        cmocka_unit_test(test_number_words_restored),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
