@@ -864,6 +864,63 @@ bool ask_names_key(const struct ask *k, const char *text, const char *key) {
     return false;
 }
 
+/* "are the lights on?", "which lights are on?", "any lights on?": a question whose one word
+ * of content, a plural ("lights"), is the last word of the names of two to eight switches
+ * (true/false keys: "kitchen light", "bedroom light") asks about each of them; the rest of
+ * its words are openers, glue, determiners and state words. Said one sentence a key, from the
+ * state. 0 when it is no such question. */
+static int ask_plural(const struct ask *k,
+                      const struct words_tok *t,
+                      size_t lo,
+                      size_t hi,
+                      const json_t *state,
+                      char *buf,
+                      size_t size) {
+    size_t content = hi;
+    for (size_t i = lo; i < hi; i++) {
+        if ((i == lo && ask_in_list(t[i].w, OPENERS, COUNT(OPENERS))) ||
+            ask_in_list(t[i].w, GLUE, COUNT(GLUE)) ||
+            ask_in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS)) ||
+            ask_in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) ||
+            ask_tok_is(t, hi, i, "any") || ask_tok_is(t, hi, i, "all") ||
+            ask_tok_is(t, hi, i, "which") || ask_tok_is(t, hi, i, "still")) {
+            continue;
+        }
+        if (content != hi) {
+            return 0;
+        }
+        content = i;
+    }
+    size_t wl = content < hi ? strlen(t[content].w) : 0;
+    if (wl < 4 || t[content].w[wl - 1] != 's') {
+        return 0;
+    }
+    char one[WORDS_CAP];
+    pipit_format(one, sizeof(one), "%.*s", (int)(wl - 1), t[content].w);
+    int keys[8];
+    size_t n_keys = 0;
+    for (size_t j = 0; j < k->n_keys; j++) {
+        const char *w = k->keys[j].words;
+        const char *last = strrchr(w, ' ');
+        last = last != NULL ? last + 1 : w;
+        if (k->keys[j].type != KEY_BOOL || strcmp(last, one) != 0 || last == w) {
+            continue;
+        }
+        if (n_keys == COUNT(keys)) {
+            return 0;
+        }
+        keys[n_keys++] = (int)j;
+    }
+    if (n_keys < 2) {
+        return 0;
+    }
+    int said = ask_say_keys(k, keys, n_keys, state, buf, size);
+    if (said == 0) {
+        buf[0] = '\0';
+    }
+    return said;
+}
+
 int ask_answer(const struct ask *k,
                const char *utterance,
                const json_t *state,
@@ -1001,7 +1058,9 @@ int ask_answer(const struct ask *k,
         i++;
     }
     if (n_keys == 0) {
-        return 0;
+        return ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS)) || ask_tok_is(t, hi, lo, "any")
+                   ? ask_plural(k, t, lo, hi, state, buf, size)
+                   : 0;
     }
     if (!determined && (ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "which"))) {
         /* "what aspect ratio?", "which white balance?": the key right after the question

@@ -329,8 +329,11 @@ static void test_pack_quantities(void **state) {
     assert_true(ask_answer(p.k, "what's the thermostat set to?", p.state, thermo, sizeof(thermo)));
     assert_true(ask_answer(p.k, "is the timer on?", p.state, timer, sizeof(timer)));
     assert_true(ask_answer(p.k, "what are the blinds at?", p.state, blinds, sizeof(blinds)));
-    char colour[128];
+    char colour[128], lights[256];
     assert_true(ask_answer(p.k, "what's the bedroom colour?", p.state, colour, sizeof(colour)));
+    /* a plural that ends the names of several switches asks about each */
+    assert_int_equal(ask_answer(p.k, "are the lights on?", p.state, lights, sizeof(lights)), 3);
+    assert_non_null(strstr(lights, "kitchen light is off"));
     assert_non_null(strstr(thermo, "19.5"));
     assert_non_null(strstr(timer, "35"));
     const struct qa cases[] = {
@@ -346,6 +349,10 @@ static void test_pack_quantities(void **state) {
         {"what colour is the bedroom light?", colour},
         {"what color is the bedroom light", colour},
         {"is the porch light on?", NULL}, /* no such key: the model decides */
+        {"which lights are on", lights},
+        {"any lights still on?", lights},
+        {"turn the lights on", NULL},
+        {"are the lights too bright?", NULL},
         {"how warm is it in Lisbon today", NULL},
         {"how long does a roast chicken take", NULL},
     };
