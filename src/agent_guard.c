@@ -297,14 +297,19 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb) 
     return row[lb];
 }
 
-static bool contains_nocase(const char *hay, const char *needle) {
+/* The first place `needle` occurs in `hay`, case aside; NULL when nowhere (or empty). */
+static const char *find_nocase(const char *hay, const char *needle) {
     size_t n = strlen(needle);
     for (const char *p = hay; n > 0 && *p != '\0'; p++) {
         if (strncasecmp(p, needle, n) == 0) {
-            return true;
+            return p;
         }
     }
-    return false;
+    return NULL;
+}
+
+static bool contains_nocase(const char *hay, const char *needle) {
+    return find_nocase(hay, needle) != NULL;
 }
 
 /* The segment's closest run of words to `v`, or false when none is close enough. */
@@ -419,6 +424,89 @@ static bool split_copied_twice(const struct pipit_tool *t, const char *segment, 
     return false;
 }
 
+/* Whether an argument holds a message: its name or description says so ("body", "text",
+ * "message", "content", "note"). */
+static bool message_arg(const struct pipit_schema_prop *p) {
+    static const char *const SAYS[] = {"body", "text", "message", "content", "note", "words"};
+    for (size_t k = 0; k < sizeof(SAYS) / sizeof(SAYS[0]); k++) {
+        if (strstr(p->name, SAYS[k]) != NULL ||
+            (p->schema->description != NULL && contains_nocase(p->schema->description, SAYS[k]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A message copied short ("make a note called ideas: build a treehouse" -> body "build"): a
+ * small model stops a copy early. When a message argument's value occurs once in the segment,
+ * after every other argument's copied value, and what follows it has no digit and none of the
+ * call's other values, the message runs to the end of the segment (less outer punctuation and
+ * a closing "please" or "thanks"). Returns true when `args` changed. */
+static bool extend_short_message(const struct pipit_tool *t, const char *segment, json_t *args) {
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema_prop *p = &t->params->props[i];
+        const char *v = json_string_value(json_object_get(args, p->name));
+        size_t lv = v != NULL ? strlen(v) : 0;
+        if (lv == 0 || !free_string(p->schema) || !message_arg(p)) {
+            continue;
+        }
+        const char *at = NULL;
+        size_t seen = 0;
+        for (const char *q = segment; *q != '\0'; q++) {
+            if (strncasecmp(q, v, lv) == 0 && (q == segment || !isalnum((unsigned char)q[-1])) &&
+                !isalnum((unsigned char)q[lv])) {
+                at = at == NULL ? q : at;
+                seen++;
+            }
+        }
+        if (seen != 1) {
+            continue;
+        }
+        const char *r = at + lv;
+        size_t lr = strlen(r);
+        while (lr > 0 && strchr(" .!\"'", r[lr - 1]) != NULL) {
+            lr--;
+        }
+        static const char *const CLOSERS[] = {" please", " thanks", " thank you", " pls"};
+        for (size_t k = 0; k < sizeof(CLOSERS) / sizeof(CLOSERS[0]); k++) {
+            size_t lc = strlen(CLOSERS[k]);
+            if (lr >= lc && strncasecmp(r + lr - lc, CLOSERS[k], lc) == 0) {
+                lr -= lc;
+                while (lr > 0 && strchr(" ,.!", r[lr - 1]) != NULL) {
+                    lr--;
+                }
+            }
+        }
+        bool words = false, digit = false;
+        for (size_t k = 0; k < lr; k++) {
+            words = words || isalpha((unsigned char)r[k]);
+            digit = digit || isdigit((unsigned char)r[k]);
+        }
+        if (digit || !words || lr == 0 || !isspace((unsigned char)r[0]) ||
+            lv + lr > GUARD_MAX_COPY * 4) {
+            continue;
+        }
+        char rest[GUARD_MAX_COPY * 4 + 1];
+        pipit_format(rest, sizeof(rest), "%.*s", (int)lr, r);
+        bool later = false;
+        for (size_t j = 0; j < t->params->n_props && !later; j++) {
+            const char *o = j == i ? NULL
+                                   : json_string_value(json_object_get(args, t->params->props[j].name));
+            if (o != NULL && o[0] != '\0' &&
+                (contains_nocase(rest, o) || find_nocase(segment, o) > at)) {
+                later = true; /* another value follows: the message ends before it */
+            }
+        }
+        if (later) {
+            continue;
+        }
+        char whole[GUARD_MAX_COPY * 8 + 1];
+        pipit_format(whole, sizeof(whole), "%s%s", v, rest);
+        return json_object_set_new(args, p->name, json_string(whole)) == 0;
+    }
+    return false;
+}
+
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
@@ -444,6 +532,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
         }
     }
     changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
+    changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
     bool written = put_args(call, args, changed);
     json_decref(args);
     return written;

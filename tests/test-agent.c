@@ -1631,8 +1631,10 @@ static void test_person_words_restored(void **state) {
         "<call>cancel_timer(timer_id=\"TM-5\")",
         "<call>send_message(recipient=\"mom\", body=\"mom\")",
         "<call>send_message(recipient=\"Sam\", body=\"Sam\")",
+        "<call>create_note(title=\"ideas\", body=\"build\")",
+        "<call>send_message(recipient=\"Sam\", body=\"see you\")",
     };
-    script(&fx, 6, out);
+    script(&fx, 8, out);
     struct pipit_turn *t = turn(&fx, "text Bob hi there");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"recipient\":\"Bob\""));
@@ -1658,6 +1660,15 @@ static void test_person_words_restored(void **state) {
     t = turn(&fx, "text Sam"); /* nothing follows the name: left to the model */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"Sam\""));
+    pipit_turn_free(t);
+    /* a message copied short runs to the end of the segment, less a closing "please" */
+    t = turn(&fx, "make a note called ideas: build a treehouse please");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"title\":\"ideas\",\"body\":\"build a treehouse\"}");
+    pipit_turn_free(t);
+    t = turn(&fx, "text Sam see you at 5"); /* a number follows: maybe another value's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"see you\""));
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
