@@ -439,8 +439,9 @@ static bool message_arg(const struct pipit_schema_prop *p) {
 
 /* A message copied short ("make a note called ideas: build a treehouse" -> body "build"): a
  * small model stops a copy early. When a message argument's value occurs once in the segment,
- * after every other argument's copied value, and what follows it has no digit and none of the
- * call's other values, the message runs to the end of the segment (less outer punctuation and
+ * after every other argument's copied value, and what follows it has no digit, none of the
+ * call's other values and does not start with a word of where ("to", "for", "in", ...: "add
+ * rope to the ideas note"), the message runs to the end of the segment (less outer punctuation and
  * a closing "please" or "thanks"). Returns true when `args` changed. */
 static bool extend_short_message(const struct pipit_tool *t, const char *segment, json_t *args) {
     for (size_t i = 0; i < t->params->n_props; i++) {
@@ -477,6 +478,18 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
                 }
             }
         }
+        /* "add rope to the ideas note": what follows says where it goes, not more of it */
+        static const char *const WHERE[] = {"to", "for", "in", "on", "at", "into", "onto",
+                                            "from", "with", "by", "about", "under"};
+        bool where = false;
+        for (size_t k = 0; k < sizeof(WHERE) / sizeof(WHERE[0]) && lr > 0; k++) {
+            size_t lw = strlen(WHERE[k]);
+            where = where || (lr > lw + 1 && strncasecmp(r + 1, WHERE[k], lw) == 0 &&
+                              !isalnum((unsigned char)r[1 + lw]));
+        }
+        if (where) {
+            continue;
+        }
         bool words = false, digit = false;
         for (size_t k = 0; k < lr; k++) {
             words = words || isalpha((unsigned char)r[k]);
@@ -505,6 +518,103 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
         return json_object_set_new(args, p->name, json_string(whole)) == 0;
     }
     return false;
+}
+
+/* ============================================================================
+ * the item the person named
+ *
+ * "add rope to the ideas note" -> append_note(note_id="N-1"), the groceries: a small model
+ * takes an identifier it has seen, not the one of the thing named. When a string argument's
+ * value is the "id" of an object in an array of the device's state, and the segment names
+ * exactly one object of that array (a string field of it other than "id", 3 to 40 characters,
+ * as whole words: its title "ideas", its contact "Mom"; or its identifier, or the identifier's
+ * number of three or more digits: "ticket 1000" for "T-1000"), and that is another object,
+ * its identifier replaces the model's. */
+
+/* Whether `phrase` occurs in `text` as whole words, case aside. */
+static bool says_words_nocase(const char *text, const char *phrase) {
+    size_t n = strlen(phrase);
+    for (const char *p = text; n > 0 && *p != '\0'; p++) {
+        if (strncasecmp(p, phrase, n) == 0 && (p == text || !isalnum((unsigned char)p[-1])) &&
+            !isalnum((unsigned char)p[n])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the segment names object `e` (above). */
+static bool names_item(const char *segment, const json_t *e) {
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)e, key, v) {
+        const char *s = json_string_value(v);
+        size_t l = s != NULL ? strlen(s) : 0;
+        if (strcmp(key, "id") == 0 && l > 0) {
+            const char *d = s + strcspn(s, "0123456789");
+            if (says_words_nocase(segment, s) ||
+                (strlen(d) >= 3 && strspn(d, "0123456789") == strlen(d) &&
+                 says_words_nocase(segment, d))) {
+                return true;
+            }
+        } else if (l >= 3 && l <= 40 && says_words_nocase(segment, s)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_restore_named_item(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              const json_t *state,
+                              struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools || !json_is_object(state)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; json_is_object(args) && i < t->params->n_props; i++) {
+        const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
+        if (v == NULL || t->params->props[i].schema->type != PIPIT_SCHEMA_STRING) {
+            continue;
+        }
+        const char *key;
+        const json_t *arr;
+        json_object_foreach((json_t *)state, key, arr) {
+            size_t k;
+            const json_t *e;
+            bool has = false;
+            json_array_foreach(arr, k, e) {
+                const char *id = json_string_value(json_object_get(e, "id"));
+                has = has || (id != NULL && strcmp(id, v) == 0);
+            }
+            if (!has) {
+                continue;
+            }
+            const char *named = NULL;
+            size_t n_named = 0;
+            json_array_foreach(arr, k, e) {
+                const char *id = json_string_value(json_object_get(e, "id"));
+                if (id != NULL && names_item(segment, e)) {
+                    named = id;
+                    n_named++;
+                }
+            }
+            if (n_named == 1 && strcmp(named, v) != 0) {
+                char *copy = strdup(named);
+                changed = copy != NULL &&
+                          json_object_set_new(args, t->params->props[i].name, json_string(copy)) ==
+                              0;
+                free(copy);
+            }
+            break;
+        }
+    }
+    bool written = put_args(call, args, changed);
+    json_decref(args);
+    return written;
 }
 
 bool agent_restore_person_words(const struct pipit_toolset *ts,

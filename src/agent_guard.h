@@ -25,6 +25,15 @@ bool agent_convert_person_unit(const struct pipit_toolset *ts,
 /* Puts the person's words back into `call` when the model misspelt a copy of them in a free
  * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
  * the arguments were changed. */
+/* The item the person named by its title, contact or number put back when the model took
+ * another identifier from the same array of the device's state ("add rope to the ideas note"
+ * -> note_id "N-1" becomes the ideas note's "N-3"; docs/agent.md). True when `call` changed. */
+bool agent_restore_named_item(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              const json_t *state,
+                              struct pipit_call *call);
+
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -409,6 +409,11 @@ static bool handle_call(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
     }
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
+    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
+        json_t *now = a->dev->ops->get_state(a->dev->self);
+        restored = agent_restore_named_item(a->ts, tool, tb->segment, now, &call) || restored;
+        json_decref(now);
+    }
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;

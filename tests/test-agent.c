@@ -1633,8 +1633,11 @@ static void test_person_words_restored(void **state) {
         "<call>send_message(recipient=\"Sam\", body=\"Sam\")",
         "<call>create_note(title=\"ideas\", body=\"build\")",
         "<call>send_message(recipient=\"Sam\", body=\"see you\")",
+        "<call>append_note(note_id=\"N-2\", text=\"rope\")",
+        "<call>append_note(note_id=\"N-2\", text=\"tape\")",
+        "<call>read_messages(thread_id=\"TH-1\")",
     };
-    script(&fx, 8, out);
+    script(&fx, 11, out);
     struct pipit_turn *t = turn(&fx, "text Bob hi there");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"recipient\":\"Bob\""));
@@ -1669,6 +1672,19 @@ static void test_person_words_restored(void **state) {
     t = turn(&fx, "text Sam see you at 5"); /* a number follows: maybe another value's */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
     assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"see you\""));
+    pipit_turn_free(t);
+    /* the item named by its title or contact, not the identifier the model took; "rope" is
+     * not run on into "to the groceries note" */
+    t = turn(&fx, "add rope to the groceries note");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"note_id\":\"N-1\",\"text\":\"rope\"}");
+    pipit_turn_free(t);
+    t = turn(&fx, "add tape to that note"); /* nothing named: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "N-2"));
+    pipit_turn_free(t);
+    t = turn(&fx, "show me my chat with Mom");
+    assert_string_equal(t->calls[0].args_json, "{\"thread_id\":\"TH-2\"}");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
