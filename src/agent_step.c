@@ -28,6 +28,7 @@
 #include "status.h"
 #include "toolspec.h"
 #include "untrusted.h"
+#include "words.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -291,6 +292,10 @@ static bool handle_call(struct pipit_agent *a,
                         struct pipit_call *callp,
                         bool model,
                         const struct policy_clock *clock);
+static bool every_place(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        const char *name,
+                        const struct policy_clock *clock);
 
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
@@ -356,7 +361,94 @@ bool agent_handle_output(struct pipit_agent *a,
         agent_say(tb, rec->sentence);
         return true;
     }
-    return handle_call(a, tb, rec, &call, true, clock);
+    char name[sizeof(call.name)];
+    memcpy(name, call.name, sizeof(name));
+    if (!handle_call(a, tb, rec, &call, true, clock)) {
+        return false;
+    }
+    return every_place(a, tb, name, clock);
+}
+
+/* "turn off all the lights": the model's call acts on one place (the bedroom); the person
+ * asked for every one. When the segment says "all", "every", "each" or "both" and a plural
+ * that is the word after a pack effect's place in its key ("lights" for "{room}_light"), says
+ * none of the place argument's values, and the model's call of that tool ran, the same call
+ * runs for every other value of the place argument, one sentence each. Returns false when the
+ * turn must stop (breaker). */
+static bool every_place(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        const char *name,
+                        const struct policy_clock *clock) {
+    int32_t tool = pipit_toolset_find(a->ts, name);
+    const struct pipit_tool_pack *tp =
+        tool >= 0 ? pipit_toolset_tool_pack(a->ts, (size_t)tool) : NULL;
+    const struct pipit_call_record *made =
+        tb->turn->n_calls > 0 ? &tb->turn->calls[tb->turn->n_calls - 1] : NULL;
+    if (tp == NULL || tb->segment == NULL || made == NULL || !made->executed ||
+        strcmp(made->tool, name) != 0) {
+        return true;
+    }
+    struct words_tok tok[48];
+    size_t n = words_tokenize(tb->segment, strlen(tb->segment), 0, tok, 48);
+    bool all = false;
+    for (size_t i = 0; i < n; i++) {
+        all = all || strcmp(tok[i].w, "all") == 0 || strcmp(tok[i].w, "every") == 0 ||
+              strcmp(tok[i].w, "each") == 0 || strcmp(tok[i].w, "both") == 0;
+    }
+    const struct pipit_effect_key *ek = NULL;
+    for (size_t k = 0; all && ek == NULL && k < tp->n_set + (tp->has_step ? 1 : 0); k++) {
+        const struct pipit_effect_key *e = k < tp->n_set ? &tp->set[k].key : &tp->step.key;
+        const char *sfx = e->key_arg != NULL && e->suffix != NULL ? e->suffix : "";
+        sfx += strspn(sfx, "_ ");
+        size_t ls = strlen(sfx);
+        for (size_t i = 0; ls >= 3 && i < n && ek == NULL; i++) {
+            size_t lw = strlen(tok[i].w);
+            if ((lw == ls + 1 && strncmp(tok[i].w, sfx, ls) == 0 && tok[i].w[ls] == 's') ||
+                (strcmp(tok[i].w, "every") != 0 && lw == ls && strcmp(tok[i].w, sfx) == 0 &&
+                 i > 0 && (strcmp(tok[i - 1].w, "every") == 0 || strcmp(tok[i - 1].w, "each") == 0))) {
+                ek = e; /* "lights", or "every light" */
+            }
+        }
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(a->ts, (size_t)tool);
+    const struct pipit_schema *sel = NULL;
+    for (size_t j = 0; ek != NULL && j < t->params->n_props; j++) {
+        sel = strcmp(t->params->props[j].name, ek->key_arg) == 0 ? t->params->props[j].schema : sel;
+    }
+    json_t *args = sel != NULL && sel->n_enum > 1 ? json_loads(made->args_json, 0, NULL) : NULL;
+    const char *done = json_string_value(json_object_get(args, ek != NULL ? ek->key_arg : ""));
+    for (size_t v = 0; done != NULL && v < sel->n_enum; v++) {
+        char said[WORDS_CAP * 2];
+        pipit_format(said, sizeof(said), "%s", sel->enum_str[v]);
+        for (char *p = said; *p != '\0'; p++) {
+            *p = *p == '_' ? ' ' : *p;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (words_match(tok, n, i, said) > 0) {
+                done = NULL; /* "all the lights in the kitchen": a place is said */
+            }
+        }
+    }
+    char first[WORDS_CAP * 2] = "";
+    if (done != NULL) {
+        pipit_format(first, sizeof(first), "%s", done); /* args changes below */
+    }
+    bool go = true;
+    for (size_t v = 0; done != NULL && go && v < sel->n_enum; v++) {
+        if (strcmp(sel->enum_str[v], first) == 0) {
+            continue;
+        }
+        json_object_set_new(args, ek->key_arg, json_string(sel->enum_str[v]));
+        struct pipit_call next = {0};
+        pipit_format(next.name, sizeof(next.name), "%s", name);
+        next.args_json = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (next.args_json != NULL) {
+            go = agent_handle_call(a, tb, &next, clock);
+        }
+        pipit_call_clear(&next);
+    }
+    json_decref(args);
+    return go;
 }
 
 bool agent_handle_call(struct pipit_agent *a,

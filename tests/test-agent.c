@@ -2009,6 +2009,44 @@ static void test_first_verb_shared(void **state) {
     teardown_fx(&fx);
 }
 
+/* "turn off all the lights": the model's call for one room runs for every room; a room said
+ * ("all the lights in the kitchen") and a call without a place keep the one call. */
+static void test_every_place(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const char *const out[] = {
+        "<call>switch_light(room=\"bedroom\", on=true)",
+        "<call>switch_light(room=\"kitchen\", on=false)",
+        "<call>set_timer(minutes=5)",
+    };
+    script(&fx, 3, out);
+    struct pipit_turn *t = turn(&fx, "turn on all the lights");
+    assert_int_equal(t->n_calls, 3);
+    assert_int_equal(t->model_calls, 1);
+    assert_state(&fx, "living_room_light", "true");
+    assert_state(&fx, "kitchen_light", "true");
+    assert_state(&fx, "bedroom_light", "true");
+    pipit_turn_free(t);
+    t = turn(&fx, "all the lights off in the kitchen"); /* a room said: that one */
+    assert_int_equal(t->n_calls, 1);
+    assert_state(&fx, "bedroom_light", "true");
+    pipit_turn_free(t);
+    t = turn(&fx, "timer for all of us, 5 minutes"); /* no place to go round */
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A number said in words that the model copied in pieces or guessed near is the person's
  * ("twenty five minutes" -> 205 becomes 25); a step's own number takes the model's sign; a
  * setter said with words of a relative change, and a lone "one", stay the model's. */
@@ -3164,6 +3202,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_first_verb_shared),
         cmocka_unit_test(test_number_words_restored),
+        cmocka_unit_test(test_every_place),
         cmocka_unit_test(test_question_never_acts),
         cmocka_unit_test(test_sentences_from_state),
         cmocka_unit_test(test_app_state_and_undo),
