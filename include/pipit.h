@@ -1219,6 +1219,10 @@ enum pipit_turn_flag {
     PIPIT_TURN_GARBLED = 1 << 22,         /* the model's words held pieces of a call (syntax,
                                             a tool's or argument's name): replaced by "Sorry,
                                             I didn't understand that, so I did nothing." */
+    PIPIT_TURN_OFF_TOPIC = 1 << 23,       /* the model answered a question that was no small
+                                            talk with a social formula ("what's the volume?"
+                                            -> "Glad it works."): replaced by "Sorry, I can't
+                                            answer that here." */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

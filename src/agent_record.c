@@ -102,6 +102,7 @@ static const struct {
     {PIPIT_TURN_FOLLOW_UP, "follow_up"},
     {PIPIT_TURN_CARRIED, "carried"},
     {PIPIT_TURN_GARBLED, "garbled"},
+    {PIPIT_TURN_OFF_TOPIC, "off_topic"},
     {PIPIT_TURN_TOOL_NAMED, "tool_named"},
 };
 

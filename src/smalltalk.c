@@ -271,6 +271,50 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
     return kinds;
 }
 
+bool smalltalk_is_social_reply(const char *reply) {
+    static const char *const OPENS[] = {
+        "youre welcome", "you are welcome", "glad",       "im good",  "im fine",
+        "okay take your time", "ok take your time", "take your time", "no problem",
+        "anytime",       "my pleasure",     "happy to help", "hi",     "hello",
+        "hey",           "goodbye",         "bye",        "see you",  "you too",
+        "thanks",        "thank you",       "sure thing", "nice",     "have fun",
+        "enjoy",         "good night",      "good morning", "cheers", "same to you",
+    };
+    struct words_tok t[16];
+    size_t n = reply != NULL ? words_tokenize(reply, strlen(reply), 0, t, 16) : 0;
+    for (size_t k = 0; k < sizeof(OPENS) / sizeof(OPENS[0]); k++) {
+        if (n > 0 && words_match(t, n, 0, OPENS[k]) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool smalltalk_is_question(const char *utterance) {
+    static const char *const Q[] = {"what", "whats", "how",   "hows",  "is",    "isnt", "are",
+                                    "arent", "do",   "does",  "did",   "can",   "could", "which",
+                                    "when", "where", "wheres", "who",  "whos",  "why",  "will",
+                                    "would", "have", "has",   "any"};
+    if (utterance == NULL) {
+        return false;
+    }
+    size_t len = strlen(utterance);
+    while (len > 0 && strchr(" \t\n", utterance[len - 1]) != NULL) {
+        len--;
+    }
+    if (len > 0 && utterance[len - 1] == '?') {
+        return true;
+    }
+    struct words_tok t[4];
+    size_t n = words_tokenize(utterance, len, 0, t, 4);
+    for (size_t k = 0; n > 0 && k < sizeof(Q) / sizeof(Q[0]); k++) {
+        if (strcmp(t[0].w, Q[k]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
     unsigned kinds = social_kinds(r, utterance);
     if (kinds != 0 || utterance == NULL) {

@@ -37,6 +37,15 @@ enum smalltalk_kind {
  * can you do around the house?"). */
 unsigned smalltalk_kinds(const struct router *r, const char *utterance);
 
+/* Whether `reply` (a model's words) is a social reply and nothing of substance: it opens with
+ * a formula that answers small talk ("You're welcome.", "Glad it works.", "I'm good, thanks.",
+ * "Okay, take your time.", "Hi!"). */
+bool smalltalk_is_social_reply(const char *reply);
+
+/* Whether `utterance` asks a question: it ends with "?" or opens with a question word ("what",
+ * "how", "is", "are", "do", "can", ...). */
+bool smalltalk_is_question(const char *utterance);
+
 /* The harness's answer to `kinds` (non-zero) in `buf` (NUL-terminated): "You're welcome.",
  * "Hi! What would you like to do?", "Goodbye!", "Glad you like it.", "OK."; thanks with a
  * goodbye gets both. SMALLTALK_HELP lists what the tool set `ts` (may be NULL) is about, from

@@ -519,6 +519,21 @@ static void test_narration_is_caught(void **state) {
     assert_false(t->flags & PIPIT_TURN_GARBLED);
     assert_string_equal(t->sentence, "It's a \"nice\" one.");
     pipit_turn_free(t);
+    /* a social formula is no answer to a question or a request; to small talk it is */
+    script(&fx, 3,
+           (const char *const[]){"Glad it works.", "You're welcome.", "Glad it works!"});
+    t = turn(&fx, "how do I hold it steady?");
+    assert_true(t->flags & PIPIT_TURN_OFF_TOPIC);
+    assert_string_equal(t->sentence, "Sorry, I can't answer that here.");
+    pipit_turn_free(t);
+    t = turn(&fx, "make a panorama");
+    assert_true(t->flags & PIPIT_TURN_OFF_TOPIC);
+    assert_string_equal(t->sentence, "Sorry, I can't do that.");
+    pipit_turn_free(t);
+    t = turn(&fx, "that worked great");
+    assert_false(t->flags & PIPIT_TURN_OFF_TOPIC);
+    assert_string_equal(t->sentence, "Glad it works!");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
