@@ -39,6 +39,9 @@ struct action_entry {
                                   a call that changed nothing ("bluetooth on" while it was on),
                                   so that "never mind" after it reverts nothing older */
     json_t *snapshot;          /* KEYS, NO_STATE: the keys' values before the call (owned) */
+    int64_t turn;              /* the request that made it (pipit_agent.turn_seq: a segment
+                                  of a turn): undo reverts a request's actions together ("all
+                                  the lights"), one segment's at a time */
 };
 
 struct custom_handler {
@@ -79,6 +82,7 @@ struct pipit_agent {
     struct action_entry *log; /* undo_slots entries, the newest last */
     int32_t log_n;
     int32_t log_dropped; /* actions pushed out of the full log: undo cannot reach them */
+    int64_t turn_seq;    /* the current request's number (a segment of a turn), for the log */
     struct custom_handler handlers[AGENT_MAX_HANDLERS];
     size_t n_handlers;
     struct pipit_cloud *cloud;    /* borrowed; NULL = not configured */

@@ -314,6 +314,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             return PIPIT_ERR_INVALID_ARG;
         }
     }
+    a->turn_seq++; /* the action log groups one request's actions */
     struct turn_build tb = {0};
     tb.utterance = utterance;
     tb.turn = calloc(1, sizeof(*tb.turn));
@@ -405,6 +406,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 break;
             }
             t->n_steps++;
+            a->turn_seq += i > 0; /* each segment is a request of its own for undo */
             if ((undo_n = router_undo_count(segs[i])) > 0) {
                 agent_undo(a, &tb, undo_n);
                 continue;

@@ -48,13 +48,14 @@ void agent_log_push(struct pipit_agent *a,
         memmove(a->log, a->log + 1, sizeof(*a->log) * (size_t)(a->log_n - 1));
         a->log_n--;
     }
-    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot};
+    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot, a->turn_seq};
 }
 
 /* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
  * again.", "The flash is off again.", "Back to no alarms."), from the state after the undo. */
 static void say_restored(struct pipit_agent *a,
                          const struct action_entry *e,
+                         const json_t *before,
                          struct strbuf *b,
                          char *key_out,
                          size_t key_size) {
@@ -63,6 +64,22 @@ static void say_restored(struct pipit_agent *a,
     const char *key;
     json_t *v;
     char one[256];
+    /* the one key the undo changed among the keys kept ("{room}_light" keeps every room's) */
+    const char *moved = NULL;
+    size_t n_moved = 0;
+    json_object_foreach(e->snapshot, key, v) {
+        if (!json_equal(json_object_get(before, key), json_object_get(state, key))) {
+            moved = key;
+            n_moved++;
+        }
+    }
+    if (n_moved == 1 && json_object_size(e->snapshot) > 1 &&
+        ask_sentence(a->ask, moved, json_object_get(state, moved), ASK_AGAIN, one, sizeof(one))) {
+        strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+        pipit_format(key_out, key_size, "%s", moved);
+        json_decref(state);
+        return;
+    }
     if (json_object_size(e->snapshot) == 1) {
         json_object_foreach(e->snapshot, key, v) {
             if (ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one,
@@ -124,40 +141,64 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
     if (said == NULL) {
         return NULL;
     }
+    /* a count is of the person's requests: the actions of one segment ("turn off all the
+     * lights": one call a room) are reverted together; "zoom in and flash on" is two requests,
+     * and undo reverts the flash; there are at most log_n sentences */
+    int32_t turns = 0;
+    for (int32_t i = 0; i < available; i++) {
+        turns += i == 0 || a->log[i].turn != a->log[i - 1].turn;
+    }
+    available = turns;
     for (int32_t i = 0; i < count && a->log_n > 0; i++) {
-        struct action_entry e = a->log[--a->log_n];
-        char name[96];
-        human_name(a->ts->tools[e.tool].name, name, sizeof(name));
-        struct strbuf one = {0};
-        if (e.kind == PIPIT_UNDO_NO_STATE) {
+        int64_t turn = a->log[a->log_n - 1].turn;
+        struct action_entry mark = {0};
+        bool marked = false, acted = false;
+        while (a->log_n > 0 && a->log[a->log_n - 1].turn == turn) {
+            struct action_entry e = a->log[--a->log_n];
+            char name[96];
+            human_name(a->ts->tools[e.tool].name, name, sizeof(name));
+            struct strbuf one = {0};
+            if (e.kind == PIPIT_UNDO_NO_STATE) {
+                if (!marked) {
+                    mark = e; /* the newest no-op of the turn */
+                    marked = true;
+                } else {
+                    json_decref(e.snapshot);
+                }
+                continue;
+            }
+            acted = true;
+            if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
+                strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.",
+                              name);
+                said[n_said++].text = strbuf_take(&one);
+                json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
+                continue;
+            }
+            struct pipit_error err;
+            json_t *before = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+            enum pipit_status st = a->dev != NULL
+                                       ? a->dev->ops->set_state(a->dev->self, e.snapshot, &err)
+                                       : PIPIT_ERR_STATE;
+            if (st != PIPIT_OK) {
+                strbuf_printf(&one, "I couldn't undo the last action (%s).", name);
+                said[n_said++].text = strbuf_take(&one);
+            } else {
+                say_restored(a, &e, before, &one, said[n_said].key, sizeof(said[n_said].key));
+                said[n_said++].text = strbuf_take(&one);
+                (*reverted)++;
+            }
+            json_decref(before);
+            json_decref(e.snapshot);
+        }
+        if (marked && !acted && i == 0 && count == 1) {
             /* the newest turn changed nothing: said when it is all this undo reaches; it counts
              * as one of "the last two" (the person counts what they asked for) */
-            if (i == 0 && count == 1) {
-                say_unchanged(a, &e, &one);
-                said[n_said++].text = strbuf_take(&one);
-            }
-            json_decref(e.snapshot);
-            continue;
-        }
-        if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
-            strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.", name);
+            struct strbuf one = {0};
+            say_unchanged(a, &mark, &one);
             said[n_said++].text = strbuf_take(&one);
-            json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
-            continue;
         }
-        struct pipit_error err;
-        enum pipit_status st = a->dev != NULL
-                                   ? a->dev->ops->set_state(a->dev->self, e.snapshot, &err)
-                                   : PIPIT_ERR_STATE;
-        if (st != PIPIT_OK) {
-            strbuf_printf(&one, "I couldn't undo the last action (%s).", name);
-            said[n_said++].text = strbuf_take(&one);
-        } else {
-            say_restored(a, &e, &one, said[n_said].key, sizeof(said[n_said].key));
-            said[n_said++].text = strbuf_take(&one);
-            (*reverted)++;
-        }
-        json_decref(e.snapshot);
+        json_decref(mark.snapshot);
     }
     for (size_t i = 0; i < n_said; i++) {
         bool again = false;

@@ -2024,8 +2024,9 @@ static void test_first_verb_shared(void **state) {
     teardown_fx(&fx);
 }
 
-/* "turn off all the lights": the model's call for one room runs for every room; a room said
- * ("all the lights in the kitchen") and a call without a place keep the one call. */
+/* "turn off all the lights": the model's call for one room runs for every room, and undo puts
+ * them all back; a room said ("all the lights in the kitchen") and a call without a place keep
+ * the one call. */
 static void test_every_place(void **state) {
     (void)state;
     struct fixture fx;
@@ -2041,10 +2042,11 @@ static void test_every_place(void **state) {
     }
     static const char *const out[] = {
         "<call>switch_light(room=\"bedroom\", on=true)",
+        "<call>switch_light(room=\"bedroom\", on=true)",
         "<call>switch_light(room=\"kitchen\", on=false)",
         "<call>set_timer(minutes=5)",
     };
-    script(&fx, 3, out);
+    script(&fx, 4, out);
     struct pipit_turn *t = turn(&fx, "turn on all the lights");
     assert_int_equal(t->n_calls, 3);
     assert_int_equal(t->model_calls, 1);
@@ -2052,13 +2054,24 @@ static void test_every_place(void **state) {
     assert_state(&fx, "kitchen_light", "true");
     assert_state(&fx, "bedroom_light", "true");
     pipit_turn_free(t);
+    t = turn(&fx, "undo"); /* one request: every room back, each said by its own key */
+    assert_string_equal(t->sentence, "The kitchen light is off again. The living room light is "
+                                     "off again. The bedroom light is off again.");
+    assert_state(&fx, "living_room_light", "false");
+    assert_state(&fx, "bedroom_light", "false");
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "turn on all the lights"));
     t = turn(&fx, "all the lights off in the kitchen"); /* a room said: that one */
     assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "switch_light");
+    assert_state(&fx, "kitchen_light", "false");
     assert_state(&fx, "bedroom_light", "true");
     pipit_turn_free(t);
     t = turn(&fx, "timer for all of us, 5 minutes"); /* no place to go round */
     assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_timer");
     pipit_turn_free(t);
+    assert_int_equal(fx.fake.next, 4);
     teardown_fx(&fx);
 }
 

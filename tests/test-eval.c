@@ -686,13 +686,13 @@ static const char *MEASURED_SET =
     "\"on\"}}]},"
     "{\"user\": \"I liked it better a second ago\", \"undo\": true, \"expect\": [], \"state\": "
     "{\"flash\": \"off\"}}]}\n"
-    /* s3: out of range: zoom 50x tried and refused; a timer of seven seconds (in words: the
-     * agent's number guard reads digits only) bent into 3 s */
+    /* s3: out of range: zoom 50x tried and refused; a focus point off the frame (two numbers:
+     * which is which is the model's, so no guard puts the person's back) bent into the frame */
     "{\"id\": \"s3\", \"category\": \"single\", \"turns\": ["
     "{\"user\": \"zoom 50x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 50}}], "
     "\"state\": {\"zoom\": 1}},"
-    "{\"user\": \"timer seven seconds\", \"expect\": [{\"tool\": \"set_timer\", \"args\": "
-    "{\"seconds\": 7}}], \"state\": {\"timer_s\": 0}}]}\n"
+    "{\"user\": \"focus at 1.5 0.5\", \"expect\": [{\"tool\": \"tap_to_focus\", "
+    "\"args\": {\"x\": 1.5, \"y\": 0.5}}], \"state\": {\"focus_x\": 0.5}}]}\n"
     /* s4: the cloud query holds the person's words */
     "{\"id\": \"s4\", \"category\": \"cloud\", \"turns\": [{\"user\": \"what should I shoot in "
     "Peru\", \"expect\": [{\"tool\": \"process_with_cloud_llm\", \"contains\": "
@@ -733,7 +733,8 @@ static const char *MEASURED_SET =
 static const char *const M_S1[] = {"<call>set_zoom(level=2)", NULL};
 static const char *const M_S2[] = {"<call>set_zoom(level=3)", "<call>set_flash(mode=\"on\")",
                                    "<call>take_photo()", NULL};
-static const char *const M_S3[] = {"<call>set_zoom(level=50)", "<call>set_timer(seconds=3)", NULL};
+static const char *const M_S3[] = {"<call>set_zoom(level=50)", "<call>tap_to_focus(x=1, y=0.5)",
+                                   NULL};
 static const char *const M_S4[] = {
     "<call>process_with_cloud_llm(user_query_context=\"x\", reason_for_escalation=\"travel\")",
     "<call>process_with_cloud_llm(user_query_context=\"x\", reason_for_escalation=\"advice\")",
@@ -799,7 +800,7 @@ static void test_router_measured(void **state) {
     assert_int_equal(m.undo_reverted, 1);
     assert_int_equal(m.undo_new_action, 1);
     assert_true(m.undo_revert_rate == 0.5);
-    /* out of range: zoom 50x tried and refused (and correct), timer 7 s substituted */
+    /* out of range: zoom 50x tried and refused (and correct), the focus point substituted */
     assert_int_equal(m.oor_expected, 2);
     assert_int_equal(m.oor_refused, 1);
     assert_int_equal(m.oor_substituted, 1);
