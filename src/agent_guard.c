@@ -701,11 +701,14 @@ static bool says(const struct words_tok *t, size_t n, const char *phrase) {
 }
 
 /* Whether the tokens say enum value `phrase`: as whole words, or a one-word value of 4 letters
- * or more as the start of a word ("automatic" says "auto", "portraits" says "portrait"). */
+ * or more as the start of a word ("automatic" says "auto", "portraits" says "portrait"), but
+ * not as a comparative ("warmer" is no "warm": it asks for a change). */
 static bool says_value(const struct words_tok *t, size_t n, const char *phrase) {
     size_t lp = strlen(phrase);
     for (size_t i = 0; lp >= 4 && strchr(phrase, ' ') == NULL && i < n; i++) {
-        if (strncmp(t[i].w, phrase, lp) == 0) {
+        const char *rest = t[i].w + lp;
+        if (strncmp(t[i].w, phrase, lp) == 0 && strcmp(rest, "er") != 0 &&
+            strcmp(rest, "est") != 0 && strcmp(rest, "r") != 0 && strcmp(rest, "st") != 0) {
             return true;
         }
     }
@@ -1404,6 +1407,32 @@ names_tool_noun(const struct pipit_toolset *ts, size_t i, const struct words_tok
     return false;
 }
 
+/* Words that take a step down ("cooler by 3 degrees"). */
+static const char *const DOWN_WORDS[] = {"down",    "lower",  "less",   "cooler",   "colder",
+                                         "dimmer",  "darker", "quieter", "softer",  "decrease",
+                                         "reduce",  "minus",  "drop",   "smaller",  "shorter"};
+
+/* Whether the tokens say a number right before the argument's name as a unit ("3 degrees" for
+ * `degrees`, "21 celsius" for `celsius`; a plural or singular of it too). */
+static bool number_of_arg(const struct words_tok *tok, size_t n, const char *arg) {
+    size_t la = strlen(arg);
+    for (size_t i = 0; i + 1 < n && la >= 3; i++) {
+        int w = 0;
+        bool num = strspn(tok[i].w, "0123456789.") == strlen(tok[i].w) && tok[i].w[0] != '\0';
+        if (!num && !words_number_value(tok[i].w, &w)) {
+            continue;
+        }
+        const char *u = tok[i + 1].w;
+        size_t lu = strlen(u);
+        if ((lu == la && strcmp(u, arg) == 0) ||
+            (lu + 1 == la && arg[la - 1] == 's' && strncmp(u, arg, lu) == 0) ||
+            (lu == la + 1 && u[lu - 1] == 's' && strncmp(u, arg, la) == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -1415,8 +1444,10 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     }
     size_t named = 0, n_named = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
-        if (!pipit_toolset_is_cloud(ts, i) && one_required_number(&ts->tools[i]) != NULL &&
-            names_tool_noun(ts, i, tok, n)) {
+        const struct pipit_schema_prop *num = pipit_toolset_is_cloud(ts, i)
+                                                  ? NULL
+                                                  : one_required_number(&ts->tools[i]);
+        if (num != NULL && (names_tool_noun(ts, i, tok, n) || number_of_arg(tok, n, num->name))) {
             named = i;
             n_named++;
         }
@@ -1430,6 +1461,13 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     size_t n_said = person_numbers(segment, arg_time_unit(need), said, raw, GUARD_MAX_NUMBERS);
     if (n_said != 1) {
         return false;
+    }
+    /* "cooler by 3 degrees": a step's number said without a sign goes the way the words say */
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, named);
+    if (tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
+        strcmp(tp->step.by.arg, need->name) == 0 && raw[0] > 0 &&
+        says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS))) {
+        said[0] = -said[0];
     }
     json_t *made = json_object();
     json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12

@@ -2077,7 +2077,8 @@ static void test_every_place(void **state) {
 
 /* A number said in words that the model copied in pieces or guessed near is the person's
  * ("twenty five minutes" -> 205 becomes 25); a step's own number takes the model's sign; a
- * setter said with words of a relative change, and a lone "one", stay the model's. */
+ * setter said with words of a relative change, and a lone "one", stay the model's. A number
+ * with an argument's name as its unit ("3 degrees") names that argument's tool. */
 static void test_number_words_restored(void **state) {
     (void)state;
     struct fixture fx;
@@ -2104,6 +2105,12 @@ static void test_number_words_restored(void **state) {
         {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":3}", false},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
+        /* a number with the argument's name as its unit names that tool; "warmer" is no
+         * "warm" colour, and "cooler" steps down */
+        {"warmer by 3 degrees", "set_light_colour(room=\"kitchen\", colour=\"warm\")",
+         "{\"degrees\":3}", false},
+        {"cooler by 2 degrees", "set_light_colour(room=\"kitchen\", colour=\"warm\")",
+         "{\"degrees\":-2}", false},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         script_call(&fx, cases[k].model);
