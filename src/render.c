@@ -86,7 +86,14 @@ static void append_scalar(struct strbuf *b, const json_t *v, const char *map, si
         }
         i = e + 1;
     }
-    strbuf_str(b, text);
+    /* a lowercase identifier reads as words: "in_progress" -> "in progress" */
+    bool ident = json_is_string(v) && strchr(text, '_') != NULL && text[0] != '_';
+    for (const char *q = text; ident && *q != '\0'; q++) {
+        ident = (*q >= 'a' && *q <= 'z') || (*q == '_' && q[1] != '_' && q[1] != '\0');
+    }
+    for (const char *q = text; *q != '\0'; q++) {
+        strbuf_add(b, ident && *q == '_' ? " " : q, 1);
+    }
 }
 
 /* Append a value: a scalar (through `map`), or an array as its items joined "a, b and c"
