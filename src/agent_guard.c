@@ -479,8 +479,8 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
             }
         }
         /* "add rope to the ideas note": what follows says where it goes, not more of it */
-        static const char *const WHERE[] = {"to", "for", "in", "on", "at", "into", "onto",
-                                            "from", "with", "by", "about", "under"};
+        static const char *const WHERE[] = {"to",   "for",  "in",   "on", "at",    "into",
+                                            "onto", "from", "with", "by", "about", "under"};
         bool where = false;
         for (size_t k = 0; k < sizeof(WHERE) / sizeof(WHERE[0]) && lr > 0; k++) {
             size_t lw = strlen(WHERE[k]);
@@ -503,8 +503,8 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
         pipit_format(rest, sizeof(rest), "%.*s", (int)lr, r);
         bool later = false;
         for (size_t j = 0; j < t->params->n_props && !later; j++) {
-            const char *o = j == i ? NULL
-                                   : json_string_value(json_object_get(args, t->params->props[j].name));
+            const char *o =
+                j == i ? NULL : json_string_value(json_object_get(args, t->params->props[j].name));
             if (o != NULL && o[0] != '\0' &&
                 (contains_nocase(rest, o) || find_nocase(segment, o) > at)) {
                 later = true; /* another value follows: the message ends before it */
@@ -604,9 +604,8 @@ bool agent_restore_named_item(const struct pipit_toolset *ts,
             }
             if (n_named == 1 && strcmp(named, v) != 0) {
                 char *copy = strdup(named);
-                changed = copy != NULL &&
-                          json_object_set_new(args, t->params->props[i].name, json_string(copy)) ==
-                              0;
+                changed = copy != NULL && json_object_set_new(args, t->params->props[i].name,
+                                                              json_string(copy)) == 0;
                 free(copy);
             }
             break;
@@ -810,17 +809,16 @@ static int said_polarity(const char *name, const struct words_tok *tok, size_t n
  * ("turn the heat down five": by how much). Validation then refuses what is out of range. */
 
 static const char *const RELATIVE_WORDS[] = {
-    "more",   "less",     "up",      "down",    "higher", "lower",  "longer",  "shorter",
-    "extra",  "another",  "by",      "increase", "decrease", "raise", "reduce", "bump",
-    "add",    "plus",     "minus",   "further", "bigger", "smaller", "warmer", "cooler",
-    "colder", "hotter",   "brighter", "dimmer", "louder", "quieter", "softer",  "times",
-    "double", "triple",   "twice",
+    "more",    "less",    "up",      "down",   "higher",   "lower",    "longer",
+    "shorter", "extra",   "another", "by",     "increase", "decrease", "raise",
+    "reduce",  "bump",    "add",     "plus",   "minus",    "further",  "bigger",
+    "smaller", "warmer",  "cooler",  "colder", "hotter",   "brighter", "dimmer",
+    "louder",  "quieter", "softer",  "times",  "double",   "triple",   "twice",
 };
 
 /* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
  * the text says "half". */
-static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max,
-                           bool *half) {
+static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max, bool *half) {
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), k = 0;
     *half = false;
@@ -835,8 +833,7 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
         }
         size_t j = i + 1;
         int w = 0;
-        if (v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) && w >= 1 &&
-            w <= 9) {
+        if (v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) && w >= 1 && w <= 9) {
             v += w; /* "twenty five" */
             j++;
         }
@@ -885,8 +882,8 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
     json_t *v = json_object_get(args, num->name);
     double model = json_is_number(v) ? json_number_value(v) : 0;
     double sv = model < 0 ? -said[0] : said[0];
-    bool changed = json_is_number(v) && fabs(sv - model) > 1e-9 &&
-                   set_number(call, args, num->name, sv);
+    bool changed =
+        json_is_number(v) && fabs(sv - model) > 1e-9 && set_number(call, args, num->name, sv);
     json_decref(args);
     return changed;
 }
@@ -1408,9 +1405,9 @@ names_tool_noun(const struct pipit_toolset *ts, size_t i, const struct words_tok
 }
 
 /* Words that take a step down ("cooler by 3 degrees"). */
-static const char *const DOWN_WORDS[] = {"down",    "lower",  "less",   "cooler",   "colder",
-                                         "dimmer",  "darker", "quieter", "softer",  "decrease",
-                                         "reduce",  "minus",  "drop",   "smaller",  "shorter"};
+static const char *const DOWN_WORDS[] = {"down",   "lower",  "less",    "cooler",  "colder",
+                                         "dimmer", "darker", "quieter", "softer",  "decrease",
+                                         "reduce", "minus",  "drop",    "smaller", "shorter"};
 
 /* Whether the tokens say a number right before the argument's name as a unit ("3 degrees" for
  * `degrees`, "21 celsius" for `celsius`; a plural or singular of it too). */
@@ -1444,9 +1441,8 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     }
     size_t named = 0, n_named = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_schema_prop *num = pipit_toolset_is_cloud(ts, i)
-                                                  ? NULL
-                                                  : one_required_number(&ts->tools[i]);
+        const struct pipit_schema_prop *num =
+            pipit_toolset_is_cloud(ts, i) ? NULL : one_required_number(&ts->tools[i]);
         if (num != NULL && (names_tool_noun(ts, i, tok, n) || number_of_arg(tok, n, num->name))) {
             named = i;
             n_named++;

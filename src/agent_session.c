@@ -31,8 +31,7 @@ static char *session_json(const struct pipit_agent *a) {
         const struct action_entry *e = &a->log[i];
         json_array_append_new(log, json_pack("{s:s,s:i,s:O?,s:I}", "tool",
                                              a->ts->tools[e->tool].name, "kind", (int)e->kind,
-                                             "snapshot", e->snapshot, "turn",
-                                             (json_int_t)e->turn));
+                                             "snapshot", e->snapshot, "turn", (json_int_t)e->turn));
     }
     json_t *device = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
     json_t *root = json_pack(

@@ -334,7 +334,7 @@ bool agent_handle_output(struct pipit_agent *a,
              * formula is no answer to a question, nor to a request */
             tb->turn->flags |= PIPIT_TURN_OFF_TOPIC;
             agent_say(tb, smalltalk_is_question(tb->segment) ? "Sorry, I can't answer that here."
-                                                              : "Sorry, I can't do that.");
+                                                             : "Sorry, I can't do that.");
         } else {
             /* trim surrounding whitespace */
             while (*text == ' ' || *text == '\n') {
@@ -415,7 +415,8 @@ static bool every_place(struct pipit_agent *a,
             size_t lw = strlen(tok[i].w);
             if ((lw == ls + 1 && strncmp(tok[i].w, sfx, ls) == 0 && tok[i].w[ls] == 's') ||
                 (strcmp(tok[i].w, "every") != 0 && lw == ls && strcmp(tok[i].w, sfx) == 0 &&
-                 i > 0 && (strcmp(tok[i - 1].w, "every") == 0 || strcmp(tok[i - 1].w, "each") == 0))) {
+                 i > 0 &&
+                 (strcmp(tok[i - 1].w, "every") == 0 || strcmp(tok[i - 1].w, "each") == 0))) {
                 ek = e; /* "lights", or "every light" */
             }
         }

@@ -127,8 +127,8 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
  * right after it or ending `first`, and `seg` ("switch off living room lights"). "the flash on"
  * of "zoom in and the flash on" keeps its own words, and so does a segment that starts by
  * saying where or when ("back to landscape"). Returns true when `seg` changed. */
-static bool share_first_verb(const struct pipit_agent *a, const char *first, char *seg,
-                             size_t size) {
+static bool
+share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size_t size) {
     static const char *const SWITCH[] = {"on", "off", "up", "down", "in", "out"};
     size_t at = router_command_verb(a->router, first);
     if (at == ROUTER_NO_VERB || router_command_verb(a->router, seg) != ROUTER_NO_VERB ||
@@ -142,7 +142,7 @@ static bool share_first_verb(const struct pipit_agent *a, const char *first, cha
         return false;
     }
     /* a question, or words that say where or when rather than what ("back to landscape") */
-    static const char *const Q_OPEN[] = {"is",   "are",  "whats", "what", "how",   "which",
+    static const char *const Q_OPEN[] = {"is",   "are",  "whats", "what",  "how",  "which",
                                          "do",   "does", "can",   "could", "will", "would",
                                          "back", "to",   "for",   "with",  "at",   "by",
                                          "from", "now",  "then",  "again", "more", "less"};
@@ -153,8 +153,8 @@ static bool share_first_verb(const struct pipit_agent *a, const char *first, cha
     }
     /* it names a thing: starts with a determiner or a word of the tool set ("the grid",
      * "living room lights"), not with some other verb ("run into the shot") */
-    static const char *const DET[] = {"the", "my", "a", "an", "this", "that", "both", "all",
-                                      "your", "its", "their", "our", "those", "these"};
+    static const char *const DET[] = {"the", "my",   "a",   "an",    "this", "that",  "both",
+                                      "all", "your", "its", "their", "our",  "those", "these"};
     bool thing = router_tool_word_at(a->router, s, ns, 0) > 0;
     for (size_t k = 0; k < sizeof(DET) / sizeof(DET[0]) && !thing; k++) {
         thing = strcmp(s[0].w, DET[k]) == 0;
@@ -169,8 +169,7 @@ static bool share_first_verb(const struct pipit_agent *a, const char *first, cha
                 return false;
             }
         }
-        sw = strcmp(f[1].w, SWITCH[k]) == 0 || strcmp(f[nf - 1].w, SWITCH[k]) == 0 ? SWITCH[k]
-                                                                                      : sw;
+        sw = strcmp(f[1].w, SWITCH[k]) == 0 || strcmp(f[nf - 1].w, SWITCH[k]) == 0 ? SWITCH[k] : sw;
     }
     char out[ROUTER_MAX_SEGMENT];
     bool after = sw != NULL && strcmp(f[1].w, sw) == 0;

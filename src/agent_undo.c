@@ -3,9 +3,9 @@
  *
  * Each executed call that changes the device pushes an entry: the undo keys' values before the
  * call, or "impossible" when the tool cannot be undone. A call that changed nothing pushes a
- * mark (PIPIT_UNDO_NO_STATE): an undo right after it reverts nothing older, and says so. An undo, routed ("undo", "never mind")
- * or the model's call of the built-in undo tool, reverts the newest entries through the device.
- * Invariant: the log holds at most undo_slots entries, newest last.
+ * mark (PIPIT_UNDO_NO_STATE): an undo right after it reverts nothing older, and says so. An undo,
+ * routed ("undo", "never mind") or the model's call of the built-in undo tool, reverts the newest
+ * entries through the device. Invariant: the log holds at most undo_slots entries, newest last.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -169,8 +169,7 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
             }
             acted = true;
             if (e.kind == PIPIT_UNDO_IMPOSSIBLE) {
-                strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.",
-                              name);
+                strbuf_printf(&one, "I can't undo the last action (%s): it can't be undone.", name);
                 said[n_said++].text = strbuf_take(&one);
                 json_decref(e.snapshot); /* a loaded session may carry one (fuzz: session) */
                 continue;

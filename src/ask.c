@@ -881,9 +881,9 @@ static int ask_plural(const struct ask *k,
         if ((i == lo && ask_in_list(t[i].w, OPENERS, COUNT(OPENERS))) ||
             ask_in_list(t[i].w, GLUE, COUNT(GLUE)) ||
             ask_in_list(t[i].w, DETERMINERS, COUNT(DETERMINERS)) ||
-            ask_in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) ||
-            ask_tok_is(t, hi, i, "any") || ask_tok_is(t, hi, i, "all") ||
-            ask_tok_is(t, hi, i, "which") || ask_tok_is(t, hi, i, "still")) {
+            ask_in_list(t[i].w, STATE_WORDS, COUNT(STATE_WORDS)) || ask_tok_is(t, hi, i, "any") ||
+            ask_tok_is(t, hi, i, "all") || ask_tok_is(t, hi, i, "which") ||
+            ask_tok_is(t, hi, i, "still")) {
             continue;
         }
         if (content != hi) {

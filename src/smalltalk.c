@@ -273,12 +273,35 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
 
 bool smalltalk_is_social_reply(const char *reply) {
     static const char *const OPENS[] = {
-        "youre welcome", "you are welcome", "glad",       "im good",  "im fine",
-        "okay take your time", "ok take your time", "take your time", "no problem",
-        "anytime",       "my pleasure",     "happy to help", "hi",     "hello",
-        "hey",           "goodbye",         "bye",        "see you",  "you too",
-        "thanks",        "thank you",       "sure thing", "nice",     "have fun",
-        "enjoy",         "good night",      "good morning", "cheers", "same to you",
+        "youre welcome",
+        "you are welcome",
+        "glad",
+        "im good",
+        "im fine",
+        "okay take your time",
+        "ok take your time",
+        "take your time",
+        "no problem",
+        "anytime",
+        "my pleasure",
+        "happy to help",
+        "hi",
+        "hello",
+        "hey",
+        "goodbye",
+        "bye",
+        "see you",
+        "you too",
+        "thanks",
+        "thank you",
+        "sure thing",
+        "nice",
+        "have fun",
+        "enjoy",
+        "good night",
+        "good morning",
+        "cheers",
+        "same to you",
     };
     struct words_tok t[16];
     size_t n = reply != NULL ? words_tokenize(reply, strlen(reply), 0, t, 16) : 0;
@@ -291,10 +314,10 @@ bool smalltalk_is_social_reply(const char *reply) {
 }
 
 bool smalltalk_is_question(const char *utterance) {
-    static const char *const Q[] = {"what", "whats", "how",   "hows",  "is",    "isnt", "are",
-                                    "arent", "do",   "does",  "did",   "can",   "could", "which",
-                                    "when", "where", "wheres", "who",  "whos",  "why",  "will",
-                                    "would", "have", "has",   "any"};
+    static const char *const Q[] = {"what",  "whats", "how",    "hows", "is",   "isnt",  "are",
+                                    "arent", "do",    "does",   "did",  "can",  "could", "which",
+                                    "when",  "where", "wheres", "who",  "whos", "why",   "will",
+                                    "would", "have",  "has",    "any"};
     if (utterance == NULL) {
         return false;
     }

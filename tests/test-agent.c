@@ -520,8 +520,7 @@ static void test_narration_is_caught(void **state) {
     assert_string_equal(t->sentence, "It's a \"nice\" one.");
     pipit_turn_free(t);
     /* a social formula is no answer to a question or a request; to small talk it is */
-    script(&fx, 3,
-           (const char *const[]){"Glad it works.", "You're welcome.", "Glad it works!"});
+    script(&fx, 3, (const char *const[]){"Glad it works.", "You're welcome.", "Glad it works!"});
     t = turn(&fx, "how do I hold it steady?");
     assert_true(t->flags & PIPIT_TURN_OFF_TOPIC);
     assert_string_equal(t->sentence, "Sorry, I can't answer that here.");
@@ -945,8 +944,8 @@ static void test_bent_number_is_restored_and_refused(void **state) {
     (void)state;
     struct fixture fx;
     setup_with(&fx, NULL);
-    const char *out[] = {"<call>set_zoom(level=5)", "<call>set_exposure(ev=1)",
-                         "<call>set_timer(seconds=3)", "<call>set_zoom(level=2)",
+    const char *out[] = {"<call>set_zoom(level=5)",          "<call>set_exposure(ev=1)",
+                         "<call>set_timer(seconds=3)",       "<call>set_zoom(level=2)",
                          "<call>tap_to_focus(x=0.5, y=0.5)", "<call>set_exposure(ev=-3)",
                          "<call>set_exposure(ev=-2)"};
     script(&fx, 7, out);
@@ -1673,7 +1672,8 @@ static void test_person_words_restored(void **state) {
     /* one copy for two arguments: the message is what follows the name */
     t = turn(&fx, "text mom saying I'm on my way!");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
-    assert_string_equal(t->calls[0].args_json, "{\"recipient\":\"mom\",\"body\":\"I'm on my way\"}");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"recipient\":\"mom\",\"body\":\"I'm on my way\"}");
     pipit_turn_free(t);
     t = turn(&fx, "text Sam"); /* nothing follows the name: left to the model */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
@@ -1682,7 +1682,8 @@ static void test_person_words_restored(void **state) {
     /* a message copied short runs to the end of the segment, less a closing "please" */
     t = turn(&fx, "make a note called ideas: build a treehouse please");
     assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
-    assert_string_equal(t->calls[0].args_json, "{\"title\":\"ideas\",\"body\":\"build a treehouse\"}");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"title\":\"ideas\",\"body\":\"build a treehouse\"}");
     pipit_turn_free(t);
     t = turn(&fx, "text Sam see you at 5"); /* a number follows: maybe another value's */
     assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
@@ -2100,8 +2101,7 @@ static void test_number_words_restored(void **state) {
         {"lights to fifty percent in the kitchen", "set_brightness(room=\"kitchen\", percent=40)",
          "{\"room\":\"kitchen\",\"percent\":50}", true},
         {"turn the heat down three", "adjust_thermostat(degrees=-2)", "{\"degrees\":-3}", true},
-        {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}",
-         false},
+        {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
         {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":3}", false},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
@@ -2339,8 +2339,9 @@ static void test_question_never_acts(void **state) {
 }
 
 /* Sentences from real state: a call that changed nothing is no action for undo, and an undo
- * right after it reverts nothing older (it says that nothing changed); "undo everything" says a key put back twice once, with the value it ends at; a success template's
- * placeholder that neither the arguments nor the result fill reads from the state. */
+ * right after it reverts nothing older (it says that nothing changed); "undo everything" says a key
+ * put back twice once, with the value it ends at; a success template's placeholder that neither the
+ * arguments nor the result fill reads from the state. */
 static void test_sentences_from_state(void **state) {
     (void)state;
     struct fixture fx;

@@ -59,8 +59,8 @@ static void test_placeholders(void **state) {
     expect_render("Sent to {to}.", "{\"to\": []}", NULL, "Sent to nothing.");
     expect_render("{x}", "{\"x\": null}", NULL, "nothing");
     /* a lowercase identifier reads as words; a name, a path or a code keeps its underscores */
-    expect_render("Ticket {id} is {status}.", NULL, "{\"id\": \"T-1\", \"status\": \"in_progress\"}",
-                  "Ticket T-1 is in progress.");
+    expect_render("Ticket {id} is {status}.", NULL,
+                  "{\"id\": \"T-1\", \"status\": \"in_progress\"}", "Ticket T-1 is in progress.");
     expect_render("{a} {b} {c}", "{\"a\": \"Q3_report\", \"b\": \"/x/y_z.pdf\", \"c\": \"_x\"}",
                   NULL, "Q3_report /x/y_z.pdf _x");
 }
