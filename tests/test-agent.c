@@ -1923,22 +1923,27 @@ static void test_followup_last_action(void **state) {
     teardown_fx(&fx);
 }
 
+/* A fixture on tools/home.json (the shipped pack) and its generic device. */
+static void setup_home_pack(struct fixture *fx) {
+    memset(fx, 0, sizeof(*fx));
+    fx->ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx->device = test_device("pack", fx->ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx->device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+}
+
 /* On tools/home.json: the room the person did not say is the last action's ("bit dimmer" after
  * the lounge light went on), a room said or named by its key's words ("lounge light") is the
  * model's; "dimmer still" repeats the last step the way it names. */
 static void test_carried_room_and_direction(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_pack(&fx);
     static const char *const out[] = {
         "<call>switch_light(room=\"living_room\", on=true)",
         "<call>adjust_brightness(room=\"bedroom\", direction=\"dimmer\")",
@@ -1981,16 +1986,7 @@ static void test_carried_room_and_direction(void **state) {
 static void test_first_verb_shared(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_pack(&fx);
     static const char *const out[] = {
         "<call>switch_light(room=\"living_room\", on=true)",
         "<call>switch_light(room=\"kitchen\", on=false)",
@@ -2031,16 +2027,7 @@ static void test_first_verb_shared(void **state) {
 static void test_every_place(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_pack(&fx);
     static const char *const out[] = {
         "<call>switch_light(room=\"bedroom\", on=true)",
         "<call>switch_light(room=\"bedroom\", on=true)",
@@ -2083,16 +2070,7 @@ static void test_every_place(void **state) {
 static void test_number_words_restored(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_pack(&fx);
     static const struct {
         const char *say, *model, *args;
         bool restored;
