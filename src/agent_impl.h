@@ -42,6 +42,7 @@ struct action_entry {
     int64_t turn;              /* the request that made it (pipit_agent.turn_seq: a segment
                                   of a turn): undo reverts a request's actions together ("all
                                   the lights"), one segment's at a time */
+    int64_t utt;               /* the turn (utterance) that made it (pipit_agent.utt_seq) */
 };
 
 struct custom_handler {
@@ -83,6 +84,7 @@ struct pipit_agent {
     int32_t log_n;
     int32_t log_dropped; /* actions pushed out of the full log: undo cannot reach them */
     int64_t turn_seq;    /* the current request's number (a segment of a turn), for the log */
+    int64_t utt_seq;     /* the current turn's number, for the log */
     struct custom_handler handlers[AGENT_MAX_HANDLERS];
     size_t n_handlers;
     struct pipit_cloud *cloud;    /* borrowed; NULL = not configured */

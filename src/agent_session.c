@@ -29,9 +29,10 @@ static char *session_json(const struct pipit_agent *a) {
     json_t *log = json_array();
     for (int32_t i = 0; i < a->log_n; i++) {
         const struct action_entry *e = &a->log[i];
-        json_array_append_new(log, json_pack("{s:s,s:i,s:O?,s:I}", "tool",
+        json_array_append_new(log, json_pack("{s:s,s:i,s:O?,s:I,s:I}", "tool",
                                              a->ts->tools[e->tool].name, "kind", (int)e->kind,
-                                             "snapshot", e->snapshot, "turn", (json_int_t)e->turn));
+                                             "snapshot", e->snapshot, "turn", (json_int_t)e->turn,
+                                             "utt", (json_int_t)e->utt));
     }
     json_t *device = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
     json_t *root = json_pack(
@@ -172,10 +173,12 @@ static enum pipit_status session_load(struct pipit_agent *a,
         /* the turn that made it; a session without turns (older files) has one per action */
         json_t *tn = json_object_get(e, "turn");
         int64_t turn = json_is_integer(tn) ? (int64_t)json_integer_value(tn) : (int64_t)i + 1;
+        json_t *un = json_object_get(e, "utt");
+        int64_t utt = json_is_integer(un) ? (int64_t)json_integer_value(un) : turn;
         if (ok && n_entries < a->params.undo_slots) {
             entries[n_entries++] =
                 (struct action_entry){tool, (enum pipit_undo_kind)kind,
-                                      json_is_object(snap) ? json_incref(snap) : NULL, turn};
+                                      json_is_object(snap) ? json_incref(snap) : NULL, turn, utt};
         }
     }
     /* ...the memory, on a copy... */
@@ -208,6 +211,7 @@ static enum pipit_status session_load(struct pipit_agent *a,
     a->log_n = n_entries;
     for (int32_t k = 0; k < n_entries; k++) {
         a->turn_seq = entries[k].turn > a->turn_seq ? entries[k].turn : a->turn_seq;
+        a->utt_seq = entries[k].utt > a->utt_seq ? entries[k].utt : a->utt_seq;
     }
     memory_free(&a->mem);
     a->mem = mem;

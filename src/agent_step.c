@@ -27,6 +27,7 @@
 #include "router.h"
 #include "smalltalk.h"
 #include "status.h"
+#include "strbuf.h"
 #include "toolspec.h"
 #include "untrusted.h"
 #include "words.h"
@@ -297,6 +298,41 @@ static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
                         const struct policy_clock *clock);
+
+/* `said` with "already" after its first " is " or " are ", less a closing " now" ("The
+ * pressure is 2.5 bar now." -> "The pressure is already 2.5 bar."); NULL when it has neither. */
+static char *with_already(const char *said) {
+    const char *is = strstr(said, " is ");
+    is = is != NULL ? is : strstr(said, " are ");
+    if (is == NULL) {
+        return NULL;
+    }
+    size_t cut = (size_t)(is - said) + (is[2] == 's' ? 3 : 4);
+    const char *rest = said + cut;
+    size_t lr = strlen(rest);
+    size_t keep = lr >= 5 && strcmp(rest + lr - 5, " now.") == 0 ? lr - 5 : lr;
+    struct strbuf b = {0};
+    strbuf_printf(&b, "%.*s already%.*s%s", (int)cut, said, (int)keep, rest, keep < lr ? "." : "");
+    return strbuf_take(&b);
+}
+
+/* The sentence of a call that ran and changed nothing: the tool's own sentence with "already"
+ * ("The flash is already off."), else the state's sentence of its one key with "already"
+ * ("Zoomed out to 0.5x." -> "The zoom is already 0.5x."); NULL: keep the sentence. */
+static char *already_sentence(struct pipit_agent *a, const char *sentence, const json_t *snap) {
+    char *own = with_already(sentence);
+    if (own != NULL || json_object_size(snap) != 1 || a->ask == NULL || a->dev == NULL) {
+        return own;
+    }
+    const char *key = json_object_iter_key(json_object_iter((json_t *)snap));
+    json_t *now = a->dev->ops->get_state(a->dev->self);
+    char said[256];
+    char *out = ask_sentence(a->ask, key, json_object_get(now, key), ASK_NOW, said, sizeof(said))
+                    ? with_already(said)
+                    : NULL;
+    json_decref(now);
+    return out;
+}
 
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
@@ -649,6 +685,14 @@ static bool handle_call(struct pipit_agent *a,
                                     rec->message, rec->code);
     json_decref(known);
     json_decref(full);
+    if (!not_asked && keyed && !changed && rec->sentence != NULL) {
+        /* "zoom out even more" at 0.5x: "Zoomed out to 0.5x." says a move that did not happen */
+        char *already = already_sentence(a, rec->sentence, snapshot);
+        if (already != NULL) {
+            free(rec->sentence);
+            rec->sentence = already;
+        }
+    }
     if (not_asked) {
         char honest[ROUTER_MAX_SEGMENT + 96];
         pipit_format(honest, sizeof(honest),

@@ -314,6 +314,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         }
     }
     a->turn_seq++; /* the action log groups one request's actions */
+    a->utt_seq++;
     struct turn_build tb = {0};
     tb.utterance = utterance;
     tb.turn = calloc(1, sizeof(*tb.turn));

@@ -48,7 +48,7 @@ void agent_log_push(struct pipit_agent *a,
         memmove(a->log, a->log + 1, sizeof(*a->log) * (size_t)(a->log_n - 1));
         a->log_n--;
     }
-    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot, a->turn_seq};
+    a->log[a->log_n++] = (struct action_entry){tool, kind, snapshot, a->turn_seq, a->utt_seq};
 }
 
 /* One sentence that a logged action was reverted: the restored keys' values ("The zoom is 1x
@@ -64,19 +64,37 @@ static void say_restored(struct pipit_agent *a,
     const char *key;
     json_t *v;
     char one[256];
-    /* the one key the undo changed among the keys kept ("{room}_light" keeps every room's) */
-    const char *moved = NULL;
+    /* a tool whose undo keys are picked by an argument ("{room}_light" keeps every room's):
+     * the keys the undo changed, up to three, each by its sentence */
+    const char *moved[3];
     size_t n_moved = 0;
+    bool sayable = true;
     json_object_foreach(e->snapshot, key, v) {
         if (!json_equal(json_object_get(before, key), json_object_get(state, key))) {
-            moved = key;
+            sayable =
+                sayable && n_moved < 3 &&
+                ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one, sizeof(one));
+            if (n_moved < 3) {
+                moved[n_moved] = key;
+            }
             n_moved++;
         }
     }
-    if (n_moved == 1 && json_object_size(e->snapshot) > 1 &&
-        ask_sentence(a->ask, moved, json_object_get(state, moved), ASK_AGAIN, one, sizeof(one))) {
-        strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
-        pipit_format(key_out, key_size, "%s", moved);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)e->tool);
+    bool placed = false; /* a key picked by an argument: "{room}_light" */
+    for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+        placed = placed || tp->set[k].key.key_arg != NULL;
+    }
+    placed = placed || (tp != NULL && tp->has_step && tp->step.key.key_arg != NULL);
+    if (placed && n_moved >= 1 && sayable && json_object_size(e->snapshot) > 1) {
+        for (size_t k = 0; k < n_moved; k++) {
+            ask_sentence(a->ask, moved[k], json_object_get(state, moved[k]), ASK_AGAIN, one,
+                         sizeof(one));
+            strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+        }
+        if (n_moved == 1) {
+            pipit_format(key_out, key_size, "%s", moved[0]);
+        }
         json_decref(state);
         return;
     }
@@ -101,6 +119,9 @@ static void say_restored(struct pipit_agent *a,
 /* "Nothing to undo: that changed nothing. Bluetooth is on." for a mark (agent_log_push()). */
 static void say_unchanged(struct pipit_agent *a, const struct action_entry *e, struct strbuf *b) {
     strbuf_str(b, "There's nothing to undo: that changed nothing.");
+    if (json_object_size(e->snapshot) != 1) {
+        return; /* "{room}_light" keeps every room: which one was asked is not known here */
+    }
     json_t *state = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
     const char *key;
     json_t *v;
@@ -189,6 +210,14 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
             }
             json_decref(before);
             json_decref(e.snapshot);
+        }
+        if (marked && !acted && a->log_n > 0 && a->log[a->log_n - 1].utt == mark.utt &&
+            a->log[a->log_n - 1].kind != PIPIT_UNDO_NO_STATE) {
+            /* "make the living room purple and switch off the kitchen" (it was off), "undo
+             * that": the turn did something, and that is what is undone */
+            json_decref(mark.snapshot);
+            i--;
+            continue;
         }
         if (marked && !acted && i == 0 && count == 1) {
             /* the newest turn changed nothing: said when it is all this undo reaches; it counts

@@ -126,6 +126,36 @@ char *render_template(const char *tmpl,
     return render_template_limits(tmpl, args, data, NULL, error, code);
 }
 
+/* "I found 1 files." -> "I found 1 file.": a plural right after a lone 1 (not 11, 0.1 or 1.5)
+ * loses its ending ("files" -> "file", "entries" -> "entry", "matches" -> "match"), in place. */
+static void singular_after_one(char *s) {
+    for (char *p = s; *p != '\0'; p++) {
+        bool lone = p[0] == '1' && p[1] == ' ' &&
+                    (p == s || !(isdigit((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == ','));
+        if (!lone) {
+            continue;
+        }
+        char *w = p + 2;
+        size_t n = 0;
+        while (w[n] >= 'a' && w[n] <= 'z') {
+            n++;
+        }
+        if (n < 3 || w[n - 1] != 's' || w[n - 2] == 's' || w[n - 2] == 'u' || w[n - 2] == 'i') {
+            continue; /* "1 class", "1 bus", "1 axis": no plural */
+        }
+        size_t cut = 1;
+        if (n > 4 && strncmp(w + n - 3, "ies", 3) == 0) {
+            w[n - 3] = 'y'; /* entries -> entry */
+            cut = 2;
+        } else if (n > 4 &&
+                   (strncmp(w + n - 4, "ches", 4) == 0 || strncmp(w + n - 4, "shes", 4) == 0 ||
+                    strncmp(w + n - 3, "xes", 3) == 0 || strncmp(w + n - 4, "sses", 4) == 0)) {
+            cut = 2; /* matches -> match, boxes -> box */
+        }
+        memmove(w + n - cut, w + n, strlen(w + n) + 1);
+    }
+}
+
 char *render_template_limits(const char *tmpl,
                              const json_t *args,
                              const json_t *data,
@@ -182,7 +212,11 @@ char *render_template_limits(const char *tmpl,
         }
         p = end + 1;
     }
-    return strbuf_take(&b);
+    char *out = strbuf_take(&b);
+    if (out != NULL) {
+        singular_after_one(out);
+    }
+    return out;
 }
 
 /* ============================================================================ refusals */

@@ -2060,6 +2060,18 @@ static void test_every_place(void **state) {
     assert_string_equal(t->calls[0].tool, "set_timer");
     pipit_turn_free(t);
     assert_int_equal(fx.fake.next, 4);
+    /* half a turn changed nothing (the kitchen was off): "undo that" undoes the other half,
+     * and says the keys it put back, not "nothing changed" */
+    script(&fx, 2,
+           (const char *const[]){"<call>set_light_colour(room=\"living_room\", colour=\"purple\")",
+                                 "<call>switch_light(room=\"kitchen\", on=false)"});
+    pipit_turn_free(turn(&fx, "make the living room lights purple and switch off the kitchen"));
+    assert_state(&fx, "living_room_colour", "\"purple\"");
+    t = turn(&fx, "undo that");
+    assert_null(strstr(t->sentence, "nothing"));
+    assert_non_null(strstr(t->sentence, "The living room colour is warm again."));
+    assert_state(&fx, "living_room_colour", "\"warm\"");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
@@ -2329,8 +2341,9 @@ static void test_sentences_from_state(void **state) {
     script(&fx, 4, out);
     struct pipit_turn *t = turn(&fx, "zoom to 3");
     pipit_turn_free(t);
-    t = turn(&fx, "flash off"); /* it was off: nothing changed */
+    t = turn(&fx, "flash off"); /* it was off: nothing changed, and the sentence says so */
     assert_true(t->calls[0].executed && t->calls[0].ok);
+    assert_string_equal(t->sentence, "The flash is already off.");
     pipit_turn_free(t);
     t = turn(&fx, "undo"); /* not "The flash is off again.", and not the zoom either */
     assert_true(t->flags & PIPIT_TURN_UNDO);
@@ -2374,7 +2387,7 @@ static void test_sentences_from_state(void **state) {
     assert_int_equal(test_agent_new_with_backend(NULL, ts, &p, fake_backend_wrap(&fb), &a, &err),
                      PIPIT_OK);
     assert_int_equal(pipit_agent_turn(a, "hold the pressure where it is", &t), PIPIT_OK);
-    assert_string_equal(t->sentence, "The pressure is 2.5 bar now.");
+    assert_string_equal(t->sentence, "The pressure is already 2.5 bar.");
     pipit_turn_free(t);
     pipit_agent_free(a);
     pipit_device_free(dev);

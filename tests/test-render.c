@@ -58,6 +58,12 @@ static void test_placeholders(void **state) {
     expect_render("Sent to {to}.", "{\"to\": [\"Ann\"]}", NULL, "Sent to Ann.");
     expect_render("Sent to {to}.", "{\"to\": []}", NULL, "Sent to nothing.");
     expect_render("{x}", "{\"x\": null}", NULL, "nothing");
+    /* a plural after a lone 1 is singular; 11, 0.1 and words that end in s anyway are not */
+    expect_render("I found {n} files.", "{\"n\": 1}", NULL, "I found 1 file.");
+    expect_render("I found {n} files.", "{\"n\": 2}", NULL, "I found 2 files.");
+    expect_render("{n} entries, {m} matches", "{\"n\": 1, \"m\": 1}", NULL, "1 entry, 1 match");
+    expect_render("{n} minutes, 1 class, 0.1 units, 11 boxes", "{\"n\": 1}", NULL,
+                  "1 minute, 1 class, 0.1 units, 11 boxes");
     /* a lowercase identifier reads as words; a name, a path or a code keeps its underscores */
     expect_render("Ticket {id} is {status}.", NULL,
                   "{\"id\": \"T-1\", \"status\": \"in_progress\"}", "Ticket T-1 is in progress.");
