@@ -900,6 +900,14 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
         return false;
     }
+    /* "turn of the flash": "of" right after a verb of switching is "off" mistyped */
+    static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(tok[i].w, "of") == 0 &&
+            says_any(tok + i - 1, 1, SWITCH_VERBS, N_OF(SWITCH_VERBS))) {
+            pipit_format(tok[i].w, sizeof(tok[i].w), "off");
+        }
+    }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
     json_t *args = json_loads(call->args_json, 0, NULL);
     bool changed = false;

@@ -1740,6 +1740,9 @@ static void test_person_choice_restored(void **state) {
     static const struct choice_case cases[] = {
         {"turn the flash on please", "set_flash(mode=\"off\")", "\"mode\":\"on\"", true, "flash",
          "\"on\""},
+        /* "of" after a verb of switching is "off" mistyped */
+        {"turn of the flash", "set_flash(mode=\"on\")", "\"mode\":\"off\"", true, "flash",
+         "\"off\""},
         {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true, NULL,
          NULL},
         {"show the grid lines", "set_grid(enabled=false)", "\"enabled\":true", true, "grid",
