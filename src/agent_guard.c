@@ -312,6 +312,22 @@ static bool contains_nocase(const char *hay, const char *needle) {
     return find_nocase(hay, needle) != NULL;
 }
 
+/* The first place `phrase` occurs in `text` as whole words, case aside (NULL: nowhere or
+ * empty); *count gets how many times it occurs. */
+static const char *find_words_nocase(const char *text, const char *phrase, size_t *count) {
+    size_t n = strlen(phrase);
+    const char *first = NULL;
+    *count = 0;
+    for (const char *p = text; n > 0 && *p != '\0'; p++) {
+        if (strncasecmp(p, phrase, n) == 0 && (p == text || !isalnum((unsigned char)p[-1])) &&
+            !isalnum((unsigned char)p[n])) {
+            first = first == NULL ? p : first;
+            (*count)++;
+        }
+    }
+    return first;
+}
+
 /* The segment's closest run of words to `v`, or false when none is close enough. */
 static bool closest_words(const char *segment, const char *v, char *out, size_t size) {
     size_t lv = strlen(v);
@@ -381,16 +397,8 @@ static bool split_copied_twice(const struct pipit_tool *t, const char *segment, 
             if (w == NULL || strcmp(w, v) != 0 || !free_string(t->params->props[j].schema)) {
                 continue;
             }
-            const char *at = NULL;
             size_t seen = 0;
-            for (const char *p = segment; *p != '\0'; p++) {
-                bool edge = (p == segment || !isalnum((unsigned char)p[-1])) &&
-                            !isalnum((unsigned char)p[lv]);
-                if (strncasecmp(p, v, lv) == 0 && edge) {
-                    at = at == NULL ? p : at;
-                    seen++;
-                }
-            }
+            const char *at = find_words_nocase(segment, v, &seen);
             if (seen != 1) {
                 return false;
             }
@@ -451,15 +459,8 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
         if (lv == 0 || !free_string(p->schema) || !message_arg(p)) {
             continue;
         }
-        const char *at = NULL;
         size_t seen = 0;
-        for (const char *q = segment; *q != '\0'; q++) {
-            if (strncasecmp(q, v, lv) == 0 && (q == segment || !isalnum((unsigned char)q[-1])) &&
-                !isalnum((unsigned char)q[lv])) {
-                at = at == NULL ? q : at;
-                seen++;
-            }
-        }
+        const char *at = find_words_nocase(segment, v, &seen);
         if (seen != 1) {
             continue;
         }
@@ -533,14 +534,8 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
 
 /* Whether `phrase` occurs in `text` as whole words, case aside. */
 static bool says_words_nocase(const char *text, const char *phrase) {
-    size_t n = strlen(phrase);
-    for (const char *p = text; n > 0 && *p != '\0'; p++) {
-        if (strncasecmp(p, phrase, n) == 0 && (p == text || !isalnum((unsigned char)p[-1])) &&
-            !isalnum((unsigned char)p[n])) {
-            return true;
-        }
-    }
-    return false;
+    size_t count = 0;
+    return find_words_nocase(text, phrase, &count) != NULL;
 }
 
 /* Whether the segment names object `e` (above). */

@@ -132,7 +132,7 @@ share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size
     static const char *const SWITCH[] = {"on", "off", "up", "down", "in", "out"};
     size_t at = router_command_verb(a->router, first);
     if (at == ROUTER_NO_VERB || router_command_verb(a->router, seg) != ROUTER_NO_VERB ||
-        strchr(seg, '?') != NULL || router_undo_count(seg) > 0) {
+        smalltalk_is_question(seg) || router_undo_count(seg) > 0) {
         return false;
     }
     struct words_tok s[24], f[24];
@@ -141,13 +141,12 @@ share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size
     if (ns == 0 || ns == 24 || nf < 2 || nf == 24) {
         return false;
     }
-    /* a question, or words that say where or when rather than what ("back to landscape") */
-    static const char *const Q_OPEN[] = {"is",   "are",  "whats", "what",  "how",  "which",
-                                         "do",   "does", "can",   "could", "will", "would",
-                                         "back", "to",   "for",   "with",  "at",   "by",
-                                         "from", "now",  "then",  "again", "more", "less"};
-    for (size_t k = 0; k < sizeof(Q_OPEN) / sizeof(Q_OPEN[0]); k++) {
-        if (strcmp(s[0].w, Q_OPEN[k]) == 0) {
+    /* words that say where or when rather than what ("back to landscape": "back" is also a
+     * value of the camera's facing, so a word of the tool set) */
+    static const char *const WHERE[] = {"back", "to",  "for",  "with",  "at",   "by",
+                                        "from", "now", "then", "again", "more", "less"};
+    for (size_t k = 0; k < sizeof(WHERE) / sizeof(WHERE[0]); k++) {
+        if (strcmp(s[0].w, WHERE[k]) == 0) {
             return false;
         }
     }

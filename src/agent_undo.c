@@ -66,37 +66,34 @@ static void say_restored(struct pipit_agent *a,
     char one[256];
     /* a tool whose undo keys are picked by an argument ("{room}_light" keeps every room's):
      * the keys the undo changed, up to three, each by its sentence */
-    const char *moved[3];
-    size_t n_moved = 0;
-    bool sayable = true;
-    json_object_foreach(e->snapshot, key, v) {
-        if (!json_equal(json_object_get(before, key), json_object_get(state, key))) {
-            sayable =
-                sayable && n_moved < 3 &&
-                ask_sentence(a->ask, key, json_object_get(state, key), ASK_AGAIN, one, sizeof(one));
-            if (n_moved < 3) {
-                moved[n_moved] = key;
-            }
-            n_moved++;
-        }
-    }
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)e->tool);
-    bool placed = false; /* a key picked by an argument: "{room}_light" */
+    bool placed = tp != NULL && tp->has_step && tp->step.key.key_arg != NULL;
     for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
         placed = placed || tp->set[k].key.key_arg != NULL;
     }
-    placed = placed || (tp != NULL && tp->has_step && tp->step.key.key_arg != NULL);
-    if (placed && n_moved >= 1 && sayable && json_object_size(e->snapshot) > 1) {
-        for (size_t k = 0; k < n_moved; k++) {
-            ask_sentence(a->ask, moved[k], json_object_get(state, moved[k]), ASK_AGAIN, one,
-                         sizeof(one));
-            strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", one);
+    if (placed && json_object_size(e->snapshot) > 1) {
+        struct strbuf said = {0};
+        const char *moved = NULL;
+        size_t n_moved = 0;
+        bool sayable = true;
+        json_object_foreach(e->snapshot, key, v) {
+            if (sayable && !json_equal(json_object_get(before, key), json_object_get(state, key))) {
+                sayable = ++n_moved <= 3 && ask_sentence(a->ask, key, json_object_get(state, key),
+                                                         ASK_AGAIN, one, sizeof(one));
+                strbuf_printf(&said, "%s%s", said.len > 0 ? " " : "", one);
+                moved = key;
+            }
         }
-        if (n_moved == 1) {
-            pipit_format(key_out, key_size, "%s", moved[0]);
+        if (sayable && n_moved > 0 && said.data != NULL) {
+            strbuf_printf(b, "%s%s", b->len > 0 ? " " : "", said.data);
+            if (n_moved == 1) {
+                pipit_format(key_out, key_size, "%s", moved);
+            }
+            strbuf_free(&said);
+            json_decref(state);
+            return;
         }
-        json_decref(state);
-        return;
+        strbuf_free(&said);
     }
     if (json_object_size(e->snapshot) == 1) {
         json_object_foreach(e->snapshot, key, v) {
