@@ -883,6 +883,54 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
     return changed;
 }
 
+/* "turn of the flash": "of" right after a verb of switching is "off" mistyped, and so is "of"
+ * that ends a segment with such a verb ("turn the flsh of"); the tokens are rewritten. */
+static void read_mistyped_off(struct words_tok *tok, size_t n) {
+    static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(tok[i].w, "of") == 0 &&
+            (says_any(tok + i - 1, 1, SWITCH_VERBS, N_OF(SWITCH_VERBS)) ||
+             (i + 1 == n && says_any(tok, i, SWITCH_VERBS, N_OF(SWITCH_VERBS))))) {
+            pipit_format(tok[i].w, sizeof(tok[i].w), "off");
+        }
+    }
+}
+
+bool agent_restore_bound_words(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call) {
+    static const char *const MAX_WORDS[] = {"max", "maximum", "highest", "maxed"};
+    static const char *const MIN_WORDS[] = {"min", "minimum", "lowest"};
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
+        strpbrk(segment, "0123456789") != NULL) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = only_number(t);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    if (num == NULL || num->schema->n_enum > 0 ||
+        (tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
+         strcmp(tp->step.by.arg, num->name) == 0)) {
+        return false; /* a step's "max" is no value of the step */
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    bool hi = says_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
+         lo = says_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
+    if (hi == lo || says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
+        !(hi ? num->schema->has_max : num->schema->has_min)) {
+        return false;
+    }
+    double bound = hi ? num->schema->max : num->schema->min;
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *v = json_object_get(args, num->name);
+    bool changed = json_is_number(v) && fabs(json_number_value(v) - bound) > 1e-9 &&
+                   set_number(call, args, num->name, bound);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -895,14 +943,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
         return false;
     }
-    /* "turn of the flash": "of" right after a verb of switching is "off" mistyped */
-    static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
-    for (size_t i = 1; i < n; i++) {
-        if (strcmp(tok[i].w, "of") == 0 &&
-            says_any(tok + i - 1, 1, SWITCH_VERBS, N_OF(SWITCH_VERBS))) {
-            pipit_format(tok[i].w, sizeof(tok[i].w), "off");
-        }
-    }
+    read_mistyped_off(tok, n);
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
     json_t *args = json_loads(call->args_json, 0, NULL);
     bool changed = false;
@@ -1479,6 +1520,33 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     return replace_call(call, t, made); /* as said: validation refuses what is out of range */
 }
 
+bool agent_switch_asks_current(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const json_t *args,
+                               const json_t *state) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || !json_is_object(args) ||
+        !json_is_object(state)) {
+        return false;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+        const struct pipit_effect_set *es = &tp->set[k];
+        if (es->key.key_arg != NULL || es->value.arg == NULL) {
+            continue;
+        }
+        const json_t *v = json_object_get(args, es->value.arg);
+        if (v != NULL && es->value.map != NULL) {
+            v = json_is_string(v) ? json_object_get(es->value.map, json_string_value(v)) : NULL;
+        }
+        const json_t *now = json_object_get(state, es->key.key);
+        if ((json_is_boolean(v) || json_is_string(v)) && now != NULL &&
+            json_equal((json_t *)v, (json_t *)now)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_flip_noop_switch(const struct pipit_toolset *ts,
                             int32_t tool,
                             const char *segment,
@@ -1509,6 +1577,7 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    read_mistyped_off(tok, n);
     if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
         return false;
     }

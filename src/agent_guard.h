@@ -47,6 +47,14 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Whether the call asks a switch for the value it has in `state` (a declared set effect on a
+ * fixed key, its value a boolean or string: "action": "stop" -> recording false while
+ * recording is false); a device refuses such a call ("No video is recording."). */
+bool agent_switch_asks_current(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const json_t *args,
+                               const json_t *state);
+
 /* A switch call that changed nothing is read as the other side ("get the flash going" ->
  * mode "off" while it is off: "on"), unless the person said this side or a negation
  * (agent_guard.c has the rule). Call it after such a call ran and changed nothing; `args` is
@@ -118,6 +126,16 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
                                  struct pipit_call *call);
+
+/* The end of the range said in words put back ("jpeg at max" -> quality 60 becomes the
+ * schema's maximum, "exposure to the minimum" its minimum; docs/agent.md): the tool's one
+ * numeric argument, not a step's, a segment without digits or negation that says one side
+ * only ("max", "maximum", "highest"; "min", "minimum", "lowest"). True when `call` was
+ * changed. */
+bool agent_restore_bound_words(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
 
 /* The person's number said in words put back ("remind me in twenty five minutes" ->
  * minutes=205 becomes 25; docs/agent.md): the tool's one numeric argument, a segment without

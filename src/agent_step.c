@@ -540,7 +540,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
                   agent_restore_person_number(a->ts, tool, tb->segment, &call) ||
-                  agent_restore_number_words(a->ts, tool, tb->segment, &call))) {
+                  agent_restore_number_words(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_bound_words(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
     if (model && a->last_tool >= 0 &&
@@ -645,7 +646,15 @@ static bool handle_call(struct pipit_agent *a,
     /* the state is read once after the call (and once more after a flip) */
     bool keyed = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL;
     bool changed = keyed && state_changed(a, snapshot);
-    if (model && keyed && !changed && agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
+    /* "record him" -> stop while nothing records: the device refuses what already is */
+    bool refused_noop = false;
+    if (model && !rec->ok && rec->executed && a->dev != NULL) {
+        json_t *now = a->dev->ops->get_state(a->dev->self);
+        refused_noop = agent_switch_asks_current(a->ts, tool, args, now);
+        json_decref(now);
+    }
+    if (model && ((keyed && !changed) || refused_noop) &&
+        agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
         /* "get the flash going" -> off while it was off: nobody asks for what already is, the
          * other side is meant (agent_guard.c); the first call changed nothing */
         json_decref(data);
@@ -661,7 +670,7 @@ static bool handle_call(struct pipit_agent *a,
             rec->args_json = flipped;
         }
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
-        keyed = rec->ok;
+        keyed = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL;
         changed = keyed && state_changed(a, snapshot);
     }
     /* "alright snap us" -> set_timer(5) while it was 5: nothing changed and the person named

@@ -1743,6 +1743,9 @@ static void test_person_choice_restored(void **state) {
         /* "of" after a verb of switching is "off" mistyped */
         {"turn of the flash", "set_flash(mode=\"on\")", "\"mode\":\"off\"", true, "flash",
          "\"off\""},
+        /* ... and "of" that ends a segment with such a verb */
+        {"turn the flsh of", "set_flash(mode=\"on\")", "\"mode\":\"off\"", true, "flash",
+         "\"off\""},
         {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true, NULL,
          NULL},
         {"show the grid lines", "set_grid(enabled=false)", "\"enabled\":true", true, "grid",
@@ -1806,6 +1809,66 @@ static void test_noop_switch_flipped(void **state) {
     t = turn(&fx, "get the flash going");
     assert_string_equal(t->sentence, "The flash is on.");
     pipit_turn_free(t);
+    /* a switch the device refused because it already is that side ("No video is recording.")
+     * is read as the other side too; "stop" said keeps the refusal */
+    const char *rec[] = {"<call>record_video(action=\"stop\")",
+                         "<call>record_video(action=\"start\")",
+                         "<call>record_video(action=\"stop\")"};
+    script(&fx, 3, rec);
+    t = turn(&fx, "record him chasing the ball");
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->calls[0].ok);
+    assert_string_equal(t->calls[0].args_json, "{\"action\":\"start\"}");
+    assert_string_equal(t->sentence, "Recording started.");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_state(&fx, "recording", "true");
+    pipit_turn_free(t);
+    t = turn(&fx, "film the next bit too"); /* start while recording, no off word: kept */
+    assert_false(t->calls[0].ok);
+    assert_string_equal(t->sentence, "A video is already recording.");
+    pipit_turn_free(t);
+    t = turn(&fx, "stop the recording");
+    assert_true(t->calls[0].ok);
+    assert_state(&fx, "recording", "false");
+    pipit_turn_free(t);
+    script(&fx, 1, rec);
+    t = turn(&fx, "stop the recording"); /* nothing records and "stop" was said: refused */
+    assert_false(t->calls[0].ok);
+    assert_string_equal(t->sentence, "No video is recording.");
+    assert_state(&fx, "recording", "false");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* "max" and "min" said without a number: the numeric argument's schema bound, whatever the
+ * model wrote; never for a step, a negation, both words, or a number said. */
+static void test_bound_words_restored(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct {
+        const char *say, *model, *args;
+        bool restored;
+    } cases[] = {
+        {"jpeg at max", "set_jpeg_quality(quality=60)", "{\"quality\":100}", true},
+        {"set the exposure to the minimum", "set_exposure(ev=-1)", "{\"ev\":-2}", true},
+        {"highest jpeg quality", "set_jpeg_quality(quality=100)", "{\"quality\":100}", false},
+        {"not the max jpeg please", "set_jpeg_quality(quality=70)", "{\"quality\":70}", false},
+        {"max jpeg, well 90", "set_jpeg_quality(quality=90)", "{\"quality\":90}", false},
+        {"max or min exposure", "set_exposure(ev=1)", "{\"ev\":1}", false},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script_call(&fx, cases[k].model);
+    }
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
+            ((t->flags & PIPIT_TURN_NUMBER_RESTORED) != 0) != cases[k].restored) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say,
+                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
+        }
+        pipit_turn_free(t);
+    }
     teardown_fx(&fx);
 }
 
@@ -3224,6 +3287,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_unit_converted),
         cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_noop_switch_flipped),
+        cmocka_unit_test(test_bound_words_restored),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
