@@ -1223,6 +1223,10 @@ enum pipit_turn_flag {
                                             talk with a social formula ("what's the volume?"
                                             -> "Glad it works."): replaced by "Sorry, I can't
                                             answer that here." */
+    PIPIT_TURN_UNKNOWN_THING = 1 << 24,   /* the segment asked to switch a thing the pack has
+                                            nothing for ("turn on HDR" with the camera pack):
+                                            the model's call to another tool was not run; the
+                                            sentence says none of the tools does that */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -1660,6 +1660,158 @@ bool agent_stray_call(const struct pipit_toolset *ts,
     return true;
 }
 
+/* ============================================================================ unknown things
+ *
+ * "turn on HDR for the candles" in the camera pack: the thing to switch is none of the pack's,
+ * and a tiny model picks the nearest switch it knows (the grid). A switch phrase names its
+ * thing ("turn on X", "turn X off", "switch on X", "enable X", "activate X", ...); when no word
+ * of X names anything of the pack (a tool's name, description, argument or enum value, an
+ * example's words, a state key or its declared names; a longer form or one slip away), the
+ * request is for something the pack does not have. */
+
+/* Whether `w` names a word of `text` (split at anything not a letter or digit). */
+static bool names_word_of(const char *w, const char *text) {
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        size_t len = 0;
+        while (isalnum((unsigned char)p[len])) {
+            len++;
+        }
+        if (len > 0 && word_names(w, p, len)) {
+            return true;
+        }
+        p += len > 0 ? len : 1;
+    }
+    return false;
+}
+
+/* Whether `w` names anything of the pack (above). */
+static bool pack_names(const struct pipit_toolset *ts, const char *w) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        if (pipit_toolset_is_cloud(ts, i)) {
+            continue;
+        }
+        if (names_word_of(w, t->name) ||
+            (t->description != NULL && names_word_of(w, t->description))) {
+            return true;
+        }
+        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            if (names_word_of(w, t->params->props[j].name)) {
+                return true;
+            }
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                if (names_word_of(w, s->enum_str[e])) {
+                    return true;
+                }
+            }
+        }
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+            if (tp->examples[e].say != NULL && names_word_of(w, tp->examples[e].say)) {
+                return true;
+            }
+        }
+    }
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    for (size_t k = 0; pack != NULL && k < pack->n_keys; k++) {
+        const struct pipit_pack_key *pk = &pack->keys[k];
+        if (names_word_of(w, pk->key) ||
+            (pk->words.names != NULL && names_word_of(w, pk->words.names)) ||
+            (pk->words.noun != NULL && names_word_of(w, pk->words.noun))) {
+            return true;
+        }
+        for (size_t e = 0; pk->type == PIPIT_SCHEMA_STRING && e < pk->n_enum; e++) {
+            if (names_word_of(w, pk->enum_str[e])) {
+                return true;
+            }
+        }
+    }
+    for (size_t v = 0; pack != NULL && v < pack->n_nouns; v++) {
+        if (names_word_of(w, pack->nouns[v])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_unknown_thing(const struct pipit_toolset *ts,
+                         const char *segment,
+                         char *thing,
+                         size_t size) {
+    if (ts == NULL || segment == NULL) {
+        return false;
+    }
+    static const char *const TURN[] = {"turn", "switch", "flip"};
+    static const char *const SIDES[] = {"on", "off"};
+    static const char *const ENABLE[] = {"enable", "disable", "activate", "deactivate"};
+    static const char *const LEAD[] = {"the", "a", "an", "my", "your", "our", "some"};
+    static const char *const STOP[] = {
+        "for",    "so",    "in",     "on",      "off",   "at",    "to",   "and",
+        "please", "now",   "too",    "as",      "then",  "while", "when", "if",
+        "but",    "or",    "with",   "because", "again", "also",  "pls",  "thanks",
+        "before", "after", "during", "from",    "of",    "by",    "up",   "down"};
+    static const char *const PRONOUN[] = {"it",        "that",       "this", "them", "those",
+                                          "these",     "everything", "all",  "both", "one",
+                                          "something", "anything",   "back", "me",   "us"};
+    /* a word that names no thing by itself: "HDR mode" is about HDR */
+    static const char *const GENERIC[] = {"mode",     "setting", "settings", "feature",
+                                          "features", "option",  "options",  "function"};
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < n; i++) {
+        size_t from = 0, to = 0; /* the thing: tokens [from, to) */
+        if (says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
+            says_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
+            from = i + 2; /* "turn on X" */
+        } else if (says_any(tok + i, 1, ENABLE, N_OF(ENABLE))) {
+            from = i + 1; /* "enable X" */
+        } else if (says_any(tok + i, 1, TURN, N_OF(TURN))) {
+            size_t j = i + 1; /* "turn X on": X of one to three words */
+            while (j < n && j <= i + 3 && !says_any(tok + j, 1, SIDES, N_OF(SIDES)) &&
+                   !says_any(tok + j, 1, STOP, N_OF(STOP))) {
+                j++;
+            }
+            if (j == i + 1 || j >= n || j > i + 3 || !says_any(tok + j, 1, SIDES, N_OF(SIDES))) {
+                continue;
+            }
+            from = i + 1;
+            to = j;
+        } else {
+            continue;
+        }
+        while (from < n && says_any(tok + from, 1, LEAD, N_OF(LEAD))) {
+            from++;
+        }
+        if (to == 0) {
+            to = from;
+            while (to < n && to < from + 3 && !says_any(tok + to, 1, STOP, N_OF(STOP))) {
+                to++;
+            }
+        }
+        if (to <= from || says_any(tok + from, 1, PRONOUN, N_OF(PRONOUN))) {
+            return false; /* "turn it on": the thing is said elsewhere */
+        }
+        bool known = false, counted = false;
+        for (size_t k = from; k < to && !known; k++) {
+            if (tok[k].w[0] == '\0' || says_any(tok + k, 1, GENERIC, N_OF(GENERIC))) {
+                continue;
+            }
+            counted = true;
+            known = pack_names(ts, tok[k].w) || isdigit((unsigned char)tok[k].w[0]);
+        }
+        if (!counted || known) {
+            return false;
+        }
+        if (thing != NULL && size > 0) {
+            size_t a = tok[from].start, b = tok[to - 1].end; /* the person's spelling */
+            pipit_format(thing, size, "%.*s", (int)(b - a), segment + a);
+        }
+        return true;
+    }
+    return false;
+}
+
 /* ============================================================================ questions */
 
 /* Dropped before the question word. */

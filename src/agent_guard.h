@@ -55,6 +55,15 @@ bool agent_switch_asks_current(const struct pipit_toolset *ts,
                                const json_t *args,
                                const json_t *state);
 
+/* Whether the segment asks to switch a thing the pack has nothing for ("turn on HDR" in the
+ * camera pack; agent_guard.c, "unknown things"): a switch phrase whose thing has no word that
+ * names a tool, argument, enum value, example word or state key of the pack. The thing as
+ * said goes to `thing` ("HDR"). */
+bool agent_unknown_thing(const struct pipit_toolset *ts,
+                         const char *segment,
+                         char *thing,
+                         size_t size);
+
 /* A switch call that changed nothing is read as the other side ("get the flash going" ->
  * mode "off" while it is off: "on"), unless the person said this side or a negation
  * (agent_guard.c has the rule). Call it after such a call ran and changed nothing; `args` is

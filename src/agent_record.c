@@ -103,6 +103,7 @@ static const struct {
     {PIPIT_TURN_CARRIED, "carried"},
     {PIPIT_TURN_GARBLED, "garbled"},
     {PIPIT_TURN_OFF_TOPIC, "off_topic"},
+    {PIPIT_TURN_UNKNOWN_THING, "unknown_thing"},
     {PIPIT_TURN_TOOL_NAMED, "tool_named"},
 };
 

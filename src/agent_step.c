@@ -334,6 +334,24 @@ static char *already_sentence(struct pipit_agent *a, const char *sentence, const
     return out;
 }
 
+/* "turn on HDR for the candles" -> set_grid(enabled=true): the person asked to switch a thing
+ * the pack has nothing for (agent_unknown_thing()); the model's call to another tool is not
+ * run, and the sentence says so. True when that was the case. */
+static bool
+unknown_thing(const struct pipit_agent *a, struct turn_build *tb, const struct pipit_call *call) {
+    int32_t tool = pipit_toolset_find(a->ts, call->name);
+    char thing[128];
+    if (tool < 0 || tb->segment == NULL || pipit_toolset_is_cloud(a->ts, (size_t)tool) ||
+        !agent_unknown_thing(a->ts, tb->segment, thing, sizeof(thing))) {
+        return false;
+    }
+    tb->turn->flags |= PIPIT_TURN_UNKNOWN_THING;
+    char *s = no_tool_sentence(a, tb);
+    agent_say(tb, s != NULL ? s : render_no_action_sentence());
+    free(s);
+    return true;
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -391,13 +409,21 @@ bool agent_handle_output(struct pipit_agent *a,
         }
         return true;
     }
-    struct pipit_call_record *rec = agent_new_record(tb);
-    if (rec == NULL) {
-        return false;
-    }
     struct pipit_call call;
     struct pipit_error err;
-    if (pipit_call_parse(a->syntax, text, &call, &err) != PIPIT_OK) {
+    bool parsed = pipit_call_parse(a->syntax, text, &call, &err) == PIPIT_OK;
+    if (parsed && unknown_thing(a, tb, &call)) {
+        pipit_call_clear(&call);
+        return true;
+    }
+    struct pipit_call_record *rec = agent_new_record(tb);
+    if (rec == NULL) {
+        if (parsed) {
+            pipit_call_clear(&call);
+        }
+        return false;
+    }
+    if (!parsed) {
         rec->status = PIPIT_ERR_PARSE;
         rec->args_json = agent_strdup("");
         rec->data_json = agent_strdup("{}");

@@ -1916,6 +1916,51 @@ static void test_not_asked_noop(void **state) {
     teardown_fx(&fx);
 }
 
+/* A switch phrase whose thing the pack has nothing for ("turn on HDR") does not run the model's
+ * call to another tool: no call, flag unknown_thing, the sentence says no tool does it. A thing
+ * the pack names (one slip away, a longer form, beside "mode"), a pronoun and a segment with no
+ * switch phrase keep the call. */
+static void test_unknown_thing_not_run(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model;
+        bool unknown;
+    } cases[] = {
+        {"turn on HDR for the candles", "set_grid(enabled=true)", true},
+        {"enable burst mode", "set_scene_mode(mode=\"sports\")", true},
+        {"switch the lights on", "set_flash(mode=\"on\")", true},
+        {"turn on the grid", "set_grid(enabled=true)", false},
+        {"turn on the flsh", "set_flash(mode=\"on\")", false},
+        {"turn on night mode", "set_scene_mode(mode=\"night\")", false},
+        {"turn it off", "set_grid(enabled=false)", false},
+        {"activate the level", "set_horizon_level(enabled=true)", false},
+        {"use the flash", "set_flash(mode=\"off\")", false},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    for (size_t k = 0; k < N; k++) {
+        script_call(&fx, cases[k].model);
+    }
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (((t->flags & PIPIT_TURN_UNKNOWN_THING) != 0) != cases[k].unknown ||
+            t->n_calls != (cases[k].unknown ? 0 : 1)) {
+            fail_msg("\"%s\": %zu calls, \"%s\"", cases[k].say, t->n_calls, t->sentence);
+        }
+        if (cases[k].unknown) {
+            assert_non_null(strstr(t->sentence, "none of my tools does that, so I did nothing."));
+            assert_state(&fx, "scene_mode", "\"auto\""); /* nothing ran */
+            assert_state(&fx, "flash", "\"off\"");
+        }
+        pipit_turn_free(t);
+    }
+    assert_state(&fx, "grid", "false"); /* "turn on the grid", then "turn it off" */
+    teardown_fx(&fx);
+}
+
 /* Follow-ups that name nothing are the harness's, from the last action: "a bit more" repeats a
  * zoom step and "the other way" turns it round without a model call; "another" repeats a photo;
  * "try again" retries a failed call; "again" after a setting that succeeded (it would change
@@ -3288,6 +3333,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_person_choice_restored),
         cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_bound_words_restored),
+        cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
