@@ -35,6 +35,7 @@
  * percentages and times of day are left alone; so is a value the person wrote. */
 
 #define GUARD_MAX_NUMBERS 8
+#define GUARD_MAX_TOKENS  64
 
 /* Units of time, for a number said with one ("5 hours") and an argument that has one. */
 struct time_unit {
@@ -538,14 +539,30 @@ static bool says_words_nocase(const char *text, const char *phrase) {
     return find_words_nocase(text, phrase, &count) != NULL;
 }
 
-/* Whether the segment names object `e` (above). */
+static bool text_named(const char *text, const struct words_tok *tok, size_t n);
+
+/* Whether the segment names object `e` (above), or says one of its numbers with the word of
+ * its key ("the 5 minute one": {"minutes": 5}). */
 static bool names_item(const char *segment, const json_t *e) {
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)e, key, v) {
         const char *s = json_string_value(v);
         size_t l = s != NULL ? strlen(s) : 0;
-        if (strcmp(key, "id") == 0 && l > 0) {
+        if (json_is_number(v) && strcmp(key, "id") != 0) {
+            double d = json_number_value(v);
+            char num[32];
+            if (fabs(d) < 1e9 && fabs(d - floor(d)) < 1e-9) {
+                pipit_format(num, sizeof(num), "%lld", (long long)d);
+            } else {
+                pipit_format(num, sizeof(num), "%g", d);
+            }
+            struct words_tok tok[GUARD_MAX_TOKENS];
+            size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+            if (says_words_nocase(segment, num) && text_named(key, tok, n)) {
+                return true;
+            }
+        } else if (strcmp(key, "id") == 0 && l > 0) {
             const char *d = s + strcspn(s, "0123456789");
             if (says_words_nocase(segment, s) ||
                 (strlen(d) >= 3 && strspn(d, "0123456789") == strlen(d) &&
@@ -657,8 +674,6 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
  * argument's name says the opposite of on ("muted", "disabled", "hidden", ...), where "on"
  * would mean false, or the segment says another tool's enum value ("put it on auto"). Only a value
  * the model gave is replaced; an argument it left out stays out. */
-
-#define GUARD_MAX_TOKENS 64
 
 static const char *const NEGATIONS[] = {"not",  "dont", "no",   "never",    "without", "doesnt",
                                         "isnt", "cant", "wont", "shouldnt", "nothing"};

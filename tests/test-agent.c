@@ -1632,6 +1632,35 @@ static void test_model_undo_needs_a_reason(void **state) {
     teardown_fx(&fx);
 }
 
+/* An item named by one of its numbers and its key's word ("the 5 minute one": the timer of 5
+ * minutes) wins over the identifier the model took; a number alone names nothing. */
+static void test_item_named_by_number(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    const char *const out[] = {
+        "<call>set_timer(minutes=5)",
+        "<call>set_timer(minutes=20)",
+        "<call>cancel_timer(timer_id=\"TM-2\")",
+        "<call>set_timer(minutes=20)",
+        "<call>cancel_timer(timer_id=\"TM-2\")",
+    };
+    script(&fx, 5, out);
+    pipit_turn_free(turn(&fx, "timer 5 min"));
+    pipit_turn_free(turn(&fx, "and another one for 20 minutes"));
+    struct pipit_turn *t = turn(&fx, "cancel the 5 minute one");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"timer_id\":\"TM-1\"}");
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "one more for 20 minutes"));
+    t = turn(&fx, "cancel number 20"); /* no key word: the model's */
+    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_string_equal(t->calls[0].args_json, "{\"timer_id\":\"TM-2\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A copy the model misspelt is put back to the person's words; a contact the model resolved,
  * an identifier and a body the model worded itself are left alone. */
 static void test_person_words_restored(void **state) {
@@ -3334,6 +3363,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_bound_words_restored),
         cmocka_unit_test(test_unknown_thing_not_run),
+        cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
