@@ -184,8 +184,36 @@ static bool set_number(struct pipit_call *call, json_t *args, const char *name, 
     return nv != NULL && json_object_set_new(args, name, nv) == 0 && put_args(call, args, true);
 }
 
-/* Puts the person's out-of-range number back into `call` when the model bent it (above).
- * Returns true when the arguments were changed. */
+static bool says_only_number(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const struct pipit_schema_prop *num,
+                             const char *segment);
+static int said_direction(const struct words_tok *tok, size_t n);
+static bool
+is_step_arg(const struct pipit_toolset *ts, int32_t tool, const struct pipit_schema_prop *num);
+
+/* The sign an unsigned number of `num` takes: a step's from the words' direction ("one more
+ * degree" up, "cooler by 2" down), else the model's. */
+static double signed_number(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const struct pipit_schema_prop *num,
+                            const char *segment,
+                            double said,
+                            double model) {
+    int dir = 0;
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    /* not a step whose direction is an argument of its own ("direction": "down", "amount") */
+    if (is_step_arg(ts, tool, num) && tp->step.sign.arg == NULL) {
+        struct words_tok tok[GUARD_MAX_TOKENS];
+        size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+        dir = said_direction(tok, n);
+    }
+    return dir != 0 ? dir * fabs(said) : model < 0 ? -said : said;
+}
+
+/* Puts the person's out-of-range number back into `call` when the model bent it (above), and
+ * the one number the person wrote when the model wrote another. Returns true when the
+ * arguments were changed. */
 bool agent_restore_person_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -211,7 +239,7 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     for (size_t i = 0; i < n_said; i++) {
         /* "heat down 15 degrees" -> degrees=-15: the person's number with the direction their
          * words gave it; a number written without a sign takes the model's */
-        double sv = raw[i] >= 0 && model < 0 ? -said[i] : said[i];
+        double sv = raw[i] >= 0 ? signed_number(ts, tool, num, segment, said[i], model) : said[i];
         if (fabs(sv - model) < 1e-9) {
             json_decref(args);
             return false; /* the model kept a number the person wrote */
@@ -222,6 +250,13 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         }
     }
     bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
+    if (!changed && n_said == 1 && n_refused == 0 && says_only_number(ts, tool, num, segment)) {
+        /* "set a timer for 8 minutes" -> minutes=888: the one number the person wrote is the
+         * value, unless words of a relative change make the model's sum the value */
+        changed = set_number(call, args, num->name,
+                             raw[0] >= 0 ? signed_number(ts, tool, num, segment, said[0], model)
+                                         : said[0]);
+    }
     json_decref(args);
     return changed;
 }
@@ -825,6 +860,43 @@ static const char *const RELATIVE_WORDS[] = {
     "smaller", "warmer",  "cooler",  "colder", "hotter",   "brighter", "dimmer",
     "louder",  "quieter", "softer",  "times",  "double",   "triple",   "twice",
 };
+static const size_t N_RELATIVE_WORDS = sizeof(RELATIVE_WORDS) / sizeof(RELATIVE_WORDS[0]);
+
+static const char *const DOWN_WORDS[] = {"down",   "lower",  "less",    "cooler",  "colder",
+                                         "dimmer", "darker", "quieter", "softer",  "decrease",
+                                         "reduce", "minus",  "drop",    "smaller", "shorter"};
+static const char *const UP_WORDS[] = {"up",     "more",   "higher",   "raise",  "increase",
+                                       "warmer", "hotter", "brighter", "louder", "bigger",
+                                       "longer", "plus",   "extra",    "add",    "further"};
+
+/* The direction the words give a step: +1 up, -1 down, 0 when they say neither or both. */
+static int said_direction(const struct words_tok *tok, size_t n) {
+    bool up = says_any(tok, n, UP_WORDS, N_OF(UP_WORDS)),
+         down = says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
+    return up == down ? 0 : up ? 1 : -1;
+}
+
+/* Whether `num` is the number a step effect of `tool` moves its key by. */
+static bool
+is_step_arg(const struct pipit_toolset *ts, int32_t tool, const struct pipit_schema_prop *num) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    return tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
+           strcmp(tp->step.by.arg, num->name) == 0;
+}
+
+/* Whether the segment's one number is the value of `num` as it stands: no words of a relative
+ * change ("longer", "by", "more") unless `num` is a step's own number, and no "half". */
+static bool says_only_number(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const struct pipit_schema_prop *num,
+                             const char *segment) {
+    bool step = is_step_arg(ts, tool, num);
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    static const char *const HALF[] = {"half", "quarter", "third", "and"};
+    return (step || !says_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
+           !says_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
+}
 
 /* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
  * the text says "half". */
@@ -837,7 +909,9 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
     }
     for (size_t i = 0; i < n && k < max;) {
         int v = 0;
-        if (!words_number_value(t[i].w, &v) || strcmp(t[i].w, "hundred") == 0) {
+        if (i > 0 && strcmp(t[i - 1].w, "a") == 0 && strcmp(t[i].w, "couple") == 0) {
+            v = 2; /* "a couple of degrees" */
+        } else if (!words_number_value(t[i].w, &v) || strcmp(t[i].w, "hundred") == 0) {
             i++;
             continue;
         }
@@ -891,7 +965,7 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
     json_t *args = json_loads(call->args_json, 0, NULL);
     json_t *v = json_object_get(args, num->name);
     double model = json_is_number(v) ? json_number_value(v) : 0;
-    double sv = model < 0 ? -said[0] : said[0];
+    double sv = signed_number(ts, tool, num, segment, said[0], model);
     bool changed =
         json_is_number(v) && fabs(sv - model) > 1e-9 && set_number(call, args, num->name, sv);
     json_decref(args);
@@ -1464,10 +1538,6 @@ names_tool_noun(const struct pipit_toolset *ts, size_t i, const struct words_tok
 }
 
 /* Words that take a step down ("cooler by 3 degrees"). */
-static const char *const DOWN_WORDS[] = {"down",   "lower",  "less",    "cooler",  "colder",
-                                         "dimmer", "darker", "quieter", "softer",  "decrease",
-                                         "reduce", "minus",  "drop",    "smaller", "shorter"};
-
 /* Whether the tokens say a number right before the argument's name as a unit ("3 degrees" for
  * `degrees`, "21 celsius" for `celsius`; a plural or singular of it too). */
 static bool number_of_arg(const struct words_tok *tok, size_t n, const char *arg) {

@@ -2241,6 +2241,15 @@ static void test_number_words_restored(void **state) {
          "{\"degrees\":3}", false},
         {"cooler by 2 degrees", "set_light_colour(room=\"kitchen\", colour=\"warm\")",
          "{\"degrees\":-2}", false},
+        /* "a couple" is two; a step's number takes the direction the words give it */
+        {"nudge the heat up a couple of degrees", "adjust_thermostat(degrees=6)", "{\"degrees\":2}",
+         true},
+        {"two more degrees", "adjust_thermostat(degrees=-2)", "{\"degrees\":2}", true},
+        {"heat down 2", "adjust_thermostat(degrees=2)", "{\"degrees\":-2}", true},
+        /* the one number written is the value, unless words of a relative change say more */
+        {"set a timer for 8 minutes", "set_timer(minutes=888)", "{\"minutes\":8}", true},
+        {"timer 25 minutes", "set_timer(minutes=20)", "{\"minutes\":25}", true},
+        {"make the timer 5 minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         script_call(&fx, cases[k].model);
