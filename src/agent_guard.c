@@ -1007,6 +1007,28 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     bool hi = says_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
          lo = says_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
+    /* an argument named for opening ("open_percent"): "open" is its top, "close" its bottom,
+     * unless the words say a part ("halfway", "a quarter", "a bit") */
+    static const char *const OPEN_WORDS[] = {"open", "opened"};
+    static const char *const CLOSE_WORDS[] = {"close", "closed", "shut"};
+    static const char *const PART_WORDS[] = {
+        "half",  "halfway", "quarter",  "third",    "bit",  "little", "partly", "partially",
+        "notch", "touch",   "slightly", "somewhat", "more", "less",   "crack",  "some"};
+    char an[WORDS_CAP * 2];
+    pipit_format(an, sizeof(an), "%s", num->name);
+    for (char *p = an; *p; p++) {
+        *p = *p == '_' || *p == '-' ? ' ' : (char)tolower((unsigned char)*p);
+    }
+    struct words_tok at[8];
+    size_t na = words_tokenize(an, strlen(an), 0, at, 8);
+    bool open_arg = says_any(at, na, OPEN_WORDS, N_OF(OPEN_WORDS)),
+         close_arg = says_any(at, na, CLOSE_WORDS, N_OF(CLOSE_WORDS));
+    if (open_arg != close_arg && !says_any(tok, n, PART_WORDS, N_OF(PART_WORDS))) {
+        bool opens = says_any(tok, n, OPEN_WORDS, N_OF(OPEN_WORDS)),
+             closes = says_any(tok, n, CLOSE_WORDS, N_OF(CLOSE_WORDS));
+        hi = hi || (open_arg ? opens && !closes : closes && !opens);
+        lo = lo || (open_arg ? closes && !opens : opens && !closes);
+    }
     if (hi == lo || says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
         !(hi ? num->schema->has_max : num->schema->has_min)) {
         return false;

@@ -2250,6 +2250,12 @@ static void test_number_words_restored(void **state) {
         {"set a timer for 8 minutes", "set_timer(minutes=888)", "{\"minutes\":8}", true},
         {"timer 25 minutes", "set_timer(minutes=20)", "{\"minutes\":25}", true},
         {"make the timer 5 minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
+        /* an argument named for opening: "open" is its top, "shut" its bottom, a part is not */
+        {"open the blinds", "set_blinds(open_percent=0)", "{\"open_percent\":100}", true},
+        {"shut the shades", "set_blinds(open_percent=-70)", "{\"open_percent\":0}", true},
+        {"close the blinds halfway", "set_blinds(open_percent=0)", "{\"open_percent\":0}", false},
+        {"open the curtains a quarter", "set_blinds(open_percent=0)", "{\"open_percent\":0}",
+         false},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         script_call(&fx, cases[k].model);
