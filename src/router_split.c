@@ -6,7 +6,8 @@
  * conjunctions ("and", "then", "also", "plus", "afterwards", "after that").
  * The utterance is cut at a run when the text since the last cut and the text
  * up to the next run each start with a verb (after lead-ins) or hold a keyword, unless the run is a
- * lone "and" inside a fixed pair ("black and white", "between 3 and 5", ...).
+ * lone "and" inside a fixed pair ("black and white", "between 3 and 5", ...) or the right side
+ * switches what a left side without a verb named ("the grid, switch it on").
  *
  * Invariants: no allocation; every write into a caller's buffer is bounded by
  * ROUTER_MAX_SEGMENT; a cut never splits a UTF-8 character.
@@ -172,6 +173,33 @@ static unsigned char typo_mark(const char *s, size_t i, size_t len) {
     return 0;
 }
 
+/* A right side that switches what the left side named ("actually I miss the grid, switch it
+ * on again"): a verb, a pronoun, then "on" or "off", after a left side that starts with no
+ * verb. Cut there, the pronoun would name nothing and the model would guess. */
+static bool switches_left_thing(const struct router *r,
+                                const struct toks *ts,
+                                size_t lb,
+                                size_t le,
+                                size_t b,
+                                size_t e) {
+    static const char *const PRONOUNS[] = {"it", "that", "them", "this", "those", "these"};
+    static const char *const SIDES[] = {"on", "off"};
+    size_t i = b;
+    while (i < e && match_any(ts, i, e, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
+        i++;
+    }
+    size_t m = i < e ? router_match_verb(r, ts, i, e) : 0;
+    if (m == 0 || i + m + 1 >= e || match_any(ts, i + m, e, PRONOUNS, COUNT(PRONOUNS)) != 1 ||
+        match_any(ts, i + m + 1, e, SIDES, COUNT(SIDES)) != 1) {
+        return false;
+    }
+    size_t l = lb;
+    while (l < le && match_any(ts, l, le, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
+        l++;
+    }
+    return l < le && router_match_verb(r, ts, l, le) == 0;
+}
+
 /* Byte that may be trimmed at a segment's edge (ASCII only; '-' and '+' stay:
  * "-1", "+2"). */
 static bool is_trim_byte(unsigned char c) {
@@ -243,6 +271,9 @@ size_t router_split_with(const struct router *r,
         bool cut = a > seg_tok && b < ts.n && left_is_command(r, &ts, seg_tok, a) &&
                    right_is_command(r, &ts, b, e);
         if (cut && run == 1 && is_word(&ts, a, "and") && and_is_protected(r, &ts, seg_tok, a)) {
+            cut = false;
+        }
+        if (cut && switches_left_thing(r, &ts, seg_tok, a, b, e)) {
             cut = false;
         }
         if (cut) {
