@@ -442,8 +442,9 @@ bool agent_handle_output(struct pipit_agent *a,
 }
 
 /* "turn off all the lights": the model's call acts on one place (the bedroom); the person
- * asked for every one. When the segment says "all", "every", "each" or "both" and a plural
- * that is the word after a pack effect's place in its key ("lights" for "{room}_light"), says
+ * asked for every one. When the segment says "all", "every", "each" or "both" and, at most
+ * four words on, a plural that is the word after a pack effect's place in its key ("lights"
+ * for "{room}_light"), says
  * none of the place argument's values, and the model's call of that tool ran, the same call
  * runs for every other value of the place argument, one sentence each. Returns false when the
  * turn must stop (breaker). */
@@ -462,10 +463,16 @@ static bool every_place(struct pipit_agent *a,
     }
     struct words_tok tok[48];
     size_t n = words_tokenize(tb->segment, strlen(tb->segment), 0, tok, 48);
-    bool all = false;
+    /* "all", "every", "each" or "both" among the four words before token i ("all of the
+     * lights"; "roll the windows down all the way" says no "all" of the windows) */
+    bool all = false, quantified[48] = {false};
     for (size_t i = 0; i < n; i++) {
-        all = all || strcmp(tok[i].w, "all") == 0 || strcmp(tok[i].w, "every") == 0 ||
-              strcmp(tok[i].w, "each") == 0 || strcmp(tok[i].w, "both") == 0;
+        for (size_t k = i > 4 ? i - 4 : 0; k < i; k++) {
+            quantified[i] = quantified[i] || strcmp(tok[k].w, "all") == 0 ||
+                            strcmp(tok[k].w, "every") == 0 || strcmp(tok[k].w, "each") == 0 ||
+                            strcmp(tok[k].w, "both") == 0;
+        }
+        all = all || quantified[i];
     }
     const struct pipit_effect_key *ek = NULL;
     for (size_t k = 0; all && ek == NULL && k < tp->n_set + (tp->has_step ? 1 : 0); k++) {
@@ -475,6 +482,9 @@ static bool every_place(struct pipit_agent *a,
         size_t ls = strlen(sfx);
         for (size_t i = 0; ls >= 3 && i < n && ek == NULL; i++) {
             size_t lw = strlen(tok[i].w);
+            if (!quantified[i]) {
+                continue;
+            }
             if ((lw == ls + 1 && strncmp(tok[i].w, sfx, ls) == 0 && tok[i].w[ls] == 's') ||
                 (strcmp(tok[i].w, "every") != 0 && lw == ls && strcmp(tok[i].w, sfx) == 0 &&
                  i > 0 &&

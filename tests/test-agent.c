@@ -2200,6 +2200,11 @@ static void test_every_place(void **state) {
     assert_string_equal(t->calls[0].tool, "set_timer");
     pipit_turn_free(t);
     assert_int_equal(fx.fake.next, 4);
+    /* "all" that is no quantifier of the lights: one call */
+    script(&fx, 1, (const char *const[]){"<call>switch_light(room=\"bedroom\", on=false)"});
+    t = turn(&fx, "lights off, all the way in here");
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
     /* half a turn changed nothing (the kitchen was off): "undo that" undoes the other half,
      * and says the keys it put back, not "nothing changed" */
     script(&fx, 2,
