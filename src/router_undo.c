@@ -119,15 +119,42 @@ static const char *const EARLIER_STATE[] = {
 
 /* Retractions: the person takes back what they said. */
 static const char *const RETRACT_PHRASES[] = {
-    "not do that",        "not do this",      "lets not do that",
-    "lets not",           "dont do that",     "do not do that",
-    "i dont want that",   "i dont like that", "i dont like it",
-    "not like that",      "never mind",       "nevermind",
-    "never mind that",    "nevermind that",   "scratch that",
-    "take that back",     "take it back",     "forget it",
-    "forget i said that", "forget that",      "i take that back",
-    "i take it back",     "ctrl z",           "control z",
-    "hit undo",           "press undo",
+    "not do that",
+    "not do this",
+    "lets not do that",
+    "lets not",
+    "dont do that",
+    "do not do that",
+    "i dont want that",
+    "i dont like that",
+    "i dont like it",
+    "not like that",
+    "never mind",
+    "nevermind",
+    "never mind that",
+    "nevermind that",
+    "scratch that",
+    "take that back",
+    "take it back",
+    "forget it",
+    "forget i said that",
+    "forget that",
+    "i take that back",
+    "i take it back",
+    "ctrl z",
+    "control z",
+    "hit undo",
+    "press undo",
+    "i didnt mean that",
+    "i didnt mean it",
+    "i didnt mean to",
+    "not what i meant",
+    "thats not what i meant",
+    "that is not what i meant",
+    "i didnt ask for that",
+    "i never asked for that",
+    "thats not what i asked",
+    "thats not what i wanted",
 };
 
 /* "undo everything", "revert all of it": every action in the log. */
@@ -474,7 +501,11 @@ static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool f
     if (followup && hi > 0 && match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi) {
         return 1; /* "again" is a filler elsewhere */
     }
-    for (;;) { /* leading fillers */
+    for (;;) { /* leading fillers; a retraction left whole stays ("no, I didn't mean that") */
+        if (!followup &&
+            match_longest(&w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES)) == hi - lo) {
+            break;
+        }
         size_t m = match_longest(&w, lo, hi, FILLERS, COUNT(FILLERS));
         if (m == 0 && followup) { /* "and that too" */
             m = match_any(&w, lo, hi, ROUTER_CONJUNCTIONS, ROUTER_N_CONJUNCTIONS);
@@ -486,6 +517,10 @@ static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool f
     }
     for (bool again = true; again && hi > lo;) { /* trailing fillers */
         again = false;
+        if (!followup &&
+            match_longest(&w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES)) == hi - lo) {
+            break;
+        }
         for (size_t k = 0; k < COUNT(FILLERS) && !again; k++) {
             size_t nw = phrase_words(FILLERS[k]);
             if (nw <= hi - lo && match_phrase(&w, hi - nw, hi, FILLERS[k]) == nw &&
@@ -615,5 +650,20 @@ bool router_undo_anaphor(const char *text) {
 }
 
 bool router_undo_signal(const char *text) {
-    return has_word_of(text, SIGNALS, COUNT(SIGNALS));
+    static const char *const OWNERS[] = {"my", "the", "your", "his", "her", "our", "their", "a"};
+    struct toks ts;
+    if (!undo_tokenize(text, &ts)) {
+        return false;
+    }
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind != WORDS_WORD || match_any(&ts, i, ts.n, SIGNALS, COUNT(SIGNALS)) == 0) {
+            continue;
+        }
+        if (strcmp(ts.t[i].w, "back") == 0 && i > 0 && ts.t[i - 1].kind == WORDS_WORD &&
+            match_any(&ts, i - 1, i, OWNERS, COUNT(OWNERS)) > 0) {
+            continue; /* "massage my back", "the back camera": a thing, not a reversal */
+        }
+        return true;
+    }
+    return false;
 }

@@ -1629,6 +1629,12 @@ static void test_model_undo_needs_a_reason(void **state) {
     assert_int_equal(fx.fake.n_steps, 7);
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
+    /* "back" after "my", "the", ... is a thing ("massage my back", "the back camera") */
+    script(&fx, 2, (const char *const[]){"<call>undo()", "Sorry, I can't do that."});
+    t = turn(&fx, "massage my back please");
+    assert_int_equal(fx.fake.n_steps, 9); /* undo(), then again without it */
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 

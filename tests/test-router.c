@@ -54,6 +54,12 @@ static const struct undo_case UNDO_CASES[] = {
     {"undo that, thanks", true},
     {"okay just revert it", true},
     {"hmm... never mind", true},
+    /* a retraction said whole, alone or after a filler */
+    {"I didn't mean that", true},
+    {"no, I didn't mean it", true},
+    {"that's not what I meant", true},
+    {"forget that, I didn't mean it", true},
+    {"oops", false},
     /* other intents that merely contain undo words */
     {"don't undo anything", false},
     {"don\xE2\x80\x99t undo anything", false},
