@@ -53,7 +53,9 @@ static void agent_usage(FILE *out, const char *cmd) {
         "usage: pipit %s [options]%s\n"
         "  --model FILE      GGUF model (default: the bundled %s, or\n"
         "                    models/pipit-<pack>.gguf when the tool set's pack has one,\n"
-        "                    else models/pipit-<pack>.lora.gguf on models/pipit-base.gguf)\n"
+        "                    else one next to the --tools file: pipit-<pack>.gguf,\n"
+        "                    <pack>.gguf or its own name (car.json: car.gguf), else\n"
+        "                    models/pipit-<pack>.lora.gguf on models/pipit-base.gguf)\n"
         "  --lora FILE       a LoRA adapter for --model, the base it was trained on (pipit\n"
         "                    train --base --lora): the Executor answers with it, in the\n"
         "                    prompt it was trained on\n"
@@ -297,6 +299,26 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         snprintf(pack_lora, sizeof(pack_lora), "%.*spipit-%s.lora.gguf", dir, PIPIT_DEFAULT_MODEL,
                  pack);
         snprintf(pack_base, sizeof(pack_base), "%.*spipit-base.gguf", dir, PIPIT_DEFAULT_MODEL);
+        /* not shipped: next to the pack file (pipit-<pack>.gguf; pipit-<file name>.gguf, what
+         * `pipit train --tools` writes when run there; <pack>.gguf; the file's own name:
+         * car.json -> car.gguf) */
+        const char *tslash = strrchr(tools_path, '/');
+        int tdir = tslash != NULL ? (int)(tslash - tools_path + 1) : 0;
+        const char *stem = tools_path + tdir;
+        int stem_len = (int)strcspn(stem, ".");
+        char near[4][4096];
+        snprintf(near[0], sizeof(near[0]), "%.*spipit-%s.gguf", tdir, tools_path, pack);
+        snprintf(near[1], sizeof(near[1]), "%.*spipit-%.*s.gguf", tdir, tools_path, stem_len, stem);
+        snprintf(near[2], sizeof(near[2]), "%.*s%s.gguf", tdir, tools_path, pack);
+        snprintf(near[3], sizeof(near[3]), "%.*s%.*s.gguf", tdir, tools_path, stem_len, stem);
+        bool shipped = stat(pack_model, &sb) == 0;
+        for (int k = 0; k < 4 && !shipped && stat(pack_model, &sb) != 0; k++) {
+            if (stat(near[k], &sb) == 0 && S_ISREG(sb.st_mode)) {
+                memcpy(pack_model, near[k], sizeof(pack_model)); /* both 4096 bytes */
+                fprintf(stderr, "pipit %s: the pack \"%s\" has its own model next to it: %s\n", cmd,
+                        pack, pack_model);
+            }
+        }
         if (stat(pack_model, &sb) == 0) {
             model = pack_model;
             if (o->verbose) {
@@ -318,11 +340,13 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
          * (a model trained for another pack says so itself, pipit_agent_model_notice) */
         if (pack != NULL) {
             fprintf(stderr,
-                    "pipit: warning: no model was trained for the pack \"%s\" (no "
-                    "models/pipit-%s.gguf): the bundled camera model answers, and it does not know "
-                    "these tools; train one with `pipit train --tools %s --out "
-                    "models/pipit-%s.gguf` (docs/training.md)\n",
-                    pack, pack, tools_path, pack);
+                    "pipit: warning: no model was trained for the pack \"%s\" (none at "
+                    "models/pipit-%s.gguf, nor next to %s as pipit-%s.gguf, %s.gguf or the "
+                    "file's own name with .gguf, with or without pipit-): the bundled camera "
+                    "model answers, and it "
+                    "does not know these tools; train one with `pipit train --tools %s` or pass "
+                    "--model (docs/training.md)\n",
+                    pack, pack, tools_path, pack, pack, tools_path);
         } else {
             fprintf(stderr,
                     "pipit: warning: the tool set %s names no pack and no model was trained for "

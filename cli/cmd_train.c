@@ -236,10 +236,16 @@ static bool write_card(const char *out,
         fprintf(f, "\n");
     }
     fprintf(f,
-            "## On scenarios a person wrote\n\nGenerated held-out phrasings flatter a model: "
-            "measure it on a scenario set that shares no utterance with its training data "
-            "(`pipit train ... --overlap SET` must report none) with\n\n```\npipit eval "
-            "--model %s%s%s%s%s --scenarios SET\n```\n",
+            "## On scenarios a person wrote\n\nThe table above scores whole answers, "
+            "exactly, on generated phrasings of templates held out of training; it is not the "
+            "F1 of calls that `pipit eval` prints, and generated text is easier than a "
+            "person's. Measure the model on a scenario set that a person wrote and that shares "
+            "no utterance with its training data (`pipit train ... --overlap SET` must report "
+            "none), in the agent's default configuration (`cso`: compact tools, the Context "
+            "State Object memory, the grammar; what `pipit run` and `pipit chat` use), "
+            "with\n\n```\npipit eval --model %s%s%s%s%s --scenarios SET --config cso\n```\n\n"
+            "Without `--config` the eval prints all five ablation rows; `jit` and `combined` "
+            "show the tools in a form this model was not trained on and score low.\n",
             tp->base != NULL ? tp->base : out, tp->base != NULL ? " --lora " : "",
             tp->base != NULL ? out : "", tools_path != NULL ? " --tools " : "",
             tools_path != NULL ? tools_path : "");

@@ -1059,7 +1059,8 @@ static void test_cli_json_failures(void **state) {
  * two, --ctx sets the window (64 tokens do not hold this prompt: over_budget), --keep-going
  * runs the turns after a failed one and still exits 1. */
 /* Without --model, a pack with a shipped model (models/pipit-<pack>.gguf) runs on it, says so
- * with -v, and draws no "trained for another pack" warning; the camera keeps the bundled one. */
+ * with -v, and draws no "trained for another pack" warning; the camera keeps the bundled one;
+ * a model next to the pack file is taken and said. */
 static void test_cli_pack_model(void **state) {
     (void)state;
     static const char *const PACKS[] = {"phone", "home"};
@@ -1100,6 +1101,22 @@ static void test_cli_pack_model(void **state) {
     }
     free(out);
     free(eout);
+    /* a model next to the pack file, named as the file (coffee.json: coffee.gguf), is the
+     * pack's own (this one was trained for the phone pack: the agent says so itself) */
+    size_t n = 0;
+    unsigned char *gguf = test_read_file(PIPIT_SOURCE_DIR "/models/pipit-phone.gguf", &n);
+    assert_non_null(gguf);
+    snprintf(path, sizeof(path), "%s/coffee.gguf", dir);
+    test_write_file(path, gguf, n);
+    free(gguf);
+    assert_int_equal(run_cli(args, "", 0, &out, &eout), 0);
+    if (strstr(eout, "the pack \"coffee\" has its own model next to it") == NULL ||
+        strstr(eout, "no model was trained") != NULL) {
+        fail_msg("stderr: %s", eout);
+    }
+    free(out);
+    free(eout);
+    remove(path);
 }
 
 static void test_cli_bench_options(void **state) {
