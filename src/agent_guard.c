@@ -10,6 +10,7 @@
 #include "agent_guard.h"
 
 #include "agent_impl.h"
+#include "pattern.h"
 #include "router.h"
 #include "toolspec.h"
 #include "words.h"
@@ -656,6 +657,54 @@ bool agent_restore_named_item(const struct pipit_toolset *ts,
                 free(copy);
             }
             break;
+        }
+    }
+    bool written = put_args(call, args, changed);
+    json_decref(args);
+    return written;
+}
+
+bool agent_restore_pattern_id(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; json_is_object(args) && i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
+        size_t lp = s->pattern != NULL ? strlen(s->pattern) : 0;
+        if (v == NULL || s->type != PIPIT_SCHEMA_STRING || lp < 2 || s->pattern[0] != '^' ||
+            s->pattern[lp - 1] != '$') {
+            continue;
+        }
+        char found[GUARD_MAX_COPY] = "";
+        size_t n_found = 0;
+        for (const char *p = segment; *p != '\0';) {
+            p += strspn(p, " \t\n");
+            size_t len = strcspn(p, " \t\n");
+            size_t b = 0, e = len; /* the word less the punctuation around it */
+            while (b < e && strchr(",.;:!?\"'()[]", p[b]) != NULL) {
+                b++;
+            }
+            while (e > b && strchr(",.;:!?\"'()[]", p[e - 1]) != NULL) {
+                e--;
+            }
+            if (e > b && e - b < sizeof(found) && pattern_match(s->pattern, p + b, e - b) &&
+                (n_found == 0 || strlen(found) != e - b || memcmp(found, p + b, e - b) != 0)) {
+                memcpy(found, p + b, e - b);
+                found[e - b] = '\0';
+                n_found++;
+            }
+            p += len;
+        }
+        if (n_found == 1 && strcmp(found, v) != 0 &&
+            json_object_set_new(args, t->params->props[i].name, json_string(found)) == 0) {
+            changed = true;
         }
     }
     bool written = put_args(call, args, changed);

@@ -22,9 +22,6 @@ bool agent_convert_person_unit(const struct pipit_toolset *ts,
                                const char *segment,
                                struct pipit_call *call);
 
-/* Puts the person's words back into `call` when the model misspelt a copy of them in a free
- * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
- * the arguments were changed. */
 /* The item the person named by its title, contact or number put back when the model took
  * another identifier from the same array of the device's state ("add rope to the ideas note"
  * -> note_id "N-1" becomes the ideas note's "N-3"; docs/agent.md). True when `call` changed. */
@@ -34,6 +31,18 @@ bool agent_restore_named_item(const struct pipit_toolset *ts,
                               const json_t *state,
                               struct pipit_call *call);
 
+/* The identifier the person wrote put back when the model wrote another: a string argument
+ * whose schema pattern is anchored at both ends ("^CH-[0-9]{1,4}$") and exactly one word of
+ * the segment that matches it whole ("reserve CH-5" -> "CH-55" becomes "CH-5"). True when
+ * `call` changed. */
+bool agent_restore_pattern_id(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              struct pipit_call *call);
+
+/* Puts the person's words back into `call` when the model misspelt a copy of them in a free
+ * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
+ * the arguments were changed. */
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -585,6 +585,7 @@ static bool handle_call(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
     }
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
+    restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;
     if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         json_t *now = a->dev->ops->get_state(a->dev->self);
         restored = agent_restore_named_item(a->ts, tool, tb->segment, now, &call) || restored;

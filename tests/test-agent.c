@@ -1638,6 +1638,57 @@ static void test_model_undo_needs_a_reason(void **state) {
     teardown_fx(&fx);
 }
 
+/* An identifier the person wrote that matches the argument's anchored pattern is the value
+ * ("reserve CH-5" -> "CH-55"); two such words, or an unanchored pattern, leave the model's. */
+static void test_pattern_id_restored(void **state) {
+    (void)state;
+    static const char PACK[] =
+        "{\"pipit\": {\"pack\": \"ev\"}, \"tools\": [{\"type\": \"function\", \"function\": "
+        "{\"name\": \"reserve_charger\", \"description\": \"Reserve a charging station\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"station_id\": {\"type\": "
+        "\"string\", \"pattern\": \"^CH-[0-9]{1,4}$\"}, \"note\": {\"type\": \"string\", "
+        "\"pattern\": \"[a-z]\"}}, \"required\": [\"station_id\"]}}}]}";
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(PACK, strlen(PACK), "ev.json", &fx.ts, &err),
+                     PIPIT_OK);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const struct {
+        const char *say, *model, *args;
+        bool restored;
+    } cases[] = {
+        {"reserve CH-5", "reserve_charger(station_id=\"CH-55\")", "{\"station_id\":\"CH-5\"}",
+         true},
+        {"hold charger CH-88, please.", "reserve_charger(station_id=\"CH-8\")",
+         "{\"station_id\":\"CH-88\"}", true},
+        {"reserve CH-5 or CH-6", "reserve_charger(station_id=\"CH-56\")",
+         "{\"station_id\":\"CH-56\"}", false},
+        {"reserve the usual one", "reserve_charger(station_id=\"CH-7\")",
+         "{\"station_id\":\"CH-7\"}", false},
+        {"reserve CH-9 quickly", "reserve_charger(station_id=\"CH-9\", note=\"fast\")",
+         "{\"station_id\":\"CH-9\",\"note\":\"fast\"}", false}, /* "note" is unanchored */
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script_call(&fx, cases[k].model);
+    }
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
+            ((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].restored) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say,
+                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
+        }
+        pipit_turn_free(t);
+    }
+    test_agent_free(fx.agent);
+    pipit_toolset_free(fx.ts);
+}
+
 /* An item named by one of its numbers and its key's word ("the 5 minute one": the timer of 5
  * minutes) wins over the identifier the model took; a number alone names nothing. */
 static void test_item_named_by_number(void **state) {
@@ -3390,6 +3441,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bound_words_restored),
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_item_named_by_number),
+        cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),
