@@ -282,7 +282,10 @@ static bool parse_key_words(struct ts_parser *P,
         bool numeric = k->type == PIPIT_SCHEMA_INTEGER || k->type == PIPIT_SCHEMA_NUMBER;
         if (i == 0 && !is_phrase_list(s)) {
             ts_fail(P, p, false,
-                    "names must be '|'-separated phrases of lowercase ASCII words, got \"%s\"", s);
+                    "names must be '|'-separated phrases of lowercase letters a-z, digits, "
+                    "spaces, '-' and apostrophes (\"heating|thermostat\", \"driver's seat\"; "
+                    "\"a/c\" would be \"ac\"), got \"%s\"",
+                    s);
             return false;
         }
         if ((i == 2 || i == 3) && !numeric) {

@@ -14,6 +14,7 @@
 #include "testutil.h"
 #include "toolspec.h"
 
+#include <ctype.h>
 #include <jansson.h>
 
 #define HOME_SPEC PIPIT_SOURCE_DIR "/tools/home.json"
@@ -353,6 +354,41 @@ static void test_start_states_vary(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* A key's name with its own determiner ("my window") is said without "the" before it: "raise
+ * the my window" was in a new user's car data. */
+static void test_names_own_determiner(void **state) {
+    (void)state;
+    static const char *const CAR =
+        "{\"pipit\": {\"pack\": \"car\", \"state\": {\"window\": {\"type\": \"integer\", "
+        "\"minimum\": 0, \"maximum\": 100, \"initial\": 0, \"show\": \"window\", \"words\": "
+        "{\"names\": \"my window|driver window\", \"unit\": \"% open\"}}}},\n"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_window\", "
+        "\"description\": \"Open the window to a percentage\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"open_percent\": {\"type\": \"integer\", \"minimum\": 0, "
+        "\"maximum\": 100}}, \"required\": [\"open_percent\"]}},\n"
+        "  \"pipit\": {\"effect\": {\"set\": {\"window\": \"{open_percent}\"}}, \"examples\": "
+        "[{\"say\": \"window half open\", \"args\": {\"open_percent\": 50}}]}}]}\n";
+    struct pipit_toolset *ts = test_tools_from(CAR, "car.json");
+    struct pipit_dataset *ds = gen(ts, 3, 2000, 50);
+    int mine = 0, n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    for (int32_t i = 0; i < n; i++) {
+        struct pipit_example ex;
+        assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex));
+        char low[512];
+        snprintf(low, sizeof(low), "%s", ex.utterance);
+        for (char *p = low; *p; p++) {
+            *p = (char)tolower((unsigned char)*p);
+        }
+        if (strstr(low, "the my ") != NULL || strstr(low, "the it ") != NULL) {
+            fail_msg("\"%s\"", ex.utterance);
+        }
+        mine += strstr(low, "my window") != NULL;
+    }
+    assert_true(mine > 0); /* the name is said, without "the" */
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
 static void test_invented_pack(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_garden();
@@ -503,6 +539,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_home_calls_and_categories),
+        cmocka_unit_test(test_names_own_determiner),
         cmocka_unit_test(test_invented_pack),
         cmocka_unit_test(test_stateless_packs),
         cmocka_unit_test(test_start_states_vary),

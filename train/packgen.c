@@ -614,6 +614,21 @@ static void key_name(struct gen *g, const struct pipit_pack_key *k, char *out, s
     pipit_format(out, size, "%.*s", (int)(e != NULL ? e - p : (long)strlen(p)), p);
 }
 
+/* How much of the `len` bytes of text before a key's name to keep: all, less a closing "the "
+ * when the name has its own determiner ("my window": "raise the my window") or is "it". */
+static size_t before_noun(const char *text, size_t len, const char *noun) {
+    static const char *const OWN[] = {"my ", "your ", "our ", "the ", "a ", "an "};
+    bool own = strcmp(noun, "it") == 0;
+    for (int k = 0; k < N_OF(OWN); k++) {
+        own = own || strncmp(noun, OWN[k], strlen(OWN[k])) == 0;
+    }
+    if (own && len >= 4 && strncasecmp(text + len - 4, "the ", 4) == 0 &&
+        (len == 4 || text[len - 5] == ' ')) {
+        return len - 4;
+    }
+    return len;
+}
+
 /* ============================================================================
  * filling a template */
 
@@ -923,6 +938,10 @@ static bool fill(struct gen *g,
                 pipit_format(said, sizeof(said), "it");
             } else {
                 key_name(g, key, said, sizeof(said));
+            }
+            if (b.data != NULL) {
+                b.len = before_noun(b.data, b.len, said);
+                b.data[b.len] = '\0';
             }
         } else if (p[1] == 'o' && p[2] == '}') {
             said[0] = '\0';
@@ -2573,7 +2592,8 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
                 char noun[96];
                 key_name(g, &g->pk->keys[train_rng_below(&g->rng, (uint32_t)g->pk->n_keys)], noun,
                          sizeof(noun));
-                pipit_format(core, sizeof(core), "%.*s%s%s", (int)(at - tx), tx, noun, at + 3);
+                pipit_format(core, sizeof(core), "%.*s%s%s",
+                             (int)before_noun(tx, (size_t)(at - tx), noun), tx, noun, at + 3);
             } else {
                 pipit_format(core, sizeof(core), "%s", tx);
             }
