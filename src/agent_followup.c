@@ -17,6 +17,7 @@
 #include "toolspec.h"
 #include "words.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +187,20 @@ setter_of(const struct pipit_agent *a, const char *key, const struct pipit_schem
     return found;
 }
 
+/* Whether the segment says "to" or "at" right before its number ("down to 2", "set it at 5"):
+ * a value to reach, not a step of that size. */
+static bool says_to_number(const char *segment) {
+    struct words_tok t[32];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
+    for (size_t i = 1; i < n; i++) {
+        if (isdigit((unsigned char)t[i].w[0]) &&
+            (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Whether number schema `s` takes `v` (its range; an integer schema a whole number). */
 static bool number_allowed(const struct pipit_schema *s, double v) {
     return (!s->has_min || v >= s->min) && (!s->has_max || v <= s->max) &&
@@ -229,8 +244,9 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
     int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
                          ? setter_of(a, tp->step.key.key, &set_arg)
                          : -1;
-    if (setter >= 0 && !number_allowed(num->schema, said[0]) &&
-        number_allowed(set_arg->schema, said[0])) {
+    if (setter >= 0 &&
+        ((!number_allowed(num->schema, said[0]) && number_allowed(set_arg->schema, said[0])) ||
+         says_to_number(segment))) {
         json_t *args = json_object();
         json_object_set_new(args, set_arg->name, json_num(said[0]));
         return put_call(&a->ts->tools[setter], args, out);

@@ -120,11 +120,39 @@ static const char *const BACK_PHRASES[] = {
 
 /* "make it 10", "change that to 3", "try 5 instead", "10 then": words around one number. */
 static const char *const NUM_LEADS[] = {
-    "make it",    "make that",    "make it to",     "set it to", "set that to",
-    "set it at",  "change it to", "change that to", "change to", "put it on",
-    "put it at",  "put it to",    "turn it to",     "go to",     "go",
-    "try",        "how about",    "what about",     "lets do",   "do",
-    "bump it to", "drop it to",   "take it to",     "switch to",
+    "make it",
+    "make that",
+    "make it to",
+    "set it to",
+    "set that to",
+    "set it at",
+    "change it to",
+    "change that to",
+    "change to",
+    "put it on",
+    "put it at",
+    "put it to",
+    "turn it to",
+    "go to",
+    "go",
+    "try",
+    "how about",
+    "what about",
+    "lets do",
+    "do",
+    "bump it to",
+    "drop it to",
+    "take it to",
+    "switch to",
+    "down to",
+    "up to",
+    "turn it down to",
+    "turn it up to",
+    "bring it down to",
+    "bring it up to",
+    "bring it to",
+    "lower it to",
+    "raise it to",
 };
 static const char *const NUM_TAILS[] = {"then", "instead", "instead then", "then please"};
 /* A correction before a number makes it a follow-up: "no, 1.5", "actually 3", "sorry, 5". */
@@ -278,6 +306,9 @@ enum router_followup router_followup(const struct router *r, const char *utteran
             if (!only_comments(r, &w, lo, hi)) {
                 return ROUTER_FOLLOWUP_NONE;
             }
+        } else if ((kind == ROUTER_FOLLOWUP_BACK && c == ROUTER_FOLLOWUP_NUMBER) ||
+                   (kind == ROUTER_FOLLOWUP_NUMBER && c == ROUTER_FOLLOWUP_BACK)) {
+            kind = ROUTER_FOLLOWUP_NUMBER; /* "too much, down to 3": the number says how far */
         } else if (kind != ROUTER_FOLLOWUP_NONE && kind != c) {
             return ROUTER_FOLLOWUP_NONE; /* "too much, a bit more" */
         } else {

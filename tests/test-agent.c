@@ -2215,6 +2215,15 @@ static void test_first_verb_shared(void **state) {
     t = turn(&fx, "make it 3"); /* the last call is the setter now: its number */
     assert_string_equal(t->calls[0].tool, "set_thermostat");
     pipit_turn_free(t);
+    /* "down to 19" after a step: a value to reach ("to"), the setter, even for a number a
+     * step takes; "too much, down to 19" says how far too */
+    script_call(&fx, "adjust_thermostat(degrees=2)");
+    pipit_turn_free(turn(&fx, "turn the heat up 2"));
+    t = turn(&fx, "too much, down to 19 please");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
+    assert_state(&fx, "thermostat", "19.0");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 

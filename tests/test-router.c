@@ -450,8 +450,10 @@ static void test_followup_table(void **state) {
         {"flash on, again", ROUTER_FOLLOWUP_NONE},      /* a clause names the flash */
         {"make it 3, again", ROUTER_FOLLOWUP_NONE},     /* a number */
         {"too much, a bit more", ROUTER_FOLLOWUP_NONE}, /* they disagree */
-        {"thanks", ROUTER_FOLLOWUP_NONE},               /* fillers only */
-        {"more light please", ROUTER_FOLLOWUP_NONE},    /* more of something */
+        {"too much, down to 3 please", ROUTER_FOLLOWUP_NUMBER}, /* the number says how far */
+        {"up to 22", ROUTER_FOLLOWUP_NUMBER},
+        {"thanks", ROUTER_FOLLOWUP_NONE},            /* fillers only */
+        {"more light please", ROUTER_FOLLOWUP_NONE}, /* more of something */
         {"take a photo, then again", ROUTER_FOLLOWUP_NONE},
         {"", ROUTER_FOLLOWUP_NONE},
         {NULL, ROUTER_FOLLOWUP_NONE},
