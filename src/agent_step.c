@@ -253,8 +253,9 @@ model_none(const struct pipit_agent *a, struct turn_build *tb, struct pipit_call
     agent_say(tb, rec->sentence);
 }
 /* A question's call is kept from acting (docs/agent.md, "A question never acts"): nothing runs,
- * and the sentence says so, with what the state says about the one key the call would have
- * set when the question names it ("did I leave the flash on?" -> "The flash is on auto."). */
+ * and the sentence says so, with what the state says about the key the call would have set
+ * when the question names exactly one of its keys ("did I leave the flash on?" -> "The flash
+ * is on auto."; "is the passenger seat warm?" of a seat-heating call for either seat). */
 static void keep_question(struct pipit_agent *a,
                           struct turn_build *tb,
                           struct pipit_call_record *rec,
@@ -271,17 +272,20 @@ static void keep_question(struct pipit_agent *a,
     char said[384] = "That sounded like a question, so I didn't change anything.";
     json_t *now =
         (size_t)tool < a->ts->n_tools && a->ask != NULL ? agent_undo_snapshot(a, tool) : NULL;
-    const char *key;
+    const char *key, *named = NULL;
     json_t *v;
-    char one[256];
-    if (json_object_size(now) == 1) {
-        json_object_foreach(now, key, v) {
-            if (ask_names_key(a->ask, tb->segment, key) &&
-                ask_sentence(a->ask, key, v, ASK_NOW, one, sizeof(one))) {
-                size_t n = strlen(said);
-                pipit_format(said + n, sizeof(said) - n, " %s", one);
-            }
+    size_t n_named = 0;
+    json_object_foreach(now, key, v) {
+        if (ask_names_key(a->ask, tb->segment, key)) {
+            named = key; /* of several keys ("{seat}_seat_heat"), the one the question names */
+            n_named++;
         }
+    }
+    char one[256];
+    if (n_named == 1 &&
+        ask_sentence(a->ask, named, json_object_get(now, named), ASK_NOW, one, sizeof(one))) {
+        size_t n = strlen(said);
+        pipit_format(said + n, sizeof(said) - n, " %s", one);
     }
     json_decref(now);
     rec->sentence = agent_strdup(said);

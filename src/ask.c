@@ -641,6 +641,18 @@ static void ask_format_value(const struct ask_key *key, const json_t *v, char *b
     }
 }
 
+/* Drop "at " right before the word `word` in `buf` (a zero word such as "off" or "closed"
+ * put in a pattern written for numbers: "is at {v}"). */
+static void drop_at_before(char *buf, const char *word) {
+    size_t lw = strlen(word);
+    for (char *p = strstr(buf, " at "); p != NULL; p = strstr(p + 1, " at ")) {
+        if (strncmp(p + 4, word, lw) == 0 && !isalnum((unsigned char)p[4 + lw])) {
+            memmove(p + 1, p + 4, strlen(p + 4) + 1);
+            return;
+        }
+    }
+}
+
 /* "<pattern with {v}>" */
 static void fill_pattern(const char *pattern, const char *value, char *buf, size_t size) {
     const char *at = strstr(pattern, "{v}");
@@ -705,6 +717,9 @@ static bool ask_key_sentence(const struct ask_key *key,
             ask_format_value(key, v, value, sizeof(value));
             if (d != NULL && d->pattern != NULL) {
                 fill_pattern(d->pattern, value, buf, size);
+                if (d->zero != NULL && strcmp(value, d->zero) == 0) {
+                    drop_at_before(buf, value); /* "The fan is at off." -> "The fan is off." */
+                }
             } else if (!state_template(key, v, buf, size)) {
                 pipit_format(buf, size, "%s is %s.", noun, value);
             }

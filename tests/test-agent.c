@@ -2554,6 +2554,24 @@ static void test_question_never_acts(void **state) {
     teardown_fx(&fx);
 }
 
+/* A kept question's call with a key per place ("{room}_brightness") says the state of the one
+ * key the question names. */
+static void test_question_kept_names_its_key(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "set_brightness(room=\"kitchen\", percent=100)");
+    struct pipit_turn *t = turn(&fx, "is the kitchen brightness too low for cooking?");
+    assert_true(t->flags & PIPIT_TURN_QUESTION_KEPT);
+    assert_false(t->calls[0].executed);
+    if (strstr(t->sentence, "kitchen brightness") == NULL) {
+        fail_msg("sentence \"%s\"", t->sentence);
+    }
+    assert_null(strstr(t->sentence, "living room"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Sentences from real state: a call that changed nothing is no action for undo, and an undo
  * right after it reverts nothing older (it says that nothing changed); "undo everything" says a key
  * put back twice once, with the value it ends at; a success template's placeholder that neither the
@@ -3451,6 +3469,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
+        cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
         cmocka_unit_test(test_tool_by_value),

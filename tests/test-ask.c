@@ -360,6 +360,39 @@ static void test_pack_quantities(void **state) {
     pack_close(&p);
 }
 
+/* A pattern written for numbers ("The fan is at {v}.") with a zero word ("off"): "at" is not
+ * said before the word. */
+static void test_zero_word_in_pattern(void **state) {
+    (void)state;
+    static const char FAN[] =
+        "{\"pipit\": {\"pack\": \"fan\", \"state\": {\"fan\": {\"type\": \"integer\", "
+        "\"minimum\": 0, \"maximum\": 7, \"initial\": 0, \"show\": \"fan\", \"words\": "
+        "{\"names\": \"fan|fan speed\", \"zero\": \"off\", \"pattern\": \"The fan is at {v}.\"}}}},"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_fan\", "
+        "\"description\": \"Set the fan speed\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"speed\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 7}}, "
+        "\"required\": [\"speed\"]}}, \"pipit\": {\"effect\": {\"set\": {\"fan\": "
+        "\"{speed}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(FAN, sizeof(FAN) - 1, "fan.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    char buf[128];
+    json_t *zero = json_integer(0), *three = json_integer(3);
+    assert_true(ask_sentence(p.k, "fan", zero, ASK_NOW, buf, sizeof(buf)));
+    assert_string_equal(buf, "The fan is off.");
+    assert_true(ask_sentence(p.k, "fan", three, ASK_NOW, buf, sizeof(buf)));
+    assert_string_equal(buf, "The fan is at 3.");
+    json_decref(zero);
+    json_decref(three);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -393,9 +426,9 @@ static void test_bounds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
-        cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_camera_claims),
-        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
-        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
+        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
+        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
