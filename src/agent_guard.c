@@ -851,6 +851,20 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE))) {
         return NULL;
     }
+    /* "begin recording": of a start/stop switch, the side its other verbs say, when they say
+     * one side only */
+    static const char *const START_WORDS[] = {"begin", "commence"};
+    static const char *const STOP_WORDS[] = {"end", "finish", "halt", "cease"};
+    const char *start = NULL, *stop = NULL;
+    for (size_t e = 0; said == NULL && e < s->n_enum; e++) {
+        start = strcmp(s->enum_str[e], "start") == 0 ? s->enum_str[e] : start;
+        stop = strcmp(s->enum_str[e], "stop") == 0 ? s->enum_str[e] : stop;
+    }
+    if (start != NULL && stop != NULL) {
+        bool starts = says_any(tok, n, START_WORDS, N_OF(START_WORDS)),
+             stops = says_any(tok, n, STOP_WORDS, N_OF(STOP_WORDS));
+        said = starts == stops ? NULL : starts ? start : stop;
+    }
     return said;
 }
 

@@ -1849,11 +1849,26 @@ static void test_person_choice_restored(void **state) {
         {"turn macro off", "set_scene_mode(mode=\"auto\")", "\"mode\":\"auto\"", false, NULL, NULL},
         {"put it on auto instead", "set_grid(enabled=false)", "\"enabled\":false", false, NULL,
          NULL},
+        /* a start/stop switch's other verbs: "begin", "end" */
+        {"begin recording a clip", "record_video(action=\"stop\")", "\"action\":\"start\"", true,
+         "recording", "true"},
+        {"end the clip now", "record_video(action=\"start\")", "\"action\":\"stop\"", true,
+         "recording", "false"},
     };
     struct fixture fx;
     setup_with(&fx, NULL);
     run_choice_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     assert_state(&fx, "grid", "false"); /* the last call: the model's, not flipped */
+    /* "begin" while recording: the model's "stop" would have ended the video */
+    script(&fx, 2,
+           (const char *const[]){"<call>record_video(action=\"start\")",
+                                 "<call>record_video(action=\"stop\")"});
+    pipit_turn_free(turn(&fx, "start recording"));
+    struct pipit_turn *t = turn(&fx, "commence filming, please");
+    assert_string_equal(t->calls[0].args_json, "{\"action\":\"start\"}");
+    assert_string_equal(t->sentence, "A video is already recording.");
+    assert_state(&fx, "recording", "true");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
