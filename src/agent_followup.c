@@ -329,6 +329,40 @@ static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_c
     return put_call(&a->ts->tools[a->last_tool], args, out);
 }
 
+/* "max it" after a setting: the last call's one numeric argument at the top (`hi`) or bottom
+ * of its schema's range; after a step, the stepped key's setter at the end of its range. */
+static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *out) {
+    const struct pipit_tool *t = &a->ts->tools[a->last_tool];
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    const struct pipit_schema_prop *arg = NULL;
+    int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
+                         ? setter_of(a, tp->step.key.key, &arg)
+                         : -1;
+    json_t *args = NULL;
+    if (setter >= 0) {
+        t = &a->ts->tools[setter];
+        args = json_object();
+    } else {
+        for (size_t i = 0; t->params != NULL && i < t->params->n_props; i++) {
+            const struct pipit_schema *s = t->params->props[i].schema;
+            if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+                if (arg != NULL) {
+                    return false; /* which one is not said */
+                }
+                arg = &t->params->props[i];
+            }
+        }
+        args = json_deep_copy(a->last_args);
+    }
+    const struct pipit_schema *s = arg != NULL ? arg->schema : NULL;
+    if (s == NULL || s->n_enum > 0 || !(hi ? s->has_max : s->has_min) || args == NULL ||
+        json_object_set_new(args, arg->name, json_num(hi ? s->max : s->min)) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(t, args, out);
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     enum router_followup kind = router_followup(a->router, segment);
@@ -356,6 +390,9 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (kind == ROUTER_FOLLOWUP_NUMBER) {
         return number_call(a, segment, out);
+    }
+    if (kind == ROUTER_FOLLOWUP_MAX || kind == ROUTER_FOLLOWUP_MIN) {
+        return bound_call(a, kind == ROUTER_FOLLOWUP_MAX, out);
     }
     if (kind == ROUTER_FOLLOWUP_AGAIN && a->last_ok) {
         /* "another" after "flash on" would change nothing: it means something else */

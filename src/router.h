@@ -105,6 +105,9 @@ enum router_followup {
     ROUTER_FOLLOWUP_BACK,     /* "the other way", "a bit less", "too much": the change reversed */
     ROUTER_FOLLOWUP_NUMBER,   /* "make it 10", "10 then", "try 5 instead", "change that to 3":
                                  the last call with another number */
+    ROUTER_FOLLOWUP_MAX,      /* "max it", "to the max", "as high as it goes": the last call's
+                                 number (or its key's setter) at the top of its range */
+    ROUTER_FOLLOWUP_MIN,      /* "min it", "as low as it goes": ... at the bottom */
 };
 
 /* Whether the utterance, split at punctuation, is one follow-up phrase (fillers such as "ok",

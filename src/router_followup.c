@@ -228,6 +228,38 @@ static void drop_fillers(const struct toks *w, size_t *lo, size_t *hi) {
     *hi = b;
 }
 
+/* The end of the range: "max it" after a setting. */
+static const char *const MAX_PHRASES[] = {
+    "max it",
+    "max it out",
+    "max",
+    "maximum",
+    "the max",
+    "to the max",
+    "the maximum",
+    "to the maximum",
+    "max that",
+    "max that out",
+    "as high as it goes",
+    "as high as possible",
+    "highest",
+    "the highest",
+    "full blast",
+};
+static const char *const MIN_PHRASES[] = {
+    "min it",
+    "min",
+    "minimum",
+    "the min",
+    "to the min",
+    "the minimum",
+    "to the minimum",
+    "as low as it goes",
+    "as low as possible",
+    "lowest",
+    "the lowest",
+};
+
 /* The kind a clause's words [lo, hi) are exactly, or NONE. */
 static enum router_followup clause_kind(const struct toks *w, size_t lo, size_t hi) {
     static const struct {
@@ -238,6 +270,8 @@ static enum router_followup clause_kind(const struct toks *w, size_t lo, size_t 
         {AGAIN_PHRASES, COUNT(AGAIN_PHRASES), ROUTER_FOLLOWUP_AGAIN},
         {MORE_PHRASES, COUNT(MORE_PHRASES), ROUTER_FOLLOWUP_MORE},
         {BACK_PHRASES, COUNT(BACK_PHRASES), ROUTER_FOLLOWUP_BACK},
+        {MAX_PHRASES, COUNT(MAX_PHRASES), ROUTER_FOLLOWUP_MAX},
+        {MIN_PHRASES, COUNT(MIN_PHRASES), ROUTER_FOLLOWUP_MIN},
     };
     for (size_t k = 0; k < COUNT(KINDS); k++) {
         if (words_match_longest(w->t, hi, lo, KINDS[k].list, KINDS[k].n) == hi - lo) {

@@ -2359,7 +2359,8 @@ static void test_number_words_restored(void **state) {
 }
 
 /* "a little more" after a setting made from a number: the change it made again, through the
- * tool that steps the key by a sign (the zoom) or by the same call moved by that change. */
+ * tool that steps the key by a sign (the zoom) or by the same call moved by that change; "max
+ * it" the end of the range. */
 static void test_followup_after_a_setting(void **state) {
     (void)state;
     struct fixture fx;
@@ -2373,6 +2374,9 @@ static void test_followup_after_a_setting(void **state) {
         {"the other way", "set_exposure", "exposure_ev", "-1.0"},
         {"zoom 8x", "set_zoom", "zoom", "8.0"}, /* the model's */
         {"a bit less", "adjust_zoom", "zoom", "7.0"},
+        /* the end of the range: after a step, the stepped key's setter */
+        {"max it then", "set_zoom", "zoom", "10.0"},
+        {"ok, as low as it goes", "set_zoom", "zoom", "0.5"},
     };
     for (size_t k = 0; k < sizeof(STEPS) / sizeof(STEPS[0]); k++) {
         struct pipit_turn *t = turn(&fx, STEPS[k].say);

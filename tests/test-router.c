@@ -452,6 +452,9 @@ static void test_followup_table(void **state) {
         {"too much, a bit more", ROUTER_FOLLOWUP_NONE}, /* they disagree */
         {"too much, down to 3 please", ROUTER_FOLLOWUP_NUMBER}, /* the number says how far */
         {"up to 22", ROUTER_FOLLOWUP_NUMBER},
+        {"max it then", ROUTER_FOLLOWUP_MAX},
+        {"ok, as low as it goes", ROUTER_FOLLOWUP_MIN},
+        {"max the zoom", ROUTER_FOLLOWUP_NONE},      /* names a tool */
         {"thanks", ROUTER_FOLLOWUP_NONE},            /* fillers only */
         {"more light please", ROUTER_FOLLOWUP_NONE}, /* more of something */
         {"take a photo, then again", ROUTER_FOLLOWUP_NONE},
