@@ -1359,6 +1359,17 @@ static bool value_call(const struct pipit_toolset *ts,
     return true;
 }
 
+/* The call of the one switch the segment names ("use the flsh": set_flash, "on"): a tool whose
+ * one required argument is a boolean or an on/off enum, named by a word of its name or keys,
+ * not `not_tool`, with the side the segment's words say (on: "on", "use", "need", "want",
+ * "enable", ...; off: "off", "kill", "drop", ...; neither or both: none). */
+static bool switch_call(const struct pipit_toolset *ts,
+                        const struct words_tok *tok,
+                        size_t n,
+                        int32_t not_tool,
+                        size_t *found,
+                        json_t **args);
+
 /* Whether the segment names the model's call: a word of its tool or keys, or one of its
  * values. */
 static bool names_call(const struct pipit_toolset *ts,
@@ -1435,7 +1446,8 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     }
     size_t found = 0;
     json_t *made = NULL;
-    if (!value_call(ts, tok, n, tool, &found, &made)) {
+    if (!value_call(ts, tok, n, tool, &found, &made) &&
+        !switch_call(ts, tok, n, tool, &found, &made)) {
         return false;
     }
     if (names_call(ts, tool, call, segment, tok, n)) {
@@ -1688,6 +1700,63 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
         return false;
     }
     return replace_call(call, t, made); /* as said: validation refuses what is out of range */
+}
+
+static bool switch_call(const struct pipit_toolset *ts,
+                        const struct words_tok *tok,
+                        size_t n,
+                        int32_t not_tool,
+                        size_t *found,
+                        json_t **args) {
+    static const char *const USE_WORDS[] = {"on",     "use",      "need", "want",
+                                            "enable", "activate", "show", "with"};
+    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+        return false;
+    }
+    bool on = says_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
+         off = says_any(tok, n, OFF_WORDS, N_OF(OFF_WORDS));
+    if (on == off) {
+        return false;
+    }
+    size_t n_found = 0, arg = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        if (i == (size_t)not_tool || pipit_toolset_is_cloud(ts, i) || t->params == NULL ||
+            !names_switch(ts, i, tok, n)) {
+            continue;
+        }
+        size_t n_req = 0, sw = 0;
+        bool is_switch = false;
+        for (size_t j = 0; j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            if (!t->params->props[j].required) {
+                continue;
+            }
+            n_req++;
+            size_t a = 0, b = 0;
+            is_switch = s->type == PIPIT_SCHEMA_BOOLEAN ||
+                        (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && enum_switch(s, &a, &b));
+            sw = j;
+        }
+        if (n_req == 1 && is_switch) {
+            *found = i;
+            arg = sw;
+            n_found++;
+        }
+    }
+    if (n_found != 1) {
+        return false;
+    }
+    const struct pipit_schema_prop *p = &pipit_toolset_tool(ts, *found)->params->props[arg];
+    *args = json_object();
+    if (p->schema->type == PIPIT_SCHEMA_BOOLEAN) {
+        json_object_set_new(*args, p->name, json_boolean(on));
+    } else {
+        size_t a = 0, b = 0;
+        enum_switch(p->schema, &a, &b);
+        json_object_set_new(*args, p->name, json_string(p->schema->enum_str[on ? a : b]));
+    }
+    return true;
 }
 
 bool agent_switch_asks_current(const struct pipit_toolset *ts,

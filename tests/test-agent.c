@@ -2429,9 +2429,10 @@ static void test_tool_by_number_and_make_it(void **state) {
 }
 
 /* A value only one tool has names that tool: the model's call of another tool that the segment
- * neither names nor gives a value of is replaced (agent_choose_tool_by_value()); nothing
- * changes for negations, thanks, values of several tools, switch words ("a half stop" is no
- * recording's stop) and calls the segment names. */
+ * neither names nor gives a value of is replaced (agent_choose_tool_by_value()); so does one
+ * switch the segment names with a word of one side ("use the flsh"); nothing changes for
+ * negations, thanks, values of several tools, switch words ("a half stop" is no recording's
+ * stop) and calls the segment names. */
 static void test_tool_by_value(void **state) {
     (void)state;
     static const struct {
@@ -2450,6 +2451,12 @@ static void test_tool_by_value(void **state) {
         {"down half a stop", "set_grid(enabled=false)", "set_grid", "{\"enabled\":false}"},
         {"grid on for the night shot", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
         {"landscape at 2x", "set_zoom(level=2)", "set_zoom", "{\"level\":2}"},
+        /* a switch named with a word of its side ("use the flsh") is that switch; not when
+         * the segment names the model's call, says both sides, or negates */
+        {"its dark in here, use the flsh", "set_exposure(ev=-1)", "set_flash", "{\"mode\":\"on\"}"},
+        {"kill the grid", "set_exposure(ev=1)", "set_grid", "{\"enabled\":false}"},
+        {"use the grid at 1 EV exposure", "set_exposure(ev=1)", "set_exposure", "{\"ev\":1}"},
+        {"don't use the flash", "set_exposure(ev=0)", "set_exposure", "{\"ev\":0}"},
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
