@@ -1399,6 +1399,89 @@ static bool replace_call(struct pipit_call *call, const struct pipit_tool *t, js
     return true;
 }
 
+/* "find my lease" -> "Sorry, I can't do that.": the segment starts (after "please", "can you",
+ * ...) with the first word of exactly one tool's name ("find" of find_file), and that tool
+ * takes one required argument, a free string: the rest of the segment is its value, less
+ * "my", "the", ..., a "to" or "for" and the words of the tool's name ("search photos for
+ * dogs": "dogs"), less a closing "please". */
+static bool verb_call(const struct pipit_toolset *ts,
+                      const char *segment,
+                      const struct words_tok *tok,
+                      size_t n,
+                      size_t *found,
+                      json_t **args) {
+    static const char *const LEADS[] = {"please", "pls", "can", "could", "would", "you",
+                                        "just",   "now", "hey", "ok",    "okay",  "kindly"};
+    static const char *const SKIP[] = {"my", "the", "a",  "an", "your", "some",
+                                       "to", "for", "me", "up", "out"};
+    size_t v = 0;
+    while (v < n && says_any(tok + v, 1, LEADS, N_OF(LEADS))) {
+        v++;
+    }
+    if (v >= n) {
+        return false;
+    }
+    size_t n_found = 0, arg = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        size_t lw = strcspn(t->name, "_ .-");
+        if (pipit_toolset_is_cloud(ts, i) || t->params == NULL || lw != strlen(tok[v].w) ||
+            strncasecmp(t->name, tok[v].w, lw) != 0) {
+            continue;
+        }
+        size_t n_req = 0, req = 0;
+        for (size_t j = 0; j < t->params->n_props; j++) {
+            if (t->params->props[j].required) {
+                n_req++;
+                req = j;
+            }
+        }
+        const char *an = n_req == 1 ? t->params->props[req].name : "";
+        size_t la = strlen(an);
+        bool id = la >= 2 && strcasecmp(an + la - 2, "id") == 0; /* "file_id": an identifier */
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples && !id; e++) {
+            const char *x = json_string_value(json_object_get(tp->examples[e].args, an));
+            size_t l = x != NULL ? strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+                                 : 0; /* "F-201", "TM1": letters, an optional '-', digits */
+            const char *d = x != NULL ? x + l + (x[l] == '-') : NULL;
+            id = l >= 1 && l <= 4 && isdigit((unsigned char)*d) &&
+                 d[strspn(d, "0123456789")] == '\0';
+        }
+        if (n_req == 1 && free_string(t->params->props[req].schema) && !id) {
+            *found = i;
+            arg = req;
+            n_found++;
+        } else {
+            n_found += 2; /* the verb's tool takes something else: not this rule */
+        }
+    }
+    if (n_found != 1) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
+    size_t r = v + 1;
+    while (r < n && (says_any(tok + r, 1, SKIP, N_OF(SKIP)) || text_named(t->name, tok + r, 1))) {
+        r++;
+    }
+    size_t e = n;
+    while (e > r && (strcmp(tok[e - 1].w, "please") == 0 || strcmp(tok[e - 1].w, "pls") == 0)) {
+        e--;
+    }
+    if (r >= e) {
+        return false;
+    }
+    char value[GUARD_MAX_COPY * 2];
+    size_t a = tok[r].start, b = tok[e - 1].end;
+    if (b - a >= sizeof(value)) {
+        return false;
+    }
+    pipit_format(value, sizeof(value), "%.*s", (int)(b - a), segment + a);
+    *args = json_object();
+    json_object_set_new(*args, t->params->props[arg].name, json_string(value));
+    return true;
+}
+
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
                                   const char *text,
@@ -1428,7 +1511,8 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     json_t *made = NULL;
     if (!refusal || !cant || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
-        !value_call(ts, tok, n, -1, &found, &made)) {
+        !(value_call(ts, tok, n, -1, &found, &made) ||
+          verb_call(ts, segment, tok, n, &found, &made))) {
         return false;
     }
     memset(call, 0, sizeof(*call));

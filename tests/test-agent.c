@@ -1638,6 +1638,42 @@ static void test_model_undo_needs_a_reason(void **state) {
     teardown_fx(&fx);
 }
 
+/* A refusal to a segment that starts with a tool's own verb ("find my lease" -> "Sorry, I can't
+ * do that.") is that tool's call with the rest of the segment, when the tool takes one free
+ * string that is no identifier; not for a question word first, an identifier or a verb with
+ * nothing after it. */
+static void test_refusal_verb_names_tool(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct {
+        const char *say, *tool, *args; /* tool NULL: no call */
+    } cases[] = {
+        {"find my lease", "find_file", "{\"name\":\"lease\"}"},
+        {"pls find my boarding pass please", "find_file", "{\"name\":\"boarding pass\"}"},
+        {"search photos for dogs", "search_photos", "{\"query\":\"dogs\"}"},
+        {"open the door", NULL, NULL},     /* open_file takes an identifier */
+        {"find", NULL, NULL},              /* nothing to find */
+        {"what can you find", NULL, NULL}, /* a question word first */
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool ok = cases[k].tool == NULL
+                      ? t->n_calls == 0
+                      : t->n_calls == 1 && strcmp(t->calls[0].tool, cases[k].tool) == 0 &&
+                            strcmp(t->calls[0].args_json, cases[k].args) == 0 &&
+                            (t->flags & PIPIT_TURN_TOOL_NAMED) != 0;
+        if (!ok) {
+            fail_msg("\"%s\": %zu calls: %s %s", cases[k].say, t->n_calls,
+                     t->n_calls > 0 ? t->calls[0].tool : "",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* An identifier the person wrote that matches the argument's anchored pattern is the value
  * ("reserve CH-5" -> "CH-55"); two such words, or an unanchored pattern, leave the model's. */
 static void test_pattern_id_restored(void **state) {
@@ -3495,6 +3531,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
+        cmocka_unit_test(test_refusal_verb_names_tool),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
