@@ -13,6 +13,7 @@
 #include "agent_followup.h"
 
 #include "agent_guard.h"
+#include "agent_number.h"
 #include "router.h"
 #include "toolspec.h"
 #include "words.h"

@@ -9,7 +9,9 @@
 
 #include "agent_guard.h"
 
+#include "agent_guard_impl.h"
 #include "agent_impl.h"
+#include "agent_number.h"
 #include "pattern.h"
 #include "router.h"
 #include "toolspec.h"
@@ -21,281 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* ============================================================================
- * the person's numbers: the harness owns the limits
- *
- * The grammar lets any number of the right type through, so an out-of-range request is
- * refused by validation with the limit. A small model trained on in-range values can still
- * bend the number itself ("zoom 50x" -> level=5, then "The zoom is 5x."). The guard: when a
- * tool has exactly one numeric argument, the model's value is not a number the person wrote
- * in the segment, and exactly one number the person wrote is one the argument does not allow,
- * that number is the one meant: it replaces the model's value and validation refuses it with
- * the tool's limit. A number said with a unit of time counts in the argument's unit when the
- * argument has one ("2 minutes" for an argument in seconds is 120). Numbers in words,
- * percentages and times of day are left alone; so is a value the person wrote. */
-
-#define GUARD_MAX_NUMBERS 8
-#define GUARD_MAX_TOKENS  64
-
-/* Units of time, for a number said with one ("5 hours") and an argument that has one. */
-struct time_unit {
-    const char *word;
-    double seconds;
-};
-static const struct time_unit UNITS[] = {
-    {"seconds", 1},  {"second", 1},  {"secs", 1},       {"sec", 1},
-    {"minutes", 60}, {"minute", 60}, {"mins", 60},      {"min", 60},
-    {"hours", 3600}, {"hour", 3600}, {"hrs", 3600},     {"hr", 3600},
-    {"days", 86400}, {"day", 86400}, {"weeks", 604800}, {"week", 604800},
-};
-
-/* The unit of time a word starts with as a whole word (0: none); *len gets its length. */
-static double unit_at(const char *p, size_t *len) {
-    for (size_t u = 0; u < sizeof(UNITS) / sizeof(UNITS[0]); u++) {
-        size_t l = strlen(UNITS[u].word);
-        if (strncasecmp(p, UNITS[u].word, l) == 0 && !isalpha((unsigned char)p[l])) {
-            *len = l;
-            return UNITS[u].seconds;
-        }
-    }
-    return 0;
-}
-
-/* The unit of time a text names as a whole word anywhere ("Minutes until it rings"). */
-static double unit_in(const char *text) {
-    for (const char *p = text; p != NULL && *p != '\0'; p++) {
-        size_t l = 0;
-        double u = (p == text || !isalpha((unsigned char)p[-1])) ? unit_at(p, &l) : 0;
-        if (u > 0) {
-            return u;
-        }
-    }
-    return 0;
-}
-
-/* Numbers written in digits in `text` (an optional sign right before them counts; "50x" is
- * 50; "16:9", "3.5.1" and "50%" are skipped), in `arg_unit` when one is said after them ("2
- * minutes" for seconds: 120) into out, as written into raw. Returns how many were stored. */
-static size_t
-person_numbers(const char *text, double arg_unit, double *out, double *raw, size_t max) {
-    size_t n = 0;
-    const char *p = text;
-    while (*p != '\0' && n < max) {
-        if (!(*p >= '0' && *p <= '9') ||
-            (p > text && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == ':'))) {
-            p++;
-            continue;
-        }
-        const char *start = p;
-        bool neg = p > text && p[-1] == '-' && (p - 1 == text || p[-2] == ' ');
-        double v = 0;
-        while (*p >= '0' && *p <= '9' && v < 1e12) {
-            v = v * 10 + (*p - '0');
-            p++;
-        }
-        if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
-            double scale = 0.1;
-            p++;
-            while (*p >= '0' && *p <= '9') {
-                v += (*p - '0') * scale;
-                scale /= 10;
-                p++;
-            }
-        }
-        if (*p == ':' || *p == '%' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
-            (*p >= '0' && *p <= '9') || p == start) {
-            continue;
-        }
-        const char *q = p;
-        while (*q == ' ' || *q == '-') {
-            q++;
-        }
-        size_t l = 0;
-        double said_unit = arg_unit > 0 ? unit_at(q, &l) : 0;
-        raw[n] = neg ? -v : v;
-        out[n++] = (neg ? -v : v) * (said_unit > 0 ? said_unit / arg_unit : 1);
-    }
-    return n;
-}
-
-static bool schema_allows(const struct pipit_schema *s, double v) {
-    if (s->n_enum > 0) {
-        for (size_t i = 0; i < s->n_enum; i++) {
-            if (fabs(s->enum_num[i] - v) < 1e-9) {
-                return true;
-            }
-        }
-        return false;
-    }
-    if (s->type == PIPIT_SCHEMA_INTEGER && fabs(v - floor(v)) > 1e-9) {
-        return false;
-    }
-    return (!s->has_min || v >= s->min - 1e-9) && (!s->has_max || v <= s->max + 1e-9);
-}
-
-/* The tool's one numeric argument; NULL when it has none or several (which is which is then
- * the model's call). */
-static const struct pipit_schema_prop *only_number(const struct pipit_tool *t) {
-    const struct pipit_schema_prop *num = NULL;
-    for (size_t i = 0; i < t->params->n_props; i++) {
-        const struct pipit_schema *s = t->params->props[i].schema;
-        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
-            if (num != NULL) {
-                return NULL;
-            }
-            num = &t->params->props[i];
-        }
-    }
-    return num;
-}
-
-/* The argument's unit of time in seconds, from its name or description; 0: none. */
-static double arg_time_unit(const struct pipit_schema_prop *num) {
-    double u = unit_in(num->name);
-    return u == 0 && num->schema->description != NULL ? unit_in(num->schema->description) : u;
-}
-
-size_t agent_person_numbers(const char *segment,
-                            const struct pipit_schema_prop *arg,
-                            double *out,
-                            size_t max) {
-    double raw[GUARD_MAX_NUMBERS];
-    return segment == NULL || arg == NULL
-               ? 0
-               : person_numbers(segment, arg_time_unit(arg), out, raw,
-                                max < GUARD_MAX_NUMBERS ? max : GUARD_MAX_NUMBERS);
-}
-
-/* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
-static bool put_args(struct pipit_call *call, const json_t *args, bool changed) {
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (text == NULL) {
-        return false;
-    }
-    free(call->args_json);
-    call->args_json = text;
-    return true;
-}
-
-/* Set `name` to `v` in `args` and write them back into `call`; true when done. */
-static bool set_number(struct pipit_call *call, json_t *args, const char *name, double v) {
-    json_t *nv =
-        fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
-    return nv != NULL && json_object_set_new(args, name, nv) == 0 && put_args(call, args, true);
-}
-
-static bool says_only_number(const struct pipit_toolset *ts,
-                             int32_t tool,
-                             const struct pipit_schema_prop *num,
-                             const char *segment);
-static int said_direction(const struct words_tok *tok, size_t n);
-static bool
-is_step_arg(const struct pipit_toolset *ts, int32_t tool, const struct pipit_schema_prop *num);
-
-/* The sign an unsigned number of `num` takes: a step's from the words' direction ("one more
- * degree" up, "cooler by 2" down), else the model's. */
-static double signed_number(const struct pipit_toolset *ts,
-                            int32_t tool,
-                            const struct pipit_schema_prop *num,
-                            const char *segment,
-                            double said,
-                            double model) {
-    int dir = 0;
-    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    /* not a step whose direction is an argument of its own ("direction": "down", "amount") */
-    if (is_step_arg(ts, tool, num) && tp->step.sign.arg == NULL) {
-        struct words_tok tok[GUARD_MAX_TOKENS];
-        size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-        dir = said_direction(tok, n);
-    }
-    return dir != 0 ? dir * fabs(said) : model < 0 ? -said : said;
-}
-
-/* Puts the person's out-of-range number back into `call` when the model bent it (above), and
- * the one number the person wrote when the model wrote another. Returns true when the
- * arguments were changed. */
-bool agent_restore_person_number(const struct pipit_toolset *ts,
-                                 int32_t tool,
-                                 const char *segment,
-                                 struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
-        return false;
-    }
-    const struct pipit_schema_prop *num = only_number(pipit_toolset_tool(ts, (size_t)tool));
-    if (num == NULL) {
-        return false;
-    }
-    json_t *args = json_loads(call->args_json, 0, NULL);
-    json_t *v = json_object_get(args, num->name);
-    if (!json_is_number(v)) {
-        json_decref(args);
-        return false;
-    }
-    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    size_t n_said = person_numbers(segment, arg_time_unit(num), said, raw, GUARD_MAX_NUMBERS);
-    double model = json_number_value(v);
-    size_t n_refused = 0;
-    double refused = 0;
-    for (size_t i = 0; i < n_said; i++) {
-        /* "heat down 15 degrees" -> degrees=-15: the person's number with the direction their
-         * words gave it; a number written without a sign takes the model's */
-        double sv = raw[i] >= 0 ? signed_number(ts, tool, num, segment, said[i], model) : said[i];
-        if (fabs(sv - model) < 1e-9) {
-            json_decref(args);
-            return false; /* the model kept a number the person wrote */
-        }
-        if (!schema_allows(num->schema, sv)) {
-            n_refused++;
-            refused = sv;
-        }
-    }
-    bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
-    if (!changed && n_said == 1 && n_refused == 0 && says_only_number(ts, tool, num, segment)) {
-        /* "set a timer for 8 minutes" -> minutes=888: the one number the person wrote is the
-         * value, unless words of a relative change make the model's sum the value */
-        changed = set_number(call, args, num->name,
-                             raw[0] >= 0 ? signed_number(ts, tool, num, segment, said[0], model)
-                                         : said[0]);
-    }
-    json_decref(args);
-    return changed;
-}
-
-/* ============================================================================
- * the person's unit: a number copied without its conversion
- *
- * "timer for 5 hours" with an argument in minutes came back as minutes=5: a timer of five
- * minutes, said as done. When a tool has exactly one numeric argument whose name or
- * description is in a unit of time, the segment holds exactly one number in digits followed by
- * another unit of time, and the model's value is that bare number, the value becomes the
- * number in the argument's unit (300), so that the tool runs what was asked or validation
- * refuses it with the limit. A model that converted already is left alone. */
-
-bool agent_convert_person_unit(const struct pipit_toolset *ts,
-                               int32_t tool,
-                               const char *segment,
-                               struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
-        return false;
-    }
-    const struct pipit_schema_prop *num = only_number(pipit_toolset_tool(ts, (size_t)tool));
-    double arg_unit = num != NULL ? arg_time_unit(num) : 0;
-    if (arg_unit == 0) {
-        return false;
-    }
-    /* exactly one number in digits in the segment, said with another unit of time */
-    double said[2], raw[2];
-    if (person_numbers(segment, arg_unit, said, raw, 2) != 1 || fabs(said[0] - raw[0]) < 1e-9) {
-        return false;
-    }
-    json_t *args = json_loads(call->args_json, 0, NULL);
-    json_t *v = json_object_get(args, num->name);
-    bool changed = json_is_number(v) && fabs(json_number_value(v) - raw[0]) < 1e-9 &&
-                   set_number(call, args, num->name, said[0]);
-    json_decref(args);
-    return changed;
-}
 
 /* ============================================================================
  * the person's words: a copy the model misspelt
@@ -659,7 +386,7 @@ bool agent_restore_named_item(const struct pipit_toolset *ts,
             break;
         }
     }
-    bool written = put_args(call, args, changed);
+    bool written = agent_guard_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -707,7 +434,7 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
             changed = true;
         }
     }
-    bool written = put_args(call, args, changed);
+    bool written = agent_guard_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -738,7 +465,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     }
     changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
-    bool written = put_args(call, args, changed);
+    bool written = agent_guard_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -808,13 +535,35 @@ static bool says_value(const struct words_tok *t, size_t n, const char *phrase) 
     return says(t, n, phrase);
 }
 
-static bool says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
+bool agent_guard_says_any(const struct words_tok *t,
+                          size_t n,
+                          const char *const *list,
+                          size_t n_list) {
     for (size_t k = 0; k < n_list; k++) {
         if (says(t, n, list[k])) {
             return true;
         }
     }
     return false;
+}
+
+static bool says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
+    return agent_guard_says_any(t, n, list, n_list);
+}
+
+bool agent_guard_negates(const struct words_tok *t, size_t n) {
+    return agent_guard_says_any(t, n, NEGATIONS, N_OF(NEGATIONS));
+}
+
+/* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
+bool agent_guard_put_args(struct pipit_call *call, const json_t *args, bool changed) {
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text == NULL) {
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = text;
+    return true;
 }
 
 /* Whether another string enum argument of `t` than `skip` has the value `phrase`. */
@@ -902,141 +651,6 @@ static int said_polarity(const char *name, const struct words_tok *tok, size_t n
     return on == off ? -1 : on ? 1 : 0;
 }
 
-/* ============================================================================
- * the person's number in words
- *
- * "remind me in twenty five minutes" -> minutes=205, "lights to fifty percent" -> 40: a model
- * trained on digits copies the pieces of a number said in words, or guesses near it. When the
- * tool has one numeric argument, the segment has no digit and says exactly one number in words
- * (a tens word and a ones word are one number, "two hundred" is 200; a lone "one" is no number
- * but a pronoun, "take one", unless a unit of time follows it; "half" anywhere makes it no
- * number said plainly), converted to the argument's unit of time as digits are, and the
- * model's value is another, the person's number replaces it, with the model's sign when the
- * person said none ("heat down five" -> -5). Words of a relative change ("more", "up", "by",
- * "longer", "warmer", ...) leave it to the model unless the number is a step's own argument
- * ("turn the heat down five": by how much). Validation then refuses what is out of range. */
-
-static const char *const RELATIVE_WORDS[] = {
-    "more",    "less",    "up",      "down",   "higher",   "lower",    "longer",
-    "shorter", "extra",   "another", "by",     "increase", "decrease", "raise",
-    "reduce",  "bump",    "add",     "plus",   "minus",    "further",  "bigger",
-    "smaller", "warmer",  "cooler",  "colder", "hotter",   "brighter", "dimmer",
-    "louder",  "quieter", "softer",  "times",  "double",   "triple",   "twice",
-};
-static const size_t N_RELATIVE_WORDS = sizeof(RELATIVE_WORDS) / sizeof(RELATIVE_WORDS[0]);
-
-static const char *const DOWN_WORDS[] = {"down",   "lower",  "less",    "cooler",  "colder",
-                                         "dimmer", "darker", "quieter", "softer",  "decrease",
-                                         "reduce", "minus",  "drop",    "smaller", "shorter"};
-static const char *const UP_WORDS[] = {"up",     "more",   "higher",   "raise",  "increase",
-                                       "warmer", "hotter", "brighter", "louder", "bigger",
-                                       "longer", "plus",   "extra",    "add",    "further"};
-
-/* The direction the words give a step: +1 up, -1 down, 0 when they say neither or both. */
-static int said_direction(const struct words_tok *tok, size_t n) {
-    bool up = says_any(tok, n, UP_WORDS, N_OF(UP_WORDS)),
-         down = says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
-    return up == down ? 0 : up ? 1 : -1;
-}
-
-/* Whether `num` is the number a step effect of `tool` moves its key by. */
-static bool
-is_step_arg(const struct pipit_toolset *ts, int32_t tool, const struct pipit_schema_prop *num) {
-    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    return tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
-           strcmp(tp->step.by.arg, num->name) == 0;
-}
-
-/* Whether the segment's one number is the value of `num` as it stands: no words of a relative
- * change ("longer", "by", "more") unless `num` is a step's own number, and no "half". */
-static bool says_only_number(const struct pipit_toolset *ts,
-                             int32_t tool,
-                             const struct pipit_schema_prop *num,
-                             const char *segment) {
-    bool step = is_step_arg(ts, tool, num);
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    static const char *const HALF[] = {"half", "quarter", "third", "and"};
-    return (step || !says_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
-           !says_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
-}
-
-/* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
- * the text says "half". */
-static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max, bool *half) {
-    struct words_tok t[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), k = 0;
-    *half = false;
-    for (size_t i = 0; i < n; i++) {
-        *half = *half || strcmp(t[i].w, "half") == 0;
-    }
-    for (size_t i = 0; i < n && k < max;) {
-        int v = 0;
-        if (i > 0 && strcmp(t[i - 1].w, "a") == 0 && strcmp(t[i].w, "couple") == 0) {
-            v = 2; /* "a couple of degrees" */
-        } else if (!words_number_value(t[i].w, &v) || strcmp(t[i].w, "hundred") == 0) {
-            i++;
-            continue;
-        }
-        size_t j = i + 1;
-        int w = 0;
-        if (v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) && w >= 1 && w <= 9) {
-            v += w; /* "twenty five" */
-            j++;
-        }
-        if (j < n && strcmp(t[j].w, "hundred") == 0 && v >= 1 && v <= 9) {
-            v *= 100; /* "two hundred" */
-            j++;
-        }
-        size_t l = 0;
-        double said_unit = j < n && arg_unit > 0 ? unit_at(text + t[j].start, &l) : 0;
-        bool unit = j < n && unit_at(text + t[j].start, &l) > 0;
-        if (!(v == 1 && j == i + 1 && !unit)) {
-            out[k++] = v * (said_unit > 0 ? said_unit / arg_unit : 1);
-        }
-        i = j;
-    }
-    return k;
-}
-
-bool agent_restore_number_words(const struct pipit_toolset *ts,
-                                int32_t tool,
-                                const char *segment,
-                                struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
-        strpbrk(segment, "0123456789") != NULL) {
-        return false;
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    const struct pipit_schema_prop *num = only_number(t);
-    if (num == NULL) {
-        return false;
-    }
-    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    bool step = tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
-                strcmp(tp->step.by.arg, num->name) == 0;
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    if (!step && says_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
-        return false;
-    }
-    double said[2];
-    bool half = false;
-    if (word_numbers(segment, arg_time_unit(num), said, 2, &half) != 1 || half) {
-        return false;
-    }
-    json_t *args = json_loads(call->args_json, 0, NULL);
-    json_t *v = json_object_get(args, num->name);
-    double model = json_is_number(v) ? json_number_value(v) : 0;
-    double sv = signed_number(ts, tool, num, segment, said[0], model);
-    bool changed =
-        json_is_number(v) && fabs(sv - model) > 1e-9 && set_number(call, args, num->name, sv);
-    json_decref(args);
-    return changed;
-}
-
-/* "turn of the flash": "of" right after a verb of switching is "off" mistyped, and so is "of"
- * that ends a segment with such a verb ("turn the flsh of"); the tokens are rewritten. */
 static void read_mistyped_off(struct words_tok *tok, size_t n) {
     static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
     for (size_t i = 1; i < n; i++) {
@@ -1046,63 +660,6 @@ static void read_mistyped_off(struct words_tok *tok, size_t n) {
             pipit_format(tok[i].w, sizeof(tok[i].w), "off");
         }
     }
-}
-
-bool agent_restore_bound_words(const struct pipit_toolset *ts,
-                               int32_t tool,
-                               const char *segment,
-                               struct pipit_call *call) {
-    static const char *const MAX_WORDS[] = {"max", "maximum", "highest", "maxed"};
-    static const char *const MIN_WORDS[] = {"min", "minimum", "lowest"};
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
-        strpbrk(segment, "0123456789") != NULL) {
-        return false;
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    const struct pipit_schema_prop *num = only_number(t);
-    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    if (num == NULL || num->schema->n_enum > 0 ||
-        (tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
-         strcmp(tp->step.by.arg, num->name) == 0)) {
-        return false; /* a step's "max" is no value of the step */
-    }
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    bool hi = says_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
-         lo = says_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
-    /* an argument named for opening ("open_percent"): "open" is its top, "close" its bottom,
-     * unless the words say a part ("halfway", "a quarter", "a bit") */
-    static const char *const OPEN_WORDS[] = {"open", "opened"};
-    static const char *const CLOSE_WORDS[] = {"close", "closed", "shut"};
-    static const char *const PART_WORDS[] = {
-        "half",  "halfway", "quarter",  "third",    "bit",  "little", "partly", "partially",
-        "notch", "touch",   "slightly", "somewhat", "more", "less",   "crack",  "some"};
-    char an[WORDS_CAP * 2];
-    pipit_format(an, sizeof(an), "%s", num->name);
-    for (char *p = an; *p; p++) {
-        *p = *p == '_' || *p == '-' ? ' ' : (char)tolower((unsigned char)*p);
-    }
-    struct words_tok at[8];
-    size_t na = words_tokenize(an, strlen(an), 0, at, 8);
-    bool open_arg = says_any(at, na, OPEN_WORDS, N_OF(OPEN_WORDS)),
-         close_arg = says_any(at, na, CLOSE_WORDS, N_OF(CLOSE_WORDS));
-    if (open_arg != close_arg && !says_any(tok, n, PART_WORDS, N_OF(PART_WORDS))) {
-        bool opens = says_any(tok, n, OPEN_WORDS, N_OF(OPEN_WORDS)),
-             closes = says_any(tok, n, CLOSE_WORDS, N_OF(CLOSE_WORDS));
-        hi = hi || (open_arg ? opens && !closes : closes && !opens);
-        lo = lo || (open_arg ? closes && !opens : opens && !closes);
-    }
-    if (hi == lo || says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) ||
-        !(hi ? num->schema->has_max : num->schema->has_min)) {
-        return false;
-    }
-    double bound = hi ? num->schema->max : num->schema->min;
-    json_t *args = json_loads(call->args_json, 0, NULL);
-    json_t *v = json_object_get(args, num->name);
-    bool changed = json_is_number(v) && fabs(json_number_value(v) - bound) > 1e-9 &&
-                   set_number(call, args, num->name, bound);
-    json_decref(args);
-    return changed;
 }
 
 bool agent_restore_person_choice(const struct pipit_toolset *ts,
@@ -1143,7 +700,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
             }
         }
     }
-    bool written = put_args(call, args, changed);
+    bool written = agent_guard_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -1249,7 +806,7 @@ names_switch(const struct pipit_toolset *ts, size_t tool, const struct words_tok
 static bool
 says_a_value_of(const json_t *args, const char *segment, const struct words_tok *tok, size_t n) {
     double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    size_t n_nums = person_numbers(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
+    size_t n_nums = agent_numbers_written(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)args, key, v) {
@@ -1661,7 +1218,7 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
         /* "bit dimmer" after the lounge light went on: the lounge, not the model's guess */
         changed = json_object_set_new(args, sel->name, json_string(last)) == 0 || changed;
     }
-    bool written = changed && put_args(call, args, true);
+    bool written = changed && agent_guard_put_args(call, args, true);
     json_decref(args);
     return written;
 }
@@ -1764,15 +1321,15 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     const struct pipit_tool *t = pipit_toolset_tool(ts, named);
     const struct pipit_schema_prop *need = one_required_number(t);
     double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    size_t n_said = person_numbers(segment, arg_time_unit(need), said, raw, GUARD_MAX_NUMBERS);
+    size_t n_said =
+        agent_numbers_written(segment, agent_number_time_unit(need), said, raw, GUARD_MAX_NUMBERS);
     if (n_said != 1) {
         return false;
     }
     /* "cooler by 3 degrees": a step's number said without a sign goes the way the words say */
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, named);
     if (tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
-        strcmp(tp->step.by.arg, need->name) == 0 && raw[0] > 0 &&
-        says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS))) {
+        strcmp(tp->step.by.arg, need->name) == 0 && raw[0] > 0 && agent_number_says_down(tok, n)) {
         said[0] = -said[0];
     }
     json_t *made = json_object();
@@ -1962,7 +1519,7 @@ bool agent_stray_call(const struct pipit_toolset *ts,
         return false; /* "drop the timer" -> timer 5: about the timer, however wrong */
     }
     double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    size_t n_nums = person_numbers(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
+    size_t n_nums = agent_numbers_written(segment, 0, nums, raw, GUARD_MAX_NUMBERS);
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)args, key, v) {

@@ -8,20 +8,6 @@
 #include "agent_impl.h"
 #include "toolspec.h"
 
-/* Puts the person's out-of-range number back into `call` when the model bent it (above).
- * Returns true when the arguments were changed. */
-bool agent_restore_person_number(const struct pipit_toolset *ts,
-                                 int32_t tool,
-                                 const char *segment,
-                                 struct pipit_call *call);
-
-/* Converts a number the model copied without its unit ("5 hours" -> minutes=5 becomes 300;
- * agent_guard.c has the rule). Returns true when the arguments were changed. */
-bool agent_convert_person_unit(const struct pipit_toolset *ts,
-                               int32_t tool,
-                               const char *segment,
-                               struct pipit_call *call);
-
 /* The item the person named by its title, contact or number put back when the model took
  * another identifier from the same array of the device's state ("add rope to the ideas note"
  * -> note_id "N-1" becomes the ideas note's "N-3"; docs/agent.md). True when `call` changed. */
@@ -144,32 +130,6 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
                                  struct pipit_call *call);
-
-/* The end of the range said in words put back ("jpeg at max" -> quality 60 becomes the
- * schema's maximum, "exposure to the minimum" its minimum; docs/agent.md): the tool's one
- * numeric argument, not a step's, a segment without digits or negation that says one side
- * only ("max", "maximum", "highest"; "min", "minimum", "lowest"). True when `call` was
- * changed. */
-bool agent_restore_bound_words(const struct pipit_toolset *ts,
-                               int32_t tool,
-                               const char *segment,
-                               struct pipit_call *call);
-
-/* The person's number said in words put back ("remind me in twenty five minutes" ->
- * minutes=205 becomes 25; docs/agent.md): the tool's one numeric argument, a segment without
- * digits that says exactly one number in words, no words of a relative change unless the
- * argument is a step's. True when `call` was changed. */
-bool agent_restore_number_words(const struct pipit_toolset *ts,
-                                int32_t tool,
-                                const char *segment,
-                                struct pipit_call *call);
-
-/* The numbers in digits the segment says, converted to the unit of time of `arg` when a unit
- * follows them ("2 minutes" for seconds: 120); how many were written to `out` (at most max). */
-size_t agent_person_numbers(const char *segment,
-                            const struct pipit_schema_prop *arg,
-                            double *out,
-                            size_t max);
 
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call

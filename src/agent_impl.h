@@ -7,7 +7,8 @@
  *   agent_turn.c     pipit_agent_turn(): route, then decode, execute and render each segment
  *   agent_decode.c   one backend step, one segment's decode (two in JIT mode)
  *   agent_step.c     one decoded output: parse, validate, execute, the sentence
- *   agent_guard.c    the person's numbers: an argument the model bent is restored
+ *   agent_guard.c    the person's words and choices: an argument the model bent is restored
+ *   agent_number.c   the person's numbers (written, said, in units, the ends of a range)
  *   agent_undo.c     the action log and undo
  *   agent_context.c  the permanent prefix between turns: memory delta, trimming to budget
  *   agent_prompt.c   the prompt texts and the prompt limit (token budget)

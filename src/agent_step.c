@@ -15,6 +15,7 @@
 #include "agent_followup.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
+#include "agent_number.h"
 #include "agent_record.h"
 #include "agent_undo.h"
 #include "ask.h"

@@ -1,0 +1,68 @@
+/*
+ * agent_number.h - the person's numbers in the model's call (agent_number.c): written or said,
+ * in the argument's unit, with the direction the words give, and the ends of a range.
+ */
+#ifndef PIPIT_AGENT_NUMBER_H
+#define PIPIT_AGENT_NUMBER_H
+
+#include "agent_impl.h"
+#include "toolspec.h"
+#include "words.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Puts the person's out-of-range number back into `call` when the model bent it (above).
+ * Returns true when the arguments were changed. */
+bool agent_restore_person_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call);
+
+/* Converts a number the model copied without its unit ("5 hours" -> minutes=5 becomes 300;
+ * agent_number.c has the rule). Returns true when the arguments were changed. */
+bool agent_convert_person_unit(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
+
+/* The end of the range said in words put back ("jpeg at max" -> quality 60 becomes the
+ * schema's maximum, "exposure to the minimum" its minimum; docs/agent.md): the tool's one
+ * numeric argument, not a step's, a segment without digits or negation that says one side
+ * only ("max", "maximum", "highest"; "min", "minimum", "lowest"). True when `call` was
+ * changed. */
+bool agent_restore_bound_words(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
+
+/* The person's number said in words put back ("remind me in twenty five minutes" ->
+ * minutes=205 becomes 25; docs/agent.md): the tool's one numeric argument, a segment without
+ * digits that says exactly one number in words, no words of a relative change unless the
+ * argument is a step's. True when `call` was changed. */
+bool agent_restore_number_words(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
+/* The numbers in digits the segment says, converted to the unit of time of `arg` when a unit
+ * follows them ("2 minutes" for seconds: 120); how many were written to `out` (at most max). */
+size_t agent_person_numbers(const char *segment,
+                            const struct pipit_schema_prop *arg,
+                            double *out,
+                            size_t max);
+
+/* For the other guards (agent_guard.c): the numbers written in digits in `text` (an optional
+ * sign right before them counts; "16:9" and "50%" are skipped), in `arg_unit` seconds when a
+ * unit of time follows them, into `out`, as written into `raw`; how many (at most `max`). */
+size_t
+agent_numbers_written(const char *text, double arg_unit, double *out, double *raw, size_t max);
+
+/* The unit of time of a numeric argument in seconds, from its name or description; 0: none. */
+double agent_number_time_unit(const struct pipit_schema_prop *num);
+
+/* Whether the tokens say a word of a change downwards ("down", "lower", "cooler", ...). */
+bool agent_number_says_down(const struct words_tok *tok, size_t n);
+
+#endif
