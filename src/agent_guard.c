@@ -9,9 +9,9 @@
 
 #include "agent_guard.h"
 
-#include "agent_guard_impl.h"
 #include "agent_impl.h"
 #include "agent_number.h"
+#include "agent_said.h"
 #include "pattern.h"
 #include "router.h"
 #include "toolspec.h"
@@ -386,7 +386,7 @@ bool agent_restore_named_item(const struct pipit_toolset *ts,
             break;
         }
     }
-    bool written = agent_guard_put_args(call, args, changed);
+    bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -434,7 +434,7 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
             changed = true;
         }
     }
-    bool written = agent_guard_put_args(call, args, changed);
+    bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -465,7 +465,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     }
     changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
-    bool written = agent_guard_put_args(call, args, changed);
+    bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -486,8 +486,6 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
  * would mean false, or the segment says another tool's enum value ("put it on auto"). Only a value
  * the model gave is replaced; an argument it left out stays out. */
 
-static const char *const NEGATIONS[] = {"not",  "dont", "no",   "never",    "without", "doesnt",
-                                        "isnt", "cant", "wont", "shouldnt", "nothing"};
 static const char *const SAY_TRUE[] = {"on", "enable", "enabled", "activate", "show"};
 static const char *const SAY_FALSE[] = {"off", "disable", "disabled", "deactivate", "hide"};
 /* parts of a boolean's name that make "on" mean false */
@@ -512,12 +510,7 @@ static bool value_phrase(const char *v, char *out, size_t size) {
 
 /* Whether the tokens say `phrase` as whole words anywhere. */
 static bool says(const struct words_tok *t, size_t n, const char *phrase) {
-    for (size_t i = 0; i < n; i++) {
-        if (words_match(t, n, i, phrase) > 0) {
-            return true;
-        }
-    }
-    return false;
+    return agent_said_phrase(t, n, phrase);
 }
 
 /* Whether the tokens say enum value `phrase`: as whole words, or a one-word value of 4 letters
@@ -535,35 +528,8 @@ static bool says_value(const struct words_tok *t, size_t n, const char *phrase) 
     return says(t, n, phrase);
 }
 
-bool agent_guard_says_any(const struct words_tok *t,
-                          size_t n,
-                          const char *const *list,
-                          size_t n_list) {
-    for (size_t k = 0; k < n_list; k++) {
-        if (says(t, n, list[k])) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static bool says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
-    return agent_guard_says_any(t, n, list, n_list);
-}
-
-bool agent_guard_negates(const struct words_tok *t, size_t n) {
-    return agent_guard_says_any(t, n, NEGATIONS, N_OF(NEGATIONS));
-}
-
-/* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
-bool agent_guard_put_args(struct pipit_call *call, const json_t *args, bool changed) {
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (text == NULL) {
-        return false;
-    }
-    free(call->args_json);
-    call->args_json = text;
-    return true;
+    return agent_said_any(t, n, list, n_list);
 }
 
 /* Whether another string enum argument of `t` than `skip` has the value `phrase`. */
@@ -671,7 +637,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+    if (agent_said_negation(tok, n)) {
         return false;
     }
     read_mistyped_off(tok, n);
@@ -700,7 +666,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
             }
         }
     }
-    bool written = agent_guard_put_args(call, args, changed);
+    bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
 }
@@ -875,7 +841,7 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
 static bool asks_plainly(const struct words_tok *tok, size_t n) {
     static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
                                            "thank", "thx",        "cheers",      "ty"};
-    return n < GUARD_MAX_TOKENS && !says_any(tok, n, NEGATIONS, N_OF(NEGATIONS)) &&
+    return n < GUARD_MAX_TOKENS && !agent_said_negation(tok, n) &&
            !says_any(tok, n, NOT_THIS, N_OF(NOT_THIS));
 }
 
@@ -1218,7 +1184,7 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
         /* "bit dimmer" after the lounge light went on: the lounge, not the model's guess */
         changed = json_object_set_new(args, sel->name, json_string(last)) == 0 || changed;
     }
-    bool written = changed && agent_guard_put_args(call, args, true);
+    bool written = changed && agent_said_put_args(call, args, true);
     json_decref(args);
     return written;
 }
@@ -1351,7 +1317,7 @@ static bool switch_call(const struct pipit_toolset *ts,
                         json_t **args) {
     static const char *const USE_WORDS[] = {"on",     "use",      "need", "want",
                                             "enable", "activate", "show", "with"};
-    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+    if (agent_said_negation(tok, n)) {
         return false;
     }
     bool on = says_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
@@ -1458,7 +1424,7 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     read_mistyped_off(tok, n);
-    if (says_any(tok, n, NEGATIONS, N_OF(NEGATIONS))) {
+    if (agent_said_negation(tok, n)) {
         return false;
     }
     if (!names_switch(ts, (size_t)tool, tok, n)) {

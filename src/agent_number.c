@@ -8,7 +8,7 @@
 
 #include "agent_number.h"
 
-#include "agent_guard_impl.h"
+#include "agent_said.h"
 #include "toolspec.h"
 #include "words.h"
 
@@ -168,7 +168,7 @@ static bool set_number(struct pipit_call *call, json_t *args, const char *name, 
     json_t *nv =
         fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
     return nv != NULL && json_object_set_new(args, name, nv) == 0 &&
-           agent_guard_put_args(call, args, true);
+           agent_said_put_args(call, args, true);
 }
 
 static bool says_only_number(const struct pipit_toolset *ts,
@@ -315,8 +315,8 @@ static const char *const UP_WORDS[] = {"up",     "more",   "higher",   "raise", 
 
 /* The direction the words give a step: +1 up, -1 down, 0 when they say neither or both. */
 static int said_direction(const struct words_tok *tok, size_t n) {
-    bool up = agent_guard_says_any(tok, n, UP_WORDS, N_OF(UP_WORDS)),
-         down = agent_guard_says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
+    bool up = agent_said_any(tok, n, UP_WORDS, N_OF(UP_WORDS)),
+         down = agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
     return up == down ? 0 : up ? 1 : -1;
 }
 
@@ -338,8 +338,8 @@ static bool says_only_number(const struct pipit_toolset *ts,
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     static const char *const HALF[] = {"half", "quarter", "third", "and"};
-    return (step || !agent_guard_says_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
-           !agent_guard_says_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
+    return (step || !agent_said_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
+           !agent_said_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
 }
 
 /* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
@@ -398,7 +398,7 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
                 strcmp(tp->step.by.arg, num->name) == 0;
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    if (!step && agent_guard_says_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
+    if (!step && agent_said_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
         return false;
     }
     double said[2];
@@ -438,8 +438,8 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    bool hi = agent_guard_says_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
-         lo = agent_guard_says_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
+    bool hi = agent_said_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
+         lo = agent_said_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
     /* an argument named for opening ("open_percent"): "open" is its top, "close" its bottom,
      * unless the words say a part ("halfway", "a quarter", "a bit") */
     static const char *const OPEN_WORDS[] = {"open", "opened"};
@@ -454,15 +454,15 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     }
     struct words_tok at[8];
     size_t na = words_tokenize(an, strlen(an), 0, at, 8);
-    bool open_arg = agent_guard_says_any(at, na, OPEN_WORDS, N_OF(OPEN_WORDS)),
-         close_arg = agent_guard_says_any(at, na, CLOSE_WORDS, N_OF(CLOSE_WORDS));
-    if (open_arg != close_arg && !agent_guard_says_any(tok, n, PART_WORDS, N_OF(PART_WORDS))) {
-        bool opens = agent_guard_says_any(tok, n, OPEN_WORDS, N_OF(OPEN_WORDS)),
-             closes = agent_guard_says_any(tok, n, CLOSE_WORDS, N_OF(CLOSE_WORDS));
+    bool open_arg = agent_said_any(at, na, OPEN_WORDS, N_OF(OPEN_WORDS)),
+         close_arg = agent_said_any(at, na, CLOSE_WORDS, N_OF(CLOSE_WORDS));
+    if (open_arg != close_arg && !agent_said_any(tok, n, PART_WORDS, N_OF(PART_WORDS))) {
+        bool opens = agent_said_any(tok, n, OPEN_WORDS, N_OF(OPEN_WORDS)),
+             closes = agent_said_any(tok, n, CLOSE_WORDS, N_OF(CLOSE_WORDS));
         hi = hi || (open_arg ? opens && !closes : closes && !opens);
         lo = lo || (open_arg ? closes && !opens : opens && !closes);
     }
-    if (hi == lo || agent_guard_negates(tok, n) ||
+    if (hi == lo || agent_said_negation(tok, n) ||
         !(hi ? num->schema->has_max : num->schema->has_min)) {
         return false;
     }
@@ -488,5 +488,5 @@ double agent_number_time_unit(const struct pipit_schema_prop *num) {
 }
 
 bool agent_number_says_down(const struct words_tok *tok, size_t n) {
-    return agent_guard_says_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
+    return agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
 }

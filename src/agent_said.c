@@ -1,0 +1,44 @@
+/*
+ * agent_said.c - what a segment says (agent_said.h).
+ */
+#include "agent_said.h"
+
+#include <stdlib.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A segment with one of these negates what it asks: the guards leave the model's call. */
+static const char *const NEGATIONS[] = {"not",  "dont", "no",   "never",    "without", "doesnt",
+                                        "isnt", "cant", "wont", "shouldnt", "nothing"};
+
+bool agent_said_phrase(const struct words_tok *t, size_t n, const char *phrase) {
+    for (size_t i = 0; i < n; i++) {
+        if (words_match(t, n, i, phrase) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_said_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
+    for (size_t k = 0; k < n_list; k++) {
+        if (agent_said_phrase(t, n, list[k])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_said_negation(const struct words_tok *t, size_t n) {
+    return agent_said_any(t, n, NEGATIONS, N_OF(NEGATIONS));
+}
+
+bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool changed) {
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text == NULL) {
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = text;
+    return true;
+}
