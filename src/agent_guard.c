@@ -617,6 +617,8 @@ static int said_polarity(const char *name, const struct words_tok *tok, size_t n
     return on == off ? -1 : on ? 1 : 0;
 }
 
+/* "turn of the flash": "of" right after a verb of switching is "off" mistyped, and so is "of"
+ * that ends a segment with such a verb ("turn the flsh of"); the tokens are rewritten. */
 static void read_mistyped_off(struct words_tok *tok, size_t n) {
     static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
     for (size_t i = 1; i < n; i++) {

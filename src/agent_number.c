@@ -416,8 +416,9 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
     return changed;
 }
 
-/* "turn of the flash": "of" right after a verb of switching is "off" mistyped, and so is "of"
- * that ends a segment with such a verb ("turn the flsh of"); the tokens are rewritten. */
+/* ============================================================================
+ * the ends of a range said in words ("jpeg at max", "open the blinds") */
+
 bool agent_restore_bound_words(const struct pipit_toolset *ts,
                                int32_t tool,
                                const char *segment,
