@@ -378,7 +378,11 @@ bool agent_handle_output(struct pipit_agent *a,
     if (!pipit_call_detect(a->syntax, text)) {
         /* plain text: never let it narrate an action no tool performed */
         tb->turn->flags |= PIPIT_TURN_PLAIN_TEXT;
-        if (render_claims_action(text, a->ts)) {
+        if (render_claims_action(text, a->ts) ||
+            (render_is_acknowledgement(text) && tb->segment != NULL &&
+             router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB &&
+             !smalltalk_is_question(tb->segment))) {
+            /* "start vacuuming" -> "Okay.": no tool ran, so nothing was done */
             tb->turn->flags |= PIPIT_TURN_NARRATION_CAUGHT;
             agent_say(tb, render_no_action_sentence());
         } else if (render_is_garbled(text, a->ts)) {

@@ -450,6 +450,41 @@ bool render_is_garbled(const char *text, const struct pipit_toolset *ts) {
     return false;
 }
 
+bool render_is_acknowledgement(const char *text) {
+    static const char *const ACKS[] = {"okay",       "ok",
+                                       "sure",       "done",
+                                       "alright",    "all right",
+                                       "got it",     "will do",
+                                       "on it",      "right away",
+                                       "certainly",  "of course",
+                                       "sure thing", "consider it done",
+                                       "no problem"};
+    if (text == NULL) {
+        return false;
+    }
+    char low[64];
+    size_t n = 0;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (n + 1 >= sizeof(low)) {
+            return false; /* longer than any acknowledgement */
+        }
+        if (!strchr(".!,", *p)) {
+            low[n++] = (char)tolower((unsigned char)*p);
+        }
+    }
+    while (n > 0 && low[n - 1] == ' ') {
+        n--;
+    }
+    low[n] = '\0';
+    const char *l = low + strspn(low, " ");
+    for (size_t i = 0; i < sizeof(ACKS) / sizeof(ACKS[0]); i++) {
+        if (strcmp(l, ACKS[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool render_claims_action(const char *text, const struct pipit_toolset *ts) {
     if (text == NULL || ts == NULL) {
         return false;

@@ -70,6 +70,10 @@ bool render_claims_action(const char *text, const struct pipit_toolset *ts);
  * reason_for_escalation=\"photography advice\")" must not reach the person. */
 bool render_is_garbled(const char *text, const struct pipit_toolset *ts);
 
+/* Whether `text` is only an acknowledgement ("Okay.", "Sure!", "Done.", "Got it", "On it."):
+ * said to a command with no call, it claims an action that did not happen. */
+bool render_is_acknowledgement(const char *text);
+
 /* The honest sentence that replaces a narrated action. */
 const char *render_no_action_sentence(void);
 

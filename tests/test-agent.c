@@ -503,6 +503,20 @@ static void test_narration_is_caught(void **state) {
     assert_true(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
+    /* a bare acknowledgement to a command claims what no tool did; to a question or a
+     * statement it is only words */
+    script(&fx, 3, (const char *const[]){"Okay.", "Sure!", "Okay."});
+    t = turn(&fx, "take a photo");
+    assert_true(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
+    assert_non_null(strstr(t->sentence, "haven't changed anything"));
+    pipit_turn_free(t);
+    t = turn(&fx, "can you take a photo?");
+    assert_false(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
+    pipit_turn_free(t);
+    t = turn(&fx, "the light is lovely today");
+    assert_false(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
+    assert_string_equal(t->sentence, "Okay.");
+    pipit_turn_free(t);
     /* pieces of a call in words are never shown: syntax, an argument's name, a stray quote */
     static const char *const garbled[] = {
         "The back camera is on hano\", reason_for_escalation=\"photography advice\")",
