@@ -409,8 +409,11 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
             s->pattern[lp - 1] != '$') {
             continue;
         }
-        char found[GUARD_MAX_COPY] = "";
-        size_t n_found = 0;
+        /* the words that match whole, as written or with their letters in capitals ("z-9"
+         * for "^Z-[0-9]{1,2}$"); else the words shaped like the model's value (its letters and
+         * mark, then a digit: "Z-100" beside "Z-10"), which validation then refuses */
+        char found[GUARD_MAX_COPY] = "", like[GUARD_MAX_COPY] = "";
+        size_t n_found = 0, n_like = 0, lead = strcspn(v, "0123456789");
         for (const char *p = segment; *p != '\0';) {
             p += strspn(p, " \t\n");
             size_t len = strcspn(p, " \t\n");
@@ -421,13 +424,31 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
             while (e > b && strchr(",.;:!?\"'()[]", p[e - 1]) != NULL) {
                 e--;
             }
-            if (e > b && e - b < sizeof(found) && pattern_match(s->pattern, p + b, e - b) &&
-                (n_found == 0 || strlen(found) != e - b || memcmp(found, p + b, e - b) != 0)) {
-                memcpy(found, p + b, e - b);
-                found[e - b] = '\0';
-                n_found++;
+            char w[GUARD_MAX_COPY], up[GUARD_MAX_COPY];
+            if (e > b && e - b < sizeof(w)) {
+                memcpy(w, p + b, e - b);
+                w[e - b] = '\0';
+                for (size_t k = 0; k <= e - b; k++) {
+                    up[k] = (char)toupper((unsigned char)w[k]);
+                }
+                const char *m = pattern_match(s->pattern, w, e - b)    ? w
+                                : pattern_match(s->pattern, up, e - b) ? up
+                                                                       : NULL;
+                if (m != NULL && (n_found == 0 || strcmp(found, m) != 0)) {
+                    pipit_format(found, sizeof(found), "%s", m);
+                    n_found++;
+                } else if (m == NULL && lead > 0 && e - b > lead && strncasecmp(w, v, lead) == 0 &&
+                           isdigit((unsigned char)w[lead]) &&
+                           (n_like == 0 || strcmp(like, up) != 0)) {
+                    pipit_format(like, sizeof(like), "%s", up);
+                    n_like++;
+                }
             }
             p += len;
+        }
+        if (n_found == 0 && n_like == 1) {
+            pipit_format(found, sizeof(found), "%s", like);
+            n_found = 1;
         }
         if (n_found == 1 && strcmp(found, v) != 0 &&
             json_object_set_new(args, t->params->props[i].name, json_string(found)) == 0) {

@@ -1716,6 +1716,12 @@ static void test_pattern_id_restored(void **state) {
          true},
         {"hold charger CH-88, please.", "reserve_charger(station_id=\"CH-8\")",
          "{\"station_id\":\"CH-88\"}", true},
+        /* typed in small letters; shaped like the model's but outside the pattern: the
+         * person's, which validation refuses (never a substitute) */
+        {"reserve ch-5", "reserve_charger(station_id=\"CH-55\")", "{\"station_id\":\"CH-5\"}",
+         true},
+        {"reserve CH-12345", "reserve_charger(station_id=\"CH-1234\")",
+         "{\"station_id\":\"CH-12345\"}", true},
         {"reserve CH-5 or CH-6", "reserve_charger(station_id=\"CH-56\")",
          "{\"station_id\":\"CH-56\"}", false},
         {"reserve the usual one", "reserve_charger(station_id=\"CH-7\")",
@@ -1732,6 +1738,10 @@ static void test_pattern_id_restored(void **state) {
             ((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].restored) {
             fail_msg("\"%s\": %s, want %s", cases[k].say,
                      t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
+        }
+        if (strstr(cases[k].args, "12345") != NULL &&
+            (t->calls[0].ok || strstr(t->sentence, "pattern") == NULL)) {
+            fail_msg("\"%s\" ran: %s", cases[k].say, t->sentence);
         }
         pipit_turn_free(t);
     }
