@@ -151,57 +151,6 @@ static json_t *json_num(double v) {
     return fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
 }
 
-/* The tool that sets state key `key` from its only required argument, a number ("{level}"),
- * and that argument; -1 when none or several. */
-static int32_t
-setter_of(const struct pipit_agent *a, const char *key, const struct pipit_schema_prop **arg) {
-    int32_t found = -1;
-    for (size_t i = 0; i < a->ts->n_tools; i++) {
-        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
-        const struct pipit_tool *t = &a->ts->tools[i];
-        for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
-            const struct pipit_effect_set *e = &tp->set[k];
-            if (e->key.key_arg != NULL || strcmp(e->key.key, key) != 0 || e->value.arg == NULL ||
-                e->value.map != NULL) {
-                continue;
-            }
-            const struct pipit_schema_prop *p = NULL;
-            size_t n_required = 0;
-            for (size_t j = 0; j < t->params->n_props; j++) {
-                n_required += t->params->props[j].required ? 1 : 0;
-                if (strcmp(t->params->props[j].name, e->value.arg) == 0) {
-                    p = &t->params->props[j];
-                }
-            }
-            if (p == NULL || !p->required || n_required != 1 ||
-                (p->schema->type != PIPIT_SCHEMA_NUMBER &&
-                 p->schema->type != PIPIT_SCHEMA_INTEGER)) {
-                continue;
-            }
-            if (found >= 0 && found != (int32_t)i) {
-                return -1;
-            }
-            found = (int32_t)i;
-            *arg = p;
-        }
-    }
-    return found;
-}
-
-/* Whether the segment says "to" or "at" right before its number ("down to 2", "set it at 5"):
- * a value to reach, not a step of that size. */
-static bool says_to_number(const char *segment) {
-    struct words_tok t[32];
-    size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
-    for (size_t i = 1; i < n; i++) {
-        if (isdigit((unsigned char)t[i].w[0]) &&
-            (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Whether number schema `s` takes `v` (its range; an integer schema a whole number). */
 static bool number_allowed(const struct pipit_schema *s, double v) {
     return (!s->has_min || v >= s->min) && (!s->has_max || v <= s->max) &&
@@ -212,7 +161,7 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
     if (a->asked_key[0] != '\0') {
         /* "what's the zoom at?" ... "make it 2": the key asked about, by its setter */
         const struct pipit_schema_prop *arg = NULL;
-        int32_t setter = setter_of(a, a->asked_key, &arg);
+        int32_t setter = agent_number_setter(a->ts, a->asked_key, &arg);
         double said[2];
         if (setter >= 0 && agent_person_numbers(segment, arg, said, 2) == 1) {
             json_t *args = json_object();
@@ -243,11 +192,11 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
     const struct pipit_schema_prop *set_arg = NULL;
     int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
-                         ? setter_of(a, tp->step.key.key, &set_arg)
+                         ? agent_number_setter(a->ts, tp->step.key.key, &set_arg)
                          : -1;
     if (setter >= 0 &&
         ((!number_allowed(num->schema, said[0]) && number_allowed(set_arg->schema, said[0])) ||
-         says_to_number(segment))) {
+         agent_number_said_to(segment))) {
         json_t *args = json_object();
         json_object_set_new(args, set_arg->name, json_num(said[0]));
         return put_call(&a->ts->tools[setter], args, out);
@@ -337,7 +286,7 @@ static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
     const struct pipit_schema_prop *arg = NULL;
     int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
-                         ? setter_of(a, tp->step.key.key, &arg)
+                         ? agent_number_setter(a->ts, tp->step.key.key, &arg)
                          : -1;
     json_t *args = NULL;
     if (setter >= 0) {

@@ -476,6 +476,96 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     return changed;
 }
 
+int32_t agent_number_setter(const struct pipit_toolset *ts,
+                            const char *key,
+                            const struct pipit_schema_prop **arg) {
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        const struct pipit_tool *t = &ts->tools[i];
+        for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+            const struct pipit_effect_set *e = &tp->set[k];
+            if (e->key.key_arg != NULL || strcmp(e->key.key, key) != 0 || e->value.arg == NULL ||
+                e->value.map != NULL) {
+                continue;
+            }
+            const struct pipit_schema_prop *p = NULL;
+            size_t n_required = 0;
+            for (size_t j = 0; j < t->params->n_props; j++) {
+                n_required += t->params->props[j].required ? 1 : 0;
+                if (strcmp(t->params->props[j].name, e->value.arg) == 0) {
+                    p = &t->params->props[j];
+                }
+            }
+            if (p == NULL || !p->required || n_required != 1 ||
+                (p->schema->type != PIPIT_SCHEMA_NUMBER &&
+                 p->schema->type != PIPIT_SCHEMA_INTEGER)) {
+                continue;
+            }
+            if (found >= 0 && found != (int32_t)i) {
+                return -1;
+            }
+            found = (int32_t)i;
+            *arg = p;
+        }
+    }
+    return found;
+}
+
+bool agent_number_said_to(const char *segment) {
+    struct words_tok t[32];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
+    for (size_t i = 1; i < n; i++) {
+        if (isdigit((unsigned char)t[i].w[0]) &&
+            (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ============================================================================
+ * a value to reach, said to a step ("turn the voice down to 25 percent" -> a step of -25) */
+
+bool agent_restore_step_setting(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
+        !agent_number_said_to(segment)) {
+        return false;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    if (tp == NULL || !tp->has_step || tp->step.key.key_arg != NULL || tp->step.by.arg == NULL ||
+        tp->step.by.map != NULL) {
+        return false;
+    }
+    const struct pipit_schema_prop *arg = NULL;
+    int32_t setter = agent_number_setter(ts, tp->step.key.key, &arg);
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    if (setter < 0 || setter == tool ||
+        person_numbers(segment, arg_time_unit(arg), said, raw, GUARD_MAX_NUMBERS) != 1) {
+        return false;
+    }
+    json_t *args = json_object();
+    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
+                    ? json_integer((json_int_t)said[0])
+                    : json_real(said[0]);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)setter);
+    char *dump = NULL;
+    if (json_object_set_new(args, arg->name, v) == 0) {
+        dump = json_dumps(args, JSON_COMPACT);
+    }
+    json_decref(args);
+    if (dump == NULL) {
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = dump;
+    pipit_format(call->name, sizeof(call->name), "%s", t->name);
+    return true;
+}
+
 /* ============================================================================
  * for the other guards */
 

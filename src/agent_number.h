@@ -53,6 +53,25 @@ size_t agent_person_numbers(const char *segment,
                             double *out,
                             size_t max);
 
+/* A step called with a value to reach ("turn the voice down to 25 percent" -> change_volume
+ * (step=-25)): when the segment says "to" or "at" right before its one number and the stepped
+ * key has a setter (a tool that sets it from its only required number), the call becomes the
+ * setter with that number (docs/agent.md). True when `call` changed, its tool too. */
+bool agent_restore_step_setting(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
+/* The tool that sets state key `key` from its only required argument, a number ("{level}"),
+ * and that argument in *arg; -1 when none or several. */
+int32_t agent_number_setter(const struct pipit_toolset *ts,
+                            const char *key,
+                            const struct pipit_schema_prop **arg);
+
+/* Whether the segment says "to" or "at" right before a number ("down to 2", "set it at 5"): a
+ * value to reach, not a step of that size. */
+bool agent_number_said_to(const char *segment);
+
 /* For the other guards (agent_guard.c): the numbers written in digits in `text` (an optional
  * sign right before them counts; "16:9" and "50%" are skipped), in `arg_unit` seconds when a
  * unit of time follows them, into `out`, as written into `raw`; how many (at most `max`). */

@@ -2418,6 +2418,28 @@ static void test_number_words_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A step called with a value to reach ("down to 18") is the stepped key's setter with that
+ * value; a step said as a step ("down 2") stays. */
+static void test_step_to_a_value(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script(&fx, 2,
+           (const char *const[]){"<call>adjust_thermostat(degrees=-18)",
+                                 "<call>adjust_thermostat(degrees=-2)"});
+    struct pipit_turn *t = turn(&fx, "turn the heat down to 18");
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
+    assert_string_equal(t->calls[0].args_json, "{\"celsius\":18}");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    assert_state(&fx, "thermostat", "18.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "turn the heat down 2");
+    assert_string_equal(t->calls[0].tool, "adjust_thermostat");
+    assert_state(&fx, "thermostat", "16.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "a little more" after a setting made from a number: the change it made again, through the
  * tool that steps the key by a sign (the zoom) or by the same call moved by that change; "max
  * it" the end of the range. */
@@ -3556,6 +3578,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
+        cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
