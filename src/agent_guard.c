@@ -651,6 +651,44 @@ static void read_mistyped_off(struct words_tok *tok, size_t n) {
     }
 }
 
+/* Whether the tokens negate, leaving out negation words inside a name of the pack's: "enable
+ * do not disturb" names set_do_not_disturb and negates nothing. The names: each tool's name
+ * less its first word ("do not disturb" of set_do_not_disturb), and the state keys' names. */
+static bool negates(const struct pipit_toolset *ts, const struct words_tok *tok, size_t n) {
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t m = n < GUARD_MAX_TOKENS ? n : GUARD_MAX_TOKENS;
+    memcpy(t, tok, m * sizeof(t[0]));
+    for (size_t i = 0; ts != NULL && i < ts->n_tools; i++) {
+        char ph[WORDS_CAP * 3];
+        const char *name = ts->tools[i].name;
+        const char *rest = name + strcspn(name, "_ ");
+        rest += strspn(rest, "_ ");
+        if (*rest == '\0' || !value_phrase(rest, ph, sizeof(ph)) || strchr(ph, ' ') == NULL) {
+            continue;
+        }
+        for (size_t j = 0; j < m; j++) {
+            size_t k = words_match(t, m, j, ph);
+            for (size_t x = j; x < j + k; x++) {
+                t[x].w[0] = '\0';
+            }
+        }
+    }
+    const struct pipit_pack *pack = ts != NULL ? pipit_toolset_pack(ts) : NULL;
+    for (size_t k = 0; pack != NULL && k < pack->n_keys; k++) {
+        char ph[WORDS_CAP * 3];
+        if (!value_phrase(pack->keys[k].key, ph, sizeof(ph)) || strchr(ph, ' ') == NULL) {
+            continue;
+        }
+        for (size_t j = 0; j < m; j++) {
+            size_t c = words_match(t, m, j, ph);
+            for (size_t x = j; x < j + c; x++) {
+                t[x].w[0] = '\0';
+            }
+        }
+    }
+    return agent_said_negation(t, m);
+}
+
 bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -660,7 +698,7 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    if (agent_said_negation(tok, n)) {
+    if (negates(ts, tok, n)) {
         return false;
     }
     read_mistyped_off(tok, n);
@@ -1340,7 +1378,7 @@ static bool switch_call(const struct pipit_toolset *ts,
                         json_t **args) {
     static const char *const USE_WORDS[] = {"on",     "use",      "need", "want",
                                             "enable", "activate", "show", "with"};
-    if (agent_said_negation(tok, n)) {
+    if (negates(ts, tok, n)) {
         return false;
     }
     bool on = says_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
@@ -1447,7 +1485,7 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     read_mistyped_off(tok, n);
-    if (agent_said_negation(tok, n)) {
+    if (negates(ts, tok, n)) {
         return false;
     }
     if (!names_switch(ts, (size_t)tool, tok, n)) {

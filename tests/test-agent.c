@@ -2418,6 +2418,42 @@ static void test_number_words_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* A negation word inside a tool's name ("do not disturb") negates nothing: "enable do not
+ * disturb" is on; "don't enable do not disturb" still negates. */
+static void test_negation_inside_a_name(void **state) {
+    (void)state;
+    static const char PACK[] =
+        "{\"pipit\": {\"pack\": \"vac\", \"state\": {\"dnd\": {\"type\": \"boolean\", "
+        "\"initial\": false, \"show\": \"dnd\"}}}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"set_do_not_disturb\", \"description\": \"Turn "
+        "do-not-disturb on or off\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"on\": {\"type\": \"boolean\"}}, \"required\": [\"on\"]}}, \"pipit\": {\"effect\": "
+        "{\"set\": {\"dnd\": \"{on}\"}}}}]}";
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(PACK, strlen(PACK), "vac.json", &fx.ts, &err),
+                     PIPIT_OK);
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    script(&fx, 2,
+           (const char *const[]){"<call>set_do_not_disturb(on=false)",
+                                 "<call>set_do_not_disturb(on=false)"});
+    struct pipit_turn *t = turn(&fx, "enable do not disturb");
+    assert_string_equal(t->calls[0].args_json, "{\"on\":true}");
+    assert_state(&fx, "dnd", "true");
+    pipit_turn_free(t);
+    t = turn(&fx, "don't enable do not disturb");
+    assert_string_equal(t->calls[0].args_json, "{\"on\":false}"); /* negated: the model's */
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A step called with a value to reach ("down to 18") is the stepped key's setter with that
  * value; a step said as a step ("down 2") stays. */
 static void test_step_to_a_value(void **state) {
@@ -3579,6 +3615,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
         cmocka_unit_test(test_step_to_a_value),
+        cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
