@@ -356,8 +356,12 @@ static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
         if (pipit_toolset_is_cloud(ts, t)) {
             continue;
         }
+        /* the name's words less a first verb ("set_do_not_disturb": "do not disturb",
+         * "return_to_dock": "return to dock"); only small words left ("navigate_to"): the
+         * first word */
+        static const char *const SMALL[] = {"to", "for", "on", "off", "in", "at", "up", "down"};
         char topic[48] = "";
-        size_t used = 0;
+        size_t used = 0, words = 0, small = 0;
         const char *name = ts->tools[t].name;
         for (const char *p = name; *p != '\0';) {
             size_t wl = strcspn(p, "_-.");
@@ -367,7 +371,14 @@ static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
                     w[k] = (char)tolower((unsigned char)p[k]);
                 }
                 w[wl] = '\0';
-                if (!words_is_tool_verb(w) && used + wl + 2 < sizeof(topic)) {
+                bool first_verb = words == 0 && words_is_tool_verb(w) && p[wl] != '\0';
+                words++;
+                if (!first_verb && used + wl + 2 < sizeof(topic)) {
+                    bool is_small = false;
+                    for (size_t k = 0; k < sizeof(SMALL) / sizeof(SMALL[0]); k++) {
+                        is_small = is_small || strcmp(w, SMALL[k]) == 0;
+                    }
+                    small += is_small;
                     used += (size_t)snprintf(topic + used, sizeof(topic) - used, "%s%s",
                                              used > 0 ? " " : "", w);
                 }
@@ -375,7 +386,23 @@ static void help_reply(const struct pipit_toolset *ts, char *buf, size_t size) {
             p += wl;
             p += *p != '\0';
         }
-        if (topic[0] == '\0') { /* only verbs ("navigate_to"): the name's first word */
+        /* small words at either end go ("tap_to_focus": "focus", "navigate_to": "navigate") */
+        for (bool cut = true; cut && topic[0] != '\0';) {
+            cut = false;
+            for (size_t k = 0; k < sizeof(SMALL) / sizeof(SMALL[0]) && !cut; k++) {
+                size_t l = strlen(SMALL[k]), tl = strlen(topic);
+                if (strncmp(topic, SMALL[k], l) == 0 && (topic[l] == ' ' || topic[l] == '\0')) {
+                    memmove(topic, topic + l + (topic[l] == ' '), tl - l + (topic[l] != ' '));
+                    cut = true;
+                } else if (tl > l && strcmp(topic + tl - l, SMALL[k]) == 0 &&
+                           topic[tl - l - 1] == ' ') {
+                    topic[tl - l - 1] = '\0';
+                    cut = true;
+                }
+            }
+        }
+        (void)small;
+        if (topic[0] == '\0') { /* only a verb and small words: the name's first word */
             size_t wl = strcspn(name, "_-.");
             pipit_format(topic, sizeof(topic), "%.*s", (int)(wl < 40 ? wl : 40), name);
         }

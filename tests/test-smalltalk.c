@@ -128,6 +128,27 @@ static void test_replies(void **state) {
     assert_string_equal(help, "Here's what I can help with: light, brightness, light colour, "
                               "thermostat, blinds, scene and timer.");
     pipit_toolset_free(home);
+    /* a first verb goes, the rest stays whole ("do not disturb"); small words at the ends go */
+    static const char TOOLS[] = "[{\"type\": \"function\", \"function\": {\"name\": "
+                                "\"set_do_not_disturb\", \"description\": \"d\", "
+                                "\"parameters\": {\"type\": \"object\", \"properties\": {}}}},"
+                                " {\"type\": \"function\", \"function\": {\"name\": "
+                                "\"return_to_dock\", \"description\": \"d\", "
+                                "\"parameters\": {\"type\": \"object\", \"properties\": {}}}},"
+                                " {\"type\": \"function\", \"function\": {\"name\": "
+                                "\"tap_to_focus\", \"description\": \"d\", "
+                                "\"parameters\": {\"type\": \"object\", \"properties\": {}}}},"
+                                " {\"type\": \"function\", \"function\": {\"name\": "
+                                "\"navigate_to\", \"description\": \"d\", "
+                                "\"parameters\": {\"type\": \"object\", \"properties\": {}}}}]";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(TOOLS, sizeof(TOOLS) - 1, "t.json", &ts, &err),
+                     PIPIT_OK);
+    smalltalk_reply(SMALLTALK_HELP, ts, help, sizeof(help));
+    assert_string_equal(help, "Here's what I can help with: do not disturb, return to dock, "
+                              "focus and navigate.");
+    pipit_toolset_free(ts);
     smalltalk_reply(SMALLTALK_HELP, NULL, help, sizeof(help));
     assert_non_null(strstr(help, "no tools"));
     char tiny[4];
