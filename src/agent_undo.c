@@ -227,8 +227,12 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
     }
     for (size_t i = 0; i < n_said; i++) {
         bool again = false;
-        for (size_t j = i + 1; j < n_said && said[i].key[0] != '\0'; j++) {
-            again = again || strcmp(said[i].key, said[j].key) == 0;
+        for (size_t j = i + 1; j < n_said; j++) {
+            /* a key put back twice is said once, as it ends; so is a sentence without a key
+             * ("I undid the last change (tap to focus)." for two focus points) */
+            again = again || (said[i].key[0] != '\0' && strcmp(said[i].key, said[j].key) == 0) ||
+                    (said[i].key[0] == '\0' && said[i].text != NULL && said[j].text != NULL &&
+                     strcmp(said[i].text, said[j].text) == 0);
         }
         if (!again && said[i].text != NULL && said[i].text[0] != '\0') {
             strbuf_printf(&b, "%s%s", b.len > 0 ? " " : "", said[i].text);

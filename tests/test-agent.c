@@ -2718,8 +2718,9 @@ static void test_question_kept_names_its_key(void **state) {
 
 /* Sentences from real state: a call that changed nothing is no action for undo, and an undo
  * right after it reverts nothing older (it says that nothing changed); "undo everything" says a key
- * put back twice once, with the value it ends at; a success template's placeholder that neither the
- * arguments nor the result fill reads from the state. */
+ * put back twice once, with the value it ends at, and a tool's sentence without a key's once; a
+ * success template's placeholder that neither the arguments nor the result fill reads from the
+ * state. */
 static void test_sentences_from_state(void **state) {
     (void)state;
     struct fixture fx;
@@ -2750,6 +2751,18 @@ static void test_sentences_from_state(void **state) {
     t = turn(&fx, "undo everything");
     assert_string_equal(t->sentence, "The zoom is 1x again.");
     assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    /* two calls of a tool that moves several keys: the sentence without a key's, once */
+    script(&fx, 2,
+           (const char *const[]){"<call>tap_to_focus(x=0.2, y=0.2)",
+                                 "<call>tap_to_focus(x=0.8, y=0.8)"});
+    pipit_turn_free(turn(&fx, "focus top left"));
+    pipit_turn_free(turn(&fx, "focus bottom right"));
+    t = turn(&fx, "undo everything");
+    const char *once = strstr(t->sentence, "I undid the last change (");
+    assert_non_null(once);
+    assert_null(strstr(once + 1, "I undid the last change ("));
+    assert_state(&fx, "focus_x", "0.5");
     pipit_turn_free(t);
     teardown_fx(&fx);
 
