@@ -311,19 +311,18 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
         snprintf(near[1], sizeof(near[1]), "%.*spipit-%.*s.gguf", tdir, tools_path, stem_len, stem);
         snprintf(near[2], sizeof(near[2]), "%.*s%s.gguf", tdir, tools_path, pack);
         snprintf(near[3], sizeof(near[3]), "%.*s%.*s.gguf", tdir, tools_path, stem_len, stem);
-        bool shipped = stat(pack_model, &sb) == 0;
-        for (int k = 0; k < 4 && !shipped && stat(pack_model, &sb) != 0; k++) {
+        bool shipped = stat(pack_model, &sb) == 0, near_pack = false;
+        for (int k = 0; k < 4 && !shipped && !near_pack; k++) {
             if (stat(near[k], &sb) == 0 && S_ISREG(sb.st_mode)) {
                 memcpy(pack_model, near[k], sizeof(pack_model)); /* both 4096 bytes */
-                fprintf(stderr, "pipit %s: the pack \"%s\" has its own model next to it: %s\n", cmd,
-                        pack, pack_model);
+                near_pack = true;
             }
         }
-        if (stat(pack_model, &sb) == 0) {
+        if (shipped || near_pack) {
             model = pack_model;
-            if (o->verbose) {
-                fprintf(stderr, "pipit %s: the pack \"%s\" has its own model: %s\n", cmd, pack,
-                        model);
+            if (o->verbose || near_pack) { /* one not shipped is always said, once */
+                fprintf(stderr, "pipit %s: the pack \"%s\" has its own model%s: %s\n", cmd, pack,
+                        near_pack ? " next to it" : "", model);
             }
         } else if (stat(pack_lora, &sb) == 0 && stat(pack_base, &sb) == 0) {
             model = pack_base;
