@@ -463,7 +463,26 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
         hi = hi || (open_arg ? opens && !closes : closes && !opens);
         lo = lo || (open_arg ? closes && !opens : opens && !closes);
     }
-    if (hi == lo || agent_said_negation(tok, n) ||
+    /* "no water please", "no timer for the next ones": "no" right before a word of the tool's
+     * name (after its first) is the bottom of a range that starts at 0 */
+    bool none = false;
+    for (size_t i = 0; i + 1 < n && !none; i++) {
+        if (strcmp(tok[i].w, "no") != 0) {
+            continue;
+        }
+        const char *p = t->name + strcspn(t->name, "_");
+        while (*p != '\0' && !none) {
+            p += strspn(p, "_");
+            size_t l = strcspn(p, "_");
+            size_t lw = strlen(tok[i + 1].w);
+            none = l >= 3 && (lw == l || (lw == l + 1 && tok[i + 1].w[l] == 's')) &&
+                   strncasecmp(tok[i + 1].w, p, l) == 0;
+            p += l;
+        }
+    }
+    none = none && num->schema->has_min && num->schema->min == 0;
+    lo = lo || none;
+    if (hi == lo || (!none && agent_said_negation(tok, n)) ||
         !(hi ? num->schema->has_max : num->schema->has_min)) {
         return false;
     }

@@ -2419,7 +2419,7 @@ static void test_number_words_restored(void **state) {
 }
 
 /* A negation word inside a tool's name ("do not disturb") negates nothing: "enable do not
- * disturb" is on; "don't enable do not disturb" still negates. */
+ * disturb" is on; "don't enable do not disturb" still negates. "no water" is a range's 0. */
 static void test_negation_inside_a_name(void **state) {
     (void)state;
     static const char PACK[] =
@@ -2428,7 +2428,10 @@ static void test_negation_inside_a_name(void **state) {
         "\"function\": {\"name\": \"set_do_not_disturb\", \"description\": \"Turn "
         "do-not-disturb on or off\", \"parameters\": {\"type\": \"object\", \"properties\": "
         "{\"on\": {\"type\": \"boolean\"}}, \"required\": [\"on\"]}}, \"pipit\": {\"effect\": "
-        "{\"set\": {\"dnd\": \"{on}\"}}}}]}";
+        "{\"set\": {\"dnd\": \"{on}\"}}}}, {\"type\": \"function\", \"function\": {\"name\": "
+        "\"set_mop_water\", \"description\": \"Set the mop water\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"level\": {\"type\": \"integer\", \"minimum\": 0, "
+        "\"maximum\": 3}}, \"required\": [\"level\"]}}}]}";
     struct fixture fx;
     memset(&fx, 0, sizeof(fx));
     struct pipit_error err;
@@ -2450,6 +2453,16 @@ static void test_negation_inside_a_name(void **state) {
     pipit_turn_free(t);
     t = turn(&fx, "don't enable do not disturb");
     assert_string_equal(t->calls[0].args_json, "{\"on\":false}"); /* negated: the model's */
+    pipit_turn_free(t);
+    /* "no" before a word of a tool's name: the bottom of a range from 0 */
+    script(&fx, 2,
+           (const char *const[]){"<call>set_mop_water(level=2)", "<call>set_mop_water(level=2)"});
+    t = turn(&fx, "no water please");
+    assert_string_equal(t->calls[0].args_json, "{\"level\":0}");
+    assert_true(t->flags & PIPIT_TURN_NUMBER_RESTORED);
+    pipit_turn_free(t);
+    t = turn(&fx, "no, more water"); /* "no" before no word of the name */
+    assert_string_equal(t->calls[0].args_json, "{\"level\":2}");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
