@@ -1072,6 +1072,24 @@ int ask_answer(const struct ask *k,
         }
         i++;
     }
+    if (n_keys == 0 && hi - lo <= 4 && ask_in_list(t[lo].w, COPULAS_Q, COUNT(COPULAS_Q))) {
+        /* "is it docked?": no key named, one value said that only one string key takes */
+        int by_value = -1;
+        size_t n_by_value = 0;
+        for (size_t i = lo + 1; i < hi; i++) {
+            for (size_t q = 0; q < k->n_keys; q++) {
+                for (size_t v = 0; k->keys[q].type == KEY_STRING && v < k->keys[q].n_values; v++) {
+                    if (strcmp(k->keys[q].values[v], t[i].w) == 0 && (int)q != by_value) {
+                        by_value = (int)q;
+                        n_by_value++;
+                    }
+                }
+            }
+        }
+        if (n_by_value == 1) {
+            return ask_say_keys(k, &by_value, 1, state, buf, size);
+        }
+    }
     if (n_keys == 0) {
         return ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS)) || ask_tok_is(t, hi, lo, "any")
                    ? ask_plural(k, t, lo, hi, state, buf, size)

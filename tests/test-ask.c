@@ -74,6 +74,9 @@ static void test_camera_questions(void **state) {
     static const struct qa CASES[] = {
         {"is the flash on?", "The flash is on auto."},
         {"is the flash on right now?", "The flash is on auto."},
+        /* no key named: a value only one key takes names it; none, or two keys', names none */
+        {"is it tungsten?", "The white balance is auto."},
+        {"is it raining?", NULL},
         /* a number in words, "did ... stay", a short form of a key's name */
         {"did the timer stay on three?", "The timer is 3 seconds."},
         {"is the timer on ten?", "The timer is 3 seconds."},
