@@ -83,6 +83,32 @@ static struct pipit_turn *turn(struct fixture *fx, const char *utterance) {
     return t;
 }
 
+/* A turn whose model answers `model` (a call without "<call>"): its one call's arguments are
+ * exactly `args`, and the turn has `flag` exactly when `flagged`. */
+struct args_case {
+    const char *say, *model, *args;
+    bool flagged;
+};
+
+/* Run `cases` in order on `fx`, checking each against `flag` (left open for the caller). */
+static void run_args_cases(struct fixture *fx,
+                           const struct args_case *cases,
+                           size_t n,
+                           enum pipit_turn_flag flag) {
+    for (size_t k = 0; k < n; k++) {
+        script_call(fx, cases[k].model);
+    }
+    for (size_t k = 0; k < n; k++) {
+        struct pipit_turn *t = turn(fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
+            ((t->flags & flag) != 0) != cases[k].flagged) {
+            fail_msg("\"%s\": %s, want %s", cases[k].say,
+                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
+        }
+        pipit_turn_free(t);
+    }
+}
+
 /* A state key as JSON text, from the agent's device. */
 static void state_key(struct fixture *fx, const char *key, char *buf, size_t size) {
     char *s = pipit_agent_state_json(fx->agent);
@@ -1708,10 +1734,7 @@ static void test_pattern_id_restored(void **state) {
         PIPIT_OK) {
         fail_msg("%s", err.text);
     }
-    static const struct {
-        const char *say, *model, *args;
-        bool restored;
-    } cases[] = {
+    static const struct args_case cases[] = {
         {"reserve CH-5", "reserve_charger(station_id=\"CH-55\")", "{\"station_id\":\"CH-5\"}",
          true},
         {"hold charger CH-88, please.", "reserve_charger(station_id=\"CH-8\")",
@@ -1729,22 +1752,14 @@ static void test_pattern_id_restored(void **state) {
         {"reserve CH-9 quickly", "reserve_charger(station_id=\"CH-9\", note=\"fast\")",
          "{\"station_id\":\"CH-9\",\"note\":\"fast\"}", false}, /* "note" is unanchored */
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script_call(&fx, cases[k].model);
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    /* the person's identifier outside the pattern is refused with it, never run */
+    script_call(&fx, "reserve_charger(station_id=\"CH-1234\")");
+    struct pipit_turn *t = turn(&fx, "reserve CH-12345");
+    if (t->calls[0].ok || strstr(t->sentence, "pattern") == NULL) {
+        fail_msg("ran: %s", t->sentence);
     }
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
-            ((t->flags & PIPIT_TURN_WORDS_RESTORED) != 0) != cases[k].restored) {
-            fail_msg("\"%s\": %s, want %s", cases[k].say,
-                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
-        }
-        if (strstr(cases[k].args, "12345") != NULL &&
-            (t->calls[0].ok || strstr(t->sentence, "pattern") == NULL)) {
-            fail_msg("\"%s\" ran: %s", cases[k].say, t->sentence);
-        }
-        pipit_turn_free(t);
-    }
+    pipit_turn_free(t);
     test_agent_free(fx.agent);
     pipit_toolset_free(fx.ts);
 }
@@ -2007,10 +2022,7 @@ static void test_bound_words_restored(void **state) {
     (void)state;
     struct fixture fx;
     setup_with(&fx, NULL);
-    static const struct {
-        const char *say, *model, *args;
-        bool restored;
-    } cases[] = {
+    static const struct args_case cases[] = {
         {"jpeg at max", "set_jpeg_quality(quality=60)", "{\"quality\":100}", true},
         {"set the exposure to the minimum", "set_exposure(ev=-1)", "{\"ev\":-2}", true},
         {"highest jpeg quality", "set_jpeg_quality(quality=100)", "{\"quality\":100}", false},
@@ -2018,18 +2030,7 @@ static void test_bound_words_restored(void **state) {
         {"max jpeg, well 90", "set_jpeg_quality(quality=90)", "{\"quality\":90}", false},
         {"max or min exposure", "set_exposure(ev=1)", "{\"ev\":1}", false},
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script_call(&fx, cases[k].model);
-    }
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
-            ((t->flags & PIPIT_TURN_NUMBER_RESTORED) != 0) != cases[k].restored) {
-            fail_msg("\"%s\": %s, want %s", cases[k].say,
-                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
-        }
-        pipit_turn_free(t);
-    }
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
 }
 
@@ -2369,10 +2370,7 @@ static void test_number_words_restored(void **state) {
     (void)state;
     struct fixture fx;
     setup_home_pack(&fx);
-    static const struct {
-        const char *say, *model, *args;
-        bool restored;
-    } cases[] = {
+    static const struct args_case cases[] = {
         {"remind me in twenty five minutes", "set_timer(minutes=205)", "{\"minutes\":25}", true},
         {"lights to fifty percent in the kitchen", "set_brightness(room=\"kitchen\", percent=40)",
          "{\"room\":\"kitchen\",\"percent\":50}", true},
@@ -2403,18 +2401,7 @@ static void test_number_words_restored(void **state) {
         {"open the curtains a quarter", "set_blinds(open_percent=0)", "{\"open_percent\":0}",
          false},
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script_call(&fx, cases[k].model);
-    }
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
-            ((t->flags & PIPIT_TURN_NUMBER_RESTORED) != 0) != cases[k].restored) {
-            fail_msg("\"%s\": %s, want %s", cases[k].say,
-                     t->n_calls > 0 ? t->calls[0].args_json : "no call", cases[k].args);
-        }
-        pipit_turn_free(t);
-    }
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
 }
 
