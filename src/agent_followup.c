@@ -14,6 +14,7 @@
 
 #include "agent_guard.h"
 #include "agent_number.h"
+#include "agent_said.h"
 #include "router.h"
 #include "toolspec.h"
 #include "words.h"
@@ -146,11 +147,6 @@ static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call
     return true;
 }
 
-/* `v` as JSON: an integer when it is whole ("2", not "2.0"), else a real. */
-static json_t *json_num(double v) {
-    return fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
-}
-
 /* Whether number schema `s` takes `v` (its range; an integer schema a whole number). */
 static bool number_allowed(const struct pipit_schema *s, double v) {
     return (!s->has_min || v >= s->min) && (!s->has_max || v <= s->max) &&
@@ -165,7 +161,7 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
         double said[2];
         if (setter >= 0 && agent_person_numbers(segment, arg, said, 2) == 1) {
             json_t *args = json_object();
-            json_object_set_new(args, arg->name, json_num(said[0]));
+            json_object_set_new(args, arg->name, agent_said_number(said[0]));
             return put_call(&a->ts->tools[setter], args, out);
         }
     }
@@ -198,11 +194,11 @@ static bool number_call(const struct pipit_agent *a, const char *segment, struct
         ((!number_allowed(num->schema, said[0]) && number_allowed(set_arg->schema, said[0])) ||
          agent_number_said_to(segment))) {
         json_t *args = json_object();
-        json_object_set_new(args, set_arg->name, json_num(said[0]));
+        json_object_set_new(args, set_arg->name, agent_said_number(said[0]));
         return put_call(&a->ts->tools[setter], args, out);
     }
     json_t *args = json_deep_copy(a->last_args);
-    if (args == NULL || json_object_set_new(args, num->name, json_num(said[0])) != 0) {
+    if (args == NULL || json_object_set_new(args, num->name, agent_said_number(said[0])) != 0) {
         json_decref(args);
         return false;
     }
@@ -271,8 +267,8 @@ static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_c
         }
     }
     json_t *args = json_deep_copy(a->last_args);
-    if (args == NULL ||
-        json_object_set_new(args, set->value.arg, json_num(now + dir * fabs(delta))) != 0) {
+    if (args == NULL || json_object_set_new(args, set->value.arg,
+                                            agent_said_number(now + dir * fabs(delta))) != 0) {
         json_decref(args);
         return false;
     }
@@ -306,7 +302,7 @@ static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *
     }
     const struct pipit_schema *s = arg != NULL ? arg->schema : NULL;
     if (s == NULL || s->n_enum > 0 || !(hi ? s->has_max : s->has_min) || args == NULL ||
-        json_object_set_new(args, arg->name, json_num(hi ? s->max : s->min)) != 0) {
+        json_object_set_new(args, arg->name, agent_said_number(hi ? s->max : s->min)) != 0) {
         json_decref(args);
         return false;
     }

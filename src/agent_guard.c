@@ -969,20 +969,6 @@ static bool names_call(const struct pipit_toolset *ts,
     return named;
 }
 
-/* Replace `call` by tool `t` with `args` (consumed); true when done. */
-static bool replace_call(struct pipit_call *call, const struct pipit_tool *t, json_t *args) {
-    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
-    json_decref(args);
-    if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
-        free(dump);
-        return false;
-    }
-    free(call->args_json);
-    call->args_json = dump;
-    memcpy(call->name, t->name, strlen(t->name) + 1);
-    return true;
-}
-
 /* "find my lease" -> "Sorry, I can't do that.": the segment starts (after "please", "can you",
  * ...) with the first word of exactly one tool's name ("find" of find_file), and that tool
  * takes one required argument, a free string: the rest of the segment is its value, less
@@ -1100,7 +1086,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
         return false;
     }
     memset(call, 0, sizeof(*call));
-    return replace_call(call, pipit_toolset_tool(ts, found), made);
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, found), made);
 }
 
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
@@ -1122,7 +1108,7 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
         json_decref(made);
         return false; /* the segment names the model's tool or one of its values */
     }
-    return replace_call(call, pipit_toolset_tool(ts, found), made);
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, found), made);
 }
 
 /* Whether the segment names a key that value `v` of selector `ek` picks, by the first word of
@@ -1360,14 +1346,12 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
         said[0] = -said[0];
     }
     json_t *made = json_object();
-    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
-                    ? json_integer((json_int_t)said[0])
-                    : json_real(said[0]);
-    if (json_object_set_new(made, need->name, v) != 0) {
+    if (json_object_set_new(made, need->name, agent_said_number(said[0])) != 0) {
         json_decref(made);
         return false;
     }
-    return replace_call(call, t, made); /* as said: validation refuses what is out of range */
+    return agent_said_replace_call(call, t,
+                                   made); /* as said: validation refuses what is out of range */
 }
 
 static bool switch_call(const struct pipit_toolset *ts,

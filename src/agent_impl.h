@@ -9,7 +9,8 @@
  *   agent_step.c     one decoded output: parse, validate, execute, the sentence
  *   agent_guard.c    the person's words and choices: an argument the model bent is restored
  *   agent_number.c   the person's numbers (written, said, in units, the ends of a range)
- *   agent_said.c     what a segment says, for both guards: phrases, negation, args written
+ *   agent_said.c     what a segment says (phrases, negation) and a call written back: below
+ *                    the guards and the follow-ups
  *   agent_undo.c     the action log and undo
  *   agent_context.c  the permanent prefix between turns: memory delta, trimming to budget
  *   agent_prompt.c   the prompt texts and the prompt limit (token budget)

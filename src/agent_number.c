@@ -165,8 +165,7 @@ size_t agent_person_numbers(const char *segment,
 
 /* Set `name` to `v` in `args` and write them back into `call`; true when done. */
 static bool set_number(struct pipit_call *call, json_t *args, const char *name, double v) {
-    json_t *nv =
-        fabs(v) < 1e12 && fabs(v - floor(v)) < 1e-9 ? json_integer((json_int_t)v) : json_real(v);
+    json_t *nv = agent_said_number(v);
     return nv != NULL && json_object_set_new(args, name, nv) == 0 &&
            agent_said_put_args(call, args, true);
 }
@@ -567,22 +566,11 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
         return false;
     }
     json_t *args = json_object();
-    json_t *v = fabs(said[0] - floor(said[0])) < 1e-9 && fabs(said[0]) < 1e12
-                    ? json_integer((json_int_t)said[0])
-                    : json_real(said[0]);
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)setter);
-    char *dump = NULL;
-    if (json_object_set_new(args, arg->name, v) == 0) {
-        dump = json_dumps(args, JSON_COMPACT);
-    }
-    json_decref(args);
-    if (dump == NULL) {
+    if (json_object_set_new(args, arg->name, agent_said_number(said[0])) != 0) {
+        json_decref(args);
         return false;
     }
-    free(call->args_json);
-    call->args_json = dump;
-    pipit_format(call->name, sizeof(call->name), "%s", t->name);
-    return true;
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)setter), args);
 }
 
 /* ============================================================================

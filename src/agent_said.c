@@ -3,7 +3,9 @@
  */
 #include "agent_said.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -41,4 +43,21 @@ bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool chang
     free(call->args_json);
     call->args_json = text;
     return true;
+}
+
+bool agent_said_replace_call(struct pipit_call *call, const struct pipit_tool *t, json_t *args) {
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
+    json_decref(args);
+    if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
+        free(dump);
+        return false;
+    }
+    free(call->args_json);
+    call->args_json = dump;
+    memcpy(call->name, t->name, strlen(t->name) + 1);
+    return true;
+}
+
+json_t *agent_said_number(double v) {
+    return fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
 }

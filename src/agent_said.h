@@ -6,6 +6,7 @@
 #define PIPIT_AGENT_SAID_H
 
 #include "agent_impl.h"
+#include "toolspec.h"
 #include "words.h"
 
 #include <jansson.h>
@@ -26,5 +27,11 @@ bool agent_said_negation(const struct words_tok *t, size_t n);
 
 /* Write `args` back into `call` when `changed`; true when written. Every guard ends here. */
 bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool changed);
+
+/* Make `call` tool `t` with `args` (consumed); true when done. */
+bool agent_said_replace_call(struct pipit_call *call, const struct pipit_tool *t, json_t *args);
+
+/* A number as JSON: an integer when it is whole, else a real. New reference. */
+json_t *agent_said_number(double v);
 
 #endif
