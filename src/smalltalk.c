@@ -170,6 +170,17 @@ static bool statement_clause(const struct words_tok *t, size_t lo, size_t hi) {
            words_in_list(t[i + subject + 1].w, BE, COUNT(BE)); /* not "what is ISO exactly" */
 }
 
+/* A clause [lo, hi) that praises a thing in a word or two after interjections ("great day",
+ * "lovely shots", "oh beautiful sunset"): a word of PRAISE, then at most two words. */
+static bool praise_clause(const struct words_tok *t, size_t lo, size_t hi) {
+    size_t i = lo;
+    for (size_t m;
+         i < hi && (m = words_match_longest(t, hi, i, INTERJECTIONS, COUNT(INTERJECTIONS))) > 0;) {
+        i += m;
+    }
+    return i + 1 < hi && hi - i <= 3 && words_in_list(t[i].w, PRAISE, COUNT(PRAISE));
+}
+
 /* An utterance of statements about the situation, with social formulas or interjections
  * beside them ("morning! we're at the top of the trail", "lol someone blinked", "that's
  * adorable"): no question mark, no digit, no word of the tool set, no clause that starts with
@@ -218,6 +229,9 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
                 stated = true;
             } else if (social != 0) {
                 kinds |= social;
+            } else if (praise_clause(t, lo, hi)) {
+                stated = true; /* "great day": a statement about the situation */
+                kinds |= SMALLTALK_PRAISE;
             } else if (!interjection) {
                 return 0; /* something else was said */
             }

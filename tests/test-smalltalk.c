@@ -81,6 +81,12 @@ static void test_pack_words_win(void **state) {
         {"it's getting dark downtown", SMALLTALK_ACK},
         {"we're at the top of the trail, sun is going down", SMALLTALK_ACK},
         {"great, you're a lifesaver", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        /* praise of a thing in a word or two */
+        {"cheers pipit, great day", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"oh beautiful sunset", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"good game!", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"nice big family lunch today", 0}, /* more than a word or two after the praise */
+        {"great, zoom in", 0},
         {"what is ISO exactly", 0}, /* a question without its mark */
         {"whoa", SMALLTALK_ACK},    /* interjections alone */
         {"lol omg", SMALLTALK_ACK},
