@@ -1648,12 +1648,26 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
     /* a word that names no thing by itself: "HDR mode" is about HDR */
     static const char *const GENERIC[] = {"mode",     "setting", "settings", "feature",
                                           "features", "option",  "options",  "function"};
+    static const char *const SET[] = {"set", "put", "change", "adjust", "turn"};
+    static const char *const TO[] = {"to", "at"};
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     for (size_t i = 0; i < n; i++) {
         size_t from = 0, to = 0; /* the thing: tokens [from, to) */
-        if (says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
-            says_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
+        size_t lead = i + 1;
+        while (lead < n && says_any(tok + lead, 1, LEAD, N_OF(LEAD))) {
+            lead++;
+        }
+        size_t end = lead; /* "set the X to V": X of one to three words, V no word of the pack */
+        while (end < n && end < lead + 3 && !says_any(tok + end, 1, STOP, N_OF(STOP))) {
+            end++;
+        }
+        if (says_any(tok + i, 1, SET, N_OF(SET)) && lead > i + 1 && end > lead && end + 1 < n &&
+            says_any(tok + end, 1, TO, N_OF(TO)) && !pack_names(ts, tok[end + 1].w)) {
+            from = lead;
+            to = end;
+        } else if (says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
+                   says_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
             from = i + 2; /* "turn on X" */
         } else if (says_any(tok + i, 1, ENABLE, N_OF(ENABLE))) {
             from = i + 1; /* "enable X" */

@@ -2046,7 +2046,7 @@ static void test_not_asked_noop(void **state) {
         {"alright snap us", true}, {"turn the timer off", false}, /* names the timer */
         {"a bit more", false},                                    /* a follow-up */
         {"make it 0", false},                                     /* says the value */
-        {"lol nice sky", true},
+        {"sky looks weird huh", true}, /* ("lol nice sky" is praise: small talk) */
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
@@ -2089,6 +2089,11 @@ static void test_unknown_thing_not_run(void **state) {
         bool unknown;
     } cases[] = {
         {"turn on HDR for the candles", "set_grid(enabled=true)", true},
+        /* "set the X to V": X and V both named by no word of the pack */
+        {"set the iso to 800", "set_exposure(ev=1)", true},
+        {"please change the shutter sound to quiet", "set_grid(enabled=true)", true},
+        {"set the flash to off", "set_flash(mode=\"off\")", false},
+        {"set it to 3", "set_zoom(level=3)", false},
         {"enable burst mode", "set_scene_mode(mode=\"sports\")", true},
         {"switch the lights on", "set_flash(mode=\"on\")", true},
         {"turn on the grid", "set_grid(enabled=true)", false},
