@@ -1227,6 +1227,10 @@ enum pipit_turn_flag {
                                             nothing for ("turn on HDR" with the camera pack):
                                             the model's call to another tool was not run; the
                                             sentence says none of the tools does that */
+    PIPIT_TURN_OPEN_QUESTION = 1 << 25,   /* the model called a tool that changes things for a
+                                            question that asks rather than requests ("should I
+                                            leave the heating on all day?"): the question went
+                                            to the pack's cloud tool, or nothing ran */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -1746,23 +1746,9 @@ static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",   
  * it run?" and "should I water the tomatoes?" ask. */
 static const char *const Q_REQUEST_YOU[] = {"would", "will", "shall", "should"};
 
-bool agent_question_must_not_act(const struct pipit_toolset *ts,
-                                 int32_t tool,
-                                 const char *segment,
-                                 bool command_verb) {
-    if (ts == NULL || segment == NULL || tool < 0 || command_verb) {
-        return false;
-    }
-    if ((size_t)tool < ts->n_tools &&
-        (pipit_toolset_is_cloud(ts, (size_t)tool) ||
-         pipit_toolset_undo(ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE)) {
-        return false; /* it changes nothing: a question may well want it */
-    }
-    struct words_tok t[48];
-    size_t n = words_tokenize(segment, strlen(segment), 0, t, N_OF(t));
-    if (n == N_OF(t)) {
-        return false; /* a question is short */
-    }
+/* Whether tokens `t` open as a question and ask nothing to be done (the lists above); `any_how`:
+ * every "how" asks ("how do I keep the players sharp"), not only "how" of a quantity. */
+static bool asks(const struct words_tok *t, size_t n, bool any_how) {
     size_t i = 0;
     while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
         i++;
@@ -1771,11 +1757,13 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
         return false;
     }
     for (size_t k = i; k < n; k++) {
-        if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST))) {
-            return false;
-        }
         bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "u") == 0 ||
                                  strcmp(t[k + 1].w, "we") == 0);
+        bool modal = strcmp(t[k].w, "can") == 0 || strcmp(t[k].w, "could") == 0;
+        if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST)) &&
+            (!modal || you || (k + 1 < n && strcmp(t[k + 1].w, "i") == 0))) {
+            return false; /* "how long can a phone record" asks; "can I have" requests */
+        }
         if (you && words_in_list(t[k].w, Q_REQUEST_YOU, N_OF(Q_REQUEST_YOU))) {
             return false;
         }
@@ -1795,7 +1783,41 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
                strcmp(w1, "they") == 0;
     }
     if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
-        return strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
+        return any_how || strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
     }
     return false;
+}
+
+bool agent_question_must_not_act(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 bool command_verb) {
+    if (ts == NULL || segment == NULL || tool < 0 || command_verb) {
+        return false;
+    }
+    if ((size_t)tool < ts->n_tools &&
+        (pipit_toolset_is_cloud(ts, (size_t)tool) ||
+         pipit_toolset_undo(ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE)) {
+        return false; /* it changes nothing: a question may well want it */
+    }
+    struct words_tok t[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, N_OF(t));
+    return n < N_OF(t) && asks(t, n, false); /* a question is short */
+}
+
+bool agent_question_for_cloud(const struct pipit_toolset *ts,
+                              const struct pipit_call *call,
+                              const char *segment,
+                              bool command_verb) {
+    int32_t tool = ts != NULL && call != NULL ? pipit_toolset_find(ts, call->name) : -1;
+    const struct pipit_tool_pack *tp = tool >= 0 ? pipit_toolset_tool_pack(ts, (size_t)tool) : NULL;
+    if (tool < 0 || segment == NULL || command_verb || pipit_toolset_is_cloud(ts, (size_t)tool) ||
+        (tp != NULL && tp->effect == PIPIT_EFFECT_READ)) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    /* any "how" asks unless it names the call: "how do I turn on the grid?" wants it on */
+    return n < GUARD_MAX_TOKENS &&
+           (asks(t, n, false) || (asks(t, n, true) && !names_call(ts, tool, call, segment, t, n)));
 }

@@ -131,6 +131,17 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Whether the segment asks about the world rather than the device: it opens as a question
+ * that asks nothing to be done (as agent_question_must_not_act(); "can" and "could" request
+ * only before "you", "we" or "I") and has no command verb (`command_verb`); or any other "how"
+ * ("how do I save battery while filming?") that names nothing of the model's `call` (its tool,
+ * keys or values: "how do I turn on the grid?" wants the grid on). A call of the cloud or of a
+ * tool that reads is never one. */
+bool agent_question_for_cloud(const struct pipit_toolset *ts,
+                              const struct pipit_call *call,
+                              const char *segment,
+                              bool command_verb);
+
 /* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
  * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
  * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a

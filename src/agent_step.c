@@ -17,6 +17,7 @@
 #include "agent_impl.h"
 #include "agent_number.h"
 #include "agent_record.h"
+#include "agent_said.h"
 #include "agent_undo.h"
 #include "ask.h"
 #include "cloud.h"
@@ -357,6 +358,50 @@ unknown_thing(const struct pipit_agent *a, struct turn_build *tb, const struct p
     return true;
 }
 
+/* "should I use the flash at a wedding?" -> set_flash(on): the model acted on a question about
+ * the world (agent_question_for_cloud()). The call becomes the pack's cloud tool with the
+ * person's words in its first free string (its other required strings: an enum's first value,
+ * else "general knowledge"). A pack with no cloud tool keeps the call from acting later
+ * (keep_question()). */
+static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
+    if (tb->segment == NULL ||
+        !agent_question_for_cloud(a->ts, call, tb->segment,
+                                  router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) {
+        return;
+    }
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool *c = pipit_toolset_tool(a->ts, i);
+        if (!pipit_toolset_is_cloud(a->ts, i) || c->params == NULL) {
+            continue;
+        }
+        json_t *args = json_object();
+        bool asked = false, whole = true;
+        for (size_t j = 0; j < c->params->n_props; j++) {
+            const struct pipit_schema_prop *p = &c->params->props[j];
+            if (p->schema->type == PIPIT_SCHEMA_STRING && p->schema->n_enum > 0 &&
+                p->schema->enum_str != NULL) {
+                if (p->required) {
+                    json_object_set_new(args, p->name, json_string(p->schema->enum_str[0]));
+                }
+            } else if (p->schema->type == PIPIT_SCHEMA_STRING && !asked) {
+                json_object_set_new(args, p->name, json_string(tb->segment));
+                asked = true;
+            } else if (p->schema->type == PIPIT_SCHEMA_STRING && p->required) {
+                json_object_set_new(args, p->name, json_string("general knowledge"));
+            } else if (p->required) {
+                whole = false;
+            }
+        }
+        if (asked && whole) {
+            if (agent_said_replace_call(call, c, args)) { /* takes args */
+                tb->turn->flags |= PIPIT_TURN_OPEN_QUESTION;
+            }
+            return;
+        }
+        json_decref(args);
+    }
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -424,6 +469,9 @@ bool agent_handle_output(struct pipit_agent *a,
     if (parsed && unknown_thing(a, tb, &call)) {
         pipit_call_clear(&call);
         return true;
+    }
+    if (parsed) {
+        open_question(a, tb, &call);
     }
     struct pipit_call_record *rec = agent_new_record(tb);
     if (rec == NULL) {

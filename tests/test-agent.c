@@ -2043,9 +2043,9 @@ static void test_not_asked_noop(void **state) {
         const char *say;
         bool not_asked;
     } cases[] = {
-        {"alright snap us", true}, {"turn the timer off", false}, /* names the timer */
-        {"a bit more", false},                                    /* a follow-up */
-        {"make it 0", false},                                     /* says the value */
+        {"alright snap us", true},     {"turn the timer off", false}, /* names the timer */
+        {"a bit more", false},                                        /* a follow-up */
+        {"make it 0", false},                                         /* says the value */
         {"sky looks weird huh", true}, /* ("lol nice sky" is praise: small talk) */
     };
     enum {
@@ -2128,6 +2128,60 @@ static void test_unknown_thing_not_run(void **state) {
     teardown_fx(&fx);
 }
 
+/* A question that asks rather than requests ("should I use the flash at a wedding?") does not
+ * run the model's call of a tool that changes things: the pack's cloud tool gets the person's
+ * words (flag open_question); a request said as a question ("can you ...", "do a ...") runs. */
+static void test_open_question_not_acted(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model;
+        bool question;
+    } cases[] = {
+        {"should I use the flash at a wedding?", "set_flash(mode=\"on\")", true},
+        {"how long can a phone record video before it overheats", "record_video(action=\"start\")",
+         true},
+        {"so what settings do pros use for fireworks", "set_scene_mode(mode=\"night\")", true},
+        {"do you think the grid helps beginners", "set_grid(enabled=true)", true},
+        {"can you turn the flash on", "set_flash(mode=\"on\")", false},
+        {"could I get the grid on", "set_grid(enabled=true)", false},
+        {"do it with the grid off", "set_grid(enabled=false)", false},
+        {"is there a way to zoom to 3x", "set_zoom(level=3)", false},
+        {"we're at the beach, zoom to 2", "set_zoom(level=2)", false},
+    };
+    enum {
+        N = sizeof(cases) / sizeof(cases[0])
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    for (size_t k = 0; k < N; k++) {
+        script_call(&fx, cases[k].model);
+    }
+    for (size_t k = 0; k < N; k++) {
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool flagged = (t->flags & PIPIT_TURN_OPEN_QUESTION) != 0;
+        if (flagged != cases[k].question || t->n_calls != 1) {
+            fail_msg("\"%s\": flag %d, %zu calls, \"%s\"", cases[k].say, flagged, t->n_calls,
+                     t->sentence);
+        }
+        bool cloud = strcmp(t->calls[0].tool, "process_with_cloud_llm") == 0;
+        if (cloud != cases[k].question) {
+            fail_msg("\"%s\": called %s", cases[k].say, t->calls[0].tool);
+        }
+        if (cloud) {
+            json_t *args = json_loads(t->calls[0].args_json, 0, NULL);
+            const char *asked = json_string_value(json_object_get(args, "user_query_context"));
+            assert_non_null(asked); /* the person's words (the segment: no closing "?") */
+            assert_int_equal(strncmp(asked, cases[k].say, strlen(asked)), 0);
+            assert_true(strlen(asked) + 1 >= strlen(cases[k].say));
+            json_decref(args);
+            assert_state(&fx, "flash", "\"off\""); /* nothing of the camera ran */
+            assert_state(&fx, "recording", "false");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* Follow-ups that name nothing are the harness's, from the last action: "a bit more" repeats a
  * zoom step and "the other way" turns it round without a model call; "another" repeats a photo;
  * "try again" retries a failed call; "again" after a setting that succeeded (it would change
@@ -2202,6 +2256,34 @@ static void test_followup_last_action(void **state) {
 }
 
 /* A fixture on tools/home.json (the shipped pack) and its generic device. */
+/* A pack less its cloud tool, on `device` ("camera", "pack"): a question is then kept from
+ * acting, not delegated. */
+static void setup_no_cloud(struct fixture *fx, const char *path, const char *device) {
+    memset(fx, 0, sizeof(*fx));
+    json_error_t jerr;
+    json_t *spec = json_load_file(path, 0, &jerr);
+    assert_non_null(spec);
+    json_t *tools = json_object_get(spec, "tools");
+    for (size_t i = json_array_size(tools); i-- > 0;) {
+        json_t *fn = json_object_get(json_array_get(tools, i), "function");
+        if (strcmp(json_string_value(json_object_get(fn, "name")), "process_with_cloud_llm") == 0) {
+            json_array_remove(tools, i);
+        }
+    }
+    char *text = json_dumps(spec, 0);
+    json_decref(spec);
+    fx->ts = test_tools_from(text, strcmp(device, "pack") == 0 ? "home" : device);
+    free(text);
+    fx->device = test_device(device, fx->ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx->device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+}
+
 static void setup_home_pack(struct fixture *fx) {
     memset(fx, 0, sizeof(*fx));
     fx->ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
@@ -2645,11 +2727,11 @@ static void test_tool_by_value(void **state) {
 }
 
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
- * -> exposure up) does not run when it would change something, and the sentence says so;
- * requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
+ * -> exposure up) does not run when it would change something: with the pack's cloud tool the
+ * question goes there (flag open_question); without one the call is kept and the sentence says
+ * so; requests phrased as questions ("is it possible to zoom in?", "what about 3x?", "how do I
  * turn on the grid?") and commands that start with "do" still act. */
-static void test_question_never_acts(void **state) {
-    (void)state;
+static void question_never_acts(bool with_cloud) {
     static const struct {
         const char *say, *model;
         bool kept;
@@ -2676,16 +2758,24 @@ static void test_question_never_acts(void **state) {
         N = sizeof(cases) / sizeof(cases[0])
     };
     struct fixture fx;
-    setup_with(&fx, NULL);
+    if (with_cloud) {
+        setup_with(&fx, NULL);
+    } else {
+        setup_no_cloud(&fx, PIPIT_SOURCE_DIR "/tools/camera.json", "camera");
+    }
     for (size_t k = 0; k < N; k++) {
         script_call(&fx, cases[k].model);
     }
     for (size_t k = 0; k < N; k++) {
+        fx.fake.next = (int)k; /* case k's output, whether the turn before asked the model or not */
         struct pipit_turn *t = turn(&fx, cases[k].say);
         bool kept = (t->flags & PIPIT_TURN_QUESTION_KEPT) != 0;
-        if (kept != cases[k].kept || t->n_calls != 1 || t->calls[0].executed == kept) {
-            fail_msg("\"%s\": kept %d, %zu calls, sentence \"%s\"", cases[k].say, kept, t->n_calls,
-                     t->sentence);
+        bool asked = t->n_calls == 1 && (t->flags & PIPIT_TURN_OPEN_QUESTION) != 0 &&
+                     strcmp(t->calls[0].tool, "process_with_cloud_llm") == 0;
+        if ((with_cloud ? asked : kept) != cases[k].kept || (with_cloud ? kept : asked) ||
+            t->n_calls != 1 || (!asked && t->calls[0].executed == kept)) {
+            fail_msg("\"%s\": kept %d, asked the cloud %d, %zu calls, sentence \"%s\"",
+                     cases[k].say, kept, asked, t->n_calls, t->sentence);
         }
         if (kept) {
             assert_string_equal(t->calls[0].code, "question");
@@ -2703,12 +2793,18 @@ static void test_question_never_acts(void **state) {
     teardown_fx(&fx);
 }
 
+static void test_question_never_acts(void **state) {
+    (void)state;
+    question_never_acts(true);
+    question_never_acts(false);
+}
+
 /* A kept question's call with a key per place ("{room}_brightness") says the state of the one
  * key the question names. */
 static void test_question_kept_names_its_key(void **state) {
     (void)state;
     struct fixture fx;
-    setup_home_pack(&fx);
+    setup_no_cloud(&fx, PIPIT_SOURCE_DIR "/tools/home.json", "pack");
     script_call(&fx, "set_brightness(room=\"kitchen\", percent=100)");
     struct pipit_turn *t = turn(&fx, "is the kitchen brightness too low for cooking?");
     assert_true(t->flags & PIPIT_TURN_QUESTION_KEPT);
@@ -3629,6 +3725,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_noop_switch_flipped),
         cmocka_unit_test(test_bound_words_restored),
         cmocka_unit_test(test_unknown_thing_not_run),
+        cmocka_unit_test(test_open_question_not_acted),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
