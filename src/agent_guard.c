@@ -1626,8 +1626,24 @@ static bool pack_names(const struct pipit_toolset *ts, const char *w) {
     return false;
 }
 
+/* Whether a number argument of tool `name` takes `v` ("set the heating to 18" with a
+ * temperature tool: the model found the thing by another word; its number comes back later). */
+static bool tool_takes_number(const struct pipit_toolset *ts, const char *name, double v) {
+    int32_t i = name != NULL ? pipit_toolset_find(ts, name) : -1;
+    const struct pipit_tool *t = i >= 0 ? pipit_toolset_tool(ts, (size_t)i) : NULL;
+    for (size_t j = 0; t != NULL && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *sc = t->params->props[j].schema;
+        if ((sc->type == PIPIT_SCHEMA_NUMBER || sc->type == PIPIT_SCHEMA_INTEGER) &&
+            (!sc->has_min || v >= sc->min) && (!sc->has_max || v <= sc->max)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_unknown_thing(const struct pipit_toolset *ts,
                          const char *segment,
+                         const char *tool,
                          char *thing,
                          size_t size) {
     if (ts == NULL || segment == NULL) {
@@ -1663,7 +1679,9 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
             end++;
         }
         if (says_any(tok + i, 1, SET, N_OF(SET)) && lead > i + 1 && end > lead && end + 1 < n &&
-            says_any(tok + end, 1, TO, N_OF(TO)) && !pack_names(ts, tok[end + 1].w)) {
+            says_any(tok + end, 1, TO, N_OF(TO)) && !pack_names(ts, tok[end + 1].w) &&
+            !(isdigit((unsigned char)tok[end + 1].w[0]) &&
+              tool_takes_number(ts, tool, strtod(tok[end + 1].w, NULL)))) {
             from = lead;
             to = end;
         } else if (says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&

@@ -56,6 +56,7 @@ bool agent_switch_asks_current(const struct pipit_toolset *ts,
  * said goes to `thing` ("HDR"). */
 bool agent_unknown_thing(const struct pipit_toolset *ts,
                          const char *segment,
+                         const char *tool,
                          char *thing,
                          size_t size);
 

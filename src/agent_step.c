@@ -348,7 +348,7 @@ unknown_thing(const struct pipit_agent *a, struct turn_build *tb, const struct p
     int32_t tool = pipit_toolset_find(a->ts, call->name);
     char thing[128];
     if (tool < 0 || tb->segment == NULL || pipit_toolset_is_cloud(a->ts, (size_t)tool) ||
-        !agent_unknown_thing(a->ts, tb->segment, thing, sizeof(thing))) {
+        !agent_unknown_thing(a->ts, tb->segment, call->name, thing, sizeof(thing))) {
         return false;
     }
     tb->turn->flags |= PIPIT_TURN_UNKNOWN_THING;
