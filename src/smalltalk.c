@@ -12,6 +12,7 @@
 
 #define COUNT(a)      (sizeof(a) / sizeof((a)[0]))
 #define MAX_TOKENS    24 /* small talk is short: a longer utterance is something else */
+#define MAX_LIKING    7  /* words of a clause that likes a thing of the tool set */
 #define MAX_HELP_TAIL 4  /* words after "what can you do" that are neither social nor tools */
 #define MAX_TOPICS    16
 
@@ -181,16 +182,46 @@ static bool praise_clause(const struct words_tok *t, size_t lo, size_t hi) {
     return i + 1 < hi && hi - i <= 3 && words_in_list(t[i].w, PRAISE, COUNT(PRAISE));
 }
 
+/* A clause [lo, hi) of at most MAX_LIKING words that likes something, even a thing of the tool
+ * set ("the lights look great", "I love this song"): a word of liking, and no word that asks for
+ * a change (a direction, a comparison, a negation, "but", "again", "now"). */
+static bool liking_clause(const struct words_tok *t, size_t lo, size_t hi) {
+    static const char *const LIKING[] = {
+        "great",     "amazing",   "awesome",    "perfect",  "lovely", "nice",   "beautiful",
+        "wonderful", "fantastic", "brilliant",  "gorgeous", "love",   "loving", "excellent",
+        "superb",    "stunning",  "incredible", "fabulous", "cosy",   "cozy",   "adorable"};
+    static const char *const CHANGE[] = {
+        "up",     "down",   "brighter", "dimmer",  "darker", "lighter", "louder", "quieter",
+        "softer", "warmer", "cooler",   "colder",  "hotter", "higher",  "lower",  "bit",
+        "little", "but",    "than",     "instead", "again",  "now",     "next",   "not",
+        "dont",   "no",     "off",      "on",      "stop",   "start",   "turn",   "set",
+        "make",   "put",    "get",      "switch",  "too",    "enough",  "more",   "less"};
+    if (hi - lo > MAX_LIKING) {
+        return false;
+    }
+    bool liked = false;
+    for (size_t k = lo; k < hi; k++) {
+        if (words_in_list(t[k].w, CHANGE, COUNT(CHANGE)) ||
+            words_in_list(t[k].w, WANTING, COUNT(WANTING))) {
+            return false;
+        }
+        liked = liked || words_in_list(t[k].w, LIKING, COUNT(LIKING));
+    }
+    return liked;
+}
+
 /* An utterance of statements about the situation, with social formulas or interjections
  * beside them ("morning! we're at the top of the trail", "lol someone blinked", "that's
  * adorable"): no question mark, no digit, no word of the tool set, no clause that starts with
  * a command verb, no word of wanting ("it's too dark" asks for light). SMALLTALK_ACK plus the
  * kinds of its social clauses, or 0. */
 static unsigned statement_kinds(const struct router *r, const char *utterance, size_t len) {
-    if (memchr(utterance, '?', len) != NULL || strpbrk(utterance, "0123456789") != NULL ||
-        router_has_tool_word(r, utterance)) {
+    if (memchr(utterance, '?', len) != NULL || strpbrk(utterance, "0123456789") != NULL) {
         return 0;
     }
+    /* with a word of the tool set, only clauses that like something ("thanks, the lights look
+     * great"), social formulas and interjections */
+    bool tools = router_has_tool_word(r, utterance);
     struct words_tok t[MAX_TOKENS + 1];
     size_t n = words_tokenize(utterance, len, WORDS_PUNCTUATION, t, MAX_TOKENS + 1);
     if (n == 0 || n > MAX_TOKENS) {
@@ -214,6 +245,15 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
             clause[to - from] = '\0';
             if (router_command_verb(r, clause) != ROUTER_NO_VERB) {
                 return 0; /* "..., get ready": a command */
+            }
+            if (tools && router_has_tool_word(r, clause)) {
+                if (!liking_clause(t, lo, hi)) {
+                    return 0; /* "the flash is off": maybe a request */
+                }
+                stated = true;
+                kinds |= SMALLTALK_PRAISE;
+                lo = hi + 1;
+                continue;
             }
             for (size_t k = lo; k < hi; k++) {
                 if (words_in_list(t[k].w, WANTING, COUNT(WANTING))) {

@@ -87,6 +87,13 @@ static void test_pack_words_win(void **state) {
         {"good game!", SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"nice big family lunch today", 0}, /* more than a word or two after the praise */
         {"great, zoom in", 0},
+        /* liking a thing of the tool set, in a clause of its own */
+        {"thanks, the flash looks great", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"I love this grid", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"the flash is great but too bright", 0},
+        {"the flash is off", 0},
+        {"great grid, now the flash", 0},
+        {"lovely, flash on", 0},
         {"what is ISO exactly", 0}, /* a question without its mark */
         {"whoa", SMALLTALK_ACK},    /* interjections alone */
         {"lol omg", SMALLTALK_ACK},
