@@ -118,6 +118,12 @@ static const char *const GLUE[] = {
     "quite", "pretty",   "totally", "loads",   "heaps",  "tons",   "are",   "am",
 };
 
+/* Words that address the device, first or last beside the formulas ("thanks camera", "morning,
+ * house"), even when the tool set has them. */
+static const char *const VOCATIVE[] = {"house",  "home",   "camera",  "phone",    "car",
+                                       "robot",  "device", "speaker", "computer", "assistant",
+                                       "system", "pipit",  "buddy",   "mate",     "friend"};
+
 struct kind_list {
     unsigned kind;
     const char *const *list;
@@ -295,6 +301,10 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
     }
     unsigned kinds = 0;
     for (size_t i = 0; i < n;) {
+        if ((i == 0 || i + 1 == n) && n > 1 && words_in_list(t[i].w, VOCATIVE, COUNT(VOCATIVE))) {
+            i++; /* "thanks camera": the device addressed */
+            continue;
+        }
         if (router_tool_word_at(r, t, n, i) > 0) {
             return 0; /* a word of the tool set: about the tools */
         }

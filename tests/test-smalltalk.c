@@ -94,6 +94,10 @@ static void test_pack_words_win(void **state) {
         {"the flash is off", 0},
         {"great grid, now the flash", 0},
         {"lovely, flash on", 0},
+        /* the device addressed, first or last */
+        {"thanks camera", SMALLTALK_THANKS},
+        {"camera, goodbye", SMALLTALK_FAREWELL}, /* ("good night": the night mode) */
+        {"thanks, front camera", 0},
         {"what is ISO exactly", 0}, /* a question without its mark */
         {"whoa", SMALLTALK_ACK},    /* interjections alone */
         {"lol omg", SMALLTALK_ACK},
