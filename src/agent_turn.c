@@ -355,6 +355,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         status = PIPIT_ERR_NOMEM;
     }
     int32_t undo_n = 0;
+    size_t named = 0;
     unsigned talk = 0;
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
@@ -362,6 +363,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     } else if ((undo_n = router_undo_count(utt)) > 0 ||
                (a->last_undo && (undo_n = router_undo_followup(utt)) > 0)) {
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
+    } else if ((named = router_undo_named(utt)) > 0 && agent_undo_named(a, &tb, utt + named)) {
+        t->n_steps = 1; /* "undo the blinds": the newest action on them */
     } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else if (answer_question_in_chatter(a, &tb, utt)) {

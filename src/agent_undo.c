@@ -18,11 +18,13 @@
 #include "router.h"
 #include "status.h"
 #include "strbuf.h"
+#include "words.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A tool name for sentences: "set_white_balance" -> "set white balance". */
 static void human_name(const char *tool, char *buf, size_t size) {
@@ -266,6 +268,102 @@ void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
     agent_say(tb, s != NULL ? s : "I couldn't undo that.");
     free(s);
 }
+/* Whether `phrase` names logged action `e`: a key it put back ("the blinds", "the zoom"), the
+ * one-word value it set that the key still has ("the fluorescent"), or a word of its tool's name
+ * that is not a verb ("the timer" of set_timer). */
+static bool
+names_action(const struct pipit_agent *a, const struct action_entry *e, const char *phrase) {
+    struct words_tok said[16], name[8], value[8];
+    size_t n_said = words_tokenize(phrase, strlen(phrase), 0, said, 16);
+    json_t *state = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    const char *key;
+    json_t *v;
+    bool named = false;
+    json_object_foreach(e->snapshot, key, v) {
+        named = named || (a->ask != NULL && ask_names_key(a->ask, phrase, key));
+        /* the value it set, still there: "revert the fluorescent" */
+        const char *now = json_string_value(json_object_get(state, key));
+        size_t n_value = now != NULL ? words_tokenize(now, strlen(now), 0, value, 8) : 0;
+        for (size_t j = 0; n_value == 1 && j < n_said; j++) {
+            named = named || (strlen(value[0].w) >= 3 && strcmp(value[0].w, said[j].w) == 0);
+        }
+    }
+    json_decref(state);
+    if (named) {
+        return true;
+    }
+    const char *tool = a->ts->tools[e->tool].name;
+    char spaced[96];
+    pipit_format(spaced, sizeof(spaced), "%s", tool);
+    for (char *p = spaced; *p != '\0'; p++) {
+        *p = *p == '_' || *p == '-' ? ' ' : *p;
+    }
+    size_t n_name = words_tokenize(spaced, strlen(spaced), 0, name, 8);
+    for (size_t i = 0; i < n_name; i++) {
+        for (size_t j = 0; j < n_said && strlen(name[i].w) >= 3 && !words_is_tool_verb(name[i].w);
+             j++) {
+            if (strcmp(name[i].w, said[j].w) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *said) {
+    char phrase[128]; /* "the blinds", less a closing mark */
+    pipit_format(phrase, sizeof(phrase), "%s", said);
+    static const char *const CLOSERS[] = {" please", " pls", " thanks", " now", " for me"};
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t n = strlen(phrase); n > 0 && strchr(" .!?,;:", phrase[n - 1]) != NULL; n--) {
+            phrase[n - 1] = '\0';
+        }
+        for (size_t k = 0; k < sizeof(CLOSERS) / sizeof(CLOSERS[0]); k++) {
+            size_t n = strlen(phrase), c = strlen(CLOSERS[k]);
+            if (n > c && strcasecmp(phrase + n - c, CLOSERS[k]) == 0) {
+                phrase[n - c] = '\0';
+                again = true;
+            }
+        }
+    }
+    int32_t at = -1;
+    for (int32_t i = a->log_n - 1; i >= 0 && at < 0; i--) {
+        if (a->log[i].kind == PIPIT_UNDO_KEYS && a->log[i].snapshot != NULL &&
+            names_action(a, &a->log[i], phrase)) {
+            at = i;
+        }
+    }
+    if (at < 0 && !router_has_tool_word(a->router, phrase)) {
+        return false; /* "undo the damage": not the pack's; the model's */
+    }
+    tb->turn->flags |= PIPIT_TURN_UNDO;
+    tb->undid = true;
+    struct strbuf b = {0};
+    if (at < 0) {
+        strbuf_printf(&b, "There's nothing to undo for %s: I haven't changed it.", phrase);
+    } else {
+        struct action_entry e = a->log[at];
+        struct pipit_error err;
+        json_t *before = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+        char key[64];
+        if (a->dev != NULL && a->dev->ops->set_state(a->dev->self, e.snapshot, &err) == PIPIT_OK) {
+            say_restored(a, &e, before, &b, key, sizeof(key));
+            memmove(a->log + at, a->log + at + 1, sizeof(*a->log) * (size_t)(a->log_n - at - 1));
+            a->log_n--;
+            json_decref(e.snapshot);
+            agent_followup_forget(a);
+        } else {
+            strbuf_printf(&b, "I couldn't undo that.");
+        }
+        json_decref(before);
+    }
+    char *s = strbuf_take(&b);
+    agent_say(tb, s != NULL ? s : "I couldn't undo that.");
+    free(s);
+    return true;
+}
+
 /* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
 json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool) {
     const char *const *keys = NULL;

@@ -75,6 +75,12 @@ int32_t router_undo_count(const char *utterance);
  * only when its previous turn was an undo: elsewhere "one more" takes another photo. */
 int32_t router_undo_followup(const char *utterance);
 
+/* "undo the blinds", "revert my zoom change": an undo verb, "the"/"my", and a phrase of at most
+ * ROUTER_UNDO_NAMED_WORDS words that is no undo object of its own ("undo the last change" is
+ * router_undo_count()'s). The byte offset of the phrase in `utterance`, or 0. */
+#define ROUTER_UNDO_NAMED_WORDS 4
+size_t router_undo_named(const char *utterance);
+
 /* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);
 

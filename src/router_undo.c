@@ -602,6 +602,39 @@ int32_t router_undo_count(const char *utterance) {
     return n;
 }
 
+size_t router_undo_named(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts) || router_undo_count(utterance) > 0) {
+        return 0;
+    }
+    size_t i = 0;
+    for (size_t m; i < ts.n; i += m) { /* leading fillers and punctuation */
+        m = ts.t[i].kind == WORDS_PUNCT ? 1 : match_longest(&ts, i, ts.n, FILLERS, COUNT(FILLERS));
+        if (m == 0) {
+            break;
+        }
+    }
+    size_t verb = i < ts.n ? match_longest(&ts, i, ts.n, UNDO_VERBS, COUNT(UNDO_VERBS)) : 0;
+    if (verb == 0) {
+        return 0;
+    }
+    i += verb;
+    size_t from = i; /* the phrase as said, with its "the" */
+    i += match_longest(&ts, i, ts.n, UNDO_DETS, COUNT(UNDO_DETS));
+    size_t words = 0;
+    bool ended = false;
+    for (size_t k = i; k < ts.n; k++) {
+        if (ts.t[k].kind != WORDS_WORD) {
+            ended = true;
+        } else if (ended) {
+            return 0; /* one phrase: "undo the blinds, and the lights on" is more */
+        } else {
+            words++;
+        }
+    }
+    return words >= 1 && words <= ROUTER_UNDO_NAMED_WORDS && from < ts.n ? ts.t[from].start : 0;
+}
+
 int32_t router_undo_followup(const char *utterance) {
     struct toks ts;
     if (!undo_tokenize(utterance, &ts)) {

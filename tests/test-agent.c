@@ -2184,6 +2184,41 @@ static void test_open_question_not_acted(void **state) {
     teardown_fx(&fx);
 }
 
+/* "undo the zoom" reverts the newest action on the zoom alone, not the flash set after it, and
+ * no tool runs; a thing of the pack with no action to undo says so; a phrase with no word of
+ * the pack goes to the model. */
+static void test_undo_named(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=3)");
+    script_call(&fx, "set_flash(mode=\"on\")");
+    script_call(&fx, "set_grid(enabled=true)"); /* the model's, for "undo the damage" */
+    pipit_turn_free(turn(&fx, "zoom to 3"));
+    pipit_turn_free(turn(&fx, "flash on"));
+    struct pipit_turn *t = turn(&fx, "undo the zoom");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "zoom", "1.0");
+    assert_state(&fx, "flash", "\"on\"");
+    assert_null(strstr(t->sentence, "flash"));
+    pipit_turn_free(t);
+    t = turn(&fx, "undo the timer please");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_string_equal(t->sentence,
+                        "There's nothing to undo for the timer: I haven't changed it.");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo"); /* the zoom's entry is gone: the flash is next */
+    assert_state(&fx, "flash", "\"off\"");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "undo the damage");
+    assert_false(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Follow-ups that name nothing are the harness's, from the last action: "a bit more" repeats a
  * zoom step and "the other way" turns it round without a model call; "another" repeats a photo;
  * "try again" retries a failed call; "again" after a setting that succeeded (it would change
@@ -2697,10 +2732,12 @@ static void test_tool_by_value(void **state) {
     assert_string_equal(t->calls[0].tool, "set_white_balance");
     pipit_turn_free(t);
     assert_state(&fx, "white_balance", "\"fluorescent\"");
-    /* with a verb of undo it stays the model's undo */
+    /* with a verb of undo it is an undo: of the action that set the value named */
     script(&fx, 1, (const char *const[]){"<call>undo()"});
     t = turn(&fx, "revert the fluorescent");
-    assert_string_equal(t->calls[0].tool, "undo");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    fx.fake.next = fx.fake.n_script; /* the named undo asked no model */
     pipit_turn_free(t);
     assert_state(&fx, "white_balance", "\"tungsten\"");
     /* a refusal to a segment that says such a value is that tool's call
@@ -3728,6 +3765,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bound_words_restored),
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_open_question_not_acted),
+        cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),

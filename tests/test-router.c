@@ -257,6 +257,35 @@ static void test_undo_followup(void **state) {
     assert_int_equal(router_undo_count("one more"), 0);
 }
 
+/* "undo the blinds": an undo verb and a phrase naming what; the offset of the phrase. */
+static void test_undo_named(void **state) {
+    (void)state;
+    static const struct {
+        const char *said, *phrase; /* NULL: not a named undo */
+    } cases[] = {
+        {"undo the blinds", "the blinds"},
+        {"oops, revert the zoom please", "the zoom please"},
+        {"please undo my timer.", "my timer."},
+        {"undo the kitchen light", "the kitchen light"},
+        {"undo", NULL},                 /* router_undo_count()'s */
+        {"undo the last change", NULL}, /* an undo object */
+        {"undo the last two", NULL},    /* a count */
+        {"undo the blinds, then lights on", NULL},
+        {"undo all of the things I said today please", NULL}, /* too long a phrase */
+        {"close the blinds", NULL},
+        {NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t at = router_undo_named(cases[i].said);
+        const char *got = at > 0 ? cases[i].said + at : NULL;
+        if ((got == NULL) != (cases[i].phrase == NULL) ||
+            (got != NULL && strcmp(got, cases[i].phrase) != 0)) {
+            fail_msg("router_undo_named(\"%s\") -> \"%s\"",
+                     cases[i].said != NULL ? cases[i].said : "NULL", got != NULL ? got : "(none)");
+        }
+    }
+}
+
 static void test_undo_bounds(void **state) {
     (void)state;
     assert_false(router_is_undo(NULL));
@@ -838,12 +867,12 @@ static void test_pack_words(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),     cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_followup),  cmocka_unit_test(test_undo_bounds),
-        cmocka_unit_test(test_split_table),    cmocka_unit_test(test_split_misuse),
-        cmocka_unit_test(test_followup_table), cmocka_unit_test(test_split_bounds),
-        cmocka_unit_test(test_extra_lexicon),  cmocka_unit_test(test_toolset_words),
-        cmocka_unit_test(test_pack_words),
+        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_followup_table),
+        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
+        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
