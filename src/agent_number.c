@@ -574,6 +574,53 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
 }
 
 /* ============================================================================
+ * a step's direction said in words ("louder by thirty" -> direction "down") */
+
+bool agent_restore_step_direction(const struct pipit_toolset *ts,
+                                  int32_t tool,
+                                  const char *segment,
+                                  struct pipit_call *call) {
+    const struct pipit_tool_pack *tp = tool >= 0 && segment != NULL && (size_t)tool < ts->n_tools
+                                           ? pipit_toolset_tool_pack(ts, (size_t)tool)
+                                           : NULL;
+    if (tp == NULL || !tp->has_step || tp->step.sign.arg == NULL ||
+        !json_is_object(tp->step.sign.map)) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    int dir = said_direction(tok, n);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    const char *had = json_string_value(json_object_get(args, tp->step.sign.arg));
+    json_t *sign = had != NULL ? json_object_get(tp->step.sign.map, had) : NULL;
+    if (dir == 0 || agent_said_negation(tok, n) || !json_is_number(sign) ||
+        json_number_value(sign) * dir >= 0) {
+        json_decref(args);
+        return false; /* no direction said, or the model's value goes that way */
+    }
+    const char *value, *want = NULL;
+    json_t *v;
+    size_t n_want = 0;
+    json_object_foreach((json_t *)tp->step.sign.map, value, v) {
+        if (agent_said_phrase(tok, n, value)) {
+            json_decref(args);
+            return false; /* "a bit more out": a value said is agent_restore_person_choice()'s */
+        }
+    }
+    json_object_foreach((json_t *)tp->step.sign.map, value, v) {
+        if (json_is_number(v) && json_number_value(v) * dir > 0) {
+            want = value;
+            n_want++;
+        }
+    }
+    bool changed = n_want == 1 &&
+                   json_object_set_new(args, tp->step.sign.arg, json_string(want)) == 0 &&
+                   agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}
+
+/* ============================================================================
  * for the other guards */
 
 size_t

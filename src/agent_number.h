@@ -81,6 +81,16 @@ agent_numbers_written(const char *text, double arg_unit, double *out, double *ra
 /* The unit of time of a numeric argument in seconds, from its name or description; 0: none. */
 double agent_number_time_unit(const struct pipit_schema_prop *num);
 
+/* A step whose sign is an enum argument mapped to +1/-1 (`"sign": {"arg": "direction", "map":
+ * {"up": 1, "down": -1}}`): when the segment's words say one direction ("louder", "more",
+ * "cooler", ...; no negation; none of the map's values said: "a bit more out") and the model's
+ * value maps to the other, the one value that maps to the words' direction is put in. True when
+ * `call` changed. */
+bool agent_restore_step_direction(const struct pipit_toolset *ts,
+                                  int32_t tool,
+                                  const char *segment,
+                                  struct pipit_call *call);
+
 /* Whether the tokens say a word of a change downwards ("down", "lower", "cooler", ...). */
 bool agent_number_says_down(const struct words_tok *tok, size_t n);
 

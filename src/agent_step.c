@@ -650,6 +650,7 @@ static bool handle_call(struct pipit_agent *a,
         json_decref(now);
     }
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
+    restored = (model && agent_restore_step_direction(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;
     }

@@ -2765,6 +2765,33 @@ static void test_tool_by_value(void **state) {
     teardown_fx(&fx);
 }
 
+/* A step's sign said in words ("a touch brighter", "louder"): the model's opposite value of the
+ * sign's enum is turned round; not when a value of the map is said ("a bit more out"), when the
+ * words negate or say no direction. */
+static void test_step_direction_said(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    static const struct args_case cases[] = {
+        {"a touch brighter in the kitchen",
+         "adjust_brightness(room=\"kitchen\", direction=\"dimmer\")",
+         "{\"room\":\"kitchen\",\"direction\":\"brighter\"}", true},
+        {"lower the kitchen lights a bit",
+         "adjust_brightness(room=\"kitchen\", direction=\"brighter\")",
+         "{\"room\":\"kitchen\",\"direction\":\"dimmer\"}", true},
+        {"change the kitchen light", "adjust_brightness(room=\"kitchen\", direction=\"dimmer\")",
+         "{\"room\":\"kitchen\",\"direction\":\"dimmer\"}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    teardown_fx(&fx);
+    setup_with(&fx, NULL);
+    static const struct args_case zoom[] = {
+        {"a bit more out", "adjust_zoom(direction=\"out\")", "{\"direction\":\"out\"}", false},
+    };
+    run_args_cases(&fx, zoom, 1, PIPIT_TURN_WORDS_RESTORED);
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something: with the pack's cloud tool the
  * question goes there (flag open_question); without one the call is kept and the sentence says
@@ -3766,6 +3793,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_open_question_not_acted),
         cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
