@@ -1665,6 +1665,12 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
     static const char *const GENERIC[] = {"mode",     "setting", "settings", "feature",
                                           "features", "option",  "options",  "function"};
     static const char *const SET[] = {"set", "put", "change", "adjust", "turn"};
+    static const char *const MODE[] = {"mode", "setting"};
+    /* words before "mode" that name no thing: verbs and question words */
+    static const char *const NOT_A_THING[] = {
+        "what",  "which",   "whats",  "any",   "use",    "set",     "go",    "switch", "into",
+        "put",   "turn",    "enable", "start", "change", "same",    "other", "best",   "good",
+        "right", "current", "that",   "this",  "normal", "default", "usual", "old",    "new"};
     static const char *const TO[] = {"to", "at"};
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
@@ -1684,6 +1690,19 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
               tool_takes_number(ts, tool, strtod(tok[end + 1].w, NULL)))) {
             from = lead;
             to = end;
+        } else if (says_any(tok + i, 1, MODE, N_OF(MODE)) && i > 0 &&
+                   !says_any(tok + i - 1, 1, LEAD, N_OF(LEAD)) &&
+                   !says_any(tok + i - 1, 1, STOP, N_OF(STOP)) &&
+                   !says_any(tok + i - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
+                   !says_any(tok + i - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
+            to = i; /* "burst mode please": X of one or two words before "mode" */
+            from = i - 1;
+            if (from > 0 && !says_any(tok + from - 1, 1, LEAD, N_OF(LEAD)) &&
+                !says_any(tok + from - 1, 1, STOP, N_OF(STOP)) &&
+                !says_any(tok + from - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
+                !says_any(tok + from - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
+                from--;
+            }
         } else if (says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
                    says_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
             from = i + 2; /* "turn on X" */

@@ -2094,6 +2094,11 @@ static void test_unknown_thing_not_run(void **state) {
         {"please change the shutter sound to quiet", "set_grid(enabled=true)", true},
         {"set the flash to off", "set_flash(mode=\"off\")", false},
         {"set it to 3", "set_zoom(level=3)", false},
+        /* "X mode", "X setting": X of one or two words before it */
+        {"burst mode please", "set_scene_mode(mode=\"auto\")", true},
+        {"go for the hyperlapse setting", "set_timer(seconds=10)", true},
+        {"portrait mode please", "set_scene_mode(mode=\"portrait\")", false},
+        {"normal setting please", "set_scene_mode(mode=\"auto\")", false},
         /* a number the model's tool takes: the thing said by another word ("brightness") */
         {"set the brightness to 1", "set_exposure(ev=1)", false},
         {"enable burst mode", "set_scene_mode(mode=\"sports\")", true},
