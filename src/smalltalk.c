@@ -81,9 +81,11 @@ static const char *const PRAISE[] = {
     "the best",   "best",
 };
 static const char *const ACKS[] = {
-    "ok",   "okay", "k",          "alright",    "all right",  "got it", "sounds good",
-    "fine", "sure", "no worries", "no problem", "understood", "right",  "yes",
-    "yeah", "yep",  "mhm",        "roger",      "noted",
+    "ok",          "okay",         "k",       "alright",       "all right",   "got it",
+    "sounds good", "fine",         "sure",    "no worries",    "no problem",  "understood",
+    "right",       "yes",          "yeah",    "yep",           "mhm",         "roger",
+    "noted",       "whatever",     "meh",     "fair enough",   "makes sense", "i see",
+    "gotcha",      "good to know", "oh well", "if you say so",
 };
 /* Questions about what the agent can do. */
 static const char *const HELP[] = {

@@ -94,6 +94,10 @@ static void test_pack_words_win(void **state) {
         {"the flash is off", 0},
         {"great grid, now the flash", 0},
         {"lovely, flash on", 0},
+        /* acknowledgements */
+        {"ok whatever", SMALLTALK_ACK},
+        {"fair enough", SMALLTALK_ACK},
+        {"makes sense, thanks", SMALLTALK_ACK | SMALLTALK_THANKS},
         /* the device addressed, first or last */
         {"thanks camera", SMALLTALK_THANKS},
         {"camera, goodbye", SMALLTALK_FAREWELL}, /* ("good night": the night mode) */
