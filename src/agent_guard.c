@@ -285,6 +285,8 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
     return false;
 }
 
+static bool extend_short_name(const struct pipit_tool *t, const char *segment, json_t *args);
+
 /* ============================================================================
  * the item the person named
  *
@@ -486,6 +488,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     }
     changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
+    changed = (args != NULL && extend_short_name(t, segment, args)) || changed;
     bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
@@ -687,6 +690,77 @@ static bool negates(const struct pipit_toolset *ts, const struct words_tok *tok,
         }
     }
     return agent_said_negation(t, m);
+}
+
+/* A name copied short of its start ("play Kind of Blue" -> query "Blue", "throw on a bit of
+ * lo-fi hip hop" -> "hip hop"): of a tool with one free string (not a message, not an
+ * identifier: no digit, a name not ending in "id"), whose value is said once as whole words,
+ * the words said right before it that are no verb, determiner, particle or filler are the start
+ * of the name (six words in all; "of" after "a bit", "a lot", ... ends it). Only the start: a
+ * longer search ("banana bread recipe" for "banana bread") finds less. True when `args`
+ * changed. */
+static bool extend_short_name(const struct pipit_tool *t, const char *segment, json_t *args) {
+    static const char *const LEFT[] = {
+        "the",   "a",        "an",    "my",     "your",  "our",    "his",    "her",     "their",
+        "some",  "any",      "this",  "that",   "these", "those",  "me",     "us",      "him",
+        "them",  "it",       "on",    "up",     "to",    "for",    "in",     "at",      "from",
+        "with",  "by",       "about", "called", "named", "titled", "please", "pls",     "can",
+        "could", "would",    "you",   "just",   "hey",   "ok",     "okay",   "so",      "now",
+        "and",   "then",     "also",  "i",      "id",    "want",   "wanna",  "like",    "lets",
+        "let",   "play",     "put",   "throw",  "find",  "search", "show",   "open",    "look",
+        "get",   "navigate", "take",  "call",   "text",  "start",  "queue",  "listen",  "hear",
+        "give",  "drive",    "walk",  "bike",   "ride",  "book",   "send",   "message", "tell",
+        "add",   "go",       "head",  "need",   "some",  "more",   "new",    "another"};
+    static const char *const QUANTITY[] = {"bit", "lot", "little", "couple", "lots", "some"};
+    const struct pipit_schema_prop *only = NULL;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        if (free_string(t->params->props[i].schema)) {
+            if (only != NULL) {
+                return false; /* "text Mary Jane hi": two strings, the words between are theirs */
+            }
+            only = &t->params->props[i];
+        }
+    }
+    const char *v = only != NULL ? json_string_value(json_object_get(args, only->name)) : NULL;
+    size_t ln = strlen(only->name);
+    if (v == NULL || message_arg(only) || strpbrk(v, "0123456789") != NULL ||
+        (ln >= 2 && strcasecmp(only->name + ln - 2, "id") == 0)) {
+        return false; /* a message runs on (extend_short_message()); an identifier is whole */
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS], vt[8];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    size_t m = words_tokenize(v, strlen(v), 0, vt, 8);
+    if (m == 0 || m >= 6) {
+        return false;
+    }
+    size_t at = 0, found = 0;
+    for (size_t p = 0; p + m <= n; p++) {
+        size_t k = 0;
+        while (k < m && strcmp(tok[p + k].w, vt[k].w) == 0) {
+            k++;
+        }
+        if (k == m) {
+            at = p;
+            found++;
+        }
+    }
+    if (found != 1) {
+        return false;
+    }
+    size_t lo = at, hi = at + m;
+    while (lo > 0 && hi - lo < 6 && !says_any(tok + lo - 1, 1, LEFT, N_OF(LEFT)) &&
+           !isdigit((unsigned char)tok[lo - 1].w[0]) &&
+           !(strcmp(tok[lo - 1].w, "of") == 0 && lo >= 2 &&
+             says_any(tok + lo - 2, 1, QUANTITY, N_OF(QUANTITY)))) {
+        lo--;
+    }
+    if (lo == at) {
+        return false;
+    }
+    char whole[GUARD_MAX_COPY * 4 + 1];
+    pipit_format(whole, sizeof(whole), "%.*s", (int)(tok[hi - 1].end - tok[lo].start),
+                 segment + tok[lo].start);
+    return json_object_set_new(args, only->name, json_string(whole)) == 0;
 }
 
 bool agent_restore_person_choice(const struct pipit_toolset *ts,

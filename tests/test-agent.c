@@ -2797,6 +2797,33 @@ static void test_step_direction_said(void **state) {
     teardown_fx(&fx);
 }
 
+/* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
+ * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
+static void test_name_copied_short(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tests/packs/music.json");
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const struct args_case cases[] = {
+        {"play Kind of Blue", "play_music(query=\"Blue\")", "{\"query\":\"Kind of Blue\"}", true},
+        {"could you throw on a bit of lo-fi hip hop for studying", "play_music(query=\"hip hop\")",
+         "{\"query\":\"lo-fi hip hop\"}", true},
+        {"play some jazz", "play_music(query=\"jazz\")", "{\"query\":\"jazz\"}", false},
+        {"play the banana bread song", "play_music(query=\"banana bread\")",
+         "{\"query\":\"banana bread\"}", false}, /* the end stays the model's */
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    teardown_fx(&fx);
+}
+
 /* A question never acts: a call the model makes for a question ("is the picture too dark?"
  * -> exposure up) does not run when it would change something: with the pack's cloud tool the
  * question goes there (flag open_question); without one the call is kept and the sentence says
@@ -3799,6 +3826,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_open_question_not_acted),
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_step_direction_said),
+        cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
