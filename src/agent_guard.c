@@ -1728,10 +1728,10 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
     static const char *const ENABLE[] = {"enable", "disable", "activate", "deactivate"};
     static const char *const LEAD[] = {"the", "a", "an", "my", "your", "our", "some"};
     static const char *const STOP[] = {
-        "for",    "so",    "in",     "on",      "off",   "at",    "to",   "and",
-        "please", "now",   "too",    "as",      "then",  "while", "when", "if",
-        "but",    "or",    "with",   "because", "again", "also",  "pls",  "thanks",
-        "before", "after", "during", "from",    "of",    "by",    "up",   "down"};
+        "for",  "so",      "in",    "on",   "off",   "at",     "to",     "and",   "please",
+        "now",  "too",     "as",    "then", "while", "when",   "if",     "but",   "or",
+        "with", "because", "again", "also", "pls",   "thanks", "before", "after", "during",
+        "from", "of",      "by",    "up",   "down",  "punct"};
     static const char *const PRONOUN[] = {"it",        "that",       "this", "them", "those",
                                           "these",     "everything", "all",  "both", "one",
                                           "something", "anything",   "back", "me",   "us"};
@@ -1747,7 +1747,13 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
         "right", "current", "that",   "this",  "normal", "default", "usual", "old",    "new"};
     static const char *const TO[] = {"to", "at"};
     struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    size_t n = words_tokenize(segment, strlen(segment), WORDS_PUNCTUATION, tok, GUARD_MAX_TOKENS);
+    for (size_t k = 0; k < n; k++) {
+        if (tok[k].kind == WORDS_PUNCT) { /* "turn on HDR, the shade ...": a thing ends there */
+            tok[k].kind = WORDS_WORD;
+            pipit_format(tok[k].w, sizeof(tok[k].w), "%s", "punct");
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         size_t from = 0, to = 0; /* the thing: tokens [from, to) */
         size_t lead = i + 1;

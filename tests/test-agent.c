@@ -2089,6 +2089,7 @@ static void test_unknown_thing_not_run(void **state) {
         bool unknown;
     } cases[] = {
         {"turn on HDR for the candles", "set_grid(enabled=true)", true},
+        {"turn on HDR, the shade is bright", "set_scene_mode(mode=\"landscape\")", true},
         /* "set the X to V": X and V both named by no word of the pack */
         {"set the iso to 800", "set_exposure(ev=1)", true},
         {"please change the shutter sound to quiet", "set_grid(enabled=true)", true},
