@@ -1849,7 +1849,7 @@ static const char *const Q_YES_NO[] = {"is",   "isnt",   "are", "arent", "am",  
 /* Wh-questions ("how" only of a quantity or state: "how do I ..." asks for help, often wanting
  * it done). */
 static const char *const Q_WH[] = {"what", "whats", "which", "where", "wheres", "who",
-                                   "whos", "when",  "whens", "why",   "whatre"};
+                                   "whos", "when",  "whens", "why",   "whatre", "any"};
 static const char *const Q_HOW_OF[] = {"much",  "many",   "long", "bright", "warm", "cold",
                                        "hot",   "loud",   "big",  "far",    "high", "low",
                                        "close", "zoomed", "is",   "are",    "s",    "dark"};
