@@ -1126,6 +1126,13 @@ static bool verb_call(const struct pipit_toolset *ts,
     return true;
 }
 
+static bool number_call(const struct pipit_toolset *ts,
+                        const char *segment,
+                        const struct words_tok *tok,
+                        size_t n,
+                        size_t *found,
+                        json_t **made);
+
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
                                   const char *text,
@@ -1156,7 +1163,8 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     if (!refusal || !cant || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, &found, &made) ||
-          verb_call(ts, segment, tok, n, &found, &made))) {
+          verb_call(ts, segment, tok, n, &found, &made) ||
+          number_call(ts, segment, tok, n, &found, &made))) {
         return false;
     }
     memset(call, 0, sizeof(*call));
@@ -1384,15 +1392,15 @@ static bool number_of_arg(const struct words_tok *tok, size_t n, const char *arg
     return false;
 }
 
-bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
-                                 int32_t tool,
-                                 const char *segment,
-                                 struct pipit_call *call) {
-    struct words_tok tok[GUARD_MAX_TOKENS];
-    size_t n = 0;
-    if (!may_rename(ts, tool, segment, tok, &n)) {
-        return false;
-    }
+/* The call of the one tool with one required number that the segment names (its noun, or a
+ * number with the argument's name as its unit), with the one number written, signed by the
+ * words for a step ("cooler by 3 degrees"); as said: validation refuses what is out of range. */
+static bool number_call(const struct pipit_toolset *ts,
+                        const char *segment,
+                        const struct words_tok *tok,
+                        size_t n,
+                        size_t *found,
+                        json_t **made) {
     size_t named = 0, n_named = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_schema_prop *num =
@@ -1402,8 +1410,8 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
             n_named++;
         }
     }
-    if (n_named != 1 || named == (size_t)tool || names_call(ts, tool, call, segment, tok, n)) {
-        return false; /* none, two ("zoom": set_zoom and its keys' names), or the model's */
+    if (n_named != 1) {
+        return false; /* none, or two ("zoom": set_zoom and its keys' names) */
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, named);
     const struct pipit_schema_prop *need = one_required_number(t);
@@ -1419,13 +1427,32 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
         strcmp(tp->step.by.arg, need->name) == 0 && raw[0] > 0 && agent_number_says_down(tok, n)) {
         said[0] = -said[0];
     }
-    json_t *made = json_object();
-    if (json_object_set_new(made, need->name, agent_said_number(said[0])) != 0) {
-        json_decref(made);
+    *made = json_object();
+    if (json_object_set_new(*made, need->name, agent_said_number(said[0])) != 0) {
+        json_decref(*made);
+        *made = NULL;
         return false;
     }
-    return agent_said_replace_call(call, t,
-                                   made); /* as said: validation refuses what is out of range */
+    *found = named;
+    return true;
+}
+
+bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call) {
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = 0, named = 0;
+    json_t *made = NULL;
+    if (!may_rename(ts, tool, segment, tok, &n) ||
+        !number_call(ts, segment, tok, n, &named, &made)) {
+        return false;
+    }
+    if (named == (size_t)tool || names_call(ts, tool, call, segment, tok, n)) {
+        json_decref(made);
+        return false; /* the model's */
+    }
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, named), made);
 }
 
 static bool switch_call(const struct pipit_toolset *ts,

@@ -96,7 +96,10 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
  * (no "?" at its end, no question word first), negates nothing, thanks nobody and says a
  * string enum value only one tool's argument has (as agent_choose_tool_by_value()) with no
  * other required argument, `call` is set to that tool with that value ("sports mode - my
- * kid's game is starting" -> set_scene_mode(mode="sports")). False otherwise (`call` untouched). */
+ * kid's game is starting" -> set_scene_mode(mode="sports")); so does a segment that names the
+ * one tool with one required number and writes one number ("exposure +3, i want the rocks lit
+ * up" -> set_exposure(ev=3), refused by validation with the limit). False otherwise (`call`
+ * untouched). */
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
                                   const char *text,

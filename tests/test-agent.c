@@ -2756,6 +2756,16 @@ static void test_tool_by_value(void **state) {
     assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
     pipit_turn_free(t);
     assert_state(&fx, "scene_mode", "\"sports\"");
+    /* ... and for a tool with one number that the segment names, with its one number: out of
+     * range, refused with the limit, never "Sorry, I can't do that." */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "exposure +3, i want the rocks lit up");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_exposure");
+    assert_false(t->calls[0].executed && t->calls[0].ok);
+    assert_non_null(strstr(t->sentence, "from -2 to +2"));
+    pipit_turn_free(t);
+    assert_state(&fx, "exposure_ev", "0.0");
     static const char *const KEEP[][2] = {
         {"what does sports mode do?", "Sorry, I can't do that."},
         {"not daylight, it looks awful", "Sorry, I can't do that."},
