@@ -440,6 +440,16 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     bool hi = agent_said_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
          lo = agent_said_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
+    /* "zoom out all the way", "go all the way wide": the end the words' direction points at */
+    static const char *const WAY_UP[] = {"in", "tight", "tighter", "closer"};
+    static const char *const WAY_DOWN[] = {"out", "wide", "wider", "back"};
+    if (agent_said_phrase(tok, n, "all the way") || agent_said_phrase(tok, n, "as far as")) {
+        int dir = said_direction(tok, n);
+        bool up = dir > 0 || (dir == 0 && agent_said_any(tok, n, WAY_UP, N_OF(WAY_UP))),
+             down = dir < 0 || (dir == 0 && agent_said_any(tok, n, WAY_DOWN, N_OF(WAY_DOWN)));
+        hi = hi || (up && !down);
+        lo = lo || (down && !up);
+    }
     /* an argument named for opening ("open_percent"): "open" is its top, "close" its bottom,
      * unless the words say a part ("halfway", "a quarter", "a bit") */
     static const char *const OPEN_WORDS[] = {"open", "opened"};

@@ -2029,6 +2029,10 @@ static void test_bound_words_restored(void **state) {
         {"not the max jpeg please", "set_jpeg_quality(quality=70)", "{\"quality\":70}", false},
         {"max jpeg, well 90", "set_jpeg_quality(quality=90)", "{\"quality\":90}", false},
         {"max or min exposure", "set_exposure(ev=1)", "{\"ev\":1}", false},
+        /* "all the way" and a direction */
+        {"zoom out all the way", "set_zoom(level=9)", "{\"level\":0.5}", true},
+        {"go all the way wide", "set_zoom(level=1)", "{\"level\":0.5}", true},
+        {"all the way in on the zoom", "set_zoom(level=3)", "{\"level\":10}", true},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
