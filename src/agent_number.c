@@ -418,6 +418,10 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
 /* ============================================================================
  * the ends of a range said in words ("jpeg at max", "open the blinds") */
 
+/* Words of a range's end said with a direction ("zoom out all the way", "as wide as it goes"). */
+static const char *const ALL_THE_WAY[] = {"all the way", "as far as", "as it goes", "as it gets",
+                                          "as possible", "widest",    "furthest"};
+
 bool agent_restore_bound_words(const struct pipit_toolset *ts,
                                int32_t tool,
                                const char *segment,
@@ -443,7 +447,7 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     /* "zoom out all the way", "go all the way wide": the end the words' direction points at */
     static const char *const WAY_UP[] = {"in", "tight", "tighter", "closer"};
     static const char *const WAY_DOWN[] = {"out", "wide", "wider", "back"};
-    if (agent_said_phrase(tok, n, "all the way") || agent_said_phrase(tok, n, "as far as")) {
+    if (agent_said_any(tok, n, ALL_THE_WAY, N_OF(ALL_THE_WAY))) {
         int dir = said_direction(tok, n);
         bool up = dir > 0 || (dir == 0 && agent_said_any(tok, n, WAY_UP, N_OF(WAY_UP))),
              down = dir < 0 || (dir == 0 && agent_said_any(tok, n, WAY_DOWN, N_OF(WAY_DOWN)));
@@ -628,6 +632,86 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
                    agent_said_put_args(call, args, true);
     json_decref(args);
     return changed;
+}
+
+/* ============================================================================
+ * a direction said to a setter ("zoom in a notch" -> set_zoom(level=1)) */
+
+bool agent_restore_setting_step(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    const struct pipit_tool_pack *sp = tool >= 0 && segment != NULL && (size_t)tool < ts->n_tools
+                                           ? pipit_toolset_tool_pack(ts, (size_t)tool)
+                                           : NULL;
+    const struct pipit_effect_key *key = NULL; /* the one key a number argument sets */
+    for (size_t k = 0; sp != NULL && k < sp->n_set; k++) {
+        if (sp->set[k].value.arg != NULL && sp->set[k].value.map == NULL) {
+            if (key != NULL) {
+                return false;
+            }
+            key = &sp->set[k].key;
+        }
+    }
+    if (key == NULL) {
+        return false;
+    }
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    if (person_numbers(segment, 0, said, raw, GUARD_MAX_NUMBERS) != 0) {
+        return false; /* a number said: the setter's (or agent_restore_step_setting()'s) */
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    static const char *const ENDS[] = {"max",    "maximum", "min",     "minimum", "highest",
+                                       "lowest", "reset",   "default", "normal"};
+    if (agent_said_negation(tok, n) || agent_said_any(tok, n, ENDS, N_OF(ENDS)) ||
+        agent_said_any(tok, n, ALL_THE_WAY, N_OF(ALL_THE_WAY))) {
+        return false;
+    }
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        if (i == (size_t)tool || tp == NULL || !tp->has_step || tp->step.sign.arg == NULL ||
+            !json_is_object(tp->step.sign.map) || strcmp(tp->step.key.key, key->key) != 0 ||
+            (tp->step.key.key_arg == NULL) != (key->key_arg == NULL)) {
+            continue;
+        }
+        /* the direction: a value of the sign's map said ("in"), else the words' */
+        const char *value, *want = NULL;
+        json_t *v;
+        size_t n_want = 0;
+        json_object_foreach((json_t *)tp->step.sign.map, value, v) {
+            if (agent_said_phrase(tok, n, value)) {
+                want = value;
+                n_want++;
+            }
+        }
+        int dir = n_want == 0 ? said_direction(tok, n) : 0;
+        json_object_foreach((json_t *)tp->step.sign.map, value, v) {
+            if (dir != 0 && json_is_number(v) && json_number_value(v) * dir > 0) {
+                want = value;
+                n_want++;
+            }
+        }
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        json_t *had = json_loads(call->args_json, 0, NULL), *args = json_object();
+        bool whole = n_want == 1;
+        json_object_set_new(args, tp->step.sign.arg, json_string(want != NULL ? want : ""));
+        if (tp->step.key.key_arg != NULL) { /* "{room}_brightness": the setter's room */
+            json_t *place = json_object_get(had, key->key_arg);
+            whole =
+                whole && place != NULL && json_object_set(args, tp->step.key.key_arg, place) == 0;
+        }
+        for (size_t j = 0; whole && j < t->params->n_props; j++) {
+            whole = !t->params->props[j].required ||
+                    json_object_get(args, t->params->props[j].name) != NULL;
+        }
+        json_decref(had);
+        if (whole) {
+            return agent_said_replace_call(call, t, args);
+        }
+        json_decref(args);
+    }
+    return false;
 }
 
 /* ============================================================================

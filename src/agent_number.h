@@ -91,6 +91,16 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
                                   const char *segment,
                                   struct pipit_call *call);
 
+/* A setter called for a change said as a direction, no number written ("zoom in a notch" ->
+ * set_zoom(level=1)): the tool that steps the same key by a sign argument (its map's value
+ * said, "in", else the words' direction, "brighter") is called instead, with the setter's place
+ * for a key per place; not when the words say an end ("max", "all the way", "reset") or negate,
+ * nor when that tool needs another argument (a step's size). True when `call` was replaced. */
+bool agent_restore_setting_step(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 /* Whether the tokens say a word of a change downwards ("down", "lower", "cooler", ...). */
 bool agent_number_says_down(const struct words_tok *tok, size_t n);
 

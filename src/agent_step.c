@@ -627,7 +627,8 @@ static bool handle_call(struct pipit_agent *a,
     int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
     if (model && (agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
-                  agent_restore_step_setting(a->ts, tool, tb->segment, &call))) {
+                  agent_restore_step_setting(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_setting_step(a->ts, tool, tb->segment, &call))) {
         tool = pipit_toolset_find(a->calls_ts, call.name); /* "try daylight": the white balance */
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;

@@ -2813,6 +2813,44 @@ static void test_step_direction_said(void **state) {
     teardown_fx(&fx);
 }
 
+/* A setter called for a direction with no number ("zoom in a notch" -> set_zoom(level=1)) is
+ * the tool that steps that key, in that direction, at the setter's place; a number said, an
+ * end said ("as wide as it goes") or no direction keep the setter. */
+static void test_setting_said_as_step(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct {
+        const char *say, *model, *tool, *args;
+    } cases[] = {
+        {"zoom in a notch", "set_zoom(level=1)", "adjust_zoom", "{\"direction\":\"in\"}"},
+        {"pull out a bit", "set_zoom(level=4)", "adjust_zoom", "{\"direction\":\"out\"}"},
+        {"zoom to 3", "set_zoom(level=3)", "set_zoom", "{\"level\":3}"},
+        {"zoom out as wide as it goes", "set_zoom(level=1)", "set_zoom", "{\"level\":0.5}"},
+        {"zoom please", "set_zoom(level=2)", "set_zoom", "{\"level\":2}"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+    setup_home_pack(&fx); /* a key per room: the setter's room */
+    script_call(&fx, "set_brightness(room=\"kitchen\", percent=30)");
+    struct pipit_turn *t = turn(&fx, "a bit brighter in the kitchen");
+    assert_string_equal(t->calls[0].tool, "adjust_brightness");
+    assert_string_equal(t->calls[0].args_json, "{\"direction\":\"brighter\",\"room\":\"kitchen\"}");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -3843,6 +3881,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),
+        cmocka_unit_test(test_setting_said_as_step),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
