@@ -187,6 +187,21 @@ static const struct chat_line CHAT[] = {
     {"i love this", "Glad it works."},
     {"you're the best", "Glad it works."},
 };
+/* Chit-chat about one of the pack's things ("thanks, the lights look great"): a thing named is not
+ * a command. */
+static const struct chat_line CHAT_KEY[] = {
+    {"thanks, love the {@}", "Glad it works."},
+    {"i like the {@} like this", "Glad it works."},
+    {"the {@} is perfect now", "Glad it works."},
+    {"nice, good job with the {@}", "Glad it works."},
+    {"thanks for sorting the {@}", "Glad it works."},
+    {"that {@} is just right", "Glad it works."},
+    {"the {@} is fine as it is", "Okay."},
+    {"i was just looking at the {@}", "Okay."},
+    {"my friend has the same {@}", "Okay."},
+    {"i love my {@}", "Glad it works."},
+    {"no need to touch the {@}", "Okay."},
+};
 static const char *const CHAT_PRE[] = {"oh ", "ah ", "well ", "hmm ", "ok ", "aw ", "so "};
 static const char *const CHAT_POST[] = {" then", " for now", " :)", " haha", " buddy", "!"};
 
@@ -238,6 +253,58 @@ static const char *const UNSUPPORTED_KEY[] = {
     "share the {@} with my neighbour",
     "rename the {@}",
     "how much power does the {@} use per year",
+};
+/* Things people own that a pack may lack, and the requests about them said with the verbs packs
+ * use ("turn on the sprinkler", "set the oven to 5"): a pack's verb with a thing it does not name
+ * is no call. A thing sharing a word with the pack is left out (build_banks). */
+static const char *const THINGS[] = {
+    "dishwasher",     "washing machine",
+    "dryer",          "oven",
+    "microwave",      "fridge",
+    "freezer",        "kettle",
+    "coffee machine", "toaster",
+    "sprinkler",      "garage door",
+    "front gate",     "doorbell",
+    "alarm system",   "smoke detector",
+    "air purifier",   "humidifier",
+    "ceiling fan",    "boiler",
+    "water heater",   "pool pump",
+    "hot tub",        "fireplace",
+    "robot mower",    "printer",
+    "router",         "tv",
+    "radio",          "projector",
+    "headlights",     "wipers",
+    "seat heater",    "sunroof",
+    "trunk",          "engine",
+    "garden lights",  "porch light",
+    "fairy lights",   "aquarium",
+    "pet feeder",     "baby monitor",
+    "treadmill",      "shower",
+    "sauna",          "laptop",
+    "tablet",         "smartwatch",
+    "drone",          "stove",
+    "grill",          "iron",
+    "hair dryer",     "electric blanket",
+    "air fryer",      "blender",
+    "rice cooker",    "game console",
+    "subwoofer",      "doorbell chime",
+    "irrigation",     "pool lights",
+    "ice maker",      "dehumidifier",
+    "space heater",   "towel rail",
+    "dash cam",       "garden pump",
+    "gate lock",      "mailbox",
+};
+static const char *const UNSUPPORTED_THING[] = {
+    "turn on the {X}",   "switch off the {X}",   "set the {X} to {N}",
+    "open the {X}",      "close the {X}",        "start the {X}",
+    "stop the {X}",      "turn the {X} up",      "turn the {X} down",
+    "check the {X}",     "clean the {X}",        "lock the {X}",
+    "reset the {X}",     "put the {X} on",       "the {X} on please",
+    "{X} off",           "make the {X} quieter", "turn up the {X} a bit",
+    "dim the {X}",       "{X} to {N}",           "empty the {X}",
+    "heat up the {X}",   "pause the {X}",        "can you run the {X}",
+    "get the {X} going", "kill the {X}",         "{X} on",
+    "turn the {X} off",
 };
 static const char *const UNSUPPORTED_REPLY = "Sorry, I can't do that.";
 
@@ -1804,7 +1871,9 @@ enum bank {
 };
 
 struct banks {
-    int at[BANK_N]; /* intent index of each bank, -1 when absent */
+    int at[BANK_N];          /* intent index of each bank, -1 when absent */
+    int thing[N_OF(THINGS)]; /* THINGS the pack does not name */
+    int n_thing;
 };
 
 /* Lowercase words of the pack (names, descriptions, enum values, key words, examples). */
@@ -1889,6 +1958,33 @@ static bool near_pack(const struct gen *g, const char *text) {
     return false;
 }
 
+/* Whether a thing shares a word with the pack, singular or plural ("porch light": "lights"). */
+static bool near_thing(const struct gen *g, const char *thing) {
+    char w[64], v[66];
+    for (const char *p = thing; *p;) {
+        while (*p == ' ') {
+            p++;
+        }
+        size_t n = strcspn(p, " ");
+        pipit_format(w, sizeof(w), "%.*s", (int)n, p);
+        p += n;
+        if (n < 2) {
+            continue;
+        }
+        pipit_format(v, sizeof(v), "%ss", w);
+        if (pack_says(g, w) || pack_says(g, v)) {
+            return true;
+        }
+        if (n > 3 && w[n - 1] == 's') {
+            w[n - 1] = '\0';
+            if (pack_says(g, w)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static int bank_intent(struct gen *g,
                        enum pg_cat cat,
                        int weight,
@@ -1918,6 +2014,11 @@ static void build_banks(struct gen *g, struct banks *bk) {
         chat[i] = CHAT[i].say;
     }
     bk->at[BANK_CHAT] = bank_intent(g, PG_CHAT, 1, chat, N_OF(CHAT), false);
+    if (bk->at[BANK_CHAT] >= 0 && g->pk->n_keys > 0) {
+        for (int i = 0; i < N_OF(CHAT_KEY); i++) {
+            add_tpl(&g->in[bk->at[BANK_CHAT]], -1, CHAT_KEY[i].say, NULL);
+        }
+    }
     bk->at[BANK_UNSUP] = bank_intent(g, PG_UNSUPPORTED, 1, UNSUPPORTED, N_OF(UNSUPPORTED), true);
     if (bk->at[BANK_UNSUP] >= 0 && g->pk->n_keys > 0) {
         struct intent *in = &g->in[bk->at[BANK_UNSUP]];
@@ -1925,6 +2026,17 @@ static void build_banks(struct gen *g, struct banks *bk) {
             if (!near_pack(g, UNSUPPORTED_KEY[i])) {
                 add_tpl(in, -1, UNSUPPORTED_KEY[i], NULL);
             }
+        }
+    }
+    bk->n_thing = 0;
+    for (int i = 0; i < N_OF(THINGS); i++) {
+        if (!near_thing(g, THINGS[i])) {
+            bk->thing[bk->n_thing++] = i;
+        }
+    }
+    if (bk->at[BANK_UNSUP] >= 0 && bk->n_thing >= PG_HELD_MOD) {
+        for (int i = 0; i < N_OF(UNSUPPORTED_THING); i++) {
+            add_tpl(&g->in[bk->at[BANK_UNSUP]], -1, UNSUPPORTED_THING[i], NULL);
         }
     }
     bk->at[BANK_UNDO] = bank_intent(g, PG_UNDO, 1, UNDO, N_OF(UNDO), false);
@@ -2505,6 +2617,35 @@ draw_bank_text(struct gen *g, enum pipit_split split, int bi, struct example *ex
     return true;
 }
 
+/* A frame of UNSUPPORTED_THING filled: a thing of the split (one in PG_HELD_MOD is held out, as
+ * templates are) and a number. */
+static void unsupported_thing(struct gen *g,
+                              enum pipit_split split,
+                              const struct banks *bk,
+                              const char *frame,
+                              char *out,
+                              size_t size) {
+    int cand[N_OF(THINGS)], n = 0;
+    for (int i = 0; i < bk->n_thing; i++) {
+        if ((i % PG_HELD_MOD == 3) == (split == PIPIT_SPLIT_VALID)) {
+            cand[n++] = bk->thing[i];
+        }
+    }
+    const char *thing = THINGS[cand[train_rng_below(&g->rng, (uint32_t)n)]];
+    char num[16];
+    pipit_format(num, sizeof(num), "%u", 1 + train_rng_below(&g->rng, 30));
+    const char *x = strstr(frame, "{X}"), *nm = strstr(frame, "{N}");
+    if (nm == NULL) {
+        pipit_format(out, size, "%.*s%s%s", (int)(x - frame), frame, thing, x + 3);
+    } else if (nm > x) {
+        pipit_format(out, size, "%.*s%s%.*s%s%s", (int)(x - frame), frame, thing, (int)(nm - x - 3),
+                     x + 3, num, nm + 3);
+    } else {
+        pipit_format(out, size, "%.*s%s%.*s%s%s", (int)(nm - frame), frame, num, (int)(x - nm - 3),
+                     nm + 3, thing, x + 3);
+    }
+}
+
 static bool
 draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, struct example *ex) {
     static const struct {
@@ -2576,8 +2717,21 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
             if (!draw_bank_text(g, split, bk->at[BANK_CHAT], ex, &t)) {
                 return false;
             }
-            surface(g, SURF_CHAT, CHAT[t].say, ex->utt, sizeof(ex->utt));
-            pipit_format(ex->out, sizeof(ex->out), "%s", CHAT[t].reply);
+            if (t < N_OF(CHAT)) {
+                surface(g, SURF_CHAT, CHAT[t].say, ex->utt, sizeof(ex->utt));
+                pipit_format(ex->out, sizeof(ex->out), "%s", CHAT[t].reply);
+                return true;
+            }
+            const struct chat_line *cl = &CHAT_KEY[t - N_OF(CHAT)];
+            char noun[96], said[PG_TEXT * 2];
+            const char *at = strstr(cl->say, "{@}");
+            key_name(g, &g->pk->keys[train_rng_below(&g->rng, (uint32_t)g->pk->n_keys)], noun,
+                     sizeof(noun));
+            pipit_format(said, sizeof(said), "%.*s%s%s",
+                         (int)before_noun(cl->say, (size_t)(at - cl->say), noun), cl->say, noun,
+                         at + 3);
+            surface(g, SURF_CHAT, said, ex->utt, sizeof(ex->utt));
+            pipit_format(ex->out, sizeof(ex->out), "%s", cl->reply);
             return true;
         }
         case PG_UNSUPPORTED: {
@@ -2588,7 +2742,9 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
             const char *tx = g->in[bi].tpl[t].text;
             const char *at = strstr(tx, "{@}");
             char core[PG_TEXT * 2];
-            if (at != NULL) {
+            if (strstr(tx, "{X}") != NULL) {
+                unsupported_thing(g, split, bk, tx, core, sizeof(core));
+            } else if (at != NULL) {
                 char noun[96];
                 key_name(g, &g->pk->keys[train_rng_below(&g->rng, (uint32_t)g->pk->n_keys)], noun,
                          sizeof(noun));
