@@ -389,6 +389,56 @@ static void test_names_own_determiner(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* Requests about things the pack lacks, said with its kinds of verbs ("turn on the sprinkler"),
+ * never name a thing the pack has ("porch light" for a pack with lights); a thing of the
+ * held-out split is none of the training split's; chat names the pack's own things. */
+static void test_unsupported_things(void **state) {
+    (void)state;
+    static const char *const BANK[] = {
+        "dishwasher", "sprinkler",   "garage door",   "oven",        "kettle", "boiler",
+        "router",     "projector",   "aquarium",      "treadmill",   "drone",  "blender",
+        "mailbox",    "porch light", "garden lights", "fairy lights"};
+    struct pipit_toolset *ts = load_home();
+    struct pipit_dataset *ds = gen(ts, 5, 6000, 600);
+    int things[2][sizeof(BANK) / sizeof(BANK[0])] = {{0}};
+    int about_keys = 0;
+    for (int split = 0; split < 2; split++) {
+        for (int32_t i = 0; i < pipit_dataset_size(ds, split); i++) {
+            struct pipit_example ex;
+            assert_true(pipit_dataset_get(ds, split, i, &ex));
+            char low[512];
+            snprintf(low, sizeof(low), "%s", ex.utterance);
+            for (char *p = low; *p; p++) {
+                *p = (char)tolower((unsigned char)*p);
+            }
+            if (strcmp(ex.category, "chat") == 0) {
+                about_keys += strstr(low, "blind") != NULL || strstr(low, "thermostat") != NULL;
+            }
+            if (strcmp(ex.category, "unsupported") != 0) {
+                continue;
+            }
+            assert_string_equal(ex.output, "Sorry, I can't do that.");
+            for (size_t k = 0; k < sizeof(BANK) / sizeof(BANK[0]); k++) {
+                things[split][k] += strstr(low, BANK[k]) != NULL;
+            }
+        }
+    }
+    int n_train = 0; /* which of these are held out depends on the pack's filter */
+    for (size_t k = 0; k < sizeof(BANK) / sizeof(BANK[0]); k++) {
+        if (strstr(BANK[k], "light") != NULL && (things[0][k] > 0 || things[1][k] > 0)) {
+            fail_msg("\"%s\": the home pack has lights", BANK[k]);
+        }
+        if (things[0][k] > 0 && things[1][k] > 0) {
+            fail_msg("\"%s\" in both splits", BANK[k]);
+        }
+        n_train += things[0][k] > 0;
+    }
+    assert_true(n_train >= 5);
+    assert_true(about_keys > 0);
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
 static void test_invented_pack(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_garden();
@@ -540,6 +590,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_home_calls_and_categories),
         cmocka_unit_test(test_names_own_determiner),
+        cmocka_unit_test(test_unsupported_things),
         cmocka_unit_test(test_invented_pack),
         cmocka_unit_test(test_stateless_packs),
         cmocka_unit_test(test_start_states_vary),
