@@ -194,7 +194,10 @@ static double signed_number(const struct pipit_toolset *ts,
         size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
         dir = said_direction(tok, n);
     }
-    return dir != 0 ? dir * fabs(said) : model < 0 ? -said : said;
+    /* a minus the model wrote where the range has no negatives is no sign the person gave
+     * ("a bit more, 40" -> open_percent=-40) */
+    bool negatives = !(num->schema->has_min && num->schema->min >= 0);
+    return dir != 0 ? dir * fabs(said) : model < 0 && negatives ? -said : said;
 }
 
 /* Puts the person's out-of-range number back into `call` when the model bent it (above), and
@@ -597,14 +600,26 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
     const struct pipit_tool_pack *tp = tool >= 0 && segment != NULL && (size_t)tool < ts->n_tools
                                            ? pipit_toolset_tool_pack(ts, (size_t)tool)
                                            : NULL;
-    if (tp == NULL || !tp->has_step || tp->step.sign.arg == NULL ||
-        !json_is_object(tp->step.sign.map)) {
+    if (tp == NULL || !tp->has_step) {
         return false;
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     int dir = said_direction(tok, n);
     json_t *args = json_loads(call->args_json, 0, NULL);
+    if (tp->step.sign.arg == NULL && tp->step.by.arg != NULL && tp->step.by.map == NULL) {
+        /* a step by a signed number: "hmm, one more degree" -> degrees=-1 */
+        json_t *by = json_object_get(args, tp->step.by.arg);
+        bool flip = dir != 0 && !agent_said_negation(tok, n) && json_is_number(by) &&
+                    json_number_value(by) * dir < 0;
+        bool changed = flip && set_number(call, args, tp->step.by.arg, -json_number_value(by));
+        json_decref(args);
+        return changed;
+    }
+    if (tp->step.sign.arg == NULL || !json_is_object(tp->step.sign.map)) {
+        json_decref(args);
+        return false;
+    }
     const char *had = json_string_value(json_object_get(args, tp->step.sign.arg));
     json_t *sign = had != NULL ? json_object_get(tp->step.sign.map, had) : NULL;
     if (dir == 0 || agent_said_negation(tok, n) || !json_is_number(sign) ||

@@ -84,8 +84,9 @@ double agent_number_time_unit(const struct pipit_schema_prop *num);
 /* A step whose sign is an enum argument mapped to +1/-1 (`"sign": {"arg": "direction", "map":
  * {"up": 1, "down": -1}}`): when the segment's words say one direction ("louder", "more",
  * "cooler", ...; no negation; none of the map's values said: "a bit more out") and the model's
- * value maps to the other, the one value that maps to the words' direction is put in. True when
- * `call` changed. */
+ * value maps to the other, the one value that maps to the words' direction is put in. A step
+ * by a signed number of its own ("degrees") whose sign goes against the words' direction takes
+ * the other sign ("hmm, one more degree" -> -1 becomes 1). True when `call` changed. */
 bool agent_restore_step_direction(const struct pipit_toolset *ts,
                                   int32_t tool,
                                   const char *segment,

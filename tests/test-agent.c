@@ -2802,8 +2802,16 @@ static void test_step_direction_said(void **state) {
          "{\"room\":\"kitchen\",\"direction\":\"dimmer\"}", true},
         {"change the kitchen light", "adjust_brightness(room=\"kitchen\", direction=\"dimmer\")",
          "{\"room\":\"kitchen\",\"direction\":\"dimmer\"}", false},
+        /* a step by a signed number: its sign */
+        {"hmm, one more degree", "adjust_thermostat(degrees=-1)", "{\"degrees\":1}", true},
+        {"not warmer, one degree", "adjust_thermostat(degrees=-1)", "{\"degrees\":-1}", false},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    /* a minus where the range has none is not the person's */
+    static const struct args_case blinds[] = {
+        {"blinds to 40 please", "set_blinds(open_percent=-40)", "{\"open_percent\":40}", true},
+    };
+    run_args_cases(&fx, blinds, 1, PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
     setup_with(&fx, NULL);
     static const struct args_case zoom[] = {
