@@ -1132,6 +1132,12 @@ static bool number_call(const struct pipit_toolset *ts,
                         size_t n,
                         size_t *found,
                         json_t **made);
+static bool bound_call(const struct pipit_toolset *ts,
+                       const char *segment,
+                       const struct words_tok *tok,
+                       size_t n,
+                       size_t *found,
+                       json_t **made);
 
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
@@ -1164,7 +1170,8 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, &found, &made) ||
           verb_call(ts, segment, tok, n, &found, &made) ||
-          number_call(ts, segment, tok, n, &found, &made))) {
+          number_call(ts, segment, tok, n, &found, &made) ||
+          bound_call(ts, segment, tok, n, &found, &made))) {
         return false;
     }
     memset(call, 0, sizeof(*call));
@@ -1435,6 +1442,46 @@ static bool number_call(const struct pipit_toolset *ts,
     }
     *found = named;
     return true;
+}
+
+/* The call of the one tool with one required number that the segment names, at the end of its
+ * range the words say ("close the blinds, the neighbours can see in": open_percent 0; as
+ * agent_restore_bound_words()), when no number is written. */
+static bool bound_call(const struct pipit_toolset *ts,
+                       const char *segment,
+                       const struct words_tok *tok,
+                       size_t n,
+                       size_t *found,
+                       json_t **made) {
+    size_t named = 0, n_named = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_schema_prop *num =
+            pipit_toolset_is_cloud(ts, i) ? NULL : one_required_number(&ts->tools[i]);
+        if (num != NULL && num->schema->has_min && num->schema->has_max &&
+            names_tool_noun(ts, i, tok, n)) {
+            named = i;
+            n_named++;
+        }
+    }
+    if (n_named != 1 || strpbrk(segment, "0123456789") != NULL) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, named);
+    const struct pipit_schema *sc = one_required_number(t)->schema;
+    json_t *mid = json_object(); /* neither end: agent_restore_bound_words() moves it to one */
+    json_object_set_new(mid, one_required_number(t)->name,
+                        json_real((sc->min + sc->max) / 2 + 0.25));
+    struct pipit_call c;
+    memset(&c, 0, sizeof(c));
+    if (!agent_said_replace_call(&c, t, mid) ||
+        !agent_restore_bound_words(ts, (int32_t)named, segment, &c)) {
+        pipit_call_clear(&c);
+        return false;
+    }
+    *made = json_loads(c.args_json, 0, NULL);
+    pipit_call_clear(&c);
+    *found = named;
+    return *made != NULL;
 }
 
 bool agent_choose_tool_by_number(const struct pipit_toolset *ts,

@@ -2770,6 +2770,13 @@ static void test_tool_by_value(void **state) {
     assert_non_null(strstr(t->sentence, "from -2 to +2"));
     pipit_turn_free(t);
     assert_state(&fx, "exposure_ev", "0.0");
+    /* ... and with no number, the end of its range the words say */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "jpeg at the max, it's for print");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_jpeg_quality");
+    assert_string_equal(t->calls[0].args_json, "{\"quality\":100}");
+    pipit_turn_free(t);
     static const char *const KEEP[][2] = {
         {"what does sports mode do?", "Sorry, I can't do that."},
         {"not daylight, it looks awful", "Sorry, I can't do that."},
