@@ -611,6 +611,57 @@ bool agent_handle_call(struct pipit_agent *a,
     return handle_call(a, tb, rec, &call, false, clock);
 }
 
+/* The last action's arguments for agent_carry_selector(), with the place it changed when it
+ * took none ("switch to the relax scene" changed the living room's keys: "a touch brighter in
+ * there" is about the living room). For each argument of `tool` that picks its keys
+ * ("{room}_brightness"), the one value whose keys the newest logged action changed, when it
+ * changed keys of one value only. A new reference, or NULL. */
+static json_t *last_place(struct pipit_agent *a, int32_t tool) {
+    const struct pipit_tool_pack *tp = tool >= 0 && (size_t)tool < a->ts->n_tools
+                                           ? pipit_toolset_tool_pack(a->ts, (size_t)tool)
+                                           : NULL;
+    json_t *out = a->last_args != NULL ? json_deep_copy(a->last_args) : json_object();
+    const struct action_entry *e = a->log_n > 0 ? &a->log[a->log_n - 1] : NULL;
+    if (tp == NULL || e == NULL || e->kind != PIPIT_UNDO_KEYS || a->dev == NULL ||
+        (a->last_tool >= 0 && e->tool != a->last_tool)) {
+        return out;
+    }
+    json_t *now = a->dev->ops->get_state(a->dev->self);
+    for (size_t k = 0; k <= tp->n_set; k++) {
+        const struct pipit_effect_key *ek = k < tp->n_set  ? &tp->set[k].key
+                                            : tp->has_step ? &tp->step.key
+                                                           : NULL;
+        if (ek == NULL || ek->key_arg == NULL || json_object_get(out, ek->key_arg) != NULL) {
+            continue;
+        }
+        const char *key, *place = NULL;
+        json_t *before;
+        bool one = true;
+        size_t ls = strlen(ek->suffix);
+        json_object_foreach(e->snapshot, key, before) {
+            size_t lk = strlen(key);
+            if (json_equal(before, json_object_get(now, key)) || lk <= ek->prefix_len + ls ||
+                strncmp(key, ek->key, ek->prefix_len) != 0 ||
+                strcmp(key + lk - ls, ek->suffix) != 0) {
+                continue;
+            }
+            char value[64];
+            pipit_format(value, sizeof(value), "%.*s", (int)(lk - ek->prefix_len - ls),
+                         key + ek->prefix_len);
+            one = one && (place == NULL || strcmp(place, value) == 0);
+            if (place == NULL) {
+                json_object_set_new(out, ek->key_arg, json_string(value));
+                place = json_string_value(json_object_get(out, ek->key_arg));
+            }
+        }
+        if (!one) {
+            json_object_del(out, ek->key_arg); /* the scene changed two rooms: no place */
+        }
+    }
+    json_decref(now);
+    return out;
+}
+
 /* A parsed call, from the model (`model`: the person's words guard its arguments) or from the
  * harness (a follow-up of the last action). Validated, executed, said and remembered; `call`
  * is cleared. Returns false when the turn must stop (breaker). */
@@ -639,9 +690,12 @@ static bool handle_call(struct pipit_agent *a,
                   agent_restore_bound_words(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
-    if (model && a->last_tool >= 0 &&
-        agent_carry_selector(a->ts, tool, tb->segment, a->last_args, &call)) {
-        tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
+    if (model && (a->last_tool >= 0 || a->log_n > 0)) {
+        json_t *last = last_place(a, tool);
+        if (agent_carry_selector(a->ts, tool, tb->segment, last, &call)) {
+            tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
+        }
+        json_decref(last);
     }
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;

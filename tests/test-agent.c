@@ -2384,6 +2384,16 @@ static void test_carried_room_and_direction(void **state) {
     assert_true((t->flags & PIPIT_TURN_CARRIED) == 0);
     assert_string_equal(t->calls[0].args_json, "{\"room\":\"kitchen\",\"on\":false}");
     pipit_turn_free(t);
+    /* an action that took no place but changed one room's keys (a scene of the living room):
+     * that room */
+    script_call(&fx, "activate_scene(scene=\"relax\")");
+    script_call(&fx, "adjust_brightness(room=\"bedroom\", direction=\"brighter\")");
+    pipit_turn_free(turn(&fx, "switch to the relax scene"));
+    t = turn(&fx, "a touch brighter in there");
+    assert_true((t->flags & PIPIT_TURN_CARRIED) != 0);
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"room\":\"living_room\",\"direction\":\"brighter\"}");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
