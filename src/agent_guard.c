@@ -1976,7 +1976,21 @@ static bool asks(const struct words_tok *t, size_t n, bool any_how) {
     if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
         return any_how || strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
     }
-    return false;
+    /* "explain the exposure triangle", "tell me about night shots": asked as a request */
+    static const char *const EXPLAIN[] = {"explain", "describe", "teach"};
+    static const char *const TELL_ME[] = {"about", "how", "why", "what", "whether", "if"};
+    return any_how && (words_in_list(w0, EXPLAIN, N_OF(EXPLAIN)) ||
+                       (strcmp(w0, "tell") == 0 && strcmp(w1, "me") == 0 && i + 2 < n &&
+                        words_in_list(t[i + 2].w, TELL_ME, N_OF(TELL_ME))));
+}
+
+bool agent_asks_the_world(const char *segment) {
+    if (segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    return n < GUARD_MAX_TOKENS && asks(t, n, true);
 }
 
 bool agent_question_must_not_act(const struct pipit_toolset *ts,

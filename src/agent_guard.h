@@ -135,6 +135,11 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Whether the segment opens as a question that asks nothing to be done, any "how" included,
+ * or as "explain ...", "describe ...", "tell me about ..." (the test of
+ * agent_question_for_cloud() without a call). */
+bool agent_asks_the_world(const char *segment);
+
 /* Whether the segment asks about the world rather than the device: it opens as a question
  * that asks nothing to be done (as agent_question_must_not_act(); "can" and "could" request
  * only before "you", "we" or "I") and has no command verb (`command_verb`); or any other "how"

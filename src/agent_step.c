@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* Run the handler for a validated call. Fills rec (executed, ok, code, message, data_json). */
@@ -363,12 +364,10 @@ unknown_thing(const struct pipit_agent *a, struct turn_build *tb, const struct p
  * person's words in its first free string (its other required strings: an enum's first value,
  * else "general knowledge"). A pack with no cloud tool keeps the call from acting later
  * (keep_question()). */
-static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
-    if (tb->segment == NULL ||
-        !agent_question_for_cloud(a->ts, call, tb->segment,
-                                  router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) {
-        return;
-    }
+/* `call` made the pack's first cloud tool with the person's words in its first free string
+ * (its other required strings: an enum's first value, else "general knowledge"); false when the
+ * pack has none that takes that. */
+static bool cloud_call(const struct pipit_agent *a, const char *segment, struct pipit_call *call) {
     for (size_t i = 0; i < a->ts->n_tools; i++) {
         const struct pipit_tool *c = pipit_toolset_tool(a->ts, i);
         if (!pipit_toolset_is_cloud(a->ts, i) || c->params == NULL) {
@@ -384,7 +383,7 @@ static void open_question(struct pipit_agent *a, struct turn_build *tb, struct p
                     json_object_set_new(args, p->name, json_string(p->schema->enum_str[0]));
                 }
             } else if (p->schema->type == PIPIT_SCHEMA_STRING && !asked) {
-                json_object_set_new(args, p->name, json_string(tb->segment));
+                json_object_set_new(args, p->name, json_string(segment));
                 asked = true;
             } else if (p->schema->type == PIPIT_SCHEMA_STRING && p->required) {
                 json_object_set_new(args, p->name, json_string("general knowledge"));
@@ -393,12 +392,19 @@ static void open_question(struct pipit_agent *a, struct turn_build *tb, struct p
             }
         }
         if (asked && whole) {
-            if (agent_said_replace_call(call, c, args)) { /* takes args */
-                tb->turn->flags |= PIPIT_TURN_OPEN_QUESTION;
-            }
-            return;
+            return agent_said_replace_call(call, c, args); /* takes args */
         }
         json_decref(args);
+    }
+    return false;
+}
+
+static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
+    if (tb->segment != NULL &&
+        agent_question_for_cloud(a->ts, call, tb->segment,
+                                 router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) &&
+        cloud_call(a, tb->segment, call)) {
+        tb->turn->flags |= PIPIT_TURN_OPEN_QUESTION;
     }
 }
 
@@ -419,6 +425,25 @@ bool agent_handle_output(struct pipit_agent *a,
             return false;
         }
         return handle_call(a, tb, rec, &named, true, clock);
+    }
+    struct pipit_call asked;
+    memset(&asked, 0, sizeof(asked));
+    if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
+        (render_is_acknowledgement(text) || smalltalk_is_social_reply(text) ||
+         strncasecmp(text, "sorry", 5) == 0 || strncasecmp(text, "okay", 4) == 0) &&
+        router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
+        !router_undo_anaphor(tb->segment) && agent_asks_the_world(tb->segment) &&
+        cloud_call(a, tb->segment, &asked)) {
+        /* "what's the best way to shoot fireworks?" -> "Okay, I'm ready when you are.": no
+         * answer; a question about the world is the cloud tool's (not one that points back at
+         * something said: "how's the new one doing?" asks about an item, a tool's question) */
+        tb->turn->flags |= PIPIT_TURN_OPEN_QUESTION;
+        struct pipit_call_record *rec = agent_new_record(tb);
+        if (rec == NULL) {
+            pipit_call_clear(&asked);
+            return false;
+        }
+        return handle_call(a, tb, rec, &asked, false, clock);
     }
     if (!pipit_call_detect(a->syntax, text)) {
         /* plain text: never let it narrate an action no tool performed */

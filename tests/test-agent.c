@@ -2787,8 +2787,14 @@ static void test_tool_by_value(void **state) {
     assert_string_equal(t->calls[0].tool, "set_jpeg_quality");
     assert_string_equal(t->calls[0].args_json, "{\"quality\":100}");
     pipit_turn_free(t);
+    /* a question refused: a question about the world, the cloud's (not the scene's call) */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "what does sports mode do?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "process_with_cloud_llm");
+    assert_true(t->flags & PIPIT_TURN_OPEN_QUESTION);
+    pipit_turn_free(t);
     static const char *const KEEP[][2] = {
-        {"what does sports mode do?", "Sorry, I can't do that."},
         {"not daylight, it looks awful", "Sorry, I can't do that."},
         {"daylight is pretty", "Glad you like it."},
     };
