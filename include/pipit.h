@@ -1231,6 +1231,9 @@ enum pipit_turn_flag {
                                             question that asks rather than requests ("should I
                                             leave the heating on all day?"): the question went
                                             to the pack's cloud tool, or nothing ran */
+    PIPIT_TURN_NEGATED = 1 << 26,         /* the segment asked for something not to be done
+                                            ("don't take a photo yet"): the model's call was
+                                            not run */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

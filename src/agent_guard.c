@@ -1984,6 +1984,27 @@ static bool asks(const struct words_tok *t, size_t n, bool any_how) {
                         words_in_list(t[i + 2].w, TELL_ME, N_OF(TELL_ME))));
 }
 
+bool agent_negated_request(const char *segment) {
+    static const char *const FILL[] = {"please", "pls",  "ok",    "okay",    "oh",
+                                       "hey",    "and",  "but",   "so",      "just",
+                                       "no",     "wait", "pipit", "actually"};
+    static const char *const ASKS_IT[] = {"forget", "let", "worry", "mind", "hesitate",
+                                          "you",    "i",   "we",    "it",   "that"};
+    if (segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, FILL, N_OF(FILL))) {
+        i++;
+    }
+    size_t not = i < n && (strcmp(t[i].w, "dont") == 0 || strcmp(t[i].w, "never") == 0)     ? 1
+                 : i + 1 < n && strcmp(t[i].w, "do") == 0 && strcmp(t[i + 1].w, "not") == 0 ? 2
+                                                                                            : 0;
+    return not > 0 && i + not < n && !words_in_list(t[i + not ].w, ASKS_IT, N_OF(ASKS_IT));
+}
+
 bool agent_asks_the_world(const char *segment) {
     if (segment == NULL) {
         return false;

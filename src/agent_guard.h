@@ -135,6 +135,11 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Whether the segment asks for something not to be done: it opens, after fillers, with
+ * "don't", "do not" or "never" and a word that is no "forget", "let", "worry", "mind" or
+ * "hesitate" ("don't forget to turn off the oven" asks for it). */
+bool agent_negated_request(const char *segment);
+
 /* Whether the segment opens as a question that asks nothing to be done, any "how" included,
  * or as "explain ...", "describe ...", "tell me about ..." (the test of
  * agent_question_for_cloud() without a call). */

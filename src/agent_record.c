@@ -106,6 +106,7 @@ static const struct {
     {PIPIT_TURN_UNKNOWN_THING, "unknown_thing"},
     {PIPIT_TURN_TOOL_NAMED, "tool_named"},
     {PIPIT_TURN_OPEN_QUESTION, "open_question"},
+    {PIPIT_TURN_NEGATED, "negated"},
 };
 
 static json_t *json_or_string(const char *text) {

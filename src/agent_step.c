@@ -408,6 +408,25 @@ static void open_question(struct pipit_agent *a, struct turn_build *tb, struct p
     }
 }
 
+/* Whether every argument of `call` is a switch's off side (false, "off", "stop", "none",
+ * "disabled", 0): "don't use the flash" -> set_flash(mode="off") is what was asked. */
+static bool switches_off(const struct pipit_call *call) {
+    static const char *const OFF[] = {"off", "stop", "none", "disabled", "disable", "no"};
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    const char *key;
+    json_t *v;
+    bool off = json_object_size(args) > 0;
+    json_object_foreach(args, key, v) {
+        bool this_off = json_is_false(v) || (json_is_number(v) && json_number_value(v) == 0);
+        for (size_t k = 0; json_is_string(v) && k < sizeof(OFF) / sizeof(OFF[0]); k++) {
+            this_off = this_off || strcasecmp(json_string_value(v), OFF[k]) == 0;
+        }
+        off = off && this_off;
+    }
+    json_decref(args);
+    return off;
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -492,6 +511,14 @@ bool agent_handle_output(struct pipit_agent *a,
     struct pipit_error err;
     bool parsed = pipit_call_parse(a->syntax, text, &call, &err) == PIPIT_OK;
     if (parsed && unknown_thing(a, tb, &call)) {
+        pipit_call_clear(&call);
+        return true;
+    }
+    if (parsed && agent_negated_request(tb->segment) && !switches_off(&call) &&
+        (size_t)pipit_toolset_find(a->calls_ts, call.name) < a->ts->n_tools) {
+        /* "don't take a photo yet" -> take_photo(): asked not to, nothing runs */
+        tb->turn->flags |= PIPIT_TURN_NEGATED;
+        agent_say(tb, "Okay, I won't.");
         pipit_call_clear(&call);
         return true;
     }

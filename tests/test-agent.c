@@ -2844,6 +2844,40 @@ static void test_step_direction_said(void **state) {
     teardown_fx(&fx);
 }
 
+/* "don't take a photo yet": asked not to, the model's call does not run (flag negated), unless
+ * it is the off side of a switch ("don't use the flash" -> flash off); "don't forget to ..."
+ * asks for it. */
+static void test_negated_request(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model;
+        bool negated;
+    } cases[] = {
+        {"don't take a photo yet", "take_photo()", true},
+        {"please do not turn on the flash", "set_flash(mode=\"on\")", true},
+        {"never zoom in on faces", "adjust_zoom(direction=\"in\")", true},
+        {"don't use the flash", "set_flash(mode=\"off\")", false},
+        {"don't forget to turn on the grid", "set_grid(enabled=true)", false},
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool negated = (t->flags & PIPIT_TURN_NEGATED) != 0;
+        if (negated != cases[k].negated || t->n_calls != (cases[k].negated ? 0 : 1)) {
+            fail_msg("\"%s\": negated %d, %zu calls, \"%s\"", cases[k].say, negated, t->n_calls,
+                     t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    assert_state(&fx, "photos_taken", "0");
+    assert_state(&fx, "zoom", "1.0");
+    assert_state(&fx, "grid", "true");
+    teardown_fx(&fx);
+}
+
 /* A setter called for a direction with no number ("zoom in a notch" -> set_zoom(level=1)) is
  * the tool that steps that key, in that direction, at the setter's place; a number said, an
  * end said ("as wide as it goes") or no direction keep the setter. */
@@ -3913,6 +3947,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_setting_said_as_step),
+        cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
