@@ -346,10 +346,57 @@ static bool says_only_number(const struct pipit_toolset *ts,
 
 /* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
  * the text says "half". */
+/* A span of time said in words, in `arg_unit`: "an hour" 1 hour, "half an hour" 0.5, "an hour
+ * and a half" and "one and a half hours" 1.5, "a quarter of an hour" 0.25. The span's value
+ * into *out; false when the text says none or two. */
+static bool time_words(const char *text, double arg_unit, double *out) {
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), found = 0;
+    size_t l = 0;
+    for (size_t i = 0; arg_unit > 0 && i < n; i++) {
+        int v = 0;
+        bool one = strcmp(t[i].w, "a") == 0 || strcmp(t[i].w, "an") == 0;
+        if (!one && !words_number_value(t[i].w, &v)) {
+            continue;
+        }
+        double count = one ? 1 : v, unit = 0;
+        size_t j = i + 1;
+        if (j + 3 < n && strcmp(t[j].w, "and") == 0 && strcmp(t[j + 1].w, "a") == 0 &&
+            strcmp(t[j + 2].w, "half") == 0) {
+            count += 0.5; /* "one and a half hours" */
+            j += 3;
+        }
+        if (j < n && (unit = unit_at(text + t[j].start, &l)) > 0) {
+            j++;
+            if (j + 2 < n && strcmp(t[j].w, "and") == 0 && strcmp(t[j + 1].w, "a") == 0 &&
+                strcmp(t[j + 2].w, "half") == 0) {
+                count += 0.5; /* "an hour and a half" */
+                j += 3;
+            }
+            if (i > 0 && strcmp(t[i - 1].w, "half") == 0 && one) {
+                count = 0.5; /* "half an hour" */
+            }
+            if (i > 1 && strcmp(t[i - 1].w, "of") == 0 && strcmp(t[i - 2].w, "quarter") == 0 &&
+                one) {
+                count = 0.25; /* "a quarter of an hour" */
+            }
+            if (one || count != (double)v) {
+                *out = count * unit / arg_unit;
+                found++;
+            }
+            i = j - 1;
+        }
+    }
+    return found == 1;
+}
+
 static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max, bool *half) {
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), k = 0;
     *half = false;
+    if (max > 0 && time_words(text, arg_unit, out)) {
+        return 1; /* "an hour and a half": a span, halves and all */
+    }
     for (size_t i = 0; i < n; i++) {
         *half = *half || strcmp(t[i].w, "half") == 0;
     }

@@ -301,12 +301,15 @@ static char *limit_error(const char *why, const char *arg, const json_t *limits)
     bool range = strcmp(why, RENDER_OUT_OF_RANGE) == 0 && (lo != NULL || hi != NULL);
     bool listed = strcmp(why, RENDER_NOT_ALLOWED) == 0 && json_array_size(allowed) > 0 &&
                   json_array_size(allowed) <= 12;
-    if (arg[0] == '\0' || (!range && !listed)) {
+    bool whole = json_is_true(json_object_get(limits, "whole"));
+    if (arg[0] == '\0' || (!range && !listed && !whole)) {
         return NULL;
     }
     struct strbuf b = {0};
     append_words(&b, arg);
-    if (listed) {
+    if (whole) {
+        strbuf_str(&b, " takes whole numbers only");
+    } else if (listed) {
         size_t n = json_array_size(allowed);
         strbuf_str(&b, n == 1 ? " must be " : " must be one of ");
         for (size_t i = 0; i < n; i++) {
@@ -365,6 +368,9 @@ char *render_refusal(const struct pipit_toolset *ts,
                 json_object_set_new(limits, "max", json_real(s->max));
             }
             double d = json_is_number(v) ? json_number_value(v) : 0;
+            if (json_is_number(v) && s->type == PIPIT_SCHEMA_INTEGER && d != floor(d)) {
+                json_object_set_new(limits, "whole", json_true()); /* "two and a half minutes" */
+            }
             if (json_is_number(v) && (s->type == PIPIT_SCHEMA_NUMBER || d == floor(d)) &&
                 ((s->has_min && d < s->min) || (s->has_max && d > s->max))) {
                 why = RENDER_OUT_OF_RANGE;

@@ -2521,7 +2521,11 @@ static void test_number_words_restored(void **state) {
          "{\"room\":\"kitchen\",\"percent\":50}", true},
         {"turn the heat down three", "adjust_thermostat(degrees=-2)", "{\"degrees\":-3}", true},
         {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
-        {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":3}", false},
+        /* a span of time in words: halves and all, refused when the argument is whole */
+        {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":2.5}", true},
+        {"timer for an hour and a half", "set_timer(minutes=1)", "{\"minutes\":90}", true},
+        {"set a timer for half an hour", "set_timer(minutes=3)", "{\"minutes\":30}", true},
+        {"timer for a quarter of an hour", "set_timer(minutes=4)", "{\"minutes\":15}", true},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
         /* a number with the argument's name as its unit names that tool; "warmer" is no
