@@ -115,6 +115,32 @@ person_numbers(const char *text, double arg_unit, double *out, double *raw, size
     return n;
 }
 
+/* The one number in digits said with a unit of time ("for 35 minutes"), in `arg_unit`; false
+ * when the argument has no unit of time or the text says none or two. */
+static bool one_timed_number(const char *text, double arg_unit, double *out) {
+    size_t found = 0;
+    for (const char *p = text; arg_unit > 0 && *p != '\0'; p++) {
+        if (!isdigit((unsigned char)*p) ||
+            (p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == ':'))) {
+            continue;
+        }
+        char *end = NULL;
+        double v = strtod(p, &end);
+        const char *q = end;
+        while (*q == ' ' || *q == '-') {
+            q++;
+        }
+        size_t l = 0;
+        double unit = unit_at(q, &l);
+        if (unit > 0) {
+            *out = v * unit / arg_unit;
+            found++;
+        }
+        p = end - 1;
+    }
+    return found == 1;
+}
+
 static bool schema_allows(const struct pipit_schema *s, double v) {
     if (s->n_enum > 0) {
         for (size_t i = 0; i < s->n_enum; i++) {
@@ -223,6 +249,15 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
     size_t n_said = person_numbers(segment, arg_time_unit(num), said, raw, GUARD_MAX_NUMBERS);
     double model = json_number_value(v);
+    double timed = 0;
+    if (n_said >= 2 && one_timed_number(segment, arg_time_unit(num), &timed) &&
+        fabs(timed - model) > 1e-9) {
+        /* "bake at 180 for 35 minutes" -> minutes=180: of two numbers, the one said with a
+         * unit of time is the time */
+        bool changed = set_number(call, args, num->name, timed);
+        json_decref(args);
+        return changed;
+    }
     size_t n_refused = 0;
     double refused = 0;
     for (size_t i = 0; i < n_said; i++) {
@@ -239,6 +274,7 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         }
     }
     bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
+
     if (!changed && n_said == 1 && n_refused == 0 && says_only_number(ts, tool, num, segment)) {
         /* "set a timer for 8 minutes" -> minutes=888: the one number the person wrote is the
          * value, unless words of a relative change make the model's sum the value */

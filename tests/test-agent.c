@@ -2526,6 +2526,8 @@ static void test_number_words_restored(void **state) {
         {"timer for an hour and a half", "set_timer(minutes=1)", "{\"minutes\":90}", true},
         {"set a timer for half an hour", "set_timer(minutes=3)", "{\"minutes\":30}", true},
         {"timer for a quarter of an hour", "set_timer(minutes=4)", "{\"minutes\":15}", true},
+        /* of two numbers, the one said with a unit of time is the time */
+        {"timer 25 minutes for the 2 pizzas", "set_timer(minutes=2)", "{\"minutes\":25}", true},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
         /* a number with the argument's name as its unit names that tool; "warmer" is no
