@@ -296,6 +296,79 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
  * number in the argument's unit (300), so that the tool runs what was asked or validation
  * refuses it with the limit. A model that converted already is left alone. */
 
+/* Whether `word` occurs in `text`, case aside, not inside a longer word ("temp_celsius"). */
+static bool contains_word_nocase(const char *text, const char *word) {
+    size_t l = strlen(word);
+    for (const char *p = text; *p != '\0'; p++) {
+        if (strncasecmp(p, word, l) == 0 && (p == text || !isalpha((unsigned char)p[-1])) &&
+            !isalpha((unsigned char)p[l])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Which temperature scale a text names: 'C' (celsius, centigrade), 'F' (fahrenheit), 0. */
+static char scale_in(const char *text) {
+    if (text == NULL) {
+        return 0;
+    }
+    bool c = contains_word_nocase(text, "celsius") || contains_word_nocase(text, "centigrade"),
+         f = contains_word_nocase(text, "fahrenheit");
+    return c == f ? 0 : c ? 'C' : 'F';
+}
+
+/* "set the oven to 350 fahrenheit" with an argument in celsius: the one number in digits in the
+ * segment, said with the other scale ("fahrenheit", "F", "°F"; "celsius", "C", "°C"), is
+ * converted to the argument's (rounded for an integer) when the model copied it as it was. */
+static bool convert_temperature(const struct pipit_schema_prop *num,
+                                const char *segment,
+                                struct pipit_call *call) {
+    char arg = scale_in(num->name);
+    arg = arg != 0 ? arg : scale_in(num->schema->description);
+    double said[2], raw[2];
+    if (arg == 0 || person_numbers(segment, 0, said, raw, 2) != 1) {
+        return false;
+    }
+    const char *at = NULL; /* right after the one number */
+    for (const char *p = segment; *p != '\0'; p++) {
+        if (isdigit((unsigned char)*p)) {
+            at = p;
+        }
+    }
+    while (at != NULL && (isdigit((unsigned char)*at) || *at == '.')) {
+        at++;
+    }
+    while (at != NULL && (*at == ' ' || strncmp(at, "\xc2\xb0", 2) == 0)) {
+        at += *at == ' ' ? 1 : 2; /* "350 °F" */
+    }
+    if (at != NULL && strncasecmp(at, "degrees ", 8) == 0) {
+        at += 8;
+    }
+    char said_scale = 0;
+    if (at != NULL &&
+        (toupper((unsigned char)at[0]) == 'F' || toupper((unsigned char)at[0]) == 'C') &&
+        !isalpha((unsigned char)at[1])) {
+        said_scale = (char)toupper((unsigned char)at[0]);
+    } else if (at != NULL) {
+        said_scale = strncasecmp(at, "fahrenheit", 10) == 0 ? 'F'
+                     : strncasecmp(at, "celsius", 7) == 0 || strncasecmp(at, "centigrade", 10) == 0
+                         ? 'C'
+                         : 0;
+    }
+    if (said_scale == 0 || said_scale == arg) {
+        return false;
+    }
+    double v = said_scale == 'F' ? (raw[0] - 32) * 5 / 9 : raw[0] * 9 / 5 + 32;
+    v = num->schema->type == PIPIT_SCHEMA_INTEGER ? floor(v + 0.5) : floor(v * 10 + 0.5) / 10;
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *x = json_object_get(args, num->name);
+    bool changed = json_is_number(x) && fabs(json_number_value(x) - raw[0]) < 1e-9 &&
+                   set_number(call, args, num->name, v);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_convert_person_unit(const struct pipit_toolset *ts,
                                int32_t tool,
                                const char *segment,
@@ -305,6 +378,9 @@ bool agent_convert_person_unit(const struct pipit_toolset *ts,
     }
     const struct pipit_schema_prop *num = only_number(pipit_toolset_tool(ts, (size_t)tool));
     double arg_unit = num != NULL ? arg_time_unit(num) : 0;
+    if (num != NULL && arg_unit == 0) {
+        return convert_temperature(num, segment, call);
+    }
     if (arg_unit == 0) {
         return false;
     }
