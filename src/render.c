@@ -198,9 +198,12 @@ char *render_template_limits(const char *tmpl,
         memcpy(name, p + 1, n);
         name[n] = '\0';
         const json_t *v = NULL;
-        if (strcmp(name, "error") == 0) {
+        /* {error} and {code} are a failure's; a success's are the call's argument or result
+         * of that name when it has one ("Recipe program {code} is running.") */
+        bool own = json_object_get(args, name) != NULL || json_object_get(data, name) != NULL;
+        if (strcmp(name, "error") == 0 && ((error != NULL && error[0] != '\0') || !own)) {
             strbuf_str(&b, error != NULL ? error : "");
-        } else if (strcmp(name, "code") == 0) {
+        } else if (strcmp(name, "code") == 0 && ((code != NULL && code[0] != '\0') || !own)) {
             strbuf_str(&b, code != NULL ? code : "");
         } else if ((v = json_object_get(args, name)) != NULL ||
                    (v = json_object_get(data, name)) != NULL) {

@@ -52,6 +52,13 @@ static void test_placeholders(void **state) {
     /* args first, then data; unknown names print as is; literal braces */
     expect_render("{a} {b} {c}", "{\"a\": \"x\"}", "{\"a\": \"no\", \"b\": 3}", "x 3 c");
     expect_render("{{not}} {error} ({code})", NULL, NULL, "{not} the reason (the_code)");
+    /* a failure's {code} is its reason; a success's is the argument of that name */
+    expect_render("failed: {code}", "{\"code\": \"P12\"}", NULL, "failed: the_code");
+    json_t *a = J("{\"code\": \"P12\"}");
+    char *got = render_template("Recipe program {code} is running.", a, NULL, NULL, NULL);
+    assert_string_equal(got, "Recipe program P12 is running.");
+    free(got);
+    json_decref(a);
     /* arrays read as a list; empty ones as "nothing"; null too */
     expect_render("Sent to {to}.", "{\"to\": [\"Ann\", \"Bob\", \"Cy\"]}", NULL,
                   "Sent to Ann, Bob and Cy.");
