@@ -2031,6 +2031,19 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
     return n < N_OF(t) && asks(t, n, false); /* a question is short */
 }
 
+/* Whether the segment says what the call does: one of its values, or a switch's side ("how do I
+ * turn on the grid?"); naming its thing is not enough ("how do I clean the oven?"). */
+static bool says_the_call(const struct pipit_call *call,
+                          const char *segment,
+                          const struct words_tok *t,
+                          size_t n) {
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool said = json_object_size(args) > 0 && says_a_value_of(args, segment, t, n);
+    json_decref(args);
+    return said || says_any(t, n, SAY_TRUE, N_OF(SAY_TRUE)) ||
+           says_any(t, n, SAY_FALSE, N_OF(SAY_FALSE));
+}
+
 bool agent_question_for_cloud(const struct pipit_toolset *ts,
                               const struct pipit_call *call,
                               const char *segment,
@@ -2045,5 +2058,5 @@ bool agent_question_for_cloud(const struct pipit_toolset *ts,
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
     /* any "how" asks unless it names the call: "how do I turn on the grid?" wants it on */
     return n < GUARD_MAX_TOKENS &&
-           (asks(t, n, false) || (asks(t, n, true) && !names_call(ts, tool, call, segment, t, n)));
+           (asks(t, n, false) || (asks(t, n, true) && !says_the_call(call, segment, t, n)));
 }

@@ -148,8 +148,8 @@ bool agent_asks_the_world(const char *segment);
 /* Whether the segment asks about the world rather than the device: it opens as a question
  * that asks nothing to be done (as agent_question_must_not_act(); "can" and "could" request
  * only before "you", "we" or "I") and has no command verb (`command_verb`); or any other "how"
- * ("how do I save battery while filming?") that names nothing of the model's `call` (its tool,
- * keys or values: "how do I turn on the grid?" wants the grid on). A call of the cloud or of a
+ * ("how do I save battery while filming?") that says none of the model's `call`'s values nor a
+ * switch's side ("how do I turn on the grid?" wants the grid on). A call of the cloud or of a
  * tool that reads is never one. */
 bool agent_question_for_cloud(const struct pipit_toolset *ts,
                               const struct pipit_call *call,

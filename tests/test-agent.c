@@ -2155,6 +2155,7 @@ static void test_open_question_not_acted(void **state) {
         {"so what settings do pros use for fireworks", "set_scene_mode(mode=\"night\")", true},
         {"do you think the grid helps beginners", "set_grid(enabled=true)", true},
         {"any tips for night shots without flash?", "set_flash(mode=\"off\")", true},
+        {"how do I clean the flash", "set_flash(mode=\"on\")", true}, /* names it, says no side */
         {"can you turn the flash on", "set_flash(mode=\"on\")", false},
         {"could I get the grid on", "set_grid(enabled=true)", false},
         {"do it with the grid off", "set_grid(enabled=false)", false},
