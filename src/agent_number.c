@@ -769,9 +769,23 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
     if (tp->step.sign.arg == NULL && tp->step.by.arg != NULL && tp->step.by.map == NULL) {
         /* a step by a signed number: "hmm, one more degree" -> degrees=-1 */
         json_t *by = json_object_get(args, tp->step.by.arg);
-        bool flip = dir != 0 && !agent_said_negation(tok, n) && json_is_number(by) &&
-                    json_number_value(by) * dir < 0;
-        bool changed = flip && set_number(call, args, tp->step.by.arg, -json_number_value(by));
+        double v = json_is_number(by) ? json_number_value(by) : 0;
+        bool flip = dir != 0 && !agent_said_negation(tok, n) && v * dir < 0;
+        /* no number said ("oven down a bit" -> degrees=-41): the smallest step of the pack's
+         * examples, when the model's is none of theirs */
+        double said[2], raw[2], least = 0;
+        bool half = false, seen = false;
+        for (size_t e = 0; e < tp->n_examples; e++) {
+            json_t *x = json_object_get(tp->examples[e].args, tp->step.by.arg);
+            double ax = json_is_number(x) ? fabs(json_number_value(x)) : 0;
+            seen = seen || fabs(ax - fabs(v)) < 1e-9;
+            least = ax > 0 && (least == 0 || ax < least) ? ax : least;
+        }
+        bool unsaid = json_is_number(by) && least > 0 && !seen &&
+                      person_numbers(segment, 0, said, raw, 2) == 0 &&
+                      word_numbers(segment, 0, said, 2, &half) == 0 && !half;
+        double want = unsaid ? (flip ? -1 : 1) * (v < 0 ? -least : least) : -v;
+        bool changed = (flip || unsaid) && set_number(call, args, tp->step.by.arg, want);
         json_decref(args);
         return changed;
     }

@@ -2838,6 +2838,9 @@ static void test_step_direction_said(void **state) {
         /* a step by a signed number: its sign */
         {"hmm, one more degree", "adjust_thermostat(degrees=-1)", "{\"degrees\":1}", true},
         {"not warmer, one degree", "adjust_thermostat(degrees=-1)", "{\"degrees\":-1}", false},
+        /* no number said: the smallest step of the pack's examples (2 and -1 degrees) */
+        {"a bit warmer please", "adjust_thermostat(degrees=7)", "{\"degrees\":1}", true},
+        {"warmer by 3", "adjust_thermostat(degrees=3)", "{\"degrees\":3}", false},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
     /* a minus where the range has none is not the person's */
