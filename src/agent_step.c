@@ -359,11 +359,6 @@ unknown_thing(const struct pipit_agent *a, struct turn_build *tb, const struct p
     return true;
 }
 
-/* "should I use the flash at a wedding?" -> set_flash(on): the model acted on a question about
- * the world (agent_question_for_cloud()). The call becomes the pack's cloud tool with the
- * person's words in its first free string (its other required strings: an enum's first value,
- * else "general knowledge"). A pack with no cloud tool keeps the call from acting later
- * (keep_question()). */
 /* `call` made the pack's first cloud tool with the person's words in its first free string
  * (its other required strings: an enum's first value, else "general knowledge"); false when the
  * pack has none that takes that. */
@@ -399,6 +394,9 @@ static bool cloud_call(const struct pipit_agent *a, const char *segment, struct 
     return false;
 }
 
+/* "should I use the flash at a wedding?" -> set_flash(on): the model acted on a question about
+ * the world (agent_question_for_cloud()); the call becomes the cloud's (cloud_call()). A pack
+ * with no cloud tool keeps the call from acting later (keep_question()). */
 static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
     if (tb->segment != NULL &&
         agent_question_for_cloud(a->ts, call, tb->segment,
