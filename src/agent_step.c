@@ -555,6 +555,37 @@ bool agent_handle_output(struct pipit_agent *a,
  * none of the place argument's values, and the model's call of that tool ran, the same call
  * runs for every other value of the place argument, one sentence each. Returns false when the
  * turn must stop (breaker). */
+/* Whether `w` is the plural of the last word of a declared name of a key effect key `e` picks
+ * ("burners" of "front left burner" for "{zone}_zone"). */
+static bool
+names_plural(const struct pipit_toolset *ts, const struct pipit_effect_key *e, const char *w) {
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    size_t lw = strlen(w), ls = e->suffix != NULL ? strlen(e->suffix) : 0;
+    if (pack == NULL || e->key_arg == NULL || lw < 4 || w[lw - 1] != 's') {
+        return false;
+    }
+    for (size_t k = 0; k < pack->n_keys; k++) {
+        const char *key = pack->keys[k].key, *names = pack->keys[k].words.names;
+        size_t lk = strlen(key);
+        if (names == NULL || lk <= e->prefix_len + ls || strncmp(key, e->key, e->prefix_len) != 0 ||
+            strcmp(key + lk - ls, e->suffix) != 0) {
+            continue;
+        }
+        for (const char *p = names; *p != '\0';) {
+            size_t ln = strcspn(p, "|");
+            const char *last = p + ln;
+            while (last > p && last[-1] != ' ') {
+                last--;
+            }
+            if ((size_t)(p + ln - last) + 1 == lw && strncmp(last, w, lw - 1) == 0) {
+                return true;
+            }
+            p += ln + (p[ln] == '|');
+        }
+    }
+    return false;
+}
+
 static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
@@ -595,8 +626,9 @@ static bool every_place(struct pipit_agent *a,
             if ((lw == ls + 1 && strncmp(tok[i].w, sfx, ls) == 0 && tok[i].w[ls] == 's') ||
                 (strcmp(tok[i].w, "every") != 0 && lw == ls && strcmp(tok[i].w, sfx) == 0 &&
                  i > 0 &&
-                 (strcmp(tok[i - 1].w, "every") == 0 || strcmp(tok[i - 1].w, "each") == 0))) {
-                ek = e; /* "lights", or "every light" */
+                 (strcmp(tok[i - 1].w, "every") == 0 || strcmp(tok[i - 1].w, "each") == 0)) ||
+                names_plural(a->ts, e, tok[i].w)) {
+                ek = e; /* "lights", or "every light", or a declared name's "burners" */
             }
         }
     }
