@@ -1399,6 +1399,27 @@ static bool number_of_arg(const struct words_tok *tok, size_t n, const char *arg
     return false;
 }
 
+/* The one tool (not the cloud) whose only required argument is a number that the segment
+ * names: by a noun of the tool, or (not `ranged`) by a number with the argument's name as its
+ * unit; `ranged`: only numbers with both ends. False for none or two. */
+static bool named_number_tool(const struct pipit_toolset *ts,
+                              const struct words_tok *tok,
+                              size_t n,
+                              bool ranged,
+                              size_t *named) {
+    size_t n_named = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_schema_prop *num =
+            pipit_toolset_is_cloud(ts, i) ? NULL : one_required_number(&ts->tools[i]);
+        if (num != NULL && (!ranged || (num->schema->has_min && num->schema->has_max)) &&
+            (names_tool_noun(ts, i, tok, n) || (!ranged && number_of_arg(tok, n, num->name)))) {
+            *named = i;
+            n_named++;
+        }
+    }
+    return n_named == 1;
+}
+
 /* The call of the one tool with one required number that the segment names (its noun, or a
  * number with the argument's name as its unit), with the one number written, signed by the
  * words for a step ("cooler by 3 degrees"); as said: validation refuses what is out of range. */
@@ -1408,16 +1429,8 @@ static bool number_call(const struct pipit_toolset *ts,
                         size_t n,
                         size_t *found,
                         json_t **made) {
-    size_t named = 0, n_named = 0;
-    for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_schema_prop *num =
-            pipit_toolset_is_cloud(ts, i) ? NULL : one_required_number(&ts->tools[i]);
-        if (num != NULL && (names_tool_noun(ts, i, tok, n) || number_of_arg(tok, n, num->name))) {
-            named = i;
-            n_named++;
-        }
-    }
-    if (n_named != 1) {
+    size_t named = 0;
+    if (!named_number_tool(ts, tok, n, false, &named)) {
         return false; /* none, or two ("zoom": set_zoom and its keys' names) */
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, named);
@@ -1453,17 +1466,8 @@ static bool bound_call(const struct pipit_toolset *ts,
                        size_t n,
                        size_t *found,
                        json_t **made) {
-    size_t named = 0, n_named = 0;
-    for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_schema_prop *num =
-            pipit_toolset_is_cloud(ts, i) ? NULL : one_required_number(&ts->tools[i]);
-        if (num != NULL && num->schema->has_min && num->schema->has_max &&
-            names_tool_noun(ts, i, tok, n)) {
-            named = i;
-            n_named++;
-        }
-    }
-    if (n_named != 1 || strpbrk(segment, "0123456789") != NULL) {
+    size_t named = 0;
+    if (strpbrk(segment, "0123456789") != NULL || !named_number_tool(ts, tok, n, true, &named)) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, named);
