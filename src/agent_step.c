@@ -425,6 +425,19 @@ static bool switches_off(const struct pipit_call *call) {
     return off;
 }
 
+/* Whether a social answer answers the segment: it asks after the agent ("how are things with
+ * you?" -> "I'm good, thanks."). */
+static bool asks_after_me(const char *segment, const char *text) {
+    struct words_tok t[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 48);
+    bool you = false;
+    for (size_t i = 0; i < n; i++) {
+        you = you || strcmp(t[i].w, "you") == 0 || strcmp(t[i].w, "your") == 0 ||
+              strcmp(t[i].w, "u") == 0;
+    }
+    return you && smalltalk_is_social_reply(text);
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -449,8 +462,8 @@ bool agent_handle_output(struct pipit_agent *a,
         (render_is_acknowledgement(text) || smalltalk_is_social_reply(text) ||
          strncasecmp(text, "sorry", 5) == 0 || strncasecmp(text, "okay", 4) == 0) &&
         router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
-        !router_undo_anaphor(tb->segment) && agent_asks_the_world(tb->segment) &&
-        cloud_call(a, tb->segment, &asked)) {
+        !router_undo_anaphor(tb->segment) && !asks_after_me(tb->segment, text) &&
+        agent_asks_the_world(tb->segment) && cloud_call(a, tb->segment, &asked)) {
         /* "what's the best way to shoot fireworks?" -> "Okay, I'm ready when you are.": no
          * answer; a question about the world is the cloud tool's (not one that points back at
          * something said: "how's the new one doing?" asks about an item, a tool's question) */
