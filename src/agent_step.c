@@ -490,11 +490,12 @@ bool agent_handle_output(struct pipit_agent *a,
             tb->turn->flags |= PIPIT_TURN_GARBLED;
             agent_say(tb, "Sorry, I didn't understand that, so I did nothing.");
         } else if (tb->segment != NULL && smalltalk_kinds(a->router, tb->segment) == 0 &&
-                   smalltalk_is_social_reply(text) &&
-                   (smalltalk_is_question(tb->segment) ||
-                    router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) {
-            /* "what's the volume?" -> "Glad it works.", "take a selfie" -> "Glad it works.": a
-             * formula is no answer to a question, nor to a request */
+                   ((smalltalk_is_social_reply(text) &&
+                     (smalltalk_is_question(tb->segment) ||
+                      router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB)) ||
+                    (render_is_acknowledgement(text) && smalltalk_is_question(tb->segment)))) {
+            /* "what's the volume?" -> "Glad it works.", "take a selfie" -> "Glad it works.", "is
+             * it on now?" -> "Okay.": a formula is no answer to a question, nor to a request */
             tb->turn->flags |= PIPIT_TURN_OFF_TOPIC;
             agent_say(tb, smalltalk_is_question(tb->segment) ? "Sorry, I can't answer that here."
                                                              : "Sorry, I can't do that.");

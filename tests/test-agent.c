@@ -573,6 +573,12 @@ static void test_narration_is_caught(void **state) {
     assert_false(t->flags & PIPIT_TURN_OFF_TOPIC);
     assert_string_equal(t->sentence, "Glad it works!");
     pipit_turn_free(t);
+    /* nor is a bare "Okay." */
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "is it ready yet?");
+    assert_true(t->flags & PIPIT_TURN_OFF_TOPIC);
+    assert_string_equal(t->sentence, "Sorry, I can't answer that here.");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
