@@ -721,7 +721,10 @@ static bool extend_short_name(const struct pipit_tool *t, const char *segment, j
             only = &t->params->props[i];
         }
     }
-    const char *v = only != NULL ? json_string_value(json_object_get(args, only->name)) : NULL;
+    if (only == NULL) {
+        return false;
+    }
+    const char *v = json_string_value(json_object_get(args, only->name));
     size_t ln = strlen(only->name);
     if (v == NULL || message_arg(only) || strpbrk(v, "0123456789") != NULL ||
         (ln >= 2 && strcasecmp(only->name + ln - 2, "id") == 0)) {
