@@ -7,6 +7,7 @@
 
 #include "agent_impl.h"
 #include "toolspec.h"
+#include "words.h"
 
 /* The item the person named by its title, contact or number put back when the model took
  * another identifier from the same array of the device's state ("add rope to the ideas note"
@@ -135,37 +136,13 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
-/* Whether the segment asks for something not to be done: it opens, after fillers, with
- * "don't", "do not" or "never" and a word that is no "forget", "let", "worry", "mind" or
- * "hesitate" ("don't forget to turn off the oven" asks for it). */
-bool agent_negated_request(const char *segment);
+/* Whether the segment says one of `args`'s values (a string value in words, a number). */
+bool agent_says_a_value_of(const json_t *args,
+                           const char *segment,
+                           const struct words_tok *tok,
+                           size_t n);
 
-/* Whether the segment opens as a question that asks nothing to be done, any "how" included,
- * or as "explain ...", "describe ...", "tell me about ..." (the test of
- * agent_question_for_cloud() without a call). */
-bool agent_asks_the_world(const char *segment);
-
-/* Whether the segment asks about the world rather than the device: it opens as a question
- * that asks nothing to be done (as agent_question_must_not_act(); "can" and "could" request
- * only before "you", "we" or "I") and has no command verb (`command_verb`); or any other "how"
- * ("how do I save battery while filming?") that says none of the model's `call`'s values nor a
- * switch's side ("how do I turn on the grid?" wants the grid on). A call of the cloud or of a
- * tool that reads is never one. */
-bool agent_question_for_cloud(const struct pipit_toolset *ts,
-                              const struct pipit_call *call,
-                              const char *segment,
-                              bool command_verb);
-
-/* A question never acts (docs/agent.md, "A question never acts"): true when `segment` is asked
- * as a question ("is the porch light on?", "what colour is the bedroom light?") and the call
- * to `tool` (an index into `ts`; past its end: the built-in undo) would change something: a
- * tool with undo keys or with an action that cannot be undone, never a read-only tool or the
- * cloud. Requests phrased as questions ("is it possible to zoom in?", "how do I turn on the
- * grid?", "what about 3x?") and segments that start with a command verb (`command_verb`:
- * router_command_verb() found one) are not questions here. */
-bool agent_question_must_not_act(const struct pipit_toolset *ts,
-                                 int32_t tool,
-                                 const char *segment,
-                                 bool command_verb);
+/* Whether the tokens say a switch's side ("on", "enable", ...; "off", "disable", ...). */
+bool agent_says_a_side(const struct words_tok *tok, size_t n);
 
 #endif /* PIPIT_AGENT_GUARD_H */

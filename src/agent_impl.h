@@ -8,6 +8,8 @@
  *   agent_decode.c   one backend step, one segment's decode (two in JIT mode)
  *   agent_step.c     one decoded output: parse, validate, execute, the sentence
  *   agent_guard.c    the person's words and choices: an argument the model bent is restored
+ *   agent_question.c questions (the cloud's, or kept from acting) and "don't ...": above
+ *                    the guards
  *   agent_number.c   the person's numbers (written, said, in units, the ends of a range)
  *   agent_said.c     what a segment says (phrases, negation) and a call written back: below
  *                    the guards and the follow-ups

@@ -16,6 +16,7 @@
 #include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_number.h"
+#include "agent_question.h"
 #include "agent_record.h"
 #include "agent_said.h"
 #include "agent_undo.h"

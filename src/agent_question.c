@@ -1,0 +1,170 @@
+/*
+ * agent_question.c - questions and requests not to act (docs/agent.md, "A question never acts",
+ * "To the cloud", "Asked not to"): whether a segment asks rather than requests, whether a
+ * question is about the world (the cloud's) or keeps the model's call from acting, and whether
+ * the person asked for something not to be done. Above the guards (agent_guard.h: what a
+ * segment says of a call), below the step.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_question.h"
+
+#include "agent_guard.h"
+#include "agent_said.h"
+#include "toolspec.h"
+#include "words.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Dropped before the question word. */
+static const char *const Q_LEADS[] = {"hey",  "so",  "and",  "ok",   "okay", "um",  "uh",   "oh",
+                                      "wait", "but", "also", "then", "well", "hmm", "pipit"};
+
+/* Yes/no questions: a copula or auxiliary first ("do" only before a subject: "do it again"
+ * is a command; not "were": the words drop apostrophes, and "we're doing the cake" is not a
+ * question). */
+static const char *const Q_YES_NO[] = {"is",   "isnt",   "are", "arent", "am",  "was",
+                                       "does", "doesnt", "did", "didnt", "has", "hasnt"};
+
+/* Wh-questions ("how" only of a quantity or state: "how do I ..." asks for help, often wanting
+ * it done). */
+static const char *const Q_WH[] = {"what", "whats", "which", "where", "wheres", "who",
+                                   "whos", "when",  "whens", "why",   "whatre", "any"};
+static const char *const Q_HOW_OF[] = {"much",  "many",   "long", "bright", "warm", "cold",
+                                       "hot",   "loud",   "big",  "far",    "high", "low",
+                                       "close", "zoomed", "is",   "are",    "s",    "dark"};
+
+/* Words that make a question a request: "is it possible to ...", "are you able to ...",
+ * "is there a way to ...", "would you mind ...", "what about 3x?", "what if ...". */
+static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",   "about",
+                                        "if",       "can",   "could", "please", "lets",
+                                        "want",     "wanna", "need",  "try"};
+/* ... and these only before "you" ("will you zoom in?", "should we zoom in?"): "how long will
+ * it run?" and "should I water the tomatoes?" ask. */
+static const char *const Q_REQUEST_YOU[] = {"would", "will", "shall", "should"};
+
+/* Whether tokens `t` open as a question and ask nothing to be done (the lists above); `any_how`:
+ * every "how" asks ("how do I keep the players sharp"), not only "how" of a quantity. */
+static bool asks(const struct words_tok *t, size_t n, bool any_how) {
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
+        i++;
+    }
+    if (i + 1 >= n) {
+        return false;
+    }
+    for (size_t k = i; k < n; k++) {
+        bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "u") == 0 ||
+                                 strcmp(t[k + 1].w, "we") == 0);
+        bool modal = strcmp(t[k].w, "can") == 0 || strcmp(t[k].w, "could") == 0;
+        if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST)) &&
+            (!modal || you || (k + 1 < n && strcmp(t[k + 1].w, "i") == 0))) {
+            return false; /* "how long can a phone record" asks; "can I have" requests */
+        }
+        if (you && words_in_list(t[k].w, Q_REQUEST_YOU, N_OF(Q_REQUEST_YOU))) {
+            return false;
+        }
+    }
+    const char *w0 = t[i].w, *w1 = t[i + 1].w;
+    if (words_in_list(w0, Q_YES_NO, N_OF(Q_YES_NO)) || words_in_list(w0, Q_WH, N_OF(Q_WH))) {
+        return true;
+    }
+    if (strcmp(w0, "should") == 0) { /* "should I use the grid?" asks for advice */
+        return strcmp(w1, "i") == 0;
+    }
+    if (strcmp(w0, "will") == 0 || strcmp(w0, "would") == 0) { /* "will it fit?" */
+        return strcmp(w1, "it") == 0 || strcmp(w1, "that") == 0 || strcmp(w1, "this") == 0;
+    }
+    if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
+        return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0 ||
+               strcmp(w1, "they") == 0;
+    }
+    if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
+        return any_how || strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));
+    }
+    /* "explain the exposure triangle", "tell me about night shots": asked as a request */
+    static const char *const EXPLAIN[] = {"explain", "describe", "teach"};
+    static const char *const TELL_ME[] = {"about", "how", "why", "what", "whether", "if"};
+    return any_how && (words_in_list(w0, EXPLAIN, N_OF(EXPLAIN)) ||
+                       (strcmp(w0, "tell") == 0 && strcmp(w1, "me") == 0 && i + 2 < n &&
+                        words_in_list(t[i + 2].w, TELL_ME, N_OF(TELL_ME))));
+}
+
+bool agent_negated_request(const char *segment) {
+    static const char *const FILL[] = {"please", "pls",  "ok",    "okay",    "oh",
+                                       "hey",    "and",  "but",   "so",      "just",
+                                       "no",     "wait", "pipit", "actually"};
+    static const char *const ASKS_IT[] = {"forget", "let", "worry", "mind", "hesitate",
+                                          "you",    "i",   "we",    "it",   "that"};
+    if (segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, FILL, N_OF(FILL))) {
+        i++;
+    }
+    size_t not = i < n && (strcmp(t[i].w, "dont") == 0 || strcmp(t[i].w, "never") == 0)     ? 1
+                 : i + 1 < n && strcmp(t[i].w, "do") == 0 && strcmp(t[i + 1].w, "not") == 0 ? 2
+                                                                                            : 0;
+    return not > 0 && i + not < n && !words_in_list(t[i + not ].w, ASKS_IT, N_OF(ASKS_IT));
+}
+
+bool agent_asks_the_world(const char *segment) {
+    if (segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    return n < GUARD_MAX_TOKENS && asks(t, n, true);
+}
+
+bool agent_question_must_not_act(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 bool command_verb) {
+    if (ts == NULL || segment == NULL || tool < 0 || command_verb) {
+        return false;
+    }
+    if ((size_t)tool < ts->n_tools &&
+        (pipit_toolset_is_cloud(ts, (size_t)tool) ||
+         pipit_toolset_undo(ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE)) {
+        return false; /* it changes nothing: a question may well want it */
+    }
+    struct words_tok t[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, N_OF(t));
+    return n < N_OF(t) && asks(t, n, false); /* a question is short */
+}
+
+/* Whether the segment says what the call does: one of its values, or a switch's side ("how do I
+ * turn on the grid?"); naming its thing is not enough ("how do I clean the oven?"). */
+static bool says_the_call(const struct pipit_call *call,
+                          const char *segment,
+                          const struct words_tok *t,
+                          size_t n) {
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool said = json_object_size(args) > 0 && agent_says_a_value_of(args, segment, t, n);
+    json_decref(args);
+    return said || agent_says_a_side(t, n);
+}
+
+bool agent_question_for_cloud(const struct pipit_toolset *ts,
+                              const struct pipit_call *call,
+                              const char *segment,
+                              bool command_verb) {
+    int32_t tool = ts != NULL && call != NULL ? pipit_toolset_find(ts, call->name) : -1;
+    const struct pipit_tool_pack *tp = tool >= 0 ? pipit_toolset_tool_pack(ts, (size_t)tool) : NULL;
+    if (tool < 0 || segment == NULL || command_verb || pipit_toolset_is_cloud(ts, (size_t)tool) ||
+        (tp != NULL && tp->effect == PIPIT_EFFECT_READ)) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    /* any "how" asks unless it names the call: "how do I turn on the grid?" wants it on */
+    return n < GUARD_MAX_TOKENS &&
+           (asks(t, n, false) || (asks(t, n, true) && !says_the_call(call, segment, t, n)));
+}
