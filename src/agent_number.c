@@ -749,6 +749,27 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)setter), args);
 }
 
+/* The value of a step's sign map (`{"up": 1, "down": -1}`) the words pick: the one value said
+ * (*said = true), else the one value whose sign is `dir` (0: none); NULL when none or two. */
+static const char *
+sign_value(const json_t *map, const struct words_tok *tok, size_t n, int dir, bool *said) {
+    const char *value, *named = NULL, *signed_as = NULL;
+    json_t *v;
+    size_t n_named = 0, n_signed = 0;
+    json_object_foreach((json_t *)map, value, v) {
+        if (agent_said_phrase(tok, n, value)) {
+            named = value;
+            n_named++;
+        }
+        if (dir != 0 && json_is_number(v) && json_number_value(v) * dir > 0) {
+            signed_as = value;
+            n_signed++;
+        }
+    }
+    *said = n_named > 0;
+    return n_named > 0 ? (n_named == 1 ? named : NULL) : n_signed == 1 ? signed_as : NULL;
+}
+
 /* ============================================================================
  * a step's direction said in words ("louder by thirty" -> direction "down") */
 
@@ -800,22 +821,10 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
         json_decref(args);
         return false; /* no direction said, or the model's value goes that way */
     }
-    const char *value, *want = NULL;
-    json_t *v;
-    size_t n_want = 0;
-    json_object_foreach((json_t *)tp->step.sign.map, value, v) {
-        if (agent_said_phrase(tok, n, value)) {
-            json_decref(args);
-            return false; /* "a bit more out": a value said is agent_restore_person_choice()'s */
-        }
-    }
-    json_object_foreach((json_t *)tp->step.sign.map, value, v) {
-        if (json_is_number(v) && json_number_value(v) * dir > 0) {
-            want = value;
-            n_want++;
-        }
-    }
-    bool changed = n_want == 1 &&
+    bool said = false;
+    const char *want = sign_value(tp->step.sign.map, tok, n, dir, &said);
+    /* "a bit more out": a value said is agent_restore_person_choice()'s */
+    bool changed = !said && want != NULL &&
                    json_object_set_new(args, tp->step.sign.arg, json_string(want)) == 0 &&
                    agent_said_put_args(call, args, true);
     json_decref(args);
@@ -864,25 +873,11 @@ bool agent_restore_setting_step(const struct pipit_toolset *ts,
             continue;
         }
         /* the direction: a value of the sign's map said ("in"), else the words' */
-        const char *value, *want = NULL;
-        json_t *v;
-        size_t n_want = 0;
-        json_object_foreach((json_t *)tp->step.sign.map, value, v) {
-            if (agent_said_phrase(tok, n, value)) {
-                want = value;
-                n_want++;
-            }
-        }
-        int dir = n_want == 0 ? said_direction(tok, n) : 0;
-        json_object_foreach((json_t *)tp->step.sign.map, value, v) {
-            if (dir != 0 && json_is_number(v) && json_number_value(v) * dir > 0) {
-                want = value;
-                n_want++;
-            }
-        }
+        bool named = false;
+        const char *want = sign_value(tp->step.sign.map, tok, n, said_direction(tok, n), &named);
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);
         json_t *had = json_loads(call->args_json, 0, NULL), *args = json_object();
-        bool whole = n_want == 1;
+        bool whole = want != NULL;
         json_object_set_new(args, tp->step.sign.arg, json_string(want != NULL ? want : ""));
         if (tp->step.key.key_arg != NULL) { /* "{room}_brightness": the setter's room */
             json_t *place = json_object_get(had, key->key_arg);

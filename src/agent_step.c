@@ -719,7 +719,12 @@ static json_t *last_place(struct pipit_agent *a, int32_t tool) {
                                            : NULL;
     json_t *out = a->last_args != NULL ? json_deep_copy(a->last_args) : json_object();
     const struct action_entry *e = a->log_n > 0 ? &a->log[a->log_n - 1] : NULL;
-    if (tp == NULL || e == NULL || e->kind != PIPIT_UNDO_KEYS || a->dev == NULL ||
+    bool placed = false; /* only a tool whose keys a place picks reads the state */
+    for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+        placed = placed || tp->set[k].key.key_arg != NULL;
+    }
+    placed = placed || (tp != NULL && tp->has_step && tp->step.key.key_arg != NULL);
+    if (!placed || e == NULL || e->kind != PIPIT_UNDO_KEYS || a->dev == NULL ||
         (a->last_tool >= 0 && e->tool != a->last_tool)) {
         return out;
     }

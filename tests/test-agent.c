@@ -3897,22 +3897,25 @@ static void test_real_model_app_state(void **state) {
     assert_int_equal(pipit_agent_register_tool(fx.agent, "set_temperature", home_tool, &h),
                      PIPIT_OK);
     assert_int_equal(pipit_agent_register_tool(fx.agent, "set_light", home_tool, &h), PIPIT_OK);
-    const char *utts[] = {"warm it up to 22",         "kitchen light on", "living room lights off",
-                          "set the thermostat to 18", "lights on please", "make it cooler",
-                          "kitchen light off",        "21 degrees"};
+    const char *utts[] = {"warm it up to 22",      "kitchen light on", "living room lights off",
+                          "set the heating to 18", "lights on please", "make it cooler",
+                          "kitchen light off",     "21 degrees"};
     int executed = 0;
     for (size_t i = 0; i < sizeof(utts) / sizeof(utts[0]); i++) {
         struct home before = h;
         struct pipit_turn *t = NULL;
         assert_int_equal(pipit_agent_turn(fx.agent, utts[i], &t), PIPIT_OK);
-        assert_int_equal(t->n_calls, 1);
-        assert_true(t->calls[0].status == PIPIT_OK || t->calls[0].status == PIPIT_ERR_INVALID_ARGS);
-        bool ran = t->calls[0].executed && t->calls[0].ok;
+        /* "set the heating to 18": the spec names no heating, so a random call of another tool
+         * is refused as an unknown thing (no call) */
+        assert_int_equal(t->n_calls, (t->flags & PIPIT_TURN_UNKNOWN_THING) != 0 ? 0 : 1);
+        assert_true(t->n_calls == 0 || t->calls[0].status == PIPIT_OK ||
+                    t->calls[0].status == PIPIT_ERR_INVALID_ARGS);
+        bool ran = t->n_calls > 0 && t->calls[0].executed && t->calls[0].ok;
         executed += ran;
         /* a call that changed nothing is no action to undo */
         bool changed =
             h.celsius != before.celsius || h.living != before.living || h.kitchen != before.kitchen;
-        if (getenv("PIPIT_TEST_DUMP") != NULL) {
+        if (getenv("PIPIT_TEST_DUMP") != NULL && t->n_calls > 0) {
             print_message("%s -> %s(%s): %s %s\n", utts[i], t->calls[0].tool, t->calls[0].args_json,
                           pipit_status_str(t->calls[0].status), t->calls[0].message);
         }

@@ -84,6 +84,7 @@ static void test_pack_words_win(void **state) {
         /* praise of a thing in a word or two */
         {"cheers pipit, great day", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"oh beautiful sunset", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"lol nice sky", SMALLTALK_PRAISE | SMALLTALK_ACK}, /* was test_not_asked_noop's */
         {"good game!", SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"nice big family lunch today", 0}, /* more than a word or two after the praise */
         {"great, zoom in", 0},
