@@ -121,7 +121,7 @@ static enum pipit_status make_calls_toolset(struct pipit_agent *a, struct pipit_
     json_t *undo = json_loads(UNDO_TOOL_JSON, 0, NULL);
     char *text = NULL;
     if (json_is_array(list) && undo != NULL && json_array_append(list, undo) == 0) {
-        text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
     }
     json_decref(undo);
     bool shaped = json_is_array(list);

@@ -136,7 +136,7 @@ static const char *said_direction(const struct pipit_agent *a, const char *segme
  * what is out of range. False when the last tool has no or several numeric arguments. */
 /* Write tool `t` with `args` (consumed) into `out`; false when it does not fit. */
 static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call *out) {
-    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(args);
     if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
         free(dump);

@@ -172,7 +172,7 @@ char *pipit_turn_to_json(const struct pipit_turn *t) {
     json_object_set_new(c, "sample_ms", json_real(t->sample_ms));
     json_object_set_new(c, "constraint_ms", json_real(t->constraint_ms));
     json_object_set_new(o, "counters", c);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
     json_decref(o);
     return s;
 }

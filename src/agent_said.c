@@ -36,7 +36,7 @@ bool agent_said_negation(const struct words_tok *t, size_t n) {
 }
 
 bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool changed) {
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
     if (text == NULL) {
         return false;
     }
@@ -46,7 +46,7 @@ bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool chang
 }
 
 bool agent_said_replace_call(struct pipit_call *call, const struct pipit_tool *t, json_t *args) {
-    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
+    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(args);
     if (dump == NULL || strlen(t->name) >= sizeof(call->name)) {
         free(dump);

@@ -59,7 +59,7 @@ static void execute(struct pipit_agent *a,
         }
         struct pipit_tool_output out;
         memset(&out, 0, sizeof(out));
-        char *args_json = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *args_json = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         enum pipit_status st = a->handlers[i].fn(name, args_json != NULL ? args_json : "{}", &out,
                                                  a->handlers[i].user_data);
         free(args_json);
@@ -678,7 +678,7 @@ static bool every_place(struct pipit_agent *a,
         json_object_set_new(args, ek->key_arg, json_string(sel->enum_str[v]));
         struct pipit_call next = {0};
         pipit_format(next.name, sizeof(next.name), "%s", name);
-        next.args_json = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        next.args_json = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (next.args_json != NULL) {
             go = agent_handle_call(a, tb, &next, clock);
         }
@@ -885,7 +885,7 @@ static bool handle_call(struct pipit_agent *a,
         /* the cloud gets the person's own words: a small model's copy of a question can drift,
          * the harness has the original (the model chose to delegate, and says why) */
         json_object_set_new(args, "user_query_context", json_string(tb->segment));
-        char *fixed = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *fixed = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (fixed != NULL) {
             free(rec->args_json);
             rec->args_json = fixed;
@@ -917,7 +917,7 @@ static bool handle_call(struct pipit_agent *a,
         rec->message[0] = '\0';
         execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
         clean_result(rec, &data);
-        char *flipped = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *flipped = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (flipped != NULL) {
             free(rec->args_json);
             rec->args_json = flipped;
@@ -930,7 +930,7 @@ static bool handle_call(struct pipit_agent *a,
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
     bool not_asked = model && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
-    char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
     const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
                                : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
@@ -999,7 +999,7 @@ static bool handle_call(struct pipit_agent *a,
     char *mem_data = NULL;
     if (has_handler(a, tool) && data != NULL) {
         json_t *words = untrusted_words_json(data, 40);
-        mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
         json_decref(words);
     }
     /* a pack's own cloud tool: memory's line names the question the cloud got, the person's */
@@ -1007,7 +1007,7 @@ static bool handle_call(struct pipit_agent *a,
     if (cloud && json_object_get(args, "user_query_context") == NULL) {
         json_t *q =
             json_pack("{s:s}", "user_query_context", tb->segment != NULL ? tb->segment : "");
-        cloud_args = q != NULL ? json_dumps(q, JSON_COMPACT) : NULL;
+        cloud_args = q != NULL ? json_dumps(q, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
         json_decref(q);
     }
     if (!cloud && rec->executed) {
@@ -1023,7 +1023,7 @@ static bool handle_call(struct pipit_agent *a,
     }
     free(mem_data);
     free(cloud_args);
-    char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+    char *canon = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_SORT_KEYS);
     bool tripped = policy_breaker_record(&a->breaker, call.name, canon != NULL ? canon : "",
                                          rec->ok, rec->code);
     free(canon);

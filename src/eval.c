@@ -748,7 +748,7 @@ int32_t eval_match_calls(const json_t *expect,
 }
 
 static void describe(const json_t *v, char *buf, size_t size) {
-    char *s = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    char *s = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY) : NULL;
     pipit_format(buf, size, "%s", s != NULL ? s : "(missing)");
     free(s);
 }
@@ -1340,7 +1340,7 @@ static enum pipit_status oracle_call(struct oracle_ctx *oc,
             json_object_set_new(args, prop->name, placeholder(prop->schema));
         }
     }
-    char *text = args != NULL ? json_dumps(args, JSON_COMPACT) : NULL;
+    char *text = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
     if (text == NULL) {
         json_decref(args);
         return pipit_error_set(pc->err, PIPIT_ERR_NOMEM, "eval: out of memory");
@@ -1756,7 +1756,7 @@ static enum pipit_status run_turn(struct pipit_agent *agent,
         if (rec.error) {
             strbuf_printf(&b, "agent error: %s", pipit_agent_errmsg(agent));
         } else {
-            char *exp_text = json_dumps(expect, JSON_COMPACT);
+            char *exp_text = json_dumps(expect, JSON_COMPACT | JSON_REAL_PRECISION(15));
             strbuf_printf(&b, "expected %s, made ", exp_text != NULL ? exp_text : "?");
             free(exp_text);
             call_list(&b, t);
@@ -1836,7 +1836,7 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
             }
             struct pipit_agent_params ap = ep.agent;
             const struct pipit_toolset *ts = find_tools(ep.devices, ep.n_devices, sc->device);
-            char *init = sc->init != NULL ? json_dumps(sc->init, JSON_COMPACT) : NULL;
+            char *init = sc->init != NULL ? json_dumps(sc->init, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
             struct pipit_device *device = NULL;
             struct pipit_agent *agent = NULL;
             struct pipit_error aerr;

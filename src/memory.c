@@ -293,7 +293,7 @@ static void append_facts(const struct memory *m,
         } else if (json_is_real(v)) {
             strbuf_printf(b, "%s: %g", key, json_real_value(v)); /* 0.2, not 0.2000000001 */
         } else {
-            char *val = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            char *val = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY);
             if (val != NULL) {
                 strbuf_printf(b, "%s: %s", key, val);
                 free(val);

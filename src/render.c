@@ -61,7 +61,7 @@ static void append_scalar(struct strbuf *b, const json_t *v, const char *map, si
     char num[64];
     const char *text = NULL;
     if (!scalar_text(v, num, sizeof(num), &text)) {
-        char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *d = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY);
         if (d != NULL) {
             strbuf_str(b, d);
             free(d);
