@@ -9,6 +9,7 @@
 #include "agent_number.h"
 
 #include "agent_said.h"
+#include "status.h"
 #include "toolspec.h"
 #include "words.h"
 
@@ -895,6 +896,114 @@ bool agent_restore_setting_step(const struct pipit_toolset *ts,
         json_decref(args);
     }
     return false;
+}
+
+/* ============================================================================
+ * a change by a number, said to a setter ("bump the jpeg quality up by ten" -> quality=10) */
+
+/* Words after a number that make it a change ("ten more", "2 degrees warmer"). */
+static const char *const CHANGE_AFTER[] = {
+    "more",   "less",     "higher", "lower",   "warmer", "cooler",  "colder",
+    "hotter", "brighter", "dimmer", "darker",  "louder", "quieter", "softer",
+    "longer", "shorter",  "bigger", "smaller", "extra",  "up",      "down"};
+/* Words right before a number that make it a change ("up 2", "another 5", "by ten"). */
+static const char *const CHANGE_BEFORE[] = {"by",    "up",   "down", "another",
+                                            "extra", "plus", "minus"};
+
+/* The index of the segment's one number token (digits or a number word), or n when it has
+ * none or two apart. */
+static size_t number_token(const struct words_tok *tok, size_t n) {
+    size_t at = n;
+    for (size_t i = 0; i < n; i++) {
+        int v = 0;
+        bool num = isdigit((unsigned char)tok[i].w[0]) ||
+                   (words_number_value(tok[i].w, &v) && strcmp(tok[i].w, "one") != 0) ||
+                   (i > 0 && strcmp(tok[i - 1].w, "a") == 0 && strcmp(tok[i].w, "couple") == 0);
+        if (!num) {
+            continue;
+        }
+        if (at != n && at + 1 != i) {
+            return n; /* two numbers ("twenty five" is one) */
+        }
+        if (at == n) {
+            at = i;
+        }
+    }
+    return at;
+}
+
+bool agent_restore_setting_by(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              const json_t *state,
+                              struct pipit_call *call) {
+    const struct pipit_tool_pack *sp = tool >= 0 && segment != NULL && (size_t)tool < ts->n_tools
+                                           ? pipit_toolset_tool_pack(ts, (size_t)tool)
+                                           : NULL;
+    if (sp == NULL || sp->has_step || !json_is_object(state)) {
+        return false; /* a step tool moves by its own number */
+    }
+    const struct pipit_effect_set *set = NULL; /* the one key a number argument sets */
+    for (size_t k = 0; k < sp->n_set; k++) {
+        if (sp->set[k].value.arg != NULL && sp->set[k].value.map == NULL) {
+            if (set != NULL) {
+                return false;
+            }
+            set = &sp->set[k];
+        }
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = NULL;
+    for (size_t j = 0; set != NULL && j < t->params->n_props; j++) {
+        if (strcmp(t->params->props[j].name, set->value.arg) == 0) {
+            num = &t->params->props[j];
+        }
+    }
+    if (num == NULL ||
+        (num->schema->type != PIPIT_SCHEMA_NUMBER && num->schema->type != PIPIT_SCHEMA_INTEGER)) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    int dir = said_direction(tok, n);
+    size_t at = number_token(tok, n);
+    if (dir == 0 || at == n || agent_said_negation(tok, n)) {
+        return false;
+    }
+    bool change = at > 0 && words_in_list(tok[at - 1].w, CHANGE_BEFORE, N_OF(CHANGE_BEFORE));
+    for (size_t j = at + 1; !change && j < n && j <= at + 3; j++) {
+        change = words_in_list(tok[j].w, CHANGE_AFTER, N_OF(CHANGE_AFTER));
+    }
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    bool half = false;
+    size_t n_digits = person_numbers(segment, arg_time_unit(num), said, raw, GUARD_MAX_NUMBERS);
+    size_t n_words = n_digits == 0
+                         ? word_numbers(segment, arg_time_unit(num), said, GUARD_MAX_NUMBERS, &half)
+                         : 0;
+    if (!change || n_digits + n_words != 1 || half || agent_number_said_to(segment) ||
+        (at > 0 && (strcmp(tok[at - 1].w, "to") == 0 || strcmp(tok[at - 1].w, "at") == 0))) {
+        return false; /* "turn it up to 50": the value itself */
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    char key[128];
+    const struct pipit_effect_key *ek = &set->key;
+    if (ek->key_arg != NULL) { /* "{room}_brightness": the call's room */
+        const char *place = json_string_value(json_object_get(args, ek->key_arg));
+        if (place == NULL) {
+            json_decref(args);
+            return false;
+        }
+        pipit_format(key, sizeof(key), "%.*s%s%s", (int)ek->prefix_len, ek->key, place, ek->suffix);
+    } else {
+        pipit_format(key, sizeof(key), "%s", ek->key);
+    }
+    json_t *now = json_object_get(state, key), *v = json_object_get(args, num->name);
+    double want = json_is_number(now) ? json_number_value(now) + dir * fabs(said[0]) : 0;
+    bool changed = json_is_number(now) && json_is_number(v) &&
+                   fabs(json_number_value(v) - want) > 1e-9 &&
+                   set_number(call, args, num->name, want);
+    json_decref(args);
+    return changed;
 }
 
 /* ============================================================================

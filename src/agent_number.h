@@ -92,6 +92,18 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
                                   const char *segment,
                                   struct pipit_call *call);
 
+/* A setter given the number of a change as its value ("bump the jpeg quality up by ten" ->
+ * quality=10, "two degrees warmer" -> celsius=2): when the segment says one number as a change
+ * ("by N", "up N", "another N", "N more", "N degrees warmer"; not "up to N") with a direction,
+ * the tool sets one numeric key and steps none, and the state holds that key (per place: the
+ * call's place), the value becomes the state's plus or minus the number, so that the tool runs
+ * what was asked or validation refuses it with the limit. True when `call` changed. */
+bool agent_restore_setting_by(const struct pipit_toolset *ts,
+                              int32_t tool,
+                              const char *segment,
+                              const json_t *state,
+                              struct pipit_call *call);
+
 /* A setter called for a change said as a direction, no number written ("zoom in a notch" ->
  * set_zoom(level=1)): the tool that steps the same key by a sign argument (its map's value
  * said, "in", else the words' direction, "brighter") is called instead, with the setter's place

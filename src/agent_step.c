@@ -59,7 +59,8 @@ static void execute(struct pipit_agent *a,
         }
         struct pipit_tool_output out;
         memset(&out, 0, sizeof(out));
-        char *args_json = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
+        char *args_json =
+            json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         enum pipit_status st = a->handlers[i].fn(name, args_json != NULL ? args_json : "{}", &out,
                                                  a->handlers[i].user_data);
         free(args_json);
@@ -678,7 +679,8 @@ static bool every_place(struct pipit_agent *a,
         json_object_set_new(args, ek->key_arg, json_string(sel->enum_str[v]));
         struct pipit_call next = {0};
         pipit_format(next.name, sizeof(next.name), "%s", name);
-        next.args_json = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
+        next.args_json =
+            json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (next.args_json != NULL) {
             go = agent_handle_call(a, tb, &next, clock);
         }
@@ -792,6 +794,13 @@ static bool handle_call(struct pipit_agent *a,
                   agent_restore_bound_words(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
+    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
+        json_t *now = a->dev->ops->get_state(a->dev->self);
+        if (agent_restore_setting_by(a->ts, tool, tb->segment, now, &call)) {
+            tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED; /* "up by ten": from the state */
+        }
+        json_decref(now);
+    }
     if (model && (a->last_tool >= 0 || a->log_n > 0)) {
         json_t *last = last_place(a, tool);
         if (agent_carry_selector(a->ts, tool, tb->segment, last, &call)) {
@@ -885,7 +894,8 @@ static bool handle_call(struct pipit_agent *a,
         /* the cloud gets the person's own words: a small model's copy of a question can drift,
          * the harness has the original (the model chose to delegate, and says why) */
         json_object_set_new(args, "user_query_context", json_string(tb->segment));
-        char *fixed = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
+        char *fixed =
+            json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (fixed != NULL) {
             free(rec->args_json);
             rec->args_json = fixed;
@@ -917,7 +927,8 @@ static bool handle_call(struct pipit_agent *a,
         rec->message[0] = '\0';
         execute(a, tool, args, tb->segment, clock, tb->turn, rec, &data);
         clean_result(rec, &data);
-        char *flipped = json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
+        char *flipped =
+            json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
         if (flipped != NULL) {
             free(rec->args_json);
             rec->args_json = flipped;
@@ -930,7 +941,10 @@ static bool handle_call(struct pipit_agent *a,
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
     bool not_asked = model && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
-    char *data_json = data != NULL ? json_dumps(data, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+    char *data_json =
+        data != NULL
+            ? json_dumps(data, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+            : NULL;
     rec->data_json = data_json != NULL ? data_json : agent_strdup("{}");
     const char *tmpl = rec->ok ? pipit_toolset_success_template(a->ts, (size_t)tool)
                                : pipit_toolset_failure_template(a->ts, (size_t)tool, rec->code);
@@ -999,7 +1013,10 @@ static bool handle_call(struct pipit_agent *a,
     char *mem_data = NULL;
     if (has_handler(a, tool) && data != NULL) {
         json_t *words = untrusted_words_json(data, 40);
-        mem_data = words != NULL ? json_dumps(words, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+        mem_data =
+            words != NULL
+                ? json_dumps(words, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+                : NULL;
         json_decref(words);
     }
     /* a pack's own cloud tool: memory's line names the question the cloud got, the person's */

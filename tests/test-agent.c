@@ -2521,7 +2521,8 @@ static void test_every_place(void **state) {
 
 /* A number said in words that the model copied in pieces or guessed near is the person's
  * ("twenty five minutes" -> 205 becomes 25); a step's own number takes the model's sign; a
- * setter said with words of a relative change, and a lone "one", stay the model's. A number
+ * setter said with words of a relative change moves the state (test_setting_changed_by), and a
+ * lone "one" stays the model's. A number
  * with an argument's name as its unit ("3 degrees") names that argument's tool. */
 static void test_number_words_restored(void **state) {
     (void)state;
@@ -2532,7 +2533,8 @@ static void test_number_words_restored(void **state) {
         {"lights to fifty percent in the kitchen", "set_brightness(room=\"kitchen\", percent=40)",
          "{\"room\":\"kitchen\",\"percent\":50}", true},
         {"turn the heat down three", "adjust_thermostat(degrees=-2)", "{\"degrees\":-3}", true},
-        {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
+        /* a change said to a setter: the state's 25 minutes moved by it */
+        {"make the timer five minutes longer", "set_timer(minutes=15)", "{\"minutes\":30}", true},
         /* a span of time in words: halves and all, refused when the argument is whole */
         {"timer for two and a half minutes", "set_timer(minutes=3)", "{\"minutes\":2.5}", true},
         {"timer for an hour and a half", "set_timer(minutes=1)", "{\"minutes\":90}", true},
@@ -2559,7 +2561,7 @@ static void test_number_words_restored(void **state) {
         /* the one number written is the value, unless words of a relative change say more */
         {"set a timer for 8 minutes", "set_timer(minutes=888)", "{\"minutes\":8}", true},
         {"timer 25 minutes", "set_timer(minutes=20)", "{\"minutes\":25}", true},
-        {"make the timer 5 minutes longer", "set_timer(minutes=15)", "{\"minutes\":15}", false},
+        {"make the timer 5 minutes longer", "set_timer(minutes=15)", "{\"minutes\":30}", true},
         /* an argument named for opening: "open" is its top, "shut" its bottom, a part is not */
         {"open the blinds", "set_blinds(open_percent=0)", "{\"open_percent\":100}", true},
         {"shut the shades", "set_blinds(open_percent=-70)", "{\"open_percent\":0}", true},
@@ -2942,6 +2944,33 @@ static void test_setting_said_as_step(void **state) {
     assert_string_equal(t->calls[0].args_json, "{\"direction\":\"brighter\",\"room\":\"kitchen\"}");
     assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
     pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A setter given a change's number as its value ("bump the jpeg quality down by ten" ->
+ * quality=10) sets the state's value moved by it; out of range it stays so for validation to
+ * refuse; "up to N" and a plain value are the value. */
+static void test_setting_changed_by(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL); /* jpeg_quality 95 */
+    static const struct args_case cases[] = {
+        {"bump the jpeg quality down by ten", "set_jpeg_quality(quality=10)", "{\"quality\":85}",
+         true},
+        {"jpeg quality five lower", "set_jpeg_quality(quality=5)", "{\"quality\":80}", true},
+        {"jpeg quality up to 90", "set_jpeg_quality(quality=90)", "{\"quality\":90}", false},
+        {"set the jpeg quality to 70", "set_jpeg_quality(quality=70)", "{\"quality\":70}", false},
+        {"quality up by 40", "set_jpeg_quality(quality=40)", "{\"quality\":110}", true},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
+    assert_state(&fx, "jpeg_quality", "70"); /* 110 refused */
+    teardown_fx(&fx);
+    setup_home_pack(&fx); /* a key per room: the call's room (living room 80) */
+    static const struct args_case rooms[] = {
+        {"living room lights up by 15 percent", "set_brightness(room=\"living_room\", percent=15)",
+         "{\"room\":\"living_room\",\"percent\":95}", true},
+    };
+    run_args_cases(&fx, rooms, 1, PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
 }
 
@@ -3979,6 +4008,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_setting_said_as_step),
+        cmocka_unit_test(test_setting_changed_by),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
