@@ -711,8 +711,10 @@ bool agent_number_said_to(const char *segment) {
     struct words_tok t[32];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
     for (size_t i = 1; i < n; i++) {
-        if (isdigit((unsigned char)t[i].w[0]) &&
-            (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
+        int v = 0;
+        bool num = isdigit((unsigned char)t[i].w[0]) ||
+                   (words_number_value(t[i].w, &v) && strcmp(t[i].w, "one") != 0);
+        if (num && (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
             return true;
         }
     }
@@ -731,16 +733,21 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
         return false;
     }
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    if (tp == NULL || !tp->has_step || tp->step.key.key_arg != NULL || tp->step.by.arg == NULL ||
-        tp->step.by.map != NULL) {
+    if (tp == NULL || !tp->has_step || tp->step.key.key_arg != NULL) {
         return false;
     }
     const struct pipit_schema_prop *arg = NULL;
     int32_t setter = agent_number_setter(ts, tp->step.key.key, &arg);
     double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    if (setter < 0 || setter == tool ||
-        person_numbers(segment, arg_time_unit(arg), said, raw, GUARD_MAX_NUMBERS) != 1) {
+    bool half = false;
+    if (setter < 0 || setter == tool) {
         return false;
+    }
+    size_t n_digits = person_numbers(segment, arg_time_unit(arg), said, raw, GUARD_MAX_NUMBERS);
+    if (n_digits != 1 &&
+        (n_digits != 0 ||
+         word_numbers(segment, arg_time_unit(arg), said, GUARD_MAX_NUMBERS, &half) != 1 || half)) {
+        return false; /* "zoom in to five times": five */
     }
     json_t *args = json_object();
     if (json_object_set_new(args, arg->name, agent_said_number(said[0])) != 0) {
@@ -855,8 +862,10 @@ bool agent_restore_setting_step(const struct pipit_toolset *ts,
         return false;
     }
     double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    if (person_numbers(segment, 0, said, raw, GUARD_MAX_NUMBERS) != 0) {
-        return false; /* a number said: the setter's (or agent_restore_step_setting()'s) */
+    bool half = false;
+    if (person_numbers(segment, 0, said, raw, GUARD_MAX_NUMBERS) != 0 ||
+        word_numbers(segment, 0, said, GUARD_MAX_NUMBERS, &half) != 0) {
+        return false; /* a number said ("zoom in to five times"): the setter's */
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);

@@ -2924,6 +2924,9 @@ static void test_setting_said_as_step(void **state) {
         {"zoom to 3", "set_zoom(level=3)", "set_zoom", "{\"level\":3}"},
         {"zoom out as wide as it goes", "set_zoom(level=1)", "set_zoom", "{\"level\":0.5}"},
         {"zoom please", "set_zoom(level=2)", "set_zoom", "{\"level\":2}"},
+        /* a number in words is a number said; a value to reach said to a step by a sign */
+        {"zoom in to five times", "set_zoom(level=5)", "set_zoom", "{\"level\":5}"},
+        {"zoom out to three", "adjust_zoom(direction=\"out\")", "set_zoom", "{\"level\":3}"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fx.fake.next = fx.fake.n_script;
