@@ -1234,6 +1234,10 @@ enum pipit_turn_flag {
     PIPIT_TURN_NEGATED = 1 << 26,         /* the segment asked for something not to be done
                                             ("don't take a photo yet"): the model's call was
                                             not run */
+    PIPIT_TURN_SAID_TWICE = 1 << 27,      /* a later segment's call went back on what an
+                                            earlier segment of the turn did, naming none of
+                                            its values ("selfie time, flip it around" ->
+                                            front, then back): it was not run */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -107,6 +107,7 @@ static const struct {
     {PIPIT_TURN_TOOL_NAMED, "tool_named"},
     {PIPIT_TURN_OPEN_QUESTION, "open_question"},
     {PIPIT_TURN_NEGATED, "negated"},
+    {PIPIT_TURN_SAID_TWICE, "said_twice"},
 };
 
 static json_t *json_or_string(const char *text) {

@@ -303,6 +303,8 @@ static bool handle_call(struct pipit_agent *a,
                         struct pipit_call *callp,
                         bool model,
                         const struct policy_clock *clock);
+static bool
+said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipit_call *call);
 static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
@@ -536,6 +538,12 @@ bool agent_handle_output(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
+    if (parsed && said_twice(a, tb, &call)) {
+        /* "selfie time, flip it around" -> front, then back: the first segment did it */
+        tb->turn->flags |= PIPIT_TURN_SAID_TWICE;
+        pipit_call_clear(&call);
+        return true;
+    }
     if (parsed) {
         open_question(a, tb, &call);
     }
@@ -764,6 +772,61 @@ static json_t *last_place(struct pipit_agent *a, int32_t tool) {
     }
     json_decref(now);
     return out;
+}
+
+/* Whether a value of `v` is in the segment's words: a string said, a number written, a
+ * boolean's on/off word. */
+static bool
+value_said(const json_t *v, const char *segment, const struct words_tok *tok, size_t n) {
+    static const char *const SWITCH_WORDS[] = {"on",      "off",      "enable", "disable",
+                                               "enabled", "disabled", "yes",    "no"};
+    if (json_is_string(v)) {
+        return agent_said_phrase(tok, n, json_string_value(v));
+    }
+    if (json_is_boolean(v)) {
+        return agent_said_any(tok, n, SWITCH_WORDS, sizeof(SWITCH_WORDS) / sizeof(SWITCH_WORDS[0]));
+    }
+    double out[2], raw[2];
+    for (size_t i = 0; i < n; i++) {
+        int w = 0;
+        if (words_number_value(tok[i].w, &w)) {
+            return true;
+        }
+    }
+    return agent_numbers_written(segment, 0, out, raw, 2) > 0;
+}
+
+/* Whether the model's call for a later segment goes back on what an earlier segment of this
+ * turn did, naming none of its values: it asks a switch of that tool for the value the earlier
+ * call changed it from (the action log's snapshot), and the segment says none of this call's
+ * values ("selfie time, flip it around" -> switch_camera(front), then switch_camera(back)). A
+ * value said ("front camera, then flip back") keeps it; so does a call that moves on ("focus on
+ * the egg, lower left"). */
+static bool
+said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipit_call *call) {
+    int32_t tool = pipit_toolset_find(a->calls_ts, call->name);
+    if (tb->segment == NULL || tool < 0 || (size_t)tool >= a->ts->n_tools) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool other = false;
+    for (int32_t i = 0; args != NULL && i < a->log_n && !other; i++) {
+        const struct action_entry *e = &a->log[i];
+        other = e->utt == a->utt_seq && e->tool == tool && e->kind == PIPIT_UNDO_KEYS &&
+                agent_switch_asks_current(a->ts, tool, args, e->snapshot);
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(tb->segment, strlen(tb->segment), 0, tok, GUARD_MAX_TOKENS);
+    const char *name;
+    json_t *v;
+    json_object_foreach(other ? args : NULL, name, v) {
+        if (value_said(v, tb->segment, tok, n)) {
+            other = false;
+            break;
+        }
+    }
+    json_decref(args);
+    return other;
 }
 
 /* A parsed call, from the model (`model`: the person's words guard its arguments) or from the

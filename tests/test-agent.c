@@ -2977,6 +2977,35 @@ static void test_setting_changed_by(void **state) {
     teardown_fx(&fx);
 }
 
+/* A later segment whose call switches back what an earlier segment of the turn switched, with
+ * none of its values said ("selfie time, flip it around" -> front, then back), is not run
+ * (flag said_twice); a value said ("then flip back") runs it; so does the next turn. */
+static void test_said_twice(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "switch_camera(facing=\"front\")");
+    script_call(&fx, "switch_camera(facing=\"back\")");
+    struct pipit_turn *t = turn(&fx, "selfie time, flip it around");
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->flags & PIPIT_TURN_SAID_TWICE);
+    assert_state(&fx, "facing", "\"front\"");
+    pipit_turn_free(t);
+    script_call(&fx, "switch_camera(facing=\"back\")");
+    t = turn(&fx, "flip it around");
+    assert_int_equal(t->n_calls, 1);
+    assert_false(t->flags & PIPIT_TURN_SAID_TWICE);
+    assert_state(&fx, "facing", "\"back\"");
+    pipit_turn_free(t);
+    script_call(&fx, "switch_camera(facing=\"front\")");
+    script_call(&fx, "switch_camera(facing=\"back\")");
+    t = turn(&fx, "switch to the front camera, then flip back");
+    assert_int_equal(t->n_calls, 2);
+    assert_false(t->flags & PIPIT_TURN_SAID_TWICE);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4012,6 +4041,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_setting_said_as_step),
         cmocka_unit_test(test_setting_changed_by),
+        cmocka_unit_test(test_said_twice),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
