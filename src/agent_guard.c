@@ -1024,6 +1024,94 @@ static bool value_call(const struct pipit_toolset *ts,
  * one required argument is a boolean or an on/off enum, named by a word of its name or keys,
  * not `not_tool`, with the side the segment's words say (on: "on", "use", "need", "want",
  * "enable", ...; off: "off", "kill", "drop", ...; neither or both: none). */
+static bool names_call(const struct pipit_toolset *ts,
+                       int32_t tool,
+                       const struct pipit_call *call,
+                       const char *segment,
+                       const struct words_tok *tok,
+                       size_t n);
+
+/* Words that open a request without being its verb. */
+static const char *const OPENERS[] = {"please", "pls",     "can", "could", "would", "you",
+                                      "just",   "now",     "hey", "ok",    "okay",  "kindly",
+                                      "right",  "alright", "so",  "then",  "and",   "also",
+                                      "quick",  "quickly", "go",  "ahead", "oh",    "well"};
+/* First words that are no verb of one tool. */
+static const char *const NOT_VERBS[] = {
+    "i",    "im",   "its",  "it",    "what",  "whats", "how",    "any",    "is",   "are",  "a",
+    "an",   "the",  "my",   "no",    "never", "not",   "dont",   "set",    "make", "turn", "put",
+    "get",  "give", "let",  "do",    "this",  "that",  "thats",  "there",  "we",   "me",   "lets",
+    "want", "need", "show", "start", "stop",  "use",   "change", "switch", "more", "less"};
+
+static size_t skip_openers(const struct words_tok *tok, size_t n) {
+    size_t v = 0;
+    while (v < n && says_any(tok + v, 1, OPENERS, N_OF(OPENERS))) {
+        v++;
+    }
+    return v;
+}
+
+/* The one tool some of whose examples open with `w` (after OPENERS), or -1: none or two. */
+static int32_t example_verb_tool(const struct pipit_toolset *ts, const char *w) {
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+            struct words_tok t[8];
+            const char *say = tp->examples[e].say;
+            size_t n = words_tokenize(say, strlen(say), 0, t, 8), v = skip_openers(t, n);
+            if (v < n && strcmp(t[v].w, w) == 0) {
+                if (found >= 0 && found != (int32_t)i) {
+                    return -1;
+                }
+                found = (int32_t)i;
+            }
+        }
+    }
+    return found;
+}
+
+bool agent_choose_tool_by_verb(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call) {
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = 0;
+    if (!may_rename(ts, tool, segment, tok, &n) || strchr(segment, '?') != NULL) {
+        return false;
+    }
+    size_t v = skip_openers(tok, n);
+    if (v >= n || says_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
+        return false;
+    }
+    static const char *const HOW[] = {"in", "at", "with", "on", "using", "as"};
+    for (size_t i = v; i < n; i++) {
+        int num = 0;
+        if (isdigit((unsigned char)tok[i].w[0]) ||
+            (words_number_value(tok[i].w, &num) && num != 1)) {
+            /* "shoot in sixteen by nine": a tool that takes no number is not it ("snap one" is) */
+            return false;
+        }
+    }
+    if (v + 1 < n && says_any(tok + v + 1, 1, HOW, N_OF(HOW))) {
+        return false; /* "shoot in portrait", "shoot at night": how, not what */
+    }
+    int32_t verb = example_verb_tool(ts, tok[v].w);
+    if (verb < 0 || verb == tool || pipit_toolset_is_cloud(ts, (size_t)verb)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)verb);
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            return false; /* its arguments would be a guess */
+        }
+    }
+    if (names_call(ts, tool, call, segment, tok, n)) {
+        return false; /* "shoot it at 2x": the model's call has what was said */
+    }
+    return agent_said_replace_call(call, t, json_object());
+}
+
 static bool switch_call(const struct pipit_toolset *ts,
                         const struct words_tok *tok,
                         size_t n,

@@ -123,6 +123,18 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
                           const json_t *last_args,
                           struct pipit_call *call);
 
+/* The tool whose examples alone open with the segment's verb ("snap biscuit" -> take_photo,
+ * whose example is "snap one of the dog", not the model's adjust_zoom): after lead words
+ * ("please", "ok", "just", ...), the segment's first word opens (after the same lead words) an
+ * example of exactly one tool, that tool needs no argument, it is not the model's, the word is
+ * no function word ("I", "the", "what", "make", "turn", ...), the segment asks no question and
+ * names neither the model's tool nor a value of its call. Same exceptions as
+ * agent_choose_tool_by_value(). True when `call` was replaced by that tool's call. */
+bool agent_choose_tool_by_verb(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
+
 /* The tool the segment names with the one number it says: a tool whose only required argument
  * is a number, named by a noun of its name or a declared name of its keys ("timer 7 seconds
  * actually, I need to run around the table" -> set_timer(seconds=7), not the model's

@@ -2053,10 +2053,11 @@ static void test_not_asked_noop(void **state) {
         const char *say;
         bool not_asked;
     } cases[] = {
-        {"alright snap us", true},     {"turn the timer off", false}, /* names the timer */
-        {"a bit more", false},                                        /* a follow-up */
-        {"make it 0", false},                                         /* says the value */
-        {"sky looks weird huh", true}, /* ("lol nice sky" is praise: small talk) */
+        {"alright everyone squeeze in", true}, /* ("alright snap us": the verb of take_photo) */
+        {"turn the timer off", false},         /* names the timer */
+        {"a bit more", false},                 /* a follow-up */
+        {"make it 0", false},                  /* says the value */
+        {"sky looks weird huh", true},         /* ("lol nice sky" is praise: small talk) */
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
@@ -3003,6 +3004,39 @@ static void test_said_twice(void **state) {
     assert_int_equal(t->n_calls, 2);
     assert_false(t->flags & PIPIT_TURN_SAID_TWICE);
     pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* The verb that opens only one tool's examples names that tool when it takes no argument
+ * ("snap biscuit" -> take_photo, whose example is "snap one of the dog"); not with a number,
+ * a "how" ("shoot in ..."), a question, or words of the model's call. */
+static void test_tool_by_verb(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model, *tool;
+        bool named;
+    } cases[] = {
+        {"snap biscuit", "adjust_zoom(direction=\"out\")", "take_photo", true},
+        {"ok snap one more of the hallway", "set_timer(seconds=0)", "take_photo", true},
+        {"shoot in sixteen by nine", "set_aspect_ratio(ratio=\"16:9\")", "set_aspect_ratio", false},
+        {"snap it at 2x", "set_zoom(level=2)", "set_zoom", false},
+        {"what should I snap", "set_flash(mode=\"on\")", "process_with_cloud_llm", false},
+        {"snap it with the flash", "set_flash(mode=\"on\")", "set_flash", false},
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool named = (t->flags & PIPIT_TURN_TOOL_NAMED) != 0;
+        if (named != cases[k].named ||
+            (t->n_calls > 0 && strcmp(t->calls[0].tool, cases[k].tool) != 0)) {
+            fail_msg("\"%s\": %s, named %d", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     named);
+        }
+        pipit_turn_free(t);
+    }
     teardown_fx(&fx);
 }
 
@@ -4042,6 +4076,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_setting_said_as_step),
         cmocka_unit_test(test_setting_changed_by),
         cmocka_unit_test(test_said_twice),
+        cmocka_unit_test(test_tool_by_verb),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
