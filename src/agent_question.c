@@ -46,9 +46,32 @@ static const char *const Q_REQUEST[] = {"possible", "able",  "way",   "mind",   
  * it run?" and "should I water the tomatoes?" ask. */
 static const char *const Q_REQUEST_YOU[] = {"would", "will", "shall", "should"};
 
-/* Whether tokens `t` open as a question and ask nothing to be done (the lists above); `any_how`:
- * every "how" asks ("how do I keep the players sharp"), not only "how" of a quantity. */
+/* Two sides of one state offered as a choice ("on or off", "open or closed"): only a question
+ * offers both. */
+static const char *const SIDES[][2] = {
+    {"on", "off"},          {"open", "closed"},     {"open", "shut"}, {"enabled", "disabled"},
+    {"locked", "unlocked"}, {"running", "stopped"}, {"yes", "no"}};
+
+static bool offers_both_sides(const struct words_tok *t, size_t n) {
+    for (size_t k = 1; k + 1 < n; k++) {
+        for (size_t s = 0; strcmp(t[k].w, "or") == 0 && s < N_OF(SIDES); s++) {
+            for (int a = 0; a < 2; a++) {
+                if (strcmp(t[k - 1].w, SIDES[s][a]) == 0 && strcmp(t[k + 1].w, SIDES[s][!a]) == 0) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether tokens `t` open as a question and ask nothing to be done (the lists above), or offer
+ * both sides of a state ("kitchen lights on or off?"); `any_how`: every "how" asks ("how do I
+ * keep the players sharp"), not only "how" of a quantity. */
 static bool asks(const struct words_tok *t, size_t n, bool any_how) {
+    if (offers_both_sides(t, n)) {
+        return true;
+    }
     size_t i = 0;
     while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
         i++;
@@ -112,6 +135,15 @@ bool agent_negated_request(const char *segment) {
                  : i + 1 < n && strcmp(t[i].w, "do") == 0 && strcmp(t[i + 1].w, "not") == 0 ? 2
                                                                                             : 0;
     return not > 0 && i + not < n && !words_in_list(t[i + not ].w, ASKS_IT, N_OF(ASKS_IT));
+}
+
+bool agent_offers_both_sides(const char *segment) {
+    if (segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    return offers_both_sides(t, n);
 }
 
 bool agent_asks_the_world(const char *segment) {

@@ -12,6 +12,10 @@
  * "hesitate" ("don't forget to turn off the oven" asks for it). */
 bool agent_negated_request(const char *segment);
 
+/* Whether the segment offers both sides of one state as a choice ("kitchen lights on or off?",
+ * "open or closed"): only a question does. */
+bool agent_offers_both_sides(const char *segment);
+
 /* Whether the segment opens as a question that asks nothing to be done, any "how" included,
  * or as "explain ...", "describe ...", "tell me about ..." (the test of
  * agent_question_for_cloud() without a call). */

@@ -305,6 +305,8 @@ static bool handle_call(struct pipit_agent *a,
                         const struct policy_clock *clock);
 static bool
 said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipit_call *call);
+static bool
+choice_answered(struct pipit_agent *a, struct turn_build *tb, const struct pipit_call *call);
 static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
@@ -542,6 +544,10 @@ bool agent_handle_output(struct pipit_agent *a,
         /* "selfie time, flip it around" -> front, then back: the first segment did it */
         tb->turn->flags |= PIPIT_TURN_SAID_TWICE;
         pipit_call_clear(&call);
+        return true;
+    }
+    if (parsed && choice_answered(a, tb, &call)) {
+        pipit_call_clear(&call); /* "kitchen lights on or off?" -> the light as it is */
         return true;
     }
     if (parsed) {
@@ -827,6 +833,51 @@ said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipi
     }
     json_decref(args);
     return other;
+}
+
+/* A question that offers both sides of a state ("kitchen lights on or off?") answered by the
+ * model with a call: the keys that call would set (a per-place key at the call's place) are
+ * said as they are, and nothing runs. False when the segment offers no choice or no key of the
+ * call has a sentence. */
+static bool
+choice_answered(struct pipit_agent *a, struct turn_build *tb, const struct pipit_call *call) {
+    int32_t tool = pipit_toolset_find(a->calls_ts, call->name);
+    if (a->ask == NULL || a->dev == NULL || tool < 0 || (size_t)tool >= a->ts->n_tools ||
+        !agent_offers_both_sides(tb->segment)) {
+        return false;
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    struct strbuf out = {0};
+    for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+        const struct pipit_effect_key *ek = &tp->set[k].key;
+        char key[128], said[256];
+        const char *place =
+            ek->key_arg != NULL ? json_string_value(json_object_get(args, ek->key_arg)) : NULL;
+        if (ek->key_arg != NULL && place == NULL) {
+            continue;
+        }
+        if (ek->key_arg != NULL) {
+            pipit_format(key, sizeof(key), "%.*s%s%s", (int)ek->prefix_len, ek->key, place,
+                         ek->suffix);
+        } else {
+            pipit_format(key, sizeof(key), "%s", ek->key);
+        }
+        json_t *v = json_object_get(state, key);
+        if (v != NULL && ask_sentence(a->ask, key, v, ASK_NOW, said, sizeof(said))) {
+            strbuf_printf(&out, "%s%s", out.len > 0 ? " " : "", said);
+        }
+    }
+    json_decref(state);
+    json_decref(args);
+    bool answered = out.len > 0 && !out.failed;
+    if (answered) {
+        tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
+        agent_say(tb, out.data);
+    }
+    strbuf_free(&out);
+    return answered;
 }
 
 /* A parsed call, from the model (`model`: the person's words guard its arguments) or from the

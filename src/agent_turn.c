@@ -25,6 +25,7 @@
 #include "agent_followup.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
+#include "agent_question.h"
 #include "agent_record.h"
 #include "agent_step.h"
 #include "agent_undo.h"
@@ -381,6 +382,17 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
          * sentence says so */
         char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
         size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
+        bool choice = n_all > 1 && agent_offers_both_sides(utt) && strlen(utt) < sizeof(segs[0]);
+        for (size_t i = 0; choice && i < n_all; i++) {
+            choice = router_command_verb(a->router, segs[i]) == ROUTER_NO_VERB ||
+                     agent_offers_both_sides(segs[i]); /* "open or closed" opens with a verb */
+        }
+        if (choice) {
+            /* "the blinds, open or closed?" asks about the blinds: one segment, or "the
+             * blinds" alone would go to the model as a request */
+            pipit_format(segs[0], sizeof(segs[0]), "%s", utt);
+            n_all = 1;
+        }
         size_t n = n_all;
         if (n > (size_t)a->params.max_steps) {
             t->flags |= PIPIT_TURN_STEP_CAP;

@@ -1001,8 +1001,15 @@ int ask_answer(const struct ask *k,
         }
         int key = -1;
         size_t m = ask_match_alias(k, t, hi, p, &key);
+        /* "the flash is on?", "kitchen light still on?", "blinds open or closed?" */
+        static const char *const STILL[] = {"still", "already", "currently"};
+        bool either = false;
+        for (size_t i = p + m + 1; i + 1 < hi; i++) {
+            either = either || ask_tok_is(t, hi, i, "or");
+        }
         if (!asked || m == 0 || key < 0 || p + m >= hi ||
-            !ask_in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q))) {
+            !(ask_in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q)) ||
+              ask_in_list(t[p + m].w, STILL, COUNT(STILL)) || either)) {
             return 0;
         }
     }

@@ -3040,6 +3040,42 @@ static void test_tool_by_verb(void **state) {
     teardown_fx(&fx);
 }
 
+/* Both sides of a state offered ("kitchen lights on or off?") is a question: the keys the
+ * model's call would set are said as they are and nothing runs; the same through the state
+ * questions ("the blinds, open or closed?" is one segment, "kitchen light still on?"). */
+static void test_choice_is_a_question(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, "{\"kitchen_light\":true,\"blinds\":50}");
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    script_call(&fx, "switch_light(room=\"kitchen\", on=false)");
+    struct pipit_turn *t = turn(&fx, "lights in the kitchen on or off?");
+    assert_int_equal(t->n_calls, 0);
+    assert_string_equal(t->sentence, "The kitchen light is on.");
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    script_call(&fx, "set_blinds(open_percent=0)");
+    t = turn(&fx, "the blinds, open or closed?");
+    assert_int_equal(t->n_calls, 0);
+    assert_non_null(strstr(t->sentence, "50%"));
+    pipit_turn_free(t);
+    t = turn(&fx, "kitchen light still on?");
+    assert_int_equal(t->n_calls, 0);
+    assert_string_equal(t->sentence, "The kitchen light is on.");
+    pipit_turn_free(t);
+    assert_state(&fx, "kitchen_light", "true");
+    assert_state(&fx, "blinds", "50");
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4077,6 +4113,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_setting_changed_by),
         cmocka_unit_test(test_said_twice),
         cmocka_unit_test(test_tool_by_verb),
+        cmocka_unit_test(test_choice_is_a_question),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
