@@ -403,8 +403,20 @@ static bool cloud_call(const struct pipit_agent *a, const char *segment, struct 
 /* "should I use the flash at a wedding?" -> set_flash(on): the model acted on a question about
  * the world (agent_question_for_cloud()); the call becomes the cloud's (cloud_call()). A pack
  * with no cloud tool keeps the call from acting later (keep_question()). */
+/* Whether the segment asks about the person's own things of the pack ("what's the status of my
+ * ticket?", "what's its status?"): a possessive and a word of the tool set. Such a question is
+ * the pack's to answer, not the cloud's. */
+static bool asks_about_own(const struct pipit_agent *a, const char *segment) {
+    static const char *const OWN[] = {"my", "its", "our", "mine", "ours"};
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n =
+        segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS) : 0;
+    return agent_said_any(t, n, OWN, sizeof(OWN) / sizeof(OWN[0])) &&
+           router_has_tool_word(a->router, segment);
+}
+
 static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
-    if (tb->segment != NULL &&
+    if (tb->segment != NULL && !asks_about_own(a, tb->segment) &&
         agent_question_for_cloud(a->ts, call, tb->segment,
                                  router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) &&
         cloud_call(a, tb->segment, call)) {
@@ -469,7 +481,8 @@ bool agent_handle_output(struct pipit_agent *a,
          strncasecmp(text, "sorry", 5) == 0 || strncasecmp(text, "okay", 4) == 0) &&
         router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
         !router_undo_anaphor(tb->segment) && !asks_after_me(tb->segment, text) &&
-        agent_asks_the_world(tb->segment) && cloud_call(a, tb->segment, &asked)) {
+        !asks_about_own(a, tb->segment) && agent_asks_the_world(tb->segment) &&
+        cloud_call(a, tb->segment, &asked)) {
         /* "what's the best way to shoot fireworks?" -> "Okay, I'm ready when you are.": no
          * answer; a question about the world is the cloud tool's (not one that points back at
          * something said: "how's the new one doing?" asks about an item, a tool's question) */

@@ -423,8 +423,17 @@ static bool add_noun_word(struct router *r, const char *w) {
     return add_norm(r, ROUTER_WORD_KEYWORD, w) && add_norm(r, ROUTER_WORD_KEYWORD, other);
 }
 
+/* Words a question opens with: never a command verb ("what's the time difference between here
+ * and Tokyo", a cloud tool's example, had made "what's my alarm" a command, and the model's
+ * set_alarm ran for it). */
+static const char *const QUESTION_WORDS[] = {
+    "what", "whats", "where",  "wheres", "when",   "whens",  "why",  "who",    "whos", "which",
+    "how",  "hows",  "is",     "isnt",   "are",    "arent",  "does", "doesnt", "did",  "didnt",
+    "was",  "any",   "should", "shall",  "whatre", "wheres", "was",  "were"};
+
 static bool add_verb_word(struct router *r, const char *w) {
-    if (!is_letters(w) || strlen(w) < 2 || words_in_list(w, STOP_WORDS, COUNT(STOP_WORDS))) {
+    if (!is_letters(w) || strlen(w) < 2 || words_in_list(w, STOP_WORDS, COUNT(STOP_WORDS)) ||
+        words_in_list(w, QUESTION_WORDS, COUNT(QUESTION_WORDS))) {
         return true;
     }
     return add_norm(r, ROUTER_WORD_VERB, w);

@@ -3076,6 +3076,31 @@ static void test_choice_is_a_question(void **state) {
     teardown_fx(&fx);
 }
 
+/* A question about the person's own things of the pack ("what's my alarm", "what's the status
+ * of my ticket?") never acts and is not sent to the cloud: the model's call is kept. */
+static void test_own_question_kept(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct {
+        const char *say, *model;
+    } cases[] = {
+        {"what's my alarm", "set_alarm(time=\"02:05\")"},
+        {"what's the status of my ticket?", "create_ticket(summary=\"status\", priority=\"low\")"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (!(t->flags & PIPIT_TURN_QUESTION_KEPT) || (t->flags & PIPIT_TURN_OPEN_QUESTION) ||
+            (t->n_calls > 0 && t->calls[0].ok)) {
+            fail_msg("\"%s\": flags %#x, \"%s\"", cases[k].say, (unsigned)t->flags, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4114,6 +4139,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_said_twice),
         cmocka_unit_test(test_tool_by_verb),
         cmocka_unit_test(test_choice_is_a_question),
+        cmocka_unit_test(test_own_question_kept),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),

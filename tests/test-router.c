@@ -783,6 +783,18 @@ static void test_toolset_words(void **state) {
     assert_int_equal(router_command_verb(r, "please queue my playlist"), 7);
     assert_int_equal(router_command_verb(NULL, "please queue my playlist"), ROUTER_NO_VERB);
     assert_int_equal(router_command_verb(NULL, "please skip this track"), 7);
+    /* a question word is never a verb, even when an example opens with it (the phone's cloud
+     * example "what's the time difference ...") */
+    struct pipit_toolset *phone_ts = NULL;
+    struct pipit_error perr;
+    assert_int_equal(
+        pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/phone.json", &phone_ts, &perr), PIPIT_OK);
+    struct router *phone = router_new(phone_ts);
+    assert_non_null(phone);
+    assert_int_equal(router_command_verb(phone, "what's my alarm"), ROUTER_NO_VERB);
+    assert_int_equal(router_command_verb(phone, "text Alice hi"), 0);
+    router_free(phone);
+    pipit_toolset_free(phone_ts);
 
     router_free(cam);
     pipit_toolset_free(cam_ts);
