@@ -1071,6 +1071,18 @@ static int32_t example_verb_tool(const struct pipit_toolset *ts, const char *w) 
     return found;
 }
 
+bool agent_names_tool(const struct pipit_toolset *ts, size_t tool, const char *segment) {
+    if (ts == NULL || segment == NULL || tool >= ts->n_tools) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    size_t v = skip_openers(tok, n);
+    return names_switch(ts, tool, tok, n) ||
+           (v < n && !says_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS)) &&
+            example_verb_tool(ts, tok[v].w) == (int32_t)tool);
+}
+
 bool agent_choose_tool_by_verb(const struct pipit_toolset *ts,
                                int32_t tool,
                                const char *segment,

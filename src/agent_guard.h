@@ -123,6 +123,11 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
                           const json_t *last_args,
                           struct pipit_call *call);
 
+/* Whether the segment names `tool`: a word of its name, of the keys it changes or of their
+ * declared names, or the verb (after lead words) that opens its examples and no other tool's
+ * ("wake me at half six" names set_alarm, whose example is "wake me at 7:15"). */
+bool agent_names_tool(const struct pipit_toolset *ts, size_t tool, const char *segment);
+
 /* The tool whose examples alone open with the segment's verb ("snap biscuit" -> take_photo,
  * whose example is "snap one of the dog", not the model's adjust_zoom): after lead words
  * ("please", "ok", "just", ...), the segment's first word opens (after the same lead words) an

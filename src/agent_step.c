@@ -19,6 +19,7 @@
 #include "agent_question.h"
 #include "agent_record.h"
 #include "agent_said.h"
+#include "agent_time.h"
 #include "agent_undo.h"
 #include "ask.h"
 #include "cloud.h"
@@ -474,6 +475,18 @@ bool agent_handle_output(struct pipit_agent *a,
         }
         return handle_call(a, tb, rec, &named, true, clock);
     }
+    if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
+        agent_time_call(a->ts, tb->segment, &named)) {
+        /* "alarm for six in the evening" -> "Sorry, I can't do that.": the time said, in the
+         * tool the segment names that takes one */
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+        struct pipit_call_record *rec = agent_new_record(tb);
+        if (rec == NULL) {
+            pipit_call_clear(&named);
+            return false;
+        }
+        return handle_call(a, tb, rec, &named, true, clock);
+    }
     struct pipit_call asked;
     memset(&asked, 0, sizeof(asked));
     if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
@@ -915,6 +928,13 @@ static bool handle_call(struct pipit_agent *a,
         tool = pipit_toolset_find(a->calls_ts, call.name); /* "try daylight": the white balance */
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+    }
+    bool renamed = false;
+    if (model && agent_restore_time_of_day(a->ts, tool, tb->segment, &call, &renamed)) {
+        /* "alarm for half past six" -> the cloud: the time said, in the tool that takes one */
+        tool = pipit_toolset_find(a->calls_ts, call.name);
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+        tb->turn->flags |= renamed ? PIPIT_TURN_TOOL_NAMED : PIPIT_TURN_WORDS_RESTORED;
     }
     if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
                   agent_restore_person_number(a->ts, tool, tb->segment, &call) ||

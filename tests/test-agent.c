@@ -7,6 +7,7 @@
  *                       once, grammar-forced calls execute, cancellation mid-decode
  */
 #include "agent.h"
+#include "agent_time.h"
 #include "fake_backend.h"
 #include "testutil.h"
 
@@ -3101,6 +3102,79 @@ static void test_own_question_kept(void **state) {
     teardown_fx(&fx);
 }
 
+/* A time of day in digits or words, with its half of the day; none or two is -1. */
+static void test_time_of_day(void **state) {
+    (void)state;
+    static const struct {
+        const char *say;
+        int at;
+    } cases[] = {
+        {"set an alarm for 6:30", 6 * 60 + 30},
+        {"alarm at 7am", 7 * 60},
+        {"set an alarm for 7 pm", 19 * 60},
+        {"alarm at 7 p.m. please", 19 * 60},
+        {"alarm for half past six", 6 * 60 + 30},
+        {"wake me at quarter to eight", 7 * 60 + 45},
+        {"ten past nine tonight", 21 * 60 + 10},
+        {"alarm at seven thirty", 7 * 60 + 30},
+        {"six forty five in the morning", 6 * 60 + 45},
+        {"wake me up at 7", 7 * 60},
+        {"alarm for six in the evening", 18 * 60},
+        {"alarm 0630", 6 * 60 + 30},
+        {"lunch at noon", 12 * 60},
+        {"12:30 am", 30},
+        {"set an alarm for 6.45", 6 * 60 + 45},
+        {"nine o'clock", 9 * 60},
+        {"remind me in 10 minutes", -1},
+        {"take 3 photos", -1},
+        {"alarm at 7 and at 8", -1},
+        {"25:00", -1},
+        {"zoom to 2.5", -1},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        int at = agent_time_of_day(cases[k].say);
+        if (at != cases[k].at) {
+            fail_msg("\"%s\": %d, want %d", cases[k].say, at, cases[k].at);
+        }
+    }
+}
+
+/* The time said goes into the tool that takes one: the model's other tool, its cloud call or
+ * its refusal becomes that tool when the segment names it ("alarm", "wake"); an argument that
+ * takes "HH:MM" gets the time said. */
+static void test_time_said(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model, *tool, *args;
+    } cases[] = {
+        {"set an alarm for 7 pm", "<call>set_timer(minutes=7)", "set_alarm",
+         "{\"time\":\"19:00\"}"},
+        {"alarm for half past six",
+         "<call>process_with_cloud_llm(user_query_context=\"alarm\", "
+         "reason_for_escalation=\"general knowledge\")",
+         "set_alarm", "{\"time\":\"06:30\"}"},
+        {"wake me at quarter to eight", "<call>set_alarm(time=\"02:15\")", "set_alarm",
+         "{\"time\":\"07:45\"}"},
+        {"alarm for six in the evening", "Sorry, I can't do that.", "set_alarm",
+         "{\"time\":\"18:00\"}"},
+        {"remind me in 10 minutes", "<call>set_timer(minutes=10)", "set_timer", "{\"minutes\":10}"},
+    };
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        fx.fake.script[fx.fake.n_script++] = cases[k].model;
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4140,6 +4214,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_by_verb),
         cmocka_unit_test(test_choice_is_a_question),
         cmocka_unit_test(test_own_question_kept),
+        cmocka_unit_test(test_time_of_day),
+        cmocka_unit_test(test_time_said),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
