@@ -258,12 +258,14 @@ static void add_alias(struct ask *k, const char *phrase, int key, int rank) {
         if (strcmp(a->phrase, norm) != 0) {
             continue;
         }
-        if (a->key == key) {
+        if (a->key == key && key >= 0) {
             a->rank = rank < a->rank ? rank : a->rank;
         } else if (rank < a->rank) {
             a->key = key;
             a->rank = rank;
+            a->shared = 0;
         } else if (rank == a->rank) {
+            a->shared |= (a->key >= 0 ? UINT64_C(1) << a->key : 0) | UINT64_C(1) << key;
             a->key = -1; /* two keys at the same rank: it names neither */
         }
         return;
@@ -272,6 +274,7 @@ static void add_alias(struct ask *k, const char *phrase, int key, int rank) {
         struct ask_alias *a = &k->aliases[k->n_aliases++];
         memcpy(a->phrase, norm, sizeof(norm));
         a->key = key;
+        a->shared = 0;
         a->rank = rank;
         a->n_words = nw;
     }
@@ -556,8 +559,13 @@ void ask_free(struct ask *k) {
 }
 
 /* The longest alias at token i: its key (-1: ambiguous) and *len its tokens; 0 when none. */
-size_t
-ask_match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
+/* ask_match_alias(), and the keys that share the alias matched (*key == -1) into *shared. */
+static size_t match_alias_shared(const struct ask *k,
+                                 const struct words_tok *t,
+                                 size_t n,
+                                 size_t i,
+                                 int *key,
+                                 uint64_t *shared) {
     size_t best = 0;
     for (size_t a = 0; a < k->n_aliases; a++) {
         if (k->aliases[a].n_words <= best) {
@@ -567,9 +575,16 @@ ask_match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t
         if (m > best) {
             best = m;
             *key = k->aliases[a].key;
+            *shared = k->aliases[a].shared;
         }
     }
     return best;
+}
+
+size_t
+ask_match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
+    uint64_t shared = 0;
+    return match_alias_shared(k, t, n, i, key, &shared);
 }
 
 /* Tokens of a value of `key` at i, as a value ("auto") or as the template shows one ("on
@@ -1038,9 +1053,16 @@ int ask_answer(const struct ask *k,
     bool unknown[ASK_MAX_TOKENS] = {false};
     bool counting = false;   /* "how many", "any", "number of" */
     bool determined = false; /* "the", "my", "am I": see DETERMINERS */
+    uint64_t sharers = 0;    /* "how hot" of the nozzle and the bed: which one, the rest says */
     for (size_t i = lo; i < hi;) {
         int key = -1;
-        size_t m = ask_match_alias(k, t, hi, i, &key);
+        uint64_t shared = 0;
+        size_t m = match_alias_shared(k, t, hi, i, &key, &shared);
+        if (m > 0 && key < 0 && shared != 0) {
+            sharers |= shared;
+            i += m;
+            continue;
+        }
         if (m > 0 && key >= 0) {
             bool seen = false;
             for (size_t j = 0; j < n_keys; j++) {
@@ -1078,6 +1100,14 @@ int ask_answer(const struct ask *k,
             unknown[i] = true;
         }
         i++;
+    }
+    for (size_t j = 0; sharers != 0 && j < n_keys; j++) {
+        if ((sharers & UINT64_C(1) << keys[j]) == 0) {
+            return 0; /* "how hot is the fan": not one of the keys "how hot" names */
+        }
+    }
+    if (sharers != 0 && n_keys == 0) {
+        return 0; /* "how hot is it": which one, the model decides */
     }
     if (n_keys == 0 && hi - lo <= 4 && ask_in_list(t[lo].w, COPULAS_Q, COUNT(COPULAS_Q))) {
         /* "is it docked?": no key named, one value said that only one string key takes */

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PHRASE_CAP 64 /* bytes per alias phrase */
 #define MAX_VALUES 24 /* values remembered per string key */
@@ -48,6 +49,7 @@ struct ask_key {
 struct ask_alias {
     char phrase[PHRASE_CAP]; /* lowercase words joined by one space */
     int key;                 /* index into keys; -1: two keys claim it (names neither) */
+    uint64_t shared;         /* key == -1: the keys that claim it, one bit each */
     int rank;
     size_t n_words;
 };

@@ -396,6 +396,55 @@ static void test_zero_word_in_pattern(void **state) {
     pack_close(&p);
 }
 
+/* A quantity two keys share ("how hot" of a nozzle and a bed) is narrowed by the key the
+ * question names; alone, or with a key outside the two, it names nothing. */
+static void test_shared_quantity(void **state) {
+    (void)state;
+    static const char HEAT[] =
+        "{\"pipit\": {\"pack\": \"heat\", \"state\": {"
+        "\"nozzle\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 300, \"initial\": 210, "
+        "\"words\": {\"names\": \"nozzle|hotend\", \"unit\": \" degrees\"}}, "
+        "\"bed\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 120, \"initial\": 60, "
+        "\"words\": {\"names\": \"bed|print bed\", \"unit\": \" degrees\"}}, "
+        "\"fan\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 100, \"initial\": 50, "
+        "\"words\": {\"names\": \"fan\", \"unit\": \"%\"}}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_nozzle\", \"description\": "
+        "\"Set the nozzle temperature\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"celsius\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 300}}, \"required\": "
+        "[\"celsius\"]}}, \"pipit\": {\"effect\": {\"set\": {\"nozzle\": \"{celsius}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_bed\", \"description\": "
+        "\"Set the bed temperature\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"celsius\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 120}}, \"required\": "
+        "[\"celsius\"]}}, \"pipit\": {\"effect\": {\"set\": {\"bed\": \"{celsius}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_fan\", \"description\": "
+        "\"Set the fan\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"percent\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 100}}, \"required\": "
+        "[\"percent\"]}}, \"pipit\": {\"effect\": {\"set\": {\"fan\": \"{percent}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(HEAT, sizeof(HEAT) - 1, "heat.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    char want_bed[64], want_nozzle[64];
+    json_t *sixty = json_integer(60), *hot = json_integer(210);
+    assert_true(ask_sentence(p.k, "bed", sixty, ASK_NOW, want_bed, sizeof(want_bed)));
+    assert_true(ask_sentence(p.k, "nozzle", hot, ASK_NOW, want_nozzle, sizeof(want_nozzle)));
+    json_decref(sixty);
+    json_decref(hot);
+    const struct qa cases[] = {
+        {"how hot is the bed?", want_bed},
+        {"how hot is the hotend", want_nozzle},
+        {"how hot is it", NULL},
+        {"how hot is the fan", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -430,8 +479,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
         cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
-        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
-        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_camera_claims),
+        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
