@@ -286,6 +286,7 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
 }
 
 static bool extend_short_name(const struct pipit_tool *t, const char *segment, json_t *args);
+static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t *args);
 
 /* ============================================================================
  * the item the person named
@@ -489,6 +490,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     changed = (args != NULL && split_copied_twice(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_name(t, segment, args)) || changed;
+    changed = (args != NULL && verb_copied(t, segment, args)) || changed;
     bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
@@ -690,6 +692,59 @@ static bool negates(const struct pipit_toolset *ts, const struct words_tok *tok,
         }
     }
     return agent_said_negation(t, m);
+}
+
+/* "print my keychain" -> start_print(file="print"): the model copied the request's verb as the
+ * thing. When the tool's only required argument is a free string whose value is the segment's
+ * first word (after lead words) or a word of the tool's name, and words follow the verb, the
+ * value becomes those words less "my", "the", "a", ..., words of the tool's name ("printing")
+ * and a closing "please" or "now". True when `args` changed. */
+static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t *args) {
+    static const char *const LEADS[] = {"please", "pls", "can", "could", "would", "you",  "just",
+                                        "now",    "hey", "ok",  "okay",  "go",    "ahead"};
+    static const char *const SKIP[] = {"my", "the", "a",   "an",  "your", "some", "this", "that",
+                                       "me", "up",  "out", "off", "on",   "for",  "to",   "it"};
+    static const char *const ENDS[] = {"please", "pls", "now", "thanks", "thx"};
+    size_t req = 0, n_req = 0;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            req = j;
+            n_req++;
+        }
+    }
+    const char *v = n_req == 1 && free_string(t->params->props[req].schema)
+                        ? json_string_value(json_object_get(args, t->params->props[req].name))
+                        : NULL;
+    if (v == NULL || strchr(v, ' ') != NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS), i = 0;
+    while (i < n && says_any(tok + i, 1, LEADS, N_OF(LEADS))) {
+        i++;
+    }
+    struct words_tok vt[2];
+    if (i >= n || words_tokenize(v, strlen(v), 0, vt, 2) != 1 ||
+        !(strcmp(vt[0].w, tok[i].w) == 0 || text_named(t->name, vt, 1))) {
+        return false;
+    }
+    size_t r = i + 1;
+    while (r < n && (says_any(tok + r, 1, SKIP, N_OF(SKIP)) || text_named(t->name, tok + r, 1) ||
+                     strcmp(tok[r].w, vt[0].w) == 0)) {
+        r++;
+    }
+    size_t e = n;
+    while (e > r && says_any(tok + e - 1, 1, ENDS, N_OF(ENDS))) {
+        e--;
+    }
+    char value[GUARD_MAX_COPY * 2];
+    size_t a = r < e ? tok[r].start : 0, b = r < e ? tok[e - 1].end : 0;
+    if (r >= e || b - a >= sizeof(value) || e - r > 6) {
+        return false;
+    }
+    pipit_format(value, sizeof(value), "%.*s", (int)(b - a), segment + a);
+    return strcasecmp(value, v) != 0 &&
+           json_object_set_new(args, t->params->props[req].name, json_string(value)) == 0;
 }
 
 /* A name copied short of its start ("play Kind of Blue" -> query "Blue", "throw on a bit of

@@ -3175,6 +3175,23 @@ static void test_time_said(void **state) {
     teardown_fx(&fx);
 }
 
+/* The request's verb copied as the thing ("print my keychain" -> file="print") becomes the
+ * words after it, less "my", "the", words of the tool's name and a closing "please". */
+static void test_verb_copied_as_thing(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct args_case cases[] = {
+        {"find my passport scan please", "find_file(name=\"find\")", "{\"name\":\"passport scan\"}",
+         true},
+        {"search photos for dogs", "search_photos(query=\"photos\")", "{\"query\":\"dogs\"}", true},
+        {"find the banana bread recipe", "find_file(name=\"banana bread\")",
+         "{\"name\":\"banana bread\"}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4216,6 +4233,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_own_question_kept),
         cmocka_unit_test(test_time_of_day),
         cmocka_unit_test(test_time_said),
+        cmocka_unit_test(test_verb_copied_as_thing),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
