@@ -382,6 +382,15 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
          * sentence says so */
         char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
         size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
+        for (size_t i = 0; n_all > 1 && i < n_all;) {
+            if (smalltalk_is_vocative(a->router, segs[i])) {
+                /* "printer, fan off": the device addressed is no request */
+                memmove(segs[i], segs[i + 1], (n_all - i - 1) * sizeof(segs[0]));
+                n_all--;
+            } else {
+                i++;
+            }
+        }
         bool choice = n_all > 1 && agent_offers_both_sides(utt) && strlen(utt) < sizeof(segs[0]);
         for (size_t i = 0; choice && i < n_all; i++) {
             choice = router_command_verb(a->router, segs[i]) == ROUTER_NO_VERB ||

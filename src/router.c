@@ -70,6 +70,7 @@ struct router {
     size_t n, cap;
     char shapes[ROUTER_MAX_SHAPES][WORDS_CAP]; /* "9x", "9:9": numbers in a tool set's words */
     size_t n_shapes;
+    char device[WORDS_CAP]; /* the pack's name as a word ("printer"), "" when none */
 };
 
 void router_free(struct router *r) {
@@ -150,6 +151,16 @@ enum pipit_status router_add_keyword(struct router *r,
 /* Words a tool set uses that name nothing: function words, generic adjectives, state words.
  * They never become keywords or verbs. */
 static const char *const STOP_WORDS[] = {
+    /* words of praise and politeness: "Cancel the current print job for good" must not make
+       "good morning" a request */
+    "good",
+    "great",
+    "nice",
+    "fine",
+    "please",
+    "thanks",
+    "very",
+    "really",
     "a",
     "an",
     "the",
@@ -595,6 +606,11 @@ static bool add_pack(struct router *r, const struct pipit_toolset *ts) {
     if (pk == NULL) {
         return true;
     }
+    struct words_tok name[2];
+    if (pk->name != NULL && words_tokenize(pk->name, strlen(pk->name), 0, name, 2) == 1 &&
+        is_letters(name[0].w)) {
+        pipit_format(r->device, sizeof(r->device), "%s", name[0].w);
+    }
     bool ok = true;
     for (size_t i = 0; ok && i < pk->n_verbs; i++) {
         char norm[MAX_PHRASE];
@@ -763,4 +779,8 @@ bool router_is_pair(const struct router *r, const char *x, const char *y) {
         }
     }
     return false;
+}
+
+bool router_is_device_name(const struct router *r, const char *w) {
+    return r != NULL && w != NULL && r->device[0] != '\0' && strcmp(r->device, w) == 0;
 }

@@ -222,4 +222,8 @@ size_t router_split_with(const struct router *r,
  * to say what it did not do ("I didn't take a photo"). */
 size_t router_command_verb(const struct router *r, const char *segment);
 
+/* Whether `w` (a lowercase word) is the tool pack's name ("printer" of pack "printer"): a word
+ * that addresses the device ("good morning printer"). */
+bool router_is_device_name(const struct router *r, const char *w);
+
 #endif /* PIPIT_ROUTER_H */

@@ -303,7 +303,9 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
     }
     unsigned kinds = 0;
     for (size_t i = 0; i < n;) {
-        if ((i == 0 || i + 1 == n) && n > 1 && words_in_list(t[i].w, VOCATIVE, COUNT(VOCATIVE))) {
+        if ((i == 0 || i + 1 == n) && n > 1 &&
+            (words_in_list(t[i].w, VOCATIVE, COUNT(VOCATIVE)) ||
+             router_is_device_name(r, t[i].w))) {
             i++; /* "thanks camera": the device addressed */
             continue;
         }
@@ -515,4 +517,13 @@ void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, 
     }
     const char *bye = (kinds & SMALLTALK_FAREWELL) ? "Goodbye!" : "";
     pipit_format(buf, size, "%s%s%s", first, first[0] != '\0' && bye[0] != '\0' ? " " : "", bye);
+}
+
+bool smalltalk_is_vocative(const struct router *r, const char *segment) {
+    static const char *const CALLS[] = {"hey", "hi", "ok", "okay", "oh", "yo"};
+    struct words_tok t[4];
+    size_t n = segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, 4) : 0;
+    size_t i = n == 2 && words_in_list(t[0].w, CALLS, COUNT(CALLS)) ? 1 : 0;
+    return n >= 1 && n <= 2 && i + 1 == n &&
+           (words_in_list(t[i].w, VOCATIVE, COUNT(VOCATIVE)) || router_is_device_name(r, t[i].w));
 }

@@ -53,4 +53,8 @@ bool smalltalk_is_question(const char *utterance);
  * colour, thermostat, blinds, scene and timer." */
 void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, size_t size);
 
+/* Whether `segment` only addresses the device ("printer", "hey camera", "pipit"): a word that
+ * calls it (smalltalk.c's list, or the pack's name), after at most a "hey". */
+bool smalltalk_is_vocative(const struct router *r, const char *segment);
+
 #endif /* PIPIT_SMALLTALK_H */

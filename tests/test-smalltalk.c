@@ -129,6 +129,37 @@ static void test_pack_words_win(void **state) {
     pipit_toolset_free(phone);
 }
 
+/* The pack's name addresses the device like "camera" or "pipit" ("good morning music"), alone
+ * a segment is only that; a word of praise in a tool's description is no tool word. */
+static void test_device_addressed(void **state) {
+    (void)state;
+    struct pipit_toolset *music = test_load_tools(PIPIT_SOURCE_DIR "/tests/packs/music.json");
+    struct router *r = router_new(music);
+    assert_non_null(r);
+    assert_true(router_is_device_name(r, "music"));
+    assert_false(router_is_device_name(r, "camera"));
+    assert_true(smalltalk_is_vocative(r, "music"));
+    assert_true(smalltalk_is_vocative(r, "hey pipit"));
+    assert_true(smalltalk_is_vocative(NULL, "camera"));
+    assert_false(smalltalk_is_vocative(r, "music off"));
+    assert_false(smalltalk_is_vocative(r, "play"));
+    assert_int_equal(smalltalk_kinds(r, "good morning music"), SMALLTALK_GREETING);
+    router_free(r);
+    pipit_toolset_free(music);
+    static const char TOOLS[] =
+        "{\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"cancel_job\", "
+        "\"description\": \"Cancel the current job for good\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {}}}}]}";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(TOOLS, sizeof(TOOLS) - 1, "j.json", &ts, &err),
+                     PIPIT_OK);
+    r = router_new(ts);
+    assert_int_equal(smalltalk_kinds(r, "good morning"), SMALLTALK_GREETING);
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
 static void test_replies(void **state) {
     (void)state;
     char buf[96];
@@ -182,6 +213,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_pack_words_win),
+        cmocka_unit_test(test_device_addressed),
         cmocka_unit_test(test_replies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
