@@ -210,10 +210,12 @@ static char *undo_actions(struct pipit_agent *a, int32_t count, int32_t *reverte
             json_decref(before);
             json_decref(e.snapshot);
         }
-        if (marked && !acted && a->log_n > 0 && a->log[a->log_n - 1].utt == mark.utt &&
+        if (marked && !acted && count == 1 && a->log_n > 0 &&
+            a->log[a->log_n - 1].utt == mark.utt &&
             a->log[a->log_n - 1].kind != PIPIT_UNDO_NO_STATE) {
             /* "make the living room purple and switch off the kitchen" (it was off), "undo
-             * that": the turn did something, and that is what is undone */
+             * that": the turn did something, and that is what is undone; "undo both" counts
+             * the no-op as one of the two (it had reached the turn before) */
             json_decref(mark.snapshot);
             i--;
             continue;

@@ -3192,6 +3192,25 @@ static void test_verb_copied_as_thing(void **state) {
     teardown_fx(&fx);
 }
 
+/* "undo both" after a turn of two requests, one of which changed nothing, counts that one:
+ * the turn before stays as it is. */
+static void test_undo_both_counts_a_noop(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_dev(&fx, NULL, "{\"grid\": true, \"zoom\": 1, \"timer_s\": 0}");
+    script_call(&fx, "set_zoom(level=2)");
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    script_call(&fx, "set_timer(seconds=3)");
+    script_call(&fx, "set_grid(enabled=true)");
+    pipit_turn_free(turn(&fx, "a 3 second timer and the grid on"));
+    assert_state(&fx, "timer_s", "3");
+    struct pipit_turn *t = turn(&fx, "undo both");
+    assert_state(&fx, "timer_s", "0");
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4234,6 +4253,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_of_day),
         cmocka_unit_test(test_time_said),
         cmocka_unit_test(test_verb_copied_as_thing),
+        cmocka_unit_test(test_undo_both_counts_a_noop),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
