@@ -136,7 +136,10 @@ static const char *said_direction(const struct pipit_agent *a, const char *segme
  * what is out of range. False when the last tool has no or several numeric arguments. */
 /* Write tool `t` with `args` (consumed) into `out`; false when it does not fit. */
 static bool put_call(const struct pipit_tool *t, json_t *args, struct pipit_call *out) {
-    char *dump = args != NULL ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+    char *dump =
+        args != NULL
+            ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+            : NULL;
     json_decref(args);
     if (dump == NULL || strlen(t->name) >= sizeof(out->name)) {
         free(dump);
@@ -240,6 +243,22 @@ static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_c
         return false;
     }
     double dir = (delta > 0 ? 1 : -1) * (back ? -1 : 1);
+    /* a jump is no step: "fan to max" (0 -> 100), then "a bit less" had set 0; a change of
+     * more than a quarter of the argument's range steps by a tenth of it (a whole number for
+     * an integer, at least 1) */
+    const struct pipit_tool *lt = &a->ts->tools[a->last_tool];
+    for (size_t j = 0; lt->params != NULL && j < lt->params->n_props; j++) {
+        const struct pipit_schema *sc = lt->params->props[j].schema;
+        if (strcmp(lt->params->props[j].name, set->value.arg) != 0 || !sc->has_min ||
+            !sc->has_max || sc->max <= sc->min || fabs(delta) <= (sc->max - sc->min) / 4) {
+            continue;
+        }
+        double tenth = (sc->max - sc->min) / 10;
+        if (sc->type == PIPIT_SCHEMA_INTEGER) {
+            tenth = floor(tenth + 0.5) < 1 ? 1 : floor(tenth + 0.5);
+        }
+        delta = delta > 0 ? tenth : -tenth;
+    }
     /* a tool that steps the key by a sign from an enum, needing nothing else */
     for (size_t i = 0; i < a->ts->n_tools; i++) {
         const struct pipit_tool_pack *sp = pipit_toolset_tool_pack(a->ts, i);

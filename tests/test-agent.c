@@ -3211,6 +3211,31 @@ static void test_undo_both_counts_a_noop(void **state) {
     teardown_fx(&fx);
 }
 
+/* "a bit less" after a jump ("blinds fully open" from 0) steps by a tenth of the range, not
+ * by the jump (which had closed them again). */
+static void test_bit_after_a_jump(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, "{\"blinds\":0}");
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    script_call(&fx, "set_blinds(open_percent=100)");
+    pipit_turn_free(turn(&fx, "open the blinds all the way"));
+    assert_state(&fx, "blinds", "100");
+    struct pipit_turn *t = turn(&fx, "a bit less");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_state(&fx, "blinds", "90");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4254,6 +4279,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_said),
         cmocka_unit_test(test_verb_copied_as_thing),
         cmocka_unit_test(test_undo_both_counts_a_noop),
+        cmocka_unit_test(test_bit_after_a_jump),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
