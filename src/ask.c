@@ -408,7 +408,18 @@ static void add_dimensions(struct ask *k, int key, const struct pipit_tool *tool
 static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     const char *const *keys = NULL;
     size_t n_keys = 0;
-    if (pipit_toolset_undo(ts, t, &keys, &n_keys) != PIPIT_UNDO_KEYS || n_keys != 1) {
+    if (pipit_toolset_undo(ts, t, &keys, &n_keys) != PIPIT_UNDO_KEYS || n_keys == 0) {
+        return;
+    }
+    if (n_keys > 1) {
+        /* a key per place ("{room}_brightness"): the quantity names them all, and the place
+         * said picks one ("how bright is the bedroom") */
+        for (size_t i = 0; i < n_keys; i++) {
+            int q = find_key(k, keys[i]);
+            if (q >= 0 && k->keys[q].type == KEY_NUMBER) {
+                add_dimensions(k, q, &ts->tools[t]);
+            }
+        }
         return;
     }
     int key = find_key(k, keys[0]);
@@ -1101,13 +1112,27 @@ int ask_answer(const struct ask *k,
         }
         i++;
     }
+    bool outside = false; /* a key named that the quantity does not name */
     for (size_t j = 0; sharers != 0 && j < n_keys; j++) {
-        if ((sharers & UINT64_C(1) << keys[j]) == 0) {
-            return 0; /* "how hot is the fan": not one of the keys "how hot" names */
-        }
+        outside = outside || (sharers & UINT64_C(1) << keys[j]) == 0;
     }
-    if (sharers != 0 && n_keys == 0) {
-        return 0; /* "how hot is it": which one, the model decides */
+    if (sharers != 0 && (n_keys == 0 || outside)) {
+        /* "how bright is the bedroom", "how bright is the kitchen light": a word of one
+         * sharer's key name and no other's; none ("how hot is the fan"): not a state question */
+        int picked = -1;
+        for (size_t i = lo; i < hi && picked != -2; i++) {
+            for (int q = 0; q < (int)k->n_keys && q < 64; q++) {
+                char kw[PHRASE_CAP];
+                key_words(k->keys[q].name, kw, sizeof(kw));
+                if ((sharers & UINT64_C(1) << q) != 0 && phrase_has_word(kw, t[i].w)) {
+                    picked = picked == -1 || picked == q ? q : -2;
+                }
+            }
+        }
+        if (picked < 0) {
+            return 0; /* "how hot is it": which one, the model decides */
+        }
+        return ask_say_keys(k, &picked, 1, state, buf, size);
     }
     if (n_keys == 0 && hi - lo <= 4 && ask_in_list(t[lo].w, COPULAS_Q, COUNT(COPULAS_Q))) {
         /* "is it docked?": no key named, one value said that only one string key takes */

@@ -339,7 +339,15 @@ static void test_pack_quantities(void **state) {
     assert_non_null(strstr(lights, "kitchen light is off"));
     assert_non_null(strstr(thermo, "19.5"));
     assert_non_null(strstr(timer, "35"));
+    /* a quantity of a key per room: the room said picks it */
+    char bright[128];
+    json_t *eighty = json_integer(80);
+    assert_true(ask_sentence(p.k, "bedroom_brightness", eighty, ASK_NOW, bright, sizeof(bright)));
+    json_decref(eighty);
     const struct qa cases[] = {
+        {"how bright is the bedroom", bright},
+        {"how bright is the bedroom light?", bright},
+        {"how bright is it", NULL},
         {"how warm is it set to again?", thermo},
         {"what temperature is the heating on", thermo},
         {"how long is left on the timer", timer},
