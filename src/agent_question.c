@@ -200,3 +200,42 @@ bool agent_question_for_cloud(const struct pipit_toolset *ts,
     return n < GUARD_MAX_TOKENS &&
            (asks(t, n, false) || (asks(t, n, true) && !says_the_call(call, segment, t, n)));
 }
+
+bool agent_asks_about_state(const char *segment) {
+    static const char *const ADVICE[] = {
+        "good",    "best",    "ideal", "better", "recommend", "should", "normal", "usual",
+        "usually", "typical", "safe",  "why",    "explain",   "tips",   "idea",   "too",
+        "enough",  "okay",    "ok",    "fine",   "help",      "helps",  "work",   "works",
+        "worth",   "will",    "would", "might",  "could",     "take"};
+    if (segment == NULL) {
+        return false;
+    }
+    static const char *const HOW_STATE[] = {"bright", "warm", "hot",  "cold", "loud",  "high",
+                                            "low",    "dark", "long", "open", "close", "far"};
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    if (n >= GUARD_MAX_TOKENS || !asks(t, n, false) || agent_said_any(t, n, ADVICE, N_OF(ADVICE))) {
+        return false;
+    }
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
+        i++;
+    }
+    if (i + 1 >= n) {
+        return false;
+    }
+    static const char *const STATE_YES_NO[] = {"is", "isnt", "are", "arent", "was", "did", "didnt"};
+    if (words_in_list(t[i].w, STATE_YES_NO, N_OF(STATE_YES_NO)) ||
+        (strcmp(t[i].w, "do") == 0 && strcmp(t[i + 1].w, "i") == 0)) {
+        return true; /* "did I leave the kitchen light on", "are the blinds down?" */
+    }
+    if (strcmp(t[i].w, "how") == 0) {
+        return words_in_list(t[i + 1].w, HOW_STATE, N_OF(HOW_STATE)); /* not "how much money" */
+    }
+    /* "what colour are ...", "what's the temperature ...": not "what's the difference ...",
+     * "who came up with ..." (the caller checks that the word names a key) */
+    static const char *const COPULAS[] = {"is", "are", "s", "was", "were", "whats", "whatre"};
+    return (strcmp(t[i].w, "what") == 0 || strcmp(t[i].w, "whats") == 0 ||
+            strcmp(t[i].w, "which") == 0) &&
+           agent_said_any(t, n, COPULAS, N_OF(COPULAS)); /* not "what lens for birds" */
+}

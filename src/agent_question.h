@@ -44,4 +44,9 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
                                  const char *segment,
                                  bool command_verb);
 
+/* Whether the segment asks how things are, not for advice: it opens as a question of state
+ * (a yes/no question, a wh-question, "how" of a quantity; not "how do I ...") and says no word
+ * of advice ("good", "best", "should", "why", ...: "what's a good temperature for sleeping"). */
+bool agent_asks_about_state(const char *segment);
+
 #endif /* PIPIT_AGENT_QUESTION_H */

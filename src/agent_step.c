@@ -308,6 +308,7 @@ static bool
 said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipit_call *call);
 static bool
 choice_answered(struct pipit_agent *a, struct turn_build *tb, const struct pipit_call *call);
+static bool named_key_answered(struct pipit_agent *a, struct turn_build *tb);
 static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
@@ -489,10 +490,13 @@ bool agent_handle_output(struct pipit_agent *a,
     }
     struct pipit_call asked;
     memset(&asked, 0, sizeof(asked));
-    if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
-        (render_is_acknowledgement(text) || smalltalk_is_social_reply(text) ||
-         strncasecmp(text, "sorry", 5) == 0 || strncasecmp(text, "okay", 4) == 0) &&
-        router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
+    bool empty_answer = !pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
+                        (render_is_acknowledgement(text) || smalltalk_is_social_reply(text) ||
+                         strncasecmp(text, "sorry", 5) == 0 || strncasecmp(text, "okay", 4) == 0);
+    if (empty_answer && named_key_answered(a, tb)) {
+        return true; /* "did I leave the kitchen light on" -> "Okay.": the light as it is */
+    }
+    if (empty_answer && router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
         !router_undo_anaphor(tb->segment) && !asks_after_me(tb->segment, text) &&
         !asks_about_own(a, tb->segment) && agent_asks_the_world(tb->segment) &&
         cloud_call(a, tb->segment, &asked)) {
@@ -572,8 +576,20 @@ bool agent_handle_output(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
+    int32_t called = parsed ? pipit_toolset_find(a->ts, call.name) : -1;
+    if (called >= 0 && pipit_toolset_is_cloud(a->ts, (size_t)called) && named_key_answered(a, tb)) {
+        pipit_call_clear(&call); /* "did I leave the kitchen light on" -> not the cloud's */
+        return true;
+    }
     if (parsed && choice_answered(a, tb, &call)) {
         pipit_call_clear(&call); /* "kitchen lights on or off?" -> the light as it is */
+        return true;
+    }
+    if (parsed && tb->segment != NULL && !asks_about_own(a, tb->segment) &&
+        agent_question_for_cloud(a->ts, &call, tb->segment,
+                                 router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) &&
+        named_key_answered(a, tb)) {
+        pipit_call_clear(&call); /* "did I leave the kitchen light on" -> switch_light(on) */
         return true;
     }
     if (parsed) {
@@ -859,6 +875,26 @@ said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipi
     }
     json_decref(args);
     return other;
+}
+
+/* A question about the world by its words that names one state key by one of its names ("did
+ * I leave the kitchen light on", "what colour are the kitchen lights"): the key's state is said
+ * (flag state_answer) instead of the cloud's call. False when it names none or several. */
+static bool named_key_answered(struct pipit_agent *a, struct turn_build *tb) {
+    if (a->ask == NULL || a->dev == NULL || tb->segment == NULL ||
+        !agent_asks_about_state(tb->segment) ||
+        router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) {
+        return false;
+    }
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    char said[512];
+    bool answered = ask_say_named_key(a->ask, tb->segment, state, said, sizeof(said)) > 0;
+    json_decref(state);
+    if (answered) {
+        tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;
+        agent_say(tb, said);
+    }
+    return answered;
 }
 
 /* A question that offers both sides of a state ("kitchen lights on or off?") answered by the

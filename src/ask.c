@@ -1205,3 +1205,130 @@ int ask_answer(const struct ask *k,
     }
     return said;
 }
+
+/* Whether `w` is among tokens t[0..n), as is or with a plural "s". */
+static bool said_word(const struct words_tok *t, size_t n, const char *w) {
+    size_t l = strlen(w);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(t[i].w, w) == 0 ||
+            (strncmp(t[i].w, w, l) == 0 && t[i].w[l] == 's' && t[i].w[l + 1] == '\0')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int ask_say_named_key(const struct ask *k,
+                      const char *text,
+                      const json_t *state,
+                      char *buf,
+                      size_t size) {
+    if (buf != NULL && size > 0) {
+        buf[0] = '\0';
+    }
+    if (k == NULL || text == NULL || !json_is_object(state) || buf == NULL || size == 0) {
+        return 0;
+    }
+    struct words_tok t[ASK_MAX_TOKENS];
+    size_t n = ask_tokenize(text, strlen(text), t, ASK_MAX_TOKENS);
+    int named[8];
+    size_t n_named = 0;
+    for (size_t i = 0; i < n && n < ASK_MAX_TOKENS;) {
+        int key = -1;
+        size_t m = ask_match_alias(k, t, n, i, &key);
+        bool seen = key < 0;
+        for (size_t j = 0; j < n_named && !seen; j++) {
+            seen = named[j] == key;
+        }
+        if (m > 0 && !seen && n_named < 8) {
+            named[n_named++] = key;
+        }
+        i += m > 0 ? m : 1;
+    }
+    /* keys whose name's words are all said ("what colour are the kitchen lights":
+     * kitchen_colour), beside those named by a name */
+    for (int q = 0; q < (int)k->n_keys && n_named < 8; q++) {
+        char kw[PHRASE_CAP];
+        key_words(k->keys[q].name, kw, sizeof(kw));
+        bool all = kw[0] != '\0', seen = false;
+        for (char *w = kw; all && *w != '\0';) {
+            char *sp = strchr(w, ' ');
+            if (sp != NULL) {
+                *sp = '\0';
+            }
+            all = said_word(t, n, w);
+            w = sp != NULL ? sp + 1 : w + strlen(w);
+        }
+        for (size_t j = 0; j < n_named && !seen; j++) {
+            seen = named[j] == q;
+        }
+        if (all && !seen) {
+            named[n_named++] = q;
+        }
+    }
+    /* "what colour ...": the word after "what" or "which" picks the key it is a word of */
+    size_t lo = 0;
+    while (lo < n && ask_in_list(t[lo].w, LEAD_FILLERS, COUNT(LEAD_FILLERS))) {
+        lo++;
+    }
+    if (n_named > 1 && lo + 1 < n &&
+        (ask_tok_is(t, n, lo, "what") || ask_tok_is(t, n, lo, "which"))) {
+        int head = -1;
+        for (size_t j = 0; j < n_named && head != -2; j++) {
+            char kw[PHRASE_CAP];
+            key_words(k->keys[named[j]].name, kw, sizeof(kw));
+            if (phrase_has_word(kw, t[lo + 1].w)) {
+                head = head == -1 ? named[j] : -2;
+            }
+        }
+        if (head >= 0) {
+            return ask_say_keys(k, &head, 1, state, buf, size);
+        }
+    }
+    int pick = n_named == 1 ? named[0] : -1;
+    if (pick >= 0 && lo + 1 < n &&
+        (ask_tok_is(t, n, lo, "what") || ask_tok_is(t, n, lo, "whats") ||
+         ask_tok_is(t, n, lo, "which"))) {
+        /* "what's the difference between RAW and JPEG": the thing asked about, right after
+         * the question word, must be the key */
+        static const char *const COPULA[] = {"is", "s", "are"};
+        static const char *const OWNER[] = {"the", "my", "our", "your", "its", "this", "current"};
+        size_t h = lo + 1;
+        bool copula = ask_tok_is(t, n, lo, "whats");
+        while (h < n && ask_in_list(t[h].w, COPULA, COUNT(COPULA))) {
+            copula = true;
+            h++;
+        }
+        if (copula && !(h < n && ask_in_list(t[h].w, OWNER, COUNT(OWNER)))) {
+            h = n; /* "what is exposure" asks what it is; "what is the exposure" asks its value */
+        }
+        while (h < n && ask_in_list(t[h].w, OWNER, COUNT(OWNER))) {
+            h++;
+        }
+        int at = -1;
+        char kw[PHRASE_CAP];
+        key_words(k->keys[pick].name, kw, sizeof(kw));
+        if (h >= n || !(phrase_has_word(kw, t[h].w) ||
+                        (ask_match_alias(k, t, n, h, &at) > 0 && at == pick))) {
+            pick = -1;
+        }
+    }
+    for (size_t j = 0; n_named > 1 && j < n_named && pick != -2; j++) {
+        /* "what colour are the kitchen lights": the key whose name's words are all said */
+        char kw[PHRASE_CAP];
+        key_words(k->keys[named[j]].name, kw, sizeof(kw));
+        bool all = kw[0] != '\0';
+        for (char *w = kw; all && *w != '\0';) {
+            char *sp = strchr(w, ' ');
+            if (sp != NULL) {
+                *sp = '\0';
+            }
+            all = said_word(t, n, w);
+            w = sp != NULL ? sp + 1 : w + strlen(w);
+        }
+        if (all) {
+            pick = pick == -1 ? named[j] : -2;
+        }
+    }
+    return pick >= 0 ? ask_say_keys(k, &pick, 1, state, buf, size) : 0;
+}

@@ -100,4 +100,15 @@ bool ask_names_key(const struct ask *k, const char *text, const char *key);
  * out of memory. */
 char *ask_correct(const struct ask *k, const char *text, const json_t *state, int *n_fixed);
 
+/* The state of the one key `text` names by one of its names ("did I leave the kitchen light
+ * on" -> "The kitchen light is on."), whatever else it says; of several keys named, the one
+ * whose key name's words are all said ("what colour are the kitchen lights": kitchen_colour).
+ * Keys said (ask_say_keys()), 0 when it names none or no one key. For a question the model
+ * would send to the cloud. */
+int ask_say_named_key(const struct ask *k,
+                      const char *text,
+                      const json_t *state,
+                      char *buf,
+                      size_t size);
+
 #endif /* PIPIT_ASK_H */

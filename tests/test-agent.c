@@ -3236,6 +3236,49 @@ static void test_bit_after_a_jump(void **state) {
     teardown_fx(&fx);
 }
 
+/* A question of state that names one key by its names goes to the state, not to the cloud nor
+ * to a switch ("did I leave the kitchen light on", "what colour are the kitchen lights"); one
+ * that asks for advice or names no key right after "what" still goes to the cloud. */
+static void test_named_key_from_state(void **state) {
+    (void)state;
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
+    fx.device = test_device("pack", fx.ts, "{\"kitchen_light\":true,\"kitchen_colour\":\"red\"}");
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    struct pipit_error err;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    static const struct {
+        const char *say, *model, *has;
+        size_t n_calls;
+    } cases[] = {
+        {"did I leave the kitchen light on", "switch_light(room=\"kitchen\", on=true)", "is on", 0},
+        {"what colour are the kitchen lights",
+         "process_with_cloud_llm(user_query_context=\"kitchen lights\", "
+         "reason_for_escalation=\"general knowledge\")",
+         "red", 0},
+        {"what's a good temperature for sleeping",
+         "process_with_cloud_llm(user_query_context=\"a good temperature for sleeping\", "
+         "reason_for_escalation=\"general knowledge\")",
+         "cloud", 1},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != cases[k].n_calls || strstr(t->sentence, cases[k].has) == NULL) {
+            fail_msg("\"%s\": %zu calls, \"%s\"", cases[k].say, t->n_calls, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    assert_state(&fx, "kitchen_light", "true");
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4280,6 +4323,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_verb_copied_as_thing),
         cmocka_unit_test(test_undo_both_counts_a_noop),
         cmocka_unit_test(test_bit_after_a_jump),
+        cmocka_unit_test(test_named_key_from_state),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
