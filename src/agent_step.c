@@ -15,6 +15,7 @@
 #include "agent_followup.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
+#include "agent_named.h"
 #include "agent_number.h"
 #include "agent_question.h"
 #include "agent_record.h"
@@ -971,6 +972,38 @@ static bool handle_call(struct pipit_agent *a,
         tool = pipit_toolset_find(a->calls_ts, call.name);
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= renamed ? PIPIT_TURN_TOOL_NAMED : PIPIT_TURN_WORDS_RESTORED;
+    }
+    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
+        json_t *now = a->dev->ops->get_state(a->dev->self);
+        int32_t named = -1;
+        int in_full = agent_choose_tool_named_in_full(a->ts, tool, tb->segment, now, &call, &named);
+        json_decref(now);
+        if (in_full > 0) {
+            /* "cancel the timer" -> set_timer(minutes=40): the tool the person named */
+            tool = pipit_toolset_find(a->calls_ts, call.name);
+            pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+            tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+        } else if (in_full < 0) {
+            /* named, but which item is not clear (no timer, or two): neither runs; the named
+             * tool's own words for an item not found, else the harness's */
+            tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+            const char *nf = pipit_toolset_failure_template(a->ts, (size_t)named, "not_found");
+            pipit_format(rec->tool, sizeof(rec->tool), "%s", a->ts->tools[named].name);
+            rec->status = PIPIT_OK;
+            rec->executed = false;
+            rec->ok = false;
+            rec->args_json = agent_strdup("{}");
+            rec->data_json = agent_strdup("{}");
+            pipit_format(rec->code, sizeof(rec->code), "not_found");
+            pipit_format(rec->message, sizeof(rec->message), "no one item to act on");
+            rec->sentence =
+                agent_strdup(nf != NULL && strchr(nf, '{') == NULL
+                                 ? nf
+                                 : "I'm not sure which one you mean, so nothing changed.");
+            agent_say(tb, rec->sentence);
+            pipit_call_clear(&call);
+            return true;
+        }
     }
     if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
                   agent_restore_person_number(a->ts, tool, tb->segment, &call) ||

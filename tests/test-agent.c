@@ -3279,6 +3279,34 @@ static void test_named_key_from_state(void **state) {
     teardown_fx(&fx);
 }
 
+/* A tool named in full ("cancel the timer") is the call, whatever the model called; its
+ * identifier is the one item the state holds; with none, neither tool runs and the named
+ * tool's "not found" sentence says so. */
+static void test_tool_named_in_full(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "set_timer(minutes=40)");
+    struct pipit_turn *t = turn(&fx, "cancel the timer");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_timer");
+    assert_false(t->calls[0].executed);
+    assert_string_equal(t->sentence, "I couldn't find that timer.");
+    assert_state(&fx, "timers", "[]");
+    pipit_turn_free(t);
+    script_call(&fx, "set_timer(minutes=5)");
+    pipit_turn_free(turn(&fx, "start a 5 minute timer"));
+    script_call(&fx, "set_timer(minutes=40)");
+    t = turn(&fx, "cancel the timer");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_timer");
+    assert_true(t->calls[0].executed && t->calls[0].ok);
+    assert_state(&fx, "timers", "[]");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4324,6 +4352,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_undo_both_counts_a_noop),
         cmocka_unit_test(test_bit_after_a_jump),
         cmocka_unit_test(test_named_key_from_state),
+        cmocka_unit_test(test_tool_named_in_full),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),

@@ -1,0 +1,214 @@
+/*
+ * agent_named.c - a tool the person named in full (docs/agent.md, "A tool named in full").
+ *
+ * "cancel the timer" had set a 40-minute timer on the phone pack: the model heard "timer" and
+ * took the tool it had seen most with it. When the segment says every word of one tool's name
+ * (two words or more: cancel_timer, request_ride) and not every word of the model's, the
+ * person named the tool; the call becomes that tool's when its required arguments can be
+ * filled from what was said, the model's call and the state. Nothing here knows a pack.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent_named.h"
+
+#include "agent_number.h"
+#include "agent_question.h"
+#include "agent_said.h"
+#include "agent_time.h"
+#include "words.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Whether the tokens say `w`, as is or with (or without) a plural "s". */
+static bool says_word(const struct words_tok *t, size_t n, const char *w, size_t lw) {
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(t[i].w);
+        if ((l == lw && strncmp(t[i].w, w, lw) == 0) ||
+            (l == lw + 1 && strncmp(t[i].w, w, lw) == 0 && t[i].w[lw] == 's') ||
+            (l + 1 == lw && strncmp(t[i].w, w, l) == 0 && w[l] == 's')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The number of words of a tool's name, and whether the tokens say them all. */
+static size_t name_said(const char *name, const struct words_tok *t, size_t n, bool *all) {
+    size_t words = 0;
+    *all = true;
+    for (const char *p = name; *p != '\0';) {
+        size_t l = strcspn(p, "_-. ");
+        char w[WORDS_CAP];
+        if (l > 0 && l < sizeof(w)) {
+            for (size_t i = 0; i < l; i++) {
+                w[i] = (char)tolower((unsigned char)p[i]);
+            }
+            words++;
+            *all = *all && says_word(t, n, w, l);
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return words;
+}
+
+/* The letters (and a dash) before the digits of the examples' values of `arg` ("TM-" of
+ * "TM-1"); false when they show no such shape. */
+static bool id_prefix(const struct pipit_tool_pack *tp, const char *arg, char *out, size_t size) {
+    for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+        const char *x = json_string_value(json_object_get(tp->examples[e].args, arg));
+        size_t l = x != NULL ? strcspn(x, "0123456789") : 0;
+        if (l > 0 && l < size && x[l] != '\0') {
+            memcpy(out, x, l);
+            out[l] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The "id" of the one item of the state's arrays whose id starts with `prefix`, or NULL. */
+static const char *one_item(const json_t *state, const char *prefix) {
+    const char *found = NULL, *key;
+    const json_t *v;
+    size_t n_found = 0;
+    json_object_foreach((json_t *)state, key, v) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item) {
+            const char *id = json_string_value(json_object_get(item, "id"));
+            if (id != NULL && strncmp(id, prefix, strlen(prefix)) == 0) {
+                found = id;
+                n_found++;
+            }
+        }
+    }
+    return n_found == 1 ? found : NULL;
+}
+
+/* A value for required argument `p` of tool `i`, or NULL (new reference). */
+static json_t *fill(const struct pipit_toolset *ts,
+                    size_t i,
+                    const struct pipit_schema_prop *p,
+                    const json_t *model_args,
+                    const char *segment,
+                    const struct words_tok *t,
+                    size_t n,
+                    const json_t *state) {
+    const struct pipit_schema *s = p->schema;
+    const json_t *had = json_object_get(model_args, p->name);
+    bool string = s->type == PIPIT_SCHEMA_STRING;
+    bool number = s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER;
+    if (s->n_enum > 0 && string) {
+        const char *said = NULL;
+        for (size_t e = 0; e < s->n_enum; e++) {
+            char phrase[WORDS_CAP * 2];
+            size_t l = strlen(s->enum_str[e]);
+            if (l >= sizeof(phrase)) {
+                continue;
+            }
+            for (size_t c = 0; c <= l; c++) {
+                char ch = s->enum_str[e][c];
+                phrase[c] = ch == '_' ? ' ' : (char)tolower((unsigned char)ch);
+            }
+            if (agent_said_phrase(t, n, phrase)) {
+                if (said != NULL) {
+                    return NULL; /* two values said */
+                }
+                said = s->enum_str[e];
+            }
+        }
+        if (said != NULL) {
+            return json_string(said);
+        }
+    }
+    if (had != NULL && ((string && json_is_string(had)) || (number && json_is_number(had)) ||
+                        (s->type == PIPIT_SCHEMA_BOOLEAN && json_is_boolean(had)))) {
+        bool in_enum = s->n_enum == 0;
+        for (size_t e = 0; !in_enum && e < s->n_enum; e++) {
+            in_enum = string && strcmp(s->enum_str[e], json_string_value(had)) == 0;
+        }
+        if (in_enum) {
+            return json_deep_copy(had);
+        }
+    }
+    if (s->default_value != NULL) {
+        return json_deep_copy(s->default_value);
+    }
+    char prefix[16];
+    size_t ln = strlen(p->name);
+    if (string && ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0 &&
+        id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix))) {
+        const char *id = one_item(state, prefix);
+        return id != NULL ? json_string(id) : NULL;
+    }
+    int at = string && agent_time_arg(s) ? agent_time_of_day(segment) : -1;
+    if (at >= 0) {
+        char hhmm[8];
+        snprintf(hhmm, sizeof(hhmm), "%02d:%02d", at / 60 % 24, at % 60);
+        return json_string(hhmm); /* "set an alarm for 7 pm" */
+    }
+    double said[2], raw[2];
+    if (number && agent_numbers_written(segment, 0, said, raw, 2) == 1) {
+        return agent_said_number(said[0]);
+    }
+    return NULL;
+}
+
+int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
+                                    int32_t tool,
+                                    const char *segment,
+                                    const json_t *state,
+                                    struct pipit_call *call,
+                                    int32_t *named_out) {
+    *named_out = -1;
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        agent_asks_the_world(segment)) {
+        return 0;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    if (n >= GUARD_MAX_TOKENS || agent_said_negation(t, n)) {
+        return 0;
+    }
+    bool all = false;
+    if (name_said(ts->tools[tool].name, t, n, &all) > 0 && all) {
+        return 0; /* the model's tool is named in full too */
+    }
+    int32_t named = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        if (pipit_toolset_is_cloud(ts, i) || name_said(ts->tools[i].name, t, n, &all) < 2 || !all) {
+            continue;
+        }
+        if (named >= 0) {
+            return 0; /* two tools named */
+        }
+        named = (int32_t)i;
+    }
+    if (named < 0) {
+        return 0;
+    }
+    const struct pipit_tool *nt = pipit_toolset_tool(ts, (size_t)named);
+    json_t *model_args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    json_t *args = json_object();
+    bool whole = true;
+    for (size_t j = 0; whole && nt->params != NULL && j < nt->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &nt->params->props[j];
+        if (!p->required) {
+            continue;
+        }
+        json_t *v = fill(ts, (size_t)named, p, model_args, segment, t, n, state);
+        whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
+    }
+    json_decref(model_args);
+    *named_out = named;
+    if (!whole) {
+        json_decref(args);
+        return -1;
+    }
+    return agent_said_replace_call(call, nt, args) ? 1 : 0;
+}
