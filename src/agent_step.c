@@ -427,6 +427,17 @@ static void open_question(struct pipit_agent *a, struct turn_build *tb, struct p
     }
 }
 
+/* Whether the segment says an off side itself ("don't turn off the wifi": the off call is
+ * what it asks not to do). */
+static bool says_off(const char *segment) {
+    static const char *const OFF[] = {"off",  "disable", "deactivate", "stop",  "kill",
+                                      "mute", "close",   "end",        "cancel"};
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n =
+        segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS) : 0;
+    return agent_said_any(t, n, OFF, sizeof(OFF) / sizeof(OFF[0]));
+}
+
 /* Whether every argument of `call` is a switch's off side (false, "off", "stop", "none",
  * "disabled", 0): "don't use the flash" -> set_flash(mode="off") is what was asked. */
 static bool switches_off(const struct pipit_call *call) {
@@ -563,7 +574,8 @@ bool agent_handle_output(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
-    if (parsed && agent_negated_request(tb->segment) && !switches_off(&call) &&
+    if (parsed && agent_negated_request(tb->segment) &&
+        (!switches_off(&call) || says_off(tb->segment)) &&
         (size_t)pipit_toolset_find(a->calls_ts, call.name) < a->ts->n_tools) {
         /* "don't take a photo yet" -> take_photo(): asked not to, nothing runs */
         tb->turn->flags |= PIPIT_TURN_NEGATED;

@@ -2890,6 +2890,7 @@ static void test_negated_request(void **state) {
         {"please do not turn on the flash", "set_flash(mode=\"on\")", true},
         {"never zoom in on faces", "adjust_zoom(direction=\"in\")", true},
         {"don't use the flash", "set_flash(mode=\"off\")", false},
+        {"don't turn off the flash", "set_flash(mode=\"off\")", true}, /* the off it names */
         {"don't forget to turn on the grid", "set_grid(enabled=true)", false},
     };
     struct fixture fx;
