@@ -1822,6 +1822,48 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     return json_object_set_new(args, name, json_string(sw->enum_str[on ? off_i : on_i])) == 0;
 }
 
+bool agent_switch_guessed(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    size_t n_req = 0;
+    bool is_switch = false;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *sc = t->params->props[j].schema;
+        size_t a = 0, b = 0;
+        if (t->params->props[j].required) {
+            n_req++;
+            is_switch =
+                sc->type == PIPIT_SCHEMA_BOOLEAN ||
+                (sc->type == PIPIT_SCHEMA_STRING && sc->n_enum > 0 && enum_switch(sc, &a, &b));
+        }
+    }
+    if (n_req != 1 || !is_switch) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    static const char *const FOLLOW_UP[] = {"again", "other", "back", "that", "it", "too", "also"};
+    /* words that switch something on or off without naming the side ("that's enough, cut") */
+    static const char *const SIDE_VERBS[] = {
+        "start",    "stop",   "begin",  "end",  "cut",   "finish",   "pause",      "resume",
+        "kill",     "drop",   "hide",   "show", "use",   "no",       "without",    "lose",
+        "ditch",    "enough", "go",     "want", "need",  "turn",     "switch",     "toggle",
+        "flip",     "put",    "get",    "keep", "leave", "activate", "deactivate", "mute",
+        "unmute",   "lock",   "unlock", "done", "quit",  "halt",     "unpause",    "continue",
+        "commence", "launch", "fire",   "kick", "boot",  "shut",     "silence"};
+    size_t v = skip_openers(tok, n);
+    return n < GUARD_MAX_TOKENS && !names_call(ts, tool, call, segment, tok, n) &&
+           !agent_says_a_side(tok, n) && !says_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP)) &&
+           !says_any(tok, n, SIDE_VERBS, N_OF(SIDE_VERBS)) &&
+           !(v < n && example_verb_tool(ts, tok[v].w) == tool);
+}
+
 bool agent_stray_call(const struct pipit_toolset *ts,
                       int32_t tool,
                       const char *segment,

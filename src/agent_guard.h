@@ -70,6 +70,15 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
                             const char *segment,
                             json_t *args);
 
+/* Whether the model's call of a switch (a tool whose one required argument is a boolean or an
+ * on/off enum) is a guess: the segment names neither the tool (its name, keys, their names,
+ * its examples' verb) nor a value of the call, says no side ("on", "off", "enable", ...) and
+ * no follow-up word ("open my Q3 report" -> Bluetooth off). */
+bool agent_switch_guessed(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const struct pipit_call *call);
+
 /* A call that changed nothing is stray when the segment names neither what the tool acts on
  * (its name, its keys or their declared names) nor any of its argument values ("alright snap
  * us" -> set_timer(seconds=5) while the timer is 5): the agent then decodes the segment once

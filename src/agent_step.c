@@ -1071,6 +1071,23 @@ static bool handle_call(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
+    if (model && tool >= 0 && agent_switch_guessed(a->ts, tool, tb->segment, &call)) {
+        /* "open my Q3 report" -> Bluetooth off: a switch nobody named, on no side said */
+        tb->turn->flags |= PIPIT_TURN_NOT_ASKED;
+        rec->status = PIPIT_OK;
+        rec->executed = false;
+        rec->ok = false;
+        pipit_format(rec->code, sizeof(rec->code), "not_asked");
+        pipit_format(rec->message, sizeof(rec->message), "a switch nobody named");
+        rec->data_json = agent_strdup("{}");
+        char said[320];
+        pipit_format(said, sizeof(said),
+                     "I'm not sure what you meant by \"%s\", so nothing changed.", tb->segment);
+        rec->sentence = agent_strdup(said);
+        agent_say(tb, rec->sentence);
+        pipit_call_clear(&call);
+        return true;
+    }
     char buf[512];
     if (vst != PIPIT_OK) {
         rec->status = vst == PIPIT_ERR_JSON ? PIPIT_ERR_INVALID_ARGS : vst;

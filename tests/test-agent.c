@@ -1969,8 +1969,6 @@ static void test_noop_switch_flipped(void **state) {
          "\"off\""},
         {"put the flash on auto", "set_flash(mode=\"off\")", "\"mode\":\"off\"", false, "flash",
          "\"off\""},
-        {"sounds like a plan", "set_ae_af_lock(locked=false)", "\"locked\":false", false,
-         "ae_af_locked", "false"},
         {"pin the focus", "set_ae_af_lock(locked=false)", "\"locked\":true", true, "ae_af_locked",
          "true"},
         {"grid away", "set_grid(enabled=false)", "\"enabled\":false", false, "grid", "false"},
@@ -2733,9 +2731,9 @@ static void test_tool_by_value(void **state) {
         {"tungsten for these lamps", "set_ae_af_lock(locked=true)", "set_white_balance",
          "{\"mode\":\"tungsten\"}"},
         {"no daylight please", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
-        {"thanks, that's a wrap for the food", "set_grid(enabled=false)", "set_grid",
-         "{\"enabled\":false}"},
-        {"automatic please", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
+        {"thanks, that's a wrap for the food", "set_timer(seconds=3)", "set_timer",
+         "{\"seconds\":3}"},
+        {"automatic please", "set_timer(seconds=3)", "set_timer", "{\"seconds\":3}"},
         {"down half a stop", "set_grid(enabled=false)", "set_grid", "{\"enabled\":false}"},
         {"grid on for the night shot", "set_grid(enabled=true)", "set_grid", "{\"enabled\":true}"},
         {"landscape at 2x", "set_zoom(level=2)", "set_zoom", "{\"level\":2}"},
@@ -3304,6 +3302,45 @@ static void test_tool_named_in_full(void **state) {
     assert_string_equal(t->calls[0].tool, "cancel_timer");
     assert_true(t->calls[0].executed && t->calls[0].ok);
     assert_state(&fx, "timers", "[]");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A switch nobody named, on no side said, is a guess and does not run ("open my Q3 report" ->
+ * Bluetooth off); a side, a value, the tool's words or a switching verb run it. */
+static void test_switch_guessed(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, "{\"bluetooth\": true}");
+    static const struct {
+        const char *say, *model;
+        bool guessed;
+    } cases[] = {
+        {"open my Q3 report", "set_bluetooth(enabled=false)", true},
+        {"bluetooth please", "set_bluetooth(enabled=false)", false},
+        {"kill it", "set_bluetooth(enabled=false)", false},
+        {"switch it on", "set_bluetooth(enabled=true)", false},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool guessed =
+            (t->flags & PIPIT_TURN_NOT_ASKED) != 0 && t->n_calls == 1 && !t->calls[0].executed;
+        if (guessed != cases[k].guessed) {
+            fail_msg("\"%s\": guessed %d, \"%s\"", cases[k].say, guessed, t->sentence);
+        }
+        if (k == 0) {
+            assert_state(&fx, "bluetooth", "true");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+    setup_with(&fx, NULL); /* a lock nobody named (it was "no-op, not flipped" before) */
+    script_call(&fx, "set_ae_af_lock(locked=false)");
+    struct pipit_turn *t = turn(&fx, "sounds like a plan");
+    assert_true(t->flags & PIPIT_TURN_NOT_ASKED);
+    assert_false(t->calls[0].executed);
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -4354,6 +4391,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bit_after_a_jump),
         cmocka_unit_test(test_named_key_from_state),
         cmocka_unit_test(test_tool_named_in_full),
+        cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
