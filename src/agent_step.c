@@ -12,6 +12,7 @@
 
 #include "agent_step.h"
 
+#include "agent_dimension.h"
 #include "agent_followup.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
@@ -972,6 +973,7 @@ static bool handle_call(struct pipit_agent *a,
     if (model && (agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_dimension_step(a->ts, tool, tb->segment, &call) ||
                   agent_restore_step_setting(a->ts, tool, tb->segment, &call) ||
                   agent_restore_setting_step(a->ts, tool, tb->segment, &call))) {
         tool = pipit_toolset_find(a->calls_ts, call.name); /* "try daylight": the white balance */

@@ -3345,6 +3345,38 @@ static void test_switch_guessed(void **state) {
     teardown_fx(&fx);
 }
 
+/* A comparative names its quantity: "a bit warmer please" is the thermostat's step, whatever
+ * light the model took; not when the segment names another tool's thing. */
+static void test_comparative_names_quantity(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    static const struct {
+        const char *say, *model, *tool, *args;
+    } cases[] = {
+        {"a bit warmer please", "adjust_brightness(room=\"kitchen\", direction=\"brighter\")",
+         "adjust_thermostat", "{\"degrees\":1}"},
+        {"a touch cooler in here", "set_light_colour(room=\"kitchen\", colour=\"cool\")",
+         "adjust_thermostat", "{\"degrees\":-1}"},
+        {"make the kitchen lights warmer", "set_light_colour(room=\"kitchen\", colour=\"warm\")",
+         "set_light_colour", "{\"room\":\"kitchen\",\"colour\":\"warm\"}"},
+        {"two degrees warmer", "adjust_thermostat(degrees=2)", "adjust_thermostat",
+         "{\"degrees\":2}"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4392,6 +4424,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_named_key_from_state),
         cmocka_unit_test(test_tool_named_in_full),
         cmocka_unit_test(test_switch_guessed),
+        cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
