@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -36,8 +37,15 @@ static bool says_word(const struct words_tok *t, size_t n, const char *w, size_t
     return false;
 }
 
-/* The number of words of a tool's name, and whether the tokens say them all. */
-static size_t name_said(const char *name, const struct words_tok *t, size_t n, bool *all) {
+/* Verbs a query's name opens with that a question does not say ("get_ticket_status": "what's
+ * the status of ticket 1000?"). */
+static const char *const QUERY_VERBS[] = {"get",  "read",  "check",  "fetch", "show",
+                                          "list", "query", "lookup", "look"};
+
+/* The number of words of a tool's name, and whether the tokens say them all; `query`: a
+ * leading query verb need not be said. */
+static size_t
+name_said(const char *name, const struct words_tok *t, size_t n, bool query, bool *all) {
     size_t words = 0;
     *all = true;
     for (const char *p = name; *p != '\0';) {
@@ -47,8 +55,11 @@ static size_t name_said(const char *name, const struct words_tok *t, size_t n, b
             for (size_t i = 0; i < l; i++) {
                 w[i] = (char)tolower((unsigned char)p[i]);
             }
+            w[l] = '\0';
             words++;
-            *all = *all && says_word(t, n, w, l);
+            bool skip = query && p == name &&
+                        words_in_list(w, QUERY_VERBS, sizeof(QUERY_VERBS) / sizeof(QUERY_VERBS[0]));
+            *all = *all && (skip || says_word(t, n, w, l));
         }
         p += l;
         p += *p != '\0';
@@ -143,6 +154,13 @@ static json_t *fill(const struct pipit_toolset *ts,
     size_t ln = strlen(p->name);
     if (string && ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0 &&
         id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix))) {
+        double said[2], raw[2];
+        if (agent_numbers_written(segment, 0, said, raw, 2) == 1 && raw[0] >= 0 &&
+            floor(raw[0]) == raw[0] && raw[0] < 1e9) {
+            char id[32]; /* "ticket 1000" -> "T-1000" */
+            snprintf(id, sizeof(id), "%s%lld", prefix, (long long)raw[0]);
+            return json_string(id);
+        }
         const char *id = one_item(state, prefix);
         return id != NULL ? json_string(id) : NULL;
     }
@@ -159,6 +177,12 @@ static json_t *fill(const struct pipit_toolset *ts,
     return NULL;
 }
 
+/* Whether tool `i` is a query (effect "read"). */
+static bool is_query(const struct pipit_toolset *ts, size_t i) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+    return tp != NULL && tp->effect == PIPIT_EFFECT_READ;
+}
+
 int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     int32_t tool,
                                     const char *segment,
@@ -166,23 +190,26 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     struct pipit_call *call,
                                     int32_t *named_out) {
     *named_out = -1;
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        agent_asks_the_world(segment)) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
         return 0;
     }
+    bool question = agent_asks_the_world(segment);
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
     if (n >= GUARD_MAX_TOKENS || agent_said_negation(t, n)) {
         return 0;
     }
     bool all = false;
-    if (name_said(ts->tools[tool].name, t, n, &all) > 0 && all) {
+    if (name_said(ts->tools[tool].name, t, n, question && is_query(ts, (size_t)tool), &all) > 0 &&
+        all) {
         return 0; /* the model's tool is named in full too */
     }
     int32_t named = -1;
     for (size_t i = 0; i < ts->n_tools; i++) {
-        if (pipit_toolset_is_cloud(ts, i) || name_said(ts->tools[i].name, t, n, &all) < 2 || !all) {
-            continue;
+        bool query = is_query(ts, i);
+        if (pipit_toolset_is_cloud(ts, i) || (question && !query) ||
+            name_said(ts->tools[i].name, t, n, question && query, &all) < 2 || !all) {
+            continue; /* a question names only a query */
         }
         if (named >= 0) {
             return 0; /* two tools named */
