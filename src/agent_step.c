@@ -789,6 +789,27 @@ static json_t *last_place(struct pipit_agent *a, int32_t tool) {
     const struct pipit_tool_pack *tp = tool >= 0 && (size_t)tool < a->ts->n_tools
                                            ? pipit_toolset_tool_pack(a->ts, (size_t)tool)
                                            : NULL;
+    /* "is the kitchen light on?" ... "turn it on then": the key asked about since the last
+     * action is the newer referent; its place when this tool's key per place is of its kind */
+    for (size_t k = 0; tp != NULL && a->asked_key[0] != '\0' && k <= tp->n_set; k++) {
+        const struct pipit_effect_key *ek = k < tp->n_set  ? &tp->set[k].key
+                                            : tp->has_step ? &tp->step.key
+                                                           : NULL;
+        if (ek == NULL || ek->key_arg == NULL || ek->suffix == NULL) {
+            continue;
+        }
+        size_t lk = strlen(a->asked_key), ls = strlen(ek->suffix);
+        if (lk <= ek->prefix_len + ls || strncmp(a->asked_key, ek->key, ek->prefix_len) != 0 ||
+            strcmp(a->asked_key + lk - ls, ek->suffix) != 0) {
+            continue;
+        }
+        char place[64];
+        pipit_format(place, sizeof(place), "%.*s", (int)(lk - ek->prefix_len - ls),
+                     a->asked_key + ek->prefix_len);
+        json_t *asked = json_object();
+        json_object_set_new(asked, ek->key_arg, json_string(place));
+        return asked;
+    }
     json_t *out = a->last_args != NULL ? json_deep_copy(a->last_args) : json_object();
     const struct action_entry *e = a->log_n > 0 ? &a->log[a->log_n - 1] : NULL;
     bool placed = false; /* only a tool whose keys a place picks reads the state */
@@ -1032,7 +1053,7 @@ static bool handle_call(struct pipit_agent *a,
         }
         json_decref(now);
     }
-    if (model && (a->last_tool >= 0 || a->log_n > 0)) {
+    if (model && (a->last_tool >= 0 || a->log_n > 0 || a->asked_key[0] != '\0')) {
         json_t *last = last_place(a, tool);
         if (agent_carry_selector(a->ts, tool, tb->segment, last, &call)) {
             tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */

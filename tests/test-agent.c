@@ -3385,6 +3385,24 @@ static void test_comparative_names_quantity(void **state) {
     teardown_fx(&fx);
 }
 
+/* "it" after a question is the key asked about: "is the kitchen light on?" ... "turn it on
+ * then" switches the kitchen light, whatever room the model took. */
+static void test_it_is_the_key_asked(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    pipit_turn_free(turn(&fx, "is the kitchen light on?"));
+    script_call(&fx, "switch_light(room=\"living_room\", on=true)");
+    struct pipit_turn *t = turn(&fx, "turn it on then");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"kitchen\",\"on\":true}");
+    assert_true(t->flags & PIPIT_TURN_CARRIED);
+    assert_state(&fx, "kitchen_light", "true");
+    assert_state(&fx, "living_room_light", "false");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4433,6 +4451,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_named_in_full),
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_comparative_names_quantity),
+        cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
