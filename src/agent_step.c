@@ -477,22 +477,13 @@ bool agent_handle_output(struct pipit_agent *a,
                          const char *text,
                          const struct policy_clock *clock) {
     struct pipit_call named;
-    if (!pipit_call_detect(a->syntax, text) &&
-        agent_value_call_for_refusal(a->ts, tb->segment, text, &named)) {
-        /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
-         * value only one tool takes, and nothing else; that tool is called */
-        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
-        struct pipit_call_record *rec = agent_new_record(tb);
-        if (rec == NULL) {
-            pipit_call_clear(&named);
-            return false;
-        }
-        return handle_call(a, tb, rec, &named, true, clock);
-    }
     if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
-        agent_time_call(a->ts, tb->segment, &named)) {
-        /* "alarm for six in the evening" -> "Sorry, I can't do that.": the time said, in the
-         * tool the segment names that takes one */
+        (agent_value_call_for_refusal(a->ts, tb->segment, text, &named) ||
+         agent_time_call(a->ts, tb->segment, &named))) {
+        /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
+         * value only one tool takes, and nothing else; that tool is called. "alarm for six in
+         * the evening" -> "Sorry, I can't do that.": the time said, in the tool the segment
+         * names that takes one */
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
         struct pipit_call_record *rec = agent_new_record(tb);
         if (rec == NULL) {

@@ -1218,6 +1218,22 @@ static bool said_word(const struct words_tok *t, size_t n, const char *w) {
     return false;
 }
 
+/* Whether every word of key q's name is among tokens t[0..n) (a plural counts). */
+static bool key_all_said(const struct ask *k, int q, const struct words_tok *t, size_t n) {
+    char kw[PHRASE_CAP];
+    key_words(k->keys[q].name, kw, sizeof(kw));
+    bool all = kw[0] != '\0';
+    for (char *w = kw; all && *w != '\0';) {
+        char *sp = strchr(w, ' ');
+        if (sp != NULL) {
+            *sp = '\0';
+        }
+        all = said_word(t, n, w);
+        w = sp != NULL ? sp + 1 : w + strlen(w);
+    }
+    return all;
+}
+
 int ask_say_named_key(const struct ask *k,
                       const char *text,
                       const json_t *state,
@@ -1248,17 +1264,7 @@ int ask_say_named_key(const struct ask *k,
     /* keys whose name's words are all said ("what colour are the kitchen lights":
      * kitchen_colour), beside those named by a name */
     for (int q = 0; q < (int)k->n_keys && n_named < 8; q++) {
-        char kw[PHRASE_CAP];
-        key_words(k->keys[q].name, kw, sizeof(kw));
-        bool all = kw[0] != '\0', seen = false;
-        for (char *w = kw; all && *w != '\0';) {
-            char *sp = strchr(w, ' ');
-            if (sp != NULL) {
-                *sp = '\0';
-            }
-            all = said_word(t, n, w);
-            w = sp != NULL ? sp + 1 : w + strlen(w);
-        }
+        bool all = key_all_said(k, q, t, n), seen = false;
         for (size_t j = 0; j < n_named && !seen; j++) {
             seen = named[j] == q;
         }
@@ -1315,17 +1321,7 @@ int ask_say_named_key(const struct ask *k,
     }
     for (size_t j = 0; n_named > 1 && j < n_named && pick != -2; j++) {
         /* "what colour are the kitchen lights": the key whose name's words are all said */
-        char kw[PHRASE_CAP];
-        key_words(k->keys[named[j]].name, kw, sizeof(kw));
-        bool all = kw[0] != '\0';
-        for (char *w = kw; all && *w != '\0';) {
-            char *sp = strchr(w, ' ');
-            if (sp != NULL) {
-                *sp = '\0';
-            }
-            all = said_word(t, n, w);
-            w = sp != NULL ? sp + 1 : w + strlen(w);
-        }
+        bool all = key_all_said(k, named[j], t, n);
         if (all) {
             pick = pick == -1 ? named[j] : -2;
         }

@@ -110,6 +110,26 @@ static void run_args_cases(struct fixture *fx,
     }
 }
 
+/* A segment, the model's call (without "<call>") and the one call the turn must make. */
+struct tool_case {
+    const char *say, *model, *tool, *args;
+};
+
+/* Each case in its own turn, its model output scripted right before it. */
+static void run_tool_cases(struct fixture *fx, const struct tool_case *cases, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        fx->fake.next = fx->fake.n_script;
+        script_call(fx, cases[k].model);
+        struct pipit_turn *t = turn(fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+}
+
 /* A state key as JSON text, from the agent's device. */
 static void state_key(struct fixture *fx, const char *key, char *buf, size_t size) {
     char *s = pipit_agent_state_json(fx->agent);
@@ -2339,10 +2359,11 @@ static void setup_no_cloud(struct fixture *fx, const char *path, const char *dev
     }
 }
 
-static void setup_home_pack(struct fixture *fx) {
+/* An agent on the home pack, its state from `init` (NULL: the pack's initial values). */
+static void setup_home_with(struct fixture *fx, const char *init) {
     memset(fx, 0, sizeof(*fx));
     fx->ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx->device = test_device("pack", fx->ts, NULL);
+    fx->device = test_device("pack", fx->ts, init);
     struct pipit_agent_params p = pipit_agent_default_params();
     p.device = fx->device;
     struct pipit_error err;
@@ -2350,6 +2371,10 @@ static void setup_home_pack(struct fixture *fx) {
         PIPIT_OK) {
         fail_msg("%s", err.text);
     }
+}
+
+static void setup_home_pack(struct fixture *fx) {
+    setup_home_with(fx, NULL);
 }
 
 /* On tools/home.json: the room the person did not say is the last action's ("bit dimmer" after
@@ -2917,9 +2942,7 @@ static void test_setting_said_as_step(void **state) {
     (void)state;
     struct fixture fx;
     setup_with(&fx, NULL);
-    static const struct {
-        const char *say, *model, *tool, *args;
-    } cases[] = {
+    static const struct tool_case cases[] = {
         {"zoom in a notch", "set_zoom(level=1)", "adjust_zoom", "{\"direction\":\"in\"}"},
         {"pull out a bit", "set_zoom(level=4)", "adjust_zoom", "{\"direction\":\"out\"}"},
         {"zoom to 3", "set_zoom(level=3)", "set_zoom", "{\"level\":3}"},
@@ -2929,17 +2952,7 @@ static void test_setting_said_as_step(void **state) {
         {"zoom in to five times", "set_zoom(level=5)", "set_zoom", "{\"level\":5}"},
         {"zoom out to three", "adjust_zoom(direction=\"out\")", "set_zoom", "{\"level\":3}"},
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        fx.fake.next = fx.fake.n_script;
-        script_call(&fx, cases[k].model);
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
-            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
-            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
-                     t->n_calls > 0 ? t->calls[0].args_json : "");
-        }
-        pipit_turn_free(t);
-    }
+    run_tool_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     teardown_fx(&fx);
     setup_home_pack(&fx); /* a key per room: the setter's room */
     script_call(&fx, "set_brightness(room=\"kitchen\", percent=30)");
@@ -3046,16 +3059,7 @@ static void test_tool_by_verb(void **state) {
 static void test_choice_is_a_question(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, "{\"kitchen_light\":true,\"blinds\":50}");
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_with(&fx, "{\"kitchen_light\":true,\"blinds\":50}");
     script_call(&fx, "switch_light(room=\"kitchen\", on=false)");
     struct pipit_turn *t = turn(&fx, "lights in the kitchen on or off?");
     assert_int_equal(t->n_calls, 0);
@@ -3223,16 +3227,7 @@ static void test_undo_both_counts_a_noop(void **state) {
 static void test_bit_after_a_jump(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, "{\"blinds\":0}");
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_with(&fx, "{\"blinds\":0}");
     script_call(&fx, "set_blinds(open_percent=100)");
     pipit_turn_free(turn(&fx, "open the blinds all the way"));
     assert_state(&fx, "blinds", "100");
@@ -3249,16 +3244,7 @@ static void test_bit_after_a_jump(void **state) {
 static void test_named_key_from_state(void **state) {
     (void)state;
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    fx.ts = test_load_tools(PIPIT_SOURCE_DIR "/tools/home.json");
-    fx.device = test_device("pack", fx.ts, "{\"kitchen_light\":true,\"kitchen_colour\":\"red\"}");
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    struct pipit_error err;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_home_with(&fx, "{\"kitchen_light\":true,\"kitchen_colour\":\"red\"}");
     static const struct {
         const char *say, *model, *has;
         size_t n_calls;
@@ -3359,9 +3345,7 @@ static void test_comparative_names_quantity(void **state) {
     (void)state;
     struct fixture fx;
     setup_home_pack(&fx);
-    static const struct {
-        const char *say, *model, *tool, *args;
-    } cases[] = {
+    static const struct tool_case cases[] = {
         {"a bit warmer please", "adjust_brightness(room=\"kitchen\", direction=\"brighter\")",
          "adjust_thermostat", "{\"degrees\":1}"},
         {"a touch cooler in here", "set_light_colour(room=\"kitchen\", colour=\"cool\")",
@@ -3371,17 +3355,7 @@ static void test_comparative_names_quantity(void **state) {
         {"two degrees warmer", "adjust_thermostat(degrees=2)", "adjust_thermostat",
          "{\"degrees\":2}"},
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        fx.fake.next = fx.fake.n_script;
-        script_call(&fx, cases[k].model);
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
-            strcmp(t->calls[0].args_json, cases[k].args) != 0) {
-            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
-                     t->n_calls > 0 ? t->calls[0].args_json : "");
-        }
-        pipit_turn_free(t);
-    }
+    run_tool_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     teardown_fx(&fx);
 }
 
