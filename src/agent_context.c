@@ -142,7 +142,10 @@ agent_remember(struct pipit_agent *a, struct turn_build *tb, const char *utteran
         } else {
             json_t *e = json_pack("{s:b,s:{s:s,s:s}}", "ok", 0, "error", "code", c->code, "message",
                                   c->message);
-            char *d = e != NULL ? json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+            char *d =
+                e != NULL
+                    ? json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+                    : NULL;
             strbuf_str(&results, d != NULL ? d : "{\"ok\":false}");
             free(d);
             json_decref(e);

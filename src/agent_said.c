@@ -36,7 +36,9 @@ bool agent_said_negation(const struct words_tok *t, size_t n) {
 }
 
 bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool changed) {
-    char *text = changed ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+    char *text =
+        changed ? json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+                : NULL;
     if (text == NULL) {
         return false;
     }

@@ -44,7 +44,9 @@ static char *session_json(const struct pipit_agent *a) {
         "system_tokens", (json_int_t)a->system_tokens, "superseded_at_rebuild",
         (json_int_t)a->superseded_at_rebuild, "memory", memory_to_json(&a->mem), "log", log,
         "device", device != NULL ? device : json_null());
-    char *s = root != NULL ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+    char *s = root != NULL
+                  ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+                  : NULL;
     json_decref(root);
     return s;
 }

@@ -267,7 +267,9 @@ char *pipit_device_state_json(const struct pipit_device *device) {
         return NULL;
     }
     json_t *s = device->dev.ops->get_state(device->dev.self);
-    char *out = s != NULL ? json_dumps(s, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER) : NULL;
+    char *out = s != NULL
+                    ? json_dumps(s, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER)
+                    : NULL;
     json_decref(s);
     return out;
 }
@@ -349,7 +351,8 @@ app_set_state(void *self, const json_t *overrides, struct pipit_error *err) {
         return pipit_error_set(err, PIPIT_ERR_STATE,
                                "device: the app's state has no restore callback");
     }
-    char *text = json_dumps(overrides, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
+    char *text =
+        json_dumps(overrides, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
     if (text == NULL) {
         return pipit_error_set(err, PIPIT_ERR_NOMEM, "device: out of memory");
     }

@@ -748,7 +748,8 @@ int32_t eval_match_calls(const json_t *expect,
 }
 
 static void describe(const json_t *v, char *buf, size_t size) {
-    char *s = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY) : NULL;
+    char *s =
+        v != NULL ? json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY) : NULL;
     pipit_format(buf, size, "%s", s != NULL ? s : "(missing)");
     free(s);
 }
@@ -1836,7 +1837,9 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
             }
             struct pipit_agent_params ap = ep.agent;
             const struct pipit_toolset *ts = find_tools(ep.devices, ep.n_devices, sc->device);
-            char *init = sc->init != NULL ? json_dumps(sc->init, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+            char *init = sc->init != NULL
+                             ? json_dumps(sc->init, JSON_COMPACT | JSON_REAL_PRECISION(15))
+                             : NULL;
             struct pipit_device *device = NULL;
             struct pipit_agent *agent = NULL;
             struct pipit_error aerr;
