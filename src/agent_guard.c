@@ -287,6 +287,7 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
 
 static bool extend_short_name(const struct pipit_tool *t, const char *segment, json_t *args);
 static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t *args);
+static bool strip_arg_lead(const struct pipit_tool *t, json_t *args);
 
 /* ============================================================================
  * the item the person named
@@ -491,6 +492,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     changed = (args != NULL && extend_short_message(t, segment, args)) || changed;
     changed = (args != NULL && extend_short_name(t, segment, args)) || changed;
     changed = (args != NULL && verb_copied(t, segment, args)) || changed;
+    changed = (args != NULL && strip_arg_lead(t, args)) || changed;
     bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
@@ -694,6 +696,39 @@ static bool negates(const struct pipit_toolset *ts, const struct words_tok *tok,
     return agent_said_negation(t, m);
 }
 
+/* "from now on its name is Bertha" -> name="its name is Bertha": a free string that opens with
+ * the argument's own name and "is", "to", "as" or "will be" (after "its", "the", "my", "your")
+ * is what follows. True when `args` changed. */
+static bool strip_arg_lead(const struct pipit_tool *t, json_t *args) {
+    static const char *const OWNERS[] = {"its", "the", "my", "your", "his", "her", "new"};
+    static const char *const LINKS[] = {"is", "to", "as", "be", "should", "will", "shall"};
+    bool changed = false;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        const char *v =
+            free_string(p->schema) ? json_string_value(json_object_get(args, p->name)) : NULL;
+        struct words_tok tok[16];
+        size_t n = v != NULL ? words_tokenize(v, strlen(v), 0, tok, 16) : 0, i = 0;
+        while (i < n && says_any(tok + i, 1, OWNERS, N_OF(OWNERS))) {
+            i++;
+        }
+        if (i >= n || !text_named(p->name, tok + i, 1)) {
+            continue;
+        }
+        size_t r = i + 1;
+        while (r < n && says_any(tok + r, 1, LINKS, N_OF(LINKS))) {
+            r++;
+        }
+        if (r == i + 1 || r >= n || n >= 16) {
+            continue; /* no "is": "name tag" stays */
+        }
+        char rest[GUARD_MAX_COPY * 2];
+        pipit_format(rest, sizeof(rest), "%s", v + tok[r].start);
+        changed = json_object_set_new(args, p->name, json_string(rest)) == 0 || changed;
+    }
+    return changed;
+}
+
 /* "print my keychain" -> start_print(file="print"): the model copied the request's verb as the
  * thing. When the tool's only required argument is a free string whose value is the segment's
  * first word (after lead words) or a word of the tool's name, and words follow the verb, the
@@ -715,7 +750,7 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
     const char *v = n_req == 1 && free_string(t->params->props[req].schema)
                         ? json_string_value(json_object_get(args, t->params->props[req].name))
                         : NULL;
-    if (v == NULL || strchr(v, ' ') != NULL) {
+    if (v == NULL) {
         return false;
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
@@ -723,9 +758,12 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
     while (i < n && says_any(tok + i, 1, LEADS, N_OF(LEADS))) {
         i++;
     }
+    /* one word, the verb or a word of the tool's name; or the request from its verb on
+     * ("rename it to Mowzart" -> name="rename it to Mowzart") */
     struct words_tok vt[2];
-    if (i >= n || words_tokenize(v, strlen(v), 0, vt, 2) != 1 ||
-        !(strcmp(vt[0].w, tok[i].w) == 0 || text_named(t->name, vt, 1))) {
+    size_t nv = words_tokenize(v, strlen(v), 0, vt, 2);
+    bool verb = i < n && nv >= 1 && strcmp(vt[0].w, tok[i].w) == 0;
+    if (i >= n || nv == 0 || !(verb || (nv == 1 && text_named(t->name, vt, 1)))) {
         return false;
     }
     size_t r = i + 1;

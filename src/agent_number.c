@@ -979,7 +979,11 @@ bool agent_restore_setting_by(const struct pipit_toolset *ts,
     if (dir == 0 || at == n || agent_said_negation(tok, n)) {
         return false;
     }
-    bool change = at > 0 && words_in_list(tok[at - 1].w, CHANGE_BEFORE, N_OF(CHANGE_BEFORE));
+    /* verbs of a change ("raise the blades 3mm", "reduce brightness 20 percent") */
+    static const char *const CHANGE_VERBS[] = {"raise",  "lower", "increase", "decrease",
+                                               "reduce", "bump",  "boost",    "drop"};
+    bool change = (at > 0 && words_in_list(tok[at - 1].w, CHANGE_BEFORE, N_OF(CHANGE_BEFORE))) ||
+                  agent_said_any(tok, at, CHANGE_VERBS, N_OF(CHANGE_VERBS));
     for (size_t j = at + 1; !change && j < n && j <= at + 3; j++) {
         change = words_in_list(tok[j].w, CHANGE_AFTER, N_OF(CHANGE_AFTER));
     }

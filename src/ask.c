@@ -561,6 +561,15 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
     for (size_t t = 0; t < ts->n_tools; t++) {
         add_tool(k, ts, t);
     }
+    /* a string key's declared values ("docked", "mowing", "paused"): "is it docked?" names the
+     * key by a value only it takes, whatever tool sets it */
+    const struct pipit_pack *pk = pipit_toolset_pack(ts);
+    for (size_t i = 0; pk != NULL && i < pk->n_keys; i++) {
+        int q = find_key(k, pk->keys[i].key);
+        for (size_t e = 0; q >= 0 && k->keys[q].type == KEY_STRING && e < pk->keys[i].n_enum; e++) {
+            add_value(&k->keys[q], pk->keys[i].enum_str[e]);
+        }
+    }
     *out = k;
     return PIPIT_OK;
 }

@@ -2978,9 +2978,10 @@ static void test_setting_changed_by(void **state) {
         {"jpeg quality up to 90", "set_jpeg_quality(quality=90)", "{\"quality\":90}", false},
         {"set the jpeg quality to 70", "set_jpeg_quality(quality=70)", "{\"quality\":70}", false},
         {"quality up by 40", "set_jpeg_quality(quality=40)", "{\"quality\":110}", true},
+        {"lower the jpeg quality 5", "set_jpeg_quality(quality=5)", "{\"quality\":65}", true},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
-    assert_state(&fx, "jpeg_quality", "70"); /* 110 refused */
+    assert_state(&fx, "jpeg_quality", "65"); /* 110 refused, then 5 lower */
     teardown_fx(&fx);
     setup_home_pack(&fx); /* a key per room: the call's room (living room 80) */
     static const struct args_case rooms[] = {
@@ -3374,6 +3375,52 @@ static void test_it_is_the_key_asked(void **state) {
     assert_state(&fx, "kitchen_light", "true");
     assert_state(&fx, "living_room_light", "false");
     pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A name said with its argument's name ("its name is Bertha") or from the request's verb on
+ * ("rename it to Mowzart") is the name alone; a state key's declared values name it ("is it
+ * docked?"). */
+static void test_name_and_declared_values(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"mower\", \"state\": {"
+        "\"status\": {\"type\": \"string\", \"enum\": [\"docked\", \"mowing\"], "
+        "\"initial\": \"docked\", \"words\": {\"names\": \"mower|status\", \"pattern\": "
+        "\"The mower is {v}.\"}}, "
+        "\"mower_name\": {\"type\": \"string\", \"initial\": \"Mower\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"start_mowing\", \"description\": "
+        "\"Start mowing\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"status\": \"mowing\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"rename_mower\", \"description\": "
+        "\"Rename the mower\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"name\": {\"type\": \"string\", \"maxLength\": 40}}, \"required\": [\"name\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"mower_name\": \"{name}\"}}}}]}";
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(SPEC, sizeof(SPEC) - 1, "mower.json", &fx.ts, &err),
+                     PIPIT_OK);
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    struct pipit_turn *t = turn(&fx, "is it docked?");
+    assert_int_equal(t->n_calls, 0);
+    assert_string_equal(t->sentence, "The mower is docked.");
+    pipit_turn_free(t);
+    static const struct args_case cases[] = {
+        {"from now on its name is Bertha", "rename_mower(name=\"its name is Bertha\")",
+         "{\"name\":\"Bertha\"}", true},
+        {"rename it to Mowzart", "rename_mower(name=\"rename it to Mowzart\")",
+         "{\"name\":\"Mowzart\"}", true},
+        {"rename it Grass Hopper", "rename_mower(name=\"Grass Hopper\")",
+         "{\"name\":\"Grass Hopper\"}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
     teardown_fx(&fx);
 }
 
@@ -4426,6 +4473,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_it_is_the_key_asked),
+        cmocka_unit_test(test_name_and_declared_values),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
