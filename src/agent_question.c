@@ -234,7 +234,8 @@ bool agent_asks_about_state(const char *segment) {
     }
     /* "what colour are ...", "what's the temperature ...": not "what's the difference ...",
      * "who came up with ..." (the caller checks that the word names a key) */
-    static const char *const COPULAS[] = {"is", "are", "s", "was", "were", "whats", "whatre"};
+    static const char *const COPULAS[] = {"is",    "are",    "s",  "was",  "were",
+                                          "whats", "whatre", "do", "does", "did"};
     return (strcmp(t[i].w, "what") == 0 || strcmp(t[i].w, "whats") == 0 ||
             strcmp(t[i].w, "which") == 0) &&
            agent_said_any(t, n, COPULAS, N_OF(COPULAS)); /* not "what lens for birds" */

@@ -472,6 +472,8 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
     }
 }
 
+static bool phrase_has_word(const char *phrase, const char *w);
+
 enum pipit_status ask_new(const struct pipit_toolset *ts,
                           const json_t *state,
                           const struct device_key_words *words,
@@ -560,6 +562,13 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
     }
     for (size_t t = 0; t < ts->n_tools; t++) {
         add_tool(k, ts, t);
+    }
+    /* a key named for a name is what a thing is "called" ("what's it called?"); not a time
+     * of day by "what time": "what time is it in Tokyo" asks the clock */
+    for (size_t i = 0; i < k->n_keys; i++) {
+        if (k->keys[i].type == KEY_STRING && phrase_has_word(k->keys[i].words, "name")) {
+            add_alias(k, "called", (int)i, 2);
+        }
     }
     /* a string key's declared values ("docked", "mowing", "paused"): "is it docked?" names the
      * key by a value only it takes, whatever tool sets it */

@@ -3421,6 +3421,10 @@ static void test_name_and_declared_values(void **state) {
          "{\"name\":\"Grass Hopper\"}", false},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    t = turn(&fx, "what's it called?"); /* a key named for a name is what a thing is called */
+    assert_int_equal(t->n_calls, 0);
+    assert_non_null(strstr(t->sentence, "Grass Hopper"));
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
