@@ -645,6 +645,12 @@ int cmd_train(int argc, char **argv) {
         }
     }
     dp.exclude = ex_idx;
+    if (ex_idx != NULL) {
+        /* the person sees what --exclude holds: these texts (and their router segments) are
+         * never drawn */
+        fprintf(stderr, "pipit train: --exclude: %d texts (turns and their segments) never drawn\n",
+                (int)pipit_overlap_index_size(ex_idx));
+    }
     struct pipit_dataset *ds = NULL;
     char pack_out[4096], system_buf[2048], pack_name[256], pack_hash[17];
     char first_system[2048], systems[4096];
