@@ -55,13 +55,16 @@ static const char *const GREETINGS[] = {
     "hey there",
     "hi there",
     "hello there",
-    "how are you",
-    "how are you doing",
-    "hows it going",
-    "how is it going",
     "whats up",
     "sup",
     "nice to meet you",
+};
+/* Greetings that ask after the agent: answered "I'm good, thanks." */
+static const char *const HOW_ARE_YOU[] = {
+    "how are you",        "how are you doing", "how are you today",   "hows it going",
+    "how is it going",    "hows your day",     "hows your day going", "how is your day going",
+    "hows your day been", "how was your day",  "how are things",      "how are things with you",
+    "hows things",        "how have you been", "how you doing",
 };
 static const char *const FAREWELLS[] = {
     "bye",       "goodbye",       "bye bye",         "see you",
@@ -135,6 +138,7 @@ struct kind_list {
 static const struct kind_list KINDS[] = {
     {SMALLTALK_THANKS, THANKS, COUNT(THANKS)},
     {SMALLTALK_GREETING, GREETINGS, COUNT(GREETINGS)},
+    {SMALLTALK_GREETING | SMALLTALK_ASKED_AFTER, HOW_ARE_YOU, COUNT(HOW_ARE_YOU)},
     {SMALLTALK_FAREWELL, FAREWELLS, COUNT(FAREWELLS)},
     {SMALLTALK_PRAISE, PRAISE, COUNT(PRAISE)},
     {SMALLTALK_ACK, ACKS, COUNT(ACKS)},
@@ -510,6 +514,8 @@ void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, 
         first = "You're welcome.";
     } else if (kinds & SMALLTALK_PRAISE) {
         first = "Glad you like it.";
+    } else if ((kinds & SMALLTALK_ASKED_AFTER) && !(kinds & SMALLTALK_FAREWELL)) {
+        first = "I'm good, thanks! What would you like to do?";
     } else if ((kinds & SMALLTALK_GREETING) && !(kinds & SMALLTALK_FAREWELL)) {
         first = "Hi! What would you like to do?";
     } else if (!(kinds & SMALLTALK_FAREWELL)) {

@@ -22,12 +22,13 @@
 
 /* What a social utterance holds (a set of these bits); 0: not small talk. */
 enum smalltalk_kind {
-    SMALLTALK_THANKS = 1 << 0,   /* "thanks", "cheers", "appreciate it" */
-    SMALLTALK_GREETING = 1 << 1, /* "hi", "good morning", "hey there" */
-    SMALLTALK_FAREWELL = 1 << 2, /* "bye", "see you", "that's all for now" */
-    SMALLTALK_PRAISE = 1 << 3,   /* "great", "perfect", "you're the best" */
-    SMALLTALK_ACK = 1 << 4,      /* "ok", "alright", "got it", "sounds good" */
-    SMALLTALK_HELP = 1 << 5,     /* "what can you do?", "help": answered from the tool set */
+    SMALLTALK_THANKS = 1 << 0,      /* "thanks", "cheers", "appreciate it" */
+    SMALLTALK_GREETING = 1 << 1,    /* "hi", "good morning", "hey there" */
+    SMALLTALK_FAREWELL = 1 << 2,    /* "bye", "see you", "that's all for now" */
+    SMALLTALK_PRAISE = 1 << 3,      /* "great", "perfect", "you're the best" */
+    SMALLTALK_ACK = 1 << 4,         /* "ok", "alright", "got it", "sounds good" */
+    SMALLTALK_HELP = 1 << 5,        /* "what can you do?", "help": answered from the tool set */
+    SMALLTALK_ASKED_AFTER = 1 << 6, /* "how are you?", "how's your day going?" (a greeting) */
 };
 
 /* The kinds in `utterance` when it is small talk and nothing else (a statement about the

@@ -2835,10 +2835,11 @@ static void test_tool_by_value(void **state) {
     assert_string_equal(t->calls[0].tool, "set_jpeg_quality");
     assert_string_equal(t->calls[0].args_json, "{\"quality\":100}");
     pipit_turn_free(t);
-    /* a question after the agent answered socially is answered */
-    script(&fx, 1, (const char *const[]){"I'm good, thanks. What can I do for you?"});
+    /* a question after the agent is small talk the harness answers */
     t = turn(&fx, "how are things with you?");
     assert_int_equal(t->n_calls, 0);
+    assert_int_equal(t->model_calls, 0);
+    assert_string_equal(t->sentence, "I'm good, thanks! What would you like to do?");
     pipit_turn_free(t);
     /* a question refused: a question about the world, the cloud's (not the scene's call) */
     script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});

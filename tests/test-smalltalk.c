@@ -17,7 +17,7 @@ static void test_kinds(void **state) {
         {"cheers mate, that's all for now", SMALLTALK_THANKS | SMALLTALK_FAREWELL},
         {"hello there", SMALLTALK_GREETING},
         {"good morning, pipit", SMALLTALK_GREETING},
-        {"how are you?", SMALLTALK_GREETING},
+        {"how are you?", SMALLTALK_GREETING | SMALLTALK_ASKED_AFTER},
         {"bye for now", SMALLTALK_FAREWELL},
         {"perfect", SMALLTALK_PRAISE},
         {"wow, you are the best", SMALLTALK_PRAISE},
