@@ -183,6 +183,31 @@ share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size
     return true;
 }
 
+/* Whether one of the pack's examples says `utt` (its words, two or more, as a phrase inside
+ * the example): "bring it back" is the mower's return to the dock when its pack says "bring it
+ * back to the dock", not undo. */
+static bool example_says(const struct pipit_agent *a, const char *utt) {
+    char phrase[256];
+    size_t n_words = 0;
+    if (!words_normalize(utt, 12, phrase, sizeof(phrase), &n_words) || n_words < 2) {
+        return false;
+    }
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+            struct words_tok t[32];
+            const char *say = tp->examples[e].say;
+            size_t n = words_tokenize(say, strlen(say), 0, t, 32);
+            for (size_t k = 0; k < n; k++) {
+                if (words_match(t, n, k, phrase) == n_words) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 /* True when no router segment of `utt` starts with a command verb: a question may then be
  * answered whole ("what's the flash and the zoom?"); "is the flash on, zoom in" may not. */
 static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
@@ -361,8 +386,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         agent_say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
-    } else if ((undo_n = router_undo_count(utt)) > 0 ||
-               (a->last_undo && (undo_n = router_undo_followup(utt)) > 0)) {
+    } else if (!example_says(a, utt) &&
+               ((undo_n = router_undo_count(utt)) > 0 ||
+                (a->last_undo && (undo_n = router_undo_followup(utt)) > 0))) {
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if ((named = router_undo_named(utt)) > 0 && agent_undo_named(a, &tb, utt + named)) {
         t->n_steps = 1; /* "undo the blinds": the newest action on them */
@@ -430,7 +456,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             }
             t->n_steps++;
             a->turn_seq += i > 0; /* each segment is a request of its own for undo */
-            if ((undo_n = router_undo_count(segs[i])) > 0) {
+            if (!example_says(a, segs[i]) && (undo_n = router_undo_count(segs[i])) > 0) {
                 agent_undo(a, &tb, undo_n);
                 continue;
             }

@@ -3429,6 +3429,47 @@ static void test_name_and_declared_values(void **state) {
     teardown_fx(&fx);
 }
 
+/* A phrase the router reads as undo is the pack's when one of its examples says it: "go
+ * back" returns a mower whose pack says "go back to the dock"; on the camera it undoes. */
+static void test_example_says_undo_phrase(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"mower\", \"state\": {\"status\": {\"type\": \"string\", "
+        "\"enum\": [\"docked\", \"mowing\"], \"initial\": \"mowing\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"return_to_dock\", \"description\": "
+        "\"Send the mower home\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"status\": \"docked\"}}, \"examples\": [{\"say\": "
+        "\"go back to the dock\", \"args\": {}}]}}]}";
+    struct fixture fx;
+    memset(&fx, 0, sizeof(fx));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(SPEC, sizeof(SPEC) - 1, "mower.json", &fx.ts, &err),
+                     PIPIT_OK);
+    fx.device = test_device("pack", fx.ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx.device;
+    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    script_call(&fx, "return_to_dock()");
+    struct pipit_turn *t = turn(&fx, "go back");
+    assert_false(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "return_to_dock");
+    assert_state(&fx, "status", "\"docked\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=2)");
+    pipit_turn_free(turn(&fx, "zoom to 2x"));
+    t = turn(&fx, "go back");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -4479,6 +4520,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_name_and_declared_values),
+        cmocka_unit_test(test_example_says_undo_phrase),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
