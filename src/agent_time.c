@@ -255,6 +255,26 @@ static const struct pipit_schema_prop *time_prop(const struct pipit_tool *t, boo
     return found;
 }
 
+/* The one "H:MM" or "HH:MM" the segment writes that is no time of day ("99:99"): kept as
+ * written, so that validation refuses what the person said, not a value the model bent it
+ * into ("99:95"). False when it writes none or two. */
+static bool clock_shape(const char *text, char *out, size_t size) {
+    size_t found = 0;
+    for (const char *p = text; *p != '\0'; p++) {
+        size_t d = strspn(p, "0123456789");
+        if ((p > text && isalnum((unsigned char)p[-1])) || d < 1 || d > 2 || p[d] != ':' ||
+            strspn(p + d + 1, "0123456789") != 2 || isalnum((unsigned char)p[d + 3])) {
+            p += d > 0 ? d - 1 : 0;
+            continue;
+        }
+        if (found++ == 0) {
+            pipit_format(out, size, "%.*s", (int)(d + 3), p);
+        }
+        p += d + 2;
+    }
+    return found == 1;
+}
+
 /* `call` becomes the one tool whose only required argument is a time of day, with `hhmm`,
  * when the segment names that tool. */
 static bool call_time_tool(const struct pipit_toolset *ts,
@@ -291,11 +311,13 @@ bool agent_restore_time_of_day(const struct pipit_toolset *ts,
         return false;
     }
     int at = agent_time_of_day(segment);
-    if (at < 0) {
+    char hhmm[8];
+    if (at < 0 && !clock_shape(segment, hhmm, sizeof(hhmm))) {
         return false;
     }
-    char hhmm[8];
-    pipit_format(hhmm, sizeof(hhmm), "%02d:%02d", at / 60, at % 60);
+    if (at >= 0) {
+        pipit_format(hhmm, sizeof(hhmm), "%02d:%02d", at / 60, at % 60);
+    }
     bool only = false;
     const struct pipit_schema_prop *p = time_prop(pipit_toolset_tool(ts, (size_t)tool), &only);
     if (p != NULL) {

@@ -3171,6 +3171,8 @@ static void test_time_said(void **state) {
         {"alarm for six in the evening", "Sorry, I can't do that.", "set_alarm",
          "{\"time\":\"18:00\"}"},
         {"remind me in 10 minutes", "<call>set_timer(minutes=10)", "set_timer", "{\"minutes\":10}"},
+        /* no time of day, but the clock's shape as written: refused as said, never bent */
+        {"alarm at 99:99", "<call>set_alarm(time=\"09:59\")", "set_alarm", "{\"time\":\"99:99\"}"},
     };
     struct fixture fx;
     setup_phone(&fx, NULL, NULL);
