@@ -3381,6 +3381,22 @@ static void test_it_is_the_key_asked(void **state) {
     teardown_fx(&fx);
 }
 
+/* An agent on the pack `spec` (a tool file's text), its device the pack's simulator. */
+static void setup_spec(struct fixture *fx, const char *spec, size_t len) {
+    memset(fx, 0, sizeof(*fx));
+    struct pipit_error err;
+    if (pipit_toolset_load_string(spec, len, "spec.json", &fx->ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    fx->device = test_device("pack", fx->ts, NULL);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.device = fx->device;
+    if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
+        PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+}
+
 /* A name said with its argument's name ("its name is Bertha") or from the request's verb on
  * ("rename it to Mowzart") is the name alone; a state key's declared values name it ("is it
  * docked?"). */
@@ -3400,17 +3416,7 @@ static void test_name_and_declared_values(void **state) {
         "{\"name\": {\"type\": \"string\", \"maxLength\": 40}}, \"required\": [\"name\"]}}, "
         "\"pipit\": {\"effect\": {\"set\": {\"mower_name\": \"{name}\"}}}}]}";
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(SPEC, sizeof(SPEC) - 1, "mower.json", &fx.ts, &err),
-                     PIPIT_OK);
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
     struct pipit_turn *t = turn(&fx, "is it docked?");
     assert_int_equal(t->n_calls, 0);
     assert_string_equal(t->sentence, "The mower is docked.");
@@ -3443,17 +3449,7 @@ static void test_example_says_undo_phrase(void **state) {
         "\"pipit\": {\"effect\": {\"set\": {\"status\": \"docked\"}}, \"examples\": [{\"say\": "
         "\"go back to the dock\", \"args\": {}}]}}]}";
     struct fixture fx;
-    memset(&fx, 0, sizeof(fx));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(SPEC, sizeof(SPEC) - 1, "mower.json", &fx.ts, &err),
-                     PIPIT_OK);
-    fx.device = test_device("pack", fx.ts, NULL);
-    struct pipit_agent_params p = pipit_agent_default_params();
-    p.device = fx.device;
-    if (agent_new_with_backend(NULL, fx.ts, &p, fake_backend_wrap(&fx.fake), &fx.agent, &err) !=
-        PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
     script_call(&fx, "return_to_dock()");
     struct pipit_turn *t = turn(&fx, "go back");
     assert_false(t->flags & PIPIT_TURN_UNDO);
