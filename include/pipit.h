@@ -1204,9 +1204,11 @@ enum pipit_turn_flag {
                                             light on?") with a call that would change
                                             something: it was not run, the sentence says so */
     PIPIT_TURN_NOT_ASKED = 1 << 18,       /* a call changed nothing and the person named neither
-                                            what it acts on nor its values ("alright snap us"
+                                            what it acts on nor its values ("add a filter"
                                             -> the timer at the 5 s it had): the sentence says
-                                            nothing changed instead of the tool's success */
+                                            nothing changed instead of the tool's success; or
+                                            a switch nobody named, on no side said, was not
+                                            run ("open my Q3 report" -> Bluetooth off) */
     PIPIT_TURN_TOOL_NAMED = 1 << 20,      /* the model called a tool the segment did not name
                                             while it named another: by a value only that tool
                                             has ("try daylight" -> the grid) or by its noun and

@@ -999,11 +999,12 @@ static bool handle_call(struct pipit_agent *a,
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= renamed ? PIPIT_TURN_TOOL_NAMED : PIPIT_TURN_WORDS_RESTORED;
     }
-    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
-        json_t *now = a->dev->ops->get_state(a->dev->self);
+    /* the device's state, read once for the guards below (the call has not run yet) */
+    json_t *before = model && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         int32_t named = -1;
-        int in_full = agent_choose_tool_named_in_full(a->ts, tool, tb->segment, now, &call, &named);
-        json_decref(now);
+        int in_full =
+            agent_choose_tool_named_in_full(a->ts, tool, tb->segment, before, &call, &named);
         if (in_full > 0) {
             /* "cancel the timer" -> set_timer(minutes=40): the tool the person named */
             tool = pipit_toolset_find(a->calls_ts, call.name);
@@ -1028,6 +1029,7 @@ static bool handle_call(struct pipit_agent *a,
                                  : "I'm not sure which one you mean, so nothing changed.");
             agent_say(tb, rec->sentence);
             pipit_call_clear(&call);
+            json_decref(before);
             return true;
         }
     }
@@ -1037,12 +1039,9 @@ static bool handle_call(struct pipit_agent *a,
                   agent_restore_bound_words(a->ts, tool, tb->segment, &call))) {
         tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;
     }
-    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
-        json_t *now = a->dev->ops->get_state(a->dev->self);
-        if (agent_restore_setting_by(a->ts, tool, tb->segment, now, &call)) {
-            tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED; /* "up by ten": from the state */
-        }
-        json_decref(now);
+    if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools &&
+        agent_restore_setting_by(a->ts, tool, tb->segment, before, &call)) {
+        tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED; /* "up by ten": from the state */
     }
     if (model && (a->last_tool >= 0 || a->log_n > 0 || a->asked_key[0] != '\0')) {
         json_t *last = last_place(a, tool);
@@ -1053,11 +1052,10 @@ static bool handle_call(struct pipit_agent *a,
     }
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;
-    if (model && a->dev != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
-        json_t *now = a->dev->ops->get_state(a->dev->self);
-        restored = agent_restore_named_item(a->ts, tool, tb->segment, now, &call) || restored;
-        json_decref(now);
+    if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
+        restored = agent_restore_named_item(a->ts, tool, tb->segment, before, &call) || restored;
     }
+    json_decref(before);
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_step_direction(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
@@ -1197,7 +1195,7 @@ static bool handle_call(struct pipit_agent *a,
         keyed = rec->ok && kind == PIPIT_UNDO_KEYS && snapshot != NULL;
         changed = keyed && state_changed(a, snapshot);
     }
-    /* "alright snap us" -> set_timer(5) while it was 5: nothing changed and the person named
+    /* "add a filter" -> set_timer(5) while it was 5: nothing changed and the person named
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
     bool not_asked = model && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;

@@ -3033,6 +3033,7 @@ static void test_tool_by_verb(void **state) {
     } cases[] = {
         {"snap biscuit", "adjust_zoom(direction=\"out\")", "take_photo", true},
         {"ok snap one more of the hallway", "set_timer(seconds=0)", "take_photo", true},
+        {"alright snap us", "set_timer(seconds=0)", "take_photo", true}, /* was "not asked" */
         {"shoot in sixteen by nine", "set_aspect_ratio(ratio=\"16:9\")", "set_aspect_ratio", false},
         {"snap it at 2x", "set_zoom(level=2)", "set_zoom", false},
         {"what should I snap", "set_flash(mode=\"on\")", "process_with_cloud_llm", false},
@@ -3338,6 +3339,12 @@ static void test_switch_guessed(void **state) {
     script_call(&fx, "set_ae_af_lock(locked=false)");
     struct pipit_turn *t = turn(&fx, "sounds like a plan");
     assert_true(t->flags & PIPIT_TURN_NOT_ASKED);
+    assert_false(t->calls[0].executed);
+    pipit_turn_free(t);
+    /* the grid for "that's a wrap" (test_tool_by_value kept it running before) */
+    script_call(&fx, "set_grid(enabled=false)");
+    t = turn(&fx, "thanks, that's a wrap for the food");
+    assert_int_equal(t->n_calls, 1);
     assert_false(t->calls[0].executed);
     pipit_turn_free(t);
     teardown_fx(&fx);
