@@ -23,6 +23,7 @@
 #include "memory.h"
 #include "status.h"
 #include "strbuf.h"
+#include "verbbank.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -1238,6 +1239,52 @@ static int switch_word(const char *v) {
 /* A template from one of the tool's examples: the numbers and free strings it says become
  * slots. An enum value stays as said: the sentence's other words carry its meaning ("back to the
  * main lens", "it's dark out, night setting"), and the generator's own frames vary them. */
+/* Whether `verb` opens a command of another tool than `tool`: the first word of its name
+ * ("search" of search_photos) or the start of one of its examples. */
+static bool verb_taken(const struct gen *g, int tool, const char *verb) {
+    size_t vw = strcspn(verb, " ");
+    for (size_t j = 0; j < g->ts->n_tools; j++) {
+        if ((int)j == tool) {
+            continue;
+        }
+        char nw[96];
+        words_of(tool_at(g, (int)j)->name, nw, sizeof(nw));
+        size_t fw = strcspn(nw, " ");
+        if (fw == vw && strncmp(nw, verb, vw) == 0) {
+            return true;
+        }
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(g->ts, j);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+            const char *say = tp->examples[e].say;
+            size_t n = strlen(verb);
+            if (say != NULL && strncasecmp(say, verb, n) == 0 &&
+                (say[n] == ' ' || say[n] == '\0')) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* An example's template said with the verbs people use for its first verb ("look for the
+ * {f:name}" -> "find the {f:name}", "search for ..."), unless another tool opens with that
+ * verb. Not examples themselves: they do not take the examples' share of the draws. */
+static void
+lead_variants(struct gen *g, struct intent *in, int tool, const char *text, const json_t *fixed) {
+    size_t len = 0;
+    const char *lead = verbbank_lead(text, &len);
+    const char *alt[VERBBANK_MAX_ALT];
+    int n = lead != NULL ? verbbank_alternatives(lead, alt) : 0;
+    for (int i = 0; i < n; i++) {
+        if (verb_taken(g, tool, alt[i])) {
+            continue;
+        }
+        char out[PG_TEXT];
+        pipit_format(out, sizeof(out), "%s%s", alt[i], text + len);
+        add_tpl(in, tool, out, fixed);
+    }
+}
+
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1301,6 +1348,7 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
     if (tp != NULL) {
         tp->example = true;
     }
+    lead_variants(g, in, tool, text, fixed);
     json_decref(fixed);
 }
 
@@ -1455,22 +1503,24 @@ static const char *const TOGGLE[] = {"toggle the {@}", "flip the {@}", "toggle {
                                      "switch the {@} the other way", "flip {@}"};
 static const char *const MAXP[] = {"{@} all the way up",     "max out the {@}",
                                    "{@} as high as it goes", "turn the {@} all the way up",
-                                   "{@} to the max",         "full {@}"};
+                                   "{@} to the max",         "full {@}",
+                                   "{@} at full blast",      "crank the {@} all the way up"};
 static const char *const MINP[] = {"{@} all the way down", "{@} as low as it goes",
                                    "minimum {@}",          "turn the {@} all the way down",
-                                   "{@} to the minimum",   "lowest {@}"};
+                                   "{@} to the minimum",   "lowest {@}",
+                                   "{@} right down",       "{@} at its lowest"};
 static const char *const STEP_UP[] = {"turn the {@} up {A+}{U}", "raise the {@} by {A+}{U}",
                                       "{@} up {A+}{U}",          "increase the {@} by {A+}{U}",
                                       "{@} {A+}{U} higher",      "push the {@} up by {A+}{U}"};
 static const char *const STEP_DOWN[] = {"turn the {@} down {A-}{U}", "lower the {@} by {A-}{U}",
                                         "{@} down {A-}{U}",          "decrease the {@} by {A-}{U}",
                                         "{@} {A-}{U} lower",         "drop the {@} by {A-}{U}"};
-static const char *const STEP_UP0[] = {"turn the {@} up",     "raise the {@}",
-                                       "{@} up a bit",        "increase the {@}",
-                                       "{@} a little higher", "bump up the {@}"};
-static const char *const STEP_DOWN0[] = {"turn the {@} down",  "lower the {@}",
-                                         "{@} down a bit",     "decrease the {@}",
-                                         "{@} a little lower", "bring the {@} down"};
+static const char *const STEP_UP0[] = {"turn the {@} up",  "raise the {@}",       "{@} up a bit",
+                                       "increase the {@}", "{@} a little higher", "bump up the {@}",
+                                       "{@} up a notch",   "nudge the {@} up"};
+static const char *const STEP_DOWN0[] = {
+    "turn the {@} down",  "lower the {@}",      "{@} down a bit",   "decrease the {@}",
+    "{@} a little lower", "bring the {@} down", "{@} down a notch", "nudge the {@} down"};
 
 /* The switch frames of the key `noun` ("kill the {@}"), each a call with `fixed`. */
 static void add_polarity(struct intent *in,
@@ -1539,17 +1589,6 @@ polarity_of_set(struct gen *g, struct intent *in, int ti, const struct pipit_eff
     }
 }
 
-/* Verbs people use for another: "grab a photo", "begin the recording", "ring mom". */
-static const char *const VERB_ALT[][4] = {
-    {"take", "grab", "get", NULL},           {"start", "begin", "kick off", NULL},
-    {"stop", "end", "halt", NULL},           {"pause", "hold", NULL, NULL},
-    {"resume", "continue", "unpause", NULL}, {"open", "show", "bring up", NULL},
-    {"close", "hide", "dismiss", NULL},      {"call", "ring", "phone", "dial"},
-    {"delete", "remove", "erase", NULL},     {"cancel", "stop", "drop", NULL},
-    {"find", "search for", "look up", NULL}, {"mute", "silence", NULL, NULL},
-    {"create", "make", "add", NULL},         {"play", "put on", NULL, NULL},
-    {"show", "display", "bring up", NULL},   {"check", "look at", NULL, NULL},
-};
 static const char *const VERB_FRAMES[] = {
     "{v} the {n}",        "{v} {a}{n}",          "{v} the {n} now", "go ahead and {v} the {n}",
     "can you {v} {a}{n}", "time to {v} the {n}",
@@ -1563,18 +1602,12 @@ static void verb_frames(struct intent *in,
                         size_t verb_len,
                         const char *noun,
                         const char *art) {
-    const char *verbs[4] = {NULL, NULL, NULL, NULL};
+    const char *verbs[VERBBANK_MAX_ALT + 1];
     char own[64];
     pipit_format(own, sizeof(own), "%.*s", (int)verb_len, verb);
     verbs[0] = own;
-    for (int k = 0; k < N_OF(VERB_ALT); k++) {
-        if (strcmp(VERB_ALT[k][0], own) == 0) {
-            for (int j = 1; j < 4; j++) {
-                verbs[j] = VERB_ALT[k][j];
-            }
-        }
-    }
-    for (int j = 0; j < 4 && verbs[j] != NULL; j++) {
+    int n_verbs = 1 + verbbank_alternatives(own, verbs + 1);
+    for (int j = 0; j < n_verbs; j++) {
         for (int f = 0; f < N_OF(VERB_FRAMES); f++) {
             struct strbuf b = {0};
             for (const char *p = VERB_FRAMES[f]; *p;) {

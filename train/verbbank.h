@@ -1,0 +1,27 @@
+/*
+ * verbbank.h - the verbs people use for one another when they give a command ("look for the
+ * report" / "find the report" / "search for the report"), for the pack generator
+ * (train/packgen.c). Generic English; it knows no pack.
+ *
+ * Invariants:
+ * - A group's members are interchangeable as the first words of a command; the bank is fixed
+ *   data and lookups are deterministic.
+ * - The longest member that opens a text wins ("get me a car" is "get me", not "get").
+ */
+#ifndef PIPIT_TRAIN_VERBBANK_H
+#define PIPIT_TRAIN_VERBBANK_H
+
+#include <stddef.h>
+
+/* The most alternatives a member has. */
+#define VERBBANK_MAX_ALT 6
+
+/* The member of the bank that opens lowercase `text` as whole words (the longest one), its
+ * length in *len; NULL when no member opens it. */
+const char *verbbank_lead(const char *text, size_t *len);
+
+/* The other members of the group of `verb` (a member, as verbbank_lead returns it) into `alt`,
+ * at most VERBBANK_MAX_ALT; returns how many. 0 for a verb the bank does not hold. */
+int verbbank_alternatives(const char *verb, const char *alt[VERBBANK_MAX_ALT]);
+
+#endif /* PIPIT_TRAIN_VERBBANK_H */
