@@ -35,6 +35,20 @@ static const char *const RETRACTIONS[] = {
 static const char *const COPULAS[] = {"is",    "are",   "was",    "were",  "isnt",
                                       "arent", "wasnt", "werent", "seems", "looks"};
 
+/* A situation (situation_at()): words before the subject, the subjects as the
+ * tokenizer writes them (apostrophes dropped: "i'll" -> "ill"), and what follows a subject in a
+ * request or a correction. */
+static const char *const SITUATION_LEADS[] = {"and",   "so", "because", "cause", "cos",
+                                              "since", "as", "but",     "while", "then",
+                                              "oh",    "ok", "okay",    "well"};
+static const char *const SUBJECTS[] = {"i",      "im",     "ill",   "ive",      "id",       "we",
+                                       "weve",   "he",     "she",   "hes",      "shes",     "they",
+                                       "theyre", "theyve", "youre", "everyone", "everybody"};
+static const char *const ASKS[] = {"want",   "wanna", "need", "needs", "like",   "would",
+                                   "prefer", "meant", "mean", "said",  "asked",  "wish",
+                                   "hope",   "gotta", "have", "must",  "should", "rather",
+                                   "can",    "could", "dont", "do"};
+
 /* A lone "and" between these words is part of one phrase, never a cut. */
 static const char *const AND_PAIRS[][2] = {
     {"black", "white"}, {"white", "black"}, {"rock", "roll"},  {"salt", "pepper"},
@@ -118,14 +132,34 @@ and_is_protected(const struct router *r, const struct toks *ts, size_t seg_start
     return false;
 }
 
+/* Whether tokens [b, e) tell the person's situation rather than ask: after "and", "so",
+ * "because", ... a subject pronoun ("i'll prop the phone on my pack", "we're heading out",
+ * "she's asleep") with no request word within three words ("i want", "i'd like", "we need",
+ * "i meant"). */
+static bool situation_at(const struct toks *ts, size_t b, size_t e) {
+    size_t s = b;
+    while (s < e && match_any(ts, s, e, SITUATION_LEADS, COUNT(SITUATION_LEADS)) > 0) {
+        s++;
+    }
+    if (s + 1 >= e || match_any(ts, s, e, SUBJECTS, COUNT(SUBJECTS)) != 1) {
+        return false;
+    }
+    for (size_t i = s + 1; i < e && i <= s + 3; i++) {
+        if (ts->t[i].kind == WORDS_WORD && match_any(ts, i, e, ASKS, COUNT(ASKS)) > 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool left_is_command(const struct router *r, const struct toks *ts, size_t b, size_t e) {
     size_t s = b;
     while (s < e && match_any(ts, s, e, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
         s++;
     }
     if (match_any(ts, s, e, RETRACTIONS, COUNT(RETRACTIONS)) > 0 ||
-        match_any(ts, s, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0) {
-        return false;
+        match_any(ts, s, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0 || situation_at(ts, b, e)) {
+        return false; /* "i'll hold the camera steady, take the photo": one step */
     }
     if (s < e && router_match_verb(r, ts, s, e) > 0) {
         return true;
@@ -143,8 +177,8 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
     while (i < e && match_any(ts, i, e, ROUTER_LEAD_INS, ROUTER_N_LEAD_INS) > 0) {
         i++;
     }
-    if (match_any(ts, i, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0) {
-        return false; /* "zoom out, I'm too close" */
+    if (match_any(ts, i, e, ROUTER_STATEMENTS, ROUTER_N_STATEMENTS) > 0 || situation_at(ts, b, e)) {
+        return false; /* "zoom out, I'm too close", "grid on, i frame with thirds" */
     }
     if (i < e && router_match_verb(r, ts, i, e) > 0) {
         return true;
@@ -253,8 +287,9 @@ size_t router_split_with(const struct router *r,
     tokenize(utterance, len, &ts);
 
     size_t n_seg = 0;
-    size_t seg_tok = 0;  /* first token of the current segment */
-    size_t seg_byte = 0; /* first byte of the current segment */
+    size_t seg_tok = 0;    /* first token of the current segment */
+    size_t seg_byte = 0;   /* first byte of the current segment */
+    size_t clause_tok = 0; /* first token after the last separator run, cut or not */
     size_t i = 0;
     while (i < ts.n && n_seg + 1 < max_segments) {
         size_t run = separator_run(&ts, i);
@@ -276,6 +311,10 @@ size_t router_split_with(const struct router *r,
         if (cut && switches_left_thing(r, &ts, seg_tok, a, b, e)) {
             cut = false;
         }
+        if (cut && run == 1 && is_word(&ts, a, "and") && situation_at(&ts, clause_tok, a)) {
+            cut = false; /* "i'll prop the phone on my pack and run into the shot": one clause */
+        }
+        clause_tok = b;
         if (cut) {
             if (copy_segment(utterance, seg_byte, ts.t[a].start, segments[n_seg]) > 0) {
                 n_seg++;

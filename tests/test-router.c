@@ -370,6 +370,22 @@ static const struct split_case SPLIT_CASES[] = {
      {"zoom in", "turn on the flash", "set a timer, and take a photo"}},
     /* must not split */
     {"take a photo", 3, 1, {"take a photo"}},
+    /* a clause about the situation stays with its command (the model alone would guess) */
+    {"turn on the grid lines, i frame with thirds",
+     3,
+     1,
+     {"turn on the grid lines, i frame with thirds"}},
+    {"set a 10 sec timer, i'll prop the phone on my pack and run into the shot",
+     3,
+     1,
+     {"set a 10 sec timer, i'll prop the phone on my pack and run into the shot"}},
+    {"i'll hold the camera steady, take the photo",
+     3,
+     1,
+     {"i'll hold the camera steady, take the photo"}},
+    /* ... but a wish is a request */
+    {"zoom in and i want the flash on", 3, 2, {"zoom in", "i want the flash on"}},
+    {"flash off and we need the grid", 3, 2, {"flash off", "we need the grid"}},
     {"  Take a photo, please!  ", 3, 1, {"Take a photo, please"}},
     {"set the filter to black and white", 3, 1, {"set the filter to black and white"}},
     {"switch to black and white mode", 3, 1, {"switch to black and white mode"}},
