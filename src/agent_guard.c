@@ -1360,14 +1360,28 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     static const char *const ASKS[] = {"what",   "how",   "why",  "which", "who",   "when",
                                        "where",  "does",  "do",   "did",   "is",    "are",
                                        "should", "whats", "hows", "can",   "could", "would"};
+    /* a wish is a request whatever the model answered ("i want the flash on" -> "The flash is
+     * off.": read as a question) */
+    static const char *const WISHES[] = {"i want",       "i wanna", "i need",    "id like",
+                                         "i would like", "id love", "id prefer", "give me",
+                                         "lets have",    "lets get"};
+    size_t w = 0;
+    while (w < n && says_any(tok + w, 1, OPENERS, N_OF(OPENERS))) {
+        w++;
+    }
+    bool wish = false;
+    for (size_t k = 0; k < N_OF(WISHES) && w < n; k++) {
+        wish = wish || words_match(tok, n, w, WISHES[k]) > 0;
+    }
     size_t found = 0;
     json_t *made = NULL;
-    if (!refusal || !cant || n == 0 || (len > 0 && segment[len - 1] == '?') ||
+    if (!((refusal && cant) || wish) || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, &found, &made) ||
           verb_call(ts, segment, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
-          bound_call(ts, segment, tok, n, &found, &made))) {
+          bound_call(ts, segment, tok, n, &found, &made) ||
+          (wish && switch_call(ts, tok, n, -1, &found, &made)))) {
         return false;
     }
     memset(call, 0, sizeof(*call));

@@ -108,8 +108,10 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
  * other required argument, `call` is set to that tool with that value ("sports mode - my
  * kid's game is starting" -> set_scene_mode(mode="sports")); so does a segment that names the
  * one tool with one required number and writes one number ("exposure +3, i want the rocks lit
- * up" -> set_exposure(ev=3), refused by validation with the limit). False otherwise (`call`
- * untouched). */
+ * up" -> set_exposure(ev=3), refused by validation with the limit). A wish ("i want", "i'd
+ * like", "i need", "give me", "let's have" first) is such a request whatever plain text the
+ * model answered, and also names a switch with its side ("i want the flash on" -> "The flash
+ * is off." -> set_flash(mode="on")). False otherwise (`call` untouched). */
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
                                   const char *text,

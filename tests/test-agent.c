@@ -1741,6 +1741,41 @@ static void test_refusal_verb_names_tool(void **state) {
     teardown_fx(&fx);
 }
 
+/* A wish is a request whatever plain text the model answered: "i want the flash on" ->
+ * "The flash is off." (read as a question) switches the flash on; a question, a negation or
+ * plain text to a statement do not. */
+static void test_wish_is_a_request(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct {
+        const char *say, *tool, *args; /* tool NULL: no call */
+    } cases[] = {
+        {"i want the flash on", "set_flash", "{\"mode\":\"on\"}"},
+        {"ok i need the grid", "set_grid", "{\"enabled\":true}"},
+        {"i'd like the grid off", "set_grid", "{\"enabled\":false}"},
+        {"do i want the flash on", NULL, NULL},
+        {"i don't want the flash on", NULL, NULL},
+        {"the flash on my old phone was better", NULL, NULL},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script(&fx, 1, (const char *const[]){"The flash is off."});
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool ok = cases[k].tool == NULL
+                      ? t->n_calls == 0
+                      : t->n_calls == 1 && strcmp(t->calls[0].tool, cases[k].tool) == 0 &&
+                            strcmp(t->calls[0].args_json, cases[k].args) == 0 &&
+                            t->calls[0].executed;
+        if (!ok) {
+            fail_msg("\"%s\": %zu calls: %s %s", cases[k].say, t->n_calls,
+                     t->n_calls > 0 ? t->calls[0].tool : "",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* An identifier the person wrote that matches the argument's anchored pattern is the value
  * ("reserve CH-5" -> "CH-55"); two such words, or an unanchored pattern, leave the model's. */
 static void test_pattern_id_restored(void **state) {
@@ -4530,6 +4565,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
+        cmocka_unit_test(test_wish_is_a_request),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
