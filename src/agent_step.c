@@ -16,6 +16,7 @@
 #include "agent_followup.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
+#include "agent_mode.h"
 #include "agent_named.h"
 #include "agent_number.h"
 #include "agent_question.h"
@@ -1050,10 +1051,14 @@ static bool handle_call(struct pipit_agent *a,
         }
         json_decref(last);
     }
+    bool mode_off = false; /* "turn off turbo" when it was not on says "already", below */
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         restored = agent_restore_named_item(a->ts, tool, tb->segment, before, &call) || restored;
+        /* "turn off turbo" -> set_mode(turbo): the mode the device starts in */
+        mode_off = model && agent_mode_turned_off(a->ts, tool, tb->segment, before, &call);
+        restored = mode_off || restored;
     }
     json_decref(before);
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
@@ -1197,7 +1202,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     /* "add a filter" -> set_timer(5) while it was 5: nothing changed and the person named
      * neither the timer nor a value; the sentence does not pretend the call was asked for */
-    bool not_asked = model && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
+    bool not_asked =
+        model && !mode_off && keyed && !changed && agent_stray_call(a->ts, tool, tb->segment, args);
     rec->status = PIPIT_OK;
     char *data_json =
         data != NULL

@@ -3423,19 +3423,68 @@ static void test_it_is_the_key_asked(void **state) {
     teardown_fx(&fx);
 }
 
-/* An agent on the pack `spec` (a tool file's text), its device the pack's simulator. */
-static void setup_spec(struct fixture *fx, const char *spec, size_t len) {
+/* An agent on the pack `spec` (a tool file's text), its device the pack's simulator started
+ * in `init` (JSON, NULL: the declared initial state). */
+static void setup_spec_in(struct fixture *fx, const char *spec, size_t len, const char *init) {
     memset(fx, 0, sizeof(*fx));
     struct pipit_error err;
     if (pipit_toolset_load_string(spec, len, "spec.json", &fx->ts, &err) != PIPIT_OK) {
         fail_msg("%s", err.text);
     }
-    fx->device = test_device("pack", fx->ts, NULL);
+    fx->device = test_device("pack", fx->ts, init);
     struct pipit_agent_params p = pipit_agent_default_params();
     p.device = fx->device;
     if (agent_new_with_backend(NULL, fx->ts, &p, fake_backend_wrap(&fx->fake), &fx->agent, &err) !=
         PIPIT_OK) {
         fail_msg("%s", err.text);
+    }
+}
+
+static void setup_spec(struct fixture *fx, const char *spec, size_t len) {
+    setup_spec_in(fx, spec, len, NULL);
+}
+
+/* A mode turned off is the mode the device starts in: "turn off turbo" -> set_mode(turbo)
+ * leaves turbo; when it was not on, nothing changes and the sentence says so; another mode
+ * said, a negation or a switch's enum leave the model's call. */
+static void test_mode_turned_off(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"mower\", \"state\": {"
+        "\"mode\": {\"type\": \"string\", \"enum\": [\"eco\", \"normal\", \"turbo\"], "
+        "\"initial\": \"normal\", \"words\": {\"names\": \"mode\"}}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_mode\", \"description\": "
+        "\"Set the mowing mode\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"mode\": {\"type\": \"string\", \"enum\": [\"eco\", \"normal\", \"turbo\"]}}, "
+        "\"required\": [\"mode\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"mode\": \"{mode}\"}}}}]}";
+    static const struct {
+        const char *before, *say, *model, *after;
+    } cases[] = {
+        {"turbo", "turn off turbo", "set_mode(mode=\"turbo\")", "\"normal\""},
+        {"turbo", "no more turbo mode please", "set_mode(mode=\"turbo\")", "\"normal\""},
+        {"eco", "turbo off", "set_mode(mode=\"turbo\")", "\"eco\""},
+        {"turbo", "get out of turbo into eco", "set_mode(mode=\"turbo\")", "\"turbo\""},
+        {"eco", "turbo please", "set_mode(mode=\"turbo\")", "\"turbo\""},
+        {"turbo", "don't turn off turbo", "set_mode(mode=\"turbo\")", "\"turbo\""},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char init[64];
+        snprintf(init, sizeof(init), "{\"mode\": \"%s\"}", cases[k].before);
+        struct fixture fx;
+        setup_spec_in(&fx, SPEC, sizeof(SPEC) - 1, init);
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        char got[64];
+        state_key(&fx, "mode", got, sizeof(got));
+        if (strcmp(got, cases[k].after) != 0) {
+            fail_msg("\"%s\" from %s: %s (%s)", cases[k].say, cases[k].before, got, t->sentence);
+        }
+        if (k == 2) {
+            assert_non_null(strstr(t->sentence, "already"));
+        }
+        pipit_turn_free(t);
+        teardown_fx(&fx);
     }
 }
 
@@ -4560,6 +4609,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_name_and_declared_values),
+        cmocka_unit_test(test_mode_turned_off),
         cmocka_unit_test(test_example_says_undo_phrase),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),

@@ -1,0 +1,106 @@
+/*
+ * agent_mode.c - a mode turned off is the mode the device starts in (docs/agent.md, "A mode
+ * turned off").
+ *
+ * "turn off turbo" had set the mower's mode to turbo ("The mower is already in turbo mode."):
+ * a small model hears the mode's name and calls the tool that sets it. A mode is one value of
+ * a key that holds one of several; turning it off means going back to the value the pack
+ * declares the device starts in. The off words are generic English; the key, its values and
+ * its initial value are read from the pack.
+ */
+#include "agent_mode.h"
+
+#include "agent_said.h"
+#include "toolspec.h"
+#include "words.h"
+
+#include <string.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "leave" is not one: "leave it on turbo" keeps it */
+static const char *const OFF_WORDS[] = {"off",  "no more", "disable",     "deactivate",
+                                        "exit", "quit",    "get out of",  "come out of",
+                                        "stop", "cancel",  "drop out of", "switch off"};
+
+/* "don't turn off turbo" keeps it ("no more turbo" is an off word, not a negation) */
+static const char *const DONT[] = {"dont", "do not", "never", "not", "wont", "shouldnt"};
+
+/* Whether the tokens say enum value `v` (underscores as spaces). */
+static bool says_value(const struct words_tok *tok, size_t n, const char *v) {
+    char ph[WORDS_CAP * 2];
+    size_t len = strlen(v);
+    if (len == 0 || len >= sizeof(ph)) {
+        return false;
+    }
+    for (size_t i = 0; i <= len; i++) {
+        ph[i] = v[i] == '_' || v[i] == '-' ? ' ' : v[i];
+    }
+    return agent_said_phrase(tok, n, ph);
+}
+
+bool agent_mode_turned_off(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const json_t *state,
+                           struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || !json_is_object(state) || tool < 0 ||
+        (size_t)tool >= ts->n_tools || pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    if (t->params == NULL || tp == NULL || pack == NULL) {
+        return false;
+    }
+    const struct pipit_schema_prop *arg = NULL;
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            if (arg != NULL) {
+                return false; /* one required argument */
+            }
+            arg = &t->params->props[j];
+        }
+    }
+    if (arg == NULL || arg->schema->type != PIPIT_SCHEMA_STRING || arg->schema->n_enum < 3) {
+        return false;
+    }
+    for (size_t e = 0; e < arg->schema->n_enum; e++) {
+        if (strcmp(arg->schema->enum_str[e], "on") == 0 ||
+            strcmp(arg->schema->enum_str[e], "off") == 0) {
+            return false; /* a switch with more sides: "flash off" is a value */
+        }
+    }
+    const char *key = NULL;
+    for (size_t k = 0; k < tp->n_set && key == NULL; k++) {
+        const struct pipit_effect_set *es = &tp->set[k];
+        if (es->key.key_arg == NULL && es->value.arg != NULL && es->value.map == NULL &&
+            strcmp(es->value.arg, arg->name) == 0) {
+            key = es->key.key;
+        }
+    }
+    const struct pipit_pack_key *pk = key != NULL ? pipit_pack_find_key(pack, key) : NULL;
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    const char *v = json_string_value(json_object_get(args, arg->name));
+    const char *initial = pk != NULL ? json_string_value(pk->initial) : NULL;
+    const char *now = json_string_value(json_object_get(state, key != NULL ? key : ""));
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    bool ok = v != NULL && initial != NULL && now != NULL && strcmp(initial, v) != 0 &&
+              n < GUARD_MAX_TOKENS && says_value(tok, n, v) &&
+              agent_said_any(tok, n, OFF_WORDS, N_OF(OFF_WORDS)) &&
+              !agent_said_any(tok, n, DONT, N_OF(DONT));
+    for (size_t e = 0; ok && e < arg->schema->n_enum; e++) {
+        const char *other = arg->schema->enum_str[e];
+        ok = strcmp(other, v) == 0 || !says_value(tok, n, other); /* "turbo off, eco on" */
+    }
+    bool changed = false;
+    if (ok) {
+        const char *to = strcmp(now, v) == 0 ? initial : now;
+        changed = json_object_set_new(args, arg->name, json_string(to)) == 0;
+    }
+    bool put = agent_said_put_args(call, args, changed);
+    json_decref(args);
+    return put;
+}

@@ -1,0 +1,29 @@
+/*
+ * agent_mode.h - a mode turned off is the mode the device starts in (agent_mode.c): "turn off
+ * turbo" leaves turbo, it does not set it.
+ */
+#ifndef PIPIT_AGENT_MODE_H
+#define PIPIT_AGENT_MODE_H
+
+#include "toolspec.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pipit_call;
+
+/* When the model's call of `tool` sets a state key (a `set` effect of a fixed key from the
+ * tool's one required argument, a string enum of three values or more with no "on"/"off"
+ * pair) to the value V the segment names with an off word ("turn off turbo", "turbo off", "no
+ * more night mode", "get out of eco", "disable sport mode"), and the segment names no other of
+ * the argument's values: the argument becomes the key's declared initial value when `state`
+ * holds V (the mode is left), else the key's current value (it was not on: nothing changes).
+ * Not when the initial value is V itself. True when `call` was rewritten. */
+bool agent_mode_turned_off(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const json_t *state,
+                           struct pipit_call *call);
+
+#endif /* PIPIT_AGENT_MODE_H */
