@@ -15,6 +15,7 @@
 #include "pattern.h"
 #include "router.h"
 #include "toolspec.h"
+#include "verbbank.h"
 #include "words.h"
 
 #include <ctype.h>
@@ -1144,24 +1145,47 @@ static size_t skip_openers(const struct words_tok *tok, size_t n) {
     return v;
 }
 
-/* The one tool some of whose examples open with `w` (after OPENERS), or -1: none or two. */
-static int32_t example_verb_tool(const struct pipit_toolset *ts, const char *w) {
-    int32_t found = -1;
-    for (size_t i = 0; i < ts->n_tools; i++) {
-        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
-        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
-            struct words_tok t[8];
-            const char *say = tp->examples[e].say;
-            size_t n = words_tokenize(say, strlen(say), 0, t, 8), v = skip_openers(t, n);
-            if (v < n && strcmp(t[v].w, w) == 0) {
-                if (found >= 0 && found != (int32_t)i) {
-                    return -1;
-                }
-                found = (int32_t)i;
-            }
+/* Whether `w` is `lead` or, with `bank`, one of the verbs people use for it (verbbank.h: "grab"
+ * for "snap"), one word. */
+static bool verb_is(const char *lead, const char *w, bool bank) {
+    if (!bank) {
+        return strcmp(lead, w) == 0;
+    }
+    const char *alt[VERBBANK_MAX_ALT];
+    int n = verbbank_alternatives(lead, alt);
+    for (int k = 0; k < n; k++) {
+        if (strcmp(alt[k], w) == 0) {
+            return true;
         }
     }
-    return found;
+    return false;
+}
+
+/* The one tool some of whose examples open with `w` (after OPENERS), or -1: none or two. When
+ * no example opens with it, the one tool an example of which opens with a verb `w` is said
+ * for ("grab him mid-jump": take_photo's "snap one of the dog"). */
+static int32_t example_verb_tool(const struct pipit_toolset *ts, const char *w) {
+    for (int bank = 0; bank < 2; bank++) {
+        int32_t found = -1;
+        for (size_t i = 0; i < ts->n_tools; i++) {
+            const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+            for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+                struct words_tok t[8];
+                const char *say = tp->examples[e].say;
+                size_t n = words_tokenize(say, strlen(say), 0, t, 8), v = skip_openers(t, n);
+                if (v < n && verb_is(t[v].w, w, bank != 0)) {
+                    if (found >= 0 && found != (int32_t)i) {
+                        return -1;
+                    }
+                    found = (int32_t)i;
+                }
+            }
+        }
+        if (found >= 0) {
+            return found;
+        }
+    }
+    return -1;
 }
 
 bool agent_names_tool(const struct pipit_toolset *ts, size_t tool, const char *segment) {

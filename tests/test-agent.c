@@ -3073,6 +3073,10 @@ static void test_tool_by_verb(void **state) {
         {"snap it at 2x", "set_zoom(level=2)", "set_zoom", false},
         {"what should I snap", "set_flash(mode=\"on\")", "process_with_cloud_llm", false},
         {"snap it with the flash", "set_flash(mode=\"on\")", "set_flash", false},
+        /* a verb people use for an example's ("grab" / "capture" for "snap", verbbank.h) */
+        {"grab him mid-jump", "set_jpeg_quality(quality=0)", "take_photo", true},
+        {"capture the valley", "record_video(action=\"start\")", "take_photo", true},
+        {"grab it at 3x", "set_zoom(level=3)", "set_zoom", false},
     };
     struct fixture fx;
     setup_with(&fx, NULL);

@@ -1,15 +1,16 @@
 /*
  * verbbank.h - the verbs people use for one another when they give a command ("look for the
- * report" / "find the report" / "search for the report"), for the pack generator
- * (train/packgen.c). Generic English; it knows no pack.
+ * report" / "find the report" / "search for the report"): the pack generator says examples
+ * with them (train/packgen.c) and the agent reads a tool's verb from them
+ * (src/agent_guard.c). Generic English; it knows no pack.
  *
  * Invariants:
  * - A group's members are interchangeable as the first words of a command; the bank is fixed
  *   data and lookups are deterministic.
  * - The longest member that opens a text wins ("get me a car" is "get me", not "get").
  */
-#ifndef PIPIT_TRAIN_VERBBANK_H
-#define PIPIT_TRAIN_VERBBANK_H
+#ifndef PIPIT_VERBBANK_H
+#define PIPIT_VERBBANK_H
 
 #include <stddef.h>
 
@@ -24,4 +25,4 @@ const char *verbbank_lead(const char *text, size_t *len);
  * at most VERBBANK_MAX_ALT; returns how many. 0 for a verb the bank does not hold. */
 int verbbank_alternatives(const char *verb, const char *alt[VERBBANK_MAX_ALT]);
 
-#endif /* PIPIT_TRAIN_VERBBANK_H */
+#endif /* PIPIT_VERBBANK_H */

@@ -13,6 +13,8 @@
  * report"), and no verb that says the opposite side of a switch. */
 static const char *const GROUPS[][VERBBANK_MAX_ALT + 1] = {
     {"take", "grab", "get", NULL},
+    {"snap", "take", "grab", "capture", "get", NULL},
+    {"shoot", "take", "grab", "capture", "snap", NULL},
     {"start", "begin", "kick off", "launch", NULL},
     {"stop", "end", "halt", NULL},
     {"pause", "hold", NULL},
