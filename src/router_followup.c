@@ -245,6 +245,8 @@ static const char *const MAX_PHRASES[] = {
     "highest",
     "the highest",
     "full blast",
+    "all the way up",
+    "all the way in",
 };
 static const char *const MIN_PHRASES[] = {
     "min it",
@@ -258,6 +260,8 @@ static const char *const MIN_PHRASES[] = {
     "as low as possible",
     "lowest",
     "the lowest",
+    "all the way down",
+    "all the way out",
 };
 
 /* The kind a clause's words [lo, hi) are exactly, or NONE. */

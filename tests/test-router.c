@@ -499,6 +499,9 @@ static void test_followup_table(void **state) {
         {"up to 22", ROUTER_FOLLOWUP_NUMBER},
         {"max it then", ROUTER_FOLLOWUP_MAX},
         {"ok, as low as it goes", ROUTER_FOLLOWUP_MIN},
+        {"all the way out", ROUTER_FOLLOWUP_MIN},
+        {"now all the way up", ROUTER_FOLLOWUP_MAX},
+        {"zoom all the way out", ROUTER_FOLLOWUP_NONE}, /* names the zoom */
         {"max the zoom", ROUTER_FOLLOWUP_NONE},      /* names a tool */
         {"thanks", ROUTER_FOLLOWUP_NONE},            /* fillers only */
         {"more light please", ROUTER_FOLLOWUP_NONE}, /* more of something */
