@@ -85,7 +85,8 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
                                   int32_t tool,
                                   const char *segment,
                                   struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < -1 ||
+        (tool >= 0 && (size_t)tool >= ts->n_tools)) {
         return false;
     }
     struct words_tok t[GUARD_MAX_TOKENS];
@@ -107,7 +108,7 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
             dir = d;
         }
     }
-    if (q == NULL || speaks_of(pipit_toolset_tool(ts, (size_t)tool), q)) {
+    if (q == NULL || (tool >= 0 && speaks_of(pipit_toolset_tool(ts, (size_t)tool), q))) {
         return false; /* no comparative, or the model's tool has that quantity */
     }
     int32_t step = -1;
@@ -171,4 +172,25 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
         return false;
     }
     return agent_said_replace_call(call, st, args);
+}
+
+bool agent_dimension_call(const struct pipit_toolset *ts,
+                          const char *segment,
+                          struct pipit_call *call) {
+    if (segment == NULL || call == NULL || strchr(segment, '?') != NULL) {
+        return false;
+    }
+    struct words_tok t[2];
+    static const char *const ASKS[] = {"what", "whats", "how", "hows", "is",  "are",   "was",
+                                       "does", "do",    "did", "why",  "can", "could", "should"};
+    if (words_tokenize(segment, strlen(segment), 0, t, 2) > 0 &&
+        agent_said_any(t, 1, ASKS, N_OF(ASKS))) {
+        return false; /* "is it warmer outside" asks */
+    }
+    memset(call, 0, sizeof(*call));
+    if (agent_restore_dimension_step(ts, -1, segment, call)) {
+        return true;
+    }
+    pipit_call_clear(call);
+    return false;
 }

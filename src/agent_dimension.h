@@ -24,4 +24,11 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
                                   const char *segment,
                                   struct pipit_call *call);
 
+/* The same step when the model answered in words ("a bit warmer" -> "Sorry, I can't do
+ * that."): `tool` -1 in the rule above; not for a question ("?", or "what", "is", "does", ...
+ * first). `call` is set (cleared first) when true, untouched-and-empty otherwise. */
+bool agent_dimension_call(const struct pipit_toolset *ts,
+                          const char *segment,
+                          struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_DIMENSION_H */

@@ -480,7 +480,8 @@ bool agent_handle_output(struct pipit_agent *a,
     struct pipit_call named;
     if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
         (agent_value_call_for_refusal(a->ts, tb->segment, text, &named) ||
-         agent_time_call(a->ts, tb->segment, &named))) {
+         agent_time_call(a->ts, tb->segment, &named) ||
+         agent_dimension_call(a->ts, tb->segment, &named))) {
         /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
          * value only one tool takes, and nothing else; that tool is called. "alarm for six in
          * the evening" -> "Sorry, I can't do that.": the time said, in the tool the segment

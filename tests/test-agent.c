@@ -3406,6 +3406,48 @@ static void test_comparative_names_quantity(void **state) {
          "{\"degrees\":2}"},
     };
     run_tool_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
+    /* the model answered in words: the same step; a question does not step */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    struct pipit_turn *t = turn(&fx, "a bit warmer please");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "adjust_thermostat");
+    assert_string_equal(t->calls[0].args_json, "{\"degrees\":1}");
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "is it warmer in the kitchen");
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+static void setup_spec(struct fixture *fx, const char *spec, size_t len);
+
+/* A statement the pack gives as an example ("I'm freezing" for the heating) asks for
+ * something: a statement that shares its words is the model's, not small talk; others still
+ * are. */
+static void test_statement_example_is_no_small_talk(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"cabin\", \"state\": {\"temp\": {\"type\": \"integer\", "
+        "\"initial\": 21, \"minimum\": 16, \"maximum\": 28}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"adjust_temperature\", "
+        "\"description\": \"Warmer or cooler\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"degrees\": {\"type\": \"integer\", \"minimum\": -5, "
+        "\"maximum\": 5}}, \"required\": [\"degrees\"]}}, "
+        "\"pipit\": {\"effect\": {\"step\": {\"key\": \"temp\", \"by\": \"{degrees}\"}}, "
+        "\"examples\": [{\"say\": \"I'm freezing\", \"args\": {\"degrees\": 2}}]}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "adjust_temperature(degrees=2)");
+    struct pipit_turn *t = turn(&fx, "it's freezing in here");
+    assert_false(t->flags & PIPIT_TURN_SMALL_TALK);
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->calls[0].executed);
+    pipit_turn_free(t);
+    t = turn(&fx, "it's lovely out here");
+    assert_true(t->flags & PIPIT_TURN_SMALL_TALK);
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
@@ -4611,6 +4653,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_named_in_full),
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_comparative_names_quantity),
+        cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_name_and_declared_values),
         cmocka_unit_test(test_mode_turned_off),
