@@ -221,6 +221,43 @@ static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
     return true;
 }
 
+/* True when `utt` says a word of a pack example that is itself a statement ("I'm freezing"
+ * for a heating tool: no command verb): the pack says such statements ask for something, so
+ * they are no small talk ("it's freezing in here"). Words of four letters or more that are
+ * not glue ("this", "that", "with", "just", "really", ...). */
+static bool says_statement_example(const struct pipit_agent *a, const char *utt) {
+    static const char *const GLUE[] = {
+        "this", "that", "with", "just",  "really", "very",  "there", "here",  "what",
+        "have", "from", "your", "they",  "them",   "then",  "some",  "like",  "about",
+        "been", "were", "its",  "thats", "theres", "today", "now",   "please"};
+    struct words_tok u[48];
+    size_t nu = words_tokenize(utt, strlen(utt), 0, u, 48);
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples && !pipit_toolset_is_cloud(a->ts, i);
+             e++) {
+            const char *say = tp->examples[e].say;
+            if (say == NULL || router_command_verb(a->router, say) != ROUTER_NO_VERB) {
+                continue;
+            }
+            struct words_tok x[24];
+            size_t nx = words_tokenize(say, strlen(say), 0, x, 24);
+            for (size_t k = 0; k < nx; k++) {
+                if (strlen(x[k].w) < 4 ||
+                    words_in_list(x[k].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
+                    continue;
+                }
+                for (size_t j = 0; j < nu; j++) {
+                    if (strcmp(u[j].w, x[k].w) == 0) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    return false;
+}
+
 /* True when `text` asks for nothing: no word of the tool set, no command verb at any word, no
  * undo ("don't want to distract the ref", "the stall guy is waving"). */
 static bool only_chatter(const struct pipit_agent *a, const char *text) {
@@ -397,7 +434,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     } else if (answer_question_in_chatter(a, &tb, utt)) {
         t->n_steps = 1;
     } else if (a->params.small_talk && a->params.lazy_grammar &&
-               (talk = smalltalk_kinds(a->router, utt)) != 0) {
+               (talk = smalltalk_kinds(a->router, utt)) != 0 && !says_statement_example(a, utt)) {
         char reply[640];
         smalltalk_reply(talk, a->ts, reply, sizeof(reply));
         agent_say(&tb, reply); /* "thanks, that's all for now": nothing to run */
