@@ -820,6 +820,17 @@ int cmd_train(int argc, char **argv) {
            out, (int)res.n_vocab, (unsigned long long)res.n_params, (long long)res.steps,
            res.seconds, res.tok_per_s, res.tokens_per_ex, (double)res.loss_first,
            (double)res.loss_last, (int)res.n_skipped, (int)res.n_trimmed);
+    int32_t n_ex = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    if (n_ex > 0 && (res.n_skipped * 100 >= n_ex || res.n_trimmed * 5 >= n_ex)) {
+        /* a state line that fills the prompt: the model learns less of what matters */
+        fprintf(stderr,
+                "pipit train: warning: %d of %d examples (%.1f%%) did not fit %d tokens even "
+                "without memory lines and %d (%.1f%%) lost memory lines to fit: the prompt is "
+                "crowded (a long state line?). Show fewer keys (\"show\": false on keys people "
+                "rarely ask about, docs/pack.md) or train with a longer --ctx (slower)\n",
+                (int)res.n_skipped, (int)n_ex, 100.0 * res.n_skipped / n_ex, (int)tp.n_ctx,
+                (int)res.n_trimmed, 100.0 * res.n_trimmed / n_ex);
+    }
     if (res.stopped != 0) {
         printf("stopped after %lld of %ld steps: %s\n", (long long)res.steps, steps,
                res.stopped == 2 ? "interrupted (Ctrl-C)" : "the --minutes budget ended");

@@ -1061,6 +1061,25 @@ static void test_cli_json_failures(void **state) {
 /* Without --model, a pack with a shipped model (models/pipit-<pack>.gguf) runs on it, says so
  * with -v, and draws no "trained for another pack" warning; the camera keeps the bundled one;
  * a model next to the pack file is taken and said. */
+/* A prompt too small for a pack's state line: `pipit train` says so, with what to do. */
+static void test_cli_train_crowded(void **state) {
+    (void)state;
+    char args[900];
+    snprintf(args, sizeof(args),
+             "train --tools '" PIPIT_SOURCE_DIR "/tools/home.json' --examples 400 --valid 20 "
+             "--steps 2 --ctx 64 --answer 32 --embd 32 --layers 1 --heads 2 --ff 64 --eval 0 "
+             "--threads 1 --out '%s/crowded.gguf'",
+             dir);
+    char *out = NULL, *eout = NULL;
+    assert_int_equal(run_cli(args, "", 0, &out, &eout), 0);
+    if (strstr(eout, "warning:") == NULL || strstr(eout, "did not fit 64 tokens") == NULL ||
+        strstr(eout, "\"show\": false") == NULL) {
+        fail_msg("stderr: %s", eout);
+    }
+    free(out);
+    free(eout);
+}
+
 static void test_cli_pack_model(void **state) {
     (void)state;
     static const char *const PACKS[] = {"phone", "home"};
@@ -1251,6 +1270,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cli_json_failures),
         cmocka_unit_test(test_cli_bench_options),
         cmocka_unit_test(test_cli_pack_model),
+        cmocka_unit_test(test_cli_train_crowded),
         cmocka_unit_test(test_cli_session_never_overwritten),
     };
     const struct CMUnitTest gguf[] = {
