@@ -328,6 +328,54 @@ static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *
     return put_call(t, args, out);
 }
 
+/* "the other side too" after a call on one of two places (the driver's seat): the same call on
+ * the other place. The segment is "other" with "side" or "one" and the words around a
+ * follow-up ("the", "too", "as well", "and", "now", ...); the last tool's effect picks its key
+ * by an argument of exactly two values. */
+static bool other_place(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const WORDS[] = {"the",    "too", "as",   "well", "also", "and", "now",
+                                        "please", "ok",  "okay", "same", "for",  "do",  "on"};
+    struct words_tok t[12];
+    size_t n = segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, 12) : 0;
+    bool other = false, side = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(t[i].w, "other") == 0) {
+            other = true;
+        } else if (strcmp(t[i].w, "side") == 0 || strcmp(t[i].w, "one") == 0) {
+            side = true;
+        } else if (!words_in_list(t[i].w, WORDS, sizeof(WORDS) / sizeof(WORDS[0]))) {
+            return false;
+        }
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    if (n == 0 || n >= 12 || !other || !side || tp == NULL) {
+        return false;
+    }
+    const char *place = NULL;
+    for (size_t k = 0; k < tp->n_set && place == NULL; k++) {
+        place = tp->set[k].key.key_arg;
+    }
+    place = place == NULL && tp->has_step ? tp->step.key.key_arg : place;
+    const struct pipit_tool *t_last = &a->ts->tools[a->last_tool];
+    const struct pipit_schema *sel = NULL;
+    for (size_t j = 0; place != NULL && j < t_last->params->n_props; j++) {
+        sel = strcmp(t_last->params->props[j].name, place) == 0 ? t_last->params->props[j].schema
+                                                                : sel;
+    }
+    const char *now =
+        place != NULL ? json_string_value(json_object_get(a->last_args, place)) : NULL;
+    if (sel == NULL || sel->n_enum != 2 || now == NULL) {
+        return false;
+    }
+    const char *to = strcmp(sel->enum_str[0], now) == 0 ? sel->enum_str[1] : sel->enum_str[0];
+    json_t *args = json_deep_copy(a->last_args);
+    if (args == NULL || json_object_set_new(args, place, json_string(to)) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(t_last, args, out);
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     enum router_followup kind = router_followup(a->router, segment);
@@ -351,7 +399,7 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
         return put_call(last, args, out);
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
-        return false;
+        return other_place(a, segment, out); /* "the other side too" */
     }
     if (kind == ROUTER_FOLLOWUP_NUMBER) {
         return number_call(a, segment, out);

@@ -3534,6 +3534,40 @@ static void test_mode_turned_off(void **state) {
     }
 }
 
+/* "the other side too" after a call on one of two places is the same call on the other one,
+ * by the harness; with three places, or other words, the model reads it. */
+static void test_other_place(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"car\", \"state\": {"
+        "\"driver_seat_heat\": {\"type\": \"integer\", \"initial\": 0, \"minimum\": 0, "
+        "\"maximum\": 3}, \"passenger_seat_heat\": {\"type\": \"integer\", \"initial\": 0, "
+        "\"minimum\": 0, \"maximum\": 3}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_seat_heat\", \"description\": "
+        "\"Seat heating\", \"parameters\": {\"type\": \"object\", \"properties\": {\"seat\": "
+        "{\"type\": \"string\", \"enum\": [\"driver\", \"passenger\"]}, \"level\": {\"type\": "
+        "\"integer\", \"minimum\": 0, \"maximum\": 3}}, \"required\": [\"seat\", \"level\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"{seat}_seat_heat\": \"{level}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "set_seat_heat(seat=\"driver\", level=2)");
+    struct pipit_turn *t = turn(&fx, "heat my seat to 2");
+    pipit_turn_free(t);
+    t = turn(&fx, "the other side too"); /* nothing scripted: the harness's call */
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"seat\":\"passenger\",\"level\":2}");
+    pipit_turn_free(t);
+    char got[32];
+    state_key(&fx, "passenger_seat_heat", got, sizeof(got));
+    assert_string_equal(got, "2");
+    script_call(&fx, "set_seat_heat(seat=\"driver\", level=1)");
+    t = turn(&fx, "the other side of the road"); /* more than a follow-up: the model's */
+    assert_false(t->flags & PIPIT_TURN_FOLLOW_UP);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A name said with its argument's name ("its name is Bertha") or from the request's verb on
  * ("rename it to Mowzart") is the name alone; a state key's declared values name it ("is it
  * docked?"). */
@@ -4657,6 +4691,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_name_and_declared_values),
         cmocka_unit_test(test_mode_turned_off),
+        cmocka_unit_test(test_other_place),
         cmocka_unit_test(test_example_says_undo_phrase),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
