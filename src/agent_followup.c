@@ -328,6 +328,73 @@ static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *
     return put_call(t, args, out);
 }
 
+/* "do I have the flash on?" ... "put it on, it's pretty dim in here": after a question about
+ * one key, a first clause of a verb of switching, "it" / "that" / "them" and a side ("on",
+ * "off") is that key's switch: the tool whose effect sets the key from its one required
+ * argument, a boolean or an enum with "on" and "off". */
+static bool side_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const VERBS[] = {"put", "turn", "switch", "set",  "then", "please",
+                                        "ok",  "okay", "yes",    "yeah", "just", "can",
+                                        "you", "and",  "so",     "now",  "back", "go"};
+    static const char *const PRONOUNS[] = {"it", "that", "them", "this"};
+    struct words_tok t[16];
+    size_t n =
+        segment != NULL ? words_tokenize(segment, strlen(segment), WORDS_PUNCTUATION, t, 16) : 0;
+    int side = -1; /* 1 on, 0 off */
+    bool pronoun = false;
+    for (size_t i = 0; i < n && t[i].kind == WORDS_WORD; i++) {
+        if (strcmp(t[i].w, "on") == 0 || strcmp(t[i].w, "off") == 0) {
+            if (side >= 0) {
+                return false;
+            }
+            side = t[i].w[1] == 'n';
+        } else if (words_in_list(t[i].w, PRONOUNS, sizeof(PRONOUNS) / sizeof(PRONOUNS[0]))) {
+            pronoun = true;
+        } else if (!words_in_list(t[i].w, VERBS, sizeof(VERBS) / sizeof(VERBS[0]))) {
+            return false;
+        }
+    }
+    if (side < 0 || !pronoun) {
+        return false;
+    }
+    for (size_t i = 0; i < a->ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
+        const struct pipit_tool *tool = &a->ts->tools[i];
+        const struct pipit_schema_prop *req = NULL;
+        size_t n_req = 0;
+        for (size_t j = 0; tool->params != NULL && j < tool->params->n_props; j++) {
+            if (tool->params->props[j].required) {
+                req = &tool->params->props[j];
+                n_req++;
+            }
+        }
+        for (size_t k = 0; tp != NULL && n_req == 1 && k < tp->n_set; k++) {
+            const struct pipit_effect_set *es = &tp->set[k];
+            if (es->key.key_arg != NULL || strcmp(es->key.key, a->asked_key) != 0 ||
+                es->value.arg == NULL || es->value.map != NULL ||
+                strcmp(es->value.arg, req->name) != 0) {
+                continue;
+            }
+            json_t *v = NULL;
+            if (req->schema->type == PIPIT_SCHEMA_BOOLEAN) {
+                v = json_boolean(side);
+            } else if (req->schema->type == PIPIT_SCHEMA_STRING) {
+                for (size_t e = 0; e < req->schema->n_enum; e++) {
+                    if (strcmp(req->schema->enum_str[e], side ? "on" : "off") == 0) {
+                        v = json_string(req->schema->enum_str[e]);
+                    }
+                }
+            }
+            if (v != NULL) {
+                json_t *args = json_object();
+                json_object_set_new(args, req->name, v);
+                return put_call(tool, args, out);
+            }
+        }
+    }
+    return false;
+}
+
 /* "the other side too" after a call on one of two places (the driver's seat): the same call on
  * the other place. The segment is "other" with "side" or "one" and the words around a
  * follow-up ("the", "too", "as well", "and", "now", ...); the last tool's effect picks its key
@@ -381,6 +448,9 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     enum router_followup kind = router_followup(a->router, segment);
     if (kind == ROUTER_FOLLOWUP_NUMBER && a->asked_key[0] != '\0') {
         return number_call(a, segment, out);
+    }
+    if (a->asked_key[0] != '\0' && side_call(a, segment, out)) {
+        return true; /* "is the flash on?" ... "put it on" */
     }
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
         return false;

@@ -3452,7 +3452,8 @@ static void test_statement_example_is_no_small_talk(void **state) {
 }
 
 /* "it" after a question is the key asked about: "is the kitchen light on?" ... "turn it on
- * then" switches the kitchen light, whatever room the model took. */
+ * then" switches the kitchen light, whatever room the model took; "do I have the flash on?" ...
+ * "put it on" switches the flash, whatever tool the model took. */
 static void test_it_is_the_key_asked(void **state) {
     (void)state;
     struct fixture fx;
@@ -3465,6 +3466,18 @@ static void test_it_is_the_key_asked(void **state) {
     assert_true(t->flags & PIPIT_TURN_CARRIED);
     assert_state(&fx, "kitchen_light", "true");
     assert_state(&fx, "living_room_light", "false");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    /* a key of its own: "put it on" is its switch, by the harness, whatever the model says */
+    setup_with(&fx, NULL);
+    pipit_turn_free(turn(&fx, "do I have the flash on?"));
+    script_call(&fx, "set_exposure(ev=1)");
+    t = turn(&fx, "put it on, it's pretty dim in here");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_flash");
+    assert_state(&fx, "flash", "\"on\"");
+    assert_state(&fx, "exposure_ev", "0.0");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
