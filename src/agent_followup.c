@@ -297,9 +297,23 @@ static bool absolute_step(const struct pipit_agent *a, bool back, struct pipit_c
 /* "max it" after a setting: the last call's one numeric argument at the top (`hi`) or bottom
  * of its schema's range; after a step, the stepped key's setter at the end of its range. */
 static bool bound_call(const struct pipit_agent *a, bool hi, struct pipit_call *out) {
+    const struct pipit_schema_prop *arg = NULL;
+    if (a->asked_key[0] != '\0') {
+        /* "what's the zoom at" ... "all the way out": the key asked about, by its setter */
+        int32_t setter = agent_number_setter(a->ts, a->asked_key, &arg);
+        const struct pipit_schema *s = setter >= 0 ? arg->schema : NULL;
+        if (s == NULL || s->n_enum > 0 || !(hi ? s->has_max : s->has_min)) {
+            return false;
+        }
+        json_t *args = json_object();
+        json_object_set_new(args, arg->name, agent_said_number(hi ? s->max : s->min));
+        return put_call(&a->ts->tools[setter], args, out);
+    }
+    if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
+        return false;
+    }
     const struct pipit_tool *t = &a->ts->tools[a->last_tool];
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
-    const struct pipit_schema_prop *arg = NULL;
     int32_t setter = tp != NULL && tp->has_step && tp->step.key.key_arg == NULL
                          ? agent_number_setter(a->ts, tp->step.key.key, &arg)
                          : -1;
@@ -451,6 +465,9 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (a->asked_key[0] != '\0' && side_call(a, segment, out)) {
         return true; /* "is the flash on?" ... "put it on" */
+    }
+    if ((kind == ROUTER_FOLLOWUP_MAX || kind == ROUTER_FOLLOWUP_MIN) && a->asked_key[0] != '\0') {
+        return bound_call(a, kind == ROUTER_FOLLOWUP_MAX, out); /* the key asked about */
     }
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
         return false;

@@ -3479,6 +3479,14 @@ static void test_it_is_the_key_asked(void **state) {
     assert_state(&fx, "flash", "\"on\"");
     assert_state(&fx, "exposure_ev", "0.0");
     pipit_turn_free(t);
+    /* the end of the range asked about, with no last action of that key */
+    pipit_turn_free(turn(&fx, "what's the zoom at"));
+    t = turn(&fx, "all the way out");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    assert_state(&fx, "zoom", "0.5");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
