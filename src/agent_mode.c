@@ -1,6 +1,6 @@
 /*
- * agent_mode.c - a mode turned off is the mode the device starts in (docs/agent.md, "A mode
- * turned off").
+ * agent_mode.c - modes and sides in the person's words (docs/agent.md, "A mode turned off", "A
+ * tool's own verb is its on side").
  *
  * "turn off turbo" had set the mower's mode to turbo ("The mower is already in turbo mode."):
  * a small model hears the mode's name and calls the tool that sets it. A mode is one value of
@@ -100,6 +100,66 @@ bool agent_mode_turned_off(const struct pipit_toolset *ts,
         const char *to = strcmp(now, v) == 0 ? initial : now;
         changed = json_object_set_new(args, arg->name, json_string(to)) == 0;
     }
+    bool put = agent_said_put_args(call, args, changed);
+    json_decref(args);
+    return put;
+}
+
+/* The sides of a switch said as an enum: on side first. */
+static const char *const SIDES[][2] = {{"start", "stop"},  {"on", "off"},
+                                       {"open", "close"},  {"play", "pause"},
+                                       {"lock", "unlock"}, {"enable", "disable"}};
+/* Words of stopping: the off side is then what was asked. */
+static const char *const STOPPING[] = {"stop",   "end",  "off",    "pause", "halt",
+                                       "finish", "quit", "cancel", "close", "enough",
+                                       "done",   "kill", "no"};
+/* Words before a command's verb. */
+static const char *const LEADS[] = {"please", "pls", "ok",    "okay", "now", "just",  "and", "then",
+                                    "so",     "can", "could", "you",  "go",  "ahead", "lets"};
+
+bool agent_own_verb_side(const struct pipit_toolset *ts,
+                         int32_t tool,
+                         const char *segment,
+                         struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *arg = NULL;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            if (arg != NULL) {
+                return false;
+            }
+            arg = &t->params->props[j];
+        }
+    }
+    if (arg == NULL || arg->schema->type != PIPIT_SCHEMA_STRING || arg->schema->n_enum != 2) {
+        return false;
+    }
+    const char *e0 = arg->schema->enum_str[0], *e1 = arg->schema->enum_str[1];
+    const char *on = NULL, *off = NULL;
+    for (size_t k = 0; k < N_OF(SIDES) && on == NULL; k++) {
+        if ((strcmp(e0, SIDES[k][0]) == 0 && strcmp(e1, SIDES[k][1]) == 0) ||
+            (strcmp(e1, SIDES[k][0]) == 0 && strcmp(e0, SIDES[k][1]) == 0)) {
+            on = SIDES[k][0];
+            off = SIDES[k][1];
+        }
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS), v = 0;
+    while (v < n && agent_said_any(tok + v, 1, LEADS, N_OF(LEADS))) {
+        v++;
+    }
+    size_t lv = strcspn(t->name, "_ .-");
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    const char *now = json_string_value(json_object_get(args, arg->name));
+    bool ok = on != NULL && now != NULL && strcmp(now, off) == 0 && n < GUARD_MAX_TOKENS && v < n &&
+              lv >= 3 && strlen(tok[v].w) == lv && strncmp(tok[v].w, t->name, lv) == 0 &&
+              strcmp(tok[v].w, on) != 0 && !agent_said_any(tok, n, STOPPING, N_OF(STOPPING)) &&
+              !agent_said_negation(tok, n);
+    bool changed = ok && json_object_set_new(args, arg->name, json_string(on)) == 0;
     bool put = agent_said_put_args(call, args, changed);
     json_decref(args);
     return put;

@@ -1,6 +1,7 @@
 /*
- * agent_mode.h - a mode turned off is the mode the device starts in (agent_mode.c): "turn off
- * turbo" leaves turbo, it does not set it.
+ * agent_mode.h - modes and sides in the person's words (agent_mode.c): a mode turned off is the
+ * mode the device starts in ("turn off turbo" leaves turbo), and a tool's own verb is its on
+ * side ("record the first song" starts a recording).
  */
 #ifndef PIPIT_AGENT_MODE_H
 #define PIPIT_AGENT_MODE_H
@@ -25,5 +26,15 @@ bool agent_mode_turned_off(const struct pipit_toolset *ts,
                            const char *segment,
                            const json_t *state,
                            struct pipit_call *call);
+
+/* When the model's call of `tool` (its one required argument an enum with an on side and an
+ * off side: "start"/"stop", "on"/"off", "open"/"close", "play"/"pause") took the off side while
+ * the segment opens (after "please", "ok", "now", ...) with the first word of the tool's name
+ * ("record the first song" -> record_video(action="stop")) and says no word of stopping: the
+ * argument becomes the on side. True when `call` was rewritten. */
+bool agent_own_verb_side(const struct pipit_toolset *ts,
+                         int32_t tool,
+                         const char *segment,
+                         struct pipit_call *call);
 
 #endif /* PIPIT_AGENT_MODE_H */

@@ -1060,6 +1060,8 @@ static bool handle_call(struct pipit_agent *a,
         /* "turn off turbo" -> set_mode(turbo): the mode the device starts in */
         mode_off = model && agent_mode_turned_off(a->ts, tool, tb->segment, before, &call);
         restored = mode_off || restored;
+        /* "record the first song" -> record_video(stop): the tool's own verb starts it */
+        restored = (model && agent_own_verb_side(a->ts, tool, tb->segment, &call)) || restored;
     }
     json_decref(before);
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;

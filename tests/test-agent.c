@@ -3555,6 +3555,27 @@ static void test_mode_turned_off(void **state) {
     }
 }
 
+/* A tool's own verb is its on side: "record the first song" -> record_video(action="stop")
+ * starts the recording; a word of stopping keeps the model's stop. */
+static void test_own_verb_side(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "record_video(action=\"stop\")");
+    struct pipit_turn *t = turn(&fx, "record the first song");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"action\":\"start\"}");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_state(&fx, "recording", "true");
+    pipit_turn_free(t);
+    script_call(&fx, "record_video(action=\"stop\")");
+    t = turn(&fx, "ok recording done, stop it");
+    assert_string_equal(t->calls[0].args_json, "{\"action\":\"stop\"}");
+    assert_state(&fx, "recording", "false");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "the other side too" after a call on one of two places is the same call on the other one,
  * by the harness; with three places, or other words, the model reads it. */
 static void test_other_place(void **state) {
@@ -4713,6 +4734,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_name_and_declared_values),
         cmocka_unit_test(test_mode_turned_off),
         cmocka_unit_test(test_other_place),
+        cmocka_unit_test(test_own_verb_side),
         cmocka_unit_test(test_example_says_undo_phrase),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
