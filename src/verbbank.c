@@ -14,7 +14,7 @@
 static const char *const GROUPS[][VERBBANK_MAX_ALT + 1] = {
     {"take", "grab", "get", NULL},
     {"snap", "take", "grab", "capture", "get", NULL},
-    {"shoot", "take", "grab", "capture", "snap", NULL},
+    {"shoot", "take", "grab", "capture", "snap", "fire", NULL},
     {"start", "begin", "kick off", "launch", NULL},
     {"stop", "end", "halt", NULL},
     {"pause", "hold", NULL},
