@@ -164,3 +164,73 @@ bool agent_own_verb_side(const struct pipit_toolset *ts,
     json_decref(args);
     return put;
 }
+
+bool agent_stop_what_runs(const struct pipit_toolset *ts,
+                          const char *segment,
+                          const json_t *state,
+                          struct pipit_call *call) {
+    static const char *const STOP[] = {"stop", "end", "finish", "enough"};
+    static const char *const AROUND[] = {"it",      "that",  "this",  "now",  "ok",     "okay",
+                                         "please",  "right", "then",  "just", "so",     "and",
+                                         "already", "there", "thats", "now",  "alright"};
+    if (ts == NULL || segment == NULL || call == NULL || !json_is_object(state)) {
+        return false;
+    }
+    struct words_tok tok[16];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 16);
+    bool stop = false;
+    for (size_t i = 0; i < n; i++) {
+        if (agent_said_any(tok + i, 1, STOP, N_OF(STOP))) {
+            stop = true;
+        } else if (!agent_said_any(tok + i, 1, AROUND, N_OF(AROUND))) {
+            return false; /* "stop the timer" names what */
+        }
+    }
+    if (!stop || n >= 16) {
+        return false;
+    }
+    int32_t found = -1;
+    const char *arg = NULL;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+            const struct pipit_effect_set *es = &tp->set[k];
+            const json_t *off =
+                es->value.map != NULL ? json_object_get(es->value.map, "stop") : NULL;
+            const json_t *now = json_object_get(state, es->key.key);
+            if (es->key.key_arg != NULL || es->value.arg == NULL || off == NULL || now == NULL ||
+                json_equal((json_t *)off, (json_t *)now)) {
+                continue; /* not a key a stop maps, or not running */
+            }
+            size_t n_req = 0;
+            for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+                n_req += t->params->props[j].required;
+            }
+            if (n_req != 1) {
+                continue;
+            }
+            if (found >= 0 && found != (int32_t)i) {
+                return false; /* two things run: which one is not said */
+            }
+            found = (int32_t)i;
+            arg = es->value.arg;
+        }
+    }
+    if (found < 0) {
+        return false;
+    }
+    json_t *args = json_object();
+    json_object_set_new(args, arg, json_string("stop"));
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)found);
+    if (strcmp(call->name, t->name) == 0 && call->args_json != NULL) {
+        json_t *had = json_loads(call->args_json, 0, NULL);
+        bool same = json_equal(had, args);
+        json_decref(had);
+        if (same) {
+            json_decref(args);
+            return false; /* the model's own */
+        }
+    }
+    return agent_said_replace_call(call, t, args);
+}

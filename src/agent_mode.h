@@ -37,4 +37,14 @@ bool agent_own_verb_side(const struct pipit_toolset *ts,
                          const char *segment,
                          struct pipit_call *call);
 
+/* "enough, stop it" while a recording runs: a segment of a word of stopping ("stop", "end",
+ * "finish", "enough") and nothing but "it", "that", "now", "ok", "please", ... is the stop side
+ * of the one tool whose one required argument is an enum with "stop" that an effect maps onto a
+ * key `state` holds as running (record_video's "action": "start" -> recording true), whatever
+ * the model called (it had raised the exposure). True when `call` was replaced. */
+bool agent_stop_what_runs(const struct pipit_toolset *ts,
+                          const char *segment,
+                          const json_t *state,
+                          struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_MODE_H */

@@ -1003,6 +1003,12 @@ static bool handle_call(struct pipit_agent *a,
     }
     /* the device's state, read once for the guards below (the call has not run yet) */
     json_t *before = model && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    if (model && before != NULL && agent_stop_what_runs(a->ts, tb->segment, before, &call)) {
+        /* "enough, stop it" -> the exposure: what runs is what stops */
+        tool = pipit_toolset_find(a->calls_ts, call.name);
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+    }
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         int32_t named = -1;
         int in_full =

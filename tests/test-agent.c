@@ -3556,7 +3556,7 @@ static void test_mode_turned_off(void **state) {
 }
 
 /* A tool's own verb is its on side: "record the first song" -> record_video(action="stop")
- * starts the recording; a word of stopping keeps the model's stop. */
+ * starts the recording; a word of stopping keeps the model's stop; "stop it" stops what runs. */
 static void test_own_verb_side(void **state) {
     (void)state;
     struct fixture fx;
@@ -3572,6 +3572,20 @@ static void test_own_verb_side(void **state) {
     t = turn(&fx, "ok recording done, stop it");
     assert_string_equal(t->calls[0].args_json, "{\"action\":\"stop\"}");
     assert_state(&fx, "recording", "false");
+    pipit_turn_free(t);
+    /* "enough, stop it" while a recording runs stops it, whatever the model called */
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "record_video(action=\"start\")");
+    pipit_turn_free(turn(&fx, "start recording"));
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "set_exposure(ev=1)");
+    t = turn(&fx, "enough, stop it");
+    if (t->n_calls != 1 || strcmp(t->calls[0].tool, "record_video") != 0) {
+        fail_msg("%zu calls: %s (%s)", t->n_calls, t->n_calls > 0 ? t->calls[0].tool : "-",
+                 t->sentence);
+    }
+    assert_state(&fx, "recording", "false");
+    assert_state(&fx, "exposure_ev", "0.0");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
