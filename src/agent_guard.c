@@ -576,13 +576,36 @@ static bool other_arg_has(const struct pipit_tool *t, size_t skip, const char *p
 }
 
 /* The one value of enum argument `i` the segment says, or NULL. */
+/* Whether `word` is one of the words of tool name `name` ("quality" of set_quality_priority). */
+static bool name_has_word(const char *name, const char *word) {
+    size_t lw = strlen(word);
+    for (const char *p = name; *p != '\0';) {
+        size_t l = strcspn(p, "_-. ");
+        if (l == lw && strncasecmp(p, word, lw) == 0) {
+            return true;
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return false;
+}
+
 static const char *
 said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *tok, size_t n) {
     const struct pipit_schema *s = t->params->props[i].schema;
-    const char *said = NULL;
+    const char *said = NULL, *named = NULL;
     for (size_t e = 0; e < s->n_enum; e++) {
         char ph[WORDS_CAP * 2];
         if (!value_phrase(s->enum_str[e], ph, sizeof(ph)) || !says_value(tok, n, ph)) {
+            continue;
+        }
+        bool in_name = false; /* said with the next word of the tool's name: "quality priority" */
+        for (size_t k = 0; k + 1 < n && strchr(ph, ' ') == NULL; k++) {
+            in_name = in_name || (strcmp(tok[k].w, ph) == 0 && name_has_word(t->name, ph) &&
+                                  name_has_word(t->name, tok[k + 1].w));
+        }
+        if (named == NULL && in_name) {
+            named = s->enum_str[e]; /* "quality priority to speed": "quality" names the tool */
             continue;
         }
         if (said != NULL || other_arg_has(t, i, ph)) {
@@ -590,6 +613,7 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         }
         said = s->enum_str[e];
     }
+    said = said != NULL ? said : named;
     /* "turn macro off": an off word beside another value turns that value off */
     if (said != NULL && !words_in_list(said, SAY_FALSE, N_OF(SAY_FALSE)) &&
         says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE))) {

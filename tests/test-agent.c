@@ -1991,6 +1991,11 @@ static void test_person_choice_restored(void **state) {
          "recording", "true"},
         {"end the clip now", "record_video(action=\"start\")", "\"action\":\"stop\"", true,
          "recording", "false"},
+        /* a value that is a word of the tool's name names the tool: the other one is said */
+        {"quality priority to speed", "set_quality_priority(priority=\"quality\")",
+         "\"priority\":\"speed\"", true, "quality_priority", "\"speed\""},
+        {"favor quality over speed", "set_quality_priority(priority=\"speed\")",
+         "\"priority\":\"speed\"", false, NULL, NULL},
     };
     struct fixture fx;
     setup_with(&fx, NULL);
