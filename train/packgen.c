@@ -123,12 +123,8 @@ static const char *const SITUATION_PRE[] = {
     "kids are asleep, ",     "it's getting late, ", "real quick, ",      "one thing, ",
 };
 static const char *const SITUATION_POST[] = {
-    ", i'm on my way out",      " before the guests come",   " while i'm reading",
-    ", it's late",              " for the afternoon",        ", i just woke up",
-    " - long day",              " for a while",              ", i'll be back in a bit",
-    ", we're about to eat",     ", she's asleep upstairs",   ", they're coming over soon",
-    " because i'm heading out", ", i'll do the rest myself", " so i can relax",
-    ", we've got people over",
+    ", i'm on my way out", " before the guests come", " while i'm reading", ", it's late",
+    " for the afternoon",  ", i just woke up",        " - long day",        " for a while",
 };
 static const char *const CONNECT_PRE[] = {
     "and ", "then ", "also ", "and then ", "after that ", "plus ", "and also ", "next, ",
