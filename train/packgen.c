@@ -1285,42 +1285,6 @@ lead_variants(struct gen *g, struct intent *in, int tool, const char *text, cons
     }
 }
 
-/* An example that says its enum value verbatim ("walking directions to {f:destination}",
- * mode "walking") also as a template with every value of that argument ("driving directions
- * to ..."): a value of five letters or more, said once, of an enum of three values or more,
- * all single words (short or shared words carry other meanings: "back to the main lens"). Not
- * an example itself: the example keeps its own value and its share of the draws. */
-static void enum_variant(struct intent *in,
-                         int tool,
-                         const struct pipit_tool *t,
-                         const char *text,
-                         const json_t *fixed) {
-    for (size_t i = 0; i < t->params->n_props; i++) {
-        const struct pipit_schema *s = t->params->props[i].schema;
-        const char *name = t->params->props[i].name;
-        const char *v = json_string_value(json_object_get(fixed, name));
-        if (v == NULL || s->type != PIPIT_SCHEMA_STRING || s->n_enum < 3 || strlen(v) < 5) {
-            continue;
-        }
-        bool words = true;
-        for (size_t e = 0; e < s->n_enum; e++) {
-            words = words && strpbrk(s->enum_str[e], " _-:/.") == NULL;
-        }
-        char w[96], out[PG_TEXT], slot[96];
-        words_of(v, w, sizeof(w));
-        pipit_format(out, sizeof(out), "%s", text);
-        pipit_format(slot, sizeof(slot), "{a:%s}", name);
-        if (!words || !slot_word(out, sizeof(out), w, slot) ||
-            slot_word(out, sizeof(out), w, slot)) {
-            continue; /* not said, or said twice */
-        }
-        json_t *rest = json_deep_copy(fixed);
-        json_object_del(rest, name);
-        add_tpl(in, tool, out, rest);
-        json_decref(rest);
-    }
-}
-
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1385,7 +1349,6 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
         tp->example = true;
     }
     lead_variants(g, in, tool, text, fixed);
-    enum_variant(in, tool, t, text, fixed);
     json_decref(fixed);
 }
 
