@@ -502,9 +502,9 @@ static void test_followup_table(void **state) {
         {"all the way out", ROUTER_FOLLOWUP_MIN},
         {"now all the way up", ROUTER_FOLLOWUP_MAX},
         {"zoom all the way out", ROUTER_FOLLOWUP_NONE}, /* names the zoom */
-        {"max the zoom", ROUTER_FOLLOWUP_NONE},      /* names a tool */
-        {"thanks", ROUTER_FOLLOWUP_NONE},            /* fillers only */
-        {"more light please", ROUTER_FOLLOWUP_NONE}, /* more of something */
+        {"max the zoom", ROUTER_FOLLOWUP_NONE},         /* names a tool */
+        {"thanks", ROUTER_FOLLOWUP_NONE},               /* fillers only */
+        {"more light please", ROUTER_FOLLOWUP_NONE},    /* more of something */
         {"take a photo, then again", ROUTER_FOLLOWUP_NONE},
         {"", ROUTER_FOLLOWUP_NONE},
         {NULL, ROUTER_FOLLOWUP_NONE},
