@@ -537,7 +537,8 @@ static const char *E2E_SET =
     "{\"id\": \"s2\", \"category\": \"error-recovery\", \"turns\": ["
     "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}], \"state\": "
     "{\"photos_taken\": 0}},"
-    "{\"user\": \"take it again\", \"expect\": [{\"tool\": \"take_photo\"}], \"state\": "
+    "{\"user\": \"again with the flash on\", \"expect\": [{\"tool\": \"take_photo\"}], "
+    "\"state\": "
     "{\"photos_taken\": 1}}],"
     " \"inject\": [{\"turn\": 0, \"tool\": \"take_photo\", \"error\": \"camera_busy\"}]}\n"
     "{\"id\": \"s3\", \"category\": \"error-recovery\", \"init\": {\"zoom\": 3.0}, \"turns\": ["
@@ -607,7 +608,7 @@ static void test_end_to_end_fake(void **state) {
     assert_int_equal(m.calls_expected, 5);
     assert_int_equal(m.calls_made, 5);
     assert_int_equal(m.calls_correct,
-                     4); /* s2's retry called set_flash (a verb: the model reads it) */
+                     4); /* s2's retry called set_flash (it names the flash: the model's) */
     assert_true(fabs(m.precision - 0.8) < 1e-12 && fabs(m.recall - 0.8) < 1e-12);
     assert_true(fabs(m.f1 - 0.8) < 1e-12);
     /* injected failures left the state alone and were removed after their turn */
@@ -622,7 +623,7 @@ static void test_end_to_end_fake(void **state) {
 
     char *misses = pipit_eval_report_misses(rep, 0, 10);
     assert_non_null(misses);
-    assert_non_null(strstr(misses, "s2 turn 1 \"take it again\""));
+    assert_non_null(strstr(misses, "s2 turn 1 \"again with the flash on\""));
     assert_non_null(strstr(misses, "photos_taken: want 1, got 0"));
     assert_null(strstr(misses, "s1 turn"));
     pipit_free(misses);
