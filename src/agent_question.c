@@ -240,3 +240,60 @@ bool agent_asks_about_state(const char *segment) {
             strcmp(t[i].w, "which") == 0) &&
            agent_said_any(t, n, COPULAS, N_OF(COPULAS)); /* not "what lens for birds" */
 }
+
+/* Words too common to tie a question to an example ("any new texts?" and "any unread texts?"
+ * share "texts", not "have"). */
+static const char *const Q_GLUE[] = {"have", "there", "that", "this", "with", "what", "your",
+                                     "from", "some",  "much", "many", "does", "left", "right"};
+
+int32_t agent_question_like_example(const struct pipit_toolset *ts, const char *segment) {
+    if (ts == NULL || segment == NULL) {
+        return -1;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS), s = 0;
+    while (s < n && agent_said_any(t + s, 1, Q_LEADS, N_OF(Q_LEADS))) {
+        s++;
+    }
+    static const char *const WH[] = {"how",  "hows",  "why",   "what", "whats",
+                                     "when", "where", "which", "who",  "whose"};
+    if (n >= GUARD_MAX_TOKENS || s >= n || agent_said_any(t + s, 1, WH, N_OF(WH))) {
+        return -1; /* "how long does a battery last?" asks the world, whatever an example says */
+    }
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *tool = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        bool required = false;
+        for (size_t j = 0; tool->params != NULL && j < tool->params->n_props; j++) {
+            required = required || tool->params->props[j].required;
+        }
+        if (tp == NULL || required || pipit_toolset_is_cloud(ts, i)) {
+            continue;
+        }
+        for (size_t e = 0; e < tp->n_examples; e++) {
+            const char *say = tp->examples[e].say;
+            struct words_tok x[24];
+            size_t nx = say != NULL ? words_tokenize(say, strlen(say), 0, x, 24) : 0, xs = 0;
+            while (xs < nx && agent_said_any(x + xs, 1, Q_LEADS, N_OF(Q_LEADS))) {
+                xs++;
+            }
+            if (xs >= nx || strcmp(x[xs].w, t[s].w) != 0) {
+                continue; /* another opener */
+            }
+            bool shared = false;
+            for (size_t k = xs + 1; k < nx && !shared; k++) {
+                if (strlen(x[k].w) >= 4 && !words_in_list(x[k].w, Q_GLUE, N_OF(Q_GLUE))) {
+                    shared = agent_said_phrase(t + s + 1, n - s - 1, x[k].w);
+                }
+            }
+            if (shared) {
+                if (found >= 0 && found != (int32_t)i) {
+                    return -1;
+                }
+                found = (int32_t)i;
+            }
+        }
+    }
+    return found;
+}

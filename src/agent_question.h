@@ -49,4 +49,11 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
  * of advice ("good", "best", "should", "why", ...: "what's a good temperature for sleeping"). */
 bool agent_asks_about_state(const char *segment);
 
+/* The one tool that takes no required argument and is not the cloud an example of which opens
+ * (after "hey", "so", "ok", ...) with the segment's first word, no wh-word ("how", "what",
+ * ...), and shares a content word of four letters or more with it ("any unread texts?" and
+ * read_messages' "any new texts?"), or -1: none, or two. A question the pack gives as a tool's
+ * example is that tool's, not the cloud's. */
+int32_t agent_question_like_example(const struct pipit_toolset *ts, const char *segment);
+
 #endif /* PIPIT_AGENT_QUESTION_H */

@@ -984,6 +984,17 @@ static bool handle_call(struct pipit_agent *a,
     pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     /* the pack's tools keep their indices in calls_ts; the built-in undo comes after them */
     int32_t tool = pipit_toolset_find(a->calls_ts, call.name);
+    int32_t like = model && tool >= 0 && (size_t)tool < a->ts->n_tools &&
+                           pipit_toolset_is_cloud(a->ts, (size_t)tool)
+                       ? agent_question_like_example(a->ts, tb->segment)
+                       : -1;
+    if (like >= 0 &&
+        agent_said_replace_call(&call, pipit_toolset_tool(a->ts, (size_t)like), json_object())) {
+        /* "any unread texts?" -> the cloud: the pack's "any new texts?" is read_messages' */
+        tool = like;
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+    }
     if (model && (agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||

@@ -1741,6 +1741,36 @@ static void test_refusal_verb_names_tool(void **state) {
     teardown_fx(&fx);
 }
 
+/* A question the pack gives as a tool's example is that tool's, not the cloud's: "any unread
+ * texts?" is read_messages ("any new texts?"); "any idea how far Tokyo is?" stays the cloud's. */
+static void test_question_like_example(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct {
+        const char *say, *tool;
+    } cases[] = {
+        {"any unread texts?", "read_messages"},
+        {"any idea how far Tokyo is?", "process_with_cloud_llm"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        char call[120];
+        snprintf(call, sizeof(call),
+                 "process_with_cloud_llm(user_query_context=\"%.30s\", "
+                 "reason_for_escalation=\"general knowledge\")",
+                 cases[k].say);
+        script_call(&fx, call);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0) {
+            fail_msg("\"%s\": %zu calls, %s", cases[k].say, t->n_calls,
+                     t->n_calls > 0 ? t->calls[0].tool : "-");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A wish is a request whatever plain text the model answered: "i want the flash on" ->
  * "The flash is off." (read as a question) switches the flash on; a question, a negation or
  * plain text to a statement do not. */
@@ -4760,6 +4790,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
         cmocka_unit_test(test_wish_is_a_request),
+        cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
