@@ -1239,8 +1239,9 @@ static int switch_word(const char *v) {
 /* A template from one of the tool's examples: the numbers and free strings it says become
  * slots. An enum value stays as said: the sentence's other words carry its meaning ("back to the
  * main lens", "it's dark out, night setting"), and the generator's own frames vary them. */
-/* Whether `verb` opens a command of another tool than `tool`: the first word of its name
- * ("search" of search_photos) or the start of one of its examples. */
+/* Whether `verb` could say another tool than `tool`: its first word is a word of another
+ * tool's name ("file" of find_file, "search" of search_photos) or the first word of one of its
+ * examples ("get" of request_ride's "get me a big car": "get me up at 7" is no alarm then). */
 static bool verb_taken(const struct gen *g, int tool, const char *verb) {
     size_t vw = strcspn(verb, " ");
     for (size_t j = 0; j < g->ts->n_tools; j++) {
@@ -1249,16 +1250,19 @@ static bool verb_taken(const struct gen *g, int tool, const char *verb) {
         }
         char nw[96];
         words_of(tool_at(g, (int)j)->name, nw, sizeof(nw));
-        size_t fw = strcspn(nw, " ");
-        if (fw == vw && strncmp(nw, verb, vw) == 0) {
-            return true;
+        for (const char *p = nw; *p != '\0';) {
+            size_t l = strcspn(p, " ");
+            if (l == vw && strncmp(p, verb, vw) == 0) {
+                return true;
+            }
+            p += l;
+            p += *p == ' ';
         }
         const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(g->ts, j);
         for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
             const char *say = tp->examples[e].say;
-            size_t n = strlen(verb);
-            if (say != NULL && strncasecmp(say, verb, n) == 0 &&
-                (say[n] == ' ' || say[n] == '\0')) {
+            if (say != NULL && strncasecmp(say, verb, vw) == 0 &&
+                (say[vw] == ' ' || say[vw] == '\0')) {
                 return true;
             }
         }
