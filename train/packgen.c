@@ -1239,56 +1239,6 @@ static int switch_word(const char *v) {
 /* A template from one of the tool's examples: the numbers and free strings it says become
  * slots. An enum value stays as said: the sentence's other words carry its meaning ("back to the
  * main lens", "it's dark out, night setting"), and the generator's own frames vary them. */
-/* Whether `verb` could say another tool than `tool`: its first word is a word of another
- * tool's name ("file" of find_file, "search" of search_photos) or the first word of one of its
- * examples ("get" of request_ride's "get me a big car": "get me up at 7" is no alarm then). */
-static bool verb_taken(const struct gen *g, int tool, const char *verb) {
-    size_t vw = strcspn(verb, " ");
-    for (size_t j = 0; j < g->ts->n_tools; j++) {
-        if ((int)j == tool) {
-            continue;
-        }
-        char nw[96];
-        words_of(tool_at(g, (int)j)->name, nw, sizeof(nw));
-        for (const char *p = nw; *p != '\0';) {
-            size_t l = strcspn(p, " ");
-            if (l == vw && strncmp(p, verb, vw) == 0) {
-                return true;
-            }
-            p += l;
-            p += *p == ' ';
-        }
-        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(g->ts, j);
-        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
-            const char *say = tp->examples[e].say;
-            if (say != NULL && strncasecmp(say, verb, vw) == 0 &&
-                (say[vw] == ' ' || say[vw] == '\0')) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-/* An example's template said with the verbs people use for its first verb ("look for the
- * {f:name}" -> "find the {f:name}", "search for ..."), unless another tool opens with that
- * verb. Not examples themselves: they do not take the examples' share of the draws. */
-static void
-lead_variants(struct gen *g, struct intent *in, int tool, const char *text, const json_t *fixed) {
-    size_t len = 0;
-    const char *lead = verbbank_lead(text, &len);
-    const char *alt[VERBBANK_MAX_ALT];
-    int n = lead != NULL ? verbbank_alternatives(lead, alt) : 0;
-    for (int i = 0; i < n; i++) {
-        if (verb_taken(g, tool, alt[i])) {
-            continue;
-        }
-        char out[PG_TEXT];
-        pipit_format(out, sizeof(out), "%s%s", alt[i], text + len);
-        add_tpl(in, tool, out, fixed);
-    }
-}
-
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1352,7 +1302,6 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
     if (tp != NULL) {
         tp->example = true;
     }
-    lead_variants(g, in, tool, text, fixed);
     json_decref(fixed);
 }
 
