@@ -1456,24 +1456,22 @@ static const char *const TOGGLE[] = {"toggle the {@}", "flip the {@}", "toggle {
                                      "switch the {@} the other way", "flip {@}"};
 static const char *const MAXP[] = {"{@} all the way up",     "max out the {@}",
                                    "{@} as high as it goes", "turn the {@} all the way up",
-                                   "{@} to the max",         "full {@}",
-                                   "{@} at full blast",      "crank the {@} all the way up"};
+                                   "{@} to the max",         "full {@}"};
 static const char *const MINP[] = {"{@} all the way down", "{@} as low as it goes",
                                    "minimum {@}",          "turn the {@} all the way down",
-                                   "{@} to the minimum",   "lowest {@}",
-                                   "{@} right down",       "{@} at its lowest"};
+                                   "{@} to the minimum",   "lowest {@}"};
 static const char *const STEP_UP[] = {"turn the {@} up {A+}{U}", "raise the {@} by {A+}{U}",
                                       "{@} up {A+}{U}",          "increase the {@} by {A+}{U}",
                                       "{@} {A+}{U} higher",      "push the {@} up by {A+}{U}"};
 static const char *const STEP_DOWN[] = {"turn the {@} down {A-}{U}", "lower the {@} by {A-}{U}",
                                         "{@} down {A-}{U}",          "decrease the {@} by {A-}{U}",
                                         "{@} {A-}{U} lower",         "drop the {@} by {A-}{U}"};
-static const char *const STEP_UP0[] = {"turn the {@} up",  "raise the {@}",       "{@} up a bit",
-                                       "increase the {@}", "{@} a little higher", "bump up the {@}",
-                                       "{@} up a notch",   "nudge the {@} up"};
-static const char *const STEP_DOWN0[] = {
-    "turn the {@} down",  "lower the {@}",      "{@} down a bit",   "decrease the {@}",
-    "{@} a little lower", "bring the {@} down", "{@} down a notch", "nudge the {@} down"};
+static const char *const STEP_UP0[] = {"turn the {@} up",     "raise the {@}",
+                                       "{@} up a bit",        "increase the {@}",
+                                       "{@} a little higher", "bump up the {@}"};
+static const char *const STEP_DOWN0[] = {"turn the {@} down",  "lower the {@}",
+                                         "{@} down a bit",     "decrease the {@}",
+                                         "{@} a little lower", "bring the {@} down"};
 
 /* The switch frames of the key `noun` ("kill the {@}"), each a call with `fixed`. */
 static void add_polarity(struct intent *in,
