@@ -1705,6 +1705,34 @@ static void test_model_undo_needs_a_reason(void **state) {
     teardown_fx(&fx);
 }
 
+/* A segment the model answered in words (`words`), and the one call the harness makes of it
+ * (`tool` NULL: none), flagged `flag` when not 0. */
+struct words_case {
+    const char *say, *tool, *args;
+};
+
+static void run_words_cases(struct fixture *fx,
+                            const char *words,
+                            const struct words_case *cases,
+                            size_t n,
+                            unsigned flag) {
+    for (size_t k = 0; k < n; k++) {
+        script(fx, 1, (const char *const[]){words});
+        struct pipit_turn *t = turn(fx, cases[k].say);
+        bool ok = cases[k].tool == NULL
+                      ? t->n_calls == 0
+                      : t->n_calls == 1 && strcmp(t->calls[0].tool, cases[k].tool) == 0 &&
+                            strcmp(t->calls[0].args_json, cases[k].args) == 0 &&
+                            t->calls[0].executed && (flag == 0 || (t->flags & flag) != 0);
+        if (!ok) {
+            fail_msg("\"%s\": %zu calls: %s %s", cases[k].say, t->n_calls,
+                     t->n_calls > 0 ? t->calls[0].tool : "",
+                     t->n_calls > 0 ? t->calls[0].args_json : "");
+        }
+        pipit_turn_free(t);
+    }
+}
+
 /* A refusal to a segment that starts with a tool's own verb ("find my lease" -> "Sorry, I can't
  * do that.") is that tool's call with the rest of the segment, when the tool takes one free
  * string that is no identifier; not for a question word first, an identifier or a verb with
@@ -1713,9 +1741,8 @@ static void test_refusal_verb_names_tool(void **state) {
     (void)state;
     struct fixture fx;
     setup_phone(&fx, NULL, NULL);
-    static const struct {
-        const char *say, *tool, *args; /* tool NULL: no call */
-    } cases[] = {
+    static const struct words_case cases[] = {
+        /* tool NULL: no call */
         {"find my lease", "find_file", "{\"name\":\"lease\"}"},
         {"pls find my boarding pass please", "find_file", "{\"name\":\"boarding pass\"}"},
         {"search photos for dogs", "search_photos", "{\"query\":\"dogs\"}"},
@@ -1723,21 +1750,8 @@ static void test_refusal_verb_names_tool(void **state) {
         {"find", NULL, NULL},              /* nothing to find */
         {"what can you find", NULL, NULL}, /* a question word first */
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        bool ok = cases[k].tool == NULL
-                      ? t->n_calls == 0
-                      : t->n_calls == 1 && strcmp(t->calls[0].tool, cases[k].tool) == 0 &&
-                            strcmp(t->calls[0].args_json, cases[k].args) == 0 &&
-                            (t->flags & PIPIT_TURN_TOOL_NAMED) != 0;
-        if (!ok) {
-            fail_msg("\"%s\": %zu calls: %s %s", cases[k].say, t->n_calls,
-                     t->n_calls > 0 ? t->calls[0].tool : "",
-                     t->n_calls > 0 ? t->calls[0].args_json : "");
-        }
-        pipit_turn_free(t);
-    }
+    run_words_cases(&fx, "Sorry, I can't do that.", cases, sizeof(cases) / sizeof(cases[0]),
+                    PIPIT_TURN_TOOL_NAMED);
     teardown_fx(&fx);
 }
 
@@ -1778,9 +1792,8 @@ static void test_wish_is_a_request(void **state) {
     (void)state;
     struct fixture fx;
     setup_with(&fx, NULL);
-    static const struct {
-        const char *say, *tool, *args; /* tool NULL: no call */
-    } cases[] = {
+    static const struct words_case cases[] = {
+        /* tool NULL: no call */
         {"i want the flash on", "set_flash", "{\"mode\":\"on\"}"},
         {"ok i need the grid", "set_grid", "{\"enabled\":true}"},
         {"i'd like the grid off", "set_grid", "{\"enabled\":false}"},
@@ -1788,21 +1801,7 @@ static void test_wish_is_a_request(void **state) {
         {"i don't want the flash on", NULL, NULL},
         {"the flash on my old phone was better", NULL, NULL},
     };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script(&fx, 1, (const char *const[]){"The flash is off."});
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        bool ok = cases[k].tool == NULL
-                      ? t->n_calls == 0
-                      : t->n_calls == 1 && strcmp(t->calls[0].tool, cases[k].tool) == 0 &&
-                            strcmp(t->calls[0].args_json, cases[k].args) == 0 &&
-                            t->calls[0].executed;
-        if (!ok) {
-            fail_msg("\"%s\": %zu calls: %s %s", cases[k].say, t->n_calls,
-                     t->n_calls > 0 ? t->calls[0].tool : "",
-                     t->n_calls > 0 ? t->calls[0].args_json : "");
-        }
-        pipit_turn_free(t);
-    }
+    run_words_cases(&fx, "The flash is off.", cases, sizeof(cases) / sizeof(cases[0]), 0);
     teardown_fx(&fx);
 }
 
