@@ -43,6 +43,8 @@ static void usage(FILE *out) {
             "                    as pipit run)\n"
             "  --limit N         only the first N scenarios\n"
             "  --misses N        print the first N misses per configuration to stderr\n"
+            "  --fresh-every N   a new agent every N turns of a scenario, on the same device\n"
+            "                    state (no memory, no undo log): what a long session costs\n"
             "  --check           only check the scenarios against the devices (no model);\n"
             "                    findings are warnings (exit 0)\n"
             "  --strict          refuse the set on any finding of the check (exit 1)\n"
@@ -69,7 +71,7 @@ struct eval_cli {
     const char *configs[EVAL_CLI_MAX_CONFIGS];
     size_t n_configs;
     double min_f1;
-    long threads, n_ctx, limit, misses;
+    long threads, n_ctx, limit, misses, fresh_every;
     bool check_only;
     bool strict;  /* refuse on any finding of the oracle */
     bool gbnf;    /* llama.cpp's GBNF sampler instead of pipit's decoder */
@@ -164,7 +166,8 @@ static int parse(int argc, char **argv, struct eval_cli *o) {
             cli_opt_int(argc, argv, &i, "--threads", 1, 512, &o->threads, &bad) ||
             cli_opt_int(argc, argv, &i, "--ctx", 256, 131072, &o->n_ctx, &bad) ||
             cli_opt_int(argc, argv, &i, "--limit", 1, 1000000, &o->limit, &bad) ||
-            cli_opt_int(argc, argv, &i, "--misses", 0, 100000, &o->misses, &bad)) {
+            cli_opt_int(argc, argv, &i, "--misses", 0, 100000, &o->misses, &bad) ||
+            cli_opt_int(argc, argv, &i, "--fresh-every", 1, 1000, &o->fresh_every, &bad)) {
             continue;
         }
         fprintf(stderr, "pipit eval: unknown option '%s'\n", argv[i]);
@@ -368,6 +371,7 @@ int cmd_eval(int argc, char **argv) {
         ep.agent.n_ctx = (uint32_t)o.n_ctx;
         ep.devices = devs;
         ep.n_devices = n_devs;
+        ep.fresh_every = (int32_t)o.fresh_every;
         ep.progress = progress;
         if (pipit_eval_run(model, subset != NULL ? subset : set, cfgs, n_cfgs, &ep, &rep, &err) !=
             PIPIT_OK) {

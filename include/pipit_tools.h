@@ -724,6 +724,9 @@ struct pipit_eval_params {
                                         as made) */
     pipit_eval_progress_fn progress; /* NULL = silent */
     void *progress_user_data;
+    int32_t fresh_every; /* > 0: a new agent (no memory, no undo log) every N turns of a
+                            scenario, on the same device and its state: what a long session
+                            costs, against the same turns (0 = one agent per scenario) */
 };
 
 struct pipit_eval_params pipit_eval_default_params(void);

@@ -1783,6 +1783,35 @@ static enum pipit_status run_turn(struct pipit_agent *agent,
     return eval_report_add(rep, config, &rec) ? PIPIT_OK : PIPIT_ERR_NOMEM;
 }
 
+/* Records turns from..end of a scenario whose agent could not be created as errors. */
+static enum pipit_status record_error_turns(struct pipit_eval_report *rep,
+                                            size_t c,
+                                            const struct eval_scenario *sc,
+                                            const struct eval_oracle *oracle,
+                                            size_t from,
+                                            int32_t cat) {
+    size_t n_turns = json_array_size(sc->turns);
+    for (size_t t = from; t < n_turns; t++) {
+        const json_t *turn = json_array_get(sc->turns, t);
+        struct eval_turn_record rec;
+        memset(&rec, 0, sizeof(rec));
+        rec.category = cat;
+        rec.turn_index = (int32_t)t;
+        rec.n_expected = (int32_t)json_array_size(json_object_get(turn, "expect"));
+        rec.state_skipped =
+            json_object_get(turn, "state") != NULL && (oracle->state_skip >> t & 1) != 0;
+        rec.state_checked = json_object_get(turn, "state") != NULL && !rec.state_skipped;
+        rec.reply_checked = json_object_get(turn, "reply_contains") != NULL;
+        rec.error = true;
+        rec.ttft_ms = -1;
+        record_intent(turn, oracle->refused[t], &rec);
+        if (!eval_report_add(rep, c, &rec)) {
+            return PIPIT_ERR_NOMEM;
+        }
+    }
+    return PIPIT_OK;
+}
+
 enum pipit_status eval_run_with(eval_agent_factory factory,
                                 void *factory_user_data,
                                 const struct pipit_scenarios *set,
@@ -1855,38 +1884,31 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
                 ast = factory(factory_user_data, ts, &ap, &agent, &aerr);
             }
             size_t n_turns = json_array_size(sc->turns);
-            if (ast != PIPIT_OK || agent == NULL) {
-                /* every turn of the scenario is an error; the run goes on */
-                char line[700];
-                pipit_format(line, sizeof(line), "%s: the agent could not be created: %s", sc->id,
-                             aerr.text);
-                eval_report_miss(rep, c, line);
-                for (size_t t = 0; t < n_turns && st == PIPIT_OK; t++) {
-                    const json_t *turn = json_array_get(sc->turns, t);
-                    struct eval_turn_record rec;
-                    memset(&rec, 0, sizeof(rec));
-                    rec.category = cat;
-                    rec.turn_index = (int32_t)t;
-                    rec.n_expected = (int32_t)json_array_size(json_object_get(turn, "expect"));
-                    rec.state_skipped = json_object_get(turn, "state") != NULL &&
-                                        (oracle[s].state_skip >> t & 1) != 0;
-                    rec.state_checked =
-                        json_object_get(turn, "state") != NULL && !rec.state_skipped;
-                    rec.reply_checked = json_object_get(turn, "reply_contains") != NULL;
-                    rec.error = true;
-                    rec.ttft_ms = -1;
-                    record_intent(turn, oracle[s].refused[t], &rec);
-                    if (!eval_report_add(rep, c, &rec)) {
-                        st = PIPIT_ERR_NOMEM;
-                    }
+            size_t t = 0;
+            while (st == PIPIT_OK && t < n_turns) {
+                if (ast != PIPIT_OK || agent == NULL) {
+                    /* every turn left of the scenario is an error; the run goes on */
+                    char line[700];
+                    pipit_format(line, sizeof(line), "%s: the agent could not be created: %s",
+                                 sc->id, aerr.text);
+                    eval_report_miss(rep, c, line);
+                    st = record_error_turns(rep, c, sc, &oracle[s], t, cat);
+                    break;
                 }
-            } else {
-                pipit_agent_set_cloud(agent, ep.cloud);
-                for (size_t t = 0; t < n_turns && st == PIPIT_OK; t++) {
-                    st = run_turn(agent, sc, &oracle[s], t, cat, rep, c);
+                if (t == 0 || (ep.fresh_every > 0 && t % (size_t)ep.fresh_every == 0)) {
+                    pipit_agent_set_cloud(agent, ep.cloud);
                 }
-                pipit_agent_free(agent);
+                st = run_turn(agent, sc, &oracle[s], t, cat, rep, c);
+                t++;
+                if (ep.fresh_every > 0 && t < n_turns && t % (size_t)ep.fresh_every == 0) {
+                    /* a new agent on the same device: what a long session costs */
+                    pipit_agent_free(agent);
+                    agent = NULL;
+                    pipit_error_clear(&aerr);
+                    ast = factory(factory_user_data, ts, &ap, &agent, &aerr);
+                }
             }
+            pipit_agent_free(agent);
             pipit_device_free(device);
             if (ep.progress != NULL) {
                 ep.progress(configs[c].name, c, n_configs, s + 1, set->n, ep.progress_user_data);

@@ -747,6 +747,49 @@ static const char *const M_S5[] = {PHOTO, PHOTO, PHOTO, PHOTO, PHOTO, GRID,  GRI
                                    PHOTO, PHOTO, PHOTO, PHOTO, PHOTO, GRID,  NULL};
 static const char *const M_S6[] = {"<call>set_zoom(level=2)", "I like it like this.", NULL};
 
+/* --fresh-every: a new agent every N turns on the same device; the undo log does not carry */
+static void test_fresh_every(void **state) {
+    (void)state;
+    struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
+    struct pipit_eval_device dev = {"camera", cam};
+    static const char *const set_text =
+        "{\"id\": \"f1\", \"category\": \"session\", \"turns\": ["
+        "{\"user\": \"zoom in to 2x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": "
+        "{\"level\": 2}}], \"state\": {\"zoom\": 2}},"
+        "{\"user\": \"never mind\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": "
+        "1}}]}\n";
+    struct pipit_eval_config cfg;
+    assert_int_equal(pipit_eval_config_find("cso", &cfg), PIPIT_OK);
+    for (int32_t every = 0; every <= 1; every++) {
+        struct pipit_scenarios *set = load(set_text);
+        struct fake_factory ff;
+        memset(&ff, 0, sizeof(ff));
+        ff.scripts[0] = SCRIPT_S1;
+        ff.n_scenarios = 1;
+        struct pipit_eval_params ep = pipit_eval_default_params();
+        ep.agent.n_threads = 1;
+        ep.devices = &dev;
+        ep.n_devices = 1;
+        ep.fresh_every = every;
+        struct pipit_eval_report *rep = NULL;
+        struct pipit_error err;
+        if (eval_run_with(fake_factory, &ff, set, &cfg, 1, &ep, &rep, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        struct pipit_eval_metrics m;
+        assert_int_equal(pipit_eval_report_metrics(rep, 0, NULL, &m), PIPIT_OK);
+        assert_int_equal(m.n_turns, 2);
+        assert_int_equal(m.n_errors, 0);
+        /* one agent per scenario; or one per turn, the device's zoom carried to the second */
+        assert_int_equal(ff.next, every == 0 ? 1 : 2);
+        /* the fresh agent has nothing to undo: the zoom stays at 2 */
+        assert_true(m.state_accuracy == (every == 0 ? 1.0 : 0.5));
+        pipit_eval_report_free(rep);
+        pipit_scenarios_free(set);
+    }
+    pipit_toolset_free(cam);
+}
+
 static void test_router_measured(void **state) {
     (void)state;
     struct pipit_toolset *cam = load_tools(CAMERA_SPEC);
@@ -1257,13 +1300,21 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests_name("eval-model", tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_good),       cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_call_matching),    cmocka_unit_test(test_multiset_matching),
-        cmocka_unit_test(test_state_and_reply),  cmocka_unit_test(test_prf),
-        cmocka_unit_test(test_report_metrics),   cmocka_unit_test(test_score_router_fields),
-        cmocka_unit_test(test_configs),          cmocka_unit_test(test_end_to_end_fake),
-        cmocka_unit_test(test_router_measured),  cmocka_unit_test(test_svg),
-        cmocka_unit_test(test_oracle_catches),   cmocka_unit_test(test_oracle_legal),
+        cmocka_unit_test(test_parse_good),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_call_matching),
+        cmocka_unit_test(test_multiset_matching),
+        cmocka_unit_test(test_state_and_reply),
+        cmocka_unit_test(test_prf),
+        cmocka_unit_test(test_report_metrics),
+        cmocka_unit_test(test_score_router_fields),
+        cmocka_unit_test(test_configs),
+        cmocka_unit_test(test_end_to_end_fake),
+        cmocka_unit_test(test_router_measured),
+        cmocka_unit_test(test_fresh_every),
+        cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_oracle_catches),
+        cmocka_unit_test(test_oracle_legal),
         cmocka_unit_test(test_shipped_sets),
 #ifdef PIPIT_CLI_BIN
         cmocka_unit_test(test_cli_check_strict),
