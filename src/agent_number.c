@@ -614,6 +614,23 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
         int dir = said_direction(tok, n);
         bool up = dir > 0 || (dir == 0 && agent_said_any(tok, n, WAY_UP, N_OF(WAY_UP))),
              down = dir < 0 || (dir == 0 && agent_said_any(tok, n, WAY_DOWN, N_OF(WAY_DOWN)));
+        /* both said ("zoom out all the way, need everyone in"): the word next to "all the
+         * way" is its direction */
+        for (size_t i = 0; i < n && up && down; i++) {
+            size_t l = words_match_any(tok, n, i, ALL_THE_WAY, N_OF(ALL_THE_WAY));
+            const char *near[2] = {i > 0 ? tok[i - 1].w : "", i + l < n ? tok[i + l].w : ""};
+            for (size_t k = 0; l > 0 && k < 2; k++) {
+                bool u = words_in_list(near[k], WAY_UP, N_OF(WAY_UP)) ||
+                         words_in_list(near[k], UP_WORDS, N_OF(UP_WORDS)),
+                     d = words_in_list(near[k], WAY_DOWN, N_OF(WAY_DOWN)) ||
+                         words_in_list(near[k], DOWN_WORDS, N_OF(DOWN_WORDS));
+                if (u != d) {
+                    up = u;
+                    down = d;
+                    break;
+                }
+            }
+        }
         hi = hi || (up && !down);
         lo = lo || (down && !up);
     }

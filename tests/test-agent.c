@@ -2127,6 +2127,9 @@ static void test_bound_words_restored(void **state) {
         {"zoom out all the way", "set_zoom(level=9)", "{\"level\":0.5}", true},
         {"go all the way wide", "set_zoom(level=1)", "{\"level\":0.5}", true},
         {"all the way in on the zoom", "set_zoom(level=3)", "{\"level\":10}", true},
+        /* both directions said: the one next to "all the way" */
+        {"zoom out all the way, need everyone in", "set_zoom(level=9)", "{\"level\":0.5}", true},
+        {"zoom all the way in, out of the crowd", "set_zoom(level=1)", "{\"level\":10}", true},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
