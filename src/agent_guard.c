@@ -1964,6 +1964,59 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
            !(v < n && example_verb_tool(ts, tok[v].w) == tool);
 }
 
+bool agent_number_guessed(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    size_t n_req = 0;
+    bool number = false;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *sc = t->params->props[j].schema;
+        if (t->params->props[j].required) {
+            n_req++;
+            number = sc->type == PIPIT_SCHEMA_INTEGER || sc->type == PIPIT_SCHEMA_NUMBER;
+        }
+    }
+    if (n_req != 1 || !number || (tp != NULL && tp->has_step)) {
+        return false; /* a step is said by its direction, without naming a number */
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    if (n >= GUARD_MAX_TOKENS ||
+        agent_numbers_written(segment, 0, nums, raw, GUARD_MAX_NUMBERS) > 0) {
+        return false;
+    }
+    /* words that move or bound a setting without naming it ("a bit more", "max it", "all the
+     * way", "brighter") or mean the last one ("again", "that") */
+    static const char *const MOVES[] = {
+        "more",  "less",   "bit",      "little",   "again", "other",   "back",    "that",
+        "it",    "too",    "also",     "same",     "way",   "much",    "lot",     "further",
+        "up",    "down",   "max",      "maximum",  "min",   "minimum", "highest", "lowest",
+        "half",  "double", "quarter",  "off",      "none",  "zero",    "reset",   "default",
+        "raise", "lower",  "increase", "decrease", "boost", "drop",    "dim",     "fewer"};
+    if (says_any(tok, n, MOVES, N_OF(MOVES)) || names_call(ts, tool, call, segment, tok, n)) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int v = 0;
+        size_t l = strlen(tok[i].w);
+        if (words_number_value(tok[i].w, &v) ||
+            (l >= 5 &&
+             (strcmp(tok[i].w + l - 2, "er") == 0 || strcmp(tok[i].w + l - 3, "est") == 0))) {
+            return false; /* "ten", "a dozen"; "brighter", "warmest": a comparative */
+        }
+    }
+    size_t v = skip_openers(tok, n);
+    return !(v < n && example_verb_tool(ts, tok[v].w) == tool);
+}
+
 bool agent_stray_call(const struct pipit_toolset *ts,
                       int32_t tool,
                       const char *segment,

@@ -79,10 +79,21 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
                           const char *segment,
                           const struct pipit_call *call);
 
+/* Whether the model's call of a number setting (a tool whose one required argument is a
+ * number, with no step effect) is a guess: the segment names neither the tool (as
+ * agent_switch_guessed()) nor a value of the call, writes no number in digits or words, and
+ * says no word that moves, bounds or repeats a setting ("more", "a bit", "max", "off",
+ * "again", "that", a comparative such as "brighter"): "drive to Narnia" -> set_timer(9),
+ * "second half's on" -> set_timer(5). */
+bool agent_number_guessed(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const struct pipit_call *call);
+
 /* A call that changed nothing is stray when the segment names neither what the tool acts on
  * (its name, its keys or their declared names) nor any of its argument values ("alright snap
- * us" -> set_timer(seconds=5) while the timer is 5): the agent then decodes the segment once
- * more without that tool. */
+ * us" -> set_timer(seconds=5) while the timer is 5): the sentence then says nothing changed
+ * (the call's record stays as it ran). */
 bool agent_stray_call(const struct pipit_toolset *ts,
                       int32_t tool,
                       const char *segment,

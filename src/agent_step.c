@@ -1108,14 +1108,21 @@ static bool handle_call(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
-    if (model && tool >= 0 && agent_switch_guessed(a->ts, tool, tb->segment, &call)) {
-        /* "open my Q3 report" -> Bluetooth off: a switch nobody named, on no side said */
+    bool number_guess = false;
+    if (model && tool >= 0 &&
+        (agent_switch_guessed(a->ts, tool, tb->segment, &call) ||
+         (number_guess = agent_number_guessed(a->ts, tool, tb->segment, &call)))) {
+        /* "open my Q3 report" -> Bluetooth off: a switch nobody named, on no side said;
+         * "drive to Narnia" -> a 9-minute timer: a number nobody said for a setting nobody
+         * named */
         tb->turn->flags |= PIPIT_TURN_NOT_ASKED;
         rec->status = PIPIT_OK;
         rec->executed = false;
         rec->ok = false;
         pipit_format(rec->code, sizeof(rec->code), "not_asked");
-        pipit_format(rec->message, sizeof(rec->message), "a switch nobody named");
+        pipit_format(rec->message, sizeof(rec->message), "%s",
+                     number_guess ? "a number nobody said for a setting nobody named"
+                                  : "a switch nobody named");
         rec->data_json = agent_strdup("{}");
         char said[320];
         pipit_format(said, sizeof(said),
