@@ -8,7 +8,8 @@
  *   test-train --shipped  models/pipit-camera-v1.gguf on every hand-written command the test
  *                         ever had: no more misses than its known-misses list
  *   test-train --overlap  the shipped scenario sets (eval/camera.jsonl, eval/phone.jsonl,
- *                         eval/camera-holdout.jsonl, eval/home.jsonl, eval/camera-long.jsonl)
+ *                         eval/camera-holdout.jsonl, eval/home.jsonl, eval/camera-long.jsonl,
+ *                         eval/camera-long-holdout.jsonl)
  *                         say nothing the default seed's training
  *                         data says, verbatim or near
  */
@@ -753,6 +754,8 @@ static void test_shipped_sets_no_overlap(void **state) {
          PIPIT_SOURCE_DIR "/tools/camera.json"},
         {PIPIT_SOURCE_DIR "/eval/home.jsonl", "home", PIPIT_SOURCE_DIR "/tools/home.json"},
         {PIPIT_SOURCE_DIR "/eval/camera-long.jsonl", "camera",
+         PIPIT_SOURCE_DIR "/tools/camera.json"},
+        {PIPIT_SOURCE_DIR "/eval/camera-long-holdout.jsonl", "camera",
          PIPIT_SOURCE_DIR "/tools/camera.json"}};
     int found = 0;
     for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
