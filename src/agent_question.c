@@ -210,8 +210,9 @@ bool agent_asks_about_state(const char *segment) {
     if (segment == NULL) {
         return false;
     }
-    static const char *const HOW_STATE[] = {"bright", "warm", "hot",  "cold", "loud",  "high",
-                                            "low",    "dark", "long", "open", "close", "far"};
+    static const char *const HOW_STATE[] = {"bright", "warm",  "hot", "cold", "loud",
+                                            "high",   "many",  "low", "dark", "long",
+                                            "open",   "close", "far"};
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
     if (n >= GUARD_MAX_TOKENS || !asks(t, n, false) || agent_said_any(t, n, ADVICE, N_OF(ADVICE))) {
@@ -234,7 +235,7 @@ bool agent_asks_about_state(const char *segment) {
     }
     /* "what colour are ...", "what's the temperature ...": not "what's the difference ...",
      * "who came up with ..." (the caller checks that the word names a key) */
-    static const char *const COPULAS[] = {"is",    "are",    "s",  "was",  "were",
+    static const char *const COPULAS[] = {"is",    "are",    "s",  "was",  "were", "am",
                                           "whats", "whatre", "do", "does", "did"};
     return (strcmp(t[i].w, "what") == 0 || strcmp(t[i].w, "whats") == 0 ||
             strcmp(t[i].w, "which") == 0) &&

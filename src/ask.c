@@ -80,6 +80,7 @@ static const char *const LEAD_FILLERS[] = {
     "so tell me",
     "now",
     "and now",
+    "and",
     "right",
     "well",
 };
@@ -1050,6 +1051,19 @@ int ask_answer(const struct ask *k,
         bool either = false;
         for (size_t i = p + m + 1; i + 1 < hi; i++) {
             either = either || ask_tok_is(t, hi, i, "or");
+        }
+        /* a name asked alone, or with a word of its status: "zoom?", "flash status?",
+         * "and the exposure?", "photo count?" */
+        static const char *const STATUS[] = {"status", "count", "setting", "settings",
+                                             "level",  "value", "state",   "situation"};
+        if (asked && m > 0 && key >= 0 && k->keys[key].type != KEY_ARRAY &&
+            (p + m == hi || (p + m + 1 == hi && ask_in_list(t[p + m].w, STATUS, COUNT(STATUS))))) {
+            int said = ask_say_keys(k, &key, 1, state, buf, size);
+            if (said > 0) {
+                return said;
+            }
+            buf[0] = '\0';
+            return 0;
         }
         if (!asked || m == 0 || key < 0 || p + m >= hi ||
             !(ask_in_list(t[p + m].w, COPULAS_Q, COUNT(COPULAS_Q)) ||

@@ -3360,6 +3360,21 @@ static void test_named_key_from_state(void **state) {
     }
     assert_state(&fx, "kitchen_light", "true");
     teardown_fx(&fx);
+    /* "am" is a copula and "how many" counts (the camera: both had gone to the cloud) */
+    setup_dev(&fx, NULL, "{\"aspect_ratio\":\"16:9\",\"videos_recorded\":2}");
+    static const char *const cam[][2] = {{"what aspect ratio am i shooting", "16:9"},
+                                         {"how many videos have i made", "2 videos"}};
+    for (size_t k = 0; k < sizeof(cam) / sizeof(cam[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, "process_with_cloud_llm(user_query_context=\"x\", "
+                         "reason_for_escalation=\"general knowledge\")");
+        struct pipit_turn *t = turn(&fx, cam[k][0]);
+        if (t->n_calls != 0 || strstr(t->sentence, cam[k][1]) == NULL) {
+            fail_msg("\"%s\": %zu calls, \"%s\"", cam[k][0], t->n_calls, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
 }
 
 /* A tool named in full ("cancel the timer") is the call, whatever the model called; its

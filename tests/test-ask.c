@@ -125,6 +125,13 @@ static void test_camera_questions(void **state) {
         {"the flash is on, isn't it?", "The flash is on auto."},
         {"flash is on or off?", "The flash is on auto."},
         {"the flash is on", NULL},
+        /* a name asked alone or with a word of its status */
+        {"flash status?", "The flash is on auto."},
+        {"and the exposure?", "The exposure is -1 EV."},
+        {"photo count?", "You've taken no photos."},
+        {"grid?", "The grid is off."},
+        {"the flash status", NULL},  /* no question mark */
+        {"flash brightness?", NULL}, /* no word of a status */
         {"zoom 2x?", NULL},
         {"flash on?", NULL},
         {"what is a timer", NULL},
