@@ -105,7 +105,8 @@ static void test_camera_questions(void **state) {
         {"is the horizon level visible?", "The horizon level is off."},
         {"what aspect ratio?", "The aspect ratio is 16:9."},
         {"which white balance?", "The white balance is auto."},
-        {"is exposure and focus locked?", NULL}, /* "exposure" and "focus": not one name */
+        {"is exposure and focus locked?", "Exposure and focus aren't locked."}, /* its sentence */
+        {"what's the colour temp?", "The white balance is auto."},
         {"is the ae af lock on", "Exposure and focus aren't locked."},
         {"tell me, is the horizon level on?", "The horizon level is off."},
         {"what's the JPEG quality", "The JPEG quality is 95%."},
