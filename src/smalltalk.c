@@ -84,11 +84,42 @@ static const char *const PRAISE[] = {
     "the best",   "best",
 };
 static const char *const ACKS[] = {
-    "ok",          "okay",         "k",       "alright",       "all right",   "got it",
-    "sounds good", "fine",         "sure",    "no worries",    "no problem",  "understood",
-    "right",       "yes",          "yeah",    "yep",           "mhm",         "roger",
-    "noted",       "whatever",     "meh",     "fair enough",   "makes sense", "i see",
-    "gotcha",      "good to know", "oh well", "if you say so",
+    "ok",
+    "okay",
+    "k",
+    "alright",
+    "all right",
+    "got it",
+    "sounds good",
+    "fine",
+    "sure",
+    "no worries",
+    "no problem",
+    "understood",
+    "right",
+    "yes",
+    "yeah",
+    "yep",
+    "mhm",
+    "roger",
+    "noted",
+    "whatever",
+    "meh",
+    "fair enough",
+    "makes sense",
+    "i see",
+    "gotcha",
+    "good to know",
+    "oh well",
+    "if you say so",
+    "hold on",
+    "hang on",
+    "one sec",
+    "just a sec",
+    "give me a sec",
+    "wait a sec",
+    "one moment",
+    "just a moment",
 };
 /* Questions about what the agent can do. */
 static const char *const HELP[] = {
@@ -151,10 +182,11 @@ static unsigned social_kinds(const struct router *r, const char *utterance);
 /* What opens a statement about the situation ("we're at the beach", "someone blinked", "this
  * is my dog", "the ceremony is about to start"), after interjections. */
 static const char *const OPENERS[] = {
-    "were",     "we are",  "im",       "i am",      "its",         "it is",  "thats",
-    "that is",  "this is", "hes",      "he is",     "shes",        "she is", "theyre",
-    "they are", "someone", "somebody", "everyones", "everyone is", "my",     "our",
-    "lol",      "haha",    "whoa",     "youre",     "you are",
+    "were",     "we are",   "im",        "i am",      "its",         "it is",      "thats",
+    "that is",  "this is",  "hes",       "he is",     "shes",        "she is",     "theyre",
+    "they are", "someone",  "somebody",  "everyones", "everyone is", "my",         "our",
+    "lol",      "haha",     "whoa",      "youre",     "you are",     "he",         "she",
+    "they",     "everyone", "everybody", "nobody",    "we just",     "we finally",
 };
 /* Interjections before an opener or a clause of their own. */
 static const char *const INTERJECTIONS[] = {"lol", "haha",  "whoa", "wow", "oh",    "aw",
@@ -178,9 +210,13 @@ static bool statement_clause(const struct words_tok *t, size_t lo, size_t hi) {
     static const char *const BE[] = {"is", "are", "was", "were"};
     static const char *const WH[] = {"what", "whats", "who",  "whos",  "where", "when",
                                      "why",  "how",   "hows", "which", "whose"};
-    size_t subject = i < hi && strcmp(t[i].w, "the") == 0 ? 1 : 0;
-    return i + subject + 1 < hi && !words_in_list(t[i].w, WH, COUNT(WH)) &&
-           words_in_list(t[i + subject + 1].w, BE, COUNT(BE)); /* not "what is ISO exactly" */
+    static const char *const DET[] = {"the", "this",  "that", "these", "those", "his",
+                                      "her", "their", "my",   "our",   "your"};
+    bool det = i < hi && words_in_list(t[i].w, DET, COUNT(DET));
+    /* "that was fun" (the pronoun is the subject), "this place is packed" (its determiner) */
+    return i + 1 < hi && !words_in_list(t[i].w, WH, COUNT(WH)) &&
+           (words_in_list(t[i + 1].w, BE, COUNT(BE)) ||
+            (det && i + 2 < hi && words_in_list(t[i + 2].w, BE, COUNT(BE))));
 }
 
 /* A clause [lo, hi) that praises a thing in a word or two after interjections ("great day",
@@ -279,6 +315,10 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
             }
             if (statement_clause(t, lo, hi)) {
                 stated = true;
+            } else if (social == 0 && hi - lo <= 2 && !interjection && !praise_clause(t, lo, hi) &&
+                       lo > 0 && stated) {
+                /* "the lions are asleep, typical": a word or two after a statement comment
+                 * on it */
             } else if (social != 0) {
                 kinds |= social;
             } else if (praise_clause(t, lo, hi)) {

@@ -81,6 +81,16 @@ static void test_pack_words_win(void **state) {
         {"it's getting dark downtown", SMALLTALK_ACK},
         {"we're at the top of the trail, sun is going down", SMALLTALK_ACK},
         {"great, you're a lifesaver", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        /* a subject pronoun, a determiner before the subject, a comment after a statement */
+        {"they just cut the ribbon", SMALLTALK_ACK},
+        {"she looks amazing in that dress", SMALLTALK_ACK},
+        {"this place is packed tonight", SMALLTALK_ACK},
+        {"the lions are asleep, typical", SMALLTALK_ACK},
+        {"cheers, that was a great day out", SMALLTALK_THANKS | SMALLTALK_ACK},
+        {"give me a sec", SMALLTALK_ACK},
+        {"she needs more light", 0},                /* wanting */
+        {"they're walking in, start recording", 0}, /* a command */
+        {"typical, zoom in", 0},
         /* praise of a thing in a word or two */
         {"cheers pipit, great day", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"oh beautiful sunset", SMALLTALK_PRAISE | SMALLTALK_ACK},
