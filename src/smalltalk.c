@@ -316,7 +316,7 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
             if (statement_clause(t, lo, hi)) {
                 stated = true;
             } else if (social == 0 && hi - lo <= 2 && !interjection && !praise_clause(t, lo, hi) &&
-                       lo > 0 && stated) {
+                       lo > 0 && stated && router_followup(r, clause) == ROUTER_FOLLOWUP_NONE) {
                 /* "the lions are asleep, typical": a word or two after a statement comment
                  * on it */
             } else if (social != 0) {

@@ -91,6 +91,7 @@ static void test_pack_words_win(void **state) {
         {"she needs more light", 0},                /* wanting */
         {"they're walking in, start recording", 0}, /* a command */
         {"typical, zoom in", 0},
+        {"someone blinked, another", 0}, /* a follow-up, not a comment */
         /* praise of a thing in a word or two */
         {"cheers pipit, great day", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"oh beautiful sunset", SMALLTALK_PRAISE | SMALLTALK_ACK},
