@@ -101,6 +101,62 @@ static const char *one_item(const json_t *state, const char *prefix) {
     return n_found == 1 ? found : NULL;
 }
 
+/* The newest identifier in `text` that starts with `prefix` and goes on with digits ("T-1001"
+ * in "ticket_id: T-1001, priority: high"), copied into out; false when none. */
+static bool newest_id(const char *text, const char *prefix, char *out, size_t size) {
+    size_t lp = strlen(prefix);
+    bool found = false;
+    for (const char *p = text; p != NULL && (p = strstr(p, prefix)) != NULL; p += lp) {
+        bool start = p == text || !isalnum((unsigned char)p[-1]);
+        size_t d = strspn(p + lp, "0123456789");
+        if (start && d > 0 && !isalnum((unsigned char)p[lp + d]) && lp + d < size) {
+            memcpy(out, p, lp + d);
+            out[lp + d] = '\0';
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* The identifier argument `p` of tool `i` names, in the shape of its examples ("T-1000"): the one
+ * number the segment says in that shape ("ticket 1000"), else for a query (effect "read") the
+ * newest of that shape in `memory` (the session's results: "its status" after "open a
+ * ticket"), else the one item of
+ * that shape in the state; NULL when the argument shows no shape, the segment says other
+ * numbers, or nothing is found (new reference). */
+static json_t *id_for(const struct pipit_toolset *ts,
+                      size_t i,
+                      const struct pipit_schema_prop *p,
+                      const char *segment,
+                      const char *memory,
+                      const json_t *state) {
+    char prefix[16], id[64];
+    size_t ln = strlen(p->name);
+    if (p->schema->type != PIPIT_SCHEMA_STRING || ln < 2 ||
+        strcasecmp(p->name + ln - 2, "id") != 0 ||
+        !id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix))) {
+        return NULL;
+    }
+    double said[2], raw[2];
+    size_t n_said = agent_numbers_written(segment, 0, said, raw, 2);
+    if (n_said == 1 && raw[0] >= 0 && floor(raw[0]) == raw[0] && raw[0] < 1e9) {
+        snprintf(id, sizeof(id), "%s%lld", prefix, (long long)raw[0]); /* "ticket 1000" */
+        return json_string(id);
+    }
+    if (n_said > 0) {
+        return NULL;
+    }
+    /* a query only: reading the wrong ticket is said and harmless, cancelling the wrong
+     * timer is not ("cancel the timer" with two running stays a question of which) */
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+    bool query = tp != NULL && tp->effect == PIPIT_EFFECT_READ;
+    if (query && memory != NULL && newest_id(memory, prefix, id, sizeof(id))) {
+        return json_string(id);
+    }
+    const char *one = one_item(state, prefix);
+    return one != NULL ? json_string(one) : NULL;
+}
+
 /* A value for required argument `p` of tool `i`, or NULL (new reference). */
 static json_t *fill(const struct pipit_toolset *ts,
                     size_t i,
@@ -109,6 +165,7 @@ static json_t *fill(const struct pipit_toolset *ts,
                     const char *segment,
                     const struct words_tok *t,
                     size_t n,
+                    const char *memory,
                     const json_t *state) {
     const struct pipit_schema *s = p->schema;
     const json_t *had = json_object_get(model_args, p->name);
@@ -154,15 +211,7 @@ static json_t *fill(const struct pipit_toolset *ts,
     size_t ln = strlen(p->name);
     if (string && ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0 &&
         id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix))) {
-        double said[2], raw[2];
-        if (agent_numbers_written(segment, 0, said, raw, 2) == 1 && raw[0] >= 0 &&
-            floor(raw[0]) == raw[0] && raw[0] < 1e9) {
-            char id[32]; /* "ticket 1000" -> "T-1000" */
-            snprintf(id, sizeof(id), "%s%lld", prefix, (long long)raw[0]);
-            return json_string(id);
-        }
-        const char *id = one_item(state, prefix);
-        return id != NULL ? json_string(id) : NULL;
+        return id_for(ts, i, p, segment, memory, state);
     }
     int at = string && agent_time_arg(s) ? agent_time_of_day(segment) : -1;
     if (at >= 0) {
@@ -186,6 +235,7 @@ static bool is_query(const struct pipit_toolset *ts, size_t i) {
 int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     int32_t tool,
                                     const char *segment,
+                                    const char *memory,
                                     const json_t *state,
                                     struct pipit_call *call,
                                     int32_t *named_out) {
@@ -228,7 +278,7 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         if (!p->required) {
             continue;
         }
-        json_t *v = fill(ts, (size_t)named, p, model_args, segment, t, n, state);
+        json_t *v = fill(ts, (size_t)named, p, model_args, segment, t, n, memory, state);
         whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
     }
     json_decref(model_args);
@@ -238,4 +288,32 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         return -1;
     }
     return agent_said_replace_call(call, nt, args) ? 1 : 0;
+}
+
+bool agent_fill_missing_id(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const char *memory,
+                           const json_t *state,
+                           struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool changed = false;
+    for (size_t j = 0; json_is_object(args) && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        json_t *id = p->required && json_object_get(args, p->name) == NULL
+                         ? id_for(ts, (size_t)tool, p, segment, memory, state)
+                         : NULL;
+        if (id != NULL) {
+            json_object_set_new(args, p->name, id);
+            changed = true;
+        }
+    }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
 }

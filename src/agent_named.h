@@ -15,16 +15,34 @@
  * "request a ride"), when the model called another whose name it does not say in full
  * ("cancel the timer" -> set_timer(minutes=40)): the call becomes that tool's, its required
  * arguments filled from the one enum value the segment says, the model's arguments of the same
- * name and type, the schema's default, for an identifier the one item of the state's arrays
- * whose "id" has the shape of the tool's examples ("TM-1": the one running timer), or the one
- * number the segment says. Not for the cloud tool, a question or a negation. Returns 1 when
+ * name and type, the schema's default, for an identifier the number the segment says in the
+ * shape of the tool's examples, for a query the newest of that shape in `memory` (may be
+ * NULL), or the one
+ * item of the state's arrays whose "id" has that shape ("TM-1": the one running timer), or the
+ * one number the segment says. Not for the cloud tool, a question or a negation. Returns 1 when
  * `call` was replaced, -1 when the tool is named but an argument cannot be filled (no timer,
  * or two: *named_out is that tool; the model's call must not run either), 0 otherwise. */
 int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     int32_t tool,
                                     const char *segment,
+                                    const char *memory,
                                     const json_t *state,
                                     struct pipit_call *call,
                                     int32_t *named_out);
+
+/* A required identifier argument the model left out of its call ("what's the status of my
+ * ticket?" -> get_ticket_status{}): an argument named "...id" whose examples show a shape
+ * ("T-1000": "T-" and digits) is filled with the one number the segment says in that shape
+ * ("ticket 1000" -> "T-1000"), else, for a query (effect "read"), the newest identifier of
+ * that shape in `memory` (the session's results: "its status" after "open a ticket" is the
+ * ticket it opened), else the one item of that shape in `state`'s arrays. Nothing is filled when
+ * the segment says other numbers or no candidate is found (validation then refuses the call). True
+ * when `call` changed. */
+bool agent_fill_missing_id(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const char *memory,
+                           const json_t *state,
+                           struct pipit_call *call);
 
 #endif /* PIPIT_AGENT_NAMED_H */

@@ -1022,8 +1022,10 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         int32_t named = -1;
+        char *mem = memory_text(&a->mem); /* the session's identifiers ("its status") */
         int in_full =
-            agent_choose_tool_named_in_full(a->ts, tool, tb->segment, before, &call, &named);
+            agent_choose_tool_named_in_full(a->ts, tool, tb->segment, mem, before, &call, &named);
+        free(mem);
         if (in_full > 0) {
             /* "cancel the timer" -> set_timer(minutes=40): the tool the person named */
             tool = pipit_toolset_find(a->calls_ts, call.name);
@@ -1068,6 +1070,13 @@ static bool handle_call(struct pipit_agent *a,
             tb->turn->flags |= PIPIT_TURN_CARRIED; /* "bit dimmer": where the last action was */
         }
         json_decref(last);
+    }
+    if (model && before != NULL) {
+        char *mem = memory_text(&a->mem);
+        if (agent_fill_missing_id(a->ts, tool, tb->segment, mem, before, &call)) {
+            tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED; /* "its status": the ticket opened */
+        }
+        free(mem);
     }
     bool mode_off = false; /* "turn off turbo" when it was not on says "already", below */
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);

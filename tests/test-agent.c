@@ -3405,6 +3405,40 @@ static void test_tool_named_in_full(void **state) {
     teardown_fx(&fx);
 }
 
+/* A query's identifier the model left out is the newest of its shape the session made ("what's
+ * the status of my ticket?" after opening one, with an older ticket in the state); a write
+ * tool's is not guessed so (two timers: which one stays a question). */
+static void test_missing_id_from_session(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "create_ticket(summary=\"VPN is down\", priority=\"high\")");
+    pipit_turn_free(turn(&fx, "open a ticket: the VPN is down, high priority"));
+    script_call(&fx, "get_ticket_status()");
+    struct pipit_turn *t = turn(&fx, "what's the status of my ticket?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "get_ticket_status");
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1001\"}");
+    assert_true(t->calls[0].executed && t->calls[0].ok);
+    pipit_turn_free(t);
+    /* a number said is the identifier in the examples' shape */
+    script_call(&fx, "get_ticket_status()");
+    t = turn(&fx, "and ticket 1000?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1000\"}");
+    pipit_turn_free(t);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_timer(minutes=5)", "<call>set_timer(minutes=20)"});
+    pipit_turn_free(turn(&fx, "start a 5 minute timer"));
+    pipit_turn_free(turn(&fx, "and a 20 minute timer"));
+    script_call(&fx, "cancel_timer()");
+    t = turn(&fx, "cancel the timer");
+    assert_int_equal(t->n_calls, 1);
+    assert_false(t->calls[0].executed);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A switch nobody named, on no side said, is a guess and does not run ("open my Q3 report" ->
  * Bluetooth off); a side, a value, the tool's words or a switching verb run it. */
 static void test_switch_guessed(void **state) {
@@ -4840,6 +4874,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_named_in_full),
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_number_guessed),
+        cmocka_unit_test(test_missing_id_from_session),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
