@@ -101,6 +101,9 @@ static bool asks(const struct words_tok *t, size_t n, bool any_how) {
     if (strcmp(w0, "will") == 0 || strcmp(w0, "would") == 0) { /* "will it fit?" */
         return strcmp(w1, "it") == 0 || strcmp(w1, "that") == 0 || strcmp(w1, "this") == 0;
     }
+    if (strcmp(w0, "have") == 0) { /* "have I started recording", not "have a look" */
+        return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0;
+    }
     if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
         return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0 ||
                strcmp(w1, "they") == 0;

@@ -37,8 +37,8 @@
 
 /* Words a question may start with. */
 static const char *const OPENERS[] = {
-    "where", "wheres", "is",   "isnt", "are",  "arent", "am", "was",     "what",   "whats",
-    "which", "how",    "hows", "do",   "does", "any",   "if", "whether", "whatre", "did"};
+    "where", "wheres", "is", "isnt", "are", "arent", "am",      "was",    "what", "whats", "which",
+    "how",   "hows",   "do", "does", "any", "if",    "whether", "whatre", "did",  "have",  "has"};
 
 /* Dropped at the start of a question. */
 static const char *const LEAD_FILLERS[] = {
@@ -100,17 +100,23 @@ static const char *const TAGS[] = {"right",    "correct", "isnt it", "is it",
 /* A statement asked as a question ("flash is on or off?") needs one of these. */
 static const char *const COPULAS_Q[] = {"is", "isnt", "are", "arent", "am", "s"};
 
-/* Words a question may hold anywhere besides the keys and their values. */
+/* Words a question may hold anywhere besides the keys and their values, with the verbs a
+ * question about a setting goes through ("what's the exposure looking like", "which white
+ * balance did I pick"; "turn" only after "did I", below) and a noun's "'s" ("the grid's on,
+ * right?"). */
 static const char *const GLUE[] = {
-    "a",       "an",     "long",  "and",     "the",      "or",    "my",     "our",       "your",
-    "its",     "it",     "this",  "that",    "i",        "im",    "we",     "were",      "you",
-    "me",      "is",     "isnt",  "are",     "arent",    "am",    "was",    "be",        "been",
-    "being",   "at",     "in",    "to",      "of",       "for",   "set",    "currently", "current",
-    "now",     "right",  "still", "used",    "using",    "what",  "whats",  "which",     "how",
-    "much",    "many",   "any",   "there",   "theres",   "have",  "has",    "got",       "if",
-    "whether", "status", "state", "setting", "settings", "value", "turned", "switched",  "so",
-    "far",     "number", "count", "up",      "selected", "use",   "left",   "remaining", "remain",
-    "remains", "longs",  "time",  "stay",    "stayed",   "kept",
+    "a",       "an",       "long",      "and",      "the",    "or",       "my",        "our",
+    "your",    "its",      "it",        "this",     "that",   "i",        "im",        "we",
+    "were",    "you",      "me",        "is",       "isnt",   "are",      "arent",     "am",
+    "was",     "be",       "been",      "being",    "at",     "in",       "to",        "of",
+    "for",     "set",      "currently", "current",  "now",    "right",    "still",     "used",
+    "using",   "what",     "whats",     "which",    "how",    "much",     "many",      "any",
+    "there",   "theres",   "have",      "has",      "got",    "if",       "whether",   "status",
+    "state",   "setting",  "settings",  "value",    "turned", "switched", "so",        "far",
+    "number",  "count",    "up",        "selected", "use",    "left",     "remaining", "remain",
+    "remains", "longs",    "time",      "stay",     "stayed", "kept",     "started",   "stopped",
+    "looking", "look",     "like",      "sitting",  "pick",   "picked",   "chose",     "chosen",
+    "saving",  "shooting", "s",         "did",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -166,6 +172,32 @@ static const char *const SHORT_FORMS[][2] = {
  * short form is read as its long word. */
 size_t ask_tokenize(const char *s, size_t len, struct words_tok *out, size_t max) {
     size_t n = words_tokenize(s, len, WORDS_SIGNS, out, max);
+    /* a noun's "'s" is its "is" ("the grid's on, right?"), kept apart from the noun so the
+     * noun names its key; the function words keep theirs ("what's", "it's", "that's") */
+    static const char *const OWN_S[] = {"what", "that", "it", "there", "where", "who",  "how",
+                                        "here", "let",  "he", "she",   "one",   "whos", "long"};
+    for (size_t i = 0; i < n && n < max; i++) {
+        size_t l = strlen(out[i].w);
+        const char *e = s + out[i].end;
+        if (l < 3 || out[i].end < 2 || out[i].w[l - 1] != 's' || e[-1] != 's' ||
+            (e[-2] != '\'' && !(out[i].end >= 4 && (unsigned char)e[-4] == 0xe2 &&
+                                (unsigned char)e[-3] == 0x80 && (unsigned char)e[-2] == 0x99))) {
+            continue;
+        }
+        char stem[WORDS_CAP];
+        pipit_format(stem, sizeof(stem), "%.*s", (int)(l - 1), out[i].w);
+        if (ask_in_list(stem, OWN_S, COUNT(OWN_S))) {
+            continue;
+        }
+        memmove(&out[i + 2], &out[i + 1], (n - i - 1) * sizeof(out[0]));
+        out[i + 1] = out[i];
+        pipit_format(out[i].w, sizeof(out[i].w), "%s", stem);
+        pipit_format(out[i + 1].w, sizeof(out[i + 1].w), "s");
+        out[i + 1].start = out[i].end - 1;
+        out[i].end -= (unsigned char)e[-2] == '\'' ? 2 : 4;
+        n++;
+        i++;
+    }
     for (size_t i = 0; i < n; i++) {
         for (size_t f = 0; f < COUNT(SHORT_FORMS); f++) {
             if (strcmp(out[i].w, SHORT_FORMS[f][0]) == 0) {
@@ -1031,13 +1063,24 @@ int ask_answer(const struct ask *k,
         !ask_tok_is(t, hi, lo + 1, "they")) {
         return 0; /* "do it in night mode" is a command; "do I have the flash on?" asks */
     }
+    if ((ask_tok_is(t, hi, lo, "have") || ask_tok_is(t, hi, lo, "has")) &&
+        !ask_tok_is(t, hi, lo + 1, "i") && !ask_tok_is(t, hi, lo + 1, "we") &&
+        !ask_tok_is(t, hi, lo + 1, "you") && !ask_tok_is(t, hi, lo + 1, "it") &&
+        !ask_tok_is(t, hi, lo + 1, "the")) {
+        return 0; /* "have a look" is no question; "have I started recording" is */
+    }
     if (!ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
         /* a statement asked as a question: "flash is on or off?", "the flash is off, right?" */
         size_t end = len;
         while (end > 0 && (utterance[end - 1] == ' ' || utterance[end - 1] == '\n')) {
             end--;
         }
-        bool asked = tagged || (end > 0 && utterance[end - 1] == '?');
+        /* "tell me the exposure setting", "remind me the zoom": asked by their lead */
+        bool told = false;
+        for (size_t i = 0; i < lo; i++) {
+            told = told || ask_tok_is(t, hi, i, "tell") || ask_tok_is(t, hi, i, "remind");
+        }
+        bool asked = tagged || told || (end > 0 && utterance[end - 1] == '?');
         /* it must start "[the] <key> is ...": "zoom in, is the flash on?" is a command first */
         size_t p = lo;
         while (p < hi && (ask_tok_is(t, hi, p, "the") || ask_tok_is(t, hi, p, "my") ||
@@ -1122,6 +1165,17 @@ int ask_answer(const struct ask *k,
         }
         if (m > 0) {
             return 0; /* a name two keys share: the model decides */
+        }
+        /* "did I turn the grid on": a verb right after "did I" asks; "if so turn it off" does
+         * not */
+        static const char *const DID_VERBS[] = {"turn", "put", "leave", "switch", "set", "keep"};
+        if (i >= lo + 2 && ask_in_list(t[i].w, DID_VERBS, COUNT(DID_VERBS)) &&
+            (ask_tok_is(t, hi, i - 2, "did") || ask_tok_is(t, hi, i - 2, "have") ||
+             ask_tok_is(t, hi, i - 2, "do")) &&
+            (ask_tok_is(t, hi, i - 1, "i") || ask_tok_is(t, hi, i - 1, "we") ||
+             ask_tok_is(t, hi, i - 1, "you"))) {
+            i++;
+            continue;
         }
         size_t g = ask_match_longest(t, hi, i, GLUE_PHRASES, COUNT(GLUE_PHRASES));
         if (g > 0) {

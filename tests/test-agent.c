@@ -3363,7 +3363,9 @@ static void test_named_key_from_state(void **state) {
     /* "am" is a copula and "how many" counts (the camera: both had gone to the cloud) */
     setup_dev(&fx, NULL, "{\"aspect_ratio\":\"16:9\",\"videos_recorded\":2}");
     static const char *const cam[][2] = {{"what aspect ratio am i shooting", "16:9"},
-                                         {"how many videos have i made", "2 videos"}};
+                                         {"how many videos have i made", "2 videos"},
+                                         {"have i started recording", "isn't recording"},
+                                         {"the grid's on, right?", "grid is off"}};
     for (size_t k = 0; k < sizeof(cam) / sizeof(cam[0]); k++) {
         fx.fake.next = fx.fake.n_script;
         script_call(&fx, "process_with_cloud_llm(user_query_context=\"x\", "

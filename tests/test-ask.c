@@ -124,6 +124,16 @@ static void test_camera_questions(void **state) {
         /* a statement asked as a question: a tag or a question mark, and a copula */
         {"the flash is off, right?", "The flash is on auto."},
         {"the flash is on, isn't it?", "The flash is on auto."},
+        {"the grid's on, right?", "The grid is off."}, /* a noun's 's is its "is" */
+        {"grid's on right?", "The grid is off."},
+        {"how long's the timer?", "The timer is 3 seconds."},
+        /* verbs a question about a setting goes through, "have I", "tell me" */
+        {"remind me, did i turn the grid on?", "The grid is off."},
+        {"what's the exposure looking like", "The exposure is -1 EV."},
+        {"which white balance did i pick", "The white balance is auto."},
+        {"have i started recording", "It isn't recording."},
+        {"tell me the exposure setting", "The exposure is -1 EV."},
+        {"have a look at the flash", NULL},
         {"flash is on or off?", "The flash is on auto."},
         {"the flash is on", NULL},
         /* a name asked alone or with a word of its status */
