@@ -1994,10 +1994,11 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
         return false;
     }
     /* words that move or bound a setting without naming it ("a bit more", "max it", "all the
-     * way", "brighter") or mean the last one ("again", "that") */
+     * way", "brighter") or mean the last one ("again", "do it"); "that" does not
+     * ("look at that view") */
     static const char *const MOVES[] = {
-        "more",  "less",   "bit",      "little",   "again", "other",   "back",    "that",
-        "it",    "too",    "also",     "same",     "way",   "much",    "lot",     "further",
+        "more",  "less",   "bit",      "little",   "again", "other",   "back",    "too",
+        "it",    "also",   "same",     "way",      "much",  "lot",     "further", "undo",
         "up",    "down",   "max",      "maximum",  "min",   "minimum", "highest", "lowest",
         "half",  "double", "quarter",  "off",      "none",  "zero",    "reset",   "default",
         "raise", "lower",  "increase", "decrease", "boost", "drop",    "dim",     "fewer"};

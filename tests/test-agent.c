@@ -3498,6 +3498,8 @@ static void test_number_guessed(void **state) {
     } cases[] = {
         {"second half's on", "set_timer(seconds=5)", true},
         {"frame the cake table", "set_jpeg_quality(quality=80)", true},
+        {"wow look at that view", "set_zoom(level=1)", true}, /* "that" is no follow-up */
+        {"do it", "set_zoom(level=2)", false},
         {"timer please", "set_timer(seconds=3)", false},        /* names the timer */
         {"make it ten", "set_timer(seconds=10)", false},        /* a number in words */
         {"3 seconds", "set_timer(seconds=3)", false},           /* a number */
