@@ -24,6 +24,7 @@
 #include "agent_said.h"
 #include "agent_time.h"
 #include "agent_undo.h"
+#include "agent_value.h"
 #include "ask.h"
 #include "cloud.h"
 #include "device.h"
@@ -1091,6 +1092,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     json_decref(before);
     restored = (model && agent_restore_person_choice(a->ts, tool, tb->segment, &call)) || restored;
+    /* "set the white balance to candlelight" -> daylight: the person's word, refused below */
+    restored = (model && agent_restore_unknown_value(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_step_direction(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;

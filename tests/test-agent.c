@@ -3586,6 +3586,78 @@ static void test_statement_example_is_no_small_talk(void **state) {
     teardown_fx(&fx);
 }
 
+/* A value the tool does not have is the person's, refused with the values it has, never
+ * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
+ * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
+static void test_unknown_value_refused(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct {
+        const char *say, *model, *args;
+        bool refused;
+    } cases[] = {
+        {"set the white balance to candlelight", "set_white_balance(mode=\"daylight\")",
+         "{\"mode\":\"candlelight\"}", true},
+        {"scene mode underwater", "set_scene_mode(mode=\"food\")", "{\"mode\":\"underwater\"}",
+         true},
+        {"aspect ratio 21:9", "set_aspect_ratio(ratio=\"16:9\")", "{\"ratio\":\"21:9\"}", true},
+        {"white balance to daylight please", "set_white_balance(mode=\"daylight\")",
+         "{\"mode\":\"daylight\"}", false},
+        {"widescreen please", "set_aspect_ratio(ratio=\"16:9\")", "{\"ratio\":\"16:9\"}", false},
+        {"scene mode normal", "set_scene_mode(mode=\"auto\")", "{\"mode\":\"auto\"}", false},
+        {"sunny out, set the white balance to match", "set_white_balance(mode=\"daylight\")",
+         "{\"mode\":\"daylight\"}", false},
+        {"flip to the rear camera", "switch_camera(facing=\"back\")", "{\"facing\":\"back\"}",
+         false}, /* two values: the model's to map */
+        {"don't set the scene to fireworks", "set_scene_mode(mode=\"auto\")", "{\"mode\":\"auto\"}",
+         false},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (cases[k].refused) {
+            if (t->n_calls != 1 || t->calls[0].executed ||
+                strcmp(t->calls[0].args_json, cases[k].args) != 0 ||
+                strstr(t->sentence, "must be one of") == NULL) {
+                fail_msg("\"%s\": %zu calls, %s, \"%s\"", cases[k].say, t->n_calls,
+                         t->n_calls > 0 ? t->calls[0].args_json : "-", t->sentence);
+            }
+        } else if (t->n_calls == 1 && strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s", cases[k].say, t->calls[0].args_json);
+        }
+        pipit_turn_free(t);
+    }
+    assert_state(&fx, "white_balance", "\"daylight\"");
+    teardown_fx(&fx);
+    /* a synonym the pack writes down is the model's to map */
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"lamp\", \"state\": {\"colour\": {\"type\": \"string\", "
+        "\"enum\": [\"warm\", \"cool\", \"neutral\"], \"initial\": \"warm\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_colour\", "
+        "\"description\": \"Set the lamp colour\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"colour\": {\"type\": \"string\", \"enum\": [\"warm\", \"cool\", "
+        "\"neutral\"], "
+        "\"description\": \"warm (cosy, candlelight) or cool (daylight)\"}}, "
+        "\"required\": [\"colour\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"colour\": \"{colour}\"}}}}]}";
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "set_colour(colour=\"warm\")");
+    struct pipit_turn *t = turn(&fx, "set the colour to candlelight");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"colour\":\"warm\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_colour(colour=\"cool\")");
+    t = turn(&fx, "set the colour to purple");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"colour\":\"purple\"}");
+    assert_false(t->calls[0].executed);
+    pipit_turn_free(t);
+    assert_state(&fx, "colour", "\"warm\"");
+    teardown_fx(&fx);
+}
+
 /* "it" after a question is the key asked about: "is the kitchen light on?" ... "turn it on
  * then" switches the kitchen light, whatever room the model took; "do I have the flash on?" ...
  * "put it on" switches the flash, whatever tool the model took. */
@@ -4879,6 +4951,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_number_guessed),
         cmocka_unit_test(test_missing_id_from_session),
+        cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),

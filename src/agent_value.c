@@ -1,0 +1,274 @@
+/*
+ * agent_value.c - a value the pack does not have, refused instead of replaced (docs/agent.md,
+ * "A value the tool does not have").
+ *
+ * The call grammar only lets the model write a tool's enum values, so "set the white balance to
+ * candlelight" came out as daylight and the person read "The white balance is daylight.", a
+ * success nobody asked for. Issue 15's rule for numbers holds for words too: the value is
+ * generated as asked and refused by validation with what the tool has. Which words the pack
+ * knows is read from the pack (names, arguments, values, descriptions, examples): a synonym the
+ * pack writes down anywhere ("sunny" in a description of daylight) stays the model's to map.
+ */
+#include "agent_value.h"
+
+#include "agent_guard.h"
+#include "agent_said.h"
+#include "toolspec.h"
+#include "words.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_TOK 48
+
+/* Words that stand in a value's place without being one the person wants refused, with words
+ * that ask the device to choose or say who for ("set the white balance to match", "turn the
+ * camera to face us"). */
+static const char *const GENERIC[] = {
+    "normal",   "default",  "standard", "regular", "usual",  "auto",     "automatic", "it",
+    "that",     "this",     "them",     "one",     "please", "pls",      "now",       "again",
+    "mode",     "setting",  "settings", "instead", "then",   "thanks",   "there",     "something",
+    "what",     "whatever", "same",     "before",  "back",   "previous", "last",      "other",
+    "on",       "off",      "up",       "down",    "max",    "min",      "more",      "less",
+    "going",    "running",  "ready",    "here",    "its",    "all",      "every",     "each",
+    "match",    "suit",     "fit",      "face",    "fix",    "correct",  "right",     "proper",
+    "best",     "better",   "good",     "nice",    "me",     "us",       "anything",  "everyone",
+    "everybody"};
+
+/* Whether word `w` (lowercase) is a word of `text` (any case, split at non-letters). */
+static bool word_in_text(const char *w, const char *text) {
+    size_t lw = strlen(w);
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        while (*p != '\0' && !isalnum((unsigned char)*p)) {
+            p++;
+        }
+        const char *s = p;
+        while (*p != '\0' && isalnum((unsigned char)*p)) {
+            p++;
+        }
+        if ((size_t)(p - s) == lw && strncasecmp(s, w, lw) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether word `w` of schema `s` (and its properties) is known: a property name, an enum
+ * value, a description. */
+static bool schema_knows(const struct pipit_schema *s, const char *w, int depth) {
+    if (s == NULL || depth > 4) {
+        return false;
+    }
+    if (s->description != NULL && word_in_text(w, s->description)) {
+        return true;
+    }
+    for (size_t e = 0; e < s->n_enum; e++) {
+        if (s->enum_str != NULL && s->enum_str[e] != NULL && word_in_text(w, s->enum_str[e])) {
+            return true;
+        }
+    }
+    for (size_t j = 0; j < s->n_props; j++) {
+        if (word_in_text(w, s->props[j].name) || schema_knows(s->props[j].schema, w, depth + 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the pack knows word `w`: any tool's name, description, arguments, values, examples,
+ * or a declared state key's name, values, show label, names or nouns and verbs. */
+static bool pack_knows(const struct pipit_toolset *ts, const char *w) {
+    const struct pipit_pack *pk = pipit_toolset_pack(ts);
+    for (size_t k = 0; pk != NULL && k < pk->n_keys; k++) {
+        const struct pipit_pack_key *key = &pk->keys[k];
+        bool known = word_in_text(w, key->key) ||
+                     (key->show != NULL && word_in_text(w, key->show)) ||
+                     (key->words.names != NULL && word_in_text(w, key->words.names)) ||
+                     (key->words.noun != NULL && word_in_text(w, key->words.noun));
+        for (size_t e = 0; !known && e < key->n_enum; e++) {
+            known = word_in_text(w, key->enum_str[e]);
+        }
+        if (known) {
+            return true;
+        }
+    }
+    for (size_t k = 0; pk != NULL && k < pk->n_verbs + pk->n_nouns; k++) {
+        if (word_in_text(w, k < pk->n_verbs ? pk->verbs[k] : pk->nouns[k - pk->n_verbs])) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        if (word_in_text(w, t->name) ||
+            (t->description != NULL && word_in_text(w, t->description)) ||
+            schema_knows(t->params, w, 0)) {
+            return true;
+        }
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
+            if (tp->examples[e].say != NULL && word_in_text(w, tp->examples[e].say)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether the tokens say enum value `v` (its words, '_' and '-' as spaces). */
+static bool says_value(const struct words_tok *tok, size_t n, const char *v) {
+    char ph[WORDS_CAP * 2];
+    size_t len = strlen(v);
+    if (len == 0 || len >= sizeof(ph)) {
+        return false;
+    }
+    for (size_t i = 0; i <= len; i++) {
+        ph[i] = v[i] == '_' || v[i] == '-' ? ' ' : (char)tolower((unsigned char)v[i]);
+    }
+    return agent_said_phrase(tok, n, ph);
+}
+
+/* Whether every enum value of `s` is a ratio "<digits>:<digits>" or a word; `ratios` counts
+ * the ratios. */
+static size_t ratio_values(const struct pipit_schema *s) {
+    size_t n = 0;
+    for (size_t e = 0; e < s->n_enum; e++) {
+        int a = 0, b = 0, used = 0;
+        n += s->enum_str[e] != NULL && sscanf(s->enum_str[e], "%d:%d%n", &a, &b, &used) == 2 &&
+                     s->enum_str[e][used] == '\0'
+                 ? 1
+                 : 0;
+    }
+    return n;
+}
+
+/* A ratio the segment writes ("21:9") that is none of `s`'s values, into out; false if none. */
+static bool
+unknown_ratio(const struct pipit_schema *s, const char *segment, char *out, size_t size) {
+    for (const char *p = segment; *p != '\0'; p++) {
+        if (!isdigit((unsigned char)*p) || (p > segment && isalnum((unsigned char)p[-1]))) {
+            continue;
+        }
+        int a = 0, b = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &a, &b, &used) != 2 || isalnum((unsigned char)p[used])) {
+            continue;
+        }
+        snprintf(out, size, "%.*s", used, p);
+        for (size_t e = 0; e < s->n_enum; e++) {
+            if (s->enum_str[e] != NULL && strcmp(s->enum_str[e], out) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+/* The index of the token in the value's place, or n: the word right after the last "to" or
+ * "into", or right after the last word of the tool's name or the argument's name, in the same
+ * clause (only letters and spaces between; "the" and "a" skipped). */
+static size_t value_place(const char *segment,
+                          const struct words_tok *tok,
+                          size_t n,
+                          const struct pipit_tool *t,
+                          const char *arg) {
+    static const char *const TO[] = {"to", "into"};
+    size_t at = n;
+    for (size_t i = 0; i + 1 < n; i++) {
+        bool named =
+            strlen(tok[i].w) >= 3 && (word_in_text(tok[i].w, t->name + strcspn(t->name, "_")) ||
+                                      word_in_text(tok[i].w, arg));
+        if (!named && !words_in_list(tok[i].w, TO, N_OF(TO))) {
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && (strcmp(tok[j].w, "the") == 0 || strcmp(tok[j].w, "a") == 0)) {
+            j++;
+        }
+        bool joined = j < n;
+        for (size_t b = tok[i].end; joined && b < tok[j].start; b++) {
+            joined = segment[b] == ' ' || isalpha((unsigned char)segment[b]);
+        }
+        at = joined ? j : at;
+    }
+    return at;
+}
+
+/* Whether `s`'s values hold two sides of a switch ("on"/"off", "start"/"stop"): a word after
+ * its name is a side or a state ("get the flash going"), not a value. */
+static bool switch_values(const struct pipit_schema *s) {
+    static const char *const SIDES[] = {"on",     "off",  "start", "stop",    "open",    "close",
+                                        "closed", "play", "pause", "enabled", "disabled"};
+    size_t sides = 0;
+    for (size_t e = 0; e < s->n_enum; e++) {
+        sides += s->enum_str[e] != NULL && words_in_list(s->enum_str[e], SIDES, N_OF(SIDES));
+    }
+    return sides >= 2;
+}
+
+bool agent_restore_unknown_value(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool) || !agent_names_tool(ts, (size_t)tool, segment)) {
+        return false;
+    }
+    struct words_tok tok[MAX_TOK];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, MAX_TOK);
+    if (n == 0 || n >= MAX_TOK || agent_said_negation(tok, n)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    size_t n_required = 0;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        n_required += t->params->props[j].required ? 1 : 0;
+    }
+    if (n_required != 1) {
+        return false; /* "navigate to Mission Dolores": the words after "to" are another
+                         argument's */
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    if (json_object_size(args) != 1) {
+        json_decref(args);
+        return false;
+    }
+    bool changed = false;
+    for (size_t j = 0; json_is_object(args) && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        const struct pipit_schema *s = p->schema;
+        const char *v = json_string_value(json_object_get(args, p->name));
+        if (s->type != PIPIT_SCHEMA_STRING || s->n_enum < 3 || v == NULL || switch_values(s)) {
+            continue;
+        }
+        bool said = false;
+        for (size_t e = 0; e < s->n_enum && !said; e++) {
+            said = s->enum_str[e] != NULL && says_value(tok, n, s->enum_str[e]);
+        }
+        if (said) {
+            continue; /* a value of the argument is said: the model's choice stands */
+        }
+        char word[WORDS_CAP * 2];
+        if (ratio_values(s) * 2 > s->n_enum) {
+            if (!unknown_ratio(s, segment, word, sizeof(word))) {
+                continue; /* "widescreen": a word for a ratio, the model's to map */
+            }
+        } else {
+            size_t at = value_place(segment, tok, n, t, p->name);
+            if (at >= n || strlen(tok[at].w) < 3 || isdigit((unsigned char)tok[at].w[0]) ||
+                words_in_list(tok[at].w, GENERIC, N_OF(GENERIC)) || pack_knows(ts, tok[at].w)) {
+                continue;
+            }
+            snprintf(word, sizeof(word), "%.*s", (int)(tok[at].end - tok[at].start),
+                     segment + tok[at].start);
+        }
+        json_object_set_new(args, p->name, json_string(word));
+        changed = true;
+    }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}

@@ -1,0 +1,33 @@
+/*
+ * agent_value.h - a value the pack does not have, refused instead of replaced (agent_value.c):
+ * "set the white balance to candlelight" is not daylight.
+ */
+#ifndef PIPIT_AGENT_VALUE_H
+#define PIPIT_AGENT_VALUE_H
+
+#include "toolspec.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pipit_call;
+
+/* The grammar lets the model write only a tool's enum values, so a value the person asked for
+ * that the tool does not have comes out as one it has: "set the white balance to candlelight"
+ * -> daylight, "scene mode underwater" -> food, "aspect ratio 21:9" -> 16:9. When the segment
+ * names the tool (agent_names_tool()), says none of the words of the values of the tool's one
+ * required argument (the call's only one), a string enum of three values or more that is no
+ * switch ("on"/"off", "start"/"stop"; "front" and
+ * "back" are two: "the rear camera" is the model's to map), and says in that value's place a word
+ * the pack does not know (right after "to", "into" or "on", or right after the tool's or the
+ * argument's name; not a word of any tool's name, arguments, enum values, descriptions or examples,
+ * nor a word of the argument's other values, nor a generic word such as "normal" or "default"), or
+ * a ratio such as "21:9" where the values are ratios, the argument becomes the person's word:
+ * validation then refuses the call with the values the tool has ("The white balance can be auto,
+ * daylight, ..."). True when `call` was rewritten. */
+bool agent_restore_unknown_value(const struct pipit_toolset *ts,
+                                 int32_t tool,
+                                 const char *segment,
+                                 struct pipit_call *call);
+
+#endif /* PIPIT_AGENT_VALUE_H */
