@@ -1436,6 +1436,59 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, pipit_toolset_tool(ts, found), made);
 }
 
+/* Whether a string value of `made` is said with a word that calls it a mode ("reading mode in
+ * the lounge": the scene, even though "lounge" names the model's light). */
+static bool value_with_mode(const json_t *made, const struct words_tok *tok, size_t n) {
+    static const char *const MODE[] = {"mode", "scene", "setting", "preset", "profile"};
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)made, name, v) {
+        char ph[WORDS_CAP * 2];
+        if (!json_is_string(v) || !value_phrase(json_string_value(v), ph, sizeof(ph))) {
+            continue;
+        }
+        size_t words = 1;
+        for (const char *p = ph; *p != '\0'; p++) {
+            words += *p == ' ';
+        }
+        for (size_t i = 0; i + words < n; i++) {
+            if (words_match(tok, n, i, ph) == words &&
+                words_in_list(tok[i + words].w, MODE, N_OF(MODE))) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether the tokens say a word of `tool`'s name after its verb ("zoom" of adjust_zoom). */
+static bool says_tool_name(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const struct words_tok *tok,
+                           size_t n) {
+    if (tool < 0 || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const char *name = pipit_toolset_tool(ts, (size_t)tool)->name;
+    const char *p = strchr(name, '_');
+    for (p = p != NULL ? p + 1 : name; *p != '\0';) {
+        size_t l = strcspn(p, "_");
+        char w[WORDS_CAP];
+        if (l >= 3 && l < sizeof(w)) {
+            for (size_t i = 0; i < l; i++) {
+                w[i] = (char)tolower((unsigned char)p[i]);
+            }
+            w[l] = '\0';
+            if (says(tok, n, w)) {
+                return true;
+            }
+        }
+        p += l;
+        p += *p == '_';
+    }
+    return false;
+}
+
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
@@ -1451,7 +1504,8 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
         !switch_call(ts, tok, n, tool, &found, &made)) {
         return false;
     }
-    if (names_call(ts, tool, call, segment, tok, n)) {
+    if (names_call(ts, tool, call, segment, tok, n) &&
+        !(value_with_mode(made, tok, n) && !says_tool_name(ts, tool, tok, n))) {
         json_decref(made);
         return false; /* the segment names the model's tool or one of its values */
     }

@@ -234,3 +234,59 @@ bool agent_stop_what_runs(const struct pipit_toolset *ts,
     }
     return agent_said_replace_call(call, t, args);
 }
+
+/* Whether tool `i` writes `key` (any effect of it, fixed or per place). */
+static bool writes_key(const struct pipit_toolset *ts, size_t i, const char *key) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+    for (size_t k = 0; tp != NULL && k < tp->n_changes; k++) {
+        if (strcmp(tp->changes[k], key) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_key_turned_off(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          const char *key,
+                          struct pipit_call *call) {
+    static const char *const CLEARS[] = {"off", "cancel", "clear", "kill", "stop", "end", "reset"};
+    if (ts == NULL || segment == NULL || key == NULL || call == NULL || tool < 0 ||
+        (size_t)tool >= ts->n_tools || writes_key(ts, (size_t)tool, key) ||
+        strpbrk(segment, "0123456789") != NULL) {
+        return false; /* the model's tool writes the key: its call, however wrong */
+    }
+    struct words_tok tok[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 48);
+    if (n == 0 || n >= 48 || !agent_said_any(tok, n, CLEARS, N_OF(CLEARS)) ||
+        agent_said_any(tok, n, DONT, N_OF(DONT))) {
+        return false;
+    }
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        bool required = false;
+        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+            required = required || t->params->props[j].required;
+        }
+        bool clears = false;
+        for (size_t k = 0; tp != NULL && !required && k < tp->n_set; k++) {
+            const struct pipit_effect_set *e = &tp->set[k];
+            const json_t *c = e->value.constant;
+            clears =
+                clears ||
+                (e->key.key_arg == NULL && strcmp(e->key.key, key) == 0 && e->value.arg == NULL &&
+                 (json_is_false(c) || (json_is_number(c) && json_number_value(c) == 0)));
+        }
+        if (clears) {
+            if (found >= 0) {
+                return false; /* two tools clear it: not this rule's to choose */
+            }
+            found = (int32_t)i;
+        }
+    }
+    return found >= 0 &&
+           agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), json_object());
+}

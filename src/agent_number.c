@@ -276,6 +276,13 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
     }
     bool changed = n_refused == 1 && set_number(call, args, num->name, refused);
 
+    bool unsigned_range = num->schema->has_min && num->schema->min >= 0;
+    for (size_t i = 0; !changed && unsigned_range && model < 0 && i < n_said; i++) {
+        /* "a bit more, 40" -> open_percent=-40: a minus where the range has none is the
+         * model's, whatever words of change are around the number */
+        changed = raw[i] >= 0 && fabs(said[i] + model) < 1e-9 &&
+                  set_number(call, args, num->name, said[i]);
+    }
     if (!changed && n_said == 1 && n_refused == 0 && says_only_number(ts, tool, num, segment)) {
         /* "set a timer for 8 minutes" -> minutes=888: the one number the person wrote is the
          * value, unless words of a relative change make the model's sum the value */

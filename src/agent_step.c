@@ -1021,6 +1021,23 @@ static bool handle_call(struct pipit_agent *a,
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
+    if (model && before != NULL && a->ask != NULL && tool >= 0) {
+        /* "turn the timer off" -> a light off: the one tool that clears the key named */
+        const char *named_key = NULL, *key;
+        json_t *v;
+        size_t n_named = 0;
+        json_object_foreach(before, key, v) {
+            if (ask_names_key(a->ask, tb->segment, key)) {
+                named_key = key;
+                n_named++;
+            }
+        }
+        if (n_named == 1 && agent_key_turned_off(a->ts, tool, tb->segment, named_key, &call)) {
+            tool = pipit_toolset_find(a->calls_ts, call.name);
+            pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+            tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+        }
+    }
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         int32_t named = -1;
         char *mem = memory_text(&a->mem); /* the session's identifiers ("its status") */

@@ -3586,6 +3586,65 @@ static void test_statement_example_is_no_small_talk(void **state) {
     teardown_fx(&fx);
 }
 
+/* A minus the model wrote where the range has no negatives is the model's, even beside words of
+ * change: "a bit more, 40" opens the blinds to 40, not -40 (refused). */
+static void test_model_minus_dropped(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "set_blinds(open_percent=-40)");
+    struct pipit_turn *t = turn(&fx, "a bit more, 40");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"open_percent\":40}");
+    assert_true(t->calls[0].executed && t->calls[0].ok);
+    pipit_turn_free(t);
+    assert_state(&fx, "blinds", "40");
+    teardown_fx(&fx);
+}
+
+/* A key turned off is cleared by the one tool that clears it, whatever the model called: "turn
+ * the timer off" -> a light off had left the timer running (home pack). */
+static void test_key_turned_off(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "set_timer(minutes=40)");
+    pipit_turn_free(turn(&fx, "40 minute timer"));
+    script_call(&fx, "switch_light(room=\"bedroom\", on=false)");
+    struct pipit_turn *t = turn(&fx, "turn the timer off");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_timer");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    pipit_turn_free(t);
+    assert_state(&fx, "timer_min", "0");
+    /* the model's tool writes the key: its call stands */
+    script_call(&fx, "switch_light(room=\"kitchen\", on=false)");
+    t = turn(&fx, "kitchen light off");
+    assert_string_equal(t->calls[0].tool, "switch_light");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A value said as a mode names its tool even when the segment names the model's place too:
+ * "reading mode in the lounge" is the reading scene, not the lounge light (home pack). */
+static void test_value_named_as_mode(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "switch_light(room=\"living_room\", on=true)");
+    struct pipit_turn *t = turn(&fx, "reading mode in the lounge");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "activate_scene");
+    assert_string_equal(t->calls[0].args_json, "{\"scene\":\"reading\"}");
+    pipit_turn_free(t);
+    /* without the word of a mode the named light stays the model's */
+    script_call(&fx, "switch_light(room=\"living_room\", on=true)");
+    t = turn(&fx, "lounge light on for some reading");
+    assert_string_equal(t->calls[0].tool, "switch_light");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -4952,6 +5011,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_number_guessed),
         cmocka_unit_test(test_missing_id_from_session),
         cmocka_unit_test(test_unknown_value_refused),
+        cmocka_unit_test(test_model_minus_dropped),
+        cmocka_unit_test(test_key_turned_off),
+        cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
