@@ -1116,6 +1116,17 @@ static bool may_rename(const struct pipit_toolset *ts,
 
 /* The call of the one value the segment says (settings_said()): its tool with that value,
  * when the tool needs no other argument and is not `not_tool`. */
+/* The value of selector argument `j` of tool `i` (a required string enum that picks a key of
+ * its effects, "{room}_light") the segment says: one of its values ("kitchen"), a key it picks
+ * by the first word of its declared names ("lounge"), or any value when the segment says
+ * "all" / "every" / "everywhere" (the agent runs a call for every place then); NULL when none
+ * or two. */
+static const char *said_place(const struct pipit_toolset *ts,
+                              size_t i,
+                              size_t j,
+                              const struct words_tok *tok,
+                              size_t n);
+
 static bool value_call(const struct pipit_toolset *ts,
                        const struct words_tok *tok,
                        size_t n,
@@ -1128,12 +1139,20 @@ static bool value_call(const struct pipit_toolset *ts,
         return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
+    const char *place = NULL;
+    size_t place_arg = 0;
     for (size_t j = 0; j < t->params->n_props; j++) {
         if (t->params->props[j].required && j != found_arg) {
-            return false; /* the value alone makes no call */
+            if (place != NULL || (place = said_place(ts, *found, j, tok, n)) == NULL) {
+                return false; /* the value alone makes no call */
+            }
+            place_arg = j;
         }
     }
     *args = json_object();
+    if (place != NULL) {
+        json_object_set_new(*args, t->params->props[place_arg].name, json_string(place));
+    }
     json_object_set_new(*args, t->params->props[found_arg].name, json_string(value));
     return true;
 }
@@ -1429,7 +1448,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
           verb_call(ts, segment, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
           bound_call(ts, segment, tok, n, &found, &made) ||
-          (wish && switch_call(ts, tok, n, -1, &found, &made)))) {
+          switch_call(ts, tok, n, -1, &found, &made))) {
         return false;
     }
     memset(call, 0, sizeof(*call));
@@ -1536,6 +1555,49 @@ static bool names_selected_key(const struct pipit_toolset *ts,
         p = p != NULL ? p + 1 : NULL;
     }
     return false;
+}
+
+static const char *said_place(const struct pipit_toolset *ts,
+                              size_t i,
+                              size_t j,
+                              const struct words_tok *tok,
+                              size_t n) {
+    static const char *const ALL[] = {"all", "every", "everywhere", "each"};
+    const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+    const struct pipit_schema_prop *p = &t->params->props[j];
+    if (tp == NULL || p->schema->type != PIPIT_SCHEMA_STRING || p->schema->n_enum == 0) {
+        return NULL;
+    }
+    const struct pipit_effect_key *sel = NULL;
+    for (size_t k = 0; k < tp->n_set && sel == NULL; k++) {
+        sel = tp->set[k].key.key_arg != NULL && strcmp(tp->set[k].key.key_arg, p->name) == 0
+                  ? &tp->set[k].key
+                  : NULL;
+    }
+    if (sel == NULL && tp->has_step && tp->step.key.key_arg != NULL &&
+        strcmp(tp->step.key.key_arg, p->name) == 0) {
+        sel = &tp->step.key;
+    }
+    if (sel == NULL) {
+        return NULL; /* no place: an argument this rule cannot fill */
+    }
+    const char *found = NULL;
+    for (size_t e = 0; e < p->schema->n_enum; e++) {
+        char ph[WORDS_CAP * 2];
+        const char *v = p->schema->enum_str[e];
+        if ((value_phrase(v, ph, sizeof(ph)) && says(tok, n, ph)) ||
+            names_selected_key(ts, sel, v, tok, n)) {
+            if (found != NULL && strcmp(found, v) != 0) {
+                return NULL; /* two places */
+            }
+            found = v;
+        }
+    }
+    if (found == NULL && says_any(tok, n, ALL, N_OF(ALL))) {
+        found = p->schema->enum_str[0]; /* every place: the agent runs the call for each */
+    }
+    return found;
 }
 
 /* The effect key `k` of `tp` (its sets, then its step), NULL past them. */
@@ -1834,15 +1896,16 @@ static bool switch_call(const struct pipit_toolset *ts,
     if (on == off) {
         return false;
     }
-    size_t n_found = 0, arg = 0;
+    size_t n_found = 0, arg = 0, place_arg = 0;
+    const char *place = NULL;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);
         if (i == (size_t)not_tool || pipit_toolset_is_cloud(ts, i) || t->params == NULL ||
             !names_switch(ts, i, tok, n)) {
             continue;
         }
-        size_t n_req = 0, sw = 0;
-        bool is_switch = false;
+        size_t n_req = 0, sw = 0, n_sw = 0, pl = 0;
+        const char *at = NULL;
         for (size_t j = 0; j < t->params->n_props; j++) {
             const struct pipit_schema *s = t->params->props[j].schema;
             if (!t->params->props[j].required) {
@@ -1850,13 +1913,20 @@ static bool switch_call(const struct pipit_toolset *ts,
             }
             n_req++;
             size_t a = 0, b = 0;
-            is_switch = s->type == PIPIT_SCHEMA_BOOLEAN ||
-                        (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && enum_switch(s, &a, &b));
-            sw = j;
+            if (s->type == PIPIT_SCHEMA_BOOLEAN ||
+                (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && enum_switch(s, &a, &b))) {
+                sw = j;
+                n_sw++;
+            } else if (at == NULL) {
+                at = said_place(ts, i, j, tok, n); /* "all the lights off": which light */
+                pl = j;
+            }
         }
-        if (n_req == 1 && is_switch) {
+        if (n_sw == 1 && (n_req == 1 || (n_req == 2 && at != NULL))) {
             *found = i;
             arg = sw;
+            place = n_req == 2 ? at : NULL;
+            place_arg = pl;
             n_found++;
         }
     }
@@ -1865,6 +1935,10 @@ static bool switch_call(const struct pipit_toolset *ts,
     }
     const struct pipit_schema_prop *p = &pipit_toolset_tool(ts, *found)->params->props[arg];
     *args = json_object();
+    if (place != NULL) {
+        json_object_set_new(*args, pipit_toolset_tool(ts, *found)->params->props[place_arg].name,
+                            json_string(place));
+    }
     if (p->schema->type == PIPIT_SCHEMA_BOOLEAN) {
         json_object_set_new(*args, p->name, json_boolean(on));
     } else {

@@ -493,7 +493,12 @@ bool agent_handle_output(struct pipit_agent *a,
             pipit_call_clear(&named);
             return false;
         }
-        return handle_call(a, tb, rec, &named, true, clock);
+        char name[sizeof(named.name)];
+        memcpy(name, named.name, sizeof(name));
+        if (!handle_call(a, tb, rec, &named, true, clock)) {
+            return false;
+        }
+        return every_place(a, tb, name, clock); /* "all the lights off" */
     }
     struct pipit_call asked;
     memset(&asked, 0, sizeof(asked));

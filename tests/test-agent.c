@@ -3645,6 +3645,34 @@ static void test_value_named_as_mode(void **state) {
     teardown_fx(&fx);
 }
 
+/* A refusal to a segment that names one switch with one side is that switch's call, its place
+ * from the words ("kitchen"), every place for "all" (home pack: "all the lights off" had read
+ * "Sorry, I can't do that."). */
+static void test_refusal_names_a_switch(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "switch_light(room=\"kitchen\", on=true)");
+    pipit_turn_free(turn(&fx, "kitchen light on"));
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    struct pipit_turn *t = turn(&fx, "all the lights off");
+    assert_int_equal(t->n_calls, 3);
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    pipit_turn_free(t);
+    assert_state(&fx, "kitchen_light", "false");
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "bedroom light on");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"bedroom\",\"on\":true}");
+    pipit_turn_free(t);
+    /* no place said: which light is not the harness's to guess */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "light off");
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5014,6 +5042,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
+        cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
