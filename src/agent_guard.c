@@ -516,7 +516,8 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
  * the model gave is replaced; an argument it left out stays out. */
 
 static const char *const SAY_TRUE[] = {"on", "enable", "enabled", "activate", "show"};
-static const char *const SAY_FALSE[] = {"off", "disable", "disabled", "deactivate", "hide"};
+static const char *const SAY_FALSE[] = {"off",  "disable", "disabled", "deactivate", "hide",
+                                        "lose", "kill",    "ditch",    "remove",     "rid"};
 /* parts of a boolean's name that make "on" mean false */
 static const char *const NEGATIVE_NAMES[] = {"mute",    "disable",   "hide",  "hidden",
                                              "off",     "block",     "silen", "pause",

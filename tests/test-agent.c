@@ -2000,6 +2000,8 @@ static void test_person_choice_restored(void **state) {
          "\"off\""},
         {"zoom in a little", "adjust_zoom(direction=\"out\")", "\"direction\":\"in\"", true, NULL,
          NULL},
+        {"ditch the grid lines", "set_grid(enabled=true)", "\"enabled\":false", true, "grid",
+         "false"}, /* off: "lose", "kill", "ditch", "remove", "get rid of" */
         {"show the grid lines", "set_grid(enabled=false)", "\"enabled\":true", true, "grid",
          "true"}, /* on */
         {"portrait mode", "set_scene_mode(mode=\"night\")", "\"mode\":\"portrait\"", true, NULL,
