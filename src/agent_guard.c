@@ -465,6 +465,74 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
     return written;
 }
 
+bool agent_restore_after_colon(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || segment == NULL || call == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    /* the text after the first colon that is no time or ratio ("7:15", "16:9") */
+    const char *colon = segment;
+    while ((colon = strchr(colon, ':')) != NULL &&
+           (colon > segment && isdigit((unsigned char)colon[-1]) &&
+            isdigit((unsigned char)colon[1]))) {
+        colon++;
+    }
+    if (colon == NULL) {
+        return false;
+    }
+    const char *after = colon + 1;
+    while (*after == ' ') {
+        after++;
+    }
+    size_t la = strlen(after);
+    while (la > 0 && (after[la - 1] == ' ' || after[la - 1] == '.')) {
+        la--;
+    }
+    if (la == 0 || la > GUARD_MAX_COPY * 4) {
+        return false;
+    }
+    struct words_tok aw[GUARD_MAX_TOKENS];
+    size_t na = words_tokenize(after, la, 0, aw, GUARD_MAX_TOKENS);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; json_is_object(args) && i < t->params->n_props && !changed; i++) {
+        const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
+        if (!free_string(t->params->props[i].schema) || v == NULL) {
+            continue;
+        }
+        struct words_tok vw[GUARD_MAX_TOKENS];
+        size_t nv = words_tokenize(v, strlen(v), 0, vw, GUARD_MAX_TOKENS);
+        /* the model's value is a part of the text after the colon, its words in order */
+        size_t k = 0;
+        for (size_t j = 0; j < na && k < nv; j++) {
+            k += strcmp(aw[j].w, vw[k].w) == 0 ? 1 : 0;
+        }
+        /* a closing "please" or "thanks" is said to the device, not part of the text */
+        static const char *const POLITE[] = {"please", "pls", "thanks", "thx"};
+        size_t end = na, len = la;
+        while (end > 1 &&
+               agent_said_any(aw + end - 1, 1, POLITE, sizeof(POLITE) / sizeof(POLITE[0])) &&
+               !(nv > 0 && strcmp(vw[nv - 1].w, aw[end - 1].w) == 0)) {
+            end--;
+            len = aw[end - 1].end;
+        }
+        while (len > 0 && strchr(" ,.!", after[len - 1]) != NULL) {
+            len--;
+        }
+        if (nv > 0 && k == nv && nv < end) {
+            char whole[GUARD_MAX_COPY * 4 + 1];
+            pipit_format(whole, sizeof(whole), "%.*s", (int)len, after);
+            changed = json_object_set_new(args, t->params->props[i].name, json_string(whole)) == 0;
+        }
+    }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

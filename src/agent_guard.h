@@ -27,6 +27,16 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
                               const char *segment,
                               struct pipit_call *call);
 
+/* The text after a colon is said whole: "message mom: landed safely" -> body "safely" becomes
+ * "landed safely". When the segment has a colon (not one inside a time or ratio, "7:15",
+ * "16:9") with text after it, and a free string argument of the model's call holds some of
+ * that text's words, in order, but not all, the argument becomes the whole text after the
+ * colon (trailing spaces and full stops cut). One argument at most. True when `call` changed. */
+bool agent_restore_after_colon(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
+
 /* Puts the person's words back into `call` when the model misspelt a copy of them in a free
  * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
  * the arguments were changed. */

@@ -3675,6 +3675,36 @@ static void test_refusal_names_a_switch(void **state) {
     teardown_fx(&fx);
 }
 
+/* The text after a colon is said whole: "message mom: landed safely" -> body "safely" had sent
+ * half the message; a time's colon is no such colon, and a value of other words is the
+ * model's. */
+static void test_after_colon_whole(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct {
+        const char *say, *model, *args;
+    } cases[] = {
+        {"message mom: landed safely", "send_message(recipient=\"Mom\", body=\"safely\")",
+         "{\"recipient\":\"Mom\",\"body\":\"landed safely\"}"},
+        {"text Alice: see you at 7:30 tonight.",
+         "send_message(recipient=\"Alice Chen\", body=\"see you\")",
+         "{\"recipient\":\"Alice Chen\",\"body\":\"see you at 7:30 tonight\"}"},
+        {"text Alice: see you soon", "send_message(recipient=\"Alice Chen\", body=\"bye\")",
+         "{\"recipient\":\"Alice Chen\",\"body\":\"bye\"}"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s", cases[k].say, t->n_calls > 0 ? t->calls[0].args_json : "-");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5045,6 +5075,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_refusal_names_a_switch),
+        cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
