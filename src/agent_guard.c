@@ -533,6 +533,83 @@ bool agent_restore_after_colon(const struct pipit_toolset *ts,
     return changed;
 }
 
+/* The text after the first "called" / "named" / "titled" / "labelled" in `text`, up to a colon,
+ * a comma or the end (a closing "please" cut), into out; false when none. */
+static bool called_text(const char *text, char *out, size_t size) {
+    static const char *const CALLED[] = {" called ", " named ", " titled ", " labelled ",
+                                         " labeled "};
+    const char *at = NULL;
+    size_t lk = 0;
+    for (size_t k = 0; k < sizeof(CALLED) / sizeof(CALLED[0]); k++) {
+        const char *p = strstr(text, CALLED[k]);
+        if (p != NULL && (at == NULL || p < at)) {
+            at = p;
+            lk = strlen(CALLED[k]);
+        }
+    }
+    if (at == NULL) {
+        return false;
+    }
+    at += lk;
+    size_t len = strcspn(at, ":,;");
+    while (len > 0 && strchr(" .!", at[len - 1]) != NULL) {
+        len--;
+    }
+    if (len >= 7 && strncasecmp(at + len - 7, " please", 7) == 0) {
+        len -= 7;
+    }
+    if (len == 0 || len >= size) {
+        return false;
+    }
+    memcpy(out, at, len);
+    out[len] = '\0';
+    return true;
+}
+
+bool agent_restore_called_name(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || segment == NULL || call == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    char said[GUARD_MAX_COPY * 2];
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    if (tp == NULL || !called_text(segment, said, sizeof(said))) {
+        return false;
+    }
+    /* the argument the pack's own examples name so ("alarm at 14:00 called dentist": label) */
+    const char *arg = NULL;
+    for (size_t e = 0; e < tp->n_examples && arg == NULL; e++) {
+        char x[GUARD_MAX_COPY * 2];
+        const char *name;
+        const json_t *v;
+        if (tp->examples[e].say == NULL || !called_text(tp->examples[e].say, x, sizeof(x))) {
+            continue;
+        }
+        json_object_foreach((json_t *)tp->examples[e].args, name, v) {
+            if (json_is_string(v) && strcasecmp(json_string_value(v), x) == 0) {
+                arg = name;
+            }
+        }
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *p = NULL;
+    for (size_t j = 0; arg != NULL && j < t->params->n_props; j++) {
+        p = strcmp(t->params->props[j].name, arg) == 0 ? &t->params->props[j] : p;
+    }
+    if (p == NULL || !free_string(p->schema)) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    const char *had = json_string_value(json_object_get(args, p->name));
+    bool changed = json_is_object(args) && (had == NULL || strcmp(had, said) != 0) &&
+                   json_object_set_new(args, p->name, json_string(said)) == 0;
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_restore_person_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -37,6 +37,16 @@ bool agent_restore_after_colon(const struct pipit_toolset *ts,
                                const char *segment,
                                struct pipit_call *call);
 
+/* What a thing is "called" is its name as said: when the pack's own examples of `tool` say
+ * "called X" (or "named", "titled", "labelled") for a free string argument whose value is X
+ * ("alarm at 14:00 called dentist": label), the segment's words after its "called", up to a
+ * colon, comma or the end, become that argument ("... 7 tomorrow morning called gym" had set
+ * the label "tomorrow"). True when `call` changed. */
+bool agent_restore_called_name(const struct pipit_toolset *ts,
+                               int32_t tool,
+                               const char *segment,
+                               struct pipit_call *call);
+
 /* Puts the person's words back into `call` when the model misspelt a copy of them in a free
  * string argument ("Bobo" for "text Bob hi"; agent_guard.c has the rule). Returns true when
  * the arguments were changed. */

@@ -3692,6 +3692,11 @@ static void test_after_colon_whole(void **state) {
          "{\"recipient\":\"Alice Chen\",\"body\":\"see you at 7:30 tonight\"}"},
         {"text Alice: see you soon", "send_message(recipient=\"Alice Chen\", body=\"bye\")",
          "{\"recipient\":\"Alice Chen\",\"body\":\"bye\"}"},
+        /* what a thing is "called", by the argument the pack's examples call so */
+        {"set an alarm for 7 tomorrow morning called gym",
+         "set_alarm(time=\"07:00\", label=\"tomorrow\")", "{\"time\":\"07:00\",\"label\":\"gym\"}"},
+        {"alarm at 6 called wake up please", "set_alarm(time=\"06:00\")",
+         "{\"time\":\"06:00\",\"label\":\"wake up\"}"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fx.fake.next = fx.fake.n_script;
