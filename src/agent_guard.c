@@ -1548,6 +1548,46 @@ static bool bound_call(const struct pipit_toolset *ts,
                        size_t *found,
                        json_t **made);
 
+bool agent_restore_verb_rest(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || segment == NULL || call == NULL || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    size_t found = 0;
+    json_t *made = NULL;
+    if (n >= GUARD_MAX_TOKENS || !verb_call(ts, segment, tok, n, &found, &made) ||
+        found != (size_t)tool) {
+        json_decref(made);
+        return false;
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool changed = false;
+    const char *name;
+    json_t *v;
+    json_object_foreach(made, name, v) {
+        const char *had = json_string_value(json_object_get(args, name));
+        /* the model's words are none of the person's ("find my tax return" -> "tairt") */
+        struct words_tok hw[GUARD_MAX_TOKENS];
+        size_t nh = had != NULL ? words_tokenize(had, strlen(had), 0, hw, GUARD_MAX_TOKENS) : 0;
+        bool any = false;
+        for (size_t i = 0; i < nh && !any; i++) {
+            any = says(tok, n, hw[i].w);
+        }
+        if (had != NULL && nh > 0 && !any && strpbrk(had, "0123456789") == NULL) {
+            json_object_set(args, name, v);
+            changed = true;
+        }
+    }
+    json_decref(made);
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                   const char *segment,
                                   const char *text,

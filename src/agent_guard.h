@@ -132,6 +132,16 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
  * said once and by no other argument of the set ("auto" of the flash and of the scene is
  * nobody's); the tool needs no other argument; nothing happens when the segment negates ("no
  * daylight", "instead of portrait"). True when `call` was replaced. */
+/* A search's words are the person's: when the segment opens (after "please", "can you", ...)
+ * with the first word of `tool`'s name and the tool takes one free string (as the refusal rule
+ * below: "find my tax return"), and the model's value for it is no part of the segment and has
+ * no digit ("tairt"), the value becomes the rest of the segment ("tax return"). True when
+ * `call` changed. */
+bool agent_restore_verb_rest(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call);
+
 /* The call a refusal should have been: when the model answered `text` ("Sorry, I can't do
  * that.": "sorry" first and "can't", "cannot" or "can not") to a segment that is no question
  * (no "?" at its end, no question word first), negates nothing, thanks nobody and says a

@@ -1105,6 +1105,7 @@ static bool handle_call(struct pipit_agent *a,
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_after_colon(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_called_name(a->ts, tool, tb->segment, &call)) || restored;
+    restored = (model && agent_restore_verb_rest(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         restored = agent_restore_named_item(a->ts, tool, tb->segment, before, &call) || restored;

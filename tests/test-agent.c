@@ -3697,6 +3697,9 @@ static void test_after_colon_whole(void **state) {
          "set_alarm(time=\"07:00\", label=\"tomorrow\")", "{\"time\":\"07:00\",\"label\":\"gym\"}"},
         {"alarm at 6 called wake up please", "set_alarm(time=\"06:00\")",
          "{\"time\":\"06:00\",\"label\":\"wake up\"}"},
+        /* a search's words are the person's when the model's are none of theirs */
+        {"find my tax return", "find_file(name=\"tairt\")", "{\"name\":\"tax return\"}"},
+        {"find my Q3 report", "find_file(name=\"Q3-report\")", "{\"name\":\"Q3-report\"}"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fx.fake.next = fx.fake.n_script;
