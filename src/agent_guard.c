@@ -1277,6 +1277,7 @@ static bool value_call(const struct pipit_toolset *ts,
                        const struct words_tok *tok,
                        size_t n,
                        int32_t not_tool,
+                       const json_t *carry,
                        size_t *found,
                        json_t **args) {
     size_t found_arg = 0;
@@ -1285,21 +1286,28 @@ static bool value_call(const struct pipit_toolset *ts,
         return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
-    const char *place = NULL;
-    size_t place_arg = 0;
+    json_t *out = json_object();
     for (size_t j = 0; j < t->params->n_props; j++) {
-        if (t->params->props[j].required && j != found_arg) {
-            if (place != NULL || (place = said_place(ts, *found, j, tok, n)) == NULL) {
-                return false; /* the value alone makes no call */
-            }
-            place_arg = j;
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        if (!p->required || j == found_arg) {
+            continue;
+        }
+        const char *place = said_place(ts, *found, j, tok, n);
+        /* the model's argument of the same name and type ("book an xl ride to SFO" ->
+         * navigate_to(destination="SFO"): the ride's destination) */
+        const json_t *same = json_object_get(carry, p->name);
+        bool typed = same != NULL && free_string(p->schema) && json_is_string(same);
+        if (place != NULL) {
+            json_object_set_new(out, p->name, json_string(place));
+        } else if (typed) {
+            json_object_set(out, p->name, (json_t *)same);
+        } else {
+            json_decref(out);
+            return false; /* the value alone makes no call */
         }
     }
-    *args = json_object();
-    if (place != NULL) {
-        json_object_set_new(*args, t->params->props[place_arg].name, json_string(place));
-    }
-    json_object_set_new(*args, t->params->props[found_arg].name, json_string(value));
+    json_object_set_new(out, t->params->props[found_arg].name, json_string(value));
+    *args = out;
     return true;
 }
 
@@ -1630,7 +1638,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     json_t *made = NULL;
     if (!((refusal && cant) || wish) || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
-        !(value_call(ts, tok, n, -1, &found, &made) ||
+        !(value_call(ts, tok, n, -1, NULL, &found, &made) ||
           verb_call(ts, segment, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
           bound_call(ts, segment, tok, n, &found, &made) ||
@@ -1705,12 +1713,26 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     }
     size_t found = 0;
     json_t *made = NULL;
-    if (!value_call(ts, tok, n, tool, &found, &made) &&
+    json_t *model_args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    if (!value_call(ts, tok, n, tool, model_args, &found, &made) &&
         !switch_call(ts, tok, n, tool, &found, &made)) {
+        json_decref(model_args);
         return false;
     }
-    if (names_call(ts, tool, call, segment, tok, n) &&
-        !(value_with_mode(made, tok, n) && !says_tool_name(ts, tool, tok, n))) {
+    /* what the new call carries over from the model's names neither ("SFO") */
+    const char *name;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(model_args, tmp, name, v) {
+        const json_t *m = json_object_get(made, name);
+        if (m != NULL && json_equal(m, v)) {
+            json_object_del(model_args, name);
+        }
+    }
+    bool named = !json_is_object(model_args) || names_switch(ts, (size_t)tool, tok, n) ||
+                 says_a_value_of(model_args, segment, tok, n);
+    json_decref(model_args);
+    if (named && !(value_with_mode(made, tok, n) && !says_tool_name(ts, tool, tok, n))) {
         json_decref(made);
         return false; /* the segment names the model's tool or one of its values */
     }

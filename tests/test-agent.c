@@ -3700,6 +3700,10 @@ static void test_after_colon_whole(void **state) {
         /* a search's words are the person's when the model's are none of theirs */
         {"find my tax return", "find_file(name=\"tairt\")", "{\"name\":\"tax return\"}"},
         {"find my Q3 report", "find_file(name=\"Q3-report\")", "{\"name\":\"Q3-report\"}"},
+        /* a value only one tool has, with the model's argument of the same name and type */
+        {"book a standard ride to Union Square",
+         "navigate_to(destination=\"Union Square\", mode=\"transit\")",
+         "{\"destination\":\"Union Square\",\"service\":\"standard\"}"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fx.fake.next = fx.fake.n_script;
