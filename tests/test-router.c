@@ -505,6 +505,9 @@ static void test_followup_table(void **state) {
         {"max it then", ROUTER_FOLLOWUP_MAX},
         {"ok, as low as it goes", ROUTER_FOLLOWUP_MIN},
         {"all the way out", ROUTER_FOLLOWUP_MIN},
+        {"all the way back out", ROUTER_FOLLOWUP_MIN},
+        {"one more for luck", ROUTER_FOLLOWUP_AGAIN},
+        {"again just in case", ROUTER_FOLLOWUP_AGAIN},
         {"now all the way up", ROUTER_FOLLOWUP_MAX},
         {"zoom all the way out", ROUTER_FOLLOWUP_NONE}, /* names the zoom */
         {"max the zoom", ROUTER_FOLLOWUP_NONE},         /* names a tool */
