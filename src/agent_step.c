@@ -717,6 +717,15 @@ static bool every_place(struct pipit_agent *a,
             }
         }
     }
+    /* "turn everything off": every place of the tool's one per-place key, no noun needed */
+    bool everything = false;
+    for (size_t i = 0; i < n; i++) {
+        everything = everything || strcmp(tok[i].w, "everything") == 0;
+    }
+    for (size_t k = 0; everything && ek == NULL && k < tp->n_set + (tp->has_step ? 1 : 0); k++) {
+        const struct pipit_effect_key *e = k < tp->n_set ? &tp->set[k].key : &tp->step.key;
+        ek = e->key_arg != NULL ? e : NULL;
+    }
     const struct pipit_tool *t = pipit_toolset_tool(a->ts, (size_t)tool);
     const struct pipit_schema *sel = NULL;
     for (size_t j = 0; ek != NULL && j < t->params->n_props; j++) {

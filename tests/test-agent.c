@@ -3672,6 +3672,12 @@ static void test_refusal_names_a_switch(void **state) {
     t = turn(&fx, "light off");
     assert_int_equal(t->n_calls, 0);
     pipit_turn_free(t);
+    /* "everything" is every place of the model's call, with no noun ("lights") said */
+    script_call(&fx, "switch_light(room=\"bedroom\", on=false)");
+    t = turn(&fx, "good night, turn everything off");
+    assert_int_equal(t->n_calls, 3);
+    pipit_turn_free(t);
+    assert_state(&fx, "bedroom_light", "false");
     teardown_fx(&fx);
 }
 
