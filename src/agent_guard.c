@@ -2088,6 +2088,53 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, pipit_toolset_tool(ts, named), made);
 }
 
+/* Whether the segment says in full a name of two words or more that the pack declares for a
+ * key tool `i` changes ("wake-up coffee"). */
+static bool
+names_by_phrase(const struct pipit_toolset *ts, size_t i, const struct words_tok *tok, size_t n) {
+    const char *const *keys = NULL;
+    size_t n_keys = 0;
+    pipit_toolset_undo(ts, i, &keys, &n_keys);
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    for (size_t k = 0; k < n_keys; k++) {
+        const struct pipit_pack_key *pk = pipit_pack_find_key(pack, keys[k]);
+        for (const char *p = pk != NULL ? pk->words.names : NULL; p != NULL && *p != '\0';) {
+            size_t l = strcspn(p, "|");
+            char ph[WORDS_CAP * 2];
+            if (l < sizeof(ph) && memchr(p, ' ', l) != NULL) {
+                for (int dash = 0; dash < 2; dash++) { /* "wake-up coffee", "wake up coffee" */
+                    for (size_t c = 0; c < l; c++) {
+                        ph[c] = dash && p[c] == '-' ? ' ' : (char)tolower((unsigned char)p[c]);
+                    }
+                    ph[l] = '\0';
+                    if (agent_said_phrase(tok, n, ph)) {
+                        return true;
+                    }
+                }
+            }
+            p += l;
+            p += *p == '|';
+        }
+    }
+    return false;
+}
+
+/* Whether no other tool is named more fully than tool `i`: a name of two words or more said
+ * for another tool's key while `i` is named by one word only ("kill the wake-up coffee" names
+ * the wake-up brew, not the machine of "coffee machine"). */
+static bool
+names_only(const struct pipit_toolset *ts, size_t i, const struct words_tok *tok, size_t n) {
+    if (names_by_phrase(ts, i, tok, n)) {
+        return true;
+    }
+    for (size_t j = 0; j < ts->n_tools; j++) {
+        if (j != i && !pipit_toolset_is_cloud(ts, j) && names_by_phrase(ts, j, tok, n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool switch_call(const struct pipit_toolset *ts,
                         const struct words_tok *tok,
                         size_t n,
@@ -2138,7 +2185,7 @@ static bool switch_call(const struct pipit_toolset *ts,
             n_found++;
         }
     }
-    if (n_found != 1) {
+    if (n_found != 1 || !names_only(ts, *found, tok, n)) {
         return false;
     }
     const struct pipit_schema_prop *p = &pipit_toolset_tool(ts, *found)->params->props[arg];

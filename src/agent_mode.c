@@ -252,8 +252,8 @@ bool agent_key_turned_off(const struct pipit_toolset *ts,
                           const char *key,
                           struct pipit_call *call) {
     static const char *const CLEARS[] = {"off", "cancel", "clear", "kill", "stop", "end", "reset"};
-    if (ts == NULL || segment == NULL || key == NULL || call == NULL || tool < 0 ||
-        (size_t)tool >= ts->n_tools || writes_key(ts, (size_t)tool, key) ||
+    if (ts == NULL || segment == NULL || key == NULL || call == NULL ||
+        (tool >= 0 && ((size_t)tool >= ts->n_tools || writes_key(ts, (size_t)tool, key))) ||
         strpbrk(segment, "0123456789") != NULL) {
         return false; /* the model's tool writes the key: its call, however wrong */
     }
@@ -275,10 +275,13 @@ bool agent_key_turned_off(const struct pipit_toolset *ts,
         for (size_t k = 0; tp != NULL && !required && k < tp->n_set; k++) {
             const struct pipit_effect_set *e = &tp->set[k];
             const json_t *c = e->value.constant;
+            const struct pipit_pack_key *pk = pipit_pack_find_key(pipit_toolset_pack(ts), key);
+            bool initial = pk != NULL && pk->initial != NULL && c != NULL &&
+                           json_equal((json_t *)c, (json_t *)pk->initial);
             clears =
                 clears ||
                 (e->key.key_arg == NULL && strcmp(e->key.key, key) == 0 && e->value.arg == NULL &&
-                 (json_is_false(c) || (json_is_number(c) && json_number_value(c) == 0)));
+                 (json_is_false(c) || initial || (json_is_number(c) && json_number_value(c) == 0)));
         }
         if (clears) {
             if (found >= 0) {

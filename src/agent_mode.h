@@ -50,8 +50,9 @@ bool agent_stop_what_runs(const struct pipit_toolset *ts,
 /* "turn the timer off" -> switch_light(on=false): when the segment says a word of clearing
  * ("off", "cancel", "clear", "kill", "stop", "end", "reset"), no number and no negation, names
  * state key `key` (the caller's lexicon: exactly one key named), the model's tool does not write
- * that key, and exactly one tool with no required argument sets it to 0 or false (a home's
- * cancel_timer: timer_min 0), the call becomes that tool's. True when `call` was replaced. */
+ * that key (`tool` -1: the model called none), and exactly one tool with no required argument sets
+ * it to 0 or false (a home's cancel_timer: timer_min 0), the call becomes that tool's. True when
+ * `call` was replaced. */
 bool agent_key_turned_off(const struct pipit_toolset *ts,
                           int32_t tool,
                           const char *segment,

@@ -473,6 +473,38 @@ static bool asks_after_me(const char *segment, const char *text) {
     return you && smalltalk_is_social_reply(text);
 }
 
+/* The one state key of `state` the segment names (by the state questions' lexicon), or NULL
+ * (none or several). Borrowed from `state`. */
+static const char *one_named_key(struct pipit_agent *a, const char *segment, const json_t *state) {
+    const char *named = NULL, *key;
+    json_t *v;
+    size_t n_named = 0;
+    json_object_foreach((json_t *)state, key, v) {
+        if (a->ask != NULL && ask_names_key(a->ask, segment, key)) {
+            named = key;
+            n_named++;
+        }
+    }
+    return n_named == 1 ? named : NULL;
+}
+
+/* A refusal to a segment that turns off a key one argumentless tool clears ("kill the wake-up
+ * coffee" -> "Sorry, I can't do that.": cancel_schedule). */
+static bool key_off_for_refusal(struct pipit_agent *a,
+                                const char *segment,
+                                const char *text,
+                                struct pipit_call *out) {
+    if (a->dev == NULL || a->ask == NULL || strncasecmp(text, "sorry", 5) != 0) {
+        return false;
+    }
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    const char *key = one_named_key(a, segment, state);
+    memset(out, 0, sizeof(*out));
+    bool made = key != NULL && agent_key_turned_off(a->ts, -1, segment, key, out);
+    json_decref(state);
+    return made;
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -481,6 +513,7 @@ bool agent_handle_output(struct pipit_agent *a,
     struct pipit_call named;
     if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
         (agent_value_call_for_refusal(a->ts, tb->segment, text, &named) ||
+         key_off_for_refusal(a, tb->segment, text, &named) ||
          agent_time_call(a->ts, tb->segment, &named) ||
          agent_dimension_call(a->ts, tb->segment, &named))) {
         /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
@@ -1037,16 +1070,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (model && before != NULL && a->ask != NULL && tool >= 0) {
         /* "turn the timer off" -> a light off: the one tool that clears the key named */
-        const char *named_key = NULL, *key;
-        json_t *v;
-        size_t n_named = 0;
-        json_object_foreach(before, key, v) {
-            if (ask_names_key(a->ask, tb->segment, key)) {
-                named_key = key;
-                n_named++;
-            }
-        }
-        if (n_named == 1 && agent_key_turned_off(a->ts, tool, tb->segment, named_key, &call)) {
+        const char *named_key = one_named_key(a, tb->segment, before);
+        if (named_key != NULL && agent_key_turned_off(a->ts, tool, tb->segment, named_key, &call)) {
             tool = pipit_toolset_find(a->calls_ts, call.name);
             pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
             tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;

@@ -3604,6 +3604,8 @@ static void test_model_minus_dropped(void **state) {
     teardown_fx(&fx);
 }
 
+static void setup_spec_in(struct fixture *fx, const char *spec, size_t len, const char *init);
+
 /* A key turned off is cleared by the one tool that clears it, whatever the model called: "turn
  * the timer off" -> a light off had left the timer running (home pack). */
 static void test_key_turned_off(void **state) {
@@ -3624,6 +3626,44 @@ static void test_key_turned_off(void **state) {
     t = turn(&fx, "kitchen light off");
     assert_string_equal(t->calls[0].tool, "switch_light");
     pipit_turn_free(t);
+    /* ... and a refusal is that tool's call too */
+    script_call(&fx, "set_timer(minutes=40)");
+    pipit_turn_free(turn(&fx, "40 minute timer"));
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "kill the timer");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_timer");
+    pipit_turn_free(t);
+    assert_state(&fx, "timer_min", "0");
+    teardown_fx(&fx);
+    /* a switch named by one word of its name ("coffee" of "coffee machine") is not the switch
+     * when another key is named in full ("wake-up coffee"), which its clearing tool turns off */
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"brewer\", \"state\": {"
+        "\"power\": {\"type\": \"boolean\", \"initial\": true, \"words\": {\"names\": "
+        "\"coffee machine|machine\"}}, "
+        "\"wake_time\": {\"type\": \"string\", \"initial\": \"off\", \"words\": {\"names\": "
+        "\"wake-up coffee|morning brew\"}}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_power\", \"description\": "
+        "\"Machine on or off\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"on\": {\"type\": \"boolean\"}}, \"required\": [\"on\"]}}, \"pipit\": {\"effect\": "
+        "{\"set\": {\"power\": \"{on}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"schedule_brew\", \"description\": "
+        "\"Brew at a time\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"time\": {\"type\": \"string\", \"description\": \"HH:MM\"}}, \"required\": "
+        "[\"time\"]}}, \"pipit\": {\"effect\": {\"set\": {\"wake_time\": \"{time}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"cancel_schedule\", "
+        "\"description\": \"Cancel the brew\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}, \"pipit\": {\"effect\": {\"set\": {\"wake_time\": "
+        "\"off\"}}}}]}";
+    setup_spec_in(&fx, SPEC, sizeof(SPEC) - 1, "{\"wake_time\": \"06:30\"}");
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "kill the wake-up coffee");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_schedule");
+    pipit_turn_free(t);
+    assert_state(&fx, "power", "true");
+    assert_state(&fx, "wake_time", "\"off\"");
     teardown_fx(&fx);
 }
 
