@@ -699,6 +699,11 @@ static bool says_value(const struct words_tok *t, size_t n, const char *phrase) 
             strcmp(rest, "est") != 0 && strcmp(rest, "r") != 0 && strcmp(rest, "st") != 0) {
             return true;
         }
+        /* "descaling", "descaled" for "descale" */
+        if (phrase[lp - 1] == 'e' && strncmp(t[i].w, phrase, lp - 1) == 0 &&
+            (strcmp(t[i].w + lp - 1, "ing") == 0 || strcmp(t[i].w + lp - 1, "ed") == 0)) {
+            return true;
+        }
     }
     return says(t, n, phrase);
 }

@@ -12,8 +12,10 @@
 
 #include "agent_said.h"
 #include "toolspec.h"
+#include "verbbank.h"
 #include "words.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -292,4 +294,144 @@ bool agent_key_turned_off(const struct pipit_toolset *ts,
     }
     return found >= 0 &&
            agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), json_object());
+}
+
+/* Whether the segment's verb (its first word after lead words) is `verb` or a verb people use
+ * for it (verbbank.h: "end" for "stop", "run" is no member: "run" stays the model's). */
+static bool opens_with_verb(const struct words_tok *tok, size_t n, const char *verb) {
+    static const char *const VERB_LEADS[] = {"please", "pls", "ok",    "okay", "now",  "just",
+                                             "can",    "you", "could", "hey",  "then", "and"};
+    size_t v = 0;
+    while (v < n && words_in_list(tok[v].w, VERB_LEADS, N_OF(VERB_LEADS))) {
+        v++;
+    }
+    if (v >= n) {
+        return false;
+    }
+    if (strcmp(tok[v].w, verb) == 0) {
+        return true;
+    }
+    const char *alt[VERBBANK_MAX_ALT];
+    int k = verbbank_alternatives(verb, alt);
+    for (int i = 0; i < k; i++) {
+        if (strchr(alt[i], ' ') == NULL && strcmp(alt[i], tok[v].w) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether token `w` says enum value `v` (one word): the word itself, a longer form
+ * ("rinses"), or its -ing / -ed form ("descaling", "descaled" for "descale"). */
+static bool word_says(const char *w, const char *v) {
+    size_t lw = strlen(w), lv = strlen(v);
+    if (lv < 3) {
+        return strcmp(w, v) == 0;
+    }
+    if (strncmp(w, v, lv) == 0) {
+        return true;
+    }
+    size_t stem = v[lv - 1] == 'e' ? lv - 1 : lv;
+    return lw > stem && strncmp(w, v, stem) == 0 &&
+           (strcmp(w + stem, "ing") == 0 || strcmp(w + stem, "ed") == 0);
+}
+
+/* The one value of string enum `s` the tokens say (see word_says(); "milk_clean" as "milk
+ * clean"), or NULL (none or two). */
+static const char *
+enum_value_said(const struct pipit_schema *s, const struct words_tok *tok, size_t n) {
+    const char *found = NULL;
+    for (size_t e = 0; s != NULL && s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+        const char *v = s->enum_str[e];
+        bool said =
+            strchr(v, '_') != NULL || strchr(v, ' ') != NULL ? says_value(tok, n, v) : false;
+        for (size_t i = 0; !said && strchr(v, '_') == NULL && i < n; i++) {
+            char low[WORDS_CAP];
+            size_t l = strlen(v);
+            if (l >= sizeof(low)) {
+                break;
+            }
+            for (size_t c = 0; c <= l; c++) {
+                low[c] = (char)tolower((unsigned char)v[c]);
+            }
+            said = word_says(tok[i].w, low);
+        }
+        if (said) {
+            if (found != NULL) {
+                return NULL;
+            }
+            found = v;
+        }
+    }
+    return found;
+}
+
+bool agent_verb_pair_tool(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const char *name = pipit_toolset_tool(ts, (size_t)tool)->name;
+    const char *rest = strchr(name, '_');
+    if (rest == NULL || rest == name) {
+        return false;
+    }
+    char own[WORDS_CAP];
+    size_t lv = (size_t)(rest - name);
+    if (lv >= sizeof(own)) {
+        return false;
+    }
+    for (size_t i = 0; i < lv; i++) {
+        own[i] = (char)tolower((unsigned char)name[i]);
+    }
+    own[lv] = '\0';
+    struct words_tok tok[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 48);
+    if (n == 0 || n >= 48 || opens_with_verb(tok, n, own) ||
+        agent_said_any(tok, n, DONT, N_OF(DONT))) {
+        return false;
+    }
+    /* the other tool of the pair: another verb, the same rest ("stop_cleaning") */
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        const char *r = strchr(t->name, '_');
+        char verb[WORDS_CAP];
+        size_t l = r != NULL ? (size_t)(r - t->name) : 0;
+        if (i == (size_t)tool || r == NULL || l == 0 || l >= sizeof(verb) || strcmp(r, rest) != 0) {
+            continue;
+        }
+        for (size_t c = 0; c < l; c++) {
+            verb[c] = (char)tolower((unsigned char)t->name[c]);
+        }
+        verb[l] = '\0';
+        if (!opens_with_verb(tok, n, verb)) {
+            continue;
+        }
+        /* its required arguments from the model's call, by name, or the one enum value said
+         * ("start descaling": program "descale") */
+        json_t *had = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+        json_t *args = json_object();
+        bool filled = json_is_object(had);
+        for (size_t j = 0; filled && t->params != NULL && j < t->params->n_props; j++) {
+            const struct pipit_schema_prop *p = &t->params->props[j];
+            json_t *v = json_object_get(had, p->name);
+            const char *said = v == NULL ? enum_value_said(p->schema, tok, n) : NULL;
+            if (v != NULL) {
+                json_object_set(args, p->name, v);
+            } else if (said != NULL) {
+                json_object_set_new(args, p->name, json_string(said));
+            } else {
+                filled = !p->required;
+            }
+        }
+        json_decref(had);
+        if (!filled) {
+            json_decref(args);
+            return false;
+        }
+        return agent_said_replace_call(call, t, args);
+    }
+    return false;
 }

@@ -59,4 +59,15 @@ bool agent_key_turned_off(const struct pipit_toolset *ts,
                           const char *key,
                           struct pipit_call *call);
 
+/* "stop the rinse" -> start_cleaning(program="rinse"): when the model called a tool named
+ * <verb>_<rest> and the segment opens (after "please", "ok", ...) not with that verb but with
+ * the verb of another tool named <other>_<rest> ("stop_cleaning"), or a verb people use for it
+ * (verbbank.h: "end" for "stop", "begin" for "start"), and negates nothing, the call becomes
+ * that tool's, with the model's arguments it takes by name (not when it needs one the model's
+ * call lacks). True when `call` was replaced. */
+bool agent_verb_pair_tool(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *segment,
+                          struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_MODE_H */

@@ -1043,7 +1043,8 @@ static bool handle_call(struct pipit_agent *a,
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
-    if (model && (agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
+    if (model && (agent_verb_pair_tool(a->ts, tool, tb->segment, &call) ||
+                  agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||
                   agent_restore_dimension_step(a->ts, tool, tb->segment, &call) ||

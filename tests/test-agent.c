@@ -3763,6 +3763,43 @@ static void test_after_colon_whole(void **state) {
     teardown_fx(&fx);
 }
 
+/* Of two tools named <verb>_<rest>, the one whose verb opens the segment: "stop the rinse" had
+ * started a rinse; its required enum from the value said in an -ing form ("start descaling"). */
+static void test_verb_pair(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"cleaner\", \"state\": {\"cycle\": {\"type\": \"string\", "
+        "\"enum\": [\"off\", \"descale\", \"rinse\"], \"initial\": \"off\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"start_cleaning\", "
+        "\"description\": \"Start a cycle\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"program\": {\"type\": \"string\", \"enum\": [\"descale\", "
+        "\"rinse\"]}}, \"required\": [\"program\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"cycle\": \"{program}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"stop_cleaning\", "
+        "\"description\": \"Stop the cycle\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}, \"pipit\": {\"effect\": {\"set\": {\"cycle\": \"off\"}}}}]}";
+    struct fixture fx;
+    setup_spec_in(&fx, SPEC, sizeof(SPEC) - 1, "{\"cycle\": \"rinse\"}");
+    script_call(&fx, "start_cleaning(program=\"rinse\")");
+    struct pipit_turn *t = turn(&fx, "stop the rinse");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "stop_cleaning");
+    pipit_turn_free(t);
+    assert_state(&fx, "cycle", "\"off\"");
+    script_call(&fx, "stop_cleaning()");
+    t = turn(&fx, "start descaling");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"program\":\"descale\"}");
+    pipit_turn_free(t);
+    assert_state(&fx, "cycle", "\"descale\"");
+    /* the model's verb said: its call stands */
+    script_call(&fx, "stop_cleaning()");
+    t = turn(&fx, "stop it, start a rinse later");
+    assert_string_equal(t->calls[0].tool, "stop_cleaning");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5134,6 +5171,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_after_colon_whole),
+        cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
