@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ============================================================================ values */
 
@@ -156,6 +157,57 @@ static void singular_after_one(char *s) {
     }
 }
 
+/* "A americano will be ready." -> "An americano ...": the article "a" before a word that opens
+ * with a vowel sound (a, e, i, o; "u" unless it is said "you": "a unit", "a user"; not "one",
+ * "once", "eu..."). Returns a new string (or `s` itself when nothing changed). */
+static char *an_before_vowel(char *s) {
+    static const char *const SAID_YOU[] = {"uni", "use", "usu",  "uti", "ura", "uro",
+                                           "eu",  "one", "once", "ubi", "uk"};
+    size_t extra = 0;
+    for (const char *p = s; *p != '\0'; p++) {
+        bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
+                      (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
+        if (!word_a) {
+            continue;
+        }
+        const char *w = p + 2;
+        char c = (char)tolower((unsigned char)w[0]);
+        bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+        for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
+            vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
+        }
+        extra += vowel ? 1 : 0;
+    }
+    if (extra == 0) {
+        return s;
+    }
+    char *out = malloc(strlen(s) + extra + 1);
+    if (out == NULL) {
+        return s;
+    }
+    char *o = out;
+    for (const char *p = s; *p != '\0'; p++) {
+        *o++ = *p;
+        bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
+                      (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
+        if (!word_a) {
+            continue;
+        }
+        const char *w = p + 2;
+        char c = (char)tolower((unsigned char)w[0]);
+        bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+        for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
+            vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
+        }
+        if (vowel) {
+            *o++ = 'n';
+        }
+    }
+    *o = '\0';
+    free(s);
+    return out;
+}
+
 char *render_template_limits(const char *tmpl,
                              const json_t *args,
                              const json_t *data,
@@ -218,6 +270,7 @@ char *render_template_limits(const char *tmpl,
     char *out = strbuf_take(&b);
     if (out != NULL) {
         singular_after_one(out);
+        out = an_before_vowel(out);
     }
     return out;
 }

@@ -71,6 +71,14 @@ static void test_placeholders(void **state) {
     expect_render("{n} entries, {m} matches", "{\"n\": 1, \"m\": 1}", NULL, "1 entry, 1 match");
     expect_render("{n} minutes, 1 class, 0.1 units, 11 boxes", "{\"n\": 1}", NULL,
                   "1 minute, 1 class, 0.1 units, 11 boxes");
+    /* "a" before a vowel sound is "an"; "a unit", "a one-off", "a latte" stay */
+    expect_render("A {d} will be ready.", "{\"d\": \"americano\"}", NULL,
+                  "An americano will be ready.");
+    expect_render("Making a {s} {d}.", "{\"s\": \"large\", \"d\": \"espresso\"}", NULL,
+                  "Making a large espresso.");
+    expect_render("Making a {d}.", "{\"d\": \"espresso\"}", NULL, "Making an espresso.");
+    expect_render("a {x}, a {y}, a {z}", "{\"x\": \"unit\", \"y\": \"one-off\", \"z\": \"latte\"}",
+                  NULL, "a unit, a one-off, a latte");
     /* a lowercase identifier reads as words; a name, a path or a code keeps its underscores */
     expect_render("Ticket {id} is {status}.", NULL,
                   "{\"id\": \"T-1\", \"status\": \"in_progress\"}", "Ticket T-1 is in progress.");
