@@ -182,6 +182,17 @@ int agent_time_of_day(const char *text) {
             i = j + 1;
             continue;
         }
+        /* "half six": half past six, as said in Britain (not "half an hour", "half 6 minutes") */
+        if (half && i > 0 &&
+            (strcmp(t[i - 1].w, "at") == 0 || strcmp(t[i - 1].w, "for") == 0 ||
+             strcmp(t[i - 1].w, "by") == 0) &&
+            (h = token_number(t, n, i + 1)) >= 1 && h <= 12 &&
+            !(i + 2 < n && (strcmp(t[i + 2].w, "minutes") == 0 ||
+                            strcmp(t[i + 2].w, "hours") == 0 || strcmp(t[i + 2].w, "mins") == 0))) {
+            found[k++] = h * 60 + 30;
+            i++;
+            continue;
+        }
         /* "seven thirty", "six forty five", "nine o'clock", "at 7", "at seven" */
         h = token_number(t, n, i);
         bool word = i < n && !isdigit((unsigned char)t[i].w[0]);
@@ -298,6 +309,32 @@ static bool call_time_tool(const struct pipit_toolset *ts,
     const struct pipit_schema_prop *p = time_prop(t, &only);
     json_t *args = json_object();
     json_object_set_new(args, p->name, json_string(hhmm));
+    /* an optional choice the segment says goes with it ("schedule a cappuccino at 6:30") */
+    struct words_tok tok[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 48);
+    for (size_t j = 0; n < 48 && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *s = t->params->props[j].schema;
+        const char *said = NULL;
+        size_t n_said = 0;
+        for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+            char ph[WORDS_CAP * 2];
+            size_t l = strlen(s->enum_str[e]);
+            if (l == 0 || l >= sizeof(ph)) {
+                continue;
+            }
+            for (size_t c = 0; c <= l; c++) {
+                char ch = s->enum_str[e][c];
+                ph[c] = ch == '_' || ch == '-' ? ' ' : (char)tolower((unsigned char)ch);
+            }
+            if (agent_said_phrase(tok, n, ph)) {
+                said = s->enum_str[e];
+                n_said++;
+            }
+        }
+        if (n_said == 1) {
+            json_object_set_new(args, t->params->props[j].name, json_string(said));
+        }
+    }
     return agent_said_replace_call(call, t, args);
 }
 

@@ -3215,6 +3215,8 @@ static void test_time_of_day(void **state) {
         {"set an alarm for 7 pm", 19 * 60},
         {"alarm at 7 p.m. please", 19 * 60},
         {"alarm for half past six", 6 * 60 + 30},
+        {"a cappuccino at half six", 6 * 60 + 30}, /* British "half six" */
+        {"timer for half an hour", -1},
         {"wake me at quarter to eight", 7 * 60 + 45},
         {"ten past nine tonight", 21 * 60 + 10},
         {"alarm at seven thirty", 7 * 60 + 30},
@@ -3261,6 +3263,9 @@ static void test_time_said(void **state) {
         {"remind me in 10 minutes", "<call>set_timer(minutes=10)", "set_timer", "{\"minutes\":10}"},
         /* no time of day, but the clock's shape as written: refused as said, never bent */
         {"alarm at 99:99", "<call>set_alarm(time=\"09:59\")", "set_alarm", "{\"time\":\"99:99\"}"},
+        /* an optional choice said goes with the renamed call */
+        {"alarm for half past six called gym", "<call>set_timer(minutes=6)", "set_alarm",
+         "{\"time\":\"06:30\",\"label\":\"gym\"}"},
     };
     struct fixture fx;
     setup_phone(&fx, NULL, NULL);
@@ -3797,6 +3802,37 @@ static void test_verb_pair(void **state) {
     t = turn(&fx, "stop it, start a rinse later");
     assert_string_equal(t->calls[0].tool, "stop_cleaning");
     pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A time said renames the call to the tool that takes one, with the optional choice said
+ * ("schedule a cappuccino at half six" had cancelled the schedule; renamed, it had brewed the
+ * default drink). */
+static void test_time_tool_takes_the_choice(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"brewer\", \"state\": {"
+        "\"wake_time\": {\"type\": \"string\", \"initial\": \"off\"}, "
+        "\"wake_drink\": {\"type\": \"string\", \"initial\": \"latte\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"schedule_brew\", "
+        "\"description\": \"Brew at a time\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"time\": {\"type\": \"string\", \"description\": \"HH:MM\"}, "
+        "\"drink\": {\"type\": \"string\", \"enum\": [\"latte\", \"cappuccino\"], "
+        "\"default\": \"latte\"}}, \"required\": [\"time\"]}}, \"pipit\": {\"effect\": "
+        "{\"set\": {\"wake_time\": \"{time}\", \"wake_drink\": \"{drink}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"cancel_schedule\", "
+        "\"description\": \"Cancel the brew\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}, \"pipit\": {\"effect\": {\"set\": {\"wake_time\": "
+        "\"off\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "cancel_schedule()");
+    struct pipit_turn *t = turn(&fx, "schedule a cappuccino at half six tomorrow morning");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "schedule_brew");
+    assert_string_equal(t->calls[0].args_json, "{\"time\":\"06:30\",\"drink\":\"cappuccino\"}");
+    pipit_turn_free(t);
+    assert_state(&fx, "wake_drink", "\"cappuccino\"");
     teardown_fx(&fx);
 }
 
@@ -5172,6 +5208,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_verb_pair),
+        cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
