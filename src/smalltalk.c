@@ -194,7 +194,8 @@ static const char *const INTERJECTIONS[] = {"lol", "haha",  "whoa", "wow", "oh",
                                             "hmm", "pipit", "oops", "ha",  "yikes", "gosh"};
 /* Words that make a statement a request: "it's too dark" wants it brighter. */
 static const char *const WANTING[] = {"too",  "enough", "more",   "less", "need",  "needs",
-                                      "want", "wants",  "should", "can",  "could", "please"};
+                                      "want", "wants",  "should", "can",  "could", "please",
+                                      "id",   "wanna",  "would",  "lets"};
 
 /* A clause [lo, hi) of `t` that opens like a statement, after interjections. */
 static bool statement_clause(const struct words_tok *t, size_t lo, size_t hi) {

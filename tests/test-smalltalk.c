@@ -102,6 +102,7 @@ static void test_pack_words_win(void **state) {
         /* liking a thing of the tool set, in a clause of its own */
         {"thanks, the flash looks great", SMALLTALK_THANKS | SMALLTALK_PRAISE | SMALLTALK_ACK},
         {"I love this grid", SMALLTALK_PRAISE | SMALLTALK_ACK},
+        {"I'd love a flat white", 0}, /* a wish, not a liking */
         {"the flash is great but too bright", 0},
         {"the flash is off", 0},
         {"great grid, now the flash", 0},
