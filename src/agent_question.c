@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 #include <string.h>
+#include <strings.h>
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -300,4 +301,45 @@ int32_t agent_question_like_example(const struct pipit_toolset *ts, const char *
         }
     }
     return found;
+}
+
+bool agent_compose_request(const struct pipit_toolset *ts, const char *segment) {
+    static const char *const COMPOSE[] = {"write",     "compose",   "draft",    "summarise",
+                                          "summarize", "translate", "rephrase", "rewrite"};
+    static const char *const LEADS[] = {"please", "pls", "can",  "could", "would", "you",
+                                        "just",   "ok",  "okay", "hey",   "now",   "quickly"};
+    if (ts == NULL || segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS), v = 0;
+    while (v < n && words_in_list(t[v].w, LEADS, sizeof(LEADS) / sizeof(LEADS[0]))) {
+        v++;
+    }
+    if (n >= GUARD_MAX_TOKENS || v >= n ||
+        !words_in_list(t[v].w, COMPOSE, sizeof(COMPOSE) / sizeof(COMPOSE[0]))) {
+        return false;
+    }
+    /* a pack whose own examples open with the verb ("write down milk" for a note) owns it */
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        const struct pipit_tool *tool = pipit_toolset_tool(ts, i);
+        if (strncasecmp(tool->name, t[v].w, strlen(t[v].w)) == 0 &&
+            !pipit_toolset_is_cloud(ts, i)) {
+            return false;
+        }
+        for (size_t e = 0; tp != NULL && e < tp->n_examples && !pipit_toolset_is_cloud(ts, i);
+             e++) {
+            const char *say = tp->examples[e].say;
+            struct words_tok x[8];
+            size_t nx = say != NULL ? words_tokenize(say, strlen(say), 0, x, 8) : 0, xv = 0;
+            while (xv < nx && words_in_list(x[xv].w, LEADS, sizeof(LEADS) / sizeof(LEADS[0]))) {
+                xv++;
+            }
+            if (xv < nx && strcmp(x[xv].w, t[v].w) == 0) {
+                return false;
+            }
+        }
+    }
+    return true;
 }

@@ -56,4 +56,11 @@ bool agent_asks_about_state(const char *segment);
  * example is that tool's, not the cloud's. */
 int32_t agent_question_like_example(const struct pipit_toolset *ts, const char *segment);
 
+/* Whether the segment asks for words to be written: it opens (after "please", "can you", ...)
+ * with "write", "compose", "draft", "summarise", "translate", "rephrase" or "rewrite", and no
+ * tool of `ts` has that verb as the first word of its name or of one of its examples ("write
+ * down milk" on a notes pack). "write me a short poem about my morning espresso" had brewed an
+ * espresso, "draft a polite message to my landlord" had sent one: the cloud's. */
+bool agent_compose_request(const struct pipit_toolset *ts, const char *segment);
+
 #endif /* PIPIT_AGENT_QUESTION_H */

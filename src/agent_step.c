@@ -422,9 +422,14 @@ static bool asks_about_own(const struct pipit_agent *a, const char *segment) {
 }
 
 static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
-    if (tb->segment != NULL && !asks_about_own(a, tb->segment) &&
-        agent_question_for_cloud(a->ts, call, tb->segment,
-                                 router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) &&
+    int32_t tool = pipit_toolset_find(a->ts, call->name);
+    bool compose = tool >= 0 && !pipit_toolset_is_cloud(a->ts, (size_t)tool) &&
+                   agent_compose_request(a->ts, tb->segment);
+    if (tb->segment != NULL &&
+        (compose || (!asks_about_own(a, tb->segment) &&
+                     agent_question_for_cloud(a->ts, call, tb->segment,
+                                              router_command_verb(a->router, tb->segment) !=
+                                                  ROUTER_NO_VERB))) &&
         cloud_call(a, tb->segment, call)) {
         tb->turn->flags |= PIPIT_TURN_OPEN_QUESTION;
     }

@@ -3836,6 +3836,43 @@ static void test_time_tool_takes_the_choice(void **state) {
     teardown_fx(&fx);
 }
 
+/* A request to write words is the cloud's, whatever tool the model took ("draft a polite
+ * message to my landlord" had sent one); a verb the pack's examples open with stays the pack's. */
+static void test_compose_is_the_clouds(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "send_message(recipient=\"Mom\", body=\"draft a polite\")");
+    struct pipit_turn *t = turn(&fx, "draft a polite message to my landlord about the heater");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "process_with_cloud_llm");
+    assert_true(t->flags & PIPIT_TURN_OPEN_QUESTION);
+    pipit_turn_free(t);
+    script_call(&fx, "send_message(recipient=\"Mom\", body=\"hi\")");
+    t = turn(&fx, "text mom hi");
+    assert_string_equal(t->calls[0].tool, "send_message");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"notes\", \"state\": {\"count\": {\"type\": \"integer\", "
+        "\"initial\": 0}}}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"add_note\", \"description\": \"Add a note\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"text\": {\"type\": "
+        "\"string\"}}, \"required\": [\"text\"]}}, \"pipit\": {\"examples\": [{\"say\": "
+        "\"write down milk\", \"args\": {\"text\": \"milk\"}}]}}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"process_with_cloud_llm\", \"description\": \"Ask the "
+        "cloud\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"user_query_context\": {\"type\": \"string\"}, \"reason_for_escalation\": "
+        "{\"type\": \"string\"}}, \"required\": [\"user_query_context\", "
+        "\"reason_for_escalation\"]}}, \"pipit\": {\"effect\": \"cloud\"}}]}";
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "add_note(text=\"eggs\")");
+    t = turn(&fx, "write down eggs");
+    assert_string_equal(t->calls[0].tool, "add_note");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5209,6 +5246,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
+        cmocka_unit_test(test_compose_is_the_clouds),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
