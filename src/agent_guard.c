@@ -2535,6 +2535,45 @@ static bool tool_takes_number(const struct pipit_toolset *ts, const char *name, 
     return false;
 }
 
+/* Whether lowercase word `w` is one of the words of `text` (split at '_', '-', ' '). */
+static bool text_has_word(const char *text, const char *w) {
+    size_t lw = strlen(w);
+    for (const char *p = text; *p != '\0';) {
+        size_t l = strcspn(p, "_- ");
+        if (l == lw && strncasecmp(p, w, l) == 0) {
+            return true;
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return false;
+}
+
+/* Whether `w` is a value of a place argument (a string enum that picks the key an effect
+ * writes, "{room}_light": "bedroom", "kitchen"), or a word of one ("living" of living_room). */
+static bool is_place_word(const struct pipit_toolset *ts, const char *w) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        for (size_t k = 0; tp != NULL && k < tp->n_set; k++) {
+            const char *arg = tp->set[k].key.key_arg;
+            for (size_t j = 0; arg != NULL && t->params != NULL && j < t->params->n_props; j++) {
+                const struct pipit_schema *s = t->params->props[j].schema;
+                if (strcmp(t->params->props[j].name, arg) != 0) {
+                    continue;
+                }
+                for (size_t e = 0; e < s->n_enum; e++) {
+                    if (s->enum_str != NULL && s->enum_str[e] != NULL &&
+                        text_has_word(s->enum_str[e], w)) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    return false;
+}
+
 bool agent_unknown_thing(const struct pipit_toolset *ts,
                          const char *segment,
                          const char *tool,
@@ -2584,10 +2623,21 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
         while (end < n && end < lead + 3 && !says_any(tok + end, 1, STOP, N_OF(STOP))) {
             end++;
         }
+        /* a number the model's tool takes keeps its call when the thing is a word of its own
+         * or words the pack does not know ("set the brightness to 1": exposure); not when the
+         * thing says the pack's word for something else ("set the water hardness to 3") */
+        int32_t ti = tool != NULL ? pipit_toolset_find(ts, tool) : -1;
+        bool names_model =
+            ti >= 0 && end > lead && names_switch(ts, (size_t)ti, tok + lead, end - lead);
+        bool any_known = false;
+        for (size_t k = lead; k < end; k++) {
+            any_known = any_known || pack_names(ts, tok[k].w);
+        }
+        names_model = names_model || !any_known;
         if (says_any(tok + i, 1, SET, N_OF(SET)) && lead > i + 1 && end > lead && end + 1 < n &&
             says_any(tok + end, 1, TO, N_OF(TO)) && !pack_names(ts, tok[end + 1].w) &&
             !(isdigit((unsigned char)tok[end + 1].w[0]) &&
-              tool_takes_number(ts, tool, strtod(tok[end + 1].w, NULL)))) {
+              tool_takes_number(ts, tool, strtod(tok[end + 1].w, NULL)) && names_model)) {
             from = lead;
             to = end;
         } else if (says_any(tok + i, 1, MODE, N_OF(MODE)) && i > 0 &&
@@ -2634,9 +2684,12 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
         if (to <= from || says_any(tok + from, 1, PRONOUN, N_OF(PRONOUN))) {
             return false; /* "turn it on": the thing is said elsewhere */
         }
+        /* a place the pack has ("bedroom") does not make the thing after it the pack's ("the
+         * bedroom fan"); any other word of the pack does ("horizon guide", "wifi back") */
         bool known = false, counted = false;
         for (size_t k = from; k < to && !known; k++) {
-            if (tok[k].w[0] == '\0' || says_any(tok + k, 1, GENERIC, N_OF(GENERIC))) {
+            if (tok[k].w[0] == '\0' || says_any(tok + k, 1, GENERIC, N_OF(GENERIC)) ||
+                (k + 1 < to && is_place_word(ts, tok[k].w))) {
                 continue;
             }
             counted = true;

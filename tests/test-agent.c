@@ -2184,6 +2184,8 @@ static void test_not_asked_noop(void **state) {
     teardown_fx(&fx);
 }
 
+static void setup_home_pack(struct fixture *fx);
+
 /* A switch phrase whose thing the pack has nothing for ("turn on HDR") does not run the model's
  * call to another tool: no call, flag unknown_thing, the sentence says no tool does it. A thing
  * the pack names (one slip away, a longer form, beside "mode"), a pronoun and a segment with no
@@ -2208,6 +2210,7 @@ static void test_unknown_thing_not_run(void **state) {
         {"normal setting please", "set_scene_mode(mode=\"auto\")", false},
         /* a number the model's tool takes: the thing said by another word ("brightness") */
         {"set the brightness to 1", "set_exposure(ev=1)", false},
+
         {"enable burst mode", "set_scene_mode(mode=\"sports\")", true},
         {"switch the lights on", "set_flash(mode=\"on\")", true},
         {"turn on the grid", "set_grid(enabled=true)", false},
@@ -2239,6 +2242,19 @@ static void test_unknown_thing_not_run(void **state) {
         pipit_turn_free(t);
     }
     assert_state(&fx, "grid", "false"); /* "turn on the grid", then "turn it off" */
+    teardown_fx(&fx);
+    /* a place the pack has does not make the thing after it the pack's (home pack) */
+    setup_home_pack(&fx);
+    script_call(&fx, "switch_light(room=\"bedroom\", on=true)");
+    struct pipit_turn *t = turn(&fx, "turn on the bedroom fan");
+    assert_true(t->flags & PIPIT_TURN_UNKNOWN_THING);
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    assert_state(&fx, "bedroom_light", "false");
+    script_call(&fx, "switch_light(room=\"bedroom\", on=true)");
+    t = turn(&fx, "turn on the bedroom light");
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
