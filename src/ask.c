@@ -36,9 +36,10 @@
  * generic English (no pack nouns here) */
 
 /* Words a question may start with. */
-static const char *const OPENERS[] = {
-    "where", "wheres", "is", "isnt", "are", "arent", "am",      "was",    "what", "whats", "which",
-    "how",   "hows",   "do", "does", "any", "if",    "whether", "whatre", "did",  "have",  "has"};
+static const char *const OPENERS[] = {"where",  "wheres", "is",   "isnt",  "are",   "arent",
+                                      "am",     "was",    "what", "whats", "which", "how",
+                                      "hows",   "do",     "does", "any",   "if",    "whether",
+                                      "whatre", "did",    "have", "has",   "when",  "whens"};
 
 /* Dropped at the start of a question. */
 static const char *const LEAD_FILLERS[] = {
@@ -591,6 +592,21 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
                     p++;
                 }
             }
+        }
+    }
+    /* the label the state line shows the model ("milk: 65") names its key too, at a lower
+     * rank than the pack's names ("what's the milk at now?") */
+    const struct pipit_pack *pack = pipit_toolset_pack(ts);
+    for (size_t i = 0; pack != NULL && i < k->n_keys; i++) {
+        const struct pipit_pack_key *pk = pipit_pack_find_key(pack, k->keys[i].name);
+        if (pk != NULL && pk->show != NULL && k->keys[i].type != KEY_OBJECT) {
+            k->keys[i].shown = k->keys[i].type != KEY_ARRAY;
+            char label[PHRASE_CAP];
+            pipit_format(label, sizeof(label), "%s", pk->show);
+            for (char *p = label; *p != '\0'; p++) {
+                *p = *p == '_' ? ' ' : (char)tolower((unsigned char)*p);
+            }
+            add_alias(k, label, (int)i, 1);
         }
     }
     for (size_t t = 0; t < ts->n_tools; t++) {
@@ -1236,6 +1252,30 @@ int ask_answer(const struct ask *k,
         }
         if (n_by_value == 1) {
             return ask_say_keys(k, &by_value, 1, state, buf, size);
+        }
+    }
+    if (n_keys == 0 && ask_in_list(t[lo].w, OPENERS, COUNT(OPENERS))) {
+        /* "what's everything set to?", "what are the settings right now?": every key the
+         * state line shows, one sentence each (at most twelve) */
+        bool all = false, other = false;
+        for (size_t i = lo + 1; i < hi; i++) {
+            bool word = ask_tok_is(t, hi, i, "everything") || ask_tok_is(t, hi, i, "settings");
+            all = all || word;
+            other = other || (unknown[i] && !word);
+        }
+        int every[12];
+        size_t n_every = 0;
+        for (size_t q = 0; all && !other && q < k->n_keys && n_every < 12; q++) {
+            if (k->keys[q].shown) {
+                every[n_every++] = (int)q;
+            }
+        }
+        if (n_every > 0) {
+            int said = ask_say_keys(k, every, n_every, state, buf, size);
+            if (said > 0) {
+                return said;
+            }
+            buf[0] = '\0';
         }
     }
     if (n_keys == 0) {

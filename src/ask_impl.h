@@ -41,6 +41,7 @@ struct ask_key {
                                            ("The flash is {mode:auto=on auto}."), else NULL;
                                            borrowed from the tool set */
     char param[PIPIT_TOOLSPEC_MAX_NAME + 1]; /* the setter's one argument */
+    bool shown;                              /* the pack's state line shows it ("show": a label) */
     size_t n_shows;
     char show_text[MAX_VALUES][VALUE_CAP];  /* how the template shows a value ("on auto") */
     char show_value[MAX_VALUES][VALUE_CAP]; /* ... that value ("auto", "0") */

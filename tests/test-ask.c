@@ -134,6 +134,14 @@ static void test_camera_questions(void **state) {
         {"have i started recording", "It isn't recording."},
         {"tell me the exposure setting", "The exposure is -1 EV."},
         {"have a look at the flash", NULL},
+        /* every key the state line shows */
+        {"what's everything set to?", "The zoom is 2.5x. The flash is on auto. The timer is 3 "
+                                      "seconds. The scene mode is night. The back camera is "
+                                      "active. It isn't recording."},
+        {"what are the settings right now", "The zoom is 2.5x. The flash is on auto. The timer is "
+                                            "3 seconds. The scene mode is night. The back camera "
+                                            "is active. It isn't recording."},
+        {"what's the best of the settings for fireworks?", NULL},
         {"flash is on or off?", "The flash is on auto."},
         {"the flash is on", NULL},
         /* a name asked alone or with a word of its status */
