@@ -142,6 +142,7 @@ static void test_camera_questions(void **state) {
                                             "3 seconds. The scene mode is night. The back camera "
                                             "is active. It isn't recording."},
         {"what's the best of the settings for fireworks?", NULL},
+        {"when is the timer set", "The timer is 3 seconds."}, /* "when" opens one */
         {"flash is on or off?", "The flash is on auto."},
         {"the flash is on", NULL},
         /* a name asked alone or with a word of its status */
