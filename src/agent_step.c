@@ -313,6 +313,10 @@ said_twice(struct pipit_agent *a, const struct turn_build *tb, const struct pipi
 static bool
 choice_answered(struct pipit_agent *a, struct turn_build *tb, const struct pipit_call *call);
 static bool named_key_answered(struct pipit_agent *a, struct turn_build *tb);
+static bool said_count(struct pipit_agent *a,
+                       struct turn_build *tb,
+                       const char *name,
+                       const struct policy_clock *clock);
 static bool every_place(struct pipit_agent *a,
                         struct turn_build *tb,
                         const char *name,
@@ -668,7 +672,7 @@ bool agent_handle_output(struct pipit_agent *a,
     if (!handle_call(a, tb, rec, &call, true, clock)) {
         return false;
     }
-    return every_place(a, tb, name, clock);
+    return every_place(a, tb, name, clock) && said_count(a, tb, name, clock);
 }
 
 /* "turn off all the lights": the model's call acts on one place (the bedroom); the person
@@ -707,6 +711,63 @@ names_plural(const struct pipit_toolset *ts, const struct pipit_effect_key *e, c
         }
     }
     return false;
+}
+
+/* "take two shots", "two espressos please": a count of 2 to 5 said right before a plural
+ * (not a unit: "two minutes" is a number's), for a tool that takes no number, runs the model's
+ * call that many times in all, one sentence each. True unless the turn must stop. */
+static bool said_count(struct pipit_agent *a,
+                       struct turn_build *tb,
+                       const char *name,
+                       const struct policy_clock *clock) {
+    static const char *const UNITS[] = {
+        "seconds", "secs",  "minutes", "mins",    "hours",  "days",   "degrees", "percent",
+        "times",   "steps", "stops",   "notches", "levels", "points", "things",  "ones"};
+    static const char *const COUNTS[] = {"two", "three", "four", "five"};
+    int32_t tool = pipit_toolset_find(a->ts, name);
+    const struct pipit_call_record *made =
+        tb->turn->n_calls > 0 ? &tb->turn->calls[tb->turn->n_calls - 1] : NULL;
+    if (tool < 0 || (size_t)tool >= a->ts->n_tools || tb->segment == NULL || made == NULL ||
+        !made->executed || !made->ok || strcmp(made->tool, name) != 0 ||
+        pipit_toolset_is_cloud(a->ts, (size_t)tool)) {
+        return true;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(a->ts, (size_t)tool);
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        enum pipit_schema_type ty = t->params->props[j].schema->type;
+        if (ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) {
+            return true; /* "two minutes": the number's */
+        }
+    }
+    struct words_tok tok[48];
+    size_t n = words_tokenize(tb->segment, strlen(tb->segment), 0, tok, 48);
+    int count = 0;
+    for (size_t i = 0; i + 1 < n && count == 0; i++) {
+        int c = 0;
+        for (size_t k = 0; k < sizeof(COUNTS) / sizeof(COUNTS[0]); k++) {
+            c = strcmp(tok[i].w, COUNTS[k]) == 0 ? (int)k + 2 : c;
+        }
+        if (c == 0 && tok[i].w[0] >= '2' && tok[i].w[0] <= '5' && tok[i].w[1] == '\0') {
+            c = tok[i].w[0] - '0';
+        }
+        size_t l = strlen(tok[i + 1].w);
+        if (c >= 2 && l >= 3 && tok[i + 1].w[l - 1] == 's' && tok[i + 1].w[l - 2] != 's' &&
+            !words_in_list(tok[i + 1].w, UNITS, sizeof(UNITS) / sizeof(UNITS[0]))) {
+            count = c;
+        }
+    }
+    bool go = true;
+    char *args = count > 1 && made->args_json != NULL ? agent_strdup(made->args_json) : NULL;
+    for (int k = 1; args != NULL && go && k < count; k++) {
+        struct pipit_call next = {0};
+        pipit_format(next.name, sizeof(next.name), "%s", name);
+        next.args_json = agent_strdup(args);
+        if (next.args_json != NULL) {
+            go = agent_handle_call(a, tb, &next, clock);
+        }
+    }
+    free(args);
+    return go;
 }
 
 static bool every_place(struct pipit_agent *a,

@@ -3889,6 +3889,33 @@ static void test_compose_is_the_clouds(void **state) {
     teardown_fx(&fx);
 }
 
+/* A count said before a plural runs the call that many times ("take two shots", "two
+ * espressos please" had made one); a number a tool takes is the number's. */
+static void test_said_count(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "take_photo()");
+    struct pipit_turn *t = turn(&fx, "take two shots");
+    assert_int_equal(t->n_calls, 2);
+    pipit_turn_free(t);
+    assert_state(&fx, "photos_taken", "2");
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "3 photos of the cake please");
+    assert_int_equal(t->n_calls, 3);
+    pipit_turn_free(t);
+    assert_state(&fx, "photos_taken", "5");
+    script_call(&fx, "set_timer(seconds=3)");
+    t = turn(&fx, "a 3 second timer");
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "take one, we have two minutes");
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5263,6 +5290,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
+        cmocka_unit_test(test_said_count),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
