@@ -784,6 +784,20 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
              stops = says_any(tok, n, STOP_WORDS, N_OF(STOP_WORDS));
         said = starts == stops ? NULL : starts ? start : stop;
     }
+    /* sizes in other words ("big americano" -> large), when the enum has exactly that value */
+    static const char *const SIZES[][4] = {{"large", "big", "huge", "grande"},
+                                           {"small", "little", "tiny", "short"},
+                                           {"medium", "regular", "mid", NULL}};
+    for (size_t z = 0; said == NULL && z < N_OF(SIZES); z++) {
+        for (size_t e = 0; e < s->n_enum; e++) {
+            if (strcmp(s->enum_str[e], SIZES[z][0]) != 0) {
+                continue;
+            }
+            for (size_t w = 1; w < 4 && SIZES[z][w] != NULL && said == NULL; w++) {
+                said = says(tok, n, SIZES[z][w]) ? s->enum_str[e] : NULL;
+            }
+        }
+    }
     return said;
 }
 
@@ -1056,6 +1070,15 @@ bool agent_restore_person_choice(const struct pipit_toolset *ts,
         const struct pipit_schema *s = t->params->props[i].schema;
         json_t *v = json_object_get(args, name);
         if (v == NULL) {
+            /* an optional choice the model left out, said by the person ("big americano":
+             * size large) */
+            const char *said =
+                !t->params->props[i].required && s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0
+                    ? said_enum_value(t, i, tok, n)
+                    : NULL;
+            if (said != NULL && json_object_set_new(args, name, json_string(said)) == 0) {
+                changed = true;
+            }
             continue;
         }
         if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && json_is_string(v)) {

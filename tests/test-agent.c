@@ -3916,6 +3916,39 @@ static void test_said_count(void **state) {
     teardown_fx(&fx);
 }
 
+/* An optional choice the model left out is the person's when they say it, sizes in other words
+ * too ("big americano please" had made a medium). */
+static void test_optional_choice_said(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"cafe\", \"state\": {\"cups\": {\"type\": \"integer\", "
+        "\"initial\": 0}}}, \"tools\": [{\"type\": \"function\", \"function\": {\"name\": "
+        "\"brew_drink\", \"description\": \"Brew a drink\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"drink\": {\"type\": \"string\", \"enum\": [\"americano\", "
+        "\"latte\"]}, \"size\": {\"type\": \"string\", \"enum\": [\"small\", \"medium\", "
+        "\"large\"], \"default\": \"medium\"}}, \"required\": [\"drink\"]}}, \"pipit\": "
+        "{\"effect\": {\"step\": {\"key\": \"cups\", \"by\": 1}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const char *const cases[][2] = {
+        {"big americano please", "{\"drink\":\"americano\",\"size\":\"large\"}"},
+        {"a small latte", "{\"drink\":\"latte\",\"size\":\"small\"}"},
+        {"an americano", "{\"drink\":\"americano\"}"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        char call[96];
+        snprintf(call, sizeof(call), "brew_drink(drink=\"%s\")", k == 1 ? "latte" : "americano");
+        script_call(&fx, call);
+        struct pipit_turn *t = turn(&fx, cases[k][0]);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k][1]) != 0) {
+            fail_msg("\"%s\": %s", cases[k][0], t->n_calls > 0 ? t->calls[0].args_json : "-");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5291,6 +5324,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
         cmocka_unit_test(test_said_count),
+        cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
