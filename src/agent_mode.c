@@ -219,6 +219,53 @@ bool agent_stop_what_runs(const struct pipit_toolset *ts,
             arg = es->value.arg;
         }
     }
+    /* an argumentless tool named for stopping that puts a key back to its declared initial
+     * value while the state holds another ("stop it" during a descaling: stop_cleaning) */
+    static const char *const STOP_VERBS[] = {"stop", "end", "finish", "halt", "abort", "cancel"};
+    int32_t stopper = -1;
+    for (size_t i = 0; found < 0 && i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        char verb[WORDS_CAP];
+        size_t lv = strcspn(t->name, "_");
+        bool required = false;
+        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+            required = required || t->params->props[j].required;
+        }
+        if (required || tp == NULL || lv == 0 || lv >= sizeof(verb)) {
+            continue;
+        }
+        for (size_t c = 0; c < lv; c++) {
+            verb[c] = (char)tolower((unsigned char)t->name[c]);
+        }
+        verb[lv] = '\0';
+        if (!words_in_list(verb, STOP_VERBS, N_OF(STOP_VERBS))) {
+            continue;
+        }
+        for (size_t k = 0; k < tp->n_set; k++) {
+            const struct pipit_effect_set *es = &tp->set[k];
+            const struct pipit_pack_key *pk =
+                es->key.key_arg == NULL ? pipit_pack_find_key(pipit_toolset_pack(ts), es->key.key)
+                                        : NULL;
+            const json_t *now = json_object_get(state, es->key.key);
+            if (pk == NULL || pk->initial == NULL || es->value.arg != NULL || now == NULL ||
+                !json_equal((json_t *)es->value.constant, (json_t *)pk->initial) ||
+                json_equal((json_t *)now, (json_t *)pk->initial)) {
+                continue;
+            }
+            if (stopper >= 0 && stopper != (int32_t)i) {
+                return false; /* two things run */
+            }
+            stopper = (int32_t)i;
+        }
+    }
+    if (found < 0 && stopper >= 0) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)stopper);
+        if (strcmp(call->name, t->name) == 0) {
+            return false; /* the model's own */
+        }
+        return agent_said_replace_call(call, t, json_object());
+    }
     if (found < 0) {
         return false;
     }

@@ -41,7 +41,10 @@ bool agent_own_verb_side(const struct pipit_toolset *ts,
  * "finish", "enough") and nothing but "it", "that", "now", "ok", "please", ... is the stop side
  * of the one tool whose one required argument is an enum with "stop" that an effect maps onto a
  * key `state` holds as running (record_video's "action": "start" -> recording true), whatever
- * the model called (it had raised the exposure). True when `call` was replaced. */
+ * the model called (it had raised the exposure); with no such tool, the one tool without
+ * arguments named for stopping ("stop_", "end_", "cancel_", ...) that puts a key the state
+ * holds at another value back to its declared initial ("stop it" during a descaling:
+ * stop_cleaning). True when `call` was replaced. */
 bool agent_stop_what_runs(const struct pipit_toolset *ts,
                           const char *segment,
                           const json_t *state,

@@ -503,13 +503,16 @@ static bool key_off_for_refusal(struct pipit_agent *a,
                                 const char *segment,
                                 const char *text,
                                 struct pipit_call *out) {
-    if (a->dev == NULL || a->ask == NULL || strncasecmp(text, "sorry", 5) != 0) {
+    if (a->dev == NULL || a->ask == NULL) {
         return false;
     }
     json_t *state = a->dev->ops->get_state(a->dev->self);
     const char *key = one_named_key(a, segment, state);
     memset(out, 0, sizeof(*out));
-    bool made = key != NULL && agent_key_turned_off(a->ts, -1, segment, key, out);
+    bool made = key != NULL && strncasecmp(text, "sorry", 5) == 0 &&
+                agent_key_turned_off(a->ts, -1, segment, key, out);
+    /* "stop it" while something runs, answered in words: what runs stops */
+    made = made || agent_stop_what_runs(a->ts, segment, state, out);
     json_decref(state);
     return made;
 }

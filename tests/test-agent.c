@@ -3818,6 +3818,20 @@ static void test_verb_pair(void **state) {
     t = turn(&fx, "stop it, start a rinse later");
     assert_string_equal(t->calls[0].tool, "stop_cleaning");
     pipit_turn_free(t);
+    /* "stop it" while a cycle runs, answered in words: the tool named for stopping it */
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "start_cleaning(program=\"rinse\")");
+    pipit_turn_free(turn(&fx, "run a rinse"));
+    script(&fx, 1, (const char *const[]){"I've stopped it."});
+    t = turn(&fx, "stop it");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "stop_cleaning");
+    pipit_turn_free(t);
+    assert_state(&fx, "cycle", "\"off\"");
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "stop it"); /* nothing runs: nothing to stop */
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
