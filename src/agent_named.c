@@ -317,3 +317,115 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
     json_decref(args);
     return changed;
 }
+
+/* How many of the segment's content words (three letters or more, no glue) item `item`'s string
+ * fields say, and its numbers the segment writes ("the 5 minute one": minutes 5). */
+static int item_score(const json_t *item,
+                      const struct words_tok *t,
+                      size_t n,
+                      const double *nums,
+                      size_t n_nums) {
+    static const char *const GLUE[] = {
+        "the",   "and",   "from",   "with", "that",    "this", "one", "send",   "open", "show",
+        "share", "photo", "photos", "pic",  "picture", "for",  "my",  "please", "me",   "to"};
+    int score = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(t[i].w) < 3 || words_in_list(t[i].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
+            continue;
+        }
+        bool hit = false;
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)item, k, v) {
+            if (strcmp(k, "id") == 0) {
+                continue;
+            }
+            if (json_is_string(v)) {
+                struct words_tok f[24];
+                size_t nf =
+                    words_tokenize(json_string_value(v), strlen(json_string_value(v)), 0, f, 24);
+                hit = hit || says_word(f, nf, t[i].w, strlen(t[i].w));
+            }
+            size_t a;
+            const json_t *e;
+            json_array_foreach(v, a, e) {
+                if (json_is_string(e)) {
+                    struct words_tok f[24];
+                    size_t nf = words_tokenize(json_string_value(e), strlen(json_string_value(e)),
+                                               0, f, 24);
+                    hit = hit || says_word(f, nf, t[i].w, strlen(t[i].w));
+                }
+            }
+        }
+        score += hit ? 1 : 0;
+    }
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)item, k, v) {
+        for (size_t q = 0; json_is_number(v) && q < n_nums; q++) {
+            score += json_number_value(v) == nums[q] ? 1 : 0;
+        }
+    }
+    return score;
+}
+
+bool agent_resolve_item_id(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const json_t *state,
+                           struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || !json_is_object(state) || tool < 0 ||
+        (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    double nums[4], raw[4];
+    size_t n_nums = agent_numbers_written(segment, 0, nums, raw, 4);
+    bool changed = false;
+    for (size_t j = 0; json_is_object(args) && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        const char *had = json_string_value(json_object_get(args, p->name));
+        char prefix[16];
+        size_t ln = strlen(p->name);
+        if (had == NULL || ln < 2 || strcasecmp(p->name + ln - 2, "id") != 0 ||
+            !id_prefix(pipit_toolset_tool_pack(ts, (size_t)tool), p->name, prefix,
+                       sizeof(prefix)) ||
+            strstr(segment, had) != NULL) {
+            continue; /* no identifier, or one the person wrote */
+        }
+        const char *best = NULL;
+        int best_score = 0, had_score = -1;
+        bool tie = false;
+        const char *key;
+        const json_t *arr;
+        json_object_foreach((json_t *)state, key, arr) {
+            size_t a;
+            const json_t *item;
+            json_array_foreach(arr, a, item) {
+                const char *id = json_string_value(json_object_get(item, "id"));
+                if (id == NULL || strncmp(id, prefix, strlen(prefix)) != 0) {
+                    continue;
+                }
+                int sc = item_score(item, tok, n, nums, n_nums);
+                had_score = strcmp(id, had) == 0 ? sc : had_score;
+                if (sc > best_score) {
+                    best = id;
+                    best_score = sc;
+                    tie = false;
+                } else if (sc == best_score && sc > 0) {
+                    tie = true;
+                }
+            }
+        }
+        if (best != NULL && !tie && best_score > had_score && strcmp(best, had) != 0) {
+            json_object_set_new(args, p->name, json_string(best));
+            changed = true;
+        }
+    }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}

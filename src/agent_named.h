@@ -45,4 +45,17 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
                            const json_t *state,
                            struct pipit_call *call);
 
+/* The item the person describes, by its fields: an identifier argument (a name ending in "id"
+ * whose examples show a shape, "P-101") the model wrote and the person did not becomes the one
+ * item of the state's arrays of that shape whose string fields say the most of the segment's
+ * content words, or whose numbers it writes ("send the Kyoto temple photo to Elena": P-103,
+ * tagged temple, place Kyoto, not the example's P-106; "cancel the 5 minute one": the timer of
+ * 5 minutes), when that item is the only best and scores above the model's. True when `call`
+ * changed. */
+bool agent_resolve_item_id(const struct pipit_toolset *ts,
+                           int32_t tool,
+                           const char *segment,
+                           const json_t *state,
+                           struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_NAMED_H */

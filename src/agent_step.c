@@ -1198,6 +1198,9 @@ static bool handle_call(struct pipit_agent *a,
         }
         json_decref(last);
     }
+    if (model && before != NULL && agent_resolve_item_id(a->ts, tool, tb->segment, before, &call)) {
+        tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED; /* "the Kyoto temple photo": P-103 */
+    }
     if (model && before != NULL) {
         char *mem = memory_text(&a->mem);
         if (agent_fill_missing_id(a->ts, tool, tb->segment, mem, before, &call)) {

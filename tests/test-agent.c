@@ -3963,6 +3963,34 @@ static void test_optional_choice_said(void **state) {
     teardown_fx(&fx);
 }
 
+/* The item the person describes by its fields, not the one the model copied from an example:
+ * "send the Kyoto temple photo to Elena" is P-103 (Kyoto, temple), not the example's P-106; an
+ * identifier the person wrote, or a description that fits two items alike, stays the model's. */
+static void test_item_by_its_fields(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const char *const cases[][3] = {
+        {"send the Kyoto temple photo to Elena",
+         "share_photo(photo_id=\"P-106\", recipient=\"Elena Petrova\")", "P-103"},
+        {"send P-106 to Elena", "share_photo(photo_id=\"P-106\", recipient=\"Elena Petrova\")",
+         "P-106"},
+        {"send the Kyoto photo to Elena",
+         "share_photo(photo_id=\"P-106\", recipient=\"Elena Petrova\")",
+         "P-106"}, /* two Kyoto photos: which one is not said */
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k][1]);
+        struct pipit_turn *t = turn(&fx, cases[k][0]);
+        if (t->n_calls != 1 || strstr(t->calls[0].args_json, cases[k][2]) == NULL) {
+            fail_msg("\"%s\": %s", cases[k][0], t->n_calls > 0 ? t->calls[0].args_json : "-");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -5339,6 +5367,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_compose_is_the_clouds),
         cmocka_unit_test(test_said_count),
         cmocka_unit_test(test_optional_choice_said),
+        cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
