@@ -768,6 +768,7 @@ static bool said_count(struct pipit_agent *a,
         if (next.args_json != NULL) {
             go = agent_handle_call(a, tb, &next, clock);
         }
+        pipit_call_clear(&next);
     }
     free(args);
     return go;
