@@ -2558,20 +2558,6 @@ static bool tool_takes_number(const struct pipit_toolset *ts, const char *name, 
     return false;
 }
 
-/* Whether lowercase word `w` is one of the words of `text` (split at '_', '-', ' '). */
-static bool text_has_word(const char *text, const char *w) {
-    size_t lw = strlen(w);
-    for (const char *p = text; *p != '\0';) {
-        size_t l = strcspn(p, "_- ");
-        if (l == lw && strncasecmp(p, w, l) == 0) {
-            return true;
-        }
-        p += l;
-        p += *p != '\0';
-    }
-    return false;
-}
-
 /* Whether `w` is a value of a place argument (a string enum that picks the key an effect
  * writes, "{room}_light": "bedroom", "kitchen"), or a word of one ("living" of living_room). */
 static bool is_place_word(const struct pipit_toolset *ts, const char *w) {
@@ -2587,7 +2573,7 @@ static bool is_place_word(const struct pipit_toolset *ts, const char *w) {
                 }
                 for (size_t e = 0; e < s->n_enum; e++) {
                     if (s->enum_str != NULL && s->enum_str[e] != NULL &&
-                        text_has_word(s->enum_str[e], w)) {
+                        name_has_word(s->enum_str[e], w)) {
                         return true;
                     }
                 }

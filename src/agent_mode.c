@@ -28,19 +28,6 @@ static const char *const OFF_WORDS[] = {"off",  "no more", "disable",     "deact
 /* "don't turn off turbo" keeps it ("no more turbo" is an off word, not a negation) */
 static const char *const DONT[] = {"dont", "do not", "never", "not", "wont", "shouldnt"};
 
-/* Whether the tokens say enum value `v` (underscores as spaces). */
-static bool says_value(const struct words_tok *tok, size_t n, const char *v) {
-    char ph[WORDS_CAP * 2];
-    size_t len = strlen(v);
-    if (len == 0 || len >= sizeof(ph)) {
-        return false;
-    }
-    for (size_t i = 0; i <= len; i++) {
-        ph[i] = v[i] == '_' || v[i] == '-' ? ' ' : v[i];
-    }
-    return agent_said_phrase(tok, n, ph);
-}
-
 bool agent_mode_turned_off(const struct pipit_toolset *ts,
                            int32_t tool,
                            const char *segment,
@@ -90,12 +77,12 @@ bool agent_mode_turned_off(const struct pipit_toolset *ts,
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     bool ok = v != NULL && initial != NULL && now != NULL && strcmp(initial, v) != 0 &&
-              n < GUARD_MAX_TOKENS && says_value(tok, n, v) &&
+              n < GUARD_MAX_TOKENS && agent_said_value(tok, n, v) &&
               agent_said_any(tok, n, OFF_WORDS, N_OF(OFF_WORDS)) &&
               !agent_said_any(tok, n, DONT, N_OF(DONT));
     for (size_t e = 0; ok && e < arg->schema->n_enum; e++) {
         const char *other = arg->schema->enum_str[e];
-        ok = strcmp(other, v) == 0 || !says_value(tok, n, other); /* "turbo off, eco on" */
+        ok = strcmp(other, v) == 0 || !agent_said_value(tok, n, other); /* "turbo off, eco on" */
     }
     bool changed = false;
     if (ok) {
@@ -391,7 +378,7 @@ enum_value_said(const struct pipit_schema *s, const struct words_tok *tok, size_
     for (size_t e = 0; s != NULL && s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
         const char *v = s->enum_str[e];
         bool said =
-            strchr(v, '_') != NULL || strchr(v, ' ') != NULL ? says_value(tok, n, v) : false;
+            strchr(v, '_') != NULL || strchr(v, ' ') != NULL ? agent_said_value(tok, n, v) : false;
         for (size_t i = 0; !said && strchr(v, '_') == NULL && i < n; i++) {
             char low[WORDS_CAP];
             size_t l = strlen(v);

@@ -3,6 +3,7 @@
  */
 #include "agent_said.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +63,16 @@ bool agent_said_replace_call(struct pipit_call *call, const struct pipit_tool *t
 
 json_t *agent_said_number(double v) {
     return fabs(v - floor(v)) < 1e-9 && fabs(v) < 1e12 ? json_integer((json_int_t)v) : json_real(v);
+}
+
+bool agent_said_value(const struct words_tok *t, size_t n, const char *v) {
+    char ph[WORDS_CAP * 2];
+    size_t len = v != NULL ? strlen(v) : 0;
+    if (len == 0 || len >= sizeof(ph)) {
+        return false;
+    }
+    for (size_t i = 0; i <= len; i++) {
+        ph[i] = v[i] == '_' || v[i] == '-' ? ' ' : (char)tolower((unsigned char)v[i]);
+    }
+    return agent_said_phrase(t, n, ph);
 }

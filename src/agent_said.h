@@ -19,6 +19,10 @@
 /* Whether the tokens say `phrase` (lowercase words) as whole words anywhere. */
 bool agent_said_phrase(const struct words_tok *t, size_t n, const char *phrase);
 
+/* Whether the tokens say enum value `v` as whole words ('_' and '-' as spaces, any case:
+ * "milk_clean" as "milk clean"). */
+bool agent_said_value(const struct words_tok *t, size_t n, const char *v);
+
 /* Whether the tokens say any phrase of `list` as whole words. */
 bool agent_said_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list);
 

@@ -118,19 +118,6 @@ static bool pack_knows(const struct pipit_toolset *ts, const char *w) {
     return false;
 }
 
-/* Whether the tokens say enum value `v` (its words, '_' and '-' as spaces). */
-static bool says_value(const struct words_tok *tok, size_t n, const char *v) {
-    char ph[WORDS_CAP * 2];
-    size_t len = strlen(v);
-    if (len == 0 || len >= sizeof(ph)) {
-        return false;
-    }
-    for (size_t i = 0; i <= len; i++) {
-        ph[i] = v[i] == '_' || v[i] == '-' ? ' ' : (char)tolower((unsigned char)v[i]);
-    }
-    return agent_said_phrase(tok, n, ph);
-}
-
 /* Whether every enum value of `s` is a ratio "<digits>:<digits>" or a word; `ratios` counts
  * the ratios. */
 static size_t ratio_values(const struct pipit_schema *s) {
@@ -246,7 +233,7 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
         }
         bool said = false;
         for (size_t e = 0; e < s->n_enum && !said; e++) {
-            said = s->enum_str[e] != NULL && says_value(tok, n, s->enum_str[e]);
+            said = s->enum_str[e] != NULL && agent_said_value(tok, n, s->enum_str[e]);
         }
         if (said) {
             continue; /* a value of the argument is said: the model's choice stands */

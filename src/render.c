@@ -157,26 +157,31 @@ static void singular_after_one(char *s) {
     }
 }
 
-/* "A americano will be ready." -> "An americano ...": the article "a" before a word that opens
- * with a vowel sound (a, e, i, o; "u" unless it is said "you": "a unit", "a user"; not "one",
- * "once", "eu..."). Returns a new string (or `s` itself when nothing changed). */
-static char *an_before_vowel(char *s) {
+/* Whether `p` (in `s`) is the article "a" before a word that opens with a vowel sound (a, e,
+ * i, o; "u" unless it is said "you": "a unit", "a user"; not "one", "once", "eu..."). */
+static bool a_before_vowel(const char *s, const char *p) {
     static const char *const SAID_YOU[] = {"uni", "use", "usu",  "uti", "ura", "uro",
                                            "eu",  "one", "once", "ubi", "uk"};
+    bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
+                  (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
+    if (!word_a) {
+        return false;
+    }
+    const char *w = p + 2;
+    char c = (char)tolower((unsigned char)w[0]);
+    bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+    for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
+        vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
+    }
+    return vowel;
+}
+
+/* "A americano will be ready." -> "An americano ...": every article a_before_vowel() finds
+ * becomes "an". Returns a new string (or `s` itself when nothing changed). */
+static char *an_before_vowel(char *s) {
     size_t extra = 0;
     for (const char *p = s; *p != '\0'; p++) {
-        bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
-                      (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
-        if (!word_a) {
-            continue;
-        }
-        const char *w = p + 2;
-        char c = (char)tolower((unsigned char)w[0]);
-        bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
-        for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
-            vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
-        }
-        extra += vowel ? 1 : 0;
+        extra += a_before_vowel(s, p) ? 1 : 0;
     }
     if (extra == 0) {
         return s;
@@ -188,18 +193,7 @@ static char *an_before_vowel(char *s) {
     char *o = out;
     for (const char *p = s; *p != '\0'; p++) {
         *o++ = *p;
-        bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
-                      (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
-        if (!word_a) {
-            continue;
-        }
-        const char *w = p + 2;
-        char c = (char)tolower((unsigned char)w[0]);
-        bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
-        for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
-            vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
-        }
-        if (vowel) {
+        if (a_before_vowel(s, p)) {
             *o++ = 'n';
         }
     }
