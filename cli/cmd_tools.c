@@ -416,6 +416,9 @@ int cmd_tools(int argc, char **argv) {
                 printf("  training data: %s\n", derr.text);
             }
             free(d);
+            char *notes = pipit_pack_notes(ts);
+            printf("%s", notes != NULL ? notes : "");
+            free(notes);
         }
         int rc = check_grammars(spec, ts);
         if (rc == CLI_EXIT_OK) {

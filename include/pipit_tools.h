@@ -244,6 +244,13 @@ const char *pipit_datagen_pack_system(const struct pipit_toolset *tools);
  * PIPIT_ERR_NOMEM. */
 char *pipit_datagen_pack_describe(const struct pipit_toolset *tools, struct pipit_error *err);
 
+/* Notes for a pack's author, one "  note: ..." line each, or NULL when there are none (free
+ * with free()): an example of a tool that needs no argument whose first word becomes that
+ * tool's verb to the agent although the word also names another tool or a state key the tool
+ * does not change ("machine status" for a status query beside a "machine" power key). `pipit
+ * tools check` prints them. */
+char *pipit_pack_notes(const struct pipit_toolset *tools);
+
 void pipit_dataset_free(struct pipit_dataset *ds);
 
 int32_t pipit_dataset_size(const struct pipit_dataset *ds, enum pipit_split split);

@@ -1413,6 +1413,21 @@ static int32_t example_verb_tool(const struct pipit_toolset *ts, const char *w) 
     return -1;
 }
 
+int32_t
+agent_example_verb(const struct pipit_toolset *ts, const char *say, char *verb, size_t size) {
+    if (ts == NULL || say == NULL || verb == NULL || size == 0) {
+        return -1;
+    }
+    verb[0] = '\0';
+    struct words_tok t[8];
+    size_t n = words_tokenize(say, strlen(say), 0, t, 8), v = skip_openers(t, n);
+    if (v >= n || says_any(t + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
+        return -1;
+    }
+    pipit_format(verb, size, "%s", t[v].w);
+    return example_verb_tool(ts, t[v].w);
+}
+
 bool agent_names_tool(const struct pipit_toolset *ts, size_t tool, const char *segment) {
     if (ts == NULL || segment == NULL || tool >= ts->n_tools) {
         return false;

@@ -175,6 +175,13 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
                           const json_t *last_args,
                           struct pipit_call *call);
 
+/* The verb an example opens with as the agent reads it (after "please", "ok", ...; not a
+ * function word such as "I", "the", "set", "turn"), into `verb` ("" when none), and the one
+ * tool whose examples alone open with it (the agent's verb rule), or -1 (none or several). For
+ * `pipit tools check`'s notes (src/packlint.c). */
+int32_t
+agent_example_verb(const struct pipit_toolset *ts, const char *say, char *verb, size_t size);
+
 /* Whether the segment names `tool`: a word of its name, of the keys it changes or of their
  * declared names, or the verb (after lead words) that opens its examples and no other tool's
  * ("wake me at half six" names set_alarm, whose example is "wake me at 7:15"). */

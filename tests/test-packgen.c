@@ -96,6 +96,45 @@ gen(const struct pipit_toolset *ts, uint64_t seed, int32_t n_train, int32_t n_va
     return ds;
 }
 
+/* `pipit tools check`'s notes: an example of a tool that needs no argument whose verb names
+ * another key ("machine status" beside a "machine" power) is noted; the shipped packs have
+ * none. */
+static void test_pack_notes(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"brewer\", \"state\": {\"power\": {\"type\": \"boolean\", "
+        "\"initial\": false, \"words\": {\"names\": \"machine|coffee machine\"}}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_power\", \"description\": \"On or "
+        "off\", \"parameters\": {\"type\": \"object\", \"properties\": {\"on\": {\"type\": "
+        "\"boolean\"}}, \"required\": [\"on\"]}}, \"pipit\": {\"effect\": {\"set\": {\"power\": "
+        "\"{on}\"}}, \"examples\": [{\"say\": \"turn on the machine\", \"args\": {\"on\": "
+        "true}}]}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"get_status\", \"description\": "
+        "\"Status\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}, \"pipit\": "
+        "{\"effect\": \"read\", \"examples\": [{\"say\": \"machine status\", \"args\": {}}]}}]}";
+    struct pipit_toolset *ts = NULL;
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(SPEC, strlen(SPEC), "brewer.json", &ts, &err),
+                     PIPIT_OK);
+    char *notes = pipit_pack_notes(ts);
+    assert_non_null(notes);
+    assert_non_null(strstr(notes, "get_status's example \"machine status\""));
+    assert_non_null(strstr(notes, "the state key power"));
+    free(notes);
+    pipit_toolset_free(ts);
+    static const char *const shipped[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
+                                          PIPIT_SOURCE_DIR "/tools/phone.json",
+                                          PIPIT_SOURCE_DIR "/tools/home.json"};
+    for (size_t k = 0; k < sizeof(shipped) / sizeof(shipped[0]); k++) {
+        assert_int_equal(pipit_toolset_load_file(shipped[k], &ts, &err), PIPIT_OK);
+        notes = pipit_pack_notes(ts);
+        if (notes != NULL) {
+            fail_msg("%s: %s", shipped[k], notes);
+        }
+        pipit_toolset_free(ts);
+    }
+}
+
 static void test_deterministic(void **state) {
     (void)state;
     struct pipit_toolset *ts = load_home();
@@ -596,6 +635,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_start_states_vary),
         cmocka_unit_test(test_refuses_plain_sets),
         cmocka_unit_test(test_prompt_is_the_agents),
+        cmocka_unit_test(test_pack_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
