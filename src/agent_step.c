@@ -1133,6 +1133,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     /* the device's state, read once for the guards below (the call has not run yet) */
     json_t *before = model && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    /* ... and the memory's text once, for the identifiers this session made ("its status") */
+    char *mem = before != NULL ? memory_text(&a->mem) : NULL;
     if (model && before != NULL && agent_stop_what_runs(a->ts, tb->segment, before, &call)) {
         /* "enough, stop it" -> the exposure: what runs is what stops */
         tool = pipit_toolset_find(a->calls_ts, call.name);
@@ -1150,10 +1152,8 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         int32_t named = -1;
-        char *mem = memory_text(&a->mem); /* the session's identifiers ("its status") */
         int in_full =
             agent_choose_tool_named_in_full(a->ts, tool, tb->segment, mem, before, &call, &named);
-        free(mem);
         if (in_full > 0) {
             /* "cancel the timer" -> set_timer(minutes=40): the tool the person named */
             tool = pipit_toolset_find(a->calls_ts, call.name);
@@ -1179,6 +1179,7 @@ static bool handle_call(struct pipit_agent *a,
             agent_say(tb, rec->sentence);
             pipit_call_clear(&call);
             json_decref(before);
+            free(mem);
             return true;
         }
     }
@@ -1202,13 +1203,11 @@ static bool handle_call(struct pipit_agent *a,
     if (model && before != NULL && agent_resolve_item_id(a->ts, tool, tb->segment, before, &call)) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED; /* "the Kyoto temple photo": P-103 */
     }
-    if (model && before != NULL) {
-        char *mem = memory_text(&a->mem);
-        if (agent_fill_missing_id(a->ts, tool, tb->segment, mem, before, &call)) {
-            tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED; /* "its status": the ticket opened */
-        }
-        free(mem);
+    if (model && before != NULL &&
+        agent_fill_missing_id(a->ts, tool, tb->segment, mem, before, &call)) {
+        tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED; /* "its status": the ticket opened */
     }
+    free(mem);
     bool mode_off = false; /* "turn off turbo" when it was not on says "already", below */
     bool restored = model && agent_restore_person_words(a->ts, tool, tb->segment, &call);
     restored = (model && agent_restore_after_colon(a->ts, tool, tb->segment, &call)) || restored;
