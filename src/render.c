@@ -5,6 +5,7 @@
 
 #include "status.h"
 #include "strbuf.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -157,23 +158,12 @@ static void singular_after_one(char *s) {
     }
 }
 
-/* Whether `p` (in `s`) is the article "a" before a word that opens with a vowel sound (a, e,
- * i, o; "u" unless it is said "you": "a unit", "a user"; not "one", "once", "eu..."). */
+/* Whether `p` (in `s`) is the article "a" before a word that opens with a vowel sound
+ * (words_vowel_sound). */
 static bool a_before_vowel(const char *s, const char *p) {
-    static const char *const SAID_YOU[] = {"uni", "use", "usu",  "uti", "ura", "uro",
-                                           "eu",  "one", "once", "ubi", "uk"};
     bool word_a = (p[0] == 'a' || p[0] == 'A') && p[1] == ' ' &&
                   (p == s || p[-1] == ' ' || p[-1] == '(' || p[-1] == '"');
-    if (!word_a) {
-        return false;
-    }
-    const char *w = p + 2;
-    char c = (char)tolower((unsigned char)w[0]);
-    bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
-    for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
-        vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
-    }
-    return vowel;
+    return word_a && words_vowel_sound(p + 2);
 }
 
 /* "A americano will be ready." -> "An americano ...": every article a_before_vowel() finds

@@ -10,7 +10,9 @@
 
 #include "utf8.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 static bool is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -308,4 +310,15 @@ bool words_number_value(const char *w, int *value) {
         }
     }
     return false;
+}
+
+bool words_vowel_sound(const char *w) {
+    static const char *const SAID_YOU[] = {"uni", "use", "usu",  "uti", "ura", "uro",
+                                           "eu",  "one", "once", "ubi", "uk"};
+    char c = (char)tolower((unsigned char)w[0]);
+    bool vowel = c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+    for (size_t k = 0; vowel && k < sizeof(SAID_YOU) / sizeof(SAID_YOU[0]); k++) {
+        vowel = strncasecmp(w, SAID_YOU[k], strlen(SAID_YOU[k])) != 0;
+    }
+    return vowel;
 }

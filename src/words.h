@@ -89,4 +89,9 @@ bool words_is_tool_verb(const char *w);
  * *value set. The one list of number words the router and the state questions share. */
 bool words_number_value(const char *w, int *value);
 
+/* Whether word `w` opens with a vowel sound, so takes "an": a, e, i, o, and "u" unless said
+ * "you" ("an hour" is not seen: "h" is a consonant; "a unit", "a user", "a one-off", "a
+ * euro"). Any case. */
+bool words_vowel_sound(const char *w);
+
 #endif /* PIPIT_WORDS_H */

@@ -24,6 +24,7 @@
 #include "status.h"
 #include "strbuf.h"
 #include "verbbank.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -521,6 +522,70 @@ static void words_of(const char *s, char *out, size_t size) {
     }
 }
 
+/* The entries of the value map of `arg` in template `tpl` ("{mode:driving=by car|walking=on
+ * foot}"): up to `max` values and their labels, lowercase; the default entry (*) is left out.
+ * Returns how many. */
+#define PG_LABEL 64
+static int label_map(const char *tpl, const char *arg, char (*vals)[PG_LABEL],
+                     char (*labels)[PG_LABEL], int max) {
+    char open[96];
+    pipit_format(open, sizeof(open), "{%s:", arg);
+    const char *p = tpl != NULL ? strstr(tpl, open) : NULL;
+    if (p == NULL) {
+        return 0;
+    }
+    p += strlen(open);
+    const char *end = strchr(p, '}');
+    int n = 0;
+    while (end != NULL && p < end && n < max) {
+        size_t len = strcspn(p, "|}");
+        const char *eq = memchr(p, '=', len);
+        if (eq != NULL && !(eq - p == 1 && *p == '*')) {
+            pipit_format(vals[n], PG_LABEL, "%.*s", (int)(eq - p), p);
+            pipit_format(labels[n], PG_LABEL, "%.*s", (int)(len - (size_t)(eq - p) - 1), eq + 1);
+            for (char *q = labels[n]; *q; q++) {
+                *q = (char)tolower((unsigned char)*q);
+            }
+            if (strpbrk(labels[n], "{#") == NULL && labels[n][0] != '\0') {
+                n++;
+            }
+        }
+        p += len + (p[len] == '|' ? 1 : 0);
+    }
+    return n;
+}
+
+/* The verb of a gerund ("walking" -> "walk", "driving" -> "drive", "running" -> "run",
+ * "cycling" -> "cycle"); false when `v` is not one. */
+static bool verb_of_gerund(const char *v, char *out, size_t size) {
+    size_t n = strlen(v);
+    if (n < 6 || strcmp(v + n - 3, "ing") != 0 || strpbrk(v, " _-") != NULL) {
+        return false;
+    }
+    char st[64];
+    pipit_format(st, sizeof(st), "%.*s", (int)(n - 3), v);
+    size_t m = strlen(st);
+#define PG_VOWEL(c) (strchr("aeiou", (c)) != NULL)
+    bool vowel_in = false;
+    for (size_t i = 0; i < m; i++) {
+        vowel_in = vowel_in || PG_VOWEL(st[i]);
+    }
+    if (!vowel_in) {
+        return false;
+    }
+    if (m >= 3 && st[m - 1] == st[m - 2] && !PG_VOWEL(st[m - 1]) && strchr("lsz", st[m - 1]) == NULL) {
+        st[m - 1] = '\0'; /* runn -> run */
+    } else if (m >= 3 && st[m - 1] == 'l' && !PG_VOWEL(st[m - 2])) {
+        pipit_format(st + m, sizeof(st) - m, "e"); /* cycl -> cycle */
+    } else if (m >= 3 && m <= 4 && !PG_VOWEL(st[m - 1]) && strchr("wxy", st[m - 1]) == NULL &&
+               PG_VOWEL(st[m - 2]) && !PG_VOWEL(st[m - 3]) && !PG_VOWEL(st[0])) {
+        pipit_format(st + m, sizeof(st) - m, "e"); /* driv -> drive, hik -> hike */
+    }
+#undef PG_VOWEL
+    pipit_format(out, size, "%s", st);
+    return true;
+}
+
 /* ============================================================================
  * values */
 
@@ -954,6 +1019,78 @@ have:
     return num_json(s, v);
 }
 
+/* "a"/"an" before a slot's word as the word wants it ("log an {priority} ticket" said with
+ * "medium": "a medium"). */
+static void fix_articles(char *text, size_t size) {
+    for (char *p = text; *p != '\0'; p++) {
+        bool start = p == text || p[-1] == ' ';
+        if (!start || (p[0] != 'a' && p[0] != 'A')) {
+            continue;
+        }
+        bool is_an = p[1] == 'n' && p[2] == ' ';
+        if (!(p[1] == ' ' || is_an)) {
+            continue;
+        }
+        char *w = p + (is_an ? 3 : 2);
+        if (!isalpha((unsigned char)w[0])) {
+            continue;
+        }
+        bool want_an = words_vowel_sound(w);
+        size_t o = (size_t)(p - text);
+        if (want_an && !is_an && strlen(text) + 2 <= size) {
+            memmove(p + 2, p + 1, strlen(p + 1) + 1);
+            p[1] = 'n';
+        } else if (!want_an && is_an) {
+            memmove(p + 1, p + 2, strlen(p + 2) + 1);
+        }
+        p = text + o;
+    }
+}
+
+/* A value of enum argument `name` said as a word of its own: 'l' the success template's label
+ * for it ("by car"), 'g' the verb of a gerund ("walk"). Sets it in `args`; false when the
+ * argument has no such value. */
+static bool sample_word(struct gen *g,
+                        const struct pipit_tool *t,
+                        const char *name,
+                        char kind,
+                        json_t *args,
+                        char *said,
+                        size_t size) {
+    const struct pipit_schema *s = prop_schema(t, name);
+    if (s == NULL || s->type != PIPIT_SCHEMA_STRING || s->n_enum == 0) {
+        return false;
+    }
+    char vals[16][PG_LABEL], words[16][PG_LABEL];
+    int n = 0;
+    if (kind == 'l') {
+        char lv[16][PG_LABEL], ll[16][PG_LABEL];
+        int nl = label_map(t->success, name, lv, ll, 16);
+        for (int i = 0; i < nl; i++) {
+            for (size_t e = 0; e < s->n_enum; e++) {
+                if (strcmp(s->enum_str[e], lv[i]) == 0) {
+                    pipit_format(vals[n], PG_LABEL, "%s", lv[i]);
+                    pipit_format(words[n++], PG_LABEL, "%s", ll[i]);
+                    break;
+                }
+            }
+        }
+    } else {
+        for (size_t e = 0; e < s->n_enum && n < 16; e++) {
+            if (verb_of_gerund(s->enum_str[e], words[n], PG_LABEL)) {
+                pipit_format(vals[n++], PG_LABEL, "%s", s->enum_str[e]);
+            }
+        }
+    }
+    if (n == 0) {
+        return false;
+    }
+    int i = (int)train_rng_below(&g->rng, (uint32_t)n);
+    json_object_set_new(args, name, json_string(vals[i]));
+    pipit_format(said, size, "%s", words[i]);
+    return true;
+}
+
 /* Fill template `tp`. `noun_val` (may be NULL) forces the noun's placeholder argument;
  * `it` says "it" instead of the noun. False when the template cannot be filled in this state. */
 static bool fill(struct gen *g,
@@ -1025,6 +1162,11 @@ static bool fill(struct gen *g,
                     return false;
                 }
                 json_object_set_new(f->args, name, v);
+            } else if (p[1] == 'l' || p[1] == 'g') {
+                if (!sample_word(g, t, name, p[1], f->args, said, sizeof(said))) {
+                    strbuf_free(&b);
+                    return false;
+                }
             } else if (p[1] == 's') {
                 const json_t *v = json_object_get(f->args, name);
                 pipit_format(said, sizeof(said), "%s",
@@ -1044,6 +1186,7 @@ static bool fill(struct gen *g,
     }
     pipit_format(f->text, sizeof(f->text), "%s", b.data != NULL ? b.data : "");
     strbuf_free(&b);
+    fix_articles(f->text, sizeof(f->text));
     /* state-dependent answers */
     if (tp->kind != TK_CALL) {
         const struct pipit_schema *s = prop_schema(t, tp->arg);
@@ -1236,9 +1379,73 @@ static int switch_word(const char *v) {
     return -1;
 }
 
+/* More sayings of an example whose text says the value of enum argument `arg` as the slot
+ * {a:arg}: the success template's words for the values ("{mode:driving=by car|...}": "... by
+ * car", the value's word moved to the end when the label opens with a preposition, in its place
+ * otherwise), and, for values that are gerunds and a place after "to", their verbs ("walk to
+ * {place}", "drive me to {place}"). */
+static void enum_variants(struct gen *g,
+                          struct intent *in,
+                          int tool,
+                          const char *text,
+                          const char *arg,
+                          const json_t *fixed) {
+    const struct pipit_tool *t = tool_at(g, tool);
+    const struct pipit_schema *s = prop_schema(t, arg);
+    char slot[96], out[PG_TEXT];
+    pipit_format(slot, sizeof(slot), "{a:%s}", arg);
+    const char *at = strstr(text, slot);
+    if (s == NULL || at == NULL) {
+        return;
+    }
+    char vals[16][PG_LABEL], labels[16][PG_LABEL];
+    int nl = label_map(t->success, arg, vals, labels, 16);
+    if (nl >= 2) {
+        static const char *const PREP[] = {"by ", "on ", "in ", "at ", "with ", "for ", "via "};
+        bool prep = false;
+        for (int i = 0; i < N_OF(PREP); i++) {
+            prep = prep || strncmp(labels[0], PREP[i], strlen(PREP[i])) == 0;
+        }
+        size_t cut = (size_t)(at - text), sl = strlen(slot);
+        if (prep) {
+            const char *rest = at + sl;
+            rest += *rest == ' ' ? 1 : 0;
+            cut -= cut > 0 && rest[0] == '\0' && text[cut - 1] == ' ' ? 1 : 0;
+            pipit_format(out, sizeof(out), "%.*s%s {l:%s}", (int)cut, text, rest, arg);
+        } else {
+            pipit_format(out, sizeof(out), "%.*s{l:%s}%s", (int)cut, text, arg, at + sl);
+        }
+        struct tpl *tp = add_tpl(in, tool, out, fixed);
+        if (tp != NULL) {
+            tp->example = true;
+        }
+    }
+    int n_ger = 0;
+    for (size_t v = 0; v < s->n_enum; v++) {
+        char verb[64];
+        n_ger += verb_of_gerund(s->enum_str[v], verb, sizeof(verb)) ? 1 : 0;
+    }
+    const char *to = strstr(text, " to {f:");
+    if (n_ger >= 2 && to != NULL) {
+        static const char *const FRAMES[] = {" to ", " me to ", " over to "};
+        const char *place = to + 4;
+        const char *end = strchr(place, '}');
+        for (int f = 0; f < N_OF(FRAMES) && end != NULL; f++) {
+            pipit_format(out, sizeof(out), "{g:%s}%s%.*s", arg, FRAMES[f],
+                         (int)(end + 1 - place), place);
+            struct tpl *tp = add_tpl(in, tool, out, fixed);
+            if (tp != NULL) {
+                tp->example = true;
+            }
+        }
+    }
+}
+
 /* A template from one of the tool's examples: the numbers and free strings it says become
- * slots. An enum value stays as said: the sentence's other words carry its meaning ("back to the
- * main lens", "it's dark out, night setting"), and the generator's own frames vary them. */
+ * slots. An enum value the tool takes alone stays as said: the sentence's other words carry its
+ * meaning ("back to the main lens", "it's dark out, night setting"), and the generator's own
+ * frames vary it. Beside another argument the sentence says, it is a slot too ("walking
+ * directions to {place}"), with enum_variants' other sayings. */
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1251,6 +1458,13 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
         }
     }
     json_t *fixed = json_deep_copy(ex->args);
+    const char *enum_arg = NULL; /* the first enum argument the sentence says */
+    int others = 0;              /* arguments of the example that are not string enums */
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema *s = t->params->props[i].schema;
+        bool is_enum = s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0;
+        others += !is_enum && json_object_get(ex->args, t->params->props[i].name) != NULL ? 1 : 0;
+    }
     for (size_t i = 0; i < t->params->n_props; i++) {
         const char *name = t->params->props[i].name;
         const struct pipit_schema *s = t->params->props[i].schema;
@@ -1277,6 +1491,12 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
         } else if (s->type == PIPIT_SCHEMA_BOOLEAN) {
             pipit_format(slot, sizeof(slot), "{a:%s}", name);
             done = slot_word(text, sizeof(text), json_is_true(v) ? "on" : "off", slot);
+        } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0 && json_is_string(v)) {
+            /* an enum value the sentence says ("walking directions to ..."): every value */
+            pipit_format(slot, sizeof(slot), "{a:%s}", name);
+            words_of(json_string_value(v), w, sizeof(w));
+            done = others > 0 && slot_word(text, sizeof(text), w, slot);
+            enum_arg = done && enum_arg == NULL ? name : enum_arg;
         } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && json_is_string(v) &&
                    json_string_length(v) > 0 && json_string_length(v) < 80) {
             /* a free string the sentence says: resampled, its example value kept for its kind */
@@ -1301,6 +1521,9 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
     struct tpl *tp = add_tpl(in, tool, text, fixed);
     if (tp != NULL) {
         tp->example = true;
+    }
+    if (enum_arg != NULL) {
+        enum_variants(g, in, tool, text, enum_arg, fixed);
     }
     json_decref(fixed);
 }
