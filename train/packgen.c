@@ -526,8 +526,11 @@ static void words_of(const char *s, char *out, size_t size) {
  * foot}"): up to `max` values and their labels, lowercase; the default entry (*) is left out.
  * Returns how many. */
 #define PG_LABEL 64
-static int label_map(const char *tpl, const char *arg, char (*vals)[PG_LABEL],
-                     char (*labels)[PG_LABEL], int max) {
+static int label_map(const char *tpl,
+                     const char *arg,
+                     char (*vals)[PG_LABEL],
+                     char (*labels)[PG_LABEL],
+                     int max) {
     char open[96];
     pipit_format(open, sizeof(open), "{%s:", arg);
     const char *p = tpl != NULL ? strstr(tpl, open) : NULL;
@@ -573,7 +576,8 @@ static bool verb_of_gerund(const char *v, char *out, size_t size) {
     if (!vowel_in) {
         return false;
     }
-    if (m >= 3 && st[m - 1] == st[m - 2] && !PG_VOWEL(st[m - 1]) && strchr("lsz", st[m - 1]) == NULL) {
+    if (m >= 3 && st[m - 1] == st[m - 2] && !PG_VOWEL(st[m - 1]) &&
+        strchr("lsz", st[m - 1]) == NULL) {
         st[m - 1] = '\0'; /* runn -> run */
     } else if (m >= 3 && st[m - 1] == 'l' && !PG_VOWEL(st[m - 2])) {
         pipit_format(st + m, sizeof(st) - m, "e"); /* cycl -> cycle */
@@ -1431,8 +1435,8 @@ static void enum_variants(struct gen *g,
         const char *place = to + 4;
         const char *end = strchr(place, '}');
         for (int f = 0; f < N_OF(FRAMES) && end != NULL; f++) {
-            pipit_format(out, sizeof(out), "{g:%s}%s%.*s", arg, FRAMES[f],
-                         (int)(end + 1 - place), place);
+            pipit_format(out, sizeof(out), "{g:%s}%s%.*s", arg, FRAMES[f], (int)(end + 1 - place),
+                         place);
             struct tpl *tp = add_tpl(in, tool, out, fixed);
             if (tp != NULL) {
                 tp->example = true;
