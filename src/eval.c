@@ -368,6 +368,7 @@ parse_scenario(const struct parse_ctx *pc, json_t *root, struct eval_scenario *s
     pipit_format(sc->id, sizeof(sc->id), "%s", id);
     pipit_format(sc->category, sizeof(sc->category), "%s", cat);
     pipit_format(sc->device, sizeof(sc->device), "%s", dev != NULL ? dev : "camera");
+    sc->device_given = dev != NULL;
     sc->line = pc->line;
     sc->init = init != NULL ? json_incref(init) : NULL;
     sc->turns = json_incref(turns);
@@ -1125,6 +1126,19 @@ find_tools(const struct pipit_eval_device *devices, size_t n, const char *device
     return NULL;
 }
 
+/* The kind pipit_device_init() gets: the scenario's "device", or NULL when it names none, so
+ * the tool set decides (the camera's set runs the camera, a pack its own device: `--tools
+ * my-pack.json` and no "device" evaluate the pack). */
+static const char *device_kind(const struct eval_scenario *sc) {
+    return sc->device_given ? sc->device : NULL;
+}
+
+/* The device's name in messages: the scenario's, or the pack's when it names none. */
+static const char *device_label(const struct eval_scenario *sc, const struct pipit_toolset *ts) {
+    const struct pipit_pack *pk = sc->device_given || ts == NULL ? NULL : pipit_toolset_pack(ts);
+    return pk != NULL && pk->name != NULL ? pk->name : sc->device;
+}
+
 /* A value for a required argument the scenario leaves free. */
 static json_t *placeholder(const struct pipit_schema *s) {
     switch (s->type) {
@@ -1214,9 +1228,10 @@ static const char *schema_type_name(enum pipit_schema_type t) {
 }
 
 /* Can `v` be what a grammar-constrained call writes for schema `s`? The grammar guarantees the
- * shape (JSON types, argument names, string enum members) but not numeric ranges, numeric
- * enums or lengths (DESIGN item 3): those are left to validation, which refuses them. The first
- * problem goes to `why`, led by its path. */
+ * shape (JSON types, argument names) but not numeric ranges, numeric enums or lengths (DESIGN
+ * item 3), and the agent puts back a string value the tool lacks that the person said
+ * (agent_value.c: "set the program to silk"): those are left to validation, which refuses them.
+ * The first problem goes to `why`, led by its path. */
 static bool
 shape_ok(const struct pipit_schema *s, const json_t *v, const char *path, char *why, size_t size) {
     bool type_ok = false;
@@ -1251,16 +1266,6 @@ shape_ok(const struct pipit_schema *s, const json_t *v, const char *path, char *
     if (!type_ok) {
         pipit_format(why, size, "%s: expected %s, got %s", path, schema_type_name(s->type),
                      json_type_name(v));
-        return false;
-    }
-    if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0) {
-        for (size_t i = 0; i < s->n_enum; i++) {
-            if (strcmp(s->enum_str[i], json_string_value(v)) == 0) {
-                return true;
-            }
-        }
-        pipit_format(why, size, "%s: \"%.60s\" is not one of the tool's values", path,
-                     json_string_value(v));
         return false;
     }
     char p[192];
@@ -1405,11 +1410,11 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
     }
     struct pipit_device *handle = NULL;
     struct pipit_error nerr;
-    if (pipit_device_init(sc->device, ts, NULL, &handle, &nerr) != PIPIT_OK) {
+    if (pipit_device_init(device_kind(sc), ts, NULL, &handle, &nerr) != PIPIT_OK) {
         return bad(pc, "$.device", "%s", nerr.text);
     }
     if (handle == NULL) {
-        return bad(pc, "$.device", "no device runs \"%s\"", sc->device);
+        return bad(pc, "$.device", "no device runs \"%s\"", device_label(sc, ts));
     }
     struct device dev = handle->dev;
     struct oracle_log log = {{0}, 0};
@@ -1448,8 +1453,8 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                 struct pipit_error derr;
                 pipit_error_clear(&derr);
                 if (snap != NULL && dev.ops->set_state(dev.self, snap, &derr) != PIPIT_OK) {
-                    st = finding(oc, t, path, "undo failed on the simulated %s: %s", sc->device,
-                                 derr.text);
+                    st = finding(oc, t, path, "undo failed on the simulated %s: %s",
+                                 device_label(sc, ts), derr.text);
                 }
                 json_decref(snap);
             }
@@ -1489,7 +1494,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                 }
                 pipit_format(p, sizeof(p), "%s.state.%s", path, unknown);
                 st = finding(oc, t, p, "the simulated %s has no state key \"%s\" (its keys: %s)",
-                             sc->device, unknown, keys);
+                             device_label(sc, ts), unknown, keys);
             } else if (!eval_state_matches(want, got, diff, sizeof(diff))) {
                 pipit_format(p, sizeof(p), "%s.state", path);
                 /* a turn that expects no call and a changed state is most often an undo turn
@@ -1497,7 +1502,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                 bool unmarked_undo =
                     n_exp == 0 && log.n > 0 && !json_is_true(json_object_get(turn, "undo"));
                 st = finding(oc, t, p, "%s (after the expected calls on the simulated %s)%s", diff,
-                             sc->device,
+                             device_label(sc, ts),
                              unmarked_undo ? "; if this turn takes back the last action, mark it "
                                              "\"undo\": true"
                                            : "");
@@ -1874,7 +1879,7 @@ enum pipit_status eval_run_with(eval_agent_factory factory,
             struct pipit_error aerr;
             pipit_error_clear(&aerr);
             /* the scenario's device by name, from its tool set (src/devices/registry.c) */
-            enum pipit_status ast = pipit_device_init(sc->device, ts, init, &device, &aerr);
+            enum pipit_status ast = pipit_device_init(device_kind(sc), ts, init, &device, &aerr);
             free(init);
             if (ast == PIPIT_OK) {
                 ap.device = device;

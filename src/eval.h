@@ -33,11 +33,12 @@ _Static_assert(EVAL_MAX_EXPECT <= 8, "struct eval_oracle keeps one bit per expec
 struct eval_scenario {
     char id[64];
     char category[32];
-    char device[16];
-    int32_t line;   /* 1-based line in the file */
-    json_t *init;   /* object or NULL */
-    json_t *turns;  /* array of turn objects */
-    json_t *inject; /* array or NULL */
+    char device[16];   /* "camera" when the scenario names none */
+    bool device_given; /* the scenario's "device"; without it the tool set decides */
+    int32_t line;      /* 1-based line in the file */
+    json_t *init;      /* object or NULL */
+    json_t *turns;     /* array of turn objects */
+    json_t *inject;    /* array or NULL */
 };
 
 struct pipit_scenarios {
