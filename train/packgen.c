@@ -114,6 +114,9 @@ static const char *const PREFIXES[] = {
     "yo ",
     "right, ",
     "quick, ",
+    "i'd like you to ",
+    "i need you to ",
+    "i want you to ",
 };
 static const char *const SUFFIXES[] = {
     " please", " thanks",     " now", " for me", " right now", " thank you",
@@ -1446,10 +1449,9 @@ static void enum_variants(struct gen *g,
 }
 
 /* A template from one of the tool's examples: the numbers and free strings it says become
- * slots. An enum value the tool takes alone stays as said: the sentence's other words carry its
- * meaning ("back to the main lens", "it's dark out, night setting"), and the generator's own
- * frames vary it. Beside another argument the sentence says, it is a slot too ("walking
- * directions to {place}"), with enum_variants' other sayings. */
+ * slots. An enum value said is a slot too ("walking directions to {place}", "i need a
+ * {drink}"), with enum_variants' other sayings; an example of enums only is also kept as
+ * written, since its other words may carry the value ("it's dark out, night setting"). */
 static void
 example_template(struct gen *g, struct intent *in, int tool, const struct pipit_pack_example *ex) {
     const struct pipit_tool *t = tool_at(g, tool);
@@ -1468,6 +1470,13 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
         const struct pipit_schema *s = t->params->props[i].schema;
         bool is_enum = s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0;
         others += !is_enum && json_object_get(ex->args, t->params->props[i].name) != NULL ? 1 : 0;
+    }
+    if (others == 0) {
+        /* enums only: the sentence as written too, its other words may carry the value */
+        struct tpl *tp = add_tpl(in, tool, text, ex->args);
+        if (tp != NULL) {
+            tp->example = true;
+        }
     }
     for (size_t i = 0; i < t->params->n_props; i++) {
         const char *name = t->params->props[i].name;
@@ -1499,7 +1508,7 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
             /* an enum value the sentence says ("walking directions to ..."): every value */
             pipit_format(slot, sizeof(slot), "{a:%s}", name);
             words_of(json_string_value(v), w, sizeof(w));
-            done = others > 0 && slot_word(text, sizeof(text), w, slot);
+            done = slot_word(text, sizeof(text), w, slot);
             enum_arg = done && enum_arg == NULL ? name : enum_arg;
         } else if (s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && json_is_string(v) &&
                    json_string_length(v) > 0 && json_string_length(v) < 80) {
@@ -2574,6 +2583,18 @@ static void surface(struct gen *g, enum surf kind, const char *core, char *out, 
     if (kind == SURF_COMMAND) {
         r = train_rng_below(&g->rng, 100);
         pre = r < 30 ? PICK(g, PREFIXES) : r < 37 ? PICK(g, SITUATION_PRE) : "";
+        /* no "can you can i get ...": an asking lead-in before a core that asks already */
+        static const char *const ASKS[] = {"can ",  "could ", "would ", "will ", "please ",
+                                           "i ",    "i'd ",   "i'm ",   "i'll ", "let's ",
+                                           "what ", "how ",   "is ",    "are ",  "do "};
+        bool asks = false;
+        for (int i = 0; i < N_OF(ASKS); i++) {
+            asks = asks || strncasecmp(core, ASKS[i], strlen(ASKS[i])) == 0;
+        }
+        size_t pl = strlen(pre);
+        if (asks && pl > 0 && (strstr(pre, "you") != NULL || strcmp(pre, "please ") == 0)) {
+            pre = "";
+        }
         r = train_rng_below(&g->rng, 100);
         suf = r < 18 ? PICK(g, SUFFIXES) : r < 24 ? PICK(g, SITUATION_POST) : "";
     } else if (kind == SURF_CHAT) {
