@@ -549,12 +549,83 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
     return k;
 }
 
+/* Whether the clause of tokens [b, e) names tool `t` or its argument `num` by a word of their
+ * names that is not a verb ("zoom" of set_zoom, "timer" of set_timer). */
+static bool clause_names(const struct words_tok *tok,
+                         size_t b,
+                         size_t e,
+                         const struct pipit_tool *t,
+                         const struct pipit_schema_prop *num) {
+    const char *names[2] = {t->name, num->name};
+    for (int k = 0; k < 2; k++) {
+        for (const char *p = names[k]; *p != '\0';) {
+            size_t l = strcspn(p, "_");
+            char w[WORDS_CAP];
+            if (l > 0 && l < sizeof(w)) {
+                memcpy(w, p, l);
+                w[l] = '\0';
+                for (size_t i = b; i < e && !words_is_tool_verb(w); i++) {
+                    if (strcasecmp(tok[i].w, w) == 0) {
+                        return true;
+                    }
+                }
+            }
+            p += l + (p[l] == '_');
+        }
+    }
+    return false;
+}
+
+/* The clause of `segment` its number in words belongs to ("zoom to three x, she's in lane
+ * four": "zoom to three x"; "set a seven second timer, i need to hold the bike up": the first):
+ * the only clause that says a number, or else the only one of those that names the tool or its
+ * argument. The whole segment when there is one clause or no such choice. */
+static void number_clause(const struct pipit_tool *t,
+                          const struct pipit_schema_prop *num,
+                          const char *segment,
+                          char *out,
+                          size_t size) {
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), WORDS_PUNCTUATION, tok, GUARD_MAX_TOKENS);
+    size_t pick_b = 0, pick_e = 0, n_num = 0, n_named = 0, named_b = 0, named_e = 0;
+    for (size_t b = 0; b < n;) {
+        size_t e = b;
+        bool has_num = false;
+        while (e < n && tok[e].kind == WORDS_WORD) {
+            int v = 0;
+            has_num = has_num || (words_number_value(tok[e].w, &v) && v != 1);
+            e++;
+        }
+        if (has_num) {
+            n_num++;
+            pick_b = b;
+            pick_e = e;
+            if (clause_names(tok, b, e, t, num)) {
+                n_named++;
+                named_b = b;
+                named_e = e;
+            }
+        }
+        b = e + 1;
+    }
+    if (n_num > 1 && n_named == 1) {
+        pick_b = named_b;
+        pick_e = named_e;
+    }
+    if ((n_num == 1 || (n_num > 1 && n_named == 1)) && pick_e > pick_b) {
+        pipit_format(out, size, "%.*s", (int)(tok[pick_e - 1].end - tok[pick_b].start),
+                     segment + tok[pick_b].start);
+    } else {
+        pipit_format(out, size, "%s", segment);
+    }
+}
+
 bool agent_restore_number_words(const struct pipit_toolset *ts,
                                 int32_t tool,
-                                const char *segment,
+                                const char *whole,
                                 struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
-        strpbrk(segment, "0123456789") != NULL) {
+    if (tool < 0 || whole == NULL || (size_t)tool >= ts->n_tools ||
+        strpbrk(whole, "0123456789") != NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -562,6 +633,8 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
     if (num == NULL) {
         return false;
     }
+    char segment[512];
+    number_clause(t, num, whole, segment, sizeof(segment));
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
     bool step = tp != NULL && tp->has_step && tp->step.by.arg != NULL &&
                 strcmp(tp->step.by.arg, num->name) == 0;

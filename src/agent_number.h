@@ -39,8 +39,10 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
 
 /* The person's number said in words put back ("remind me in twenty five minutes" ->
  * minutes=205 becomes 25; docs/agent.md): the tool's one numeric argument, a segment without
- * digits that says exactly one number in words, no words of a relative change unless the
- * argument is a step's. True when `call` was changed. */
+ * digits that says exactly one number in words in the clause it reads (the only clause with a
+ * number, or the only such one naming the tool: "zoom to three x, she's in lane four"), no
+ * words of a relative change in that clause unless the argument is a step's. True when `call`
+ * was changed. */
 bool agent_restore_number_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -626,6 +626,9 @@ static void test_state_questions_answered_from_state(void **state) {
         /* one question among words that ask for nothing */
         {"is the flash off? don't want to blind anyone", "The flash is on."},
         {"the kids are asleep, is the flash on? it's so dark", "The flash is on."},
+        /* a few words and a question mark, a command verb among them ("zoom") */
+        {"zoom?", "The zoom is 4x."},
+        {"grid on?", "The grid is off."},
     };
     for (size_t i = 0; i < sizeof(QA) / sizeof(QA[0]); i++) {
         struct pipit_turn *t = turn(&fx, QA[i][0]);
@@ -1702,6 +1705,13 @@ static void test_model_undo_needs_a_reason(void **state) {
     assert_int_equal(fx.fake.n_steps, 9); /* undo(), then again without it */
     assert_int_equal(t->n_calls, 0);
     pipit_turn_free(t);
+    /* pointing back, but after this turn's own action: no undo of what it just asked for
+     * ("go macro, i wanna get right up close to it" had set macro and taken it back) */
+    script(&fx, 3, (const char *const[]){"<call>set_flash(mode=\"on\")", "<call>undo()", "Okay."});
+    t = turn(&fx, "flash on, i wanna get right up close to it");
+    assert_int_equal(fx.fake.n_steps, 12); /* the flash; undo(), then again without it */
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
@@ -2663,6 +2673,12 @@ static void test_number_words_restored(void **state) {
         {"heating to 68 fahrenheit", "set_thermostat(celsius=68)", "{\"celsius\":20}", true},
         {"heating to 21 celsius", "set_thermostat(celsius=21)", "{\"celsius\":21}", false},
         {"set one timer please", "set_timer(minutes=10)", "{\"minutes\":10}", false},
+        /* the clause that says the number, or the one of two that names the tool: "up" in
+         * another clause is no relative change of it */
+        {"set a seven minute timer, i need to hold the door up", "set_timer(minutes=9)",
+         "{\"minutes\":7}", true},
+        {"timer to three minutes, table four is waiting", "set_timer(minutes=34)",
+         "{\"minutes\":3}", true},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
         /* a number with the argument's name as its unit names that tool; "warmer" is no
          * "warm" colour, and "cooler" steps down */
@@ -3522,6 +3538,7 @@ static void test_number_guessed(void **state) {
         {"second half's on", "set_timer(seconds=5)", true},
         {"frame the cake table", "set_jpeg_quality(quality=80)", true},
         {"wow look at that view", "set_zoom(level=1)", true}, /* "that" is no follow-up */
+        {"so peaceful, no one else around", "set_timer(seconds=0)", true}, /* "one": a pronoun */
         {"do it", "set_zoom(level=2)", false},
         {"timer please", "set_timer(seconds=3)", false},        /* names the timer */
         {"make it ten", "set_timer(seconds=10)", false},        /* a number in words */
@@ -3926,6 +3943,32 @@ static void test_said_count(void **state) {
     script_call(&fx, "take_photo()");
     t = turn(&fx, "take one, we have two minutes");
     assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    /* a number after "plus" is a value, "it's" no plural ("exposure plus three, it's so shady"
+     * had taken three photos) */
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "exposure plus three its so shady");
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* One setting set to one value twice in a turn is one call and one sentence ("flash stays off
+ * for sure, no flash at the pool" had made two); an action twice is two. */
+static void test_repeated_setting_once(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_flash(mode=\"on\")");
+    script_call(&fx, "set_flash(mode=\"on\")");
+    struct pipit_turn *t = turn(&fx, "flash on, and the flash on");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->sentence, "The flash is on.");
+    pipit_turn_free(t);
+    script_call(&fx, "take_photo()");
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "take a photo and take a photo");
+    assert_int_equal(t->n_calls, 2);
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -5366,6 +5409,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
         cmocka_unit_test(test_said_count),
+        cmocka_unit_test(test_repeated_setting_once),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),
