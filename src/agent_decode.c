@@ -31,6 +31,16 @@
  * is in it runs again on less memory (half, then none): the agent filled that context, so the
  * turn must not fail for it (the budget should make this rare: a tail longer than any recent
  * one, e.g. a JIT schema larger than the last turns'). */
+/* Whether a call of this turn ran and succeeded before the current segment. */
+static bool acted_this_turn(const struct turn_build *tb) {
+    for (size_t i = 0; tb->turn != NULL && i < tb->turn->n_calls; i++) {
+        if (tb->turn->calls[i].executed && tb->turn->calls[i].ok) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static enum pipit_status run_step(struct pipit_agent *a,
                                   struct turn_build *tb,
                                   const char *prompt,
@@ -280,7 +290,7 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
         chose_builtin_undo(a, so.text) &&
         ((!router_undo_signal(segment) &&
           (a->log_n == 0 || router_has_tool_word(a->router, segment) ||
-           !router_undo_anaphor(segment))) ||
+           !router_undo_anaphor(segment) || acted_this_turn(tb))) ||
          (!router_undo_verb(segment) && agent_says_setting_value(a->ts, segment)))) {
         /* "kitchen lights on for the snacks" names what the tools act on and no reversal, and
          * "fertilise the roses" neither a reversal nor anything done: whatever the model chose,
@@ -288,8 +298,10 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
          * about; decode again without it. "lose that one" (no tool word, pointing back) stays
          * the model's undo: the second line of defence behind the router, unless nothing was
          * done yet ("open it" as a first command: an undo could only say there is nothing to
-         * undo). "hmm too blue, try daylight" has a word of reversal ("too") but names a
-         * setting's value and no verb of undo: it asks for that setting. */
+         * undo), or when this turn did something already ("go macro, i wanna get right up close
+         * to it": the undo would take back what the same turn asked for). "hmm too blue, try
+         * daylight" has a word of reversal ("too") but names a setting's value and no verb of undo:
+         * it asks for that setting. */
         free(so.text);
         so.text = NULL;
         free(own);

@@ -716,6 +716,32 @@ names_plural(const struct pipit_toolset *ts, const struct pipit_effect_key *e, c
     return false;
 }
 
+/* Whether `rec` (the turn's newest record, not run yet) sets what an earlier call of this turn
+ * already set: the same tool with the same arguments, run and succeeded, a setting (its undo
+ * restores keys) rather than an action ("take a photo and another photo" runs twice). */
+static bool repeats_this_turn(const struct pipit_agent *a,
+                              const struct turn_build *tb,
+                              int32_t tool,
+                              const struct pipit_call_record *rec) {
+    if (tool < 0 || (size_t)tool >= a->ts->n_tools || rec->args_json == NULL ||
+        pipit_toolset_undo(a->ts, (size_t)tool, NULL, NULL) != PIPIT_UNDO_KEYS) {
+        return false;
+    }
+    json_t *mine = json_loads(rec->args_json, 0, NULL);
+    bool same = false;
+    for (size_t i = 0; mine != NULL && i + 1 < tb->turn->n_calls && !same; i++) {
+        const struct pipit_call_record *c = &tb->turn->calls[i];
+        if (!c->executed || !c->ok || strcmp(c->tool, rec->tool) != 0 || c->args_json == NULL) {
+            continue;
+        }
+        json_t *theirs = json_loads(c->args_json, 0, NULL);
+        same = theirs != NULL && json_equal(mine, theirs);
+        json_decref(theirs);
+    }
+    json_decref(mine);
+    return same;
+}
+
 /* "take two shots", "two espressos please": a count of 2 to 5 said right before a plural
  * (not a unit: "two minutes" is a number's), for a tool that takes no number, runs the model's
  * call that many times in all, one sentence each. True unless the turn must stop. */
@@ -727,6 +753,14 @@ static bool said_count(struct pipit_agent *a,
         "seconds", "secs",  "minutes", "mins",    "hours",  "days",   "degrees", "percent",
         "times",   "steps", "stops",   "notches", "levels", "points", "things",  "ones"};
     static const char *const COUNTS[] = {"two", "three", "four", "five"};
+    /* words that end in s and are no plural ("plus three, it's so shady": "its"), and words
+     * before a number that make it a value, not a count ("exposure plus three") */
+    static const char *const NOT_PLURAL[] = {
+        "its",   "is",    "was",  "has",   "does",   "this",   "yes",   "us",
+        "plus",  "thus",  "as",   "his",   "hers",   "ours",   "yours", "theirs",
+        "whats", "thats", "lets", "heres", "theres", "wheres", "less",  "always"};
+    static const char *const VALUE_BEFORE[] = {"plus",  "minus",  "to",   "at",   "by",    "of",
+                                               "level", "number", "lane", "page", "track", "step"};
     int32_t tool = pipit_toolset_find(a->ts, name);
     const struct pipit_call_record *made =
         tb->turn->n_calls > 0 ? &tb->turn->calls[tb->turn->n_calls - 1] : NULL;
@@ -754,8 +788,12 @@ static bool said_count(struct pipit_agent *a,
             c = tok[i].w[0] - '0';
         }
         size_t l = strlen(tok[i + 1].w);
-        if (c >= 2 && l >= 3 && tok[i + 1].w[l - 1] == 's' && tok[i + 1].w[l - 2] != 's' &&
-            !words_in_list(tok[i + 1].w, UNITS, sizeof(UNITS) / sizeof(UNITS[0]))) {
+        bool value = i > 0 && words_in_list(tok[i - 1].w, VALUE_BEFORE,
+                                            sizeof(VALUE_BEFORE) / sizeof(VALUE_BEFORE[0]));
+        if (c >= 2 && !value && l >= 3 && tok[i + 1].w[l - 1] == 's' &&
+            tok[i + 1].w[l - 2] != 's' &&
+            !words_in_list(tok[i + 1].w, UNITS, sizeof(UNITS) / sizeof(UNITS[0])) &&
+            !words_in_list(tok[i + 1].w, NOT_PLURAL, sizeof(NOT_PLURAL) / sizeof(NOT_PLURAL[0]))) {
             count = c;
         }
     }
@@ -1334,6 +1372,15 @@ static bool handle_call(struct pipit_agent *a,
             free(rec->args_json);
             rec->args_json = fixed;
         }
+    }
+    if (model && repeats_this_turn(a, tb, tool, rec)) {
+        /* "flash stays off for sure, no flash at the pool": two segments, one setting, one
+         * value: set once, said once; the second is no call */
+        free(rec->args_json);
+        tb->turn->n_calls--;
+        json_decref(args);
+        pipit_call_clear(&call);
+        return true;
     }
     json_t *snapshot = agent_undo_snapshot(a, tool);
     json_t *data = NULL;

@@ -221,6 +221,23 @@ static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
     return true;
 }
 
+/* "zoom?", "grid on?", "flash status?": a question mark after at most three words, none of
+ * them a request's opener ("can", "please"): asked about the state though a word of it is a
+ * command verb ("zoom"), so the state answers first when it can (ask_answer decides). */
+static bool short_question(const char *utt) {
+    static const char *const ASKING[] = {"can", "could", "would", "will", "please", "pls"};
+    size_t end = strlen(utt);
+    while (end > 0 && isspace((unsigned char)utt[end - 1])) {
+        end--;
+    }
+    if (end == 0 || utt[end - 1] != '?') {
+        return false;
+    }
+    struct words_tok w[8];
+    size_t n = words_tokenize(utt, end, 0, w, 8);
+    return n >= 1 && n <= 3 && !words_in_list(w[0].w, ASKING, sizeof(ASKING) / sizeof(ASKING[0]));
+}
+
 /* True when `utt` says a word of a pack example that is itself a statement ("I'm freezing"
  * for a heating tool: no command verb): the pack says such statements ask for something, so
  * they are no small talk ("it's freezing in here"). Words of four letters or more that are
@@ -429,7 +446,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if ((named = router_undo_named(utt)) > 0 && agent_undo_named(a, &tb, utt + named)) {
         t->n_steps = 1; /* "undo the blinds": the newest action on them */
-    } else if (no_command_inside(a, utt) && answer_from_state(a, &tb, utt)) {
+    } else if ((no_command_inside(a, utt) || short_question(utt)) &&
+               answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
     } else if (answer_question_in_chatter(a, &tb, utt)) {
         t->n_steps = 1;

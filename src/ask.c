@@ -314,6 +314,24 @@ static void add_alias(struct ask *k, const char *phrase, int key, int rank) {
     }
 }
 
+/* A switch's name that ends in what is done to the thing ("focus lock", "mute") also names it
+ * as its state ("is the focus locked?", "muted?"): the last word + "ed" (a final "e": "d"), at a
+ * lower rank. Words of 4 letters or more not already an -ed, -ing or plural form. */
+static void add_participle(struct ask *k, const char *phrase, int key) {
+    size_t l = strlen(phrase);
+    const char *last = strrchr(phrase, ' ');
+    last = last != NULL ? last + 1 : phrase;
+    size_t lw = strlen(last);
+    if (lw < 4 || l + 3 > PHRASE_CAP || last[lw - 1] == 's' || last[lw - 1] == 'y' ||
+        (lw > 2 && strcmp(last + lw - 2, "ed") == 0) ||
+        (lw > 3 && strcmp(last + lw - 3, "ing") == 0)) {
+        return;
+    }
+    char ed[PHRASE_CAP];
+    pipit_format(ed, sizeof(ed), "%s%s", phrase, last[lw - 1] == 'e' ? "d" : "ed");
+    add_alias(k, ed, key, 1);
+}
+
 static void add_value(struct ask_key *key, const char *value) {
     char norm[VALUE_CAP];
     size_t nw = 0;
@@ -586,6 +604,9 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
                     memcpy(one, p, l);
                     one[l] = '\0';
                     add_alias(k, one, (int)i, 0);
+                    if (key->type == KEY_BOOL) {
+                        add_participle(k, one, (int)i);
+                    }
                 }
                 p += l;
                 if (*p == '|') {
@@ -1115,8 +1136,18 @@ int ask_answer(const struct ask *k,
          * "and the exposure?", "photo count?" */
         static const char *const STATUS[] = {"status", "count", "setting", "settings",
                                              "level",  "value", "state",   "situation"};
+        /* ... or with one of its values, a question whether it has it: "grid on?", "flash
+         * auto?", "grid showing?" */
+        static const char *const SHOWN[] = {"on",      "off",      "showing", "shown",
+                                            "visible", "enabled",  "active",  "open",
+                                            "closed",  "disabled", "hidden"};
+        bool value_asked =
+            asked && m > 0 && key >= 0 && p + m + 1 == hi &&
+            (ask_match_value(&k->keys[key], t, hi, p + m) == 1 ||
+             (k->keys[key].type == KEY_BOOL && ask_in_list(t[p + m].w, SHOWN, COUNT(SHOWN))));
         if (asked && m > 0 && key >= 0 && k->keys[key].type != KEY_ARRAY &&
-            (p + m == hi || (p + m + 1 == hi && ask_in_list(t[p + m].w, STATUS, COUNT(STATUS))))) {
+            (p + m == hi || value_asked ||
+             (p + m + 1 == hi && ask_in_list(t[p + m].w, STATUS, COUNT(STATUS))))) {
             int said = ask_say_keys(k, &key, 1, state, buf, size);
             if (said > 0) {
                 return said;

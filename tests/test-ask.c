@@ -152,8 +152,13 @@ static void test_camera_questions(void **state) {
         {"grid?", "The grid is off."},
         {"the flash status", NULL},  /* no question mark */
         {"flash brightness?", NULL}, /* no word of a status */
-        {"zoom 2x?", NULL},
-        {"flash on?", NULL},
+        /* ... or with one of its values: whether it has it */
+        {"zoom 2x?", NULL}, /* a number: a command with a question mark */
+        {"flash on?", "The flash is on auto."},
+        {"grid showing?", "The grid is off."},
+        {"focus locked?", "Exposure and focus aren't locked."}, /* "focus lock" said done */
+        {"is the focus locked?", "Exposure and focus aren't locked."},
+        {"flash brighter?", NULL},
         {"what is a timer", NULL},
         /* other intents */
         {"what's a good zoom for portraits?", NULL},
