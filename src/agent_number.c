@@ -179,15 +179,23 @@ static double arg_time_unit(const struct pipit_schema_prop *num) {
     return u == 0 && num->schema->description != NULL ? unit_in(num->schema->description) : u;
 }
 
+static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max, bool *half);
+
 size_t agent_person_numbers(const char *segment,
                             const struct pipit_schema_prop *arg,
                             double *out,
                             size_t max) {
     double raw[GUARD_MAX_NUMBERS];
-    return segment == NULL || arg == NULL
-               ? 0
-               : person_numbers(segment, arg_time_unit(arg), out, raw,
-                                max < GUARD_MAX_NUMBERS ? max : GUARD_MAX_NUMBERS);
+    if (segment == NULL || arg == NULL) {
+        return 0;
+    }
+    size_t cap = max < GUARD_MAX_NUMBERS ? max : GUARD_MAX_NUMBERS;
+    if (strpbrk(segment, "0123456789") != NULL) {
+        return person_numbers(segment, arg_time_unit(arg), out, raw, cap);
+    }
+    bool half = false;
+    size_t n = word_numbers(segment, arg_time_unit(arg), out, cap, &half);
+    return half ? 0 : n;
 }
 
 /* Set `name` to `v` in `args` and write them back into `call`; true when done. */
@@ -1130,4 +1138,87 @@ double agent_number_time_unit(const struct pipit_schema_prop *num) {
 
 bool agent_number_says_down(const struct words_tok *tok, size_t n) {
     return agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
+}
+
+/* Whether `w` is a word of tool `t`'s name that is not a verb ("photo" of take_photo). */
+static bool tool_name_word(const struct pipit_tool *t, const struct words_tok *tok, size_t n) {
+    for (const char *p = t->name; *p != '\0';) {
+        size_t l = strcspn(p, "_");
+        char w[WORDS_CAP];
+        if (l >= 3 && l < sizeof(w)) {
+            memcpy(w, p, l);
+            w[l] = '\0';
+            for (size_t i = 0; i < n && !words_is_tool_verb(w); i++) {
+                size_t tl = strlen(tok[i].w);
+                /* "photos" says "photo" */
+                if (strncmp(tok[i].w, w, l) == 0 &&
+                    (tl == l || (tl == l + 1 && tok[i].w[l] == 's'))) {
+                    return true;
+                }
+            }
+        }
+        p += l + (p[l] == '_');
+    }
+    return false;
+}
+
+bool agent_key_number_named(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            const char *key,
+                            struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL || key == NULL ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        enum pipit_schema_type ty = t->params->props[i].schema->type;
+        if (ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) {
+            return false; /* a tool of numbers: which number is the model's */
+        }
+    }
+    const struct pipit_schema_prop *arg = NULL;
+    int32_t setter = agent_number_setter(ts, key, &arg);
+    if (setter < 0 || setter == tool || arg == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    static const char *const CHANGE[] = {
+        "more",     "less",  "up",     "down", "higher",  "lower", "by",    "increase",
+        "decrease", "raise", "reduce", "bump", "another", "extra", "times", "again"};
+    if (n >= GUARD_MAX_TOKENS || agent_said_any(tok, n, CHANGE, N_OF(CHANGE)) ||
+        tool_name_word(t, tok, n)) {
+        return false; /* a step, or the model's own tool said ("a photo at 2x") */
+    }
+    double unit = arg_time_unit(arg);
+    double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS], v = 0;
+    size_t nd = person_numbers(segment, unit, nums, raw, GUARD_MAX_NUMBERS);
+    bool half = false;
+    if (nd == 1) {
+        v = nums[0];
+    } else if (nd == 0 && strpbrk(segment, "0123456789") == NULL &&
+               word_numbers(segment, unit, nums, 2, &half) == 1 && !half) {
+        v = nums[0];
+    } else {
+        return false;
+    }
+    static const char *const MINUS[] = {"minus", "negative"};
+    if (v > 0 && agent_said_any(tok, n, MINUS, N_OF(MINUS))) {
+        v = -v;
+    }
+    json_t *args = json_object();
+    json_t *nv = agent_said_number(v);
+    bool ok = args != NULL && nv != NULL;
+    if (!ok) {
+        json_decref(nv);
+    }
+    ok = ok && json_object_set_new(args, arg->name, nv) == 0;
+    if (ok) {
+        pipit_format(call->name, sizeof(call->name), "%s", ts->tools[setter].name);
+        ok = agent_said_put_args(call, args, true);
+    }
+    json_decref(args);
+    return ok;
 }

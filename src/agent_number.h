@@ -49,7 +49,9 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
                                 struct pipit_call *call);
 
 /* The numbers in digits the segment says, converted to the unit of time of `arg` when a unit
- * follows them ("2 minutes" for seconds: 120); how many were written to `out` (at most max). */
+ * follows them ("2 minutes" for seconds: 120); with no digit, the numbers said in words
+ * ("seventy", "twenty five"; a lone "one" is a pronoun, "half" says none). How many were
+ * written to `out` (at most max). */
 size_t agent_person_numbers(const char *segment,
                             const struct pipit_schema_prop *arg,
                             double *out,
@@ -63,6 +65,18 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
                                 struct pipit_call *call);
+
+/* A key named with a number, and the model's call of another tool without numbers ("exposure
+ * plus three, it's so shady under here" -> take_photo): the call becomes the key's number
+ * setter with the one number said (digits, or words; "minus" signs it), for validation to take
+ * or refuse. Not with words of a relative change ("up", "more", "by": a step's) nor when the
+ * segment says a word of the model's tool's name ("a photo at 2x"). True when `call` changed,
+ * its tool too (docs/agent.md). */
+bool agent_key_number_named(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            const char *key,
+                            struct pipit_call *call);
 
 /* The tool that sets state key `key` from its only required argument, a number ("{level}"),
  * and that argument in *arg; -1 when none or several. */

@@ -1180,9 +1180,12 @@ static bool handle_call(struct pipit_agent *a,
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
     if (model && before != NULL && a->ask != NULL && tool >= 0) {
-        /* "turn the timer off" -> a light off: the one tool that clears the key named */
+        /* "turn the timer off" -> a light off: the one tool that clears the key named;
+         * "exposure plus three, it's so shady" -> a photo: the key named, its number said */
         const char *named_key = one_named_key(a, tb->segment, before);
-        if (named_key != NULL && agent_key_turned_off(a->ts, tool, tb->segment, named_key, &call)) {
+        if (named_key != NULL &&
+            (agent_key_turned_off(a->ts, tool, tb->segment, named_key, &call) ||
+             agent_key_number_named(a->ts, tool, tb->segment, named_key, &call))) {
             tool = pipit_toolset_find(a->calls_ts, call.name);
             pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
             tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;

@@ -180,8 +180,22 @@ static bool number_clause(const struct toks *w, size_t lo, size_t hi, bool corre
     for (size_t k = 0; k < COUNT(STUCK) && !stuck; k++) {
         stuck = strcmp(tok + digits, STUCK[k]) == 0;
     }
+    int said = 0;
     if (digits == 0 || strchr("0123456789", tok[0]) == NULL || !stuck) {
-        return false;
+        /* a number in words: "seventy then", "make it twenty five"; "one" only after a lead
+         * that sets ("make it one", "change that to one"): "try one" may mean a photo */
+        const char *led_last = led > 0 ? w->t[i - 1].w : "";
+        bool set_lead = strcmp(led_last, "to") == 0 || strcmp(led_last, "it") == 0 ||
+                        strcmp(led_last, "that") == 0 || strcmp(led_last, "at") == 0;
+        if (!words_number_value(tok, &said) || strcmp(tok, "hundred") == 0 ||
+            (said == 1 && !set_lead)) {
+            return false;
+        }
+        int ones = 0;
+        if (said >= 20 && said % 10 == 0 && i + 1 < hi &&
+            words_number_value(w->t[i + 1].w, &ones) && ones >= 1 && ones <= 9) {
+            i++; /* "twenty five" */
+        }
     }
     i++;
     static const char *const UNITS[] = {"seconds", "second", "secs", "sec", "s",       "minutes",
@@ -386,7 +400,8 @@ enum router_followup router_followup(const struct router *r, const char *utteran
         }
         enum router_followup c = clause_kind(&w, lo, hi);
         if (c == ROUTER_FOLLOWUP_NONE &&
-            (number_clause(&w, lo, hi, corrected) || number_clause(&w, 0, w.n, corrected))) {
+            (number_clause(&w, lo, hi, corrected) || number_clause(&w, 0, w.n, corrected) ||
+             number_clause(&w, lo, w.n, corrected))) { /* "ok seventy then": "then" a tail */
             c = ROUTER_FOLLOWUP_NUMBER;
         }
         corrected =

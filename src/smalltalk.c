@@ -452,6 +452,9 @@ bool smalltalk_is_question(const char *utterance) {
 }
 
 unsigned smalltalk_kinds(const struct router *r, const char *utterance) {
+    if (utterance != NULL && router_followup(r, utterance) == ROUTER_FOLLOWUP_NUMBER) {
+        return 0; /* "ok seventy then": a number for the last request, in words */
+    }
     unsigned kinds = social_kinds(r, utterance);
     if (kinds != 0 || utterance == NULL) {
         return kinds;

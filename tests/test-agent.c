@@ -2570,6 +2570,12 @@ static void test_first_verb_shared(void **state) {
     t = turn(&fx, "make it 3"); /* the last call is the setter now: its number */
     assert_string_equal(t->calls[0].tool, "set_thermostat");
     pipit_turn_free(t);
+    /* ... in words too ("ok seventy then" after a refusal had been small talk) */
+    t = turn(&fx, "ok twenty one then");
+    assert_true((t->flags & PIPIT_TURN_FOLLOW_UP) != 0);
+    assert_int_equal(t->model_calls, 0);
+    assert_state(&fx, "thermostat", "21.0");
+    pipit_turn_free(t);
     /* "down to 19" after a step: a value to reach ("to"), the setter, even for a number a
      * step takes; "too much, down to 19" says how far too */
     script_call(&fx, "adjust_thermostat(degrees=2)");
@@ -3949,6 +3955,32 @@ static void test_said_count(void **state) {
     script_call(&fx, "take_photo()");
     t = turn(&fx, "exposure plus three its so shady");
     assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A key named with its number is that key's setter, whatever action the model took
+ * ("exposure plus three, it's so shady under here" had taken a photo): refused here, with the
+ * limit; not when the segment names the model's tool ("a photo at 2x"). */
+static void test_key_number_named(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "take_photo()");
+    struct pipit_turn *t = turn(&fx, "exposure plus three, its so shady under here");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_exposure");
+    assert_false(t->calls[0].ok);
+    assert_state(&fx, "photos_taken", "0");
+    pipit_turn_free(t);
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "zoom two, the birds are far");
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "a photo at zoom three");
+    assert_string_equal(t->calls[0].tool, "take_photo");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -5410,6 +5442,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_compose_is_the_clouds),
         cmocka_unit_test(test_said_count),
         cmocka_unit_test(test_repeated_setting_once),
+        cmocka_unit_test(test_key_number_named),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),

@@ -490,10 +490,15 @@ static void test_followup_table(void **state) {
         {"no, 1.5", ROUTER_FOLLOWUP_NUMBER}, /* a correction before a bare number */
         {"actually 3x", ROUTER_FOLLOWUP_NUMBER},
         {"sorry, I meant 4", ROUTER_FOLLOWUP_NUMBER},
+        /* a number in words */
+        {"make it two", ROUTER_FOLLOWUP_NUMBER},
+        {"ok seventy then", ROUTER_FOLLOWUP_NUMBER},
+        {"make it twenty five", ROUTER_FOLLOWUP_NUMBER},
+        {"make it one", ROUTER_FOLLOWUP_NUMBER},
         /* not follow-ups */
         {"5", ROUTER_FOLLOWUP_NONE},                    /* may answer a question */
         {"make it 3x and zoom", ROUTER_FOLLOWUP_NONE},  /* names the zoom */
-        {"make it two", ROUTER_FOLLOWUP_NONE},          /* digits only */
+        {"try one", ROUTER_FOLLOWUP_NONE},              /* "one" unled: a photo, maybe */
         {"no more", ROUTER_FOLLOWUP_NONE},              /* stops */
         {"zoom a bit more", ROUTER_FOLLOWUP_NONE},      /* names the zoom: the model reads it */
         {"take another photo", ROUTER_FOLLOWUP_NONE},   /* a command */
