@@ -557,31 +557,35 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
     return k;
 }
 
-/* Whether the clause of tokens [b, e) names tool `t` or its argument `num` by a word of their
- * names that is not a verb ("zoom" of set_zoom, "timer" of set_timer). */
+/* Whether tokens [b, e) say a word of `name` (an identifier, words split at '_') of three
+ * letters or more that is not a verb ("zoom" of set_zoom; "photos" says "photo" of take_photo). */
+static bool name_word_said(const char *name, const struct words_tok *tok, size_t b, size_t e) {
+    for (const char *p = name; *p != '\0';) {
+        size_t l = strcspn(p, "_");
+        char w[WORDS_CAP];
+        if (l >= 3 && l < sizeof(w)) {
+            memcpy(w, p, l);
+            w[l] = '\0';
+            for (size_t i = b; i < e && !words_is_tool_verb(w); i++) {
+                size_t tl = strlen(tok[i].w);
+                if (strncmp(tok[i].w, w, l) == 0 &&
+                    (tl == l || (tl == l + 1 && tok[i].w[l] == 's'))) {
+                    return true;
+                }
+            }
+        }
+        p += l + (p[l] == '_');
+    }
+    return false;
+}
+
+/* Whether the clause of tokens [b, e) names tool `t` or its argument `num`. */
 static bool clause_names(const struct words_tok *tok,
                          size_t b,
                          size_t e,
                          const struct pipit_tool *t,
                          const struct pipit_schema_prop *num) {
-    const char *names[2] = {t->name, num->name};
-    for (int k = 0; k < 2; k++) {
-        for (const char *p = names[k]; *p != '\0';) {
-            size_t l = strcspn(p, "_");
-            char w[WORDS_CAP];
-            if (l > 0 && l < sizeof(w)) {
-                memcpy(w, p, l);
-                w[l] = '\0';
-                for (size_t i = b; i < e && !words_is_tool_verb(w); i++) {
-                    if (strcasecmp(tok[i].w, w) == 0) {
-                        return true;
-                    }
-                }
-            }
-            p += l + (p[l] == '_');
-        }
-    }
-    return false;
+    return name_word_said(t->name, tok, b, e) || name_word_said(num->name, tok, b, e);
 }
 
 /* The clause of `segment` its number in words belongs to ("zoom to three x, she's in lane
@@ -1140,28 +1144,6 @@ bool agent_number_says_down(const struct words_tok *tok, size_t n) {
     return agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
 }
 
-/* Whether `w` is a word of tool `t`'s name that is not a verb ("photo" of take_photo). */
-static bool tool_name_word(const struct pipit_tool *t, const struct words_tok *tok, size_t n) {
-    for (const char *p = t->name; *p != '\0';) {
-        size_t l = strcspn(p, "_");
-        char w[WORDS_CAP];
-        if (l >= 3 && l < sizeof(w)) {
-            memcpy(w, p, l);
-            w[l] = '\0';
-            for (size_t i = 0; i < n && !words_is_tool_verb(w); i++) {
-                size_t tl = strlen(tok[i].w);
-                /* "photos" says "photo" */
-                if (strncmp(tok[i].w, w, l) == 0 &&
-                    (tl == l || (tl == l + 1 && tok[i].w[l] == 's'))) {
-                    return true;
-                }
-            }
-        }
-        p += l + (p[l] == '_');
-    }
-    return false;
-}
-
 bool agent_key_number_named(const struct pipit_toolset *ts,
                             int32_t tool,
                             const char *segment,
@@ -1189,7 +1171,7 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
         "more",     "less",  "up",     "down", "higher",  "lower", "by",    "increase",
         "decrease", "raise", "reduce", "bump", "another", "extra", "times", "again"};
     if (n >= GUARD_MAX_TOKENS || agent_said_any(tok, n, CHANGE, N_OF(CHANGE)) ||
-        tool_name_word(t, tok, n)) {
+        name_word_said(t->name, tok, 0, n)) {
         return false; /* a step, or the model's own tool said ("a photo at 2x") */
     }
     double unit = arg_time_unit(arg);
