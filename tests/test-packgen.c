@@ -428,6 +428,65 @@ static void test_names_own_determiner(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* An enum value an example says is a slot, beside another argument or alone (the example as
+ * written kept too); the success template's words for a value ("by car") and a gerund's verb
+ * ("drive to ...") say it too; "a"/"an" follow the word after them. */
+static void test_enum_values_said(void **state) {
+    (void)state;
+    static const char *const TRIP =
+        "{\"pipit\": {\"pack\": \"trip\", \"state\": {\"mode\": {\"type\": \"string\", "
+        "\"enum\": [\"none\", \"driving\", \"walking\", \"cycling\"], \"initial\": \"none\"}, "
+        "\"drink\": {\"type\": \"string\", \"enum\": [\"none\", \"latte\", \"flat_white\", "
+        "\"espresso\"], \"initial\": \"none\"}}},\n"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"navigate_to\", "
+        "\"description\": \"Start navigation\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"destination\": {\"type\": \"string\", \"maxLength\": 80}, "
+        "\"mode\": {\"type\": \"string\", \"enum\": [\"driving\", \"walking\", "
+        "\"cycling\"]}}, \"required\": [\"destination\", \"mode\"]}},\n"
+        "  \"pipit\": {\"success\": \"Navigating to {destination} {mode:driving=by "
+        "car|walking=on foot|cycling=by bike}.\", \"effect\": {\"set\": {\"mode\": "
+        "\"{mode}\"}}, \"examples\": [{\"say\": \"walking directions to the station\", "
+        "\"args\": {\"destination\": \"the station\", \"mode\": \"walking\"}}]}},\n"
+        "  {\"type\": \"function\", \"function\": {\"name\": \"brew\", \"description\": "
+        "\"Brew a drink\", \"parameters\": {\"type\": \"object\", \"properties\": {\"drink\": "
+        "{\"type\": \"string\", \"enum\": [\"latte\", \"flat_white\", \"espresso\"]}}, "
+        "\"required\": [\"drink\"]}},\n"
+        "  \"pipit\": {\"effect\": {\"set\": {\"drink\": \"{drink}\"}}, \"examples\": "
+        "[{\"say\": \"i need a flat white\", \"args\": {\"drink\": \"flat_white\"}}]}}]}\n";
+    struct pipit_toolset *ts = test_tools_from(TRIP, "trip.json");
+    struct pipit_dataset *ds = gen(ts, 5, 6000, 50);
+    int slotted = 0, label = 0, verb = 0, other_drink = 0, as_written = 0;
+    int n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    for (int32_t i = 0; i < n; i++) {
+        struct pipit_example ex;
+        assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex));
+        char low[512];
+        snprintf(low, sizeof(low), "%s", ex.utterance);
+        for (char *p = low; *p; p++) {
+            *p = (char)tolower((unsigned char)*p);
+        }
+        if (strstr(low, " an latte") != NULL || strstr(low, " a espresso") != NULL) {
+            fail_msg("article: \"%s\"", ex.utterance);
+        }
+        bool drive = strstr(ex.output, "mode=\"driving\"") != NULL;
+        bool cycle = strstr(ex.output, "mode=\"cycling\"") != NULL;
+        slotted += drive && strstr(low, "driving directions to") != NULL;
+        label += cycle && strstr(low, "directions to") != NULL && strstr(low, "by bike") != NULL;
+        verb += (drive && (strstr(low, "drive to") != NULL || strstr(low, "drive me to") != NULL ||
+                           strstr(low, "drive over to") != NULL)) ||
+                (cycle && (strstr(low, "cycle to") != NULL || strstr(low, "cycle me to") != NULL));
+        other_drink += strstr(low, "i need an espresso") != NULL &&
+                       strstr(ex.output, "drink=\"espresso\"") != NULL;
+        as_written += strstr(low, "i need a flat white") != NULL;
+    }
+    if (slotted == 0 || label == 0 || verb == 0 || other_drink == 0 || as_written == 0) {
+        fail_msg("slotted %d, label %d, verb %d, other drink %d, as written %d", slotted, label,
+                 verb, other_drink, as_written);
+    }
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
 /* Requests about things the pack lacks, said with its kinds of verbs ("turn on the sprinkler"),
  * never name a thing the pack has ("porch light" for a pack with lights); a thing of the
  * held-out split is none of the training split's; chat names the pack's own things. */
@@ -629,6 +688,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_home_calls_and_categories),
         cmocka_unit_test(test_names_own_determiner),
+        cmocka_unit_test(test_enum_values_said),
         cmocka_unit_test(test_unsupported_things),
         cmocka_unit_test(test_invented_pack),
         cmocka_unit_test(test_stateless_packs),
