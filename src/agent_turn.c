@@ -259,7 +259,8 @@ static bool says_statement_example(const struct pipit_agent *a, const char *utt)
             }
             struct words_tok x[24];
             size_t nx = words_tokenize(say, strlen(say), 0, x, 24);
-            for (size_t k = 0; k < nx; k++) {
+            /* its first word is its verb to the agent ("hold the focus ..."), no statement's */
+            for (size_t k = 1; k < nx; k++) {
                 if (strlen(x[k].w) < 4 ||
                     words_in_list(x[k].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
                     continue;
@@ -464,8 +465,10 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
         size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
         for (size_t i = 0; n_all > 1 && i < n_all;) {
-            if (smalltalk_is_vocative(a->router, segs[i])) {
-                /* "printer, fan off": the device addressed is no request */
+            if (smalltalk_is_vocative(a->router, segs[i]) ||
+                smalltalk_is_aside(a->router, segs[i])) {
+                /* "printer, fan off": the device addressed is no request; nor is "hold on" of
+                 * "hold on, zoom in" */
                 memmove(segs[i], segs[i + 1], (n_all - i - 1) * sizeof(segs[0]));
                 n_all--;
             } else {

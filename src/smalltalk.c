@@ -182,11 +182,12 @@ static unsigned social_kinds(const struct router *r, const char *utterance);
 /* What opens a statement about the situation ("we're at the beach", "someone blinked", "this
  * is my dog", "the ceremony is about to start"), after interjections. */
 static const char *const OPENERS[] = {
-    "were",     "we are",   "im",        "i am",      "its",         "it is",      "thats",
-    "that is",  "this is",  "hes",       "he is",     "shes",        "she is",     "theyre",
-    "they are", "someone",  "somebody",  "everyones", "everyone is", "my",         "our",
-    "lol",      "haha",     "whoa",      "youre",     "you are",     "he",         "she",
-    "they",     "everyone", "everybody", "nobody",    "we just",     "we finally",
+    "were",      "we are",   "im",         "i am",      "its",         "it is",      "thats",
+    "that is",   "this is",  "hes",        "he is",     "shes",        "she is",     "theyre",
+    "they are",  "someone",  "somebody",   "everyones", "everyone is", "my",         "our",
+    "lol",       "haha",     "whoa",       "youre",     "you are",     "he",         "she",
+    "they",      "everyone", "everybody",  "nobody",    "we just",     "we finally", "someones",
+    "somebodys", "nobodys",  "everybodys",
 };
 /* Interjections before an opener or a clause of their own. */
 static const char *const INTERJECTIONS[] = {"lol", "haha",  "whoa", "wow", "oh",    "aw",
@@ -292,10 +293,11 @@ static unsigned statement_kinds(const struct router *r, const char *utterance, s
             }
             memcpy(clause, utterance + from, to - from);
             clause[to - from] = '\0';
-            if (router_command_verb(r, clause) != ROUTER_NO_VERB) {
-                return 0; /* "..., get ready": a command */
+            unsigned formula = social_kinds(r, clause);
+            if (router_command_verb(r, clause) != ROUTER_NO_VERB && formula == 0) {
+                return 0; /* "..., get ready": a command; "hold on, ..." is a formula */
             }
-            if (tools && router_has_tool_word(r, clause)) {
+            if (tools && formula == 0 && router_has_tool_word(r, clause)) {
                 if (!liking_clause(t, lo, hi)) {
                     return 0; /* "the flash is off": maybe a request */
                 }
@@ -354,9 +356,6 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
             i++; /* "thanks camera": the device addressed */
             continue;
         }
-        if (router_tool_word_at(r, t, n, i) > 0) {
-            return 0; /* a word of the tool set: about the tools */
-        }
         size_t best = 0;
         unsigned best_kind = 0;
         for (size_t k = 0; k < COUNT(KINDS); k++) {
@@ -366,6 +365,12 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
                 best_kind = KINDS[k].kind;
             }
         }
+        /* a word of the tool set is about the tools ("good night" for a night mode), unless
+         * it is inside an acknowledgement of two words or more ("hold on", "hang on") */
+        bool formula = best >= 2 && best_kind == SMALLTALK_ACK;
+        if (!formula && router_tool_word_at(r, t, n, i) > 0) {
+            return 0;
+        }
         if (best == 0 && (kinds & SMALLTALK_HELP) && n - i <= MAX_HELP_TAIL) {
             i++; /* "what can you do around the house": a few words that are not the tools' */
             continue;
@@ -373,7 +378,7 @@ static unsigned social_kinds(const struct router *r, const char *utterance) {
         if (best == 0) {
             return 0; /* a word that is not social: something else was said */
         }
-        for (size_t j = i + 1; j < i + best; j++) {
+        for (size_t j = i + 1; j < i + best && !formula; j++) {
             if (router_tool_word_at(r, t, n, j) > 0) {
                 return 0;
             }
@@ -576,4 +581,8 @@ bool smalltalk_is_vocative(const struct router *r, const char *segment) {
     size_t i = n == 2 && words_in_list(t[0].w, CALLS, COUNT(CALLS)) ? 1 : 0;
     return n >= 1 && n <= 2 && i + 1 == n &&
            (words_in_list(t[i].w, VOCATIVE, COUNT(VOCATIVE)) || router_is_device_name(r, t[i].w));
+}
+
+bool smalltalk_is_aside(const struct router *r, const char *segment) {
+    return segment != NULL && social_kinds(r, segment) == SMALLTALK_ACK;
 }

@@ -58,4 +58,8 @@ void smalltalk_reply(unsigned kinds, const struct pipit_toolset *ts, char *buf, 
  * calls it (smalltalk.c's list, or the pack's name), after at most a "hey". */
 bool smalltalk_is_vocative(const struct router *r, const char *segment);
 
+/* Whether `segment` is only an acknowledgement or a "wait" ("hold on", "one sec", "ok then"):
+ * a part of a request that asks for nothing ("hold on, zoom in"). */
+bool smalltalk_is_aside(const struct router *r, const char *segment);
+
 #endif /* PIPIT_SMALLTALK_H */

@@ -3985,6 +3985,21 @@ static void test_key_number_named(void **state) {
     teardown_fx(&fx);
 }
 
+/* "hold on" beside a request is no request of its own ("hold on, zoom in" had also taken a
+ * photo: "hold" is the camera's verb). */
+static void test_aside_segment(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "adjust_zoom(direction=\"in\")");
+    struct pipit_turn *t = turn(&fx, "hold on, zoom in");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "adjust_zoom");
+    assert_int_equal(t->model_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* One setting set to one value twice in a turn is one call and one sentence ("flash stays off
  * for sure, no flash at the pool" had made two); an action twice is two. */
 static void test_repeated_setting_once(void **state) {
@@ -5443,6 +5458,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_said_count),
         cmocka_unit_test(test_repeated_setting_once),
         cmocka_unit_test(test_key_number_named),
+        cmocka_unit_test(test_aside_segment),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),

@@ -88,6 +88,9 @@ static void test_pack_words_win(void **state) {
         {"the lions are asleep, typical", SMALLTALK_ACK},
         {"cheers, that was a great day out", SMALLTALK_THANKS | SMALLTALK_ACK},
         {"give me a sec", SMALLTALK_ACK},
+        /* "hold" is the camera's verb, "hold on" a formula; "someone's" opens a statement */
+        {"hold on, someone's calling", SMALLTALK_ACK},
+        {"hold on, zoom in", 0},
         {"she needs more light", 0},                /* wanting */
         {"they're walking in, start recording", 0}, /* a command */
         {"typical, zoom in", 0},
