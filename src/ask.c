@@ -106,18 +106,20 @@ static const char *const COPULAS_Q[] = {"is", "isnt", "are", "arent", "am", "s"}
  * balance did I pick"; "turn" only after "did I", below) and a noun's "'s" ("the grid's on,
  * right?"). */
 static const char *const GLUE[] = {
-    "a",       "an",       "long",      "and",      "the",    "or",       "my",        "our",
-    "your",    "its",      "it",        "this",     "that",   "i",        "im",        "we",
-    "were",    "you",      "me",        "is",       "isnt",   "are",      "arent",     "am",
-    "was",     "be",       "been",      "being",    "at",     "in",       "to",        "of",
-    "for",     "set",      "currently", "current",  "now",    "right",    "still",     "used",
-    "using",   "what",     "whats",     "which",    "how",    "much",     "many",      "any",
-    "there",   "theres",   "have",      "has",      "got",    "if",       "whether",   "status",
-    "state",   "setting",  "settings",  "value",    "turned", "switched", "so",        "far",
-    "number",  "count",    "up",        "selected", "use",    "left",     "remaining", "remain",
-    "remains", "longs",    "time",      "stay",     "stayed", "kept",     "started",   "stopped",
-    "looking", "look",     "like",      "sitting",  "pick",   "picked",   "chose",     "chosen",
-    "saving",  "shooting", "s",         "did",
+    "a",         "an",       "long",     "and",        "the",      "or",       "my",
+    "our",       "your",     "its",      "it",         "this",     "that",     "i",
+    "im",        "we",       "were",     "you",        "me",       "is",       "isnt",
+    "are",       "arent",    "am",       "was",        "be",       "been",     "being",
+    "at",        "in",       "to",       "of",         "for",      "set",      "currently",
+    "current",   "now",      "right",    "still",      "used",     "using",    "what",
+    "whats",     "which",    "how",      "much",       "many",     "any",      "there",
+    "theres",    "have",     "has",      "got",        "if",       "whether",  "status",
+    "state",     "setting",  "settings", "value",      "turned",   "switched", "so",
+    "far",       "number",   "count",    "up",         "selected", "use",      "left",
+    "remaining", "remain",   "remains",  "longs",      "time",     "stay",     "stayed",
+    "kept",      "started",  "stopped",  "looking",    "look",     "like",     "sitting",
+    "pick",      "picked",   "chose",    "chosen",     "saving",   "shooting", "s",
+    "did",       "actually", "really",   "definitely", "honestly",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */

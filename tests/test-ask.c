@@ -157,6 +157,7 @@ static void test_camera_questions(void **state) {
         {"flash on?", "The flash is on auto."},
         {"grid showing?", "The grid is off."},
         {"focus locked?", "Exposure and focus aren't locked."}, /* "focus lock" said done */
+        {"wait is the flash actually on auto now?", "The flash is on auto."}, /* "actually" */
         {"is the focus locked?", "Exposure and focus aren't locked."},
         {"flash brighter?", NULL},
         {"what is a timer", NULL},
