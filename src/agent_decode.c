@@ -20,6 +20,8 @@
 #include "router.h"
 #include "status.h"
 #include "strbuf.h"
+#include "words.h"
+#include "words.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,6 +33,26 @@
  * is in it runs again on less memory (half, then none): the agent filled that context, so the
  * turn must not fail for it (the budget should make this rare: a tail longer than any recent
  * one, e.g. a JIT schema larger than the last turns'). */
+/* "back to the rear one", "back to the main lens": "back to" a thing with its determiner, not
+ * to a time or a state before ("back to how it was", "back to the previous look", "back to
+ * the way it was", "back to normal"). */
+static bool back_to_a_thing(const char *segment) {
+    static const char *const DET[] = {"the", "my", "a", "an", "that", "this"};
+    static const char *const BEFORE[] = {
+        "previous", "original", "old",   "last",  "earlier", "way",    "start", "beginning",
+        "first",    "prior",    "usual", "other", "same",    "former", "one",   "ones"};
+    struct words_tok t[32];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
+    for (size_t i = 0; i + 2 < n; i++) {
+        if (strcmp(t[i].w, "back") != 0 || strcmp(t[i + 1].w, "to") != 0 ||
+            !words_in_list(t[i + 2].w, DET, sizeof(DET) / sizeof(DET[0]))) {
+            continue;
+        }
+        return i + 3 < n && !words_in_list(t[i + 3].w, BEFORE, sizeof(BEFORE) / sizeof(BEFORE[0]));
+    }
+    return false;
+}
+
 /* Whether a call of this turn ran and succeeded before the current segment. */
 static bool acted_this_turn(const struct turn_build *tb) {
     for (size_t i = 0; tb->turn != NULL && i < tb->turn->n_calls; i++) {
@@ -291,7 +313,8 @@ enum pipit_status agent_decode_segment(struct pipit_agent *a,
         ((!router_undo_signal(segment) &&
           (a->log_n == 0 || router_has_tool_word(a->router, segment) ||
            !router_undo_anaphor(segment) || acted_this_turn(tb))) ||
-         (!router_undo_verb(segment) && agent_says_setting_value(a->ts, segment)))) {
+         (!router_undo_verb(segment) &&
+          (agent_says_setting_value(a->ts, segment) || back_to_a_thing(segment))))) {
         /* "kitchen lights on for the snacks" names what the tools act on and no reversal, and
          * "fertilise the roses" neither a reversal nor anything done: whatever the model chose,
          * it is no undo, and with an action in the log undo would revert one nobody asked

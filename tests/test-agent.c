@@ -1712,6 +1712,14 @@ static void test_model_undo_needs_a_reason(void **state) {
     assert_int_equal(fx.fake.n_steps, 12); /* the flash; undo(), then again without it */
     assert_state(&fx, "flash", "\"on\"");
     pipit_turn_free(t);
+    /* "back to" a thing is no undo ("back to the rear one" had undone); "back to the way it
+     * was" is */
+    script(&fx, 2, (const char *const[]){"<call>undo()", "<call>switch_camera(facing=\"back\")"});
+    t = turn(&fx, "back to the rear one");
+    assert_int_equal(fx.fake.n_steps, 14);
+    assert_string_equal(t->calls[0].tool, "switch_camera");
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
