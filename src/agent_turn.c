@@ -39,6 +39,7 @@
 #include "strbuf.h"
 #include "untrusted.h"
 #include "utf8.h"
+#include "verbbank.h"
 #include "words.h"
 
 #include <ctype.h>
@@ -259,8 +260,16 @@ static bool says_statement_example(const struct pipit_agent *a, const char *utt)
             }
             struct words_tok x[24];
             size_t nx = words_tokenize(say, strlen(say), 0, x, 24);
-            /* its first word is its verb to the agent ("hold the focus ..."), no statement's */
-            for (size_t k = 1; k < nx; k++) {
+            /* a first word that is a verb people give commands with ("hold the focus ...") is
+             * no statement's; a subject is ("clothes are filthy") */
+            size_t vl = 0;
+            char low[64];
+            pipit_format(low, sizeof(low), "%s", say);
+            for (char *q = low; *q != '\0'; q++) {
+                *q = (char)tolower((unsigned char)*q);
+            }
+            size_t first = verbbank_lead(low, &vl) != NULL ? 1 : 0;
+            for (size_t k = first; k < nx; k++) {
                 if (strlen(x[k].w) < 4 ||
                     words_in_list(x[k].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
                     continue;
