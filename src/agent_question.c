@@ -21,8 +21,10 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Dropped before the question word. */
-static const char *const Q_LEADS[] = {"hey",  "so",  "and",  "ok",   "okay", "um",  "uh",   "oh",
-                                      "wait", "but", "also", "then", "well", "hmm", "pipit"};
+static const char *const Q_LEADS[] = {
+    "hey",   "so",      "and",           "ok",       "okay", "um",   "uh",
+    "oh",    "wait",    "but",           "also",     "then", "well", "hmm",
+    "pipit", "roughly", "approximately", "honestly", "quick"};
 
 /* Yes/no questions: a copula or auxiliary first ("do" only before a subject: "do it again"
  * is a command; not "were": the words drop apostrophes, and "we're doing the cake" is not a
@@ -69,7 +71,7 @@ static bool offers_both_sides(const struct words_tok *t, size_t n) {
 /* Whether tokens `t` open as a question and ask nothing to be done (the lists above), or offer
  * both sides of a state ("kitchen lights on or off?"); `any_how`: every "how" asks ("how do I
  * keep the players sharp"), not only "how" of a quantity. */
-static bool asks(const struct words_tok *t, size_t n, bool any_how) {
+static bool asks(const char *segment, const struct words_tok *t, size_t n, bool any_how) {
     if (offers_both_sides(t, n)) {
         return true;
     }
@@ -80,7 +82,26 @@ static bool asks(const struct words_tok *t, size_t n, bool any_how) {
     if (i + 1 >= n) {
         return false;
     }
-    for (size_t k = i; k < n; k++) {
+    /* words of request count in the question's own clause: "is it going to rain tomorrow?
+     * wondering if I can hang the washing out" asks */
+    size_t cut = strcspn(segment, "?,;"), scan = i + 2;
+    while (scan < n && t[scan].start < cut) {
+        scan++;
+    }
+    static const char *const IF_SO[] = {"so", "yes", "not", "it", "its", "that", "thats"};
+    for (size_t k = scan; k + 1 < n; k++) {
+        if (strcmp(t[k].w, "if") == 0 && words_in_list(t[k + 1].w, IF_SO, N_OF(IF_SO))) {
+            return false; /* "is the flash on? if so turn it off": a request on a condition */
+        }
+    }
+    for (size_t k = i; k < scan && k < n; k++) {
+        /* "do I need ...", "would it want ...": asked, not wanted */
+        bool asked_need = (strcmp(t[k].w, "need") == 0 || strcmp(t[k].w, "want") == 0) && k >= 2 &&
+                          (strcmp(t[k - 2].w, "do") == 0 || strcmp(t[k - 2].w, "does") == 0 ||
+                           strcmp(t[k - 2].w, "did") == 0 || strcmp(t[k - 2].w, "would") == 0);
+        if (asked_need) {
+            continue;
+        }
         bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "u") == 0 ||
                                  strcmp(t[k + 1].w, "we") == 0);
         bool modal = strcmp(t[k].w, "can") == 0 || strcmp(t[k].w, "could") == 0;
@@ -156,7 +177,7 @@ bool agent_asks_the_world(const char *segment) {
     }
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
-    return n < GUARD_MAX_TOKENS && asks(t, n, true);
+    return n < GUARD_MAX_TOKENS && asks(segment, t, n, true);
 }
 
 bool agent_question_must_not_act(const struct pipit_toolset *ts,
@@ -173,7 +194,7 @@ bool agent_question_must_not_act(const struct pipit_toolset *ts,
     }
     struct words_tok t[48];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, N_OF(t));
-    return n < N_OF(t) && asks(t, n, false); /* a question is short */
+    return n < N_OF(t) && asks(segment, t, n, false); /* a question is short */
 }
 
 /* Whether the segment says what the call does: one of its values, or a switch's side ("how do I
@@ -202,7 +223,8 @@ bool agent_question_for_cloud(const struct pipit_toolset *ts,
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
     /* any "how" asks unless it names the call: "how do I turn on the grid?" wants it on */
     return n < GUARD_MAX_TOKENS &&
-           (asks(t, n, false) || (asks(t, n, true) && !says_the_call(call, segment, t, n)));
+           (asks(segment, t, n, false) ||
+            (asks(segment, t, n, true) && !says_the_call(call, segment, t, n)));
 }
 
 bool agent_asks_about_state(const char *segment) {
@@ -219,8 +241,15 @@ bool agent_asks_about_state(const char *segment) {
                                             "open",   "close", "far"};
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
-    if (n >= GUARD_MAX_TOKENS || !asks(t, n, false) || agent_said_any(t, n, ADVICE, N_OF(ADVICE))) {
+    if (n >= GUARD_MAX_TOKENS || !asks(segment, t, n, false) ||
+        agent_said_any(t, n, ADVICE, N_OF(ADVICE))) {
         return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(t[k].w, "gonna") == 0 ||
+            (k + 1 < n && strcmp(t[k].w, "going") == 0 && strcmp(t[k + 1].w, "to") == 0)) {
+            return false; /* "is it going to rain tomorrow?": what will be */
+        }
     }
     size_t i = 0;
     while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {

@@ -1097,6 +1097,12 @@ int ask_answer(const struct ask *k,
     if (hi <= lo) {
         return 0;
     }
+    for (size_t i = lo; i < hi; i++) {
+        if (ask_tok_is(t, hi, i, "gonna") ||
+            (ask_tok_is(t, hi, i, "going") && ask_tok_is(t, hi, i + 1, "to"))) {
+            return 0; /* "is it going to rain tomorrow?": what will be, not what is */
+        }
+    }
     if (ask_tok_is(t, hi, lo, "do") && !ask_tok_is(t, hi, lo + 1, "i") &&
         !ask_tok_is(t, hi, lo + 1, "we") && !ask_tok_is(t, hi, lo + 1, "you") &&
         !ask_tok_is(t, hi, lo + 1, "they")) {

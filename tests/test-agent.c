@@ -2292,6 +2292,12 @@ static void test_open_question_not_acted(void **state) {
         {"do you think the grid helps beginners", "set_grid(enabled=true)", true},
         {"any tips for night shots without flash?", "set_flash(mode=\"off\")", true},
         {"how do I clean the flash", "set_flash(mode=\"on\")", true}, /* names it, says no side */
+        /* a request word after the question's clause; "do I need"; a leading "roughly";
+         * "going to" is what will be, not the state */
+        {"is it going to rain tomorrow? wondering if i can shoot the parade",
+         "set_scene_mode(mode=\"night\")", true},
+        {"roughly how much light do I need for a portrait?", "set_flash(mode=\"on\")", true},
+        {"is the flash on? if so turn it off", "set_flash(mode=\"off\")", false},
         {"can you turn the flash on", "set_flash(mode=\"on\")", false},
         {"could I get the grid on", "set_grid(enabled=true)", false},
         {"do it with the grid off", "set_grid(enabled=false)", false},

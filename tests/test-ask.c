@@ -160,6 +160,7 @@ static void test_camera_questions(void **state) {
         {"wait is the flash actually on auto now?", "The flash is on auto."}, /* "actually" */
         {"is the focus locked?", "Exposure and focus aren't locked."},
         {"flash brighter?", NULL},
+        {"is it going to rain tomorrow?", NULL}, /* "going to": what will be */
         {"what is a timer", NULL},
         /* other intents */
         {"what's a good zoom for portraits?", NULL},
