@@ -468,7 +468,14 @@ static bool says_only_number(const struct pipit_toolset *ts,
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     static const char *const HALF[] = {"half", "quarter", "third", "and"};
-    return (step || !agent_said_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
+    /* a number led as the value to reach is one whatever else moves ("no, lower, like 600") */
+    static const char *const TARGET[] = {"like", "to", "around", "about", "maybe", "say"};
+    bool target = false;
+    for (size_t i = 1; i < n && !target; i++) {
+        target = isdigit((unsigned char)tok[i].w[0]) &&
+                 words_in_list(tok[i - 1].w, TARGET, N_OF(TARGET));
+    }
+    return (step || target || !agent_said_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
            !agent_said_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
 }
 
@@ -542,8 +549,8 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
             v += w; /* "twenty five" */
             j++;
         }
-        if (j < n && strcmp(t[j].w, "hundred") == 0 && v >= 1 && v <= 9) {
-            v *= 100; /* "two hundred" */
+        if (j < n && strcmp(t[j].w, "hundred") == 0 && v >= 1 && v <= 99) {
+            v *= 100; /* "two hundred", "twelve hundred" */
             j++;
         }
         size_t l = 0;

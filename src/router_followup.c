@@ -196,6 +196,9 @@ static bool number_clause(const struct toks *w, size_t lo, size_t hi, bool corre
             words_number_value(w->t[i + 1].w, &ones) && ones >= 1 && ones <= 9) {
             i++; /* "twenty five" */
         }
+        if (i + 1 < hi && is_word(w, i + 1, "hundred")) {
+            i++; /* "twelve hundred" */
+        }
     }
     i++;
     static const char *const UNITS[] = {"seconds", "second", "secs", "sec", "s",       "minutes",

@@ -2699,6 +2699,8 @@ static void test_number_words_restored(void **state) {
          "{\"minutes\":7}", true},
         {"timer to three minutes, table four is waiting", "set_timer(minutes=34)",
          "{\"minutes\":3}", true},
+        /* a number led as the value to reach, beside words of change */
+        {"no, shorter, like 20 minutes", "set_timer(minutes=5)", "{\"minutes\":20}", true},
         {"timer for 7 minutes", "set_timer(minutes=7)", "{\"minutes\":7}", false},
         /* a number with the argument's name as its unit names that tool; "warmer" is no
          * "warm" colour, and "cooler" steps down */

@@ -495,6 +495,7 @@ static void test_followup_table(void **state) {
         {"ok seventy then", ROUTER_FOLLOWUP_NUMBER},
         {"make it twenty five", ROUTER_FOLLOWUP_NUMBER},
         {"make it one", ROUTER_FOLLOWUP_NUMBER},
+        {"hmm, make it twelve hundred", ROUTER_FOLLOWUP_NUMBER},
         /* not follow-ups */
         {"5", ROUTER_FOLLOWUP_NONE},                    /* may answer a question */
         {"make it 3x and zoom", ROUTER_FOLLOWUP_NONE},  /* names the zoom */
