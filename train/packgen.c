@@ -60,7 +60,7 @@ const int packgen_n_categories = N_OF(packgen_categories);
  * templates and intents */
 
 #define PG_TEXT          200
-#define PG_MAX_TPL       128 /* per intent */
+#define PG_MAX_TPL       192 /* per intent */
 #define PG_MAX_INT       512
 #define PG_HELD_MOD      5
 #define PG_EXAMPLE_SHARE 33 /* percent of a tool's draws from the pack's examples */
@@ -1448,6 +1448,50 @@ static void enum_variants(struct gen *g,
     }
 }
 
+/* Ways to ask for a thing by its name ("i need a flat white" / "i'd love a flat white"): an
+ * example that opens with one is said with the others too. Generic English. */
+static const char *const WANT_LEADS[] = {"i need",    "i'd love", "i'd like",  "can i get",
+                                         "i want",    "give me",  "i'll have", "could i have",
+                                         "i'll take", "get me"};
+
+/* More sayings of an example's template `text` by its lead: a verb people use for another
+ * ("find my {f:name}" -> "look for my {f:name}", src/verbbank.c) or a way of wanting
+ * (WANT_LEADS). */
+static void lead_variants(struct intent *in, int tool, const char *text, const json_t *fixed) {
+    char out[PG_TEXT];
+    for (int w = 0; w < N_OF(WANT_LEADS); w++) {
+        size_t l = strlen(WANT_LEADS[w]);
+        if (strncmp(text, WANT_LEADS[w], l) != 0 || text[l] != ' ') {
+            continue;
+        }
+        for (int k = 0; k < N_OF(WANT_LEADS); k++) {
+            pipit_format(out, sizeof(out), "%s%s", WANT_LEADS[k], text + l);
+            struct tpl *tp = add_tpl(in, tool, out, fixed);
+            if (tp != NULL) {
+                tp->example = true;
+            }
+        }
+        return;
+    }
+    size_t vl = 0;
+    const char *lead = verbbank_lead(text, &vl);
+    const char *alt[VERBBANK_MAX_ALT];
+    /* only before a thing: "make the coffee" / "create the coffee", not "make it milder" */
+    static const char *const THING[] = {" the ", " a ", " an ", " my ", " {"};
+    bool thing = false;
+    for (int k = 0; lead != NULL && k < N_OF(THING); k++) {
+        thing = thing || strncmp(text + vl, THING[k], strlen(THING[k])) == 0;
+    }
+    int n = thing ? verbbank_alternatives(lead, alt) : 0;
+    for (int k = 0; k < n; k++) {
+        pipit_format(out, sizeof(out), "%s%s", alt[k], text + vl);
+        struct tpl *tp = add_tpl(in, tool, out, fixed);
+        if (tp != NULL) {
+            tp->example = true;
+        }
+    }
+}
+
 /* A template from one of the tool's examples: the numbers and free strings it says become
  * slots. An enum value said is a slot too ("walking directions to {place}", "i need a
  * {drink}"), with enum_variants' other sayings; an example of enums only is also kept as
@@ -1538,6 +1582,7 @@ example_template(struct gen *g, struct intent *in, int tool, const struct pipit_
     if (enum_arg != NULL) {
         enum_variants(g, in, tool, text, enum_arg, fixed);
     }
+    lead_variants(in, tool, text, fixed);
     json_decref(fixed);
 }
 
