@@ -430,7 +430,8 @@ static void test_names_own_determiner(void **state) {
 
 /* An enum value an example says is a slot, beside another argument or alone (the example as
  * written kept too); the success template's words for a value ("by car") and a gerund's verb
- * ("drive to ...") say it too; "a"/"an" follow the word after them. */
+ * ("drive to ...") say it too; "a"/"an" follow the word after them; "i need a ..." is said
+ * with other ways of wanting ("i'd love a ..."). */
 static void test_enum_values_said(void **state) {
     (void)state;
     static const char *const TRIP =
@@ -455,7 +456,7 @@ static void test_enum_values_said(void **state) {
         "[{\"say\": \"i need a flat white\", \"args\": {\"drink\": \"flat_white\"}}]}}]}\n";
     struct pipit_toolset *ts = test_tools_from(TRIP, "trip.json");
     struct pipit_dataset *ds = gen(ts, 5, 6000, 50);
-    int slotted = 0, label = 0, verb = 0, other_drink = 0, as_written = 0;
+    int slotted = 0, label = 0, verb = 0, other_drink = 0, as_written = 0, wanting = 0;
     int n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
     for (int32_t i = 0; i < n; i++) {
         struct pipit_example ex;
@@ -478,10 +479,13 @@ static void test_enum_values_said(void **state) {
         other_drink += strstr(low, "i need an espresso") != NULL &&
                        strstr(ex.output, "drink=\"espresso\"") != NULL;
         as_written += strstr(low, "i need a flat white") != NULL;
+        wanting += (strstr(low, "i'd love a") != NULL || strstr(low, "i'll have a") != NULL) &&
+                   strstr(ex.output, "brew(") != NULL;
     }
-    if (slotted == 0 || label == 0 || verb == 0 || other_drink == 0 || as_written == 0) {
-        fail_msg("slotted %d, label %d, verb %d, other drink %d, as written %d", slotted, label,
-                 verb, other_drink, as_written);
+    if (slotted == 0 || label == 0 || verb == 0 || other_drink == 0 || as_written == 0 ||
+        wanting == 0) {
+        fail_msg("slotted %d, label %d, verb %d, other drink %d, as written %d, wanting %d",
+                 slotted, label, verb, other_drink, as_written, wanting);
     }
     pipit_dataset_free(ds);
     pipit_toolset_free(ts);
