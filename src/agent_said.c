@@ -33,7 +33,15 @@ bool agent_said_any(const struct words_tok *t, size_t n, const char *const *list
 }
 
 bool agent_said_negation(const struct words_tok *t, size_t n) {
-    return agent_said_any(t, n, NEGATIONS, N_OF(NEGATIONS));
+    /* a negation in a clause of purpose or reason negates that clause, not the request: "lock
+     * the panel so the toddler can't mess with it" */
+    static const char *const SUBORDINATE[] = {"so", "because", "since", "otherwise", "cause",
+                                              "coz", "cos"};
+    size_t end = n;
+    for (size_t i = 1; i < n && end == n; i++) {
+        end = words_in_list(t[i].w, SUBORDINATE, N_OF(SUBORDINATE)) ? i : n;
+    }
+    return agent_said_any(t, end, NEGATIONS, N_OF(NEGATIONS));
 }
 
 bool agent_said_put_args(struct pipit_call *call, const json_t *args, bool changed) {

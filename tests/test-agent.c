@@ -4305,6 +4305,14 @@ static void test_own_verb_side(void **state) {
     assert_state(&fx, "recording", "false");
     assert_state(&fx, "exposure_ev", "0.0");
     pipit_turn_free(t);
+    /* a negation in a clause of purpose negates that clause ("lock the panel so the toddler
+     * can't mess with it" had unlocked a new user's washer) */
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "record_video(action=\"stop\")");
+    t = turn(&fx, "record the speech so we don't miss it");
+    assert_string_equal(t->calls[0].args_json, "{\"action\":\"start\"}");
+    assert_state(&fx, "recording", "true");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
