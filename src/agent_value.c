@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -255,6 +256,111 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
         json_object_set_new(args, p->name, json_string(word));
         changed = true;
     }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}
+
+/* The number at the end of `v` after a prefix of letters and "_" or "-" ("p2" -> 2, prefix
+ * length 1); -1 when `v` is not so made. */
+static int value_number(const char *v, size_t *prefix) {
+    size_t l = strlen(v), d = l;
+    while (d > 0 && isdigit((unsigned char)v[d - 1])) {
+        d--;
+    }
+    size_t p = d;
+    while (p > 0 && (v[p - 1] == '_' || v[p - 1] == '-')) {
+        p--;
+    }
+    if (d == l || p == 0 || l - d > 2) {
+        return -1;
+    }
+    for (size_t i = 0; i < p; i++) {
+        if (!isalpha((unsigned char)v[i])) {
+            return -1;
+        }
+    }
+    *prefix = p;
+    return atoi(v + d);
+}
+
+bool agent_restore_numbered_value(const struct pipit_toolset *ts,
+                                  int32_t tool,
+                                  const char *segment,
+                                  struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL || call == NULL ||
+        call->args_json == NULL) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *arg = NULL;
+    for (size_t j = 0; j < t->params->n_props; j++) {
+        const struct pipit_schema *s = t->params->props[j].schema;
+        if (s->type == PIPIT_SCHEMA_NUMBER || s->type == PIPIT_SCHEMA_INTEGER) {
+            return false; /* a number may be the number's */
+        }
+        size_t p0 = 0, p = 0;
+        bool numbered = s->type == PIPIT_SCHEMA_STRING && s->n_enum >= 2;
+        for (size_t e = 0; numbered && e < s->n_enum; e++) {
+            numbered = value_number(s->enum_str[e], &p) >= 0 && (e == 0 || p == p0) &&
+                       strncmp(s->enum_str[e], s->enum_str[0], p) == 0;
+            p0 = p;
+        }
+        arg = numbered && arg == NULL ? &t->params->props[j] : arg;
+    }
+    if (arg == NULL) {
+        return false;
+    }
+    static const char *const ORDINALS[] = {"first", "second",  "third",  "fourth", "fifth",
+                                           "sixth", "seventh", "eighth", "ninth",  "tenth"};
+    static const char *const ONE_AFTER[] = {"the", "this", "that",  "other", "next",  "last",
+                                            "a",   "any",  "which", "each",  "every", "no"};
+    struct words_tok tok[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 48);
+    int said = -1;
+    for (size_t i = 0; i < n; i++) {
+        int v = -1, w = 0;
+        size_t p = 0;
+        if (isdigit((unsigned char)tok[i].w[0]) && strlen(tok[i].w) <= 2 &&
+            strspn(tok[i].w, "0123456789") == strlen(tok[i].w)) {
+            v = atoi(tok[i].w);
+        } else if (words_number_value(tok[i].w, &w) && w >= 1) {
+            bool pronoun = w == 1 && ((i > 0 && words_in_list(tok[i - 1].w, ONE_AFTER, 12)) ||
+                                      (i + 1 < n && (strcmp(tok[i + 1].w, "of") == 0 ||
+                                                     strcmp(tok[i + 1].w, "else") == 0)));
+            v = pronoun ? -1 : w;
+        } else if (words_in_list(tok[i].w, ORDINALS, 10)) {
+            for (int k = 0; k < 10; k++) {
+                v = strcmp(tok[i].w, ORDINALS[k]) == 0 ? k + 1 : v;
+            }
+        } else {
+            for (size_t e = 0; e < arg->schema->n_enum && v < 0; e++) {
+                if (strcasecmp(tok[i].w, arg->schema->enum_str[e]) == 0) {
+                    v = value_number(arg->schema->enum_str[e], &p);
+                }
+            }
+        }
+        if (v < 0) {
+            continue;
+        }
+        if (said >= 0 && said != v) {
+            return false; /* two numbers: which is the slot's is the model's */
+        }
+        said = v;
+    }
+    const char *meant = NULL;
+    for (size_t e = 0; said >= 0 && e < arg->schema->n_enum; e++) {
+        size_t p = 0;
+        meant =
+            value_number(arg->schema->enum_str[e], &p) == said ? arg->schema->enum_str[e] : meant;
+    }
+    if (meant == NULL) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    const char *had = json_string_value(json_object_get(args, arg->name));
+    bool changed = json_is_object(args) && had != NULL && strcmp(had, meant) != 0 &&
+                   json_object_set_new(args, arg->name, json_string(meant)) == 0;
     changed = changed && agent_said_put_args(call, args, true);
     json_decref(args);
     return changed;

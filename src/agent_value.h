@@ -30,4 +30,14 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
                                  const char *segment,
                                  struct pipit_call *call);
 
+/* Values that are a name and a number ("p1", "p2", "p3"; "preset_1", "zone2"): the one number
+ * the segment says for them (digits, a number word, an ordinal, or the value itself: "slot one",
+ * "the second preset", "in p2") is the value meant, whatever the model chose ("save this as baby
+ * clothes in slot two" -> p3). Only for a tool without a numeric argument, one such number said,
+ * and "one" that is no pronoun ("the other one"). True when `call` was rewritten. */
+bool agent_restore_numbered_value(const struct pipit_toolset *ts,
+                                  int32_t tool,
+                                  const char *segment,
+                                  struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_VALUE_H */

@@ -4001,6 +4001,33 @@ static void test_key_number_named(void **state) {
     teardown_fx(&fx);
 }
 
+/* Values made of a name and a number ("p1".."p3"): the number said is the value ("slot two"
+ * had saved to p3); "one" after "the other" is a pronoun; a name's "as" is not the name. */
+static void test_numbered_value(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"favs\", \"state\": {\"p1_name\": {\"type\": \"string\", "
+        "\"initial\": \"empty\"}, \"p2_name\": {\"type\": \"string\", \"initial\": \"empty\"}, "
+        "\"p3_name\": {\"type\": \"string\", \"initial\": \"empty\"}}}, \"tools\": [{\"type\": "
+        "\"function\", \"function\": {\"name\": \"save_favourite\", \"description\": \"Save the "
+        "settings in a slot\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"slot\": {\"type\": \"string\", \"enum\": [\"p1\", \"p2\", \"p3\"]}, \"name\": "
+        "{\"type\": \"string\", \"maxLength\": 24}}, \"required\": [\"slot\", \"name\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"{slot}_name\": \"{name}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "save_favourite(slot=\"p1\", name=\"sunday\")");
+    struct pipit_turn *t = turn(&fx, "save it as sunday, no one else uses it");
+    assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p1\",\"name\":\"sunday\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "save_favourite(slot=\"p3\", name=\"as movie night\")");
+    t = turn(&fx, "save this as movie night in slot two");
+    assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p2\",\"name\":\"movie night\"}");
+    assert_state(&fx, "p2_name", "\"movie night\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "hold on" beside a request is no request of its own ("hold on, zoom in" had also taken a
  * photo: "hold" is the camera's verb). */
 static void test_aside_segment(void **state) {
@@ -5483,6 +5510,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_repeated_setting_once),
         cmocka_unit_test(test_key_number_named),
         cmocka_unit_test(test_aside_segment),
+        cmocka_unit_test(test_numbered_value),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),
