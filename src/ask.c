@@ -119,7 +119,7 @@ static const char *const GLUE[] = {
     "remaining", "remain",   "remains",  "longs",      "time",     "stay",     "stayed",
     "kept",      "started",  "stopped",  "looking",    "look",     "like",     "sitting",
     "pick",      "picked",   "chose",    "chosen",     "saving",   "shooting", "s",
-    "did",       "actually", "really",   "definitely", "honestly",
+    "did",       "actually", "really",   "definitely", "honestly", "saved",    "stored",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -1327,6 +1327,12 @@ int ask_answer(const struct ask *k,
          * word, no copula, asks for its value */
         int key = -1;
         determined = ask_match_alias(k, t, hi, lo + 1, &key) > 0 && key >= 0;
+    }
+    /* "what's in slot two?", "what's saved in slot two?": what a thing holds */
+    for (size_t i = lo + 1; i + 1 < hi && !determined; i++) {
+        int key = -1;
+        determined = (ask_tok_is(t, hi, i, "in") || ask_tok_is(t, hi, i, "on")) &&
+                     ask_match_alias(k, t, hi, i + 1, &key) > 0 && key >= 0;
     }
     if (!determined && (ask_tok_is(t, hi, lo, "what") || ask_tok_is(t, hi, lo, "whats") ||
                         ask_tok_is(t, hi, lo, "whatre"))) {
