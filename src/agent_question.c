@@ -245,12 +245,6 @@ bool agent_asks_about_state(const char *segment) {
         agent_said_any(t, n, ADVICE, N_OF(ADVICE))) {
         return false;
     }
-    for (size_t k = 0; k < n; k++) {
-        if (strcmp(t[k].w, "gonna") == 0 ||
-            (k + 1 < n && strcmp(t[k].w, "going") == 0 && strcmp(t[k + 1].w, "to") == 0)) {
-            return false; /* "is it going to rain tomorrow?": what will be */
-        }
-    }
     size_t i = 0;
     while (i < n && words_in_list(t[i].w, Q_LEADS, N_OF(Q_LEADS))) {
         i++;

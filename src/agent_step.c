@@ -1070,9 +1070,14 @@ static bool named_key_answered(struct pipit_agent *a, struct turn_build *tb) {
         router_command_verb(a->router, tb->segment) != ROUTER_NO_VERB) {
         return false;
     }
+    /* the key the question's own clause names: "is it going to rain tomorrow? wondering if I
+     * can hang the washing out" names none ("washing" is in the clause after it) */
+    char clause[ROUTER_MAX_SEGMENT];
+    size_t q = strcspn(tb->segment, "?");
+    pipit_format(clause, sizeof(clause), "%.*s", (int)q, tb->segment);
     json_t *state = a->dev->ops->get_state(a->dev->self);
     char said[512];
-    bool answered = ask_say_named_key(a->ask, tb->segment, state, said, sizeof(said)) > 0;
+    bool answered = ask_say_named_key(a->ask, clause, state, said, sizeof(said)) > 0;
     json_decref(state);
     if (answered) {
         tb->turn->flags |= PIPIT_TURN_STATE_ANSWER;

@@ -1097,11 +1097,18 @@ int ask_answer(const struct ask *k,
     if (hi <= lo) {
         return 0;
     }
-    for (size_t i = lo; i < hi; i++) {
-        if (ask_tok_is(t, hi, i, "gonna") ||
-            (ask_tok_is(t, hi, i, "going") && ask_tok_is(t, hi, i + 1, "to"))) {
-            return 0; /* "is it going to rain tomorrow?": what will be, not what is */
-        }
+    /* "is it going to rain tomorrow?" asks what will be, not what is, unless its clause names
+     * a key ("is the flash gonna fire?") */
+    size_t q_end = strcspn(utterance, "?,;");
+    bool future = false, named = false;
+    for (size_t i = lo; i < hi && t[i].start < q_end; i++) {
+        int key = -1;
+        future = future || ask_tok_is(t, hi, i, "gonna") ||
+                 (ask_tok_is(t, hi, i, "going") && ask_tok_is(t, hi, i + 1, "to"));
+        named = named || (ask_match_alias(k, t, hi, i, &key) > 0 && key >= 0);
+    }
+    if (future && !named) {
+        return 0;
     }
     if (ask_tok_is(t, hi, lo, "do") && !ask_tok_is(t, hi, lo + 1, "i") &&
         !ask_tok_is(t, hi, lo + 1, "we") && !ask_tok_is(t, hi, lo + 1, "you") &&

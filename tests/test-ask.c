@@ -161,6 +161,7 @@ static void test_camera_questions(void **state) {
         {"is the focus locked?", "Exposure and focus aren't locked."},
         {"flash brighter?", NULL},
         {"is it going to rain tomorrow?", NULL}, /* "going to": what will be */
+        {"is the flash gonna fire", NULL},       /* the agent's kept question says the flash */
         {"what's saved in the timer?", "The timer is 3 seconds."}, /* what a thing holds */
         {"what is a timer", NULL},
         /* other intents */
