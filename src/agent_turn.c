@@ -93,6 +93,46 @@ static enum pipit_status check_utterance(struct pipit_agent *a, const char *utte
 
 #define AGENT_MAX_SEGMENTS 9 /* max_steps (at most 8) plus one for what was left over */
 
+/* "what's it at now?", "where is it now?" right after a setting: a short question about "it"
+ * that names no key asks about the one key the last call sets (its undo keys). The sentence of
+ * that key into `answer`; 0 when the question is not so or the last call sets several keys. */
+static int
+answer_it(struct pipit_agent *a, const char *text, json_t *state, char *answer, size_t size) {
+    static const char *const OPEN[] = {"what", "whats", "where", "wheres"};
+    struct words_tok t[10];
+    size_t n = words_tokenize(text, strlen(text), 0, t, 10);
+    bool it = false;
+    for (size_t i = 0; i < n; i++) {
+        it = it || strcmp(t[i].w, "it") == 0 || strcmp(t[i].w, "its") == 0 ||
+             strcmp(t[i].w, "whats") == 0;
+    }
+    size_t end = strlen(text);
+    while (end > 0 && isspace((unsigned char)text[end - 1])) {
+        end--;
+    }
+    if (n == 0 || n > 6 || !it || end == 0 || text[end - 1] != '?' ||
+        !words_in_list(t[0].w, OPEN, sizeof(OPEN) / sizeof(OPEN[0])) || a->last_tool < 0 ||
+        (size_t)a->last_tool >= a->ts->n_tools) {
+        return 0;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(state, key, v) {
+        if (ask_names_key(a->ask, text, key)) {
+            return 0; /* a key named is ask_answer()'s */
+        }
+    }
+    const char *const *keys = NULL;
+    size_t n_keys = 0;
+    if (pipit_toolset_undo(a->ts, (size_t)a->last_tool, &keys, &n_keys) != PIPIT_UNDO_KEYS ||
+        n_keys != 1 || json_object_get(state, keys[0]) == NULL) {
+        return 0;
+    }
+    return ask_sentence(a->ask, keys[0], json_object_get(state, keys[0]), ASK_NOW, answer, size)
+               ? 1
+               : 0;
+}
+
 /* A question about the device's state is answered from the state: no model call, no tool
  * call (docs/agent.md, "State questions"). False when `text` is not such a question. */
 static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, const char *text) {
@@ -102,6 +142,7 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     json_t *state = a->dev->ops->get_state(a->dev->self);
     char answer[512];
     int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
+    n = n > 0 ? n : answer_it(a, text, state, answer, sizeof(answer));
     if (n <= 0) {
         json_decref(state);
         return false;

@@ -4028,6 +4028,23 @@ static void test_numbered_value(void **state) {
     teardown_fx(&fx);
 }
 
+/* "what's it at now?" right after a setting asks about the key that setting sets ("what's it
+ * at now?" after a temperature had been "Sorry, I can't answer that here."); not a yes/no
+ * question about "it" ("is it too bright in here?"). */
+static void test_it_is_the_last_key(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=3)");
+    pipit_turn_free(turn(&fx, "zoom to 3x"));
+    struct pipit_turn *t = turn(&fx, "what's it at now?");
+    assert_string_equal(t->sentence, "The zoom is 3x.");
+    assert_int_equal(t->model_calls, 0);
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "hold on" beside a request is no request of its own ("hold on, zoom in" had also taken a
  * photo: "hold" is the camera's verb). */
 static void test_aside_segment(void **state) {
@@ -5511,6 +5528,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_key_number_named),
         cmocka_unit_test(test_aside_segment),
         cmocka_unit_test(test_numbered_value),
+        cmocka_unit_test(test_it_is_the_last_key),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),
