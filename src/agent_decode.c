@@ -21,7 +21,6 @@
 #include "status.h"
 #include "strbuf.h"
 #include "words.h"
-#include "words.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -35,8 +35,8 @@ bool agent_said_any(const struct words_tok *t, size_t n, const char *const *list
 bool agent_said_negation(const struct words_tok *t, size_t n) {
     /* a negation in a clause of purpose or reason negates that clause, not the request: "lock
      * the panel so the toddler can't mess with it" */
-    static const char *const SUBORDINATE[] = {"so", "because", "since", "otherwise", "cause",
-                                              "coz", "cos"};
+    static const char *const SUBORDINATE[] = {"so",    "because", "since", "otherwise",
+                                              "cause", "coz",     "cos"};
     size_t end = n;
     for (size_t i = 1; i < n && end == n; i++) {
         end = words_in_list(t[i].w, SUBORDINATE, N_OF(SUBORDINATE)) ? i : n;

@@ -82,6 +82,19 @@ static struct pipit_toolset *load_garden(void) {
     return test_tools_from(GARDEN, "garden.json");
 }
 
+/* Training example `i` of `ds` into *ex, its utterance lowercase into low. */
+static void train_example_lower(const struct pipit_dataset *ds,
+                                int32_t i,
+                                struct pipit_example *ex,
+                                char *low,
+                                size_t size) {
+    assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, ex));
+    snprintf(low, size, "%s", ex->utterance);
+    for (char *p = low; *p; p++) {
+        *p = (char)tolower((unsigned char)*p);
+    }
+}
+
 static struct pipit_dataset *
 gen(const struct pipit_toolset *ts, uint64_t seed, int32_t n_train, int32_t n_valid) {
     struct pipit_datagen_params p = pipit_datagen_default_params();
@@ -412,12 +425,8 @@ static void test_names_own_determiner(void **state) {
     int mine = 0, n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
     for (int32_t i = 0; i < n; i++) {
         struct pipit_example ex;
-        assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex));
         char low[512];
-        snprintf(low, sizeof(low), "%s", ex.utterance);
-        for (char *p = low; *p; p++) {
-            *p = (char)tolower((unsigned char)*p);
-        }
+        train_example_lower(ds, i, &ex, low, sizeof(low));
         if (strstr(low, "the my ") != NULL || strstr(low, "the it ") != NULL) {
             fail_msg("\"%s\"", ex.utterance);
         }
@@ -460,12 +469,8 @@ static void test_enum_values_said(void **state) {
     int n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
     for (int32_t i = 0; i < n; i++) {
         struct pipit_example ex;
-        assert_true(pipit_dataset_get(ds, PIPIT_SPLIT_TRAIN, i, &ex));
         char low[512];
-        snprintf(low, sizeof(low), "%s", ex.utterance);
-        for (char *p = low; *p; p++) {
-            *p = (char)tolower((unsigned char)*p);
-        }
+        train_example_lower(ds, i, &ex, low, sizeof(low));
         if (strstr(low, " an latte") != NULL || strstr(low, " a espresso") != NULL) {
             fail_msg("article: \"%s\"", ex.utterance);
         }
