@@ -40,26 +40,33 @@
 #define GUARD_MAX_WORDS 48
 #define GUARD_MAX_COPY  64
 
+/* Edits between two words, case aside: a letter put in, dropped or changed, or two neighbours
+ * swapped (optimal string alignment), so "falsh" is one from "flash", as the training data's
+ * typos are (train_add_typo()). */
 static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb) {
-    size_t row[GUARD_MAX_COPY + 1];
+    size_t prev2[GUARD_MAX_COPY + 1], prev[GUARD_MAX_COPY + 1], row[GUARD_MAX_COPY + 1];
     for (size_t j = 0; j <= lb; j++) {
-        row[j] = j;
+        prev[j] = j;
+        prev2[j] = j;
     }
     for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
         row[0] = i;
+        int ai = tolower((unsigned char)a[i - 1]);
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost =
-                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = diag + cost;
-            best = up + 1 < best ? up + 1 : best;
+            int bj = tolower((unsigned char)b[j - 1]);
+            size_t best = prev[j - 1] + (ai == bj ? 0 : 1);
+            best = prev[j] + 1 < best ? prev[j] + 1 : best;
             best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == bj && prev2[j - 2] + 1 < best) {
+                best = prev2[j - 2] + 1; /* two neighbours swapped: "falsh" */
+            }
             row[j] = best;
-            diag = up;
         }
+        memcpy(prev2, prev, (lb + 1) * sizeof(prev[0]));
+        memcpy(prev, row, (lb + 1) * sizeof(row[0]));
     }
-    return row[lb];
+    return prev[lb];
 }
 
 /* The first place `needle` occurs in `hay`, case aside; NULL when nowhere (or empty). */

@@ -1161,10 +1161,10 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    for (size_t i = 0; i < t->params->n_props; i++) {
-        enum pipit_schema_type ty = t->params->props[i].schema->type;
-        if (ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) {
-            return false; /* a tool of numbers: which number is the model's */
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    for (size_t i = 0; tp != NULL && i < tp->n_changes; i++) {
+        if (strcmp(tp->changes[i], key) == 0) {
+            return false; /* the model's tool writes the key named: which number is the model's */
         }
     }
     const struct pipit_schema_prop *arg = NULL;

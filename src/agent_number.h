@@ -66,12 +66,12 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
                                 const char *segment,
                                 struct pipit_call *call);
 
-/* A key named with a number, and the model's call of another tool without numbers ("exposure
- * plus three, it's so shady under here" -> take_photo): the call becomes the key's number
- * setter with the one number said (digits, or words; "minus" signs it), for validation to take
- * or refuse. Not with words of a relative change ("up", "more", "by": a step's) nor when the
- * segment says a word of the model's tool's name ("a photo at 2x"). True when `call` changed,
- * its tool too (docs/agent.md). */
+/* A key named with a number, and the model's call of a tool that does not write that key
+ * ("exposure plus three, it's so shady under here" -> take_photo; "zoom to like fifty x" ->
+ * set_exposure): the call becomes the key's number setter with the one number said (digits,
+ * or words; "minus" signs it), for validation to take or refuse. Not with words of a relative
+ * change ("up", "more", "by": a step's) nor when the segment says a word of the model's tool's
+ * name ("a photo at 2x"). True when `call` changed, its tool too (docs/agent.md). */
 bool agent_key_number_named(const struct pipit_toolset *ts,
                             int32_t tool,
                             const char *segment,

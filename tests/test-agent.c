@@ -2233,6 +2233,8 @@ static void test_unknown_thing_not_run(void **state) {
         {"switch the lights on", "set_flash(mode=\"on\")", true},
         {"turn on the grid", "set_grid(enabled=true)", false},
         {"turn on the flsh", "set_flash(mode=\"on\")", false},
+        {"switch the falsh off", "set_flash(mode=\"off\")", false}, /* two letters swapped */
+        {"switch the heater off", "set_flash(mode=\"off\")", true},
         {"turn on night mode", "set_scene_mode(mode=\"night\")", false},
         {"turn it off", "set_grid(enabled=false)", false},
         {"activate the level", "set_horizon_level(enabled=true)", false},
@@ -3976,8 +3978,9 @@ static void test_said_count(void **state) {
 }
 
 /* A key named with its number is that key's setter, whatever action the model took
- * ("exposure plus three, it's so shady under here" had taken a photo): refused here, with the
- * limit; not when the segment names the model's tool ("a photo at 2x"). */
+ * ("exposure plus three, it's so shady under here" had taken a photo; "zoom to like fifty x"
+ * had set the exposure): refused here, with the limit; not when the segment names the model's
+ * tool ("a photo at 2x"). */
 static void test_key_number_named(void **state) {
     (void)state;
     struct fixture fx;
@@ -3997,6 +4000,19 @@ static void test_key_number_named(void **state) {
     script_call(&fx, "take_photo()");
     t = turn(&fx, "a photo at zoom three");
     assert_string_equal(t->calls[0].tool, "take_photo");
+    pipit_turn_free(t);
+    /* a tool of numbers that writes another key: the number is the named key's */
+    script_call(&fx, "set_exposure(ev=-0.5)");
+    t = turn(&fx, "can you zoom to like fifty x so i can read the menu board");
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    assert_false(t->calls[0].ok);
+    assert_non_null(strstr(t->sentence, "10x"));
+    assert_state(&fx, "exposure_ev", "0.0");
+    pipit_turn_free(t);
+    /* ... not when it writes the key named: which number is the model's */
+    script_call(&fx, "set_zoom(level=3)");
+    t = turn(&fx, "zoom in to 3 for the two birds");
+    assert_string_equal(t->calls[0].args_json, "{\"level\":3}");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
