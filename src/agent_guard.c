@@ -1241,13 +1241,15 @@ says_a_value_of(const json_t *args, const char *segment, const struct words_tok 
 /* The string enum values that name a setting and that the segment says: 4 letters or more
  * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
  * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
- * last one's tool, argument and value go to *tool, *arg, *value. */
+ * first `max` go to tools[], args[] and values[] (max 0: only counted). */
+#define MAX_SAID_SETTINGS 6
 static size_t settings_said(const struct pipit_toolset *ts,
                             const struct words_tok *tok,
                             size_t n,
-                            size_t *tool,
-                            size_t *arg,
-                            const char **value) {
+                            size_t *tools,
+                            size_t *args,
+                            const char **values,
+                            size_t max) {
     size_t found = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);
@@ -1259,9 +1261,11 @@ static size_t settings_said(const struct pipit_toolset *ts,
                 if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
                     !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
                     !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) && says_value(tok, n, ph)) {
-                    *tool = i;
-                    *arg = j;
-                    *value = s->enum_str[e];
+                    if (found < max) {
+                        tools[found] = i;
+                        args[found] = j;
+                        values[found] = s->enum_str[e];
+                    }
                     found++;
                 }
             }
@@ -1276,9 +1280,7 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    size_t tool = 0, arg = 0;
-    const char *value = NULL;
-    return settings_said(ts, tok, n, &tool, &arg, &value) > 0;
+    return settings_said(ts, tok, n, NULL, NULL, NULL, 0) > 0;
 }
 
 /* Whether the segment may name another tool than the model's `tool`: a pack tool that is
@@ -1306,8 +1308,6 @@ static bool may_rename(const struct pipit_toolset *ts,
     return asks_plainly(tok, *n);
 }
 
-/* The call of the one value the segment says (settings_said()): its tool with that value,
- * when the tool needs no other argument and is not `not_tool`. */
 /* The value of selector argument `j` of tool `i` (a required string enum that picks a key of
  * its effects, "{room}_light") the segment says: one of its values ("kitchen"), a key it picks
  * by the first word of its declared names ("lounge"), or any value when the segment says
@@ -1319,26 +1319,40 @@ static const char *said_place(const struct pipit_toolset *ts,
                               const struct words_tok *tok,
                               size_t n);
 
-static bool value_call(const struct pipit_toolset *ts,
-                       const struct words_tok *tok,
-                       size_t n,
-                       int32_t not_tool,
-                       const json_t *carry,
-                       size_t *found,
-                       json_t **args) {
-    size_t found_arg = 0;
-    const char *value = NULL;
-    if (settings_said(ts, tok, n, found, &found_arg, &value) != 1 || *found == (size_t)not_tool) {
-        return false; /* none, two ("auto" of the flash and the scene), or the model's tool */
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
+/* The call of tool `i` made of the values the segment says for it (settings_said()): every
+ * required argument a value said, a place said (said_place()) or the model's argument of the
+ * same name and type in `carry`. Two values for one argument make none. */
+static json_t *said_call(const struct pipit_toolset *ts,
+                         size_t i,
+                         const size_t *tools,
+                         const size_t *args,
+                         const char *const *values,
+                         size_t k,
+                         const struct words_tok *tok,
+                         size_t n,
+                         const json_t *carry) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, i);
     json_t *out = json_object();
-    for (size_t j = 0; j < t->params->n_props; j++) {
+    for (size_t j = 0; out != NULL && j < t->params->n_props; j++) {
         const struct pipit_schema_prop *p = &t->params->props[j];
-        if (!p->required || j == found_arg) {
+        const char *value = NULL;
+        for (size_t m = 0; m < k; m++) {
+            if (tools[m] == i && args[m] == j) {
+                if (value != NULL && strcmp(value, values[m]) != 0) {
+                    json_decref(out);
+                    return NULL; /* "a latte or a lungo": which is not said */
+                }
+                value = values[m];
+            }
+        }
+        if (value != NULL) {
+            json_object_set_new(out, p->name, json_string(value));
             continue;
         }
-        const char *place = said_place(ts, *found, j, tok, n);
+        if (!p->required) {
+            continue;
+        }
+        const char *place = said_place(ts, i, j, tok, n);
         /* the model's argument of the same name and type ("book an xl ride to SFO" ->
          * navigate_to(destination="SFO"): the ride's destination) */
         const json_t *same = json_object_get(carry, p->name);
@@ -1349,11 +1363,57 @@ static bool value_call(const struct pipit_toolset *ts,
             json_object_set(out, p->name, (json_t *)same);
         } else {
             json_decref(out);
-            return false; /* the value alone makes no call */
+            return NULL; /* the values alone make no call */
         }
     }
-    json_object_set_new(out, t->params->props[found_arg].name, json_string(value));
-    *args = out;
+    return out;
+}
+
+/* The call of the values the segment says (settings_said()): the one tool, not `not_tool`,
+ * whose call they make (said_call()). A value two tools take is the one whose call needs
+ * nothing else ("I'd love a flat white right now": a brew now, not a schedule without a time).
+ * None when no value is said, when the model's tool takes one of them, or when two tools'
+ * calls are made. */
+static bool value_call(const struct pipit_toolset *ts,
+                       const struct words_tok *tok,
+                       size_t n,
+                       int32_t not_tool,
+                       const json_t *carry,
+                       size_t *found,
+                       json_t **args) {
+    size_t tools[MAX_SAID_SETTINGS], targs[MAX_SAID_SETTINGS];
+    const char *values[MAX_SAID_SETTINGS];
+    size_t k = settings_said(ts, tok, n, tools, targs, values, MAX_SAID_SETTINGS);
+    if (k == 0 || k > MAX_SAID_SETTINGS) {
+        return false;
+    }
+    for (size_t m = 0; m < k; m++) {
+        if (tools[m] == (size_t)not_tool) {
+            return false; /* the model's tool takes a value said: its call may be the one */
+        }
+    }
+    json_t *made = NULL;
+    size_t made_tool = 0, n_made = 0;
+    for (size_t m = 0; m < k; m++) {
+        bool seen = false;
+        for (size_t q = 0; q < m; q++) {
+            seen = seen || tools[q] == tools[m];
+        }
+        json_t *c = seen ? NULL : said_call(ts, tools[m], tools, targs, values, k, tok, n, carry);
+        if (c == NULL) {
+            continue;
+        }
+        n_made++;
+        json_decref(made);
+        made = c;
+        made_tool = tools[m];
+    }
+    if (n_made != 1) {
+        json_decref(made);
+        return false; /* "auto" of the flash and of the scene */
+    }
+    *found = made_tool;
+    *args = made;
     return true;
 }
 

@@ -1823,6 +1823,38 @@ static void test_wish_is_a_request(void **state) {
     teardown_fx(&fx);
 }
 
+static void setup_spec(struct fixture *fx, const char *spec, size_t len);
+
+/* A value two tools take is the call of the one that needs nothing else: "i'd love a flat
+ * white right now" is a brew, not a schedule without its time; the values said for one tool
+ * make one call ("a large latte"); two values for one argument, none. */
+static void test_wish_value_of_two_tools(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"cafe\", \"state\": {\"last_drink\": {\"type\": \"string\", "
+        "\"initial\": \"none\"}}}, \"tools\": [{\"type\": \"function\", \"function\": "
+        "{\"name\": \"brew_drink\", "
+        "\"description\": \"Brew a drink\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"drink\": {\"type\": \"string\", \"enum\": [\"latte\", "
+        "\"lungo\", \"flat_white\"]}, \"size\": {\"type\": \"string\", \"enum\": "
+        "[\"small\", \"large\"]}}, \"required\": [\"drink\"]}}, \"pipit\": {\"effect\": "
+        "{\"set\": {\"last_drink\": \"{drink}\"}}}}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"schedule_brew\", \"description\": \"Brew a drink later\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"drink\": {\"type\": "
+        "\"string\", \"enum\": [\"latte\", \"lungo\", \"flat_white\"]}, \"time\": {\"type\": "
+        "\"string\", \"format\": \"time\"}}, \"required\": [\"drink\", \"time\"]}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const struct words_case cases[] = {
+        {"i'd love a flat white right now", "brew_drink", "{\"drink\":\"flat_white\"}"},
+        {"i'd love a large latte", "brew_drink", "{\"drink\":\"latte\",\"size\":\"large\"}"},
+        {"i'd love a latte or a lungo", NULL, NULL},
+        {"would i love a flat white?", NULL, NULL},
+    };
+    run_words_cases(&fx, "Glad it works.", cases, sizeof(cases) / sizeof(cases[0]), 0);
+    teardown_fx(&fx);
+}
+
 /* An identifier the person wrote that matches the argument's anchored pattern is the value
  * ("reserve CH-5" -> "CH-55"); two such words, or an unanchored pattern, leave the model's. */
 static void test_pattern_id_restored(void **state) {
@@ -5560,6 +5592,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pattern_id_restored),
         cmocka_unit_test(test_refusal_verb_names_tool),
         cmocka_unit_test(test_wish_is_a_request),
+        cmocka_unit_test(test_wish_value_of_two_tools),
         cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_negation_inside_a_name),
