@@ -840,16 +840,41 @@ bool agent_number_said_to(const char *segment) {
 /* ============================================================================
  * a value to reach, said to a step ("turn the voice down to 25 percent" -> a step of -25) */
 
+/* Whether the segment says nothing of a change: no word of a direction ("warmer", "less"),
+ * none of the step's own values ("up" of {"up": 1, "down": -1}), no sign, no word of a step
+ * ("by", "notch", "again", "another", ...): "sixty degrees, heavy soil" is a value to reach. */
+static bool says_no_change(const char *segment, const struct pipit_tool_pack *tp) {
+    static const char *const STEP[] = {"by",    "step",  "steps", "notch", "notches", "again",
+                                       "another", "times", "each",  "per",   "change",  "adjust",
+                                       "bump",  "nudge", "turn",  "push",  "pull",    "knock"};
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    if (n >= GUARD_MAX_TOKENS || strpbrk(segment, "+-") != NULL || said_direction(tok, n) != 0 ||
+        agent_said_any(tok, n, UP_WORDS, N_OF(UP_WORDS)) ||
+        agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS)) ||
+        agent_said_any(tok, n, STEP, N_OF(STEP))) {
+        return false;
+    }
+    const char *value;
+    json_t *v;
+    json_object_foreach((json_t *)tp->step.sign.map, value, v) {
+        if (agent_said_phrase(tok, n, value)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool agent_restore_step_setting(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
                                 struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools ||
-        !agent_number_said_to(segment)) {
+    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
         return false;
     }
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    if (tp == NULL || !tp->has_step || tp->step.key.key_arg != NULL) {
+    if (tp == NULL || !tp->has_step || tp->step.key.key_arg != NULL ||
+        !(agent_number_said_to(segment) || says_no_change(segment, tp))) {
         return false;
     }
     const struct pipit_schema_prop *arg = NULL;

@@ -58,9 +58,11 @@ size_t agent_person_numbers(const char *segment,
                             size_t max);
 
 /* A step called with a value to reach ("turn the voice down to 25 percent" -> change_volume
- * (step=-25)): when the segment says "to" or "at" right before its one number and the stepped
- * key has a setter (a tool that sets it from its only required number), the call becomes the
- * setter with that number (docs/agent.md). True when `call` changed, its tool too. */
+ * (step=-25); "sixty degrees, heavy soil" -> change_temperature(degrees=60)): when the segment
+ * says "to" or "at" right before its one number, or says nothing of a change (no direction, no
+ * sign, none of the step's values, no "by", "again", "another", ...), and the stepped key has a
+ * setter (a tool that sets it from its only required number), the call becomes the setter with
+ * that number (docs/agent.md). True when `call` changed, its tool too. */
 bool agent_restore_step_setting(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,

@@ -2035,8 +2035,9 @@ static void run_choice_cases(struct fixture *fx, const struct choice_case *cases
     }
 }
 
-/* The enum value or the on/off the person said wins over the model's other choice; never
- * when the segment negates, says two values, or says none. */
+/* The enum value or the on/off the person said (a value of five letters or more also with one
+ * slip: "potrait") wins over the model's other choice; never when the segment negates, says two
+ * values, or says none. */
 static void test_person_choice_restored(void **state) {
     (void)state;
     static const struct choice_case cases[] = {
@@ -2077,6 +2078,11 @@ static void test_person_choice_restored(void **state) {
          "\"priority\":\"speed\"", true, "quality_priority", "\"speed\""},
         {"favor quality over speed", "set_quality_priority(priority=\"speed\")",
          "\"priority\":\"speed\"", false, NULL, NULL},
+        /* a value of five letters or more said with one slip */
+        {"potrait please", "set_scene_mode(mode=\"night\")", "\"mode\":\"portrait\"", true,
+         "scene_mode", "\"portrait\""},
+        {"nigth or macor", "set_scene_mode(mode=\"auto\")", "\"mode\":\"auto\"", false, NULL,
+         NULL}, /* two values so said: the model's */
     };
     struct fixture fx;
     setup_with(&fx, NULL);
@@ -2811,8 +2817,8 @@ static void test_negation_inside_a_name(void **state) {
     teardown_fx(&fx);
 }
 
-/* A step called with a value to reach ("down to 18") is the stepped key's setter with that
- * value; a step said as a step ("down 2") stays. */
+/* A step called with a value to reach ("down to 18", "twenty one degrees") is the stepped
+ * key's setter with that value; a step said as a step ("down 2", "another 2") stays. */
 static void test_step_to_a_value(void **state) {
     (void)state;
     struct fixture fx;
@@ -2829,6 +2835,18 @@ static void test_step_to_a_value(void **state) {
     t = turn(&fx, "turn the heat down 2");
     assert_string_equal(t->calls[0].tool, "adjust_thermostat");
     assert_state(&fx, "thermostat", "16.0");
+    pipit_turn_free(t);
+    /* a number with nothing said of a change is a value to reach; "another 2" a step */
+    script(&fx, 2,
+           (const char *const[]){"<call>adjust_thermostat(degrees=21)",
+                                 "<call>adjust_thermostat(degrees=2)"});
+    t = turn(&fx, "twenty one degrees please");
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
+    assert_state(&fx, "thermostat", "21.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "another 2 degrees");
+    assert_string_equal(t->calls[0].tool, "adjust_thermostat");
+    assert_state(&fx, "thermostat", "23.0");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
