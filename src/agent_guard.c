@@ -772,6 +772,27 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         said = s->enum_str[e];
     }
     said = said != NULL ? said : named;
+    const char *slipped = NULL;
+    for (size_t e = 0; said == NULL && e < s->n_enum; e++) {
+        /* "delicats please": a one-word value of five letters or more said with one slip (its
+         * first letter kept), when no other value is so said */
+        const char *v = s->enum_str[e];
+        size_t lv = strlen(v);
+        if (lv < 5 || lv > GUARD_MAX_COPY || strpbrk(v, " _-") != NULL || other_arg_has(t, i, v)) {
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            size_t lw = strlen(tok[k].w);
+            if (lw >= 4 && tok[k].w[0] == tolower((unsigned char)v[0]) &&
+                edit_distance(tok[k].w, lw, v, lv) == 1) {
+                if (slipped != NULL && slipped != v) {
+                    return NULL; /* two values so said: the model's call */
+                }
+                slipped = v;
+            }
+        }
+    }
+    said = said != NULL ? said : slipped;
     /* "turn macro off": an off word beside another value turns that value off */
     if (said != NULL && !words_in_list(said, SAY_FALSE, N_OF(SAY_FALSE)) &&
         says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE))) {
