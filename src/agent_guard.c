@@ -927,14 +927,20 @@ static bool strip_arg_lead(const struct pipit_tool *t, json_t *args) {
             free_string(p->schema) ? json_string_value(json_object_get(args, p->name)) : NULL;
         struct words_tok tok[16];
         size_t n = v != NULL ? words_tokenize(v, strlen(v), 0, tok, 16) : 0, i = 0;
-        /* "save this as baby clothes" -> name="as baby clothes": the word that introduced a
-         * name, label or title ("as soon as possible" in a message stays) */
+        /* "save this as baby clothes" -> name="as baby clothes", "save the current settings as
+         * towels" -> name="current settings as towels": the words that introduced a name, label
+         * or title, and what it names, are not the name ("as soon as possible" in a message
+         * stays) */
         static const char *const INTRO[] = {"as", "called", "named", "titled"};
         bool naming = strstr(p->name, "name") != NULL || strstr(p->name, "label") != NULL ||
                       strstr(p->name, "title") != NULL || strstr(p->name, "tag") != NULL;
-        if (naming && n >= 2 && n < 16 && says_any(tok, 1, INTRO, N_OF(INTRO))) {
+        size_t intro = n;
+        for (size_t k = 0; naming && n < 16 && k + 1 < n; k++) {
+            intro = says_any(tok + k, 1, INTRO, N_OF(INTRO)) ? k : intro;
+        }
+        if (intro < n) {
             char rest[GUARD_MAX_COPY * 2];
-            pipit_format(rest, sizeof(rest), "%s", v + tok[1].start);
+            pipit_format(rest, sizeof(rest), "%s", v + tok[intro + 1].start);
             changed = json_object_set_new(args, p->name, json_string(rest)) == 0 || changed;
             continue;
         }

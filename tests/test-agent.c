@@ -4091,6 +4091,11 @@ static void test_numbered_value(void **state) {
     assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p2\",\"name\":\"movie night\"}");
     assert_state(&fx, "p2_name", "\"movie night\"");
     pipit_turn_free(t);
+    /* what is named, then "as": the name is what follows */
+    script_call(&fx, "save_favourite(slot=\"p1\", name=\"current settings as towels\")");
+    t = turn(&fx, "save the current settings as towels in slot one");
+    assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p1\",\"name\":\"towels\"}");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
