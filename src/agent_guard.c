@@ -1301,6 +1301,38 @@ static size_t settings_said(const struct pipit_toolset *ts,
     return found;
 }
 
+static bool pack_names(const struct pipit_toolset *ts, const char *w);
+static bool arg_description_says(const struct pipit_toolset *ts, const char *w);
+
+bool agent_says_pack_word(const struct pipit_toolset *ts, const char *text) {
+    static const char *const COMMON[] = {
+        "the",   "and",   "for",   "you",    "your",  "are",   "was",    "were",  "its",  "his",
+        "her",   "him",   "she",   "they",   "them",  "this",  "that",   "with",  "from", "have",
+        "has",   "had",   "all",   "any",    "our",   "out",   "get",    "got",   "one",  "now",
+        "just",  "very",  "really", "kinda", "sort",  "lol",   "haha",   "there", "here", "what",
+        "who",   "how",   "when",  "where",  "not",   "but",   "too",    "also",  "some", "more",
+        "much",  "bit",   "lot",   "off",    "into",  "onto",  "over",   "about", "like", "going",
+        "gonna", "will",  "can",   "should", "would", "could", "been",   "being", "did",  "does",
+        "done",  "dont",  "than",  "then",   "yet",   "still", "again",  "every", "each", "thing",
+        "things", "way",  "time",  "today",  "right", "left",  "top",    "bottom"};
+    if (ts == NULL || text == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(text, strlen(text), 0, tok, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = tok[i].w;
+        if (strlen(w) < 3 || isdigit((unsigned char)w[0]) ||
+            (words_in_list(w, COMMON, N_OF(COMMON)) && !arg_description_says(ts, w))) {
+            continue;
+        }
+        if (pack_names(ts, w) || arg_description_says(ts, w)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment) {
     if (ts == NULL || segment == NULL) {
         return false;
@@ -2667,6 +2699,23 @@ static bool pack_names(const struct pipit_toolset *ts, const char *w) {
     for (size_t v = 0; pack != NULL && v < pack->n_nouns; v++) {
         if (names_word_of(w, pack->nouns[v])) {
             return true;
+        }
+    }
+    return false;
+}
+
+/* Whether `w` is a word of an argument's description of a tool that is not the cloud's
+ * ("Horizontal position, 0 = left, 1 = right": "left"). */
+static bool arg_description_says(const struct pipit_toolset *ts, const char *w) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0; !pipit_toolset_is_cloud(ts, i) && t->params != NULL &&
+                           j < t->params->n_props;
+             j++) {
+            const char *d = t->params->props[j].schema->description;
+            if (d != NULL && names_word_of(w, d)) {
+                return true;
+            }
         }
     }
     return false;

@@ -125,6 +125,13 @@ bool agent_stray_call(const struct pipit_toolset *ts,
  * try daylight" is no undo. */
 bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segment);
 
+/* Whether `text` says a word of the pack's own: a word of three letters or more, no common
+ * word ("the", "his", "really", ...), that is (or is one slip from, or a longer form of) a word
+ * of a tool's name, description, arguments, their descriptions, enum values or examples, or of
+ * a declared key ("it's up in the top right": "top", "right" of tap_to_focus). A remark that
+ * says one may hold an argument's value, so it stays the model's to read. */
+bool agent_says_pack_word(const struct pipit_toolset *ts, const char *text);
+
 /* The tool the segment asks for by a value only one tool's argument has, when the model called
  * another that the segment neither names nor gives a value of: "hmm too blue, try daylight"
  * -> set_white_balance(mode="daylight") for the model's set_grid(enabled=false). The value

@@ -23,6 +23,7 @@
 #include "agent_context.h"
 #include "agent_decode.h"
 #include "agent_followup.h"
+#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "agent_question.h"
@@ -49,6 +50,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Drops a remark that ends the segment ("end the clip, song's done": the model had set the
+ * scene; router_remark_tail()) unless it says a word of the pack's (agent_says_pack_word()):
+ * `whole` keeps the segment as said. True when one was dropped. */
+static bool drop_remark(const struct pipit_agent *a, char *seg, char whole[ROUTER_MAX_SEGMENT]) {
+    size_t len = strlen(seg), cut = router_remark_tail(a->router, seg);
+    if (cut == 0 || cut >= len || agent_says_pack_word(a->ts, seg + cut)) {
+        return false; /* "focus on him, he's in the bottom left": where, for the model */
+    }
+    memcpy(whole, seg, len + 1);
+    while (cut > 0 && isspace((unsigned char)seg[cut - 1])) {
+        cut--;
+    }
+    seg[cut] = '\0';
+    return true;
+}
+
+/* Whether `text` calls a tool (not the cloud's) that takes free text: a remark may be its
+ * words ("text mom, I'm running late"). */
+static bool calls_for_free_text(const struct pipit_agent *a, const char *text) {
+    struct pipit_call call;
+    struct pipit_error err;
+    if (text == NULL || !pipit_call_detect(a->syntax, text) ||
+        pipit_call_parse(a->syntax, text, &call, &err) != PIPIT_OK) {
+        return false;
+    }
+    int32_t i = pipit_toolset_find(a->ts, call.name);
+    pipit_call_clear(&call);
+    const struct pipit_tool *t = i >= 0 ? pipit_toolset_tool(a->ts, (size_t)i) : NULL;
+    for (size_t j = 0; t != NULL && !pipit_toolset_is_cloud(a->ts, (size_t)i) && t->params != NULL &&
+                       j < t->params->n_props;
+         j++) {
+        const struct pipit_schema *sc = t->params->props[j].schema;
+        if (sc->type == PIPIT_SCHEMA_STRING && sc->n_enum == 0 && sc->pattern == NULL &&
+            sc->format == PIPIT_FORMAT_NONE) {
+            return true;
+        }
+    }
+    return false;
+}
 
 static void sleep_ms(double ms) {
     if (ms <= 0) {
@@ -583,8 +624,16 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 }
                 continue;
             }
-            char *text = NULL;
+            char *text = NULL, whole[ROUTER_MAX_SEGMENT];
+            bool remark = drop_remark(a, segs[i], whole);
             status = agent_decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);
+            if (status == PIPIT_OK && remark && calls_for_free_text(a, text)) {
+                /* the remark may be the message: the segment as said */
+                free(text);
+                text = NULL;
+                memcpy(segs[i], whole, sizeof(whole));
+                status = agent_decode_segment(a, &tb, segs[i], &clock, &lim, false, &text);
+            }
             if (status != PIPIT_OK || text == NULL) {
                 free(text);
                 break;

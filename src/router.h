@@ -222,6 +222,13 @@ size_t router_split_with(const struct router *r,
  * to say what it did not do ("I didn't take a photo"). */
 size_t router_command_verb(const struct router *r, const char *segment);
 
+/* Byte offset of a remark that ends a command ("end the clip, song's done", "push exposure up
+ * by one stop, his grill is kinda dim"): the comma, semicolon or dash after a command (a verb
+ * first, or a word of `r`'s tool set) from which every clause is a remark (two words or more,
+ * no command, no word of the tool set, no number, no word of wanting or negation, no
+ * question). The segment's length when there is none. */
+size_t router_remark_tail(const struct router *r, const char *segment);
+
 /* Whether `w` (a lowercase word) is the tool pack's name ("printer" of pack "printer"): a word
  * that addresses the device ("good morning printer"). */
 bool router_is_device_name(const struct router *r, const char *w);

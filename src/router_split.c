@@ -330,6 +330,70 @@ size_t router_split_with(const struct router *r,
     return n_seg;
 }
 
+/* Whether tokens [b, e) are a remark about the situation: two words or more, no command (a
+ * verb first, a word of the tool set), no number, no word of wanting or negation ("i wanna get
+ * closer", "no flash") and no question. */
+static bool remark_at(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    static const char *const WANTS[] = {"want", "wanna", "need", "like",   "would",  "please",
+                                        "pls",  "lets",  "dont", "do",     "not",    "no",
+                                        "never", "without", "can", "could", "should", "gotta"};
+    size_t words = 0;
+    for (size_t i = b; i < e; i++) {
+        if (ts->t[i].kind != WORDS_WORD) {
+            if (ts->t[i].w[0] == '?') {
+                return false;
+            }
+            continue;
+        }
+        words++;
+        if (is_number_word(ts->t[i].w) || match_any(ts, i, e, WANTS, COUNT(WANTS)) > 0 ||
+            router_tool_word_at(r, ts->t, e, i) > 0) {
+            return false;
+        }
+    }
+    return words >= 2 && !right_is_command(r, ts, b, e);
+}
+
+size_t router_remark_tail(const struct router *r, const char *segment) {
+    if (segment == NULL) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(segment, &too_long);
+    struct toks ts;
+    tokenize(segment, len, &ts);
+    if (too_long || ts.n >= MAX_TOKENS) {
+        return len;
+    }
+    for (size_t a = 1; a < ts.n; a++) {
+        if (ts.t[a].kind == WORDS_PUNCT && ts.t[a].w[0] == ':') {
+            break; /* "open a ticket: the VPN is down, ...": words given, not remarks */
+        }
+        if (ts.t[a].kind != WORDS_PUNCT || ts.t[a - 1].kind != WORDS_WORD ||
+            strchr(",;-", ts.t[a].w[0]) == NULL || !left_is_command(r, &ts, 0, a) ||
+            memchr(segment + ts.t[a].start, '?', len - ts.t[a].start) != NULL) {
+            continue; /* a comma, semicolon or dash after a command; no question after it */
+        }
+        bool remarks = true;
+        size_t b = a;
+        while (remarks && b < ts.n) {
+            while (b < ts.n && ts.t[b].kind == WORDS_PUNCT) {
+                b++;
+            }
+            size_t e = b;
+            while (e < ts.n && ts.t[e].kind != WORDS_PUNCT) {
+                e++;
+            }
+            remarks = b < e && remark_at(r, &ts, b, e);
+            b = e;
+        }
+        if (remarks) {
+            return ts.t[a].start;
+        }
+    }
+    return len;
+}
+
 size_t router_command_verb(const struct router *r, const char *segment) {
     if (segment == NULL) {
         return ROUTER_NO_VERB;

@@ -625,7 +625,7 @@ static void test_state_questions_answered_from_state(void **state) {
         {"how many photos have I taken", "You've taken no photos."},
         /* one question among words that ask for nothing */
         {"is the flash off? don't want to blind anyone", "The flash is on."},
-        {"the kids are asleep, is the flash on? it's so dark", "The flash is on."},
+        {"grandpa is napping, is the flash on? it's so dark", "The flash is on."},
         /* a few words and a question mark, a command verb among them ("zoom") */
         {"zoom?", "The zoom is 4x."},
         {"grid on?", "The grid is off."},
@@ -3554,6 +3554,42 @@ static void test_missing_id_from_session(void **state) {
     teardown_fx(&fx);
 }
 
+/* A remark after a command is not the model's to read ("end the clip, song's done" had set the
+ * scene), unless it says a word of the pack's ("he's in the bottom left"); a call that takes free text is decoded again on the segment as said, as the remark
+ * may be its words ("text mom, grandpa is napping"). */
+static void test_remark_dropped(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "record_video(action=\"start\")");
+    struct pipit_turn *t = turn(&fx, "start the clip, my cousins are here");
+    int k = fx.fake.n_steps - 1;
+    assert_non_null(strstr(fx.fake.prompts[k], "User: start the clip\n"));
+    assert_null(strstr(fx.fake.prompts[k], "cousins"));
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    /* a word of the pack's in the remark ("bottom", "left" of tap_to_focus) keeps it */
+    script_call(&fx, "tap_to_focus(x=0.25, y=0.75)");
+    t = turn(&fx, "focus on him, he's in the bottom left bit");
+    k = fx.fake.n_steps - 1;
+    assert_non_null(strstr(fx.fake.prompts[k], "bottom left bit"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    setup_phone(&fx, NULL, NULL);
+    script(&fx, 2,
+           (const char *const[]){"<call>send_message(recipient=\"Mom\", body=\"hi\")",
+                                 "<call>send_message(recipient=\"Mom\", body=\"grandpa is "
+                                 "napping\")"});
+    t = turn(&fx, "text mom, grandpa is napping");
+    assert_int_equal(fx.fake.n_steps, 2);
+    assert_null(strstr(fx.fake.prompts[0], "napping"));
+    assert_non_null(strstr(fx.fake.prompts[1], "grandpa is napping"));
+    assert_int_equal(t->n_calls, 1);
+    assert_non_null(strstr(t->calls[0].args_json, "grandpa is napping"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A switch nobody named, on no side said, is a guess and does not run ("open my Q3 report" ->
  * Bluetooth off); a side, a value, the tool's words or a switching verb run it. */
 static void test_switch_guessed(void **state) {
@@ -5585,6 +5621,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_switch_guessed),
         cmocka_unit_test(test_number_guessed),
         cmocka_unit_test(test_missing_id_from_session),
+        cmocka_unit_test(test_remark_dropped),
         cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),

@@ -570,6 +570,46 @@ static void test_split_table(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* A remark after a command (router_remark_tail()): where it starts, or the length when the
+ * words after the comma ask, name the tool set, say a number or ask a question. */
+static void test_remark_tail(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
+    static const struct {
+        const char *say;
+        const char *command; /* the segment less its remark */
+    } CASES[] = {
+        {"end the clip, song's done", "end the clip"},
+        {"push exposure up by one stop, his grill is kinda dim", "push exposure up by one stop"},
+        {"take a photo \xE2\x80\x94 the sun is perfect, so pretty", "take a photo"},
+        {"flip to the front cam; i'll get us all in", "flip to the front cam"},
+        /* kept whole */
+        {"go macro, i wanna get right up close to it", NULL},   /* a wish */
+        {"set the white balance, it's cloudy", NULL},          /* a value of the tool set */
+        {"zoom in, like two and a half x", NULL},              /* a number */
+        {"take the photo, don't use the flash", NULL},         /* a negation */
+        {"take a photo, how does it look?", NULL},             /* a question */
+        {"the dog is asleep, so cute", NULL},                  /* no command before it */
+        {"take a photo, ok", NULL},                            /* one word */
+        {"note this: take a photo, the sun is out", NULL},     /* words after a colon */
+        {"take a photo", NULL},
+    };
+    for (size_t k = 0; k < sizeof(CASES) / sizeof(CASES[0]); k++) {
+        size_t len = strlen(CASES[k].say), at = router_remark_tail(r, CASES[k].say);
+        size_t want = CASES[k].command != NULL ? strlen(CASES[k].command) : len;
+        while (at < len && at > want && CASES[k].say[at - 1] == ' ') {
+            at--; /* the remark's mark may follow a space */
+        }
+        if (at != want) {
+            fail_msg("\"%s\": remark at %zu, want %zu", CASES[k].say, at, want);
+        }
+    }
+    assert_int_equal(router_remark_tail(r, NULL), 0);
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
 static void test_split_misuse(void **state) {
     (void)state;
     char seg[3][ROUTER_MAX_SEGMENT];
@@ -915,6 +955,7 @@ int main(void) {
         cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
         cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_remark_tail),
         cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_followup_table),
         cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
         cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
