@@ -2527,6 +2527,67 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
            !(v < n && example_verb_tool(ts, tok[v].w) == tool);
 }
 
+bool agent_direction_guessed(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             const struct pipit_call *call) {
+    static const char *const DIRECTIONS[] = {"in", "out", "up", "down"};
+    static const char *const DETERMINERS[] = {"this",  "that",  "the",   "my",  "his",
+                                              "her",   "our",   "their", "your", "these",
+                                              "those", "its",   "every"};
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
+        call == NULL || pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *dir = NULL;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *sc = t->params->props[j].schema;
+        if (sc->type == PIPIT_SCHEMA_NUMBER || sc->type == PIPIT_SCHEMA_INTEGER) {
+            return false;
+        }
+        if (t->params->props[j].required) {
+            if (dir != NULL || sc->type != PIPIT_SCHEMA_STRING || sc->n_enum < 2) {
+                return false;
+            }
+            dir = &t->params->props[j];
+        }
+    }
+    for (size_t e = 0; dir != NULL && e < dir->schema->n_enum; e++) {
+        if (!words_in_list(dir->schema->enum_str[e], DIRECTIONS, N_OF(DIRECTIONS))) {
+            return false; /* an enum of directions only */
+        }
+    }
+    json_t *args = dir != NULL ? json_loads(call->args_json, 0, NULL) : NULL;
+    const char *v = json_string_value(json_object_get(args, dir != NULL ? dir->name : ""));
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    struct words_tok other[GUARD_MAX_TOKENS]; /* "zoomed in" names the zoom; "in" alone not */
+    memcpy(other, tok, n * sizeof(tok[0]));
+    for (size_t i = 0; i < n; i++) {
+        if (words_in_list(other[i].w, DIRECTIONS, N_OF(DIRECTIONS))) {
+            other[i].w[0] = '\0';
+        }
+    }
+    bool guessed =
+        v != NULL && n < GUARD_MAX_TOKENS && !names_switch(ts, (size_t)tool, other, n);
+    bool said = false; /* the chosen value said, each time before a determiner */
+    for (size_t e = 0; guessed && e < dir->schema->n_enum; e++) {
+        const char *o = dir->schema->enum_str[e];
+        for (size_t i = 0; guessed && i < n; i++) {
+            if (strcmp(tok[i].w, o) != 0) {
+                continue;
+            }
+            /* another value said, or this one not before a determiner */
+            guessed = strcmp(o, v) == 0 && i + 1 < n &&
+                      words_in_list(tok[i + 1].w, DETERMINERS, N_OF(DETERMINERS));
+            said = true;
+        }
+    }
+    json_decref(args);
+    return guessed && said; /* "get a little closer": a word for it, the model's to read */
+}
+
 bool agent_number_guessed(const struct pipit_toolset *ts,
                           int32_t tool,
                           const char *segment,

@@ -99,6 +99,16 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
                           const char *segment,
                           const struct pipit_call *call);
 
+/* Whether the model's call of a direction (a tool whose one required argument is an enum of
+ * directions, "in"/"out", "up"/"down", and no number) is a guess: the segment names neither the
+ * tool (as agent_switch_guessed()) nor another value of it, and says the chosen one only as a
+ * preposition, before "this", "the", "my", ... ("get the lanterns in this one" ->
+ * adjust_zoom(in)). */
+bool agent_direction_guessed(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             const struct pipit_call *call);
+
 /* Whether the model's call of a number setting (a tool whose one required argument is a
  * number, with no step effect) is a guess: the segment names neither the tool (as
  * agent_switch_guessed()) nor a value of the call, writes no number in digits or words, and

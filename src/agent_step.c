@@ -1303,6 +1303,7 @@ static bool handle_call(struct pipit_agent *a,
     bool number_guess = false;
     if (model && tool >= 0 &&
         (agent_switch_guessed(a->ts, tool, tb->segment, &call) ||
+         agent_direction_guessed(a->ts, tool, tb->segment, &call) ||
          (number_guess = agent_number_guessed(a->ts, tool, tb->segment, &call)))) {
         /* "open my Q3 report" -> Bluetooth off: a switch nobody named, on no side said;
          * "drive to Narnia" -> a 9-minute timer: a number nobody said for a setting nobody

@@ -3590,6 +3590,36 @@ static void test_remark_dropped(void **state) {
     teardown_fx(&fx);
 }
 
+/* A direction said only as a preposition ("in this one") is a guess and does not run; the
+ * tool named, the direction said as one ("push in", "in a bit") run. */
+static void test_direction_guessed(void **state) {
+    (void)state;
+    static const struct {
+        const char *say;
+        bool guessed;
+    } cases[] = {
+        {"get the lanterns in this one", true},
+        {"get him in the shot", true},
+        {"zoom in on the dog", false},
+        {"push in", false},
+        {"in a bit", false},
+        {"get a little closer", false}, /* a word for it, not the value */
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script_call(&fx, "adjust_zoom(direction=\"in\")");
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool guessed = (t->flags & PIPIT_TURN_NOT_ASKED) != 0;
+        if (guessed != cases[k].guessed || t->n_calls != 1 ||
+            t->calls[0].executed == cases[k].guessed) {
+            fail_msg("\"%s\": guessed %d, \"%s\"", cases[k].say, guessed, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A switch nobody named, on no side said, is a guess and does not run ("open my Q3 report" ->
  * Bluetooth off); a side, a value, the tool's words or a switching verb run it. */
 static void test_switch_guessed(void **state) {
@@ -5622,6 +5652,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_number_guessed),
         cmocka_unit_test(test_missing_id_from_session),
         cmocka_unit_test(test_remark_dropped),
+        cmocka_unit_test(test_direction_guessed),
         cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
