@@ -1723,6 +1723,55 @@ static bool verb_call(const struct pipit_toolset *ts,
     return true;
 }
 
+/* "one last photo of the setlist" -> "Sorry, the camera can't do that.": the segment opens
+ * (after "please", "ok", ... and "one", "another", "last", "more", "a", "the", ...) with a noun of
+ * the name of the one tool that takes no argument ("photo" of take_photo; a plural or a longer
+ * form too), and says nothing of how things are ("the photo is blurry"). That tool's call. */
+static bool names_word_of(const char *w, const char *text);
+
+static bool noun_call(const struct pipit_toolset *ts,
+                      const struct words_tok *tok,
+                      size_t n,
+                      size_t *found,
+                      json_t **args) {
+    static const char *const QUANTITY[] = {"one",   "another", "last",  "more", "final", "quick",
+                                           "a",     "an",      "the",   "new",  "just",  "single",
+                                           "other", "extra",   "second"};
+    static const char *const IS[] = {"is",    "are",  "was",   "were", "looks", "look",
+                                     "seems", "isnt", "arent", "its",  "came",  "turned"};
+    size_t v = skip_openers(tok, n);
+    while (v < n && says_any(tok + v, 1, QUANTITY, N_OF(QUANTITY))) {
+        v++;
+    }
+    if (v >= n || says_any(tok, n, IS, N_OF(IS))) {
+        return false;
+    }
+    size_t named = 0, match = 0; /* tools the word names; of them, a noun's with no argument */
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        if (pipit_toolset_is_cloud(ts, i) || !names_word_of(tok[v].w, t->name)) {
+            continue;
+        }
+        named++; /* "timer" names set_timer and cancel_timer: neither is meant */
+        bool takes = false;
+        for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+            takes = takes || t->params->props[j].required;
+        }
+        const char *noun = t->name + strcspn(t->name, "_");
+        noun += *noun == '_';
+        size_t ln = strcspn(noun, "_");
+        if (!takes && ln >= 3 && noun[ln] == '\0' && word_names(tok[v].w, noun, ln)) {
+            *found = i; /* one noun after the verb: take_photo */
+            match++;
+        }
+    }
+    if (named != 1 || match != 1) {
+        return false;
+    }
+    *args = json_object();
+    return *args != NULL;
+}
+
 static bool number_call(const struct pipit_toolset *ts,
                         const char *segment,
                         const struct words_tok *tok,
@@ -1820,6 +1869,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, NULL, &found, &made) ||
           verb_call(ts, segment, tok, n, &found, &made) ||
+          noun_call(ts, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
           bound_call(ts, segment, tok, n, &found, &made) ||
           switch_call(ts, tok, n, -1, &found, &made))) {

@@ -1825,6 +1825,31 @@ static void test_wish_is_a_request(void **state) {
 
 static void setup_spec(struct fixture *fx, const char *spec, size_t len);
 
+static void setup_home_pack(struct fixture *fx);
+
+/* A refusal to the noun of the one tool that takes nothing ("one last photo of the setlist" ->
+ * "Sorry, the camera can't do that.") is that tool's call; not a statement about it, another
+ * verb's request, nor a noun another tool's name has too. */
+static void test_refusal_names_a_noun(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct words_case cases[] = {
+        {"and one last photo of the setlist", "take_photo", "{}"},
+        {"another photo of the band please", "take_photo", "{}"},
+        {"the photo is blurry", NULL, NULL},
+        {"delete the last photo", NULL, NULL},
+    };
+    run_words_cases(&fx, "Sorry, the camera can't do that.", cases,
+                    sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_TOOL_NAMED);
+    teardown_fx(&fx);
+    /* a noun two tools' names have ("timer": set_timer, cancel_timer) names neither */
+    setup_home_pack(&fx);
+    static const struct words_case home[] = {{"timer for my eggs", NULL, NULL}};
+    run_words_cases(&fx, "Sorry, I can't do that.", home, 1, 0);
+    teardown_fx(&fx);
+}
+
 /* A value two tools take is the call of the one that needs nothing else: "i'd love a flat
  * white right now" is a brew, not a schedule without its time; the values said for one tool
  * make one call ("a large latte"); two values for one argument, none. */
@@ -5684,6 +5709,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_verb_names_tool),
         cmocka_unit_test(test_wish_is_a_request),
         cmocka_unit_test(test_wish_value_of_two_tools),
+        cmocka_unit_test(test_refusal_names_a_noun),
         cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_negation_inside_a_name),
