@@ -525,6 +525,20 @@ static bool time_words(const char *text, double arg_unit, double *out) {
     return found == 1;
 }
 
+/* Whether the number word at token i is a number: any but "one", which is one only as the
+ * value to reach ("zoom out to one", "set it at one"; not "switch to one of them"). */
+static bool number_word_at(const struct words_tok *t, size_t n, size_t i) {
+    static const char *const NOT_AFTER[] = {"of", "that", "with", "which", "more", "else",
+                                            "side", "another", "too",  "where", "who",  "i"};
+    int v = 0;
+    if (!words_number_value(t[i].w, &v)) {
+        return false;
+    }
+    return strcmp(t[i].w, "one") != 0 ||
+           (i > 0 && (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0) &&
+            (i + 1 == n || !words_in_list(t[i + 1].w, NOT_AFTER, N_OF(NOT_AFTER))));
+}
+
 static size_t word_numbers(const char *text, double arg_unit, double *out, size_t max, bool *half) {
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(text, strlen(text), 0, t, GUARD_MAX_TOKENS), k = 0;
@@ -556,7 +570,7 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
         size_t l = 0;
         double said_unit = j < n && arg_unit > 0 ? unit_at(text + t[j].start, &l) : 0;
         bool unit = j < n && unit_at(text + t[j].start, &l) > 0;
-        if (!(v == 1 && j == i + 1 && !unit)) {
+        if (!(v == 1 && j == i + 1 && !unit && !number_word_at(t, n, i))) {
             out[k++] = v * (said_unit > 0 ? said_unit / arg_unit : 1);
         }
         i = j;
@@ -827,9 +841,7 @@ bool agent_number_said_to(const char *segment) {
     struct words_tok t[32];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
     for (size_t i = 1; i < n; i++) {
-        int v = 0;
-        bool num = isdigit((unsigned char)t[i].w[0]) ||
-                   (words_number_value(t[i].w, &v) && strcmp(t[i].w, "one") != 0);
+        bool num = isdigit((unsigned char)t[i].w[0]) || number_word_at(t, n, i);
         if (num && (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
             return true;
         }
@@ -1065,9 +1077,7 @@ static const char *const CHANGE_BEFORE[] = {"by",    "up",   "down", "another",
 static size_t number_token(const struct words_tok *tok, size_t n) {
     size_t at = n;
     for (size_t i = 0; i < n; i++) {
-        int v = 0;
-        bool num = isdigit((unsigned char)tok[i].w[0]) ||
-                   (words_number_value(tok[i].w, &v) && strcmp(tok[i].w, "one") != 0) ||
+        bool num = isdigit((unsigned char)tok[i].w[0]) || number_word_at(tok, n, i) ||
                    (i > 0 && strcmp(tok[i - 1].w, "a") == 0 && strcmp(tok[i].w, "couple") == 0);
         if (!num) {
             continue;

@@ -54,7 +54,7 @@ const char *const ROUTER_STATEMENTS[] = {
 const size_t ROUTER_N_STATEMENTS = COUNT(ROUTER_STATEMENTS);
 
 /* Conjunctions that separate commands (besides punctuation and "after that"). */
-const char *const ROUTER_CONJUNCTIONS[] = {"and", "then", "also", "plus", "afterwards"};
+const char *const ROUTER_CONJUNCTIONS[] = {"and", "n", "then", "also", "plus", "afterwards"};
 const size_t ROUTER_N_CONJUNCTIONS = COUNT(ROUTER_CONJUNCTIONS);
 
 /* ============================================================================

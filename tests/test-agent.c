@@ -2876,6 +2876,26 @@ static void test_step_to_a_value(void **state) {
     teardown_fx(&fx);
 }
 
+/* "one" after "to" or "at" is the value to reach ("zoom out to one" had stepped the zoom out
+ * once); "switch to one of them" says no number. */
+static void test_to_one(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script(&fx, 3,
+           (const char *const[]){"<call>set_zoom(level=3)", "<call>adjust_zoom(direction=\"out\")",
+                                 "<call>adjust_zoom(direction=\"out\")"});
+    pipit_turn_free(turn(&fx, "zoom to 3"));
+    struct pipit_turn *t = turn(&fx, "zoom out to one");
+    assert_string_equal(t->calls[0].tool, "set_zoom");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "zoom out to one of the wider ones");
+    assert_string_equal(t->calls[0].tool, "adjust_zoom");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "a little more" after a setting made from a number: the change it made again, through the
  * tool that steps the key by a sign (the zoom) or by the same call moved by that change; "max
  * it" the end of the range. */
@@ -5712,6 +5732,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_names_a_noun),
         cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
+        cmocka_unit_test(test_to_one),
         cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),

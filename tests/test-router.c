@@ -437,6 +437,8 @@ static const struct split_case SPLIT_CASES[] = {
     {"the flash, turn it off", 3, 1, {"the flash, turn it off"}},
     {"zoom in, then turn it off", 3, 2, {"zoom in", "turn it off"}},
     {"the grid, and take a photo", 3, 2, {"the grid", "take a photo"}},
+    /* "n" is "and" as people type it */
+    {"turn off the flash n the timer", 3, 2, {"turn off the flash", "the timer"}},
     {"can you turn on the grid and then level the horizon?",
      3,
      2,
