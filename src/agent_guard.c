@@ -1265,6 +1265,34 @@ says_a_value_of(const json_t *args, const char *segment, const struct words_tok 
     return false;
 }
 
+static size_t skip_openers(const struct words_tok *tok, size_t n);
+
+/* Whether the segment is, but for openers and fillers, a verb people use for value `ph` when
+ * the value is a verb of the bank (verbbank.h: "ok carry on", "keep going please" for
+ * "resume"); "drop the temperature" says no "cancel". */
+static bool says_verb_of(const struct words_tok *tok, size_t n, const char *ph) {
+    static const char *const FILLERS[] = {"it",    "that", "this", "please", "pls",
+                                          "now",   "then", "ok",   "okay",   "thanks",
+                                          "again", "for",  "me",   "go",     "ahead"};
+    const char *alt[VERBBANK_MAX_ALT];
+    int k = strchr(ph, ' ') == NULL ? verbbank_alternatives(ph, alt) : 0;
+    size_t v = skip_openers(tok, n);
+    for (int i = 0; i < k && v < n; i++) {
+        size_t m = words_count(alt[i]);
+        if (words_match(tok, n, v, alt[i]) != m) {
+            continue;
+        }
+        bool rest = true;
+        for (size_t j = v + m; j < n && rest; j++) {
+            rest = words_in_list(tok[j].w, FILLERS, N_OF(FILLERS));
+        }
+        if (rest) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The string enum values that name a setting and that the segment says: 4 letters or more
  * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
  * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
@@ -1287,7 +1315,8 @@ static size_t settings_said(const struct pipit_toolset *ts,
                 char ph[WORDS_CAP * 2];
                 if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
                     !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
-                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) && says_value(tok, n, ph)) {
+                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) &&
+                    (says_value(tok, n, ph) || says_verb_of(tok, n, ph))) {
                     if (found < max) {
                         tools[found] = i;
                         args[found] = j;

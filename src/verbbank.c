@@ -18,7 +18,7 @@ static const char *const GROUPS[][VERBBANK_MAX_ALT + 1] = {
     {"start", "begin", "kick off", "launch", NULL},
     {"stop", "end", "halt", NULL},
     {"pause", "hold", NULL},
-    {"resume", "continue", "unpause", NULL},
+    {"resume", "continue", "unpause", "carry on", "keep going", NULL},
     {"open", "bring up", "pull up", NULL},
     {"show me", "let me see", "pull up", "bring up", NULL},
     {"show", "display", "bring up", NULL},

@@ -1827,6 +1827,32 @@ static void setup_spec(struct fixture *fx, const char *spec, size_t len);
 
 static void setup_home_pack(struct fixture *fx);
 
+/* A value that is a verb of the bank is said by the verbs people use for it, when the segment
+ * is that verb alone ("ok carry on" for "resume"); "drop the heat" says no "cancel". */
+static void test_value_said_by_its_verbs(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"oven\", \"state\": {\"cycle\": {\"type\": \"string\", "
+        "\"enum\": [\"idle\", \"running\", \"paused\"], \"initial\": \"paused\"}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"control_cycle\", "
+        "\"description\": \"Control the cycle\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"action\": {\"type\": \"string\", \"enum\": [\"start\", "
+        "\"pause\", \"resume\", \"cancel\"]}}, \"required\": [\"action\"]}}, \"pipit\": "
+        "{\"effect\": {\"set\": {\"cycle\": {\"arg\": \"action\", \"map\": {\"start\": "
+        "\"running\", \"pause\": \"paused\", \"resume\": \"running\", \"cancel\": "
+        "\"idle\"}}}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const struct words_case cases[] = {
+        {"ok carry on", "control_cycle", "{\"action\":\"resume\"}"},
+        {"keep going please", "control_cycle", "{\"action\":\"resume\"}"},
+        {"drop the heat", NULL, NULL},
+    };
+    run_words_cases(&fx, "Sorry, I can't do that.", cases, sizeof(cases) / sizeof(cases[0]),
+                    PIPIT_TURN_TOOL_NAMED);
+    teardown_fx(&fx);
+}
+
 /* A refusal to the noun of the one tool that takes nothing ("one last photo of the setlist" ->
  * "Sorry, the camera can't do that.") is that tool's call; not a statement about it, another
  * verb's request, nor a noun another tool's name has too. */
@@ -5730,6 +5756,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_wish_is_a_request),
         cmocka_unit_test(test_wish_value_of_two_tools),
         cmocka_unit_test(test_refusal_names_a_noun),
+        cmocka_unit_test(test_value_said_by_its_verbs),
         cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_to_one),
