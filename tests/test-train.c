@@ -647,8 +647,12 @@ static void test_overlap_pack_router(void **state) {
                      PIPIT_ERR_INVALID_ARG);
     assert_non_null(strstr(err.text, ":1: $.device"));
     assert_non_null(strstr(err.text, "camera"));
+    /* no device: the one tool set given (as pipit eval runs it); with two, which is not said */
     write_text(path, "{\"id\": \"c\", \"turns\": []}\n");
     assert_int_equal(pipit_overlap_check_file(idx, path, &cam, 1, NULL, NULL, NULL, &err),
+                     PIPIT_OK);
+    struct pipit_eval_device both[2] = {{"camera", ts}, {"phone", ts}};
+    assert_int_equal(pipit_overlap_check_file(idx, path, both, 2, NULL, NULL, NULL, &err),
                      PIPIT_ERR_JSON);
     assert_non_null(strstr(err.text, ":1: $.device"));
     assert_int_equal(pipit_overlap_check_file(idx, path, NULL, 1, NULL, NULL, NULL, &err),

@@ -669,10 +669,13 @@ static enum pipit_status check_line(const struct pipit_overlap_index *idx,
                strcmp(sr->devices[k].device, json_string_value(device)) != 0) {
             k++;
         }
-        if (!json_is_string(device)) {
+        if (device == NULL && sr->n == 1) {
+            router = sr->routers[0]; /* as pipit eval: the one tool set given */
+        } else if (!json_is_string(device)) {
             st = pipit_error_set(err, PIPIT_ERR_JSON,
                                  "overlap: %s:%d: $.device: expected a string (the scenario's "
-                                 "tool set splits its utterances)",
+                                 "tool set splits its utterances; without it, only one tool "
+                                 "set may be given)",
                                  path, (int)line);
         } else if (k == sr->n) {
             st = pipit_error_set(err, PIPIT_ERR_INVALID_ARG,
