@@ -1446,10 +1446,12 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
         char path[64];
         pipit_format(path, sizeof(path), "$.turns[%zu]", t);
         char p[96];
+        bool undid_nothing = false; /* the newest action cannot be undone */
         if (json_is_true(json_object_get(turn, "undo"))) {
             /* the scenario's own intent: revert the oracle's newest logged action */
             if (log.n > 0) {
                 json_t *snap = log.snap[--log.n];
+                undid_nothing = snap == NULL;
                 struct pipit_error derr;
                 pipit_error_clear(&derr);
                 if (snap != NULL && dev.ops->set_state(dev.self, snap, &derr) != PIPIT_OK) {
@@ -1505,7 +1507,11 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                              device_label(sc, ts),
                              unmarked_undo ? "; if this turn takes back the last action, mark it "
                                              "\"undo\": true"
-                                           : "");
+                             : undid_nothing
+                                 ? "; the undo reverted nothing: the newest action is one that "
+                                   "cannot be undone (its tool's \"undo\" is \"none\"), and "
+                                   "undo never skips back past it, as the agent does"
+                                 : "");
                 /* go on from the state the scenario states, so one finding stays one */
                 struct pipit_error derr;
                 (void)dev.ops->set_state(dev.self, want, &derr);

@@ -302,6 +302,40 @@ static void test_home_calls_and_categories(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* `pipit tools check` notes a state line of more than ten shown keys (they do not fit the
+ * trained prompt), not one of ten or a hidden eleventh. */
+static void test_describe_many_keys(void **state) {
+    (void)state;
+    for (int hidden = 0; hidden <= 1; hidden++) {
+        char spec[4096] = "{\"pipit\": {\"pack\": \"many\", \"state\": {";
+        for (int k = 0; k < 11; k++) {
+            size_t at = strlen(spec);
+            snprintf(spec + at, sizeof(spec) - at,
+                     "%s\"key%d\": {\"type\": \"boolean\", \"initial\": false%s}",
+                     k > 0 ? ", " : "", k, k == 10 && hidden ? ", \"show\": false" : "");
+        }
+        size_t at = strlen(spec);
+        snprintf(spec + at, sizeof(spec) - at,
+                 "}}, \"tools\": [{\"type\": \"function\", \"function\": {\"name\": "
+                 "\"set_key0\", \"description\": \"Switch key 0\", \"parameters\": "
+                 "{\"type\": \"object\", \"properties\": {\"on\": {\"type\": \"boolean\"}}, "
+                 "\"required\": [\"on\"]}}, \"pipit\": {\"effect\": {\"set\": {\"key0\": "
+                 "\"{on}\"}}}}]}");
+        struct pipit_toolset *ts = NULL;
+        struct pipit_error err;
+        if (pipit_toolset_load_string(spec, strlen(spec), "many.json", &ts, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        char *d = pipit_datagen_pack_describe(ts, &err);
+        assert_non_null(d);
+        if ((strstr(d, "note: 11 keys are shown in the state line") != NULL) == (hidden != 0)) {
+            fail_msg("hidden %d: %s", hidden, d);
+        }
+        free(d);
+        pipit_toolset_free(ts);
+    }
+}
+
 /* A pack without a declared state plays on the device the agent would run it on: the phone
  * pack on the phone simulator (its state line, its identifiers in the memory lines, so "cancel
  * that timer" is answered with the TM-1 an earlier call gave); a pack no device runs on none
@@ -701,6 +735,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unsupported_things),
         cmocka_unit_test(test_invented_pack),
         cmocka_unit_test(test_stateless_packs),
+        cmocka_unit_test(test_describe_many_keys),
         cmocka_unit_test(test_start_states_vary),
         cmocka_unit_test(test_refuses_plain_sets),
         cmocka_unit_test(test_prompt_is_the_agents),

@@ -3252,6 +3252,18 @@ char *pipit_datagen_pack_describe(const struct pipit_toolset *tools, struct pipi
         }
     }
     strbuf_str(&b, pk->n_keys > 0 ? ")\n" : ": the examples play on ");
+    size_t shown = 0;
+    for (size_t i = 0; i < pk->n_keys; i++) {
+        shown += pk->keys[i].show != NULL;
+    }
+    if (shown > 10) {
+        strbuf_printf(&b,
+                      "  note: %zu keys are shown in the state line; about ten fit a 128-token "
+                      "prompt beside the request and the memory (docs/pack.md, \"state\"): give "
+                      "the others \"show\": false (pipit train says how many examples do not "
+                      "fit)\n",
+                      shown);
+    }
     if (pk->n_keys == 0) {
         strbuf_printf(&b, "%s\n",
                       g.dev.ops != NULL ? g.dev.ops->name : "no device (an empty state line)");
