@@ -1304,6 +1304,7 @@ static bool handle_call(struct pipit_agent *a,
     if (model && tool >= 0 &&
         (agent_switch_guessed(a->ts, tool, tb->segment, &call) ||
          agent_direction_guessed(a->ts, tool, tb->segment, &call) ||
+         agent_time_guessed(a->ts, tool, tb->segment, &call) ||
          (number_guess = agent_number_guessed(a->ts, tool, tb->segment, &call)))) {
         /* "open my Q3 report" -> Bluetooth off: a switch nobody named, on no side said;
          * "drive to Narnia" -> a 9-minute timer: a number nobody said for a setting nobody

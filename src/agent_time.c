@@ -380,3 +380,31 @@ bool agent_time_call(const struct pipit_toolset *ts, const char *segment, struct
     memset(call, 0, sizeof(*call));
     return call_time_tool(ts, segment, hhmm, call);
 }
+
+bool agent_time_guessed(const struct pipit_toolset *ts,
+                        int32_t tool,
+                        const char *segment,
+                        const struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    bool only = false;
+    const struct pipit_schema_prop *p = time_prop(pipit_toolset_tool(ts, (size_t)tool), &only);
+    char hhmm[8];
+    if (p == NULL || !p->required || agent_time_of_day(segment) >= 0 ||
+        clock_shape(segment, hhmm, sizeof(hhmm)) || strpbrk(segment, "0123456789") != NULL ||
+        agent_names_tool(ts, (size_t)tool, segment)) {
+        return false;
+    }
+    struct words_tok tok[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, 48);
+    for (size_t i = 0; i < n; i++) {
+        int v = 0;
+        if (words_number_value(tok[i].w, &v) || strcmp(tok[i].w, "noon") == 0 ||
+            strcmp(tok[i].w, "midnight") == 0) {
+            return false; /* a number said in words: the model's to read */
+        }
+    }
+    return n < 48;
+}

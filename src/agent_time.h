@@ -38,4 +38,12 @@ bool agent_restore_time_of_day(const struct pipit_toolset *ts,
  * `call` empty, when the segment says no time or does not name that tool. */
 bool agent_time_call(const struct pipit_toolset *ts, const char *segment, struct pipit_call *call);
 
+/* Whether the model's call gives a required time of day nobody said: the segment names no time
+ * (as agent_time_of_day(), nor a clock shape, nor any digit or number word) and does not name
+ * the tool (agent_names_tool()): "reply to her: see you sunday" -> set_alarm(time="02:00"). */
+bool agent_time_guessed(const struct pipit_toolset *ts,
+                        int32_t tool,
+                        const char *segment,
+                        const struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_TIME_H */

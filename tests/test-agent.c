@@ -3691,6 +3691,34 @@ static void test_direction_guessed(void **state) {
     teardown_fx(&fx);
 }
 
+/* A required time of day nobody said, for a tool nobody named, is a guess and does not run
+ * ("reply to her: see you sunday" -> an alarm at 02:00); the tool named, or a time said, runs. */
+static void test_time_guessed(void **state) {
+    (void)state;
+    static const struct {
+        const char *say, *model;
+        bool guessed;
+    } cases[] = {
+        {"reply to her: see you sunday", "set_alarm(time=\"02:00\", label=\"see you sunday\")",
+         true},
+        {"wake me at seven", "set_alarm(time=\"07:00\")", false},
+        {"alarm for the flight please", "set_alarm(time=\"06:00\")", false},
+    };
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool guessed = (t->flags & PIPIT_TURN_NOT_ASKED) != 0;
+        if (guessed != cases[k].guessed || t->n_calls != 1 ||
+            t->calls[0].executed == cases[k].guessed) {
+            fail_msg("\"%s\": guessed %d, \"%s\"", cases[k].say, guessed, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* A switch nobody named, on no side said, is a guess and does not run ("open my Q3 report" ->
  * Bluetooth off); a side, a value, the tool's words or a switching verb run it. */
 static void test_switch_guessed(void **state) {
@@ -5724,6 +5752,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_missing_id_from_session),
         cmocka_unit_test(test_remark_dropped),
         cmocka_unit_test(test_direction_guessed),
+        cmocka_unit_test(test_time_guessed),
         cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
