@@ -1335,15 +1335,15 @@ static bool arg_description_says(const struct pipit_toolset *ts, const char *w);
 
 bool agent_says_pack_word(const struct pipit_toolset *ts, const char *text) {
     static const char *const COMMON[] = {
-        "the",   "and",   "for",   "you",    "your",  "are",   "was",    "were",  "its",  "his",
-        "her",   "him",   "she",   "they",   "them",  "this",  "that",   "with",  "from", "have",
-        "has",   "had",   "all",   "any",    "our",   "out",   "get",    "got",   "one",  "now",
-        "just",  "very",  "really", "kinda", "sort",  "lol",   "haha",   "there", "here", "what",
-        "who",   "how",   "when",  "where",  "not",   "but",   "too",    "also",  "some", "more",
-        "much",  "bit",   "lot",   "off",    "into",  "onto",  "over",   "about", "like", "going",
-        "gonna", "will",  "can",   "should", "would", "could", "been",   "being", "did",  "does",
-        "done",  "dont",  "than",  "then",   "yet",   "still", "again",  "every", "each", "thing",
-        "things", "way",  "time",  "today",  "right", "left",  "top",    "bottom"};
+        "the",    "and",  "for",    "you",    "your",  "are",   "was",   "were",  "its",  "his",
+        "her",    "him",  "she",    "they",   "them",  "this",  "that",  "with",  "from", "have",
+        "has",    "had",  "all",    "any",    "our",   "out",   "get",   "got",   "one",  "now",
+        "just",   "very", "really", "kinda",  "sort",  "lol",   "haha",  "there", "here", "what",
+        "who",    "how",  "when",   "where",  "not",   "but",   "too",   "also",  "some", "more",
+        "much",   "bit",  "lot",    "off",    "into",  "onto",  "over",  "about", "like", "going",
+        "gonna",  "will", "can",    "should", "would", "could", "been",  "being", "did",  "does",
+        "done",   "dont", "than",   "then",   "yet",   "still", "again", "every", "each", "thing",
+        "things", "way",  "time",   "today",  "right", "left",  "top",   "bottom"};
     if (ts == NULL || text == NULL) {
         return false;
     }
@@ -1763,9 +1763,9 @@ static bool noun_call(const struct pipit_toolset *ts,
                       size_t n,
                       size_t *found,
                       json_t **args) {
-    static const char *const QUANTITY[] = {"one",   "another", "last",  "more", "final", "quick",
-                                           "a",     "an",      "the",   "new",  "just",  "single",
-                                           "other", "extra",   "second"};
+    static const char *const QUANTITY[] = {"one",   "another", "last",  "more",  "final",
+                                           "quick", "a",       "an",    "the",   "new",
+                                           "just",  "single",  "other", "extra", "second"};
     static const char *const IS[] = {"is",    "are",  "was",   "were", "looks", "look",
                                      "seems", "isnt", "arent", "its",  "came",  "turned"};
     size_t v = skip_openers(tok, n);
@@ -1897,8 +1897,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     if (!((refusal && cant) || wish) || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, NULL, &found, &made) ||
-          verb_call(ts, segment, tok, n, &found, &made) ||
-          noun_call(ts, tok, n, &found, &made) ||
+          verb_call(ts, segment, tok, n, &found, &made) || noun_call(ts, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
           bound_call(ts, segment, tok, n, &found, &made) ||
           switch_call(ts, tok, n, -1, &found, &made))) {
@@ -2611,11 +2610,11 @@ bool agent_direction_guessed(const struct pipit_toolset *ts,
                              const char *segment,
                              const struct pipit_call *call) {
     static const char *const DIRECTIONS[] = {"in", "out", "up", "down"};
-    static const char *const DETERMINERS[] = {"this",  "that",  "the",   "my",  "his",
-                                              "her",   "our",   "their", "your", "these",
-                                              "those", "its",   "every"};
-    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
-        call == NULL || pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    static const char *const DETERMINERS[] = {"this",  "that", "the",   "my",   "his",
+                                              "her",   "our",  "their", "your", "these",
+                                              "those", "its",  "every"};
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL || call == NULL ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -2648,8 +2647,7 @@ bool agent_direction_guessed(const struct pipit_toolset *ts,
             other[i].w[0] = '\0';
         }
     }
-    bool guessed =
-        v != NULL && n < GUARD_MAX_TOKENS && !names_switch(ts, (size_t)tool, other, n);
+    bool guessed = v != NULL && n < GUARD_MAX_TOKENS && !names_switch(ts, (size_t)tool, other, n);
     bool said = false; /* the chosen value said, each time before a determiner */
     for (size_t e = 0; guessed && e < dir->schema->n_enum; e++) {
         const char *o = dir->schema->enum_str[e];
@@ -2849,9 +2847,8 @@ static bool pack_names(const struct pipit_toolset *ts, const char *w) {
 static bool arg_description_says(const struct pipit_toolset *ts, const char *w) {
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);
-        for (size_t j = 0; !pipit_toolset_is_cloud(ts, i) && t->params != NULL &&
-                           j < t->params->n_props;
-             j++) {
+        for (size_t j = 0;
+             !pipit_toolset_is_cloud(ts, i) && t->params != NULL && j < t->params->n_props; j++) {
             const char *d = t->params->props[j].schema->description;
             if (d != NULL && names_word_of(w, d)) {
                 return true;

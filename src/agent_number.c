@@ -528,7 +528,7 @@ static bool time_words(const char *text, double arg_unit, double *out) {
 /* Whether the number word at token i is a number: any but "one", which is one only as the
  * value to reach ("zoom out to one", "set it at one"; not "switch to one of them"). */
 static bool number_word_at(const struct words_tok *t, size_t n, size_t i) {
-    static const char *const NOT_AFTER[] = {"of", "that", "with", "which", "more", "else",
+    static const char *const NOT_AFTER[] = {"of",   "that",    "with", "which", "more", "else",
                                             "side", "another", "too",  "where", "who",  "i"};
     int v = 0;
     if (!words_number_value(t[i].w, &v)) {
@@ -856,9 +856,9 @@ bool agent_number_said_to(const char *segment) {
  * none of the step's own values ("up" of {"up": 1, "down": -1}), no sign, no word of a step
  * ("by", "notch", "again", "another", ...): "sixty degrees, heavy soil" is a value to reach. */
 static bool says_no_change(const char *segment, const struct pipit_tool_pack *tp) {
-    static const char *const STEP[] = {"by",    "step",  "steps", "notch", "notches", "again",
+    static const char *const STEP[] = {"by",      "step",  "steps", "notch", "notches", "again",
                                        "another", "times", "each",  "per",   "change",  "adjust",
-                                       "bump",  "nudge", "turn",  "push",  "pull",    "knock"};
+                                       "bump",    "nudge", "turn",  "push",  "pull",    "knock"};
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     if (n >= GUARD_MAX_TOKENS || strpbrk(segment, "+-") != NULL || said_direction(tok, n) != 0 ||

@@ -79,8 +79,8 @@ static bool calls_for_free_text(const struct pipit_agent *a, const char *text) {
     int32_t i = pipit_toolset_find(a->ts, call.name);
     pipit_call_clear(&call);
     const struct pipit_tool *t = i >= 0 ? pipit_toolset_tool(a->ts, (size_t)i) : NULL;
-    for (size_t j = 0; t != NULL && !pipit_toolset_is_cloud(a->ts, (size_t)i) && t->params != NULL &&
-                       j < t->params->n_props;
+    for (size_t j = 0; t != NULL && !pipit_toolset_is_cloud(a->ts, (size_t)i) &&
+                       t->params != NULL && j < t->params->n_props;
          j++) {
         const struct pipit_schema *sc = t->params->props[j].schema;
         if (sc->type == PIPIT_SCHEMA_STRING && sc->n_enum == 0 && sc->pattern == NULL &&

@@ -334,9 +334,9 @@ size_t router_split_with(const struct router *r,
  * verb first, a word of the tool set), no number, no word of wanting or negation ("i wanna get
  * closer", "no flash") and no question. */
 static bool remark_at(const struct router *r, const struct toks *ts, size_t b, size_t e) {
-    static const char *const WANTS[] = {"want", "wanna", "need", "like",   "would",  "please",
-                                        "pls",  "lets",  "dont", "do",     "not",    "no",
-                                        "never", "without", "can", "could", "should", "gotta"};
+    static const char *const WANTS[] = {"want",  "wanna",   "need", "like",  "would",  "please",
+                                        "pls",   "lets",    "dont", "do",    "not",    "no",
+                                        "never", "without", "can",  "could", "should", "gotta"};
     size_t words = 0;
     for (size_t i = b; i < e; i++) {
         if (ts->t[i].kind != WORDS_WORD) {

@@ -3626,8 +3626,9 @@ static void test_missing_id_from_session(void **state) {
 }
 
 /* A remark after a command is not the model's to read ("end the clip, song's done" had set the
- * scene), unless it says a word of the pack's ("he's in the bottom left"); a call that takes free text is decoded again on the segment as said, as the remark
- * may be its words ("text mom, grandpa is napping"). */
+ * scene), unless it says a word of the pack's ("he's in the bottom left"); a call that takes free
+ * text is decoded again on the segment as said, as the remark may be its words ("text mom, grandpa
+ * is napping"). */
 static void test_remark_dropped(void **state) {
     (void)state;
     struct fixture fx;

@@ -1053,12 +1053,12 @@ static void test_oracle_catches(void **state) {
                   "\"args\": {\"level\": 5}}], \"state\": {\"zoom\": 5}}]}",
                   "t.jsonl:1: $.turns[0].state: zoom: want 5, got 1.0", true);
     /* an undo after an action that cannot be undone reverts nothing, and says why */
-    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
-                  "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
-                  "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}]}, "
-                  "{\"user\": \"undo\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": 1}}]}",
-                  "the undo reverted nothing: the newest action is one that cannot be undone",
-                  true);
+    check_refuses(
+        "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
+        "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+        "{\"user\": \"take a photo\", \"expect\": [{\"tool\": \"take_photo\"}]}, "
+        "{\"user\": \"undo\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": 1}}]}",
+        "the undo reverted nothing: the newest action is one that cannot be undone", true);
     /* a misspelt state key: named, with the keys there are */
     check_refuses(
         "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "

@@ -587,14 +587,14 @@ static void test_remark_tail(void **state) {
         {"take a photo \xE2\x80\x94 the sun is perfect, so pretty", "take a photo"},
         {"flip to the front cam; i'll get us all in", "flip to the front cam"},
         /* kept whole */
-        {"go macro, i wanna get right up close to it", NULL},   /* a wish */
-        {"set the white balance, it's cloudy", NULL},          /* a value of the tool set */
-        {"zoom in, like two and a half x", NULL},              /* a number */
-        {"take the photo, don't use the flash", NULL},         /* a negation */
-        {"take a photo, how does it look?", NULL},             /* a question */
-        {"the dog is asleep, so cute", NULL},                  /* no command before it */
-        {"take a photo, ok", NULL},                            /* one word */
-        {"note this: take a photo, the sun is out", NULL},     /* words after a colon */
+        {"go macro, i wanna get right up close to it", NULL}, /* a wish */
+        {"set the white balance, it's cloudy", NULL},         /* a value of the tool set */
+        {"zoom in, like two and a half x", NULL},             /* a number */
+        {"take the photo, don't use the flash", NULL},        /* a negation */
+        {"take a photo, how does it look?", NULL},            /* a question */
+        {"the dog is asleep, so cute", NULL},                 /* no command before it */
+        {"take a photo, ok", NULL},                           /* one word */
+        {"note this: take a photo, the sun is out", NULL},    /* words after a colon */
         {"take a photo", NULL},
     };
     for (size_t k = 0; k < sizeof(CASES) / sizeof(CASES[0]); k++) {
@@ -954,13 +954,13 @@ static void test_pack_words(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_named),
-        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
-        cmocka_unit_test(test_remark_tail),
-        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_followup_table),
-        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
-        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
+        cmocka_unit_test(test_undo_table),     cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_followup),  cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_undo_bounds),    cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_remark_tail),    cmocka_unit_test(test_split_misuse),
+        cmocka_unit_test(test_followup_table), cmocka_unit_test(test_split_bounds),
+        cmocka_unit_test(test_extra_lexicon),  cmocka_unit_test(test_toolset_words),
+        cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
