@@ -1246,3 +1246,81 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
     json_decref(args);
     return ok;
 }
+
+/* ============================================================================
+ * a span of time in a number that is no time ("mow for 5 hours" -> a cutting height of 5) */
+
+bool agent_restore_time_span(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    double in_s[GUARD_MAX_NUMBERS], in_min[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    bool digits = strpbrk(segment, "0123456789") != NULL, half = false;
+    size_t n = digits ? person_numbers(segment, 1, in_s, raw, GUARD_MAX_NUMBERS)
+                      : word_numbers(segment, 1, in_s, GUARD_MAX_NUMBERS, &half);
+    size_t m = digits ? person_numbers(segment, 60, in_min, raw, GUARD_MAX_NUMBERS)
+                      : word_numbers(segment, 60, in_min, GUARD_MAX_NUMBERS, &half);
+    if (n != 1 || m != 1 || fabs(in_s[0] - in_min[0]) < 1e-9) {
+        return false; /* one number, with a unit of time after it */
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool holds = false;
+    for (size_t j = 0; args != NULL && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        const json_t *v = json_object_get(args, p->name);
+        if ((p->schema->type == PIPIT_SCHEMA_NUMBER || p->schema->type == PIPIT_SCHEMA_INTEGER) &&
+            json_is_number(v)) {
+            if (arg_time_unit(p) > 0) {
+                json_decref(args);
+                return false; /* the model's tool takes a time: its own to read */
+            }
+            holds = true; /* the one number said is a span: this number is no time */
+        }
+    }
+    json_decref(args);
+    int32_t found = -1;
+    const struct pipit_schema_prop *arg = NULL;
+    for (size_t i = 0; holds && i < ts->n_tools; i++) {
+        const struct pipit_tool *o = pipit_toolset_tool(ts, i);
+        const struct pipit_schema_prop *req = NULL;
+        size_t n_req = 0;
+        for (size_t j = 0; o->params != NULL && j < o->params->n_props; j++) {
+            if (o->params->props[j].required) {
+                n_req++;
+                req = &o->params->props[j];
+            }
+        }
+        if (i == (size_t)tool || pipit_toolset_is_cloud(ts, i) || n_req != 1 ||
+            (req->schema->type != PIPIT_SCHEMA_NUMBER &&
+             req->schema->type != PIPIT_SCHEMA_INTEGER) ||
+            arg_time_unit(req) <= 0) {
+            continue;
+        }
+        if (found >= 0) {
+            return false; /* two tools of time: which one is not said */
+        }
+        found = (int32_t)i;
+        arg = req;
+    }
+    if (found < 0) {
+        return false;
+    }
+    double v[GUARD_MAX_NUMBERS];
+    if ((digits ? person_numbers(segment, arg_time_unit(arg), v, raw, GUARD_MAX_NUMBERS)
+                : word_numbers(segment, arg_time_unit(arg), v, GUARD_MAX_NUMBERS, &half)) != 1) {
+        return false;
+    }
+    json_t *made = json_object();
+    json_t *nv = agent_said_number(v[0]);
+    if (made == NULL || nv == NULL || json_object_set_new(made, arg->name, nv) != 0) {
+        json_decref(made);
+        return false;
+    }
+    bool ok = agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), made);
+    return ok;
+}

@@ -57,6 +57,17 @@ size_t agent_person_numbers(const char *segment,
                             double *out,
                             size_t max);
 
+/* A span of time put in a number that is no time ("let it mow for 5 hours straight" ->
+ * set_cut_height(mm=5)): when the segment says one number, with a unit of time after it, the
+ * model's call holds a number in an argument that takes no time, and exactly one other tool
+ * has a required number in a unit of time as its only required argument, the call becomes that
+ * tool with the span in its unit (300 minutes), for validation to take or refuse. True when
+ * `call` changed, its tool too (docs/agent.md). */
+bool agent_restore_time_span(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call);
+
 /* A step called with a value to reach ("turn the voice down to 25 percent" -> change_volume
  * (step=-25); "sixty degrees, heavy soil" -> change_temperature(degrees=60)): when the segment
  * says "to" or "at" right before its one number, or says nothing of a change (no direction, no

@@ -1159,6 +1159,7 @@ static bool handle_call(struct pipit_agent *a,
     if (model && (agent_verb_pair_tool(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
+                  agent_restore_time_span(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||
                   agent_restore_dimension_step(a->ts, tool, tb->segment, &call) ||
                   agent_restore_step_setting(a->ts, tool, tb->segment, &call) ||

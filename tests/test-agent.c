@@ -2902,6 +2902,43 @@ static void test_step_to_a_value(void **state) {
     teardown_fx(&fx);
 }
 
+/* A span of time in a number that is no time is the one tool of time ("let it mow for 5 hours
+ * straight" had asked for a cutting height of 5 mm); a number without a unit of time stays. */
+static void test_time_span_tool(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"mower\", \"state\": {\"mm\": {\"type\": \"integer\", "
+        "\"initial\": 40, \"minimum\": 20, \"maximum\": 60}, \"minutes\": {\"type\": "
+        "\"integer\", \"initial\": 60, \"minimum\": 15, \"maximum\": 240}}}, \"tools\": "
+        "[{\"type\": "
+        "\"function\", \"function\": {\"name\": \"set_cut_height\", \"description\": \"Set "
+        "the cutting height\", \"parameters\": {\"type\": \"object\", \"properties\": {\"mm\": "
+        "{\"type\": \"integer\", \"minimum\": 20, \"maximum\": 60}}, \"required\": [\"mm\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"mm\": \"{mm}\"}}}}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"set_duration\", \"description\": \"Set how long a session "
+        "lasts\", \"parameters\": {\"type\": \"object\", \"properties\": {\"minutes\": "
+        "{\"type\": \"integer\", \"minimum\": 15, \"maximum\": 240}}, \"required\": "
+        "[\"minutes\"]}}, \"pipit\": {\"effect\": {\"set\": {\"minutes\": \"{minutes}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 3,
+           (const char *const[]){"<call>set_cut_height(mm=5)", "<call>set_cut_height(mm=3)",
+                                 "<call>set_cut_height(mm=45)"});
+    struct pipit_turn *t = turn(&fx, "let it mow for 5 hours straight");
+    assert_string_equal(t->calls[0].tool, "set_duration");
+    assert_string_equal(t->calls[0].args_json, "{\"minutes\":300}");
+    assert_false(t->calls[0].ok); /* refused with the limit */
+    pipit_turn_free(t);
+    t = turn(&fx, "mow for an hour and a half");
+    assert_string_equal(t->calls[0].tool, "set_duration");
+    assert_state(&fx, "minutes", "90");
+    pipit_turn_free(t);
+    t = turn(&fx, "cut height 45");
+    assert_string_equal(t->calls[0].tool, "set_cut_height");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "one" after "to" or "at" is the value to reach ("zoom out to one" had stepped the zoom out
  * once); "switch to one of them" says no number. */
 static void test_to_one(void **state) {
@@ -5790,6 +5827,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_question_like_example),
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_to_one),
+        cmocka_unit_test(test_time_span_tool),
         cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
