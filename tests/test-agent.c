@@ -3699,33 +3699,41 @@ static void test_remark_dropped(void **state) {
     teardown_fx(&fx);
 }
 
-/* A direction said only as a preposition ("in this one") is a guess and does not run; the
- * tool named, the direction said as one ("push in", "in a bit") run. */
-static void test_direction_guessed(void **state) {
-    (void)state;
-    static const struct {
-        const char *say;
-        bool guessed;
-    } cases[] = {
-        {"get the lanterns in this one", true},
-        {"get him in the shot", true},
-        {"zoom in on the dog", false},
-        {"push in", false},
-        {"in a bit", false},
-        {"get a little closer", false}, /* a word for it, not the value */
-    };
-    struct fixture fx;
-    setup_with(&fx, NULL);
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script_call(&fx, "adjust_zoom(direction=\"in\")");
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        bool guessed = (t->flags & PIPIT_TURN_NOT_ASKED) != 0;
-        if (guessed != cases[k].guessed || t->n_calls != 1 ||
-            t->calls[0].executed == cases[k].guessed) {
+/* A model's call that is a guess: flag not_asked, one call recorded, not run. */
+struct guess_case {
+    const char *say, *model;
+    bool guessed;
+};
+
+static void run_guess_cases(struct fixture *fx, const struct guess_case *cases, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        fx->fake.next = fx->fake.n_script;
+        script_call(fx, cases[k].model);
+        struct pipit_turn *t = turn(fx, cases[k].say);
+        bool guessed =
+            (t->flags & PIPIT_TURN_NOT_ASKED) != 0 && t->n_calls == 1 && !t->calls[0].executed;
+        if (guessed != cases[k].guessed) {
             fail_msg("\"%s\": guessed %d, \"%s\"", cases[k].say, guessed, t->sentence);
         }
         pipit_turn_free(t);
     }
+}
+
+/* A direction said only as a preposition ("in this one") is a guess and does not run; the
+ * tool named, the direction said as one ("push in", "in a bit") run. */
+static void test_direction_guessed(void **state) {
+    (void)state;
+    static const struct guess_case cases[] = {
+        {"get the lanterns in this one", "adjust_zoom(direction=\"in\")", true},
+        {"get him in the shot", "adjust_zoom(direction=\"in\")", true},
+        {"zoom in on the dog", "adjust_zoom(direction=\"in\")", false},
+        {"push in", "adjust_zoom(direction=\"in\")", false},
+        {"in a bit", "adjust_zoom(direction=\"in\")", false},
+        {"get a little closer", "adjust_zoom(direction=\"in\")", false}, /* a word for it */
+    };
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    run_guess_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     teardown_fx(&fx);
 }
 
@@ -3733,10 +3741,7 @@ static void test_direction_guessed(void **state) {
  * ("reply to her: see you sunday" -> an alarm at 02:00); the tool named, or a time said, runs. */
 static void test_time_guessed(void **state) {
     (void)state;
-    static const struct {
-        const char *say, *model;
-        bool guessed;
-    } cases[] = {
+    static const struct guess_case cases[] = {
         {"reply to her: see you sunday", "set_alarm(time=\"02:00\", label=\"see you sunday\")",
          true},
         {"wake me at seven", "set_alarm(time=\"07:00\")", false},
@@ -3744,16 +3749,7 @@ static void test_time_guessed(void **state) {
     };
     struct fixture fx;
     setup_phone(&fx, NULL, NULL);
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        script_call(&fx, cases[k].model);
-        struct pipit_turn *t = turn(&fx, cases[k].say);
-        bool guessed = (t->flags & PIPIT_TURN_NOT_ASKED) != 0;
-        if (guessed != cases[k].guessed || t->n_calls != 1 ||
-            t->calls[0].executed == cases[k].guessed) {
-            fail_msg("\"%s\": guessed %d, \"%s\"", cases[k].say, guessed, t->sentence);
-        }
-        pipit_turn_free(t);
-    }
+    run_guess_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]));
     teardown_fx(&fx);
 }
 
