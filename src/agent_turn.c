@@ -554,7 +554,10 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         /* every segment up to the array's size: those past max_steps are not run, and the
          * sentence says so */
         char segs[AGENT_MAX_SEGMENTS][ROUTER_MAX_SEGMENT];
-        size_t n_all = router_split_with(a->router, utt, segs, AGENT_MAX_SEGMENTS);
+        /* "there's a tiny lizard on the rock! macro mode and zoom in a step": the opening
+         * remark is no request, and it kept the two requests after it from being split */
+        const char *asked = utt + router_remark_head(a->router, utt);
+        size_t n_all = router_split_with(a->router, asked, segs, AGENT_MAX_SEGMENTS);
         for (size_t i = 0; n_all > 1 && i < n_all;) {
             if (smalltalk_is_vocative(a->router, segs[i]) ||
                 smalltalk_is_aside(a->router, segs[i])) {

@@ -229,6 +229,12 @@ size_t router_command_verb(const struct router *r, const char *segment);
  * question). The segment's length when there is none. */
 size_t router_remark_tail(const struct router *r, const char *segment);
 
+/* Byte offset of the command after a remark that opens the text ("there's a tiny lizard on the
+ * rock! macro mode and zoom in a step"): a first sentence, up to "." or "!", of two words or
+ * more with no command (no verb first, no word of `r`'s tool set), no word of wanting or
+ * negation and no question, followed by a sentence that is a command. 0 when there is none. */
+size_t router_remark_head(const struct router *r, const char *text);
+
 /* Whether `w` (a lowercase word) is the tool pack's name ("printer" of pack "printer"): a word
  * that addresses the device ("good morning printer"). */
 bool router_is_device_name(const struct router *r, const char *w);

@@ -394,6 +394,45 @@ size_t router_remark_tail(const struct router *r, const char *segment) {
     return len;
 }
 
+size_t router_remark_head(const struct router *r, const char *text) {
+    static const char *const WANTS[] = {"want", "wanna", "need",   "like", "would", "please",
+                                        "pls",  "lets",  "dont",   "not",  "no",    "never",
+                                        "can",  "could", "should", "gotta"};
+    if (text == NULL) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(text, &too_long);
+    struct toks ts;
+    tokenize(text, len, &ts);
+    if (too_long || ts.n >= MAX_TOKENS) {
+        return 0;
+    }
+    size_t a = 0, words = 0;
+    while (a < ts.n && !(ts.t[a].kind == WORDS_PUNCT && strchr(".!", ts.t[a].w[0]) != NULL)) {
+        if (ts.t[a].kind == WORDS_PUNCT && ts.t[a].w[0] == '?') {
+            return 0; /* a question first */
+        }
+        words += ts.t[a].kind == WORDS_WORD;
+        a++;
+    }
+    size_t b = a;
+    while (b < ts.n && ts.t[b].kind == WORDS_PUNCT) {
+        b++;
+    }
+    if (a >= ts.n || b >= ts.n || words < 2 || left_is_command(r, &ts, 0, a) ||
+        !left_is_command(r, &ts, b, ts.n)) {
+        return 0; /* a sentence with no command, then one that is a command */
+    }
+    for (size_t i = 0; i < a; i++) {
+        if (ts.t[i].kind == WORDS_WORD && (match_any(&ts, i, a, WANTS, COUNT(WANTS)) > 0 ||
+                                           router_tool_word_at(r, ts.t, a, i) > 0)) {
+            return 0; /* "it's too dark!" may ask; a word of the tool set is the model's */
+        }
+    }
+    return ts.t[b].start;
+}
+
 size_t router_command_verb(const struct router *r, const char *segment) {
     if (segment == NULL) {
         return ROUTER_NO_VERB;

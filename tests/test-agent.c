@@ -3677,6 +3677,16 @@ static void test_remark_dropped(void **state) {
     assert_null(strstr(fx.fake.prompts[k], "cousins"));
     assert_int_equal(t->n_calls, 1);
     pipit_turn_free(t);
+    /* a remark that opens the utterance: the two requests after it are split and decoded */
+    script(&fx, 2,
+           (const char *const[]){"<call>set_scene_mode(mode=\"macro\")",
+                                 "<call>adjust_zoom(direction=\"in\")"});
+    t = turn(&fx, "there's a tiny lizard on the rock! macro mode and zoom in a step");
+    assert_int_equal(t->n_calls, 2);
+    k = fx.fake.n_steps - 2;
+    assert_non_null(strstr(fx.fake.prompts[k], "User: macro mode\n"));
+    assert_null(strstr(fx.fake.prompts[k + 1], "lizard"));
+    pipit_turn_free(t);
     /* a word of the pack's in the remark ("bottom", "left" of tap_to_focus) keeps it */
     script_call(&fx, "tap_to_focus(x=0.25, y=0.75)");
     t = turn(&fx, "focus on him, he's in the bottom left bit");

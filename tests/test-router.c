@@ -612,6 +612,37 @@ static void test_remark_tail(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* A remark that opens the text (router_remark_head()): where the command after it starts, or 0
+ * when the first sentence asks, names the tool set, or no command follows. */
+static void test_remark_head(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
+    static const struct {
+        const char *say, *command; /* NULL: none dropped */
+    } CASES[] = {
+        {"there's a tiny lizard on the rock! macro mode and zoom in a step",
+         "macro mode and zoom in a step"},
+        {"we're at the pitch, the game starts in 5 min. sports mode", "sports mode"},
+        {"wow. take a photo", NULL},                    /* one word */
+        {"it's too dark in here. fix it", NULL},        /* no command after it */
+        {"the flash is too bright. turn it off", NULL}, /* a word of the tool set */
+        {"i want it brighter! exposure up", NULL},      /* wanting */
+        {"is the flash on? take a photo", NULL},        /* a question */
+        {"take a photo. the light is great", NULL},     /* a command first */
+    };
+    for (size_t k = 0; k < sizeof(CASES) / sizeof(CASES[0]); k++) {
+        size_t at = router_remark_head(r, CASES[k].say);
+        const char *want = CASES[k].command;
+        if (want == NULL ? at != 0 : strcmp(CASES[k].say + at, want) != 0) {
+            fail_msg("\"%s\": command at %zu (\"%s\")", CASES[k].say, at, CASES[k].say + at);
+        }
+    }
+    assert_int_equal(router_remark_head(r, NULL), 0);
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
 static void test_split_misuse(void **state) {
     (void)state;
     char seg[3][ROUTER_MAX_SEGMENT];
@@ -954,13 +985,13 @@ static void test_pack_words(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),     cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_followup),  cmocka_unit_test(test_undo_named),
-        cmocka_unit_test(test_undo_bounds),    cmocka_unit_test(test_split_table),
-        cmocka_unit_test(test_remark_tail),    cmocka_unit_test(test_split_misuse),
-        cmocka_unit_test(test_followup_table), cmocka_unit_test(test_split_bounds),
-        cmocka_unit_test(test_extra_lexicon),  cmocka_unit_test(test_toolset_words),
-        cmocka_unit_test(test_pack_words),
+        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_remark_tail),   cmocka_unit_test(test_remark_head),
+        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_followup_table),
+        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
+        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
