@@ -540,11 +540,14 @@ bool agent_restore_after_colon(const struct pipit_toolset *ts,
     return changed;
 }
 
-/* The text after the first "called" / "named" / "titled" / "labelled" in `text`, up to a colon,
- * a comma or the end (a closing "please" cut), into out; false when none. */
+/* The text after the first "called" / "named" / "titled" / "labelled" / "as" in `text`, up to a
+ * colon, a comma, a word that places it ("in", "to", "for", "at", "on", "into": "save it as
+ * evening in preset 2") or the end (a closing "please" cut), into out; false when none. Which
+ * argument it names is read from the pack's examples (agent_restore_called_name()). */
 static bool called_text(const char *text, char *out, size_t size) {
-    static const char *const CALLED[] = {" called ", " named ", " titled ", " labelled ",
-                                         " labeled "};
+    static const char *const CALLED[] = {" called ",   " named ",   " titled ",
+                                         " labelled ", " labeled ", " as "};
+    static const char *const PLACES[] = {" in ", " to ", " for ", " at ", " on ", " into "};
     const char *at = NULL;
     size_t lk = 0;
     for (size_t k = 0; k < sizeof(CALLED) / sizeof(CALLED[0]); k++) {
@@ -559,6 +562,12 @@ static bool called_text(const char *text, char *out, size_t size) {
     }
     at += lk;
     size_t len = strcspn(at, ":,;");
+    for (size_t k = 0; k < sizeof(PLACES) / sizeof(PLACES[0]); k++) {
+        const char *p = strstr(at, PLACES[k]);
+        if (p != NULL && (size_t)(p - at) < len) {
+            len = (size_t)(p - at);
+        }
+    }
     while (len > 0 && strchr(" .!", at[len - 1]) != NULL) {
         len--;
     }

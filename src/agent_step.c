@@ -421,7 +421,8 @@ static bool asks_about_own(const struct pipit_agent *a, const char *segment) {
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n =
         segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS) : 0;
-    return agent_said_any(t, n, OWN, sizeof(OWN) / sizeof(OWN[0])) &&
+    /* "why is my water going cloudy?" asks for a reason: no state holds one */
+    return agent_said_any(t, n, OWN, sizeof(OWN) / sizeof(OWN[0])) && !words_is(t, n, 0, "why") &&
            router_has_tool_word(a->router, segment);
 }
 

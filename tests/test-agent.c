@@ -3414,6 +3414,13 @@ static void test_own_question_kept(void **state) {
     assert_string_equal(t->calls[0].tool, "get_ticket_status");
     assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
     pipit_turn_free(t);
+    /* "why" asks for a reason no state holds, even of one's own things: the cloud's */
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "set_wifi(enabled=false)");
+    t = turn(&fx, "why is my wifi so slow");
+    assert_true(t->flags & PIPIT_TURN_OPEN_QUESTION);
+    assert_string_equal(t->calls[0].tool, "process_with_cloud_llm");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
@@ -4304,6 +4311,30 @@ static void test_numbered_value(void **state) {
     script_call(&fx, "save_favourite(slot=\"p1\", name=\"current settings as towels\")");
     t = turn(&fx, "save the current settings as towels in slot one");
     assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p1\",\"name\":\"towels\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A name said after "as", as the pack's examples say it, is the name, up to a word that places
+ * it ("save it as evening in preset 2": "evening", where the model had copied "brightness"). */
+static void test_name_after_as(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"favs\", \"state\": {\"p1_name\": {\"type\": \"string\", "
+        "\"initial\": \"empty\"}, \"p2_name\": {\"type\": \"string\", \"initial\": \"empty\"}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"save_preset\", "
+        "\"description\": \"Save the settings in a slot\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"slot\": {\"type\": \"string\", \"enum\": [\"p1\", \"p2\"]}, "
+        "\"name\": {\"type\": \"string\", \"maxLength\": 24}}, \"required\": [\"slot\", "
+        "\"name\"]}}, \"pipit\": {\"effect\": {\"set\": {\"{slot}_name\": \"{name}\"}}, "
+        "\"examples\": [{\"say\": \"save this as movie night in slot 2\", \"args\": {\"slot\": "
+        "\"p2\", \"name\": \"movie night\"}}]}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "save_preset(slot=\"p2\", name=\"brightness\")");
+    struct pipit_turn *t = turn(&fx, "save it as evening in slot 2");
+    assert_string_equal(t->calls[0].args_json, "{\"slot\":\"p2\",\"name\":\"evening\"}");
+    assert_state(&fx, "p2_name", "\"evening\"");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -5811,6 +5842,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_key_number_named),
         cmocka_unit_test(test_aside_segment),
         cmocka_unit_test(test_numbered_value),
+        cmocka_unit_test(test_name_after_as),
         cmocka_unit_test(test_it_is_the_last_key),
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
