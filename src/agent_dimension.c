@@ -111,9 +111,12 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
     if (q == NULL || (tool >= 0 && speaks_of(pipit_toolset_tool(ts, (size_t)tool), q))) {
         return false; /* no comparative, or the model's tool has that quantity */
     }
-    int32_t step = -1;
+    int32_t step = -1, setter = -1;
+    size_t n_setters = 0;
+    const struct pipit_schema_prop *num = NULL;
     for (size_t i = 0; i < ts->n_tools; i++) {
-        bool of_q = speaks_of(pipit_toolset_tool(ts, i), q);
+        const struct pipit_tool *ti = pipit_toolset_tool(ts, i);
+        bool of_q = speaks_of(ti, q);
         if (!of_q && !pipit_toolset_is_cloud(ts, i) && agent_names_tool(ts, i, segment)) {
             return false; /* "make the lights warmer": the light's */
         }
@@ -124,9 +127,38 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
             }
             step = (int32_t)i;
         }
+        /* a tool of that quantity whose only required argument is a number, that sets it */
+        const struct pipit_schema_prop *req = NULL;
+        size_t n_req = 0;
+        for (size_t j = 0; ti->params != NULL && j < ti->params->n_props; j++) {
+            if (ti->params->props[j].required) {
+                n_req++;
+                req = &ti->params->props[j];
+            }
+        }
+        if (of_q && tp != NULL && !tp->has_step && tp->n_set > 0 && n_req == 1 &&
+            (req->schema->type == PIPIT_SCHEMA_NUMBER ||
+             req->schema->type == PIPIT_SCHEMA_INTEGER)) {
+            setter = (int32_t)i;
+            num = req;
+            n_setters++;
+        }
     }
     if (step < 0) {
-        return false;
+        /* "a bit brighter, like 75" -> set_flow(75): no step of it, but one setter and the one
+         * number said, the value to reach */
+        double v[GUARD_MAX_NUMBERS];
+        if (n_setters != 1 || tool < 0 ||
+            agent_person_numbers(segment, num, v, GUARD_MAX_NUMBERS) != 1) {
+            return false;
+        }
+        json_t *args = json_object();
+        json_t *nv = agent_said_number(v[0]);
+        if (args == NULL || nv == NULL || json_object_set_new(args, num->name, nv) != 0) {
+            json_decref(args);
+            return false;
+        }
+        return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)setter), args);
     }
     const struct pipit_tool *st = pipit_toolset_tool(ts, (size_t)step);
     const struct pipit_tool_pack *sp = pipit_toolset_tool_pack(ts, (size_t)step);

@@ -3887,6 +3887,38 @@ static void test_comparative_names_quantity(void **state) {
 
 static void setup_spec(struct fixture *fx, const char *spec, size_t len);
 
+/* A comparative with a value to reach, where no tool steps its quantity: the one setter of it
+ * ("a bit brighter, like 75" had set the pump's flow to 75). */
+static void test_comparative_to_a_value(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"tank\", \"state\": {\"brightness\": {\"type\": "
+        "\"integer\", \"initial\": 60, \"minimum\": 0, \"maximum\": 100}, \"flow\": {\"type\": "
+        "\"integer\", \"initial\": 50, \"minimum\": 0, \"maximum\": 100}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_brightness\", \"description\": "
+        "\"Set the light's brightness\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"percent\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 100}}, "
+        "\"required\": [\"percent\"]}}, \"pipit\": {\"effect\": {\"set\": {\"brightness\": "
+        "\"{percent}\"}}}}, {\"type\": \"function\", \"function\": {\"name\": \"set_flow\", "
+        "\"description\": \"Set the pump's flow\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"percent\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": "
+        "100}}, \"required\": [\"percent\"]}}, \"pipit\": {\"effect\": {\"set\": {\"flow\": "
+        "\"{percent}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_flow(percent=75)", "<call>set_flow(percent=30)"});
+    struct pipit_turn *t = turn(&fx, "a bit brighter, like 75");
+    assert_string_equal(t->calls[0].tool, "set_brightness");
+    assert_state(&fx, "brightness", "75");
+    assert_state(&fx, "flow", "50");
+    pipit_turn_free(t);
+    t = turn(&fx, "flow to 30"); /* no comparative: the model's */
+    assert_string_equal(t->calls[0].tool, "set_flow");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A statement the pack gives as an example ("I'm freezing" for the heating) asks for
  * something: a statement that shares its words is the model's, not small talk; others still
  * are. */
@@ -5847,6 +5879,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_optional_choice_said),
         cmocka_unit_test(test_item_by_its_fields),
         cmocka_unit_test(test_comparative_names_quantity),
+        cmocka_unit_test(test_comparative_to_a_value),
         cmocka_unit_test(test_statement_example_is_no_small_talk),
         cmocka_unit_test(test_it_is_the_key_asked),
         cmocka_unit_test(test_name_and_declared_values),
