@@ -557,6 +557,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         /* "there's a tiny lizard on the rock! macro mode and zoom in a step": the opening
          * remark is no request, and it kept the two requests after it from being split */
         const char *asked = utt + router_remark_head(a->router, utt);
+        /* "lights out, co2 off and moonlight... no wait just lights off and co2 off": what the
+         * person settled on */
+        asked += router_correction(a->router, asked);
         size_t n_all = router_split_with(a->router, asked, segs, AGENT_MAX_SEGMENTS);
         for (size_t i = 0; n_all > 1 && i < n_all;) {
             if (smalltalk_is_vocative(a->router, segs[i]) ||

@@ -235,6 +235,12 @@ size_t router_remark_tail(const struct router *r, const char *segment);
  * negation and no question, followed by a sentence that is a command. 0 when there is none. */
 size_t router_remark_head(const struct router *r, const char *text);
 
+/* Byte offset of what the person asks after correcting themselves ("lights out, co2 off and
+ * moonlight... no wait just lights off and co2 off"): the command after the last "no wait",
+ * "wait no", "scratch that", "i mean", "make that", "or rather" or "actually" that follows a
+ * command, when it names a thing of `r`'s tool set. 0 when there is none. */
+size_t router_correction(const struct router *r, const char *text);
+
 /* Whether `w` (a lowercase word) is the tool pack's name ("printer" of pack "printer"): a word
  * that addresses the device ("good morning printer"). */
 bool router_is_device_name(const struct router *r, const char *w);

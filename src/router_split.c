@@ -433,6 +433,50 @@ size_t router_remark_head(const struct router *r, const char *text) {
     return ts.t[b].start;
 }
 
+size_t router_correction(const struct router *r, const char *text) {
+    static const char *const MARKS[] = {"no wait",     "wait no",     "scratch that",
+                                        "i mean",      "make that",   "or rather",
+                                        "no actually", "actually no", "actually"};
+    if (text == NULL) {
+        return 0;
+    }
+    bool too_long = false;
+    size_t len = bounded_len(text, &too_long);
+    struct toks ts;
+    tokenize(text, len, &ts);
+    if (too_long || ts.n >= MAX_TOKENS) {
+        return 0;
+    }
+    size_t at = 0;
+    for (size_t i = 1; i < ts.n; i++) {
+        size_t m = ts.t[i].kind == WORDS_WORD ? match_any(&ts, i, ts.n, MARKS, COUNT(MARKS)) : 0;
+        size_t b = i + m;
+        while (b < ts.n && ts.t[b].kind == WORDS_PUNCT) {
+            b++;
+        }
+        /* a command before it and one after it that names a thing of the tool set ("... no
+         * wait just lights off and co2 off"); "turn it off at lunch... actually just turn it off
+         * now" names none, and its "it" is said before the mark */
+        if (m == 0 || b >= ts.n || !left_is_command(r, &ts, 0, i) ||
+            !left_is_command(r, &ts, b, ts.n)) {
+            continue;
+        }
+        static const char *const NO_THING[] = {
+            "on",  "off", "up",   "down", "in",    "out",  "now",  "just",   "turn", "switch",
+            "set", "it",  "that", "this", "again", "more", "less", "please", "make", "put"};
+        bool named = false;
+        for (size_t k = b; k < ts.n && !named; k++) {
+            named = ts.t[k].kind == WORDS_WORD && router_tool_word_at(r, ts.t, ts.n, k) > 0 &&
+                    !words_in_list(ts.t[k].w, NO_THING, COUNT(NO_THING));
+        }
+        if (named) {
+            at = ts.t[b].start;
+            i = b;
+        }
+    }
+    return at;
+}
+
 size_t router_command_verb(const struct router *r, const char *segment) {
     if (segment == NULL) {
         return ROUTER_NO_VERB;

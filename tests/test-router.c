@@ -643,6 +643,35 @@ static void test_remark_head(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* A correction (router_correction()): where what the person settled on starts, or 0. */
+static void test_correction(void **state) {
+    (void)state;
+    struct pipit_toolset *ts = NULL;
+    struct router *r = camera_router(&ts);
+    static const struct {
+        const char *say, *settled; /* NULL: none */
+    } CASES[] = {
+        {"zoom in, no wait, zoom out", "zoom out"},
+        {"flash on and grid on... no wait just the flash", "just the flash"},
+        {"take a photo, actually make that a video", "make that a video"},
+        {"flash on, i mean the grid", "the grid"},
+        {"turn it on at noon... actually just turn it on now", NULL}, /* names nothing */
+        {"actually zoom in", NULL},                                   /* nothing before it */
+        {"no wait", NULL},
+        {"the party was great, actually take a photo", NULL}, /* no command before it */
+    };
+    for (size_t k = 0; k < sizeof(CASES) / sizeof(CASES[0]); k++) {
+        size_t at = router_correction(r, CASES[k].say);
+        const char *want = CASES[k].settled;
+        if (want == NULL ? at != 0 : strcmp(CASES[k].say + at, want) != 0) {
+            fail_msg("\"%s\": settled at %zu (\"%s\")", CASES[k].say, at, CASES[k].say + at);
+        }
+    }
+    assert_int_equal(router_correction(r, NULL), 0);
+    router_free(r);
+    pipit_toolset_free(ts);
+}
+
 static void test_split_misuse(void **state) {
     (void)state;
     char seg[3][ROUTER_MAX_SEGMENT];
@@ -985,13 +1014,14 @@ static void test_pack_words(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_table),    cmocka_unit_test(test_undo_count_table),
-        cmocka_unit_test(test_undo_followup), cmocka_unit_test(test_undo_named),
-        cmocka_unit_test(test_undo_bounds),   cmocka_unit_test(test_split_table),
-        cmocka_unit_test(test_remark_tail),   cmocka_unit_test(test_remark_head),
-        cmocka_unit_test(test_split_misuse),  cmocka_unit_test(test_followup_table),
-        cmocka_unit_test(test_split_bounds),  cmocka_unit_test(test_extra_lexicon),
-        cmocka_unit_test(test_toolset_words), cmocka_unit_test(test_pack_words),
+        cmocka_unit_test(test_undo_table),     cmocka_unit_test(test_undo_count_table),
+        cmocka_unit_test(test_undo_followup),  cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_undo_bounds),    cmocka_unit_test(test_split_table),
+        cmocka_unit_test(test_remark_tail),    cmocka_unit_test(test_remark_head),
+        cmocka_unit_test(test_correction),     cmocka_unit_test(test_split_misuse),
+        cmocka_unit_test(test_followup_table), cmocka_unit_test(test_split_bounds),
+        cmocka_unit_test(test_extra_lexicon),  cmocka_unit_test(test_toolset_words),
+        cmocka_unit_test(test_pack_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
