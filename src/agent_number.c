@@ -71,8 +71,8 @@ static double unit_in(const char *text) {
     return 0;
 }
 
-/* Numbers written in digits in `text` (an optional sign right before them counts; "50x" is
- * 50; "16:9", "3.5.1" and "50%" are skipped), in `arg_unit` when one is said after them ("2
+/* Numbers written in digits in `text` (an optional sign right before them counts; "50x" and
+ * "50%" are 50; "16:9" and "3.5.1" are skipped), in `arg_unit` when one is said after them ("2
  * minutes" for seconds: 120) into out, as written into raw. Returns how many were stored. */
 static size_t
 person_numbers(const char *text, double arg_unit, double *out, double *raw, size_t max) {
@@ -100,7 +100,7 @@ person_numbers(const char *text, double arg_unit, double *out, double *raw, size
                 p++;
             }
         }
-        if (*p == ':' || *p == '%' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
+        if (*p == ':' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
             (*p >= '0' && *p <= '9') || p == start) {
             continue;
         }

@@ -3916,6 +3916,11 @@ static void test_comparative_to_a_value(void **state) {
     t = turn(&fx, "flow to 30"); /* no comparative: the model's */
     assert_string_equal(t->calls[0].tool, "set_flow");
     pipit_turn_free(t);
+    /* a number written with "%" is the person's number too */
+    script_call(&fx, "set_brightness(percent=10)");
+    t = turn(&fx, "the fish look stressed, dim the light to 30%");
+    assert_string_equal(t->calls[0].args_json, "{\"percent\":30}");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
