@@ -232,6 +232,36 @@ static bool is_query(const struct pipit_toolset *ts, size_t i) {
     return tp != NULL && tp->effect == PIPIT_EFFECT_READ;
 }
 
+/* Whether tool `t` takes a number. */
+static bool takes_number(const struct pipit_tool *t) {
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        enum pipit_schema_type ty = t->params->props[j].schema->type;
+        if (ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the model's arguments of tool `tool` hold a number the segment says in digits. */
+static bool holds_said_number(const struct pipit_toolset *ts,
+                              size_t tool,
+                              const json_t *args,
+                              const char *segment) {
+    double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    size_t n = agent_numbers_written(segment, 0, said, raw, GUARD_MAX_NUMBERS);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, tool);
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const json_t *v = json_object_get(args, t->params->props[j].name);
+        for (size_t k = 0; json_is_number(v) && k < n; k++) {
+            if (fabs(json_number_value(v) - raw[k]) < 1e-9) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     int32_t tool,
                                     const char *segment,
@@ -271,6 +301,12 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
     }
     const struct pipit_tool *nt = pipit_toolset_tool(ts, (size_t)named);
     json_t *model_args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    if (holds_said_number(ts, (size_t)tool, model_args, segment) && !takes_number(nt)) {
+        /* "set heater to 26 degrees" -> set_temperature(celsius=26): the number said is the
+         * model's tool's, and set_heater takes none */
+        json_decref(model_args);
+        return 0;
+    }
     json_t *args = json_object();
     bool whole = true;
     for (size_t j = 0; whole && nt->params != NULL && j < nt->params->n_props; j++) {

@@ -100,8 +100,8 @@ person_numbers(const char *text, double arg_unit, double *out, double *raw, size
                 p++;
             }
         }
-        if (*p == ':' || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
-            (*p >= '0' && *p <= '9') || p == start) {
+        if (*p == ':' || (*p == '.' && p[1] >= '0' && p[1] <= '9') || (*p >= '0' && *p <= '9') ||
+            p == start) {
             continue;
         }
         const char *q = p;
@@ -1248,44 +1248,68 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
 }
 
 /* ============================================================================
- * a span of time in a number that is no time ("mow for 5 hours" -> a cutting height of 5) */
+ * a number with a unit put in a number that takes another ("mow for 5 hours" -> a cutting
+ * height of 5; "set heater to 26 degrees" -> the heater's switch) */
 
-bool agent_restore_time_span(const struct pipit_toolset *ts,
-                             int32_t tool,
-                             const char *segment,
-                             struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
-        return false;
-    }
-    double in_s[GUARD_MAX_NUMBERS], in_min[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
-    bool digits = strpbrk(segment, "0123456789") != NULL, half = false;
-    size_t n = digits ? person_numbers(segment, 1, in_s, raw, GUARD_MAX_NUMBERS)
-                      : word_numbers(segment, 1, in_s, GUARD_MAX_NUMBERS, &half);
-    size_t m = digits ? person_numbers(segment, 60, in_min, raw, GUARD_MAX_NUMBERS)
-                      : word_numbers(segment, 60, in_min, GUARD_MAX_NUMBERS, &half);
-    if (n != 1 || m != 1 || fabs(in_s[0] - in_min[0]) < 1e-9) {
-        return false; /* one number, with a unit of time after it */
-    }
-    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    json_t *args = json_loads(call->args_json, 0, NULL);
-    bool holds = false;
-    for (size_t j = 0; args != NULL && t->params != NULL && j < t->params->n_props; j++) {
-        const struct pipit_schema_prop *p = &t->params->props[j];
-        const json_t *v = json_object_get(args, p->name);
-        if ((p->schema->type == PIPIT_SCHEMA_NUMBER || p->schema->type == PIPIT_SCHEMA_INTEGER) &&
-            json_is_number(v)) {
-            if (arg_time_unit(p) > 0) {
-                json_decref(args);
-                return false; /* the model's tool takes a time: its own to read */
-            }
-            holds = true; /* the one number said is a span: this number is no time */
+/* Whether lowercase `mark` is in `text`, case aside. */
+static bool holds_nocase(const char *text, const char *mark) {
+    size_t lm = strlen(mark);
+    for (const char *p = text; p != NULL && *p != '\0'; p++) {
+        if (strncasecmp(p, mark, lm) == 0) {
+            return true;
         }
     }
-    json_decref(args);
+    return false;
+}
+
+/* Whether argument `p` takes degrees: its name or description says "celsius", "fahrenheit",
+ * "degree" or "temperature". */
+static bool degree_arg(const struct pipit_schema_prop *p) {
+    static const char *const MARKS[] = {"celsius", "fahrenheit", "degree", "temperature"};
+    for (size_t k = 0; k < N_OF(MARKS); k++) {
+        if (holds_nocase(p->name, MARKS[k]) || holds_nocase(p->schema->description, MARKS[k])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The one number the segment says with "degrees" (or "degree", "°") right after it; false
+ * when it says none, or two numbers. */
+static bool degrees_said(const char *segment, double *out) {
+    double v[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    if (person_numbers(segment, 0, v, raw, GUARD_MAX_NUMBERS) != 1) {
+        return false;
+    }
+    for (const char *p = segment; *p != '\0'; p++) {
+        if (!isdigit((unsigned char)*p)) {
+            continue;
+        }
+        while (isdigit((unsigned char)*p) || *p == '.') {
+            p++;
+        }
+        while (*p == ' ') {
+            p++;
+        }
+        if (strncasecmp(p, "degree", 6) == 0 || strncmp(p, "\xC2\xB0", 2) == 0) {
+            *out = raw[0];
+            return true;
+        }
+        if (*p == '\0') {
+            break;
+        }
+    }
+    return false;
+}
+
+/* The one tool, not `tool` nor the cloud's, whose only required argument is a number that
+ * `of_unit` takes; -1 when none or two. */
+static int32_t unit_tool(const struct pipit_toolset *ts,
+                         int32_t tool,
+                         bool (*of_unit)(const struct pipit_schema_prop *),
+                         const struct pipit_schema_prop **arg) {
     int32_t found = -1;
-    const struct pipit_schema_prop *arg = NULL;
-    for (size_t i = 0; holds && i < ts->n_tools; i++) {
+    for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *o = pipit_toolset_tool(ts, i);
         const struct pipit_schema_prop *req = NULL;
         size_t n_req = 0;
@@ -1298,29 +1322,93 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
         if (i == (size_t)tool || pipit_toolset_is_cloud(ts, i) || n_req != 1 ||
             (req->schema->type != PIPIT_SCHEMA_NUMBER &&
              req->schema->type != PIPIT_SCHEMA_INTEGER) ||
-            arg_time_unit(req) <= 0) {
+            !of_unit(req)) {
             continue;
         }
         if (found >= 0) {
-            return false; /* two tools of time: which one is not said */
+            return -1; /* two tools of the unit: which one is not said */
         }
         found = (int32_t)i;
-        arg = req;
+        *arg = req;
     }
-    if (found < 0) {
+    return found;
+}
+
+static bool time_arg(const struct pipit_schema_prop *p) {
+    return arg_time_unit(p) > 0;
+}
+
+/* Whether the model's call of `tool` put a number in an argument that `of_unit` does not take,
+ * or misses a required argument (the call fails anyway); false when an argument of the call
+ * takes the unit (then the number is the model's to read). */
+static bool misplaced(const struct pipit_toolset *ts,
+                      int32_t tool,
+                      const struct pipit_call *call,
+                      bool (*of_unit)(const struct pipit_schema_prop *)) {
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool wrong = false;
+    for (size_t j = 0; args != NULL && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        const json_t *v = json_object_get(args, p->name);
+        bool number =
+            p->schema->type == PIPIT_SCHEMA_NUMBER || p->schema->type == PIPIT_SCHEMA_INTEGER;
+        if (number && of_unit(p)) {
+            json_decref(args);
+            return false;
+        }
+        wrong = wrong || (number && json_is_number(v)) || (p->required && v == NULL);
+    }
+    json_decref(args);
+    return wrong;
+}
+
+/* `call` becomes tool `found` with `v` for `arg`. */
+static bool call_with_number(const struct pipit_toolset *ts,
+                             int32_t found,
+                             const struct pipit_schema_prop *arg,
+                             double v,
+                             struct pipit_call *call) {
+    json_t *made = json_object();
+    json_t *nv = agent_said_number(v);
+    if (made == NULL || nv == NULL || json_object_set_new(made, arg->name, nv) != 0) {
+        json_decref(made);
+        json_decref(nv);
         return false;
     }
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), made);
+}
+
+bool agent_restore_time_span(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    const struct pipit_schema_prop *arg = NULL;
+    double deg = 0;
+    if (degrees_said(segment, &deg)) {
+        int32_t found =
+            misplaced(ts, tool, call, degree_arg) ? unit_tool(ts, tool, degree_arg, &arg) : -1;
+        return found >= 0 && call_with_number(ts, found, arg, deg, call);
+    }
+    double in_s[GUARD_MAX_NUMBERS], in_min[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
+    bool digits = strpbrk(segment, "0123456789") != NULL, half = false;
+    size_t n = digits ? person_numbers(segment, 1, in_s, raw, GUARD_MAX_NUMBERS)
+                      : word_numbers(segment, 1, in_s, GUARD_MAX_NUMBERS, &half);
+    size_t m = digits ? person_numbers(segment, 60, in_min, raw, GUARD_MAX_NUMBERS)
+                      : word_numbers(segment, 60, in_min, GUARD_MAX_NUMBERS, &half);
+    if (n != 1 || m != 1 || fabs(in_s[0] - in_min[0]) < 1e-9) {
+        return false; /* one number, with a unit of time after it */
+    }
+    int32_t found = misplaced(ts, tool, call, time_arg) ? unit_tool(ts, tool, time_arg, &arg) : -1;
     double v[GUARD_MAX_NUMBERS];
-    if ((digits ? person_numbers(segment, arg_time_unit(arg), v, raw, GUARD_MAX_NUMBERS)
+    if (found < 0 ||
+        (digits ? person_numbers(segment, arg_time_unit(arg), v, raw, GUARD_MAX_NUMBERS)
                 : word_numbers(segment, arg_time_unit(arg), v, GUARD_MAX_NUMBERS, &half)) != 1) {
         return false;
     }
-    json_t *made = json_object();
-    json_t *nv = agent_said_number(v[0]);
-    if (made == NULL || nv == NULL || json_object_set_new(made, arg->name, nv) != 0) {
-        json_decref(made);
-        return false;
-    }
-    bool ok = agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), made);
-    return ok;
+    return call_with_number(ts, found, arg, v[0], call);
 }

@@ -57,12 +57,14 @@ size_t agent_person_numbers(const char *segment,
                             double *out,
                             size_t max);
 
-/* A span of time put in a number that is no time ("let it mow for 5 hours straight" ->
- * set_cut_height(mm=5)): when the segment says one number, with a unit of time after it, the
- * model's call holds a number in an argument that takes no time, and exactly one other tool
- * has a required number in a unit of time as its only required argument, the call becomes that
- * tool with the span in its unit (300 minutes), for validation to take or refuse. True when
- * `call` changed, its tool too (docs/agent.md). */
+/* A number with a unit put where that unit is not taken ("let it mow for 5 hours straight" ->
+ * set_cut_height(mm=5); "set heater to 26 degrees" -> set_heater() without its switch): when
+ * the segment says one number, with a unit of time or "degrees" after it, the model's call
+ * holds a number in an argument that takes no such unit or misses a required argument, and
+ * exactly one other tool has a required number of that unit (a unit of time; "celsius",
+ * "fahrenheit", "degree" or "temperature" in its name or description) as its only required
+ * argument, the call becomes that tool with the number in its unit (300 minutes), for
+ * validation to take or refuse. True when `call` changed, its tool too (docs/agent.md). */
 bool agent_restore_time_span(const struct pipit_toolset *ts,
                              int32_t tool,
                              const char *segment,

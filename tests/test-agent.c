@@ -2939,6 +2939,37 @@ static void test_time_span_tool(void **state) {
     teardown_fx(&fx);
 }
 
+/* Degrees are a temperature's: "set heater to 26 degrees" keeps the model's set_temperature
+ * (set_heater, named in full, takes no number), and a switch without its side becomes the one
+ * tool of degrees. */
+static void test_degrees_tool(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"tank\", \"state\": {\"heater\": {\"type\": \"boolean\", "
+        "\"initial\": true}, \"temp\": {\"type\": \"number\", \"initial\": 25, \"minimum\": "
+        "18, \"maximum\": 32}}}, \"tools\": [{\"type\": \"function\", \"function\": {\"name\": "
+        "\"set_heater\", \"description\": \"Switch the heater\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"on\": {\"type\": \"boolean\"}}, \"required\": "
+        "[\"on\"]}}, \"pipit\": {\"effect\": {\"set\": {\"heater\": \"{on}\"}}}}, {\"type\": "
+        "\"function\", \"function\": {\"name\": \"set_temperature\", \"description\": \"Set "
+        "the target\", \"parameters\": {\"type\": \"object\", \"properties\": {\"celsius\": "
+        "{\"type\": \"number\", \"minimum\": 18, \"maximum\": 32}}, \"required\": "
+        "[\"celsius\"]}}, \"pipit\": {\"effect\": {\"set\": {\"temp\": \"{celsius}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_temperature(celsius=26)", "<call>set_heater()"});
+    struct pipit_turn *t = turn(&fx, "set heater to 26 degrees");
+    assert_string_equal(t->calls[0].tool, "set_temperature");
+    assert_state(&fx, "temp", "26.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "heater to 27 degrees please");
+    assert_string_equal(t->calls[0].tool, "set_temperature");
+    assert_state(&fx, "temp", "27.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "one" after "to" or "at" is the value to reach ("zoom out to one" had stepped the zoom out
  * once); "switch to one of them" says no number. */
 static void test_to_one(void **state) {
@@ -5904,6 +5935,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_step_to_a_value),
         cmocka_unit_test(test_to_one),
         cmocka_unit_test(test_time_span_tool),
+        cmocka_unit_test(test_degrees_tool),
         cmocka_unit_test(test_negation_inside_a_name),
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
