@@ -134,9 +134,10 @@ static enum pipit_status check_utterance(struct pipit_agent *a, const char *utte
 
 #define AGENT_MAX_SEGMENTS 9 /* max_steps (at most 8) plus one for what was left over */
 
-/* "what's it at now?", "where is it now?" right after a setting: a short question about "it"
- * that names no key asks about the one key the last call sets (its undo keys). The sentence of
- * that key into `answer`; 0 when the question is not so or the last call sets several keys. */
+/* "what's it at now?", "where is it now?", "is it on now?" right after a setting: a short
+ * question about "it" that names no key asks about the one key the last call sets (its undo keys).
+ * The sentence of that key into `answer`; 0 when the question is not so or the last call sets
+ * several keys. */
 static int
 answer_it(struct pipit_agent *a, const char *text, json_t *state, char *answer, size_t size) {
     static const char *const OPEN[] = {"what", "whats", "where", "wheres"};
@@ -151,16 +152,33 @@ answer_it(struct pipit_agent *a, const char *text, json_t *state, char *answer, 
     while (end > 0 && isspace((unsigned char)text[end - 1])) {
         end--;
     }
+    static const char *const IS[] = {"is", "isnt", "was"};
+    static const char *const STATE_WORDS[] = {"on",       "off",      "open",    "closed",
+                                              "locked",   "unlocked", "running", "enabled",
+                                              "disabled", "still",    "set",     "paused"};
+    static const char *const WHEN[] = {"now", "yet", "again", "already", "currently", "right"};
+    bool is_it = n >= 3 && words_in_list(t[0].w, IS, sizeof(IS) / sizeof(IS[0])) &&
+                 strcmp(t[1].w, "it") == 0;
+    bool stated = false;
+    for (size_t i = 2; is_it && i < n; i++) {
+        bool state_word =
+            words_in_list(t[i].w, STATE_WORDS, sizeof(STATE_WORDS) / sizeof(STATE_WORDS[0]));
+        stated = stated || state_word;
+        is_it = state_word || words_in_list(t[i].w, WHEN, sizeof(WHEN) / sizeof(WHEN[0]));
+    }
+    is_it = is_it && stated; /* "is it on now?", not "is it raining?" nor "is it still
+                                descaling?" (a value named: ask_answer()'s) */
     if (n == 0 || n > 6 || !it || end == 0 || text[end - 1] != '?' ||
-        !words_in_list(t[0].w, OPEN, sizeof(OPEN) / sizeof(OPEN[0])) || a->last_tool < 0 ||
-        (size_t)a->last_tool >= a->ts->n_tools) {
+        (!words_in_list(t[0].w, OPEN, sizeof(OPEN) / sizeof(OPEN[0])) && !is_it) ||
+        a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools) {
         return 0;
     }
     const char *key;
     json_t *v;
     json_object_foreach(state, key, v) {
-        if (ask_names_key(a->ask, text, key)) {
-            return 0; /* a key named is ask_answer()'s */
+        if (!is_it && ask_names_key(a->ask, text, key)) {
+            return 0; /* a key named is ask_answer()'s ("on" of "is it on" names the flash's
+                         value, no key) */
         }
     }
     const char *const *keys = NULL;
@@ -182,8 +200,8 @@ static bool answer_from_state(struct pipit_agent *a, struct turn_build *tb, cons
     }
     json_t *state = a->dev->ops->get_state(a->dev->self);
     char answer[512];
-    int n = ask_answer(a->ask, text, state, answer, sizeof(answer));
-    n = n > 0 ? n : answer_it(a, text, state, answer, sizeof(answer));
+    int n = answer_it(a, text, state, answer, sizeof(answer));
+    n = n > 0 ? n : ask_answer(a->ask, text, state, answer, sizeof(answer));
     if (n <= 0) {
         json_decref(state);
         return false;

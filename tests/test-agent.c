@@ -4408,8 +4408,9 @@ static void test_name_after_as(void **state) {
 }
 
 /* "what's it at now?" right after a setting asks about the key that setting sets ("what's it
- * at now?" after a temperature had been "Sorry, I can't answer that here."); not a yes/no
- * question about "it" ("is it too bright in here?"). */
+ * at now?" after a temperature had been "Sorry, I can't answer that here."), and so does "is it
+ * on now?" (a state word after "is it"); not another yes/no question about "it" ("is it too
+ * bright in here?", "is it raining?"). */
 static void test_it_is_the_last_key(void **state) {
     (void)state;
     struct fixture fx;
@@ -4420,6 +4421,22 @@ static void test_it_is_the_last_key(void **state) {
     assert_string_equal(t->sentence, "The zoom is 3x.");
     assert_int_equal(t->model_calls, 0);
     assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    /* a yes/no question of its state: "is it on now?" after the grid went on */
+    script_call(&fx, "set_grid(enabled=true)");
+    pipit_turn_free(turn(&fx, "grid on"));
+    t = turn(&fx, "is it on now?");
+    assert_string_equal(t->sentence, "The grid is on.");
+    assert_int_equal(t->model_calls, 0);
+    pipit_turn_free(t);
+    /* ... not a question that names a state of its own ("is it still recording?") */
+    t = turn(&fx, "is it still recording?");
+    assert_null(strstr(t->sentence, "grid"));
+    pipit_turn_free(t);
+    /* ... not a question of the world ("is it raining?") */
+    script(&fx, 1, (const char *const[]){"No idea."});
+    t = turn(&fx, "is it raining?");
+    assert_false(t->flags & PIPIT_TURN_STATE_ANSWER);
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
