@@ -56,8 +56,11 @@
  * `whole` keeps the segment as said. True when one was dropped. */
 static bool drop_remark(const struct pipit_agent *a, char *seg, char whole[ROUTER_MAX_SEGMENT]) {
     size_t len = strlen(seg), cut = router_remark_tail(a->router, seg);
-    if (cut == 0 || cut >= len || agent_says_pack_word(a->ts, seg + cut)) {
-        return false; /* "focus on him, he's in the bottom left": where, for the model */
+    if (cut == 0 || cut >= len || agent_says_pack_word(a->ts, seg + cut) ||
+        router_undo_signal(seg)) {
+        /* "focus on him, he's in the bottom left": where, for the model; a word of reversal
+         * anywhere ("...that was wrong"): the model's undo reads the whole */
+        return false;
     }
     memcpy(whole, seg, len + 1);
     while (cut > 0 && isspace((unsigned char)seg[cut - 1])) {

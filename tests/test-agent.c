@@ -3725,6 +3725,13 @@ static void test_remark_dropped(void **state) {
     assert_non_null(strstr(fx.fake.prompts[k], "User: macro mode\n"));
     assert_null(strstr(fx.fake.prompts[k + 1], "lizard"));
     pipit_turn_free(t);
+    /* a word of reversal in the segment keeps it whole: the model's undo reads it all */
+    script(&fx, 1, (const char *const[]){"<call>undo()"});
+    int before = fx.fake.n_steps;
+    t = turn(&fx, "switch to the previous look, my cousins hate it");
+    assert_int_equal(fx.fake.n_steps, before + 1);
+    assert_non_null(strstr(fx.fake.prompts[before], "cousins"));
+    pipit_turn_free(t);
     /* a word of the pack's in the remark ("bottom", "left" of tap_to_focus) keeps it */
     script_call(&fx, "tap_to_focus(x=0.25, y=0.75)");
     t = turn(&fx, "focus on him, he's in the bottom left bit");
