@@ -333,10 +333,26 @@ size_t router_split_with(const struct router *r,
 /* Whether tokens [b, e) are a remark about the situation: two words or more, no command (a
  * verb first, a word of the tool set), no number, no word of wanting or negation ("i wanna get
  * closer", "no flash") and no question. */
+/* Words of wanting or negation: a clause with one asks for something ("i wanna get closer",
+ * "no flash", "it's too dark, can you ...") and is no remark. */
+static const char *const REMARK_WANTS[] = {"want",  "wanna",   "need", "like",  "would",  "please",
+                                           "pls",   "lets",    "dont", "do",    "not",    "no",
+                                           "never", "without", "can",  "could", "should", "gotta"};
+
+/* The whole of `text` tokenized into `ts` (its length in *len): false when it is NULL, longer
+ * than the router reads, or of more tokens than it holds. */
+static bool tokenize_whole(const char *text, struct toks *ts, size_t *len) {
+    if (text == NULL) {
+        *len = 0;
+        return false;
+    }
+    bool too_long = false;
+    *len = bounded_len(text, &too_long);
+    tokenize(text, *len, ts);
+    return !too_long && ts->n < MAX_TOKENS;
+}
+
 static bool remark_at(const struct router *r, const struct toks *ts, size_t b, size_t e) {
-    static const char *const WANTS[] = {"want",  "wanna",   "need", "like",  "would",  "please",
-                                        "pls",   "lets",    "dont", "do",    "not",    "no",
-                                        "never", "without", "can",  "could", "should", "gotta"};
     size_t words = 0;
     for (size_t i = b; i < e; i++) {
         if (ts->t[i].kind != WORDS_WORD) {
@@ -346,7 +362,8 @@ static bool remark_at(const struct router *r, const struct toks *ts, size_t b, s
             continue;
         }
         words++;
-        if (is_number_word(ts->t[i].w) || match_any(ts, i, e, WANTS, COUNT(WANTS)) > 0 ||
+        if (is_number_word(ts->t[i].w) ||
+            match_any(ts, i, e, REMARK_WANTS, COUNT(REMARK_WANTS)) > 0 ||
             router_tool_word_at(r, ts->t, e, i) > 0) {
             return false;
         }
@@ -355,14 +372,9 @@ static bool remark_at(const struct router *r, const struct toks *ts, size_t b, s
 }
 
 size_t router_remark_tail(const struct router *r, const char *segment) {
-    if (segment == NULL) {
-        return 0;
-    }
-    bool too_long = false;
-    size_t len = bounded_len(segment, &too_long);
     struct toks ts;
-    tokenize(segment, len, &ts);
-    if (too_long || ts.n >= MAX_TOKENS) {
+    size_t len = 0;
+    if (!tokenize_whole(segment, &ts, &len)) {
         return len;
     }
     for (size_t a = 1; a < ts.n; a++) {
@@ -395,17 +407,9 @@ size_t router_remark_tail(const struct router *r, const char *segment) {
 }
 
 size_t router_remark_head(const struct router *r, const char *text) {
-    static const char *const WANTS[] = {"want", "wanna", "need",   "like", "would", "please",
-                                        "pls",  "lets",  "dont",   "not",  "no",    "never",
-                                        "can",  "could", "should", "gotta"};
-    if (text == NULL) {
-        return 0;
-    }
-    bool too_long = false;
-    size_t len = bounded_len(text, &too_long);
     struct toks ts;
-    tokenize(text, len, &ts);
-    if (too_long || ts.n >= MAX_TOKENS) {
+    size_t len = 0;
+    if (!tokenize_whole(text, &ts, &len)) {
         return 0;
     }
     size_t a = 0, words = 0;
@@ -425,8 +429,9 @@ size_t router_remark_head(const struct router *r, const char *text) {
         return 0; /* a sentence with no command, then one that is a command */
     }
     for (size_t i = 0; i < a; i++) {
-        if (ts.t[i].kind == WORDS_WORD && (match_any(&ts, i, a, WANTS, COUNT(WANTS)) > 0 ||
-                                           router_tool_word_at(r, ts.t, a, i) > 0)) {
+        if (ts.t[i].kind == WORDS_WORD &&
+            (match_any(&ts, i, a, REMARK_WANTS, COUNT(REMARK_WANTS)) > 0 ||
+             router_tool_word_at(r, ts.t, a, i) > 0)) {
             return 0; /* "it's too dark!" may ask; a word of the tool set is the model's */
         }
     }
@@ -437,14 +442,9 @@ size_t router_correction(const struct router *r, const char *text) {
     static const char *const MARKS[] = {"no wait",     "wait no",     "scratch that",
                                         "i mean",      "make that",   "or rather",
                                         "no actually", "actually no", "actually"};
-    if (text == NULL) {
-        return 0;
-    }
-    bool too_long = false;
-    size_t len = bounded_len(text, &too_long);
     struct toks ts;
-    tokenize(text, len, &ts);
-    if (too_long || ts.n >= MAX_TOKENS) {
+    size_t len = 0;
+    if (!tokenize_whole(text, &ts, &len)) {
         return 0;
     }
     size_t at = 0;
