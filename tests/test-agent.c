@@ -625,7 +625,7 @@ static void test_state_questions_answered_from_state(void **state) {
         {"how many photos have I taken", "You've taken no photos."},
         /* one question among words that ask for nothing */
         {"is the flash off? don't want to blind anyone", "The flash is on."},
-        {"grandpa is napping, is the flash on? it's so dark", "The flash is on."},
+        {"the kids are asleep, is the flash on? it's so dark", "The flash is on."},
         /* a few words and a question mark, a command verb among them ("zoom") */
         {"zoom?", "The zoom is 4x."},
         {"grid on?", "The grid is off."},
