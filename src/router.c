@@ -328,6 +328,15 @@ static const char *const STOP_WORDS[] = {
     "while",
     "up",
     "cloud",
+    /* words of when: "fed_today" names no "today" ("the rummynoses are schooling so nicely
+       today" is no request) */
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "now",
+    "daily",
+    "weekly",
     "model",
     "llm",
     "context",

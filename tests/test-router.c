@@ -1010,6 +1010,21 @@ static void test_pack_words(void **state) {
     router_free(rt);
     pipit_toolset_free(pack);
     pipit_toolset_free(plain);
+    /* a word of when in a key's name ("fed_today") is no word of the tool set */
+    static const char FEED[] =
+        "{\"pipit\": {\"pack\": \"tank\", \"state\": {\"fed_today\": {\"type\": "
+        "\"integer\", \"initial\": 0}}}, \"tools\": [{\"type\": \"function\", \"function\": "
+        "{\"name\": \"feed_now\", \"description\": \"Feed the fish\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {}}}, \"pipit\": {\"effect\": {\"step\": "
+        "{\"key\": \"fed_today\", \"by\": 1}}}}]}";
+    struct pipit_toolset *feed = NULL;
+    assert_int_equal(pipit_toolset_load_string(FEED, strlen(FEED), "tank", &feed, &err), PIPIT_OK);
+    struct router *rf = router_new(feed);
+    assert_non_null(rf);
+    assert_false(router_has_tool_word(rf, "the rummynoses are schooling so nicely today"));
+    assert_true(router_has_tool_word(rf, "have they been fed"));
+    router_free(rf);
+    pipit_toolset_free(feed);
 }
 
 int main(void) {
