@@ -39,31 +39,17 @@ static const struct quantity QUANTITIES[] = {
     {{"longer", NULL}, {"shorter", NULL}, {"minutes", "seconds", "duration", NULL}},
 };
 
-/* Whether `text` holds `mark` (case aside). */
-static bool holds(const char *text, const char *mark) {
-    size_t lm = strlen(mark);
-    for (const char *p = text; p != NULL && *p != '\0'; p++) {
-        size_t i = 0;
-        while (i < lm && p[i] != '\0' && tolower((unsigned char)p[i]) == mark[i]) {
-            i++;
-        }
-        if (i == lm) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Whether tool `t` speaks of quantity `q`: its name, description, or an argument's name or
  * description. */
 static bool speaks_of(const struct pipit_tool *t, const struct quantity *q) {
     for (size_t m = 0; q->marks[m] != NULL; m++) {
-        bool said = holds(t->name, q->marks[m]) ||
-                    (t->description != NULL && holds(t->description, q->marks[m]));
+        bool said = words_contains(t->name, q->marks[m]) ||
+                    (t->description != NULL && words_contains(t->description, q->marks[m]));
         for (size_t j = 0; !said && t->params != NULL && j < t->params->n_props; j++) {
             const struct pipit_schema_prop *p = &t->params->props[j];
-            said = holds(p->name, q->marks[m]) ||
-                   (p->schema->description != NULL && holds(p->schema->description, q->marks[m]));
+            said = words_contains(p->name, q->marks[m]) ||
+                   (p->schema->description != NULL &&
+                    words_contains(p->schema->description, q->marks[m]));
         }
         if (said) {
             return true;
@@ -152,13 +138,7 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
             agent_person_numbers(segment, num, v, GUARD_MAX_NUMBERS) != 1) {
             return false;
         }
-        json_t *args = json_object();
-        json_t *nv = agent_said_number(v[0]);
-        if (args == NULL || nv == NULL || json_object_set_new(args, num->name, nv) != 0) {
-            json_decref(args);
-            return false;
-        }
-        return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)setter), args);
+        return agent_number_call(ts, setter, num, v[0], call);
     }
     const struct pipit_tool *st = pipit_toolset_tool(ts, (size_t)step);
     const struct pipit_tool_pack *sp = pipit_toolset_tool_pack(ts, (size_t)step);

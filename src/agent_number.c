@@ -837,6 +837,21 @@ int32_t agent_number_setter(const struct pipit_toolset *ts,
     return found;
 }
 
+bool agent_number_call(const struct pipit_toolset *ts,
+                       int32_t tool,
+                       const struct pipit_schema_prop *arg,
+                       double v,
+                       struct pipit_call *call) {
+    json_t *made = json_object();
+    json_t *nv = agent_said_number(v);
+    if (made == NULL || nv == NULL || json_object_set_new(made, arg->name, nv) != 0) {
+        json_decref(made);
+        json_decref(nv);
+        return false;
+    }
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)tool), made);
+}
+
 bool agent_number_said_to(const char *segment) {
     struct words_tok t[32];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
@@ -902,12 +917,7 @@ bool agent_restore_step_setting(const struct pipit_toolset *ts,
          word_numbers(segment, arg_time_unit(arg), said, GUARD_MAX_NUMBERS, &half) != 1 || half)) {
         return false; /* "zoom in to five times": five */
     }
-    json_t *args = json_object();
-    if (json_object_set_new(args, arg->name, agent_said_number(said[0])) != 0) {
-        json_decref(args);
-        return false;
-    }
-    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)setter), args);
+    return agent_number_call(ts, setter, arg, said[0], call);
 }
 
 /* The value of a step's sign map (`{"up": 1, "down": -1}`) the words pick: the one value said
@@ -1232,42 +1242,19 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
     if (v > 0 && agent_said_any(tok, n, MINUS, N_OF(MINUS))) {
         v = -v;
     }
-    json_t *args = json_object();
-    json_t *nv = agent_said_number(v);
-    bool ok = args != NULL && nv != NULL;
-    if (!ok) {
-        json_decref(nv);
-    }
-    ok = ok && json_object_set_new(args, arg->name, nv) == 0;
-    if (ok) {
-        pipit_format(call->name, sizeof(call->name), "%s", ts->tools[setter].name);
-        ok = agent_said_put_args(call, args, true);
-    }
-    json_decref(args);
-    return ok;
+    return agent_number_call(ts, setter, arg, v, call);
 }
 
 /* ============================================================================
  * a number with a unit put in a number that takes another ("mow for 5 hours" -> a cutting
  * height of 5; "set heater to 26 degrees" -> the heater's switch) */
 
-/* Whether lowercase `mark` is in `text`, case aside. */
-static bool holds_nocase(const char *text, const char *mark) {
-    size_t lm = strlen(mark);
-    for (const char *p = text; p != NULL && *p != '\0'; p++) {
-        if (strncasecmp(p, mark, lm) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Whether argument `p` takes degrees: its name or description says "celsius", "fahrenheit",
  * "degree" or "temperature". */
 static bool degree_arg(const struct pipit_schema_prop *p) {
     static const char *const MARKS[] = {"celsius", "fahrenheit", "degree", "temperature"};
     for (size_t k = 0; k < N_OF(MARKS); k++) {
-        if (holds_nocase(p->name, MARKS[k]) || holds_nocase(p->schema->description, MARKS[k])) {
+        if (words_contains(p->name, MARKS[k]) || words_contains(p->schema->description, MARKS[k])) {
             return true;
         }
     }
@@ -1363,22 +1350,6 @@ static bool misplaced(const struct pipit_toolset *ts,
     return wrong;
 }
 
-/* `call` becomes tool `found` with `v` for `arg`. */
-static bool call_with_number(const struct pipit_toolset *ts,
-                             int32_t found,
-                             const struct pipit_schema_prop *arg,
-                             double v,
-                             struct pipit_call *call) {
-    json_t *made = json_object();
-    json_t *nv = agent_said_number(v);
-    if (made == NULL || nv == NULL || json_object_set_new(made, arg->name, nv) != 0) {
-        json_decref(made);
-        json_decref(nv);
-        return false;
-    }
-    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)found), made);
-}
-
 bool agent_restore_time_span(const struct pipit_toolset *ts,
                              int32_t tool,
                              const char *segment,
@@ -1392,7 +1363,7 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
     if (degrees_said(segment, &deg)) {
         int32_t found =
             misplaced(ts, tool, call, degree_arg) ? unit_tool(ts, tool, degree_arg, &arg) : -1;
-        return found >= 0 && call_with_number(ts, found, arg, deg, call);
+        return found >= 0 && agent_number_call(ts, found, arg, deg, call);
     }
     double in_s[GUARD_MAX_NUMBERS], in_min[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
     bool digits = strpbrk(segment, "0123456789") != NULL, half = false;
@@ -1410,5 +1381,5 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
                 : word_numbers(segment, arg_time_unit(arg), v, GUARD_MAX_NUMBERS, &half)) != 1) {
         return false;
     }
-    return call_with_number(ts, found, arg, v[0], call);
+    return agent_number_call(ts, found, arg, v[0], call);
 }

@@ -70,6 +70,14 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
                              const char *segment,
                              struct pipit_call *call);
 
+/* `call` becomes tool `tool` (an index of `ts`) with only `v` for its number argument `arg`,
+ * for validation to take or refuse. False when out of memory or the tool's name does not fit. */
+bool agent_number_call(const struct pipit_toolset *ts,
+                       int32_t tool,
+                       const struct pipit_schema_prop *arg,
+                       double v,
+                       struct pipit_call *call);
+
 /* A step called with a value to reach ("turn the voice down to 25 percent" -> change_volume
  * (step=-25); "sixty degrees, heavy soil" -> change_temperature(degrees=60)): when the segment
  * says "to" or "at" right before its one number, or says nothing of a change (no direction, no

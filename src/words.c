@@ -322,3 +322,17 @@ bool words_vowel_sound(const char *w) {
     }
     return vowel;
 }
+
+bool words_contains(const char *text, const char *mark) {
+    size_t lm = mark != NULL ? strlen(mark) : 0;
+    for (const char *p = text; p != NULL && lm > 0 && *p != '\0'; p++) {
+        size_t i = 0;
+        while (i < lm && p[i] != '\0' && tolower((unsigned char)p[i]) == mark[i]) {
+            i++;
+        }
+        if (i == lm) {
+            return true;
+        }
+    }
+    return false;
+}

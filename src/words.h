@@ -94,4 +94,8 @@ bool words_number_value(const char *w, int *value);
  * euro"). Any case. */
 bool words_vowel_sound(const char *w);
 
+/* Whether lowercase `mark` occurs in `text` (NULL: no), case aside, anywhere ("Target water
+ * temperature" holds "temperature"). */
+bool words_contains(const char *text, const char *mark);
+
 #endif /* PIPIT_WORDS_H */

@@ -81,6 +81,11 @@ static void test_word_match(void **state) {
     assert_false(words_normalize("", 3, out, sizeof(out), &nw));
     assert_false(words_normalize("a much longer phrase", 3, out, 8, &nw));
 
+    assert_true(words_contains("Target water Temperature", "temperature"));
+    assert_false(words_contains("Target water", "temperature"));
+    assert_false(words_contains(NULL, "temperature"));
+    assert_false(words_contains("temperature", ""));
+
     bool cut = false;
     assert_int_equal(words_bounded_len("abc", 8, &cut), 3);
     assert_false(cut);
