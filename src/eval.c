@@ -1619,6 +1619,28 @@ static bool call_succeeded(const struct pipit_call_record *c) {
     return c->status == PIPIT_OK && c->executed && c->ok;
 }
 
+/* A valid call parsed and passed validation, or is one the person asked for word for word: a
+ * value outside its range that validation refuses as the turn expects (issue 15: generated as
+ * asked, refused, never bent). A call the device refuses passed validation. */
+static bool call_valid(const json_t *expect, const struct pipit_call_record *c) {
+    if (c->status == PIPIT_OK) {
+        return true;
+    }
+    if (c->status != PIPIT_ERR_INVALID_ARGS) {
+        return false;
+    }
+    size_t i;
+    const json_t *x;
+    json_array_foreach(expect, i, x) {
+        const char *tool = json_string_value(json_object_get(x, "tool"));
+        if (tool != NULL && strcmp(tool, c->tool) == 0 &&
+            eval_call_matches(x, c->tool, c->args_json)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A state question as the sets write one: no call expected, the value in reply_contains. */
 static bool is_question(const json_t *turn) {
     const json_t *expect = json_object_get(turn, "expect");
@@ -1647,7 +1669,7 @@ void eval_score_router_and_refusals(const json_t *turn,
          * not a call made; on any other turn it counts like any call (a wrong one) */
         if (!(is_undo && rec->undo_marked)) {
             rec->n_made++;
-            rec->n_valid += t->calls[k].status == PIPIT_OK ? 1 : 0;
+            rec->n_valid += call_valid(expect, &t->calls[k]) ? 1 : 0;
         }
     }
     rec->routed_undo = (t->flags & PIPIT_TURN_UNDO) != 0 && !model_undo;

@@ -406,6 +406,16 @@ static void test_score_router_fields(void **state) {
     assert_int_equal(r.oor_expected, 1);
     assert_int_equal(r.oor_refused, 1);
     assert_int_equal(r.oor_substituted, 0);
+    /* valid: the asked zoom 50x refused by validation and the photo; not the unparsed call */
+    assert_int_equal(r.n_made, 3);
+    assert_int_equal(r.n_valid, 2);
+    /* a value out of range that nobody asked for is no valid call */
+    calls[1] = rec("set_zoom", "{\"level\":60}", PIPIT_ERR_INVALID_ARGS);
+    memset(&r, 0, sizeof(r));
+    eval_score_router_and_refusals(turn, 0x1, &t, &r);
+    assert_int_equal(r.n_valid, 1);
+    assert_int_equal(r.oor_refused, 0);
+    calls[1] = rec("set_zoom", "{\"level\":50}", PIPIT_ERR_INVALID_ARGS);
     /* only the unparsed attempt: not refused, not substituted */
     t.n_calls = 1;
     memset(&r, 0, sizeof(r));
@@ -865,7 +875,7 @@ static void test_router_measured(void **state) {
     assert_int_equal(pipit_eval_report_metrics(rep, 0, "single", &m), PIPIT_OK);
     assert_int_equal(m.calls_made, 3);
     assert_int_equal(m.calls_correct, 2); /* zoom 50x, s6's zoom 2x */
-    assert_int_equal(m.calls_valid, 2);   /* zoom 50x was refused by validation */
+    assert_int_equal(m.calls_valid, 3);   /* zoom 50x: refused as asked, a valid call */
     /* zoom still 1 after the refusal; timer 3 instead of 0; s6's unmarked undo not checked */
     assert_true(m.state_accuracy == 0.5);
     assert_int_equal(m.n_state_skipped, 1);
