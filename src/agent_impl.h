@@ -126,6 +126,7 @@ struct turn_build {
     size_t cap_calls;
     const char *segment;   /* what the person said for the current step */
     const char *utterance; /* the whole utterance (copied strings come from it) */
+    bool asked;            /* the segment stood before a '?' in the utterance */
     bool undid;            /* an undo ran this turn (routed or the model's) */
 };
 

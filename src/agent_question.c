@@ -96,9 +96,11 @@ static bool asks(const char *segment, const struct words_tok *t, size_t n, bool 
     }
     for (size_t k = i; k < scan && k < n; k++) {
         /* "do I need ...", "would it want ...": asked, not wanted */
-        bool asked_need = (strcmp(t[k].w, "need") == 0 || strcmp(t[k].w, "want") == 0) && k >= 2 &&
-                          (strcmp(t[k - 2].w, "do") == 0 || strcmp(t[k - 2].w, "does") == 0 ||
-                           strcmp(t[k - 2].w, "did") == 0 || strcmp(t[k - 2].w, "would") == 0);
+        static const char *const AUX[] = {"do", "does", "did", "would"};
+        bool asked_need = (strcmp(t[k].w, "need") == 0 || strcmp(t[k].w, "want") == 0) &&
+                          ((k >= 2 && words_in_list(t[k - 2].w, AUX, N_OF(AUX))) ||
+                           (k >= i + 2 && words_in_list(t[i].w, AUX, N_OF(AUX)))); /* "do the
+                           lights need to be on?" */
         if (asked_need) {
             continue;
         }
@@ -127,8 +129,15 @@ static bool asks(const char *segment, const struct words_tok *t, size_t n, bool 
         return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0;
     }
     if (strcmp(w0, "do") == 0) { /* "do I have the flash on?", not "do it again" */
+        /* asked with its mark, any subject asks: "do fish actually sleep?", "do the lights
+         * need to be on?"; not what is done: "do a water change?", "do it again?" */
+        static const char *const DONE[] = {"a",       "an",   "it",   "this", "that",
+                                           "me",      "some", "one",  "them", "us",
+                                           "another", "what", "both", "all",  "whatever"};
+        size_t len = strlen(segment);
+        bool marked = len > 0 && segment[len - 1] == '?';
         return strcmp(w1, "i") == 0 || strcmp(w1, "we") == 0 || strcmp(w1, "you") == 0 ||
-               strcmp(w1, "they") == 0;
+               strcmp(w1, "they") == 0 || (marked && !words_in_list(w1, DONE, N_OF(DONE)));
     }
     if (strcmp(w0, "how") == 0 || strcmp(w0, "hows") == 0) {
         return any_how || strcmp(w0, "hows") == 0 || words_in_list(w1, Q_HOW_OF, N_OF(Q_HOW_OF));

@@ -426,13 +426,24 @@ static bool asks_about_own(const struct pipit_agent *a, const char *segment) {
            router_has_tool_word(a->router, segment);
 }
 
+/* The segment as the question tests read it: with its '?' back when the person asked it so
+ * (the model reads the segment without it). */
+static const char *asked_text(const struct turn_build *tb, char *buf, size_t size) {
+    if (tb->segment == NULL || !tb->asked) {
+        return tb->segment;
+    }
+    pipit_format(buf, size, "%s?", tb->segment);
+    return buf;
+}
+
 static void open_question(struct pipit_agent *a, struct turn_build *tb, struct pipit_call *call) {
     int32_t tool = pipit_toolset_find(a->ts, call->name);
     bool compose = tool >= 0 && !pipit_toolset_is_cloud(a->ts, (size_t)tool) &&
                    agent_compose_request(a->ts, tb->segment);
+    char q[ROUTER_MAX_SEGMENT + 2];
     if (tb->segment != NULL &&
         (compose || (!asks_about_own(a, tb->segment) &&
-                     agent_question_for_cloud(a->ts, call, tb->segment,
+                     agent_question_for_cloud(a->ts, call, asked_text(tb, q, sizeof(q)),
                                               router_command_verb(a->router, tb->segment) !=
                                                   ROUTER_NO_VERB))) &&
         cloud_call(a, tb->segment, call)) {
@@ -547,6 +558,7 @@ bool agent_handle_output(struct pipit_agent *a,
         return every_place(a, tb, name, clock); /* "all the lights off" */
     }
     struct pipit_call asked;
+    char q[ROUTER_MAX_SEGMENT + 2];
     memset(&asked, 0, sizeof(asked));
     bool empty_answer = !pipit_call_detect(a->syntax, text) && tb->segment != NULL &&
                         (render_is_acknowledgement(text) || smalltalk_is_social_reply(text) ||
@@ -556,7 +568,7 @@ bool agent_handle_output(struct pipit_agent *a,
     }
     if (empty_answer && router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
         !router_undo_anaphor(tb->segment) && !asks_after_me(tb->segment, text) &&
-        !asks_about_own(a, tb->segment) && agent_asks_the_world(tb->segment) &&
+        !asks_about_own(a, tb->segment) && agent_asks_the_world(asked_text(tb, q, sizeof(q))) &&
         cloud_call(a, tb->segment, &asked)) {
         /* "what's the best way to shoot fireworks?" -> "Okay, I'm ready when you are.": no
          * answer; a question about the world is the cloud tool's (not one that points back at
@@ -1292,8 +1304,9 @@ static bool handle_call(struct pipit_agent *a,
         tool < 0 ? PIPIT_ERR_UNKNOWN_TOOL
                  : pipit_toolset_validate_args(a->calls_ts, call.name, call.args_json,
                                                strlen(call.args_json), problems, 4, &n_problems);
+    char asked_q[ROUTER_MAX_SEGMENT + 2];
     if (model && tool >= 0 && tb->segment != NULL &&
-        agent_question_must_not_act(a->ts, tool, tb->segment,
+        agent_question_must_not_act(a->ts, tool, asked_text(tb, asked_q, sizeof(asked_q)),
                                     router_command_verb(a->router, tb->segment) !=
                                         ROUTER_NO_VERB)) {
         /* "is the porch light on?" must not switch a light on; checked before validation, so

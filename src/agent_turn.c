@@ -325,6 +325,20 @@ static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
     return true;
 }
 
+/* Whether `segment` stands in `utt` just before a '?' (spaces between): the router trims the
+ * mark from a segment's edge, and the question tests read it ("do fish actually sleep?"). */
+static bool closed_by_question_mark(const char *utt, const char *segment) {
+    const char *p = segment[0] != '\0' ? strstr(utt, segment) : NULL;
+    if (p == NULL) {
+        return false;
+    }
+    p += strlen(segment);
+    while (*p == ' ' || *p == '\t') {
+        p++;
+    }
+    return *p == '?';
+}
+
 /* "zoom?", "grid on?", "flash status?": a question mark after at most three words, none of
  * them a request's opener ("can", "please"): asked about the state though a word of it is a
  * command verb ("zoom"), so the state answers first when it can (ask_answer decides). */
@@ -640,6 +654,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 continue;
             }
             tb.segment = segs[i];
+            tb.asked = closed_by_question_mark(utt, segs[i]);
             struct pipit_call again;
             if (agent_followup_call(a, segs[i], &again)) {
                 /* "a bit more", "the other way": the last action, not the model's guess */

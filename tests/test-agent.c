@@ -2388,12 +2388,20 @@ static void test_open_question_not_acted(void **state) {
         {"is it going to rain tomorrow? wondering if i can shoot the parade",
          "set_scene_mode(mode=\"night\")", true},
         {"roughly how much light do I need for a portrait?", "set_flash(mode=\"on\")", true},
+        /* "do" before any subject asks when the person closed it with a "?" (the router trims
+         * the mark; the question tests get it back); what is done after "do" is a request */
+        {"do birds actually sleep?", "set_flash(mode=\"on\")", true},
+        {"do the lights need to be on?", "set_flash(mode=\"on\")", true},
         {"is the flash on? if so turn it off", "set_flash(mode=\"off\")", false},
         {"can you turn the flash on", "set_flash(mode=\"on\")", false},
         {"could I get the grid on", "set_grid(enabled=true)", false},
         {"do it with the grid off", "set_grid(enabled=false)", false},
         {"is there a way to zoom to 3x", "set_zoom(level=3)", false},
         {"we're at the beach, zoom to 2", "set_zoom(level=2)", false},
+        /* "do" before any subject asks without a "?" only before I/we/you/they */
+        {"do birds actually sleep", "set_flash(mode=\"on\")", false},
+        {"do a quick test with the grid on?", "set_grid(enabled=true)", false},
+        {"do it again with the flash?", "set_flash(mode=\"on\")", false},
     };
     enum {
         N = sizeof(cases) / sizeof(cases[0])
