@@ -562,7 +562,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         status = PIPIT_ERR_NOMEM;
     }
     int32_t undo_n = 0;
-    size_t named = 0;
+    size_t named = 0, named_len = 0;
     unsigned talk = 0;
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
@@ -571,7 +571,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                ((undo_n = router_undo_count(utt)) > 0 ||
                 (a->last_undo && (undo_n = router_undo_followup(utt)) > 0))) {
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
-    } else if ((named = router_undo_named(utt)) > 0 && agent_undo_named(a, &tb, utt + named)) {
+    } else if (router_undo_named(a->router, utt, a->last_undo, &named, &named_len) &&
+               agent_undo_named(a, &tb, utt + named, named_len)) {
         t->n_steps = 1; /* "undo the blinds": the newest action on them */
     } else if ((no_command_inside(a, utt) || short_question(utt)) &&
                answer_from_state(a, &tb, utt)) {

@@ -312,9 +312,10 @@ names_action(const struct pipit_agent *a, const struct action_entry *e, const ch
     return false;
 }
 
-bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *said) {
+bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *said, size_t len) {
     char phrase[128]; /* "the blinds", less a closing mark */
-    pipit_format(phrase, sizeof(phrase), "%s", said);
+    pipit_format(phrase, sizeof(phrase), "%.*s",
+                 (int)(len < sizeof(phrase) ? len : sizeof(phrase) - 1), said);
     static const char *const CLOSERS[] = {" please", " pls", " thanks", " now", " for me"};
     for (bool again = true; again;) {
         again = false;

@@ -14,11 +14,11 @@ void agent_log_push(struct pipit_agent *a,
 /* Revert `count` actions for the person (the router found an undo request). */
 void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count);
 
-/* "undo the blinds" (router_undo_named(): `phrase` is "blinds"): the newest logged action whose
- * keys or tool the phrase names is reverted, alone, and leaves the log; a phrase of the pack that
- * names no logged action says there is nothing to undo for it. False (nothing done) when the
- * phrase has no word of the pack. */
-bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *phrase);
+/* "undo the blinds" (router_undo_named(): the `len` bytes at `phrase` are "the blinds"): the
+ * newest logged action whose keys or tool the phrase names is reverted, alone, and leaves the
+ * log; a phrase of the pack that names no logged action says there is nothing to undo for it.
+ * False (nothing done) when the phrase has no word of the pack. */
+bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *phrase, size_t len);
 
 /* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
 json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool);

@@ -51,6 +51,8 @@
 #define ROUTER_MAX_WORDS    3         /* words per lexicon phrase ("white balance") */
 #define ROUTER_WORD_CAP     WORDS_CAP /* bytes per word, NUL included (longer: never matches) */
 
+struct router;
+
 /* ============================================================================
  * undo */
 
@@ -77,9 +79,22 @@ int32_t router_undo_followup(const char *utterance);
 
 /* "undo the blinds", "revert my zoom change": an undo verb, "the"/"my", and a phrase of at most
  * ROUTER_UNDO_NAMED_WORDS words that is no undo object of its own ("undo the last change" is
- * router_undo_count()'s). The byte offset of the phrase in `utterance`, or 0. */
+ * router_undo_count()'s); "restore the flash to what it was", "put the zoom back": a verb of
+ * restoring, "the"/"my", the phrase, then "back" or "to" and an earlier state; "the previous
+ * camera", "old quality": an adjective of the earlier state ("previous", "old", "earlier",
+ * "original", "former") and the phrase, when that adjective is no word of `r`'s tool set
+ * ("previous track" on a music pack; `r` may be NULL: no such check). Fillers before and
+ * "please", "thanks", "now" after are not the phrase. True with the phrase's byte offset in
+ * `utterance` in *at and its length in *len; false (both 0) when there is none. With `after_undo`
+ * (the turn before was an undo) one more thing may be named: "and the alarm too", "and reverse the
+ * directions as well" (a conjunction before or "too" / "as well" after, any verb of undo or none).
+ */
 #define ROUTER_UNDO_NAMED_WORDS 4
-size_t router_undo_named(const char *utterance);
+bool router_undo_named(const struct router *r,
+                       const char *utterance,
+                       bool after_undo,
+                       size_t *at,
+                       size_t *len);
 
 /* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);

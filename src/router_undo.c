@@ -31,13 +31,14 @@ static const char *const UNDO_VERBS[] = {"undo", "revert", "roll back", "rollbac
 /* Verbs that mean undo only with an object naming the last action ("cancel that", "reverse
  * the last change"): alone, or with another object, they are other commands ("cancel the
  * timer", "reverse camera", "restore defaults"). */
-static const char *const OBJECT_VERBS[] = {"reverse", "cancel", "scrap",    "scratch",
-                                           "drop",    "forget", "restore",  "take back",
-                                           "ditch",   "lose",   "back out", "bring back"};
+static const char *const OBJECT_VERBS[] = {
+    "reverse", "cancel", "scrap",    "scratch",    "drop",  "forget", "restore", "take back",
+    "ditch",   "lose",   "back out", "bring back", "reset", "rewind", "scrub",   "nix"};
 
 /* Verbs of OBJECT_VERBS that take "that"/"this" but not "it": "cancel it" may mean the timer
  * or the recording; "forget it" is a retraction of its own (RETRACT_PHRASES). */
-static const char *const NO_IT_VERBS[] = {"cancel", "scrap", "scratch", "drop", "forget", "ditch"};
+static const char *const NO_IT_VERBS[] = {"cancel", "scrap", "scratch", "drop",  "forget",
+                                          "ditch",  "reset", "rewind",  "scrub", "nix"};
 
 /* Pronouns that point at the last action. */
 static const char *const UNDO_PRONOUNS[] = {"that", "this", "it"};
@@ -49,9 +50,9 @@ static const char *const UNDO_ADJS[] = {"most recent", "last",   "previous",
 
 /* Nouns for an action: "the last change", "that one", "the previous settings". */
 static const char *const UNDO_NOUNS[] = {
-    "one",     "change",   "changes",  "action",     "step",  "thing",  "command",
-    "setting", "settings", "edit",     "adjustment", "move",  "ones",   "actions",
-    "steps",   "things",   "commands", "edits",      "value", "values",
+    "one",      "change", "changes",    "action", "step", "thing",   "command", "setting",
+    "settings", "edit",   "adjustment", "move",   "ones", "actions", "steps",   "things",
+    "commands", "edits",  "value",      "values", "bit",  "look",    "version",
 };
 
 /* What may follow an object: "the last change you made", "what you just did". */
@@ -111,14 +112,48 @@ static const char *const RESTORE_PHRASES[] = {
 };
 
 /* "go back to ...", "back to ...", "return to ...", "revert to ...": the earlier state. */
-static const char *const RESTORE_LEADS[] = {"go back to",    "back to",           "return to",
-                                            "revert to",     "change it back to", "put it back to",
-                                            "set it back to"};
+static const char *const RESTORE_LEADS[] = {
+    "go back to",     "back to",         "return to",       "revert to",   "return it to",
+    "return that to", "restore it to",   "restore that to", "reset it to", "reset that to",
+    "get it back to", "take it back to", "bring it back to"};
 static const char *const EARLIER_STATE[] = {
-    "how it was",         "the way it was",        "what it was",     "how it was before",
-    "what it was before", "the way it was before", "before",          "how things were",
-    "the old one",        "the old settings",      "the old setting", "the settings before",
-    "where it was",       "where we were",
+    "how it was",
+    "the way it was",
+    "what it was",
+    "how it was before",
+    "what it was before",
+    "the way it was before",
+    "before",
+    "how things were",
+    "the old one",
+    "the old settings",
+    "the old setting",
+    "the settings before",
+    "where it was",
+    "where we were",
+    "what i had",
+    "what we had",
+    "what i had before",
+    "what we had before",
+    "how i had it",
+    "how we had it",
+    "the way i had it",
+    "the way we had it",
+    "how it was set",
+    "what it was set to",
+    "as before",
+    "like before",
+    "as it was",
+    "like it was",
+    "as it was before",
+    "like it was before",
+    "how they were",
+    "the way they were",
+    "as they were",
+    "like they were",
+    "what they were",
+    "how they were before",
+    "the way they were before",
 };
 
 /* Retractions: the person takes back what they said. */
@@ -165,6 +200,28 @@ static const char *const RETRACT_PHRASES[] = {
     "i never asked for that",
     "thats not what i asked",
     "thats not what i wanted",
+    "that was a mistake",
+    "that one was a mistake",
+    "that last one was a mistake",
+    "that was an accident",
+    "as you were",
+    "as we were",
+    "forget i asked",
+    "forget i asked that",
+    "forget i asked for that",
+    "forget i said it",
+    "i didnt mean that one",
+    "didnt mean that one",
+    "i liked it better before",
+    "i liked it better",
+    "liked it better before",
+    "i liked it how it was",
+    "i liked it the way it was",
+    "i preferred it before",
+    "i preferred it how it was",
+    "i preferred it the way it was",
+    "it was better before",
+    "that was better before",
 };
 
 /* "undo everything", "revert all of it": every action in the log. */
@@ -197,6 +254,8 @@ static const char *const FILLERS[] = {
     "sorry",
     "um",
     "uh",
+    "hm",
+    "hmmm",
     "umm",
     "hmm",
     "ok",
@@ -255,6 +314,23 @@ static const char *const FILLERS[] = {
     "oh no",
     "i didnt want that",
     "not right",
+    "pls",
+    "plz",
+    "a second ago",
+    "a moment ago",
+    "a minute ago",
+    "just now",
+    "on second thoughts",
+    "erm",
+    "er",
+    "eh",
+    "can we have",
+    "can i have",
+    "can i get",
+    "can we get",
+    "give me",
+    "id like",
+    "i want",
 };
 
 /* ============================================================================
@@ -378,6 +454,42 @@ match_undo_count(const struct toks *w, size_t i, size_t end, bool need_det, int3
     return j - i;
 }
 
+/* Adjectives of the state before the last action: "the previous setting", "the old look". */
+static const char *const FORMER[] = {"previous", "old", "earlier", "original", "former"};
+
+/* "switch that back", "flip it back to what it was", "put them back the way they were",
+ * "return them to how they were", "put things as they were": a verb of moving, what was done,
+ * then "back" or an earlier state (after "to" or not), and at most "too" after it ("turn it back
+ * on", "set it back to 2" ask for a value). The number of actions, or 0. */
+static int32_t back_phrase(const struct toks *w, size_t lo, size_t hi) {
+    static const char *const VERBS[] = {"switch", "set",    "turn",    "change", "put",   "flip",
+                                        "move",   "bring",  "get",     "roll",   "swap",  "make",
+                                        "toggle", "return", "restore", "reset",  "leave", "keep"};
+    static const char *const WHAT[] = {"it", "that", "this", "them", "those", "these"};
+    static const char *const ALL[] = {"everything", "it all", "all of it", "things", "all"};
+    size_t v = match_longest(w, lo, hi, VERBS, COUNT(VERBS));
+    if (v == 0) {
+        return 0;
+    }
+    size_t at = lo + v;
+    size_t all = match_longest(w, at, hi, ALL, COUNT(ALL));
+    size_t what = all > 0 ? all : match_longest(w, at, hi, WHAT, COUNT(WHAT));
+    at += what;
+    size_t back = is_word(w, at, "back") ? 1 : 0;
+    if (what == 0) {
+        return 0;
+    }
+    at += back;
+    size_t earlier =
+        match_longest(w, at + is_word(w, at, "to"), hi, EARLIER_STATE, COUNT(EARLIER_STATE));
+    if (back == 0 && (earlier < 2 || is_word(w, at + is_word(w, at, "to"), "before"))) {
+        return 0; /* "keep it", "return it to before" (a restore lead's) */
+    }
+    at += earlier > 0 ? earlier + is_word(w, at, "to") : 0;
+    at += match_longest(w, at, hi, UNDO_TOO, COUNT(UNDO_TOO));
+    return at != hi ? 0 : all > 0 ? ROUTER_UNDO_ALL : 1;
+}
+
 /* The undo grammar on words [lo, hi) (fillers already dropped): the number of actions to
  * revert, 0 when the words are not exactly one undo request. */
 static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
@@ -389,6 +501,21 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
     if (match_phrase(w, lo, hi, "put everything back") == n ||
         match_phrase(w, lo, hi, "put it all back") == n) {
         return ROUTER_UNDO_ALL;
+    }
+    int32_t back = back_phrase(w, lo, hi);
+    if (back > 0) {
+        return back;
+    }
+    /* the earlier state alone: "the way it was before", "what we had", "previous setting",
+     * "the old look" (not "before" alone) */
+    if (n >= 2 && match_longest(w, lo, hi, EARLIER_STATE, COUNT(EARLIER_STATE)) == n) {
+        return 1;
+    }
+    size_t det = match_longest(w, lo, hi, UNDO_DETS, COUNT(UNDO_DETS));
+    if (lo + det < hi && match_any(w, lo + det, hi, FORMER, COUNT(FORMER)) == 1 &&
+        lo + det + 1 + match_longest(w, lo + det + 1, hi, UNDO_NOUNS, COUNT(UNDO_NOUNS)) == hi &&
+        lo + det + 1 < hi) {
+        return 1;
     }
     /* "never mind, put it back": a retraction before another undo form */
     size_t retract = match_longest(w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES));
@@ -467,8 +594,11 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
 /* Words of a clause beside an undo request that only says why ("take that back, portrait was
  * better", "ugh, too dark, go back"). */
 static const char *const COMMENTARY[] = {
-    "was",   "were", "looked", "seemed",  "looks",    "better", "worse", "fine", "too",
-    "wrong", "ugh",  "oops",   "mistake", "terrible", "awful",  "ugly",  "hate", "nope",
+    "was",    "were",  "looked",    "seemed", "looks",    "better",    "worse", "fine",
+    "too",    "wrong", "ugh",       "oops",   "mistake",  "terrible",  "awful", "ugly",
+    "hate",   "nope",  "like",      "liked",  "prefer",   "preferred", "old",   "previous",
+    "missed", "bad",   "hmm",       "meh",    "need",     "needed",    "still", "yet",
+    "wanted", "meant", "after all", "dont",   "shouldnt", "thats",
 };
 
 /* After an undo turn, these ask for one more ("undo that" ... "and that too"). */
@@ -493,6 +623,15 @@ static const char *const FOLLOWUPS[] = {
     "do it again",
     "the previous one too",
     "the one before too",
+    "the one before it",
+    "the one before this",
+    "the one before that one",
+    "the change before that",
+    "the change before it",
+    "the previous one",
+    "that one before it",
+    "that one before that",
+    "the first one",
 };
 
 /* The undo grammar (or, with `followup`, a follow-up phrase) on the words of tokens [from, to),
@@ -543,8 +682,23 @@ static int32_t undo_tokens(const struct toks *ts, size_t from, size_t to, bool f
     if (hi <= lo) {
         return 0; /* only fillers ("oops", "oh no") */
     }
-    if (followup) {
-        return match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) == hi - lo ? 1 : 0;
+    if (followup) { /* "the one before it as well" */
+        for (size_t k = 0; match_longest(&w, lo, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) != hi - lo &&
+                           k < COUNT(UNDO_TOO);
+             k++) {
+            size_t nw = phrase_words(UNDO_TOO[k]);
+            if (hi - lo > nw && match_phrase(&w, hi - nw, hi, UNDO_TOO[k]) == nw) {
+                hi -= nw;
+                break;
+            }
+        }
+        /* "and reverse the one before that": a verb of undo before it */
+        size_t verb = match_longest(&w, lo, hi, UNDO_VERBS, COUNT(UNDO_VERBS));
+        verb = verb > 0 ? verb : match_longest(&w, lo, hi, OBJECT_VERBS, COUNT(OBJECT_VERBS));
+        return hi - lo > verb && (match_longest(&w, lo + verb, hi, FOLLOWUPS, COUNT(FOLLOWUPS)) ==
+                                  hi - lo - verb)
+                   ? 1
+                   : 0;
     }
     return undo_words(&w, lo, hi);
 }
@@ -612,37 +766,140 @@ int32_t router_undo_count(const char *utterance) {
     return n;
 }
 
-size_t router_undo_named(const char *utterance) {
+/* A phrase of 1 .. ROUTER_UNDO_NAMED_WORDS words at token i, up to `end` or to `stop` (a word
+ * that ends it: "back", "to"); its last token + 1, or 0. */
+static size_t named_phrase(const struct toks *ts, size_t i, size_t end, bool stop_back) {
+    size_t words = 0, k = i;
+    for (; k < end && ts->t[k].kind == WORDS_WORD; k++) {
+        if (stop_back && (is_word(ts, k, "back") || is_word(ts, k, "to"))) {
+            break;
+        }
+        words++;
+    }
+    return words >= 1 && words <= ROUTER_UNDO_NAMED_WORDS ? k : 0;
+}
+
+bool router_undo_named(const struct router *r,
+                       const char *utterance,
+                       bool after_undo,
+                       size_t *at,
+                       size_t *len) {
     struct toks ts;
+    *at = 0;
+    *len = 0;
     if (!undo_tokenize(utterance, &ts) || router_undo_count(utterance) > 0) {
-        return 0;
+        return false;
     }
     size_t i = 0;
+    /* a clause before that only says why: "eh ugly, previous colour please" */
+    for (size_t k = ts.n; k-- > 1;) {
+        if (ts.t[k].kind == WORDS_PUNCT && ts.t[k - 1].kind == WORDS_WORD &&
+            is_commentary(&ts, 0, k)) {
+            i = k;
+            break;
+        }
+    }
     for (size_t m; i < ts.n; i += m) { /* leading fillers and punctuation */
         m = ts.t[i].kind == WORDS_PUNCT ? 1 : match_longest(&ts, i, ts.n, FILLERS, COUNT(FILLERS));
         if (m == 0) {
             break;
         }
     }
-    size_t verb = i < ts.n ? match_longest(&ts, i, ts.n, UNDO_VERBS, COUNT(UNDO_VERBS)) : 0;
-    if (verb == 0) {
-        return 0;
+    size_t n = ts.n; /* trailing closers and punctuation: "..., please", "pls" */
+    static const char *const CLOSERS[] = {"please", "pls", "plz", "thanks", "now", "for me"};
+    for (size_t m = 1; m > 0 && n > i;) {
+        m = ts.t[n - 1].kind == WORDS_PUNCT ? 1 : 0;
+        for (size_t k = 0; m == 0 && k < COUNT(CLOSERS); k++) {
+            size_t nw = phrase_words(CLOSERS[k]);
+            m = n - i > nw && match_phrase(&ts, n - nw, n, CLOSERS[k]) == nw ? nw : 0;
+        }
+        n -= m;
     }
-    i += verb;
-    size_t from = i; /* the phrase as said, with its "the" */
-    i += match_longest(&ts, i, ts.n, UNDO_DETS, COUNT(UNDO_DETS));
-    size_t words = 0;
-    bool ended = false;
-    for (size_t k = i; k < ts.n; k++) {
-        if (ts.t[k].kind != WORDS_WORD) {
-            ended = true;
-        } else if (ended) {
-            return 0; /* one phrase: "undo the blinds, and the lights on" is more */
-        } else {
-            words++;
+    /* right after an undo: "and the alarm too", "and reverse the directions as well" */
+    bool more = false;
+    if (after_undo && i < n && match_any(&ts, i, n, ROUTER_CONJUNCTIONS, ROUTER_N_CONJUNCTIONS)) {
+        i++;
+        more = true;
+    }
+    for (size_t k = 0; after_undo && k < COUNT(UNDO_TOO); k++) {
+        size_t nw = phrase_words(UNDO_TOO[k]);
+        if (n - i > nw && match_phrase(&ts, n - nw, n, UNDO_TOO[k]) == nw) {
+            n -= nw;
+            more = true;
+            break;
         }
     }
-    return words >= 1 && words <= ROUTER_UNDO_NAMED_WORDS && from < ts.n ? ts.t[from].start : 0;
+    if (more && match_longest(&ts, i, n, FOLLOWUPS, COUNT(FOLLOWUPS)) == n - i) {
+        return false; /* "and the one before it": one more, router_undo_followup()'s */
+    }
+    size_t verb = i < n ? match_longest(&ts, i, n, UNDO_VERBS, COUNT(UNDO_VERBS)) : 0;
+    if (verb == 0 && more) {
+        verb = match_longest(&ts, i, n, OBJECT_VERBS, COUNT(OBJECT_VERBS));
+    }
+    size_t from = 0, to = 0;
+    /* "the blinds were better before": the thing, then how it was better before */
+    static const char *const BETTER[] = {
+        "was better before",    "were better before", "was fine before",
+        "were fine before",     "was better earlier", "were better earlier",
+        "looked better before", "was nicer before",   "were nicer before"};
+    size_t dets = match_longest(&ts, i, n, UNDO_DETS, COUNT(UNDO_DETS));
+    for (size_t k = i + dets + 1; verb == 0 && dets > 0 && k < n && to == 0; k++) {
+        if (match_longest(&ts, k, n, BETTER, COUNT(BETTER)) == n - k &&
+            named_phrase(&ts, i + dets, k, false) == k) {
+            from = i;
+            to = k;
+        }
+    }
+    if (to > 0) {
+        /* found */
+    } else if (verb == 0 && more && dets > 0) {
+        from = i; /* "and the alarm too": no verb, the phrase */
+        to = named_phrase(&ts, i + match_longest(&ts, i, n, UNDO_DETS, COUNT(UNDO_DETS)), n,
+                          false) == n
+                 ? n
+                 : 0;
+    } else if (verb > 0) { /* "undo the blinds": the phrase as said, with its "the", to the end */
+        i += verb;
+        from = i;
+        i += match_longest(&ts, i, n, UNDO_DETS, COUNT(UNDO_DETS));
+        to = i < n ? named_phrase(&ts, i, n, false) == n ? n : 0 : 0;
+    } else {
+        /* "restore the flash to what it was", "put the zoom back": a verb of restoring, the
+         * phrase, then "back" or "to" and an earlier state; "the previous camera", "old
+         * quality": an adjective of the earlier state and the phrase, when the tool set has no
+         * such word of its own ("previous track") */
+        static const char *const RESTORE[] = {"restore", "reset", "put",   "set",    "switch",
+                                              "change",  "turn",  "bring", "return", "flip"};
+        size_t rv = match_longest(&ts, i, n, RESTORE, COUNT(RESTORE));
+        size_t det = match_longest(&ts, i + rv, n, UNDO_DETS, COUNT(UNDO_DETS));
+        size_t np = i + rv + det;
+        if (rv > 0 && (det > 0 || is_word(&ts, i, "restore"))) {
+            size_t k = named_phrase(&ts, np, n, true);
+            size_t rest = k > 0 && is_word(&ts, k, "back") ? 1 : 0;
+            size_t lead = k > 0 && is_word(&ts, k + rest, "to") ? 1 : 0;
+            size_t earlier =
+                k > 0 ? match_longest(&ts, k + rest + lead, n, EARLIER_STATE, COUNT(EARLIER_STATE))
+                      : 0;
+            if (k > 0 && (rest > 0 || earlier > 0) && (lead == 0 || earlier > 0) &&
+                k + rest + lead + earlier == n) {
+                from = i + rv;
+                to = k;
+            }
+        } else if (rv == 0 && i + det < n &&
+                   match_any(&ts, i + det, n, FORMER, COUNT(FORMER)) == 1 &&
+                   (r == NULL || !router_has_tool_word(r, ts.t[i + det].w))) {
+            if (named_phrase(&ts, i + det + 1, n, false) == n) {
+                from = i + det + 1;
+                to = n;
+            }
+        }
+    }
+    if (to == 0 || from >= to) {
+        return false;
+    }
+    *at = ts.t[from].start;
+    *len = ts.t[to - 1].end - ts.t[from].start;
+    return true;
 }
 
 int32_t router_undo_followup(const char *utterance) {

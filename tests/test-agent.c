@@ -2437,6 +2437,38 @@ static void test_open_question_not_acted(void **state) {
     teardown_fx(&fx);
 }
 
+/* "restore the zoom to what it was" names the zoom; right after an undo, "and the flash too"
+ * reverts the flash as well; "the previous zoom" names it by an adjective of the earlier state;
+ * no tool runs. */
+static void test_undo_restore_named(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=3)");
+    script_call(&fx, "set_flash(mode=\"on\")");
+    script_call(&fx, "set_zoom(level=2)");
+    pipit_turn_free(turn(&fx, "zoom to 3"));
+    pipit_turn_free(turn(&fx, "flash on"));
+    struct pipit_turn *t = turn(&fx, "hmm on second thoughts restore the zoom to what it was");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "zoom", "1.0");
+    assert_state(&fx, "flash", "\"on\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "and the flash too");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "zoom to 2"));
+    t = turn(&fx, "eh no, the previous zoom please");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "undo the zoom" reverts the newest action on the zoom alone, not the flash set after it, and
  * no tool runs; a thing of the pack with no action to undo says so; a phrase with no word of
  * the pack goes to the model. */
@@ -5907,6 +5939,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_thing_not_run),
         cmocka_unit_test(test_open_question_not_acted),
         cmocka_unit_test(test_undo_named),
+        cmocka_unit_test(test_undo_restore_named),
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_setting_said_as_step),

@@ -155,6 +155,37 @@ static const struct undo_case UNDO_CASES[] = {
     {"restore", false},
     {"that was wrong", false}, /* a complaint, not a request */
     {"go back to that", false},
+    /* a verb of moving, what was done, "back" and at most an earlier state; the earlier state
+     * alone; remorse that is whole; restore leads with "it" */
+    {"ugh, switch that back", true},
+    {"flip it back to what it was", true},
+    {"put them all back", false}, /* "all" after "them": not one of the forms */
+    {"switch everything back", true},
+    {"switch it back to auto", false},
+    {"set it back to 2", false},
+    {"set it back to what I had", true},
+    {"oops wrong thing, return it to what it was", true},
+    {"too tight, can we have what we had", true},
+    {"on second thought, the way it was before pls", true},
+    {"hmm looks grainy. previous setting please", true},
+    {"the old look", true},
+    {"previous track", false},
+    {"before", false},
+    {"hmm no, I liked it better before", true},
+    {"hmm no, that last one was a mistake", true},
+    {"sorry wrong button, reset that", true},
+    {"reset it", false}, /* to its default? */
+    {"reset the zoom", false},
+    {"rewind that last bit", true},
+    {"rewind 10 seconds", false},
+    {"wait, no, I want the old quality, scratch that change", true},
+    {"nah, as you were", true},
+    {"too much glare, set them back how they were", true},
+    {"wait, I'm still reading! put things as they were", true},
+    {"return them to how they were", true},
+    {"leave them as they were", true},
+    {"keep it", false},
+    {"return it to the kitchen", false},
     /* the dev set's session phrasings */
     {"nah go back to the previous one", true},
     {"let's not do that", true},
@@ -242,9 +273,15 @@ static void test_undo_table(void **state) {
 /* After an undo turn only: "and that too" asks for one more. */
 static void test_undo_followup(void **state) {
     (void)state;
-    static const char *const YES[] = {
-        "and that too", "that one too", "and the one before",    "one more",
-        "again",        "undo",         "revert that too please"};
+    static const char *const YES[] = {"and that too",
+                                      "that one too",
+                                      "and the one before",
+                                      "one more",
+                                      "again",
+                                      "undo",
+                                      "revert that too please",
+                                      "and the one before it as well",
+                                      "and reverse the one before that too"};
     static const char *const NO[] = {"take a photo", "and the grid too", "one more photo", "",
                                      NULL};
     for (size_t i = 0; i < sizeof(YES) / sizeof(YES[0]); i++) {
@@ -269,8 +306,26 @@ static void test_undo_named(void **state) {
         const char *said, *phrase; /* NULL: not a named undo */
     } cases[] = {
         {"undo the blinds", "the blinds"},
-        {"oops, revert the zoom please", "the zoom please"},
-        {"please undo my timer.", "my timer."},
+        {"oops, revert the zoom please", "the zoom"},
+        {"please undo my timer.", "my timer"},
+        /* a verb of restoring, the phrase, "back" or "to" an earlier state */
+        {"hmm on second thoughts restore the flash to what it was", "the flash"},
+        {"put the zoom back please", "the zoom"},
+        {"set my timer back to how it was", "my timer"},
+        {"set the timer back to 5", NULL}, /* a value, not an earlier state */
+        {"turn the flash back on", NULL},
+        {"put the kettle on", NULL},
+        /* an adjective of the earlier state and the phrase */
+        {"no wait, the previous camera please", "camera"},
+        {"erm nope, previous format", "format"},
+        {"the old white balance", "white balance"},
+        {"previous", NULL},
+        {"the previous one", NULL},                    /* router_undo_count()'s */
+        {"eh ugly, previous colour please", "colour"}, /* after a clause that says why */
+        {"hmm no, not green. the earlier colour", "colour"},
+        /* the thing, then how it was better before */
+        {"hmm, the blinds were better before", "the blinds"},
+        {"the blinds were better", NULL},
         {"undo the kitchen light", "the kitchen light"},
         {"undo", NULL},                 /* router_undo_count()'s */
         {"undo the last change", NULL}, /* an undo object */
@@ -281,12 +336,31 @@ static void test_undo_named(void **state) {
         {NULL, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        size_t at = router_undo_named(cases[i].said);
-        const char *got = at > 0 ? cases[i].said + at : NULL;
+        size_t len = 0, at = 0;
+        const char *got =
+            router_undo_named(NULL, cases[i].said, false, &at, &len) ? cases[i].said + at : NULL;
         if ((got == NULL) != (cases[i].phrase == NULL) ||
-            (got != NULL && strcmp(got, cases[i].phrase) != 0)) {
-            fail_msg("router_undo_named(\"%s\") -> \"%s\"",
-                     cases[i].said != NULL ? cases[i].said : "NULL", got != NULL ? got : "(none)");
+            (got != NULL &&
+             (strncmp(got, cases[i].phrase, len) != 0 || len != strlen(cases[i].phrase)))) {
+            fail_msg("router_undo_named(\"%s\") -> \"%.*s\"",
+                     cases[i].said != NULL ? cases[i].said : "NULL", got != NULL ? (int)len : 6,
+                     got != NULL ? got : "(none)");
+        }
+    }
+    /* right after an undo, one more thing named: a conjunction before or "too" after */
+    static const char *const MORE[][2] = {{"and the alarm too", "the alarm"},
+                                          {"and reverse the directions too", "the directions"},
+                                          {"the zoom as well please", "the zoom"},
+                                          {"and the one before it", NULL},
+                                          {"the alarm", NULL}};
+    for (size_t i = 0; i < sizeof(MORE) / sizeof(MORE[0]); i++) {
+        size_t len = 0, at = 0;
+        bool found = router_undo_named(NULL, MORE[i][0], true, &at, &len);
+        bool ok = MORE[i][1] == NULL ? !found
+                                     : found && len == strlen(MORE[i][1]) &&
+                                           strncmp(MORE[i][0] + at, MORE[i][1], len) == 0;
+        if (!ok || router_undo_named(NULL, MORE[i][0], false, &at, &len)) {
+            fail_msg("after an undo, router_undo_named(\"%s\") -> %zu", MORE[i][0], at);
         }
     }
 }
