@@ -72,6 +72,7 @@ struct pipit_agent {
     struct ask *ask;       /* state questions and claims; NULL without a device */
     struct router *router; /* undo and compound splits, with the tool set's words */
     bool last_undo;        /* the previous turn was an undo: "and that too" undoes one more */
+    bool last_answered;    /* the previous turn was answered from the state: "what about X?" */
     int32_t last_tool;     /* the last pack call that ran (ok or not), -1: none or undone */
     json_t *last_args;     /* its arguments (owned): "again", "the other way" start from them */
     bool last_ok;          /* it succeeded */

@@ -356,6 +356,80 @@ static bool short_question(const char *utt) {
     return n >= 1 && n <= 3 && !words_in_list(w[0].w, ASKING, sizeof(ASKING) / sizeof(ASKING[0]));
 }
 
+/* Right after a question the state answered, "what about airplane mode?" and "and the
+ * bluetooth?" ask the same of another thing: "what about" and at most four words, or "and" and
+ * at most four words closed by a "?", no digit and no switch word ("what about 3x?", "and the
+ * flash on?" ask for something). Answered from the state as "how is X" when X names a key. */
+static bool answer_what_about(struct pipit_agent *a, struct turn_build *tb, const char *utt) {
+    static const char *const LEADS[] = {"ok", "okay", "so", "hmm", "oh", "and", "right"};
+    static const char *const SIDES[] = {"on", "off", "up", "down", "in", "out", "please"};
+    struct words_tok w[12];
+    size_t n = words_tokenize(utt, strlen(utt), 0, w, 12);
+    if (n == 0 || n == 12) {
+        return false;
+    }
+    size_t i = 0;
+    while (i < n && words_in_list(w[i].w, LEADS, sizeof(LEADS) / sizeof(LEADS[0]))) {
+        i++;
+    }
+    bool about = i + 1 < n && strcmp(w[i].w, "what") == 0 && strcmp(w[i + 1].w, "about") == 0;
+    const char *q = strrchr(utt, '?');
+    bool and_asked = !about && i > 0 && strcmp(w[0].w, "and") == 0 && q != NULL &&
+                     strspn(q + 1, " \t") == strlen(q + 1);
+    size_t from = about ? i + 2 : i;
+    if (!(about || and_asked) || from >= n || n - from > 4) {
+        return false;
+    }
+    for (size_t k = from; k < n; k++) {
+        if (strpbrk(w[k].w, "0123456789") != NULL ||
+            words_in_list(w[k].w, SIDES, sizeof(SIDES) / sizeof(SIDES[0]))) {
+            return false;
+        }
+    }
+    char asked[ROUTER_MAX_SEGMENT];
+    size_t end = w[n - 1].end;
+    pipit_format(asked, sizeof(asked), "how is %.*s", (int)(end - w[from].start),
+                 utt + w[from].start);
+    return answer_from_state(a, tb, asked);
+}
+
+/* "back camera now, right?", "wifi's off now yeah?": a statement and a tag that asks whether it
+ * holds ("right", "yeah", "yes", "correct", "no", "innit", "isn't it", "is it", "aren't they"),
+ * closed by a "?", with no command verb at its start: answered from the state as "is <the
+ * statement>" when the statement names a key ("back camera now?" alone may be a request). */
+static bool answer_tag_question(struct pipit_agent *a, struct turn_build *tb, const char *utt) {
+    static const char *const TAGS[] = {"right", "yeah", "yes",     "correct", "no",
+                                       "innit", "yep",  "isnt it", "is it",   "arent they"};
+    const char *q = strrchr(utt, '?');
+    if (q == NULL || strspn(q + 1, " \t") != strlen(q + 1)) {
+        return false;
+    }
+    struct words_tok w[16];
+    size_t n = words_tokenize(utt, (size_t)(q - utt), 0, w, 16);
+    if (n < 2 || n == 16) {
+        return false;
+    }
+    size_t tag = 0;
+    for (size_t k = 0; k < sizeof(TAGS) / sizeof(TAGS[0]) && tag == 0; k++) {
+        size_t nw = words_count(TAGS[k]);
+        if (nw < n && words_match(w, n, n - nw, TAGS[k]) == nw) {
+            tag = nw;
+        }
+    }
+    if (tag == 0) {
+        return false;
+    }
+    char rest[ROUTER_MAX_SEGMENT];
+    pipit_format(rest, sizeof(rest), "%.*s", (int)(w[n - tag - 1].end - w[0].start),
+                 utt + w[0].start);
+    if (router_command_verb(a->router, rest) != ROUTER_NO_VERB || router_undo_count(rest) > 0) {
+        return false;
+    }
+    char asked[ROUTER_MAX_SEGMENT + 8];
+    pipit_format(asked, sizeof(asked), "is %s", rest);
+    return answer_from_state(a, tb, asked);
+}
+
 /* True when `utt` says a word of a pack example that is itself a statement ("I'm freezing"
  * for a heating tool: no command verb): the pack says such statements ask for something, so
  * they are no small talk ("it's freezing in here"). Words of four letters or more that are
@@ -574,6 +648,9 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     } else if (router_undo_named(a->router, utt, a->last_undo, &named, &named_len) &&
                agent_undo_named(a, &tb, utt + named, named_len)) {
         t->n_steps = 1; /* "undo the blinds": the newest action on them */
+    } else if ((a->last_answered && answer_what_about(a, &tb, utt)) ||
+               answer_tag_question(a, &tb, utt)) {
+        t->n_steps = 1; /* "is wifi on?" ... "what about airplane mode?" */
     } else if ((no_command_inside(a, utt) || short_question(utt)) &&
                answer_from_state(a, &tb, utt)) {
         t->n_steps = 1; /* "is the flash on and the grid off?": one question, however split */
@@ -693,6 +770,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         }
     }
     a->last_undo = tb.undid;
+    a->last_answered = (t->flags & PIPIT_TURN_STATE_ANSWER) != 0;
     if (status == PIPIT_OK && !lim.paused && (t->flags & PIPIT_TURN_CANCELLED) == 0) {
         status = agent_remember(a, &tb, utt);
     }

@@ -2437,6 +2437,65 @@ static void test_open_question_not_acted(void **state) {
     teardown_fx(&fx);
 }
 
+/* Right after a question the state answered, "what about the grid?" and "and the timer?" ask
+ * the same of another key; "what about 3x?" asks for something (the model's); without a
+ * question before, "what about the grid?" is the model's too. */
+static void test_what_about_after_question(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=3)");
+    script_call(&fx, "set_grid(enabled=true)");
+    struct pipit_turn *t = turn(&fx, "is the flash on?");
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    t = turn(&fx, "what about the grid?");
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    assert_int_equal(t->n_calls, 0);
+    assert_non_null(strstr(t->sentence, "grid"));
+    pipit_turn_free(t);
+    t = turn(&fx, "and the timer?");
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    assert_int_equal(t->n_calls, 0);
+    assert_non_null(strstr(t->sentence, "timer"));
+    pipit_turn_free(t);
+    t = turn(&fx, "what about 3x?");
+    assert_false(t->flags & PIPIT_TURN_STATE_ANSWER);
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    t = turn(&fx, "what about the grid?"); /* the turn before asked nothing */
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A statement and a tag that asks whether it holds ("back camera now, right?") is answered
+ * from the state; a command with a tag ("take a photo yeah?") is still a command. */
+static void test_tag_question(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "switch_camera(facing=\"back\")");
+    script_call(&fx, "take_photo()");
+    static const char *const ASKED[] = {"back camera now, right?", "the flash is off, right?",
+                                        "grid's on now, isn't it?", "flash on yeah?"};
+    for (size_t i = 0; i < sizeof(ASKED) / sizeof(ASKED[0]); i++) {
+        struct pipit_turn *t = turn(&fx, ASKED[i]);
+        if (!(t->flags & PIPIT_TURN_STATE_ANSWER) || t->n_calls != 0) {
+            fail_msg("\"%s\": %zu calls, \"%s\"", ASKED[i], t->n_calls, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    struct pipit_turn *t = turn(&fx, "back camera now?"); /* no tag: may be a request */
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    t = turn(&fx, "take a photo yeah?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "restore the zoom to what it was" names the zoom; right after an undo, "and the flash too"
  * reverts the flash as well; "the previous zoom" names it by an adjective of the earlier state;
  * no tool runs. */
@@ -5940,6 +5999,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_open_question_not_acted),
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_undo_restore_named),
+        cmocka_unit_test(test_what_about_after_question),
+        cmocka_unit_test(test_tag_question),
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),
         cmocka_unit_test(test_setting_said_as_step),
