@@ -1315,6 +1315,19 @@ static bool handle_call(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
+    if (model && tool >= 0 && !tb->undid &&
+        agent_undo_instead(a, tb, tool, tb->segment, call.args_json)) {
+        /* "I prefer the flash the way I had it" -> set_flash(off): the earlier state, from the
+         * log, not the value the model guessed */
+        rec->status = PIPIT_OK;
+        rec->executed = false;
+        rec->ok = false;
+        pipit_format(rec->code, sizeof(rec->code), "undo_instead");
+        pipit_format(rec->message, sizeof(rec->message), "the earlier state was asked for");
+        rec->data_json = agent_strdup("{}");
+        pipit_call_clear(&call);
+        return true;
+    }
     bool number_guess = false;
     if (model && tool >= 0 &&
         (agent_switch_guessed(a->ts, tool, tb->segment, &call) ||

@@ -12,6 +12,7 @@
 #include "agent_undo.h"
 
 #include "agent_followup.h"
+#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_record.h"
 #include "ask.h"
@@ -270,6 +271,8 @@ void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count) {
     agent_say(tb, s != NULL ? s : "I couldn't undo that.");
     free(s);
 }
+static void revert_at(struct pipit_agent *a, struct turn_build *tb, int32_t at);
+
 /* Whether `phrase` names logged action `e`: a key it put back ("the blinds", "the zoom"), the
  * one-word value it set that the key still has ("the fluorescent"), or a word of its tool's name
  * that is not a verb ("the timer" of set_timer). */
@@ -340,30 +343,102 @@ bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *
     if (at < 0 && !router_has_tool_word(a->router, phrase)) {
         return false; /* "undo the damage": not the pack's; the model's */
     }
+    if (at < 0) {
+        tb->turn->flags |= PIPIT_TURN_UNDO;
+        tb->undid = true;
+        char s[256];
+        pipit_format(s, sizeof(s), "There's nothing to undo for %s: I haven't changed it.", phrase);
+        agent_say(tb, s);
+        return true;
+    }
+    revert_at(a, tb, at);
+    return true;
+}
+
+/* Revert log entry `at` alone (it leaves the log) and say what is back. */
+static void revert_at(struct pipit_agent *a, struct turn_build *tb, int32_t at) {
     tb->turn->flags |= PIPIT_TURN_UNDO;
     tb->undid = true;
     struct strbuf b = {0};
-    if (at < 0) {
-        strbuf_printf(&b, "There's nothing to undo for %s: I haven't changed it.", phrase);
+    struct action_entry e = a->log[at];
+    struct pipit_error err;
+    json_t *before = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
+    char key[64];
+    if (a->dev != NULL && a->dev->ops->set_state(a->dev->self, e.snapshot, &err) == PIPIT_OK) {
+        say_restored(a, &e, before, &b, key, sizeof(key));
+        memmove(a->log + at, a->log + at + 1, sizeof(*a->log) * (size_t)(a->log_n - at - 1));
+        a->log_n--;
+        json_decref(e.snapshot);
+        agent_followup_forget(a);
     } else {
-        struct action_entry e = a->log[at];
-        struct pipit_error err;
-        json_t *before = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
-        char key[64];
-        if (a->dev != NULL && a->dev->ops->set_state(a->dev->self, e.snapshot, &err) == PIPIT_OK) {
-            say_restored(a, &e, before, &b, key, sizeof(key));
-            memmove(a->log + at, a->log + at + 1, sizeof(*a->log) * (size_t)(a->log_n - at - 1));
-            a->log_n--;
-            json_decref(e.snapshot);
-            agent_followup_forget(a);
-        } else {
-            strbuf_printf(&b, "I couldn't undo that.");
-        }
-        json_decref(before);
+        strbuf_printf(&b, "I couldn't undo that.");
     }
+    json_decref(before);
     char *s = strbuf_take(&b);
     agent_say(tb, s != NULL ? s : "I couldn't undo that.");
     free(s);
+}
+
+bool agent_undo_instead(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        int32_t tool,
+                        const char *segment,
+                        const char *args_json) {
+    /* words that ask for the earlier state, not only a change ("no", "too", "again" do not) */
+    static const char *const REVERSAL[] = {
+        "undo",    "revert",  "reverse", "before",    "previous", "earlier", "original",
+        "restore", "mistake", "wrong",   "forget",    "scrap",    "scratch", "cancel",
+        "rid",     "had",     "prefer",  "preferred", "liked",    "changed"};
+    if (segment == NULL || tool < 0 || (size_t)tool >= a->ts->n_tools ||
+        pipit_toolset_is_cloud(a->ts, (size_t)tool) || strpbrk(segment, "0123456789") != NULL) {
+        return false;
+    }
+    struct words_tok t[48];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 48);
+    bool reversal = false, number = false;
+    for (size_t i = 0; i < n; i++) {
+        int v = 0;
+        /* "back" of a state ("set it back", "back to how it was", "back the way it was"), not
+         * of a direction ("zoom back a step") */
+        static const char *const BACK_NEXT[] = {"to", "how", "what", "as", "like"};
+        static const char *const BACK_WHAT[] = {"it", "that", "them", "this", "those", "things"};
+        bool back =
+            strcmp(t[i].w, "back") == 0 &&
+            (i + 1 == n || words_in_list(t[i + 1].w, BACK_NEXT, 5) ||
+             (i + 2 < n && strcmp(t[i + 1].w, "the") == 0 && strcmp(t[i + 2].w, "way") == 0) ||
+             (i > 0 && words_in_list(t[i - 1].w, BACK_WHAT, 6)));
+        /* a word of the tool's own name is what the tool does ("cancel the timer" ->
+         * cancel_timer) */
+        bool own = strlen(t[i].w) >= 4 && strstr(a->ts->tools[tool].name, t[i].w) != NULL;
+        reversal =
+            reversal || (!own && (back || words_in_list(t[i].w, REVERSAL,
+                                                        sizeof(REVERSAL) / sizeof(REVERSAL[0]))));
+        number = number || words_number_value(t[i].w, &v); /* "zoom back to one x" */
+    }
+    if (number) {
+        return false;
+    }
+    json_t *args = json_loads(args_json != NULL ? args_json : "{}", 0, NULL);
+    bool said = json_object_size(args) > 0 && agent_says_a_value_of(args, segment, t, n);
+    json_decref(args);
+    json_t *keys = reversal && !said && n < 48 ? agent_undo_snapshot(a, tool) : NULL;
+    int32_t at = -1;
+    for (int32_t i = a->log_n - 1; keys != NULL && i >= 0 && at < 0; i--) {
+        const struct action_entry *e = &a->log[i];
+        const char *key;
+        json_t *v;
+        json_object_foreach(e->snapshot, key, v) {
+            if (e->kind == PIPIT_UNDO_KEYS && e->utt != a->utt_seq &&
+                json_object_get(keys, key) != NULL) {
+                at = i;
+            }
+        }
+    }
+    json_decref(keys);
+    if (at < 0) {
+        return false;
+    }
+    revert_at(a, tb, at);
     return true;
 }
 

@@ -20,6 +20,21 @@ void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count);
  * False (nothing done) when the phrase has no word of the pack. */
 bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *phrase, size_t len);
 
+/* The model's call of `tool` on a segment that asks for the earlier state ("hmm no, I prefer the
+ * flash the way I had it" -> set_flash(mode="off"), "gimme the old zoom" -> a zoom step out):
+ * when the segment says a word of reversal (undo, revert, before, previous, earlier, "back" of
+ * a state: "set it back", "back to ...", "back the way ...", not "zoom back a step";
+ * original, restore, mistake, wrong, forget, scrap, cancel, "get rid", "had", prefer(red),
+ * liked, changed; not a word of the tool's own name: "cancel the timer"), no number (digits or
+ * words) and none of the call's values, the newest logged action of an earlier turn on one of the
+ * tool's undo keys is reverted instead, and true is returned (the call does not run). The person
+ * asked for what was, not for the value the model guessed. */
+bool agent_undo_instead(struct pipit_agent *a,
+                        struct turn_build *tb,
+                        int32_t tool,
+                        const char *segment,
+                        const char *args_json);
+
 /* Snapshot the undo keys of `tool` from the device state (NULL when not applicable). */
 json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool);
 

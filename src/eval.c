@@ -1662,7 +1662,10 @@ void eval_score_router_and_refusals(const json_t *turn,
      * router's, and no new action */
     bool model_undo = false;
     for (size_t k = 0; k < t->n_calls; k++) {
-        bool is_undo = strcmp(t->calls[k].tool, "undo") == 0;
+        /* the model's undo: its call of the built-in undo, or a call the harness turned into
+         * an undo of the earlier state (code "undo_instead", never executed) */
+        bool is_undo =
+            strcmp(t->calls[k].tool, "undo") == 0 || strcmp(t->calls[k].code, "undo_instead") == 0;
         model_undo = model_undo || is_undo;
         rec->new_action = rec->new_action || (!is_undo && call_succeeded(&t->calls[k]));
         /* on a turn marked undo, undo() is the outcome the turn asks for (judged by the state),

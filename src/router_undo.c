@@ -32,21 +32,23 @@ static const char *const UNDO_VERBS[] = {"undo", "revert", "roll back", "rollbac
  * the last change"): alone, or with another object, they are other commands ("cancel the
  * timer", "reverse camera", "restore defaults"). */
 static const char *const OBJECT_VERBS[] = {
-    "reverse", "cancel", "scrap",    "scratch",    "drop",  "forget", "restore", "take back",
-    "ditch",   "lose",   "back out", "bring back", "reset", "rewind", "scrub",   "nix"};
+    "reverse", "cancel",    "scrap", "scratch", "drop",      "forget",
+    "restore", "take back", "ditch", "lose",    "back out",  "bring back",
+    "reset",   "rewind",    "scrub", "nix",     "get rid of"};
 
 /* Verbs of OBJECT_VERBS that take "that"/"this" but not "it": "cancel it" may mean the timer
  * or the recording; "forget it" is a retraction of its own (RETRACT_PHRASES). */
-static const char *const NO_IT_VERBS[] = {"cancel", "scrap", "scratch", "drop",  "forget",
-                                          "ditch",  "reset", "rewind",  "scrub", "nix"};
+static const char *const NO_IT_VERBS[] = {"cancel", "scrap", "scratch",   "drop",
+                                          "forget", "ditch", "reset",     "rewind",
+                                          "scrub",  "nix",   "get rid of"};
 
 /* Pronouns that point at the last action. */
 static const char *const UNDO_PRONOUNS[] = {"that", "this", "it"};
 
 /* Determiners and adjectives of "the last change", "my previous command". */
 static const char *const UNDO_DETS[] = {"the", "my", "your", "that", "this"};
-static const char *const UNDO_ADJS[] = {"most recent", "last",   "previous",
-                                        "latest",      "recent", "old"};
+static const char *const UNDO_ADJS[] = {"most recent", "last",    "previous", "latest", "recent",
+                                        "old",         "earlier", "original", "prior",  "former"};
 
 /* Nouns for an action: "the last change", "that one", "the previous settings". */
 static const char *const UNDO_NOUNS[] = {
@@ -66,6 +68,10 @@ static const char *const UNDO_TOO[] = {"too", "as well", "also"};
 
 /* Objects that are whole phrases. */
 static const char *const UNDO_OBJECT_PHRASES[] = {
+    "whatever you just did",
+    "whatever you did",
+    "whatever you just changed",
+    "whatever you changed",
     "what you just did",
     "what you did",
     "what you just changed",
@@ -255,6 +261,10 @@ static const char *const FILLERS[] = {
     "um",
     "uh",
     "hm",
+    "ach",
+    "argh",
+    "gah",
+    "bah",
     "hmmm",
     "umm",
     "hmm",
@@ -570,6 +580,9 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
         return 0;
     }
     size_t j = lo + v;
+    if (j + 1 < hi && (is_word(w, j, "just") || is_word(w, j, "only"))) {
+        j++; /* "cancel just that latest change" */
+    }
     if (j == hi) {
         return bare_ok ? 1 : 0;
     }
@@ -598,7 +611,7 @@ static const char *const COMMENTARY[] = {
     "too",    "wrong", "ugh",       "oops",   "mistake",  "terrible",  "awful", "ugly",
     "hate",   "nope",  "like",      "liked",  "prefer",   "preferred", "old",   "previous",
     "missed", "bad",   "hmm",       "meh",    "need",     "needed",    "still", "yet",
-    "wanted", "meant", "after all", "dont",   "shouldnt", "thats",
+    "wanted", "meant", "after all", "dont",   "shouldnt", "thats",     "its",
 };
 
 /* After an undo turn, these ask for one more ("undo that" ... "and that too"). */

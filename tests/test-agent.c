@@ -2437,6 +2437,39 @@ static void test_open_question_not_acted(void **state) {
     teardown_fx(&fx);
 }
 
+/* A call of the model on a segment that asks for the earlier state, with none of its values
+ * said, reverts the newest logged action on the tool's keys instead of running: "I prefer the
+ * flash the way I had it" -> set_flash(mode="auto") would have been a guess. A value said
+ * ("back to auto") or a direction ("zoom back a step") runs. */
+static void test_undo_instead_of_a_guess(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_flash(mode=\"on\")");
+    script_call(&fx, "set_flash(mode=\"auto\")");
+    script_call(&fx, "set_flash(mode=\"auto\")");
+    script_call(&fx, "set_zoom(level=3)");
+    script_call(&fx, "adjust_zoom(direction=\"out\")");
+    pipit_turn_free(turn(&fx, "flash on"));
+    struct pipit_turn *t = turn(&fx, "hmm, I prefer the flash the way I had it");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].code, "undo_instead");
+    assert_false(t->calls[0].executed);
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "set the flash back to auto");
+    assert_false(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "flash", "\"auto\"");
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "zoom to 3"));
+    t = turn(&fx, "zoom back a step");
+    assert_false(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Right after a question the state answered, "what about the grid?" and "and the timer?" ask
  * the same of another key; "what about 3x?" asks for something (the model's); without a
  * question before, "what about the grid?" is the model's too. */
@@ -6000,6 +6033,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_undo_restore_named),
         cmocka_unit_test(test_what_about_after_question),
+        cmocka_unit_test(test_undo_instead_of_a_guess),
         cmocka_unit_test(test_tag_question),
         cmocka_unit_test(test_step_direction_said),
         cmocka_unit_test(test_name_copied_short),

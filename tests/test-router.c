@@ -180,6 +180,10 @@ static const struct undo_case UNDO_CASES[] = {
     {"rewind 10 seconds", false},
     {"wait, no, I want the old quality, scratch that change", true},
     {"nah, as you were", true},
+    {"ach, it's distracting. get rid of whatever you just did", true},
+    {"get rid of it", false}, /* the photo? */
+    {"hm, the lock was a mistake. cancel just that latest change", true},
+    {"kindly restore the earlier setting", true},
     {"too much glare, set them back how they were", true},
     {"wait, I'm still reading! put things as they were", true},
     {"return them to how they were", true},
