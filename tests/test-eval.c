@@ -695,7 +695,8 @@ static const char *MEASURED_SET =
     "{\"user\": \"undo\", \"undo\": true, \"expect\": [], \"state\": {\"zoom\": 1}},"
     "{\"user\": \"flash on\", \"expect\": [{\"tool\": \"set_flash\", \"args\": {\"mode\": "
     "\"on\"}}]},"
-    "{\"user\": \"I liked it better a second ago\", \"undo\": true, \"expect\": [], \"state\": "
+    "{\"user\": \"I liked it more a minute back\", \"undo\": true, \"expect\": [], "
+    "\"state\": "
     "{\"flash\": \"off\"}}]}\n"
     /* s3: out of range: zoom 50x tried and refused; a focus point off the frame (two numbers:
      * which is which is the model's, so no guard puts the person's back) bent into the frame */
