@@ -413,7 +413,10 @@ bool agent_undo_instead(struct pipit_agent *a,
         reversal =
             reversal || (!own && (back || words_in_list(t[i].w, REVERSAL,
                                                         sizeof(REVERSAL) / sizeof(REVERSAL[0]))));
-        number = number || words_number_value(t[i].w, &v); /* "zoom back to one x" */
+        /* "zoom back to one x" says a number; "set that one back" does not */
+        static const char *const ONE_OF[] = {"that", "this", "the", "which", "last", "other"};
+        bool pronoun = strcmp(t[i].w, "one") == 0 && i > 0 && words_in_list(t[i - 1].w, ONE_OF, 6);
+        number = number || (!pronoun && words_number_value(t[i].w, &v));
     }
     if (number) {
         return false;

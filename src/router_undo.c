@@ -607,11 +607,12 @@ static int32_t undo_words(const struct toks *w, size_t lo, size_t hi) {
 /* Words of a clause beside an undo request that only says why ("take that back, portrait was
  * better", "ugh, too dark, go back"). */
 static const char *const COMMENTARY[] = {
-    "was",    "were",  "looked",    "seemed", "looks",    "better",    "worse", "fine",
-    "too",    "wrong", "ugh",       "oops",   "mistake",  "terrible",  "awful", "ugly",
-    "hate",   "nope",  "like",      "liked",  "prefer",   "preferred", "old",   "previous",
-    "missed", "bad",   "hmm",       "meh",    "need",     "needed",    "still", "yet",
-    "wanted", "meant", "after all", "dont",   "shouldnt", "thats",     "its",
+    "was",    "were",   "looked",    "seemed", "looks",    "better",    "worse", "fine",
+    "too",    "wrong",  "ugh",       "oops",   "mistake",  "terrible",  "awful", "ugly",
+    "hate",   "nope",   "like",      "liked",  "prefer",   "preferred", "old",   "previous",
+    "missed", "bad",    "hmm",       "meh",    "need",     "needed",    "still", "yet",
+    "wanted", "meant",  "after all", "dont",   "shouldnt", "thats",     "its",   "came",
+    "went",   "turned", "ended",     "weird",  "strange",  "odd",
 };
 
 /* After an undo turn, these ask for one more ("undo that" ... "and that too"). */

@@ -2447,6 +2447,8 @@ static void test_undo_instead_of_a_guess(void **state) {
     setup_with(&fx, NULL);
     script_call(&fx, "set_flash(mode=\"on\")");
     script_call(&fx, "set_flash(mode=\"auto\")");
+    script_call(&fx, "set_flash(mode=\"on\")");
+    script_call(&fx, "set_flash(mode=\"auto\")");
     script_call(&fx, "set_flash(mode=\"auto\")");
     script_call(&fx, "set_zoom(level=3)");
     script_call(&fx, "adjust_zoom(direction=\"out\")");
@@ -2456,6 +2458,11 @@ static void test_undo_instead_of_a_guess(void **state) {
     assert_int_equal(t->n_calls, 1);
     assert_string_equal(t->calls[0].code, "undo_instead");
     assert_false(t->calls[0].executed);
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "flash on"));
+    t = turn(&fx, "only the flash - set that one back to what it was"); /* "one": no number */
+    assert_true(t->flags & PIPIT_TURN_UNDO);
     assert_state(&fx, "flash", "\"off\"");
     pipit_turn_free(t);
     t = turn(&fx, "set the flash back to auto");

@@ -184,6 +184,7 @@ static const struct undo_case UNDO_CASES[] = {
     {"get rid of it", false}, /* the photo? */
     {"hm, the lock was a mistake. cancel just that latest change", true},
     {"kindly restore the earlier setting", true},
+    {"The pictures came out grainy. Kindly restore the earlier setting.", true},
     {"too much glare, set them back how they were", true},
     {"wait, I'm still reading! put things as they were", true},
     {"return them to how they were", true},
