@@ -247,18 +247,25 @@ static char *no_tool_sentence(const struct pipit_agent *a, const struct turn_bui
     return render_no_tool_sentence(seg, at == ROUTER_NO_VERB ? NULL : seg + at);
 }
 
+/* A call the harness did not run, for a reason: `code` and `message` say which; no data. */
+static void not_run(struct pipit_call_record *rec, const char *code, const char *message) {
+    rec->status = PIPIT_OK;
+    rec->executed = false;
+    rec->ok = false;
+    pipit_format(rec->code, sizeof(rec->code), "%s", code);
+    pipit_format(rec->message, sizeof(rec->message), "%s", message);
+    if (rec->data_json == NULL) {
+        rec->data_json = agent_strdup("{}");
+    }
+}
+
 /* The model chose the grammar's "none of these tools" outcome (`none()`, docs/grammar.md): no
  * tool runs and the sentence says honestly that this tool set cannot do it. */
 static void
 model_none(const struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
     char *s = no_tool_sentence(a, tb);
-    rec->status = PIPIT_OK;
-    rec->executed = false;
-    rec->ok = false;
-    pipit_format(rec->code, sizeof(rec->code), "%s", RENDER_NO_TOOL);
-    pipit_format(rec->message, sizeof(rec->message), "none of the tools does this");
+    not_run(rec, RENDER_NO_TOOL, "none of the tools does this");
     rec->args_json = rec->args_json != NULL ? rec->args_json : agent_strdup("{}");
-    rec->data_json = agent_strdup("{}");
     rec->sentence = s != NULL ? s : agent_strdup(render_no_action_sentence());
     agent_say(tb, rec->sentence);
 }
@@ -271,12 +278,7 @@ static void keep_question(struct pipit_agent *a,
                           struct pipit_call_record *rec,
                           int32_t tool) {
     tb->turn->flags |= PIPIT_TURN_QUESTION_KEPT;
-    rec->status = PIPIT_OK;
-    rec->executed = false;
-    rec->ok = false;
-    pipit_format(rec->code, sizeof(rec->code), "question");
-    pipit_format(rec->message, sizeof(rec->message), "a question does not act");
-    rec->data_json = agent_strdup("{}");
+    not_run(rec, "question", "a question does not act");
     /* and what the state says about the one key that call would have set, when the
      * question names it ("did I leave the flash on?" -> "The flash is on auto.") */
     char said[384] = "That sounded like a question, so I didn't change anything.";
@@ -1225,13 +1227,8 @@ static bool handle_call(struct pipit_agent *a,
             tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
             const char *nf = pipit_toolset_failure_template(a->ts, (size_t)named, "not_found");
             pipit_format(rec->tool, sizeof(rec->tool), "%s", a->ts->tools[named].name);
-            rec->status = PIPIT_OK;
-            rec->executed = false;
-            rec->ok = false;
+            not_run(rec, "not_found", "no one item to act on");
             rec->args_json = agent_strdup("{}");
-            rec->data_json = agent_strdup("{}");
-            pipit_format(rec->code, sizeof(rec->code), "not_found");
-            pipit_format(rec->message, sizeof(rec->message), "no one item to act on");
             rec->sentence =
                 agent_strdup(nf != NULL && strchr(nf, '{') == NULL
                                  ? nf
@@ -1319,12 +1316,7 @@ static bool handle_call(struct pipit_agent *a,
         agent_undo_instead(a, tb, tool, tb->segment, call.args_json)) {
         /* "I prefer the flash the way I had it" -> set_flash(off): the earlier state, from the
          * log, not the value the model guessed */
-        rec->status = PIPIT_OK;
-        rec->executed = false;
-        rec->ok = false;
-        pipit_format(rec->code, sizeof(rec->code), "undo_instead");
-        pipit_format(rec->message, sizeof(rec->message), "the earlier state was asked for");
-        rec->data_json = agent_strdup("{}");
+        not_run(rec, "undo_instead", "the earlier state was asked for");
         pipit_call_clear(&call);
         return true;
     }
@@ -1338,14 +1330,9 @@ static bool handle_call(struct pipit_agent *a,
          * "drive to Narnia" -> a 9-minute timer: a number nobody said for a setting nobody
          * named */
         tb->turn->flags |= PIPIT_TURN_NOT_ASKED;
-        rec->status = PIPIT_OK;
-        rec->executed = false;
-        rec->ok = false;
-        pipit_format(rec->code, sizeof(rec->code), "not_asked");
-        pipit_format(rec->message, sizeof(rec->message), "%s",
-                     number_guess ? "a number nobody said for a setting nobody named"
-                                  : "a switch nobody named");
-        rec->data_json = agent_strdup("{}");
+        not_run(rec, "not_asked",
+                number_guess ? "a number nobody said for a setting nobody named"
+                             : "a switch nobody named");
         char said[320];
         pipit_format(said, sizeof(said),
                      "I'm not sure what you meant by \"%s\", so nothing changed.", tb->segment);
