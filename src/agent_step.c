@@ -259,6 +259,31 @@ static void not_run(struct pipit_call_record *rec, const char *code, const char 
     }
 }
 
+/* "is wifi on?" ... "ok turn it off": right after a question of one key, "it" (or "that") is
+ * that key. `out` receives the segment with its first "it" / "that" as the key's words
+ * ("ok turn wifi off"), for the rules that find a switch by name; false when no key was asked
+ * about or the segment says no such pronoun. */
+static bool
+it_is_asked_key(const struct pipit_agent *a, const char *segment, char *out, size_t size) {
+    if (a->asked_key[0] == '\0' || segment == NULL) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < n && n < GUARD_MAX_TOKENS; i++) {
+        if (strcmp(t[i].w, "it") == 0 || strcmp(t[i].w, "that") == 0) {
+            char key[sizeof(a->asked_key)];
+            pipit_format(key, sizeof(key), "%s", a->asked_key);
+            for (char *p = key; *p != '\0'; p++) {
+                *p = *p == '_' ? ' ' : *p;
+            }
+            pipit_format(out, size, "%.*s%s%s", (int)t[i].start, segment, key, segment + t[i].end);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The model chose the grammar's "none of these tools" outcome (`none()`, docs/grammar.md): no
  * tool runs and the sentence says honestly that this tool set cannot do it. */
 static void
@@ -1171,7 +1196,10 @@ static bool handle_call(struct pipit_agent *a,
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
+    char named_it[ROUTER_MAX_SEGMENT + 64];
     if (model && (agent_verb_pair_tool(a->ts, tool, tb->segment, &call) ||
+                  (it_is_asked_key(a, tb->segment, named_it, sizeof(named_it)) &&
+                   agent_choose_tool_by_value(a->ts, tool, named_it, &call)) ||
                   agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_restore_time_span(a->ts, tool, tb->segment, &call) ||

@@ -2536,6 +2536,27 @@ static void test_tag_question(void **state) {
     teardown_fx(&fx);
 }
 
+/* Right after "is the grid on?", "ok turn it off" switches the grid, whatever other switch
+ * the model chose; after an action, "it" is the model's to read. */
+static void test_it_is_the_asked_key(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_grid(enabled=true)");
+    script_call(&fx, "set_flash(mode=\"on\")"); /* the model's "it" after "is the grid on?" */
+    pipit_turn_free(turn(&fx, "grid on"));
+    struct pipit_turn *t = turn(&fx, "is the grid on?");
+    assert_true(t->flags & PIPIT_TURN_STATE_ANSWER);
+    pipit_turn_free(t);
+    t = turn(&fx, "ok turn it off");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_grid");
+    assert_state(&fx, "grid", "false");
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "restore the zoom to what it was" names the zoom; right after an undo, "and the flash too"
  * reverts the flash as well; "the previous zoom" names it by an adjective of the earlier state;
  * no tool runs. */
@@ -6040,6 +6061,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_undo_restore_named),
         cmocka_unit_test(test_what_about_after_question),
+        cmocka_unit_test(test_it_is_the_asked_key),
         cmocka_unit_test(test_undo_instead_of_a_guess),
         cmocka_unit_test(test_tag_question),
         cmocka_unit_test(test_step_direction_said),
