@@ -2722,14 +2722,11 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
                                             "last", "a",    "first", "another", "next"};
     for (size_t i = 0; i < n; i++) {
         int v = 0;
-        size_t l = strlen(tok[i].w);
         bool pronoun =
             strcmp(tok[i].w, "one") == 0 &&
             ((i > 0 && says_any(tok + i - 1, 1, ONE_AFTER, N_OF(ONE_AFTER))) ||
              (i + 1 < n && (strcmp(tok[i + 1].w, "else") == 0 || strcmp(tok[i + 1].w, "of") == 0)));
-        if ((words_number_value(tok[i].w, &v) && !pronoun) ||
-            (l >= 5 &&
-             (strcmp(tok[i].w + l - 2, "er") == 0 || strcmp(tok[i].w + l - 3, "est") == 0))) {
+        if ((words_number_value(tok[i].w, &v) && !pronoun) || words_is_comparative(tok[i].w)) {
             return false; /* "ten", "a dozen"; "brighter", "warmest": a comparative */
         }
     }

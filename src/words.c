@@ -336,3 +336,45 @@ bool words_contains(const char *text, const char *mark) {
     }
     return false;
 }
+
+bool words_is_comparative(const char *w) {
+    static const char *const ADJ[] = {
+        "bright", "dark",  "dim",   "warm",  "cool",  "cold",   "hot",    "loud",  "quiet",
+        "soft",   "fast",  "slow",  "quick", "high",  "low",    "big",    "small", "wide",
+        "close",  "near",  "far",   "long",  "short", "strong", "weak",   "light", "heavy",
+        "sharp",  "deep",  "tight", "loose", "thick", "thin",   "clear",  "large", "tiny",
+        "early",  "late",  "easy",  "busy",  "noisy", "hard",   "gentle", "rich",  "mild",
+        "fine",   "nice",  "safe",  "calm",  "dry",   "wet",    "full",   "old",   "new",
+        "young",  "fresh", "clean", "dirty", "cheap", "soon",   "great",  "good",  "bad"};
+    size_t l = w != NULL ? strlen(w) : 0;
+    size_t cut = l > 4 && strcmp(w + l - 2, "er") == 0    ? 2
+                 : l > 5 && strcmp(w + l - 3, "est") == 0 ? 3
+                                                          : 0;
+    if (cut == 0 || l - cut >= 32) {
+        return false;
+    }
+    char stem[40];
+    size_t s = l - cut;
+    memcpy(stem, w, s);
+    stem[s] = '\0';
+    for (int form = 0; form < 4; form++) {
+        char c[40];
+        memcpy(c, stem, s + 1);
+        if (form == 1 && s >= 2 && stem[s - 1] == stem[s - 2]) {
+            c[s - 1] = '\0'; /* "dimmer" -> "dim", "bigger" -> "big" */
+        } else if (form == 2 && s + 1 < sizeof(c)) {
+            c[s] = 'e'; /* "closer" -> "close" */
+            c[s + 1] = '\0';
+        } else if (form == 3 && s >= 1 && stem[s - 1] == 'i') {
+            c[s - 1] = 'y'; /* "easier" -> "easy" */
+        } else if (form != 0) {
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(ADJ) / sizeof(ADJ[0]); k++) {
+            if (strcmp(c, ADJ[k]) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}

@@ -80,6 +80,12 @@ size_t words_count(const char *phrase);
  * mark, a too-long word, or does not fit. */
 bool words_normalize(const char *text, size_t max_words, char *out, size_t size, size_t *n_words);
 
+/* Whether lowercase `w` is the comparative or superlative of a common adjective of settings
+ * ("brighter", "dimmer", "closer", "easier", "warmest"): its stem, less "er"/"est" (a doubled
+ * consonant once, a final "e" or "y" put back), is one of them. "filter", "water" and "timer"
+ * are not. */
+bool words_is_comparative(const char *w);
+
 /* A word of a tool's name that says what is done, not to what ("set", "switch", "take",
  * "record", "the"): "switch_camera" is about the camera. Lowercase. Used by the state
  * questions (ask.c) and the "what can you do?" answer (smalltalk.c). */

@@ -4027,6 +4027,7 @@ static void test_number_guessed(void **state) {
         {"frame the cake table", "set_jpeg_quality(quality=80)", true},
         {"wow look at that view", "set_zoom(level=1)", true}, /* "that" is no follow-up */
         {"so peaceful, no one else around", "set_timer(seconds=0)", true}, /* "one": a pronoun */
+        {"can you add a sepia filter?", "set_timer(seconds=35)", true},    /* "filter": no "-er" */
         {"do it", "set_zoom(level=2)", false},
         {"timer please", "set_timer(seconds=3)", false},        /* names the timer */
         {"make it ten", "set_timer(seconds=10)", false},        /* a number in words */

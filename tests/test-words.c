@@ -93,10 +93,31 @@ static void test_word_match(void **state) {
     assert_true(cut);
 }
 
+/* Comparatives of setting adjectives, and nouns that only end like one. */
+static void test_comparative(void **state) {
+    (void)state;
+    static const char *const YES[] = {"brighter", "dimmer",  "closer", "easier",
+                                      "warmest",  "quieter", "bigger", "lower"};
+    static const char *const NO[] = {"filter", "water", "timer", "shutter", "printer",
+                                     "never",  "after", "other", "er",      "best"};
+    for (size_t i = 0; i < sizeof(YES) / sizeof(YES[0]); i++) {
+        if (!words_is_comparative(YES[i])) {
+            fail_msg("%s should be a comparative", YES[i]);
+        }
+    }
+    for (size_t i = 0; i < sizeof(NO) / sizeof(NO[0]); i++) {
+        if (words_is_comparative(NO[i])) {
+            fail_msg("%s should not be a comparative", NO[i]);
+        }
+    }
+    assert_false(words_is_comparative(NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_word_tokens),
         cmocka_unit_test(test_word_match),
+        cmocka_unit_test(test_comparative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
