@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void agent_followup_remember(struct pipit_agent *a, int32_t tool, const json_t *args, bool ok) {
     a->last_ok = ok;
@@ -457,6 +458,109 @@ static bool other_place(const struct pipit_agent *a, const char *segment, struct
     return put_call(t_last, args, out);
 }
 
+/* The segment's words less fillers at both ends, as tokens [*lo, *hi). */
+static size_t core_words(const char *segment, struct words_tok *t, size_t cap, size_t *lo) {
+    /* not "no": "no daylight please" asks for none of it */
+    static const char *const FILL[] = {"ok",    "okay",   "and",  "now",    "actually", "well",
+                                       "right", "please", "pls",  "just",   "then",     "go",
+                                       "oh",    "hmm",    "um",   "rather", "instead",  "wait",
+                                       "sorry", "thanks", "yeah", "yes",    "so",       "maybe"};
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, cap);
+    if (n == cap) {
+        return 0;
+    }
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, FILL, sizeof(FILL) / sizeof(FILL[0]))) {
+        i++;
+    }
+    while (n > i && words_in_list(t[n - 1].w, FILL, sizeof(FILL) / sizeof(FILL[0]))) {
+        n--;
+    }
+    *lo = i;
+    return n;
+}
+
+/* "all the way" after "open the blinds halfway": to the end of the range the last action moved
+ * toward (the log's value before it against the state now). */
+static bool all_the_way(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const ALL[] = {"all the way", "the whole way",     "fully",    "completely",
+                                      "to the end",  "as far as it goes", "all of it"};
+    struct words_tok t[16];
+    size_t lo = 0, hi = core_words(segment, t, 16, &lo);
+    bool said = false;
+    for (size_t k = 0; k < sizeof(ALL) / sizeof(ALL[0]) && !said; k++) {
+        said =
+            hi > lo && words_match(t, hi, lo, ALL[k]) == hi - lo && words_count(ALL[k]) == hi - lo;
+    }
+    const struct action_entry *e = NULL;
+    for (int32_t i = a->log_n - 1; said && i >= 0 && e == NULL; i--) {
+        e = a->log[i].tool == a->last_tool && a->log[i].snapshot != NULL ? &a->log[i] : NULL;
+    }
+    if (e == NULL || a->dev == NULL || !a->last_ok) {
+        return false;
+    }
+    json_t *now = a->dev->ops->get_state(a->dev->self);
+    int dir = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(e->snapshot, key, v) {
+        json_t *w = json_object_get(now, key);
+        if (json_is_number(v) && json_is_number(w) &&
+            json_number_value(w) != json_number_value(v)) {
+            int d = json_number_value(w) > json_number_value(v) ? 1 : -1;
+            dir = dir == 0 || dir == d ? d : 2; /* two keys two ways: not clear */
+        }
+    }
+    json_decref(now);
+    return (dir == 1 || dir == -1) && bound_call(a, dir == 1, out);
+}
+
+/* "actually purple" after "make the bedroom light blue": one string value of the last tool's
+ * enum arguments, said alone (fillers and "make it", "how about", "try", "change it to" aside),
+ * is the last call with that value. */
+static bool
+value_instead(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const LEADS[] = {"make it", "make that",    "how about",    "what about",
+                                        "try",     "change it to", "switch it to", "set it to",
+                                        "go with", "lets do",      "i meant",      "i mean"};
+    if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
+        return false;
+    }
+    struct words_tok t[16];
+    size_t lo = 0, hi = core_words(segment, t, 16, &lo);
+    for (size_t k = 0; k < sizeof(LEADS) / sizeof(LEADS[0]) && hi > lo; k++) {
+        size_t m = words_match(t, hi, lo, LEADS[k]);
+        if (m == words_count(LEADS[k]) && lo + m < hi) {
+            lo += m;
+            break;
+        }
+    }
+    if (hi <= lo) {
+        return false;
+    }
+    char said[128];
+    pipit_format(said, sizeof(said), "%.*s", (int)(t[hi - 1].end - t[lo].start),
+                 segment + t[lo].start);
+    const struct pipit_tool *last = &a->ts->tools[a->last_tool];
+    for (size_t i = 0; last->params != NULL && i < last->params->n_props; i++) {
+        const struct pipit_schema *s = last->params->props[i].schema;
+        for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+            char v[128];
+            pipit_format(v, sizeof(v), "%s", s->enum_str[e]);
+            for (char *p = v; *p != '\0'; p++) {
+                *p = *p == '_' || *p == '-' ? ' ' : *p;
+            }
+            if (strcasecmp(v, said) == 0 &&
+                json_is_string(json_object_get(a->last_args, last->params->props[i].name))) {
+                json_t *args = json_deep_copy(a->last_args);
+                json_object_set_new(args, last->params->props[i].name, json_string(s->enum_str[e]));
+                return put_call(last, args, out);
+            }
+        }
+    }
+    return false;
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     enum router_followup kind = router_followup(a->router, segment);
@@ -486,7 +590,8 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
         return put_call(last, args, out);
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
-        return other_place(a, segment, out); /* "the other side too" */
+        return other_place(a, segment, out) || /* "the other side too" */
+               all_the_way(a, segment, out) || value_instead(a, segment, out);
     }
     if (kind == ROUTER_FOLLOWUP_NUMBER) {
         return number_call(a, segment, out);

@@ -2628,6 +2628,34 @@ static void test_undo_named(void **state) {
  * zoom step and "the other way" turns it round without a model call; "another" repeats a photo;
  * "try again" retries a failed call; "again" after a setting that succeeded (it would change
  * nothing) and a follow-up after an undo go to the model. */
+/* "all the way" after a setting goes to the end of the range it moved toward; a value of the
+ * last tool said alone ("actually cloudy", "make it night") is the last call with it; "no
+ * daylight" is no such value. No model call for either. */
+static void test_followup_all_the_way_and_value(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    script_call(&fx, "set_zoom(level=3)");
+    script_call(&fx, "set_white_balance(mode=\"daylight\")");
+    script_call(&fx, "set_grid(enabled=true)"); /* the model's for "no cloudy please" */
+    pipit_turn_free(turn(&fx, "zoom to 3"));
+    struct pipit_turn *t = turn(&fx, "all the way");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_null(t->model_text);
+    assert_state(&fx, "zoom", "10.0");
+    pipit_turn_free(t);
+    pipit_turn_free(turn(&fx, "white balance daylight"));
+    t = turn(&fx, "hmm actually cloudy");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_null(t->model_text);
+    assert_state(&fx, "white_balance", "\"cloudy\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "no cloudy please");
+    assert_false(t->flags & PIPIT_TURN_FOLLOW_UP);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 static void test_followup_last_action(void **state) {
     (void)state;
     struct fixture fx;
@@ -6130,6 +6158,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_question_kept_names_its_key),
         cmocka_unit_test(test_not_asked_noop),
         cmocka_unit_test(test_followup_last_action),
+        cmocka_unit_test(test_followup_all_the_way_and_value),
         cmocka_unit_test(test_tool_by_value),
         cmocka_unit_test(test_followup_after_a_setting),
         cmocka_unit_test(test_tool_by_number_and_make_it),
