@@ -641,7 +641,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         agent_say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
-    } else if (!example_says(a, utt) &&
+    } else if ((!example_says(a, utt) || router_undo_retraction(utt)) &&
                ((undo_n = router_undo_count(utt)) > 0 ||
                 (a->last_undo && (undo_n = router_undo_followup(utt)) > 0))) {
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
@@ -724,7 +724,8 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             }
             t->n_steps++;
             a->turn_seq += i > 0; /* each segment is a request of its own for undo */
-            if (!example_says(a, segs[i]) && (undo_n = router_undo_count(segs[i])) > 0) {
+            if ((!example_says(a, segs[i]) || router_undo_retraction(segs[i])) &&
+                (undo_n = router_undo_count(segs[i])) > 0) {
                 agent_undo(a, &tb, undo_n);
                 continue;
             }

@@ -96,6 +96,11 @@ bool router_undo_named(const struct router *r,
                        size_t *at,
                        size_t *len);
 
+/* Whether the whole utterance is a retraction ("never mind", "forget it", "scratch that", "I
+ * changed my mind"; "please", "ok", "oh" aside): an undo even where a pack's example has the
+ * same words with more after them ("never mind the countdown"). */
+bool router_undo_retraction(const char *utterance);
+
 /* router_undo_count(utterance) > 0. */
 bool router_is_undo(const char *utterance);
 

@@ -924,6 +924,30 @@ int32_t router_undo_followup(const char *utterance) {
     return undo_tokens(&ts, 0, ts.n, true) > 0 || undo_tokens(&ts, 0, ts.n, false) > 0 ? 1 : 0;
 }
 
+bool router_undo_retraction(const char *utterance) {
+    struct toks ts;
+    if (!undo_tokenize(utterance, &ts)) {
+        return false;
+    }
+    struct toks w; /* words only */
+    w.n = 0;
+    w.len = ts.len;
+    for (size_t i = 0; i < ts.n; i++) {
+        if (ts.t[i].kind == WORDS_WORD) {
+            w.t[w.n++] = ts.t[i];
+        }
+    }
+    static const char *const POLITE[] = {"please", "ok", "okay", "oh", "ah", "um", "hmm", "pipit"};
+    size_t lo = 0, hi = w.n;
+    while (lo < hi && match_any(&w, lo, hi, POLITE, COUNT(POLITE)) == 1) {
+        lo++;
+    }
+    while (hi > lo && match_any(&w, hi - 1, hi, POLITE, COUNT(POLITE)) == 1) {
+        hi--;
+    }
+    return hi > lo && match_longest(&w, lo, hi, RETRACT_PHRASES, COUNT(RETRACT_PHRASES)) == hi - lo;
+}
+
 bool router_is_undo(const char *utterance) {
     return router_undo_count(utterance) > 0;
 }

@@ -5036,7 +5036,8 @@ static void test_example_says_undo_phrase(void **state) {
         "{\"type\": \"function\", \"function\": {\"name\": \"return_to_dock\", \"description\": "
         "\"Send the mower home\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}, "
         "\"pipit\": {\"effect\": {\"set\": {\"status\": \"docked\"}}, \"examples\": [{\"say\": "
-        "\"go back to the dock\", \"args\": {}}]}}]}";
+        "\"go back to the dock\", \"args\": {}}, {\"say\": \"never mind the mowing\", "
+        "\"args\": {}}]}}]}";
     struct fixture fx;
     setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
     script_call(&fx, "return_to_dock()");
@@ -5045,6 +5046,13 @@ static void test_example_says_undo_phrase(void **state) {
     assert_int_equal(t->n_calls, 1);
     assert_string_equal(t->calls[0].tool, "return_to_dock");
     assert_state(&fx, "status", "\"docked\"");
+    pipit_turn_free(t);
+    /* a retraction said whole is an undo, whatever example has its words with more after
+     * them ("never mind" in "never mind the mowing") */
+    t = turn(&fx, "never mind");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "status", "\"mowing\"");
     pipit_turn_free(t);
     teardown_fx(&fx);
     setup_with(&fx, NULL);

@@ -299,6 +299,11 @@ static void test_undo_followup(void **state) {
             fail_msg("followup(\"%s\") should be 0", NO[i] != NULL ? NO[i] : "NULL");
         }
     }
+    assert_true(router_undo_retraction("never mind"));
+    assert_true(router_undo_retraction("oh, forget it please"));
+    assert_false(router_undo_retraction("go back"));
+    assert_false(router_undo_retraction("never mind the timer"));
+    assert_false(router_undo_retraction(NULL));
     /* without an undo before it, "and that too" is no undo */
     assert_int_equal(router_undo_count("and that too"), 0);
     assert_int_equal(router_undo_count("one more"), 0);
