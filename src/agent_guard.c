@@ -1761,6 +1761,98 @@ static bool verb_call(const struct pipit_toolset *ts,
     return true;
 }
 
+/* "walk me to the ferry building" -> "Sorry, I can't do that.": the segment opens (after
+ * "please", "can you", ...) with a verb people use for the words that open the name of exactly
+ * one tool (verbbank.h: "walk me to" for "navigate to", navigate_to; a phrase of two words or
+ * more), that tool takes one required free string that is no identifier, and every other required
+ * argument is an enum one of whose values a word of the segment opens or is ("walk" of "walking"):
+ * the rest of the segment after the verb is the string, less "my", "the", ... */
+static bool bank_call(const struct pipit_toolset *ts,
+                      const char *segment,
+                      const struct words_tok *tok,
+                      size_t n,
+                      size_t *found,
+                      json_t **args) {
+    static const char *const SKIP[] = {"my", "the", "a", "an", "your", "some", "our"};
+    size_t v = skip_openers(tok, n);
+    char norm[256] = "";
+    size_t at = 0;
+    for (size_t k = v; k < n && at + strlen(tok[k].w) + 2 < sizeof(norm); k++) {
+        at += (size_t)snprintf(norm + at, sizeof(norm) - at, "%s%s", k > v ? " " : "", tok[k].w);
+    }
+    size_t hl = 0;
+    const char *head = v < n ? verbbank_lead(norm, &hl) : NULL;
+    if (head == NULL) {
+        return false;
+    }
+    const char *alt[VERBBANK_MAX_ALT + 1];
+    int n_alt = verbbank_alternatives(head, alt);
+    alt[n_alt++] = head;
+    size_t n_found = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        char spaced[96];
+        pipit_format(spaced, sizeof(spaced), "%s", pipit_toolset_tool(ts, i)->name);
+        for (char *p = spaced; *p != '\0'; p++) {
+            *p = *p == '_' || *p == '-' ? ' ' : (char)tolower((unsigned char)*p);
+        }
+        for (int k = 0; k < n_alt && !pipit_toolset_is_cloud(ts, i); k++) {
+            size_t l = strlen(alt[k]); /* a phrase ("navigate to"): one verb is verb_call()'s */
+            if (words_count(alt[k]) >= 2 && strncmp(spaced, alt[k], l) == 0 &&
+                (spaced[l] == '\0' || spaced[l] == ' ')) {
+                *found = i;
+                n_found++;
+                break;
+            }
+        }
+    }
+    size_t r = v + words_count(head);
+    while (r < n && says_any(tok + r, 1, SKIP, N_OF(SKIP))) {
+        r++;
+    }
+    if (n_found != 1 || r >= n) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
+    json_t *made = json_object();
+    size_t n_text = 0;
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        if (!p->required) {
+            continue;
+        }
+        size_t ln = strlen(p->name);
+        if (free_string(p->schema) && !(ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0)) {
+            n_text++;
+            json_object_set_new(
+                made, p->name, json_stringn(segment + tok[r].start, tok[n - 1].end - tok[r].start));
+            continue;
+        }
+        const char *chosen = NULL;
+        for (size_t e = 0; p->schema->type == PIPIT_SCHEMA_STRING && e < p->schema->n_enum; e++) {
+            const char *ev = p->schema->enum_str[e];
+            for (size_t k = 0; k < n && chosen == NULL; k++) {
+                size_t lw = strlen(tok[k].w); /* "drive" opens "driving" less its "e" */
+                lw -= lw >= 4 && tok[k].w[lw - 1] == 'e' ? 1 : 0;
+                chosen = lw >= 3 && strncasecmp(ev, tok[k].w, lw) == 0 ? ev : NULL;
+            }
+            if (chosen != NULL) {
+                break;
+            }
+        }
+        if (chosen == NULL) {
+            json_decref(made);
+            return false; /* "take me to the airport": by which mode is not said */
+        }
+        json_object_set_new(made, p->name, json_string(chosen));
+    }
+    if (n_text != 1) {
+        json_decref(made);
+        return false;
+    }
+    *args = made;
+    return true;
+}
+
 /* "one last photo of the setlist" -> "Sorry, the camera can't do that.": the segment opens
  * (after "please", "ok", ... and "one", "another", "last", "more", "a", "the", ...) with a noun of
  * the name of the one tool that takes no argument ("photo" of take_photo; a plural or a longer
@@ -1906,7 +1998,8 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     if (!((refusal && cant) || wish) || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
         !(value_call(ts, tok, n, -1, NULL, &found, &made) ||
-          verb_call(ts, segment, tok, n, &found, &made) || noun_call(ts, tok, n, &found, &made) ||
+          verb_call(ts, segment, tok, n, &found, &made) ||
+          bank_call(ts, segment, tok, n, &found, &made) || noun_call(ts, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
           bound_call(ts, segment, tok, n, &found, &made) ||
           switch_call(ts, tok, n, -1, &found, &made))) {

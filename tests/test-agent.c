@@ -1767,6 +1767,12 @@ static void test_refusal_verb_names_tool(void **state) {
         {"open the door", NULL, NULL},     /* open_file takes an identifier */
         {"find", NULL, NULL},              /* nothing to find */
         {"what can you find", NULL, NULL}, /* a question word first */
+        /* a verb people use for the words opening a tool's name ("walk me to": "navigate to"),
+         * the mode a word of the segment opens ("drive" of "driving") */
+        {"walk me to the ferry building", "navigate_to",
+         "{\"destination\":\"ferry building\",\"mode\":\"walking\"}"},
+        {"drive me to work", "navigate_to", "{\"destination\":\"work\",\"mode\":\"driving\"}"},
+        {"take me to the airport", NULL, NULL}, /* by which mode is not said */
     };
     run_words_cases(&fx, "Sorry, I can't do that.", cases, sizeof(cases) / sizeof(cases[0]),
                     PIPIT_TURN_TOOL_NAMED);
