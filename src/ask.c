@@ -578,9 +578,6 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
     }
     for (size_t i = 0; i < k->n_keys; i++) {
         struct ask_key *key = &k->keys[i];
-        if (key->type == KEY_OBJECT) {
-            continue; /* no generic sentence says an object's value */
-        }
         add_alias(k, key->words, (int)i, 0);
         char full[PHRASE_CAP];
         pipit_format(full, sizeof(full), "%s", key->name);
@@ -799,6 +796,22 @@ static bool state_template(const struct ask_key *key, const json_t *v, char *buf
     return true;
 }
 
+/* A scalar as words: a string as it is, a number as printed, true / false as on / off. */
+static bool scalar_text(const json_t *v, char *out, size_t size) {
+    if (json_is_string(v)) {
+        pipit_format(out, size, "%s", json_string_value(v));
+    } else if (json_is_integer(v)) {
+        pipit_format(out, size, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        pipit_format(out, size, "%g", json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        pipit_format(out, size, "%s", json_is_true(v) ? "on" : "off");
+    } else {
+        return false;
+    }
+    return out[0] != '\0';
+}
+
 static bool ask_key_sentence(const struct ask_key *key,
                              const json_t *v,
                              enum ask_form form,
@@ -866,10 +879,34 @@ static bool ask_key_sentence(const struct ask_key *key,
             return true;
         }
         case KEY_OBJECT:
-            if (form != ASK_AGAIN || !(json_is_object(v) || json_is_null(v))) {
+            if (!(json_is_object(v) || json_is_null(v))) {
                 return false;
             }
-            pipit_format(buf, size, "%s is back as it was.", noun);
+            if (form == ASK_AGAIN) {
+                pipit_format(buf, size, "%s is back as it was.", noun);
+            } else if (json_object_size(v) == 0) {
+                pipit_format(buf, size, "There's no %s right now.", key->words);
+            } else {
+                /* "The navigation: destination Dolores Park, mode walking, eta min 24." */
+                size_t used = (size_t)snprintf(buf, size, "%s:", noun);
+                const char *f;
+                json_t *fv;
+                size_t shown = 0;
+                json_object_foreach((json_t *)v, f, fv) {
+                    char fw[PHRASE_CAP], val[96];
+                    key_words(f, fw, sizeof(fw));
+                    if (shown == 4 || used >= size || !scalar_text(fv, val, sizeof(val))) {
+                        continue;
+                    }
+                    used += (size_t)snprintf(buf + used, size - used, "%s %s %s",
+                                             shown > 0 ? "," : "", fw, val);
+                    shown++;
+                }
+                if (shown == 0 || used + 2 > size) {
+                    return false;
+                }
+                pipit_format(buf + used, size - used, ".");
+            }
             capitalize(buf);
             return true;
     }

@@ -282,16 +282,23 @@ static void test_sentences(void **state) {
     assert_string_equal(buf, "There's 1 alarm.");
     assert_true(ask_sentence(p.k, "wifi", yes, ASK_AGAIN, buf, sizeof(buf)));
     assert_string_equal(buf, "Wi-Fi is on again.");
-    /* wrong type, unknown key, objects only in ASK_AGAIN form */
+    /* wrong type, unknown key; an object (null: none) in words of its fields */
     assert_false(ask_sentence(p.k, "wifi", none, ASK_NOW, buf, sizeof(buf)));
     assert_string_equal(buf, "");
     assert_false(ask_sentence(p.k, "no_such_key", yes, ASK_NOW, buf, sizeof(buf)));
     json_t *nav = json_object_get(p.state, "navigation");
     assert_non_null(nav); /* null until the phone navigates */
     {
-        assert_false(ask_sentence(p.k, "navigation", nav, ASK_NOW, buf, sizeof(buf)));
+        assert_true(ask_sentence(p.k, "navigation", nav, ASK_NOW, buf, sizeof(buf)));
+        assert_string_equal(buf, "There's no navigation right now.");
         assert_true(ask_sentence(p.k, "navigation", nav, ASK_AGAIN, buf, sizeof(buf)));
         assert_string_equal(buf, "The navigation is back as it was.");
+        json_t *to = json_pack("{s:s, s:s, s:i}", "destination", "Dolores Park", "mode", "walking",
+                               "eta_min", 24);
+        assert_true(ask_sentence(p.k, "navigation", to, ASK_NOW, buf, sizeof(buf)));
+        assert_string_equal(buf,
+                            "The navigation: destination Dolores Park, mode walking, eta min 24.");
+        json_decref(to);
     }
     /* a small buffer cuts, never overflows */
     char tiny[8];
