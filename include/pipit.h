@@ -1240,6 +1240,10 @@ enum pipit_turn_flag {
                                             earlier segment of the turn did, naming none of
                                             its values ("selfie time, flip it around" ->
                                             front, then back): it was not run */
+    PIPIT_TURN_CUT = 1 << 28,             /* the utterance was longer than the model's prompt
+                                            limit: only its last clauses that fit were
+                                            followed, or, when no clause fits, none (the
+                                            sentence asks for fewer words) */
     PIPIT_TURN_FOLLOW_UP = 1 << 19,       /* a segment only followed up the last action
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the

@@ -108,6 +108,7 @@ static const struct {
     {PIPIT_TURN_OPEN_QUESTION, "open_question"},
     {PIPIT_TURN_NEGATED, "negated"},
     {PIPIT_TURN_SAID_TWICE, "said_twice"},
+    {PIPIT_TURN_CUT, "cut"},
 };
 
 static json_t *json_or_string(const char *text) {

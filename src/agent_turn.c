@@ -325,6 +325,15 @@ static bool no_command_inside(const struct pipit_agent *a, const char *utt) {
     return true;
 }
 
+/* Tokens the turn's tail needs for `utterance` with a short answer (the state line, words,
+ * header), or -1. */
+static int32_t utterance_need(struct pipit_agent *a, const char *utterance) {
+    char *tail = agent_step_prompt(a, utterance, NULL);
+    int32_t n_tail = agent_count_tokens(a, tail, false);
+    free(tail);
+    return n_tail < 0 ? -1 : n_tail + (a->params.max_tokens < 32 ? a->params.max_tokens : 32);
+}
+
 /* Whether `segment` stands in `utt` just before a '?' (spaces between): the router trims the
  * mark from a segment's edge, and the question tests read it ("do fish actually sleep?"). */
 static bool closed_by_question_mark(const char *utt, const char *segment) {
@@ -575,22 +584,31 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
         return checked;
     }
     /* the turn's tail (state line, words, header, a short answer) must fit the prompt limit
-     * beside the system prompt and tools; memory makes room for it before the model runs */
+     * beside the system prompt and tools; memory makes room for it before the model runs. A
+     * longer utterance is followed from its last clauses that fit ("..., can we just have it
+     * the way it was"): people ramble first and ask last. */
     int32_t need = 0;
+    const char *said_whole = utterance;
+    bool cut = false, none_fits = false;
     if (a->model != NULL) {
-        char *tail = agent_step_prompt(a, utterance, NULL);
-        int32_t n_tail = agent_count_tokens(a, tail, false);
-        free(tail);
         int32_t n_sys =
             a->system_tokens >= 0 ? a->system_tokens : agent_count_tokens(a, a->system_text, true);
-        need = n_tail + (a->params.max_tokens < 32 ? a->params.max_tokens : 32);
-        if (n_tail >= 0 && n_sys >= 0 && n_sys + need > a->prompt_limit) {
-            pipit_format(a->errmsg, sizeof(a->errmsg),
-                         "agent: the utterance needs %d tokens with its answer; beside the %d of "
-                         "the system prompt and tools that is more than the prompt limit of %d "
-                         "(%s)",
-                         need, n_sys, a->prompt_limit, a->limit_source);
-            return PIPIT_ERR_INVALID_ARG;
+        need = utterance_need(a, utterance);
+        for (const char *p = utterance;
+             n_sys >= 0 && need >= 0 && n_sys + need > a->prompt_limit;) {
+            p += strcspn(p, ",.;!?");
+            p += strspn(p, ",.;!? \t\n");
+            if (*p == '\0') {
+                none_fits = true;
+                break;
+            }
+            utterance = p;
+            cut = true;
+            need = utterance_need(a, utterance);
+        }
+        if (none_fits) {
+            utterance = said_whole;
+            need = 0;
         }
     }
     a->turn_seq++; /* the action log groups one request's actions */
@@ -638,9 +656,14 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
     int32_t undo_n = 0;
     size_t named = 0, named_len = 0;
     unsigned talk = 0;
+    if (cut || none_fits) {
+        t->flags |= PIPIT_TURN_CUT;
+    }
     if (lim.paused) {
         t->flags |= PIPIT_TURN_PAUSED;
         agent_say(&tb, "The device is too hot, so I'm pausing. Please try again in a moment.");
+    } else if (none_fits) {
+        agent_say(&tb, "That's more than I can follow at once. Could you say it in fewer words?");
     } else if ((!example_says(a, utt) || router_undo_retraction(utt)) &&
                ((undo_n = router_undo_count(utt)) > 0 ||
                 (a->last_undo && (undo_n = router_undo_followup(utt)) > 0))) {

@@ -160,6 +160,18 @@ static const char *const EARLIER_STATE[] = {
     "what they were",
     "how they were before",
     "the way they were before",
+    "what it used to be",
+    "how it used to be",
+    "the way it used to be",
+    "like it used to be",
+    "what they used to be",
+    "how they used to be",
+    "like a second ago",
+    "like one second ago",
+    "like a moment ago",
+    "like a minute ago",
+    "as it was a second ago",
+    "like it was a second ago",
 };
 
 /* Retractions: the person takes back what they said. */
@@ -261,6 +273,17 @@ static const char *const FILLERS[] = {
     "um",
     "uh",
     "hm",
+    "gimme",
+    "love",
+    "dear",
+    "mate",
+    "buddy",
+    "pal",
+    "honey",
+    "darling",
+    "sweetie",
+    "dude",
+    "bro",
     "ach",
     "argh",
     "gah",
@@ -474,7 +497,8 @@ static const char *const FORMER[] = {"previous", "old", "earlier", "original", "
 static int32_t back_phrase(const struct toks *w, size_t lo, size_t hi) {
     static const char *const VERBS[] = {"switch", "set",    "turn",    "change", "put",   "flip",
                                         "move",   "bring",  "get",     "roll",   "swap",  "make",
-                                        "toggle", "return", "restore", "reset",  "leave", "keep"};
+                                        "toggle", "return", "restore", "reset",  "leave", "keep",
+                                        "have"};
     static const char *const WHAT[] = {"it", "that", "this", "them", "those", "these"};
     static const char *const ALL[] = {"everything", "it all", "all of it", "things", "all"};
     size_t v = match_longest(w, lo, hi, VERBS, COUNT(VERBS));
@@ -785,8 +809,10 @@ int32_t router_undo_count(const char *utterance) {
 static size_t named_phrase(const struct toks *ts, size_t i, size_t end, bool stop_back) {
     size_t words = 0, k = i;
     for (; k < end && ts->t[k].kind == WORDS_WORD; k++) {
-        if (stop_back && (is_word(ts, k, "back") || is_word(ts, k, "to"))) {
-            break;
+        if (stop_back && (is_word(ts, k, "back") || is_word(ts, k, "to") ||
+                          match_longest(ts, k, end, EARLIER_STATE, COUNT(EARLIER_STATE)) ==
+                              end - k)) {
+            break; /* "have the exposure as it was" */
         }
         words++;
     }
@@ -882,8 +908,9 @@ bool router_undo_named(const struct router *r,
          * phrase, then "back" or "to" and an earlier state; "the previous camera", "old
          * quality": an adjective of the earlier state and the phrase, when the tool set has no
          * such word of its own ("previous track") */
-        static const char *const RESTORE[] = {"restore", "reset", "put",   "set",    "switch",
-                                              "change",  "turn",  "bring", "return", "flip"};
+        static const char *const RESTORE[] = {"restore", "reset", "put",    "set",  "switch",
+                                              "change",  "turn",  "bring",  "return", "flip",
+                                              "have",    "make",  "keep",   "leave",  "get"};
         size_t rv = match_longest(&ts, i, n, RESTORE, COUNT(RESTORE));
         size_t det = match_longest(&ts, i + rv, n, UNDO_DETS, COUNT(UNDO_DETS));
         size_t np = i + rv + det;

@@ -830,7 +830,8 @@ static void test_train_n_ctx_is_the_limit(void **state) {
 }
 
 /* A long utterance: memory makes room for it before the model runs, so the turn's prompt stays
- * within the limit; one that cannot fit even beside the tools alone is refused, not run. */
+ * within the limit; one that cannot fit even beside the tools alone is followed from its last
+ * clauses that fit, or, when none fits, not run (the sentence asks for fewer words). */
 static void test_long_utterance_within_limit(void **state) {
     (void)state;
     struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
@@ -882,14 +883,27 @@ static void test_long_utterance_within_limit(void **state) {
                  t->trimmed_lines, t->n_prompt_max, limit);
     }
     pipit_turn_free(t);
-    /* too long for the limit even with no memory: refused whole */
+    /* too long for the limit even with no memory, and no clause of it fits: nothing runs, the
+     * sentence asks for fewer words (flag cut) */
     while (abs(pipit_tokenize(m, utt, false, false, NULL, 0)) < limit) {
         len += (size_t)snprintf(utt + len, sizeof(utt) - len, " zoom in a little");
     }
     t = NULL;
-    assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_ERR_INVALID_ARG);
-    assert_null(t);
-    assert_non_null(strstr(pipit_agent_errmsg(a), "prompt limit"));
+    assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_OK);
+    assert_true(t->flags & PIPIT_TURN_CUT);
+    assert_int_equal(t->n_calls, 0);
+    assert_non_null(strstr(t->sentence, "fewer words"));
+    pipit_turn_free(t);
+    /* the same ramble with a request after its last comma: that request is followed */
+    len += (size_t)snprintf(utt + len, sizeof(utt) - len, ", so please take a photo");
+    assert_int_equal(pipit_agent_turn(a, utt, &t), PIPIT_OK);
+    assert_true(t->flags & PIPIT_TURN_CUT);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    if (t->n_prompt_max > limit) {
+        fail_msg("the cut turn ran a prompt of %d tokens; the limit is %d", t->n_prompt_max, limit);
+    }
+    pipit_turn_free(t);
     assert_int_equal(pipit_agent_turn(a, "take a photo", &t), PIPIT_OK);
     pipit_turn_free(t);
     test_agent_free(a);
