@@ -669,7 +669,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 (a->last_undo && (undo_n = router_undo_followup(utt)) > 0))) {
         agent_undo(a, &tb, undo_n); /* "undo that" ... "and that too" */
     } else if (router_undo_named(a->router, utt, a->last_undo, &named, &named_len) &&
-               agent_undo_named(a, &tb, utt + named, named_len)) {
+               agent_undo_named(a, &tb, utt + named, named_len, router_undo_says_earlier(utt))) {
         t->n_steps = 1; /* "undo the blinds": the newest action on them */
     } else if ((a->last_answered && answer_what_about(a, &tb, utt)) ||
                answer_tag_question(a, &tb, utt)) {

@@ -315,7 +315,11 @@ names_action(const struct pipit_agent *a, const struct action_entry *e, const ch
     return false;
 }
 
-bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *said, size_t len) {
+bool agent_undo_named(struct pipit_agent *a,
+                      struct turn_build *tb,
+                      const char *said,
+                      size_t len,
+                      bool newest) {
     char phrase[128]; /* "the blinds", less a closing mark */
     pipit_format(phrase, sizeof(phrase), "%.*s",
                  (int)(len < sizeof(phrase) ? len : sizeof(phrase) - 1), said);
@@ -342,6 +346,10 @@ bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *
     }
     if (at < 0 && !router_has_tool_word(a->router, phrase)) {
         return false; /* "undo the damage": not the pack's; the model's */
+    }
+    if (at < 0 && newest) {
+        agent_undo(a, tb, 1); /* "make the shape of the photo what it used to be" */
+        return true;
     }
     if (at < 0) {
         tb->turn->flags |= PIPIT_TURN_UNDO;

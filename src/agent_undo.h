@@ -16,9 +16,15 @@ void agent_undo(struct pipit_agent *a, struct turn_build *tb, int32_t count);
 
 /* "undo the blinds" (router_undo_named(): the `len` bytes at `phrase` are "the blinds"): the
  * newest logged action whose keys or tool the phrase names is reverted, alone, and leaves the
- * log; a phrase of the pack that names no logged action says there is nothing to undo for it.
- * False (nothing done) when the phrase has no word of the pack. */
-bool agent_undo_named(struct pipit_agent *a, struct turn_build *tb, const char *phrase, size_t len);
+ * log; a phrase of the pack that names no logged action says there is nothing to undo for it,
+ * or, with `newest` (the person said an earlier state: "make the shape of the photo what it
+ * used to be"), the newest action is undone. False (nothing done) when the phrase has no word
+ * of the pack. */
+bool agent_undo_named(struct pipit_agent *a,
+                      struct turn_build *tb,
+                      const char *phrase,
+                      size_t len,
+                      bool newest);
 
 /* The model's call of `tool` on a segment that asks for the earlier state ("hmm no, I prefer the
  * flash the way I had it" -> set_flash(mode="off"), "gimme the old zoom" -> a zoom step out):

@@ -96,6 +96,11 @@ bool router_undo_named(const struct router *r,
                        size_t *at,
                        size_t *len);
 
+/* Whether `text` says an earlier state in two words or more ("what it used to be", "the way it
+ * was", "as before"): a named restore that names no logged action still asks for the earlier
+ * state. */
+bool router_undo_says_earlier(const char *text);
+
 /* Whether the whole utterance is a retraction ("never mind", "forget it", "scratch that", "I
  * changed my mind"; "please", "ok", "oh" aside): an undo even where a pack's example has the
  * same words with more after them ("never mind the countdown"). */

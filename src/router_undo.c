@@ -274,6 +274,10 @@ static const char *const FILLERS[] = {
     "uh",
     "hm",
     "gimme",
+    "so",
+    "id rather",
+    "i would rather",
+    "rather",
     "love",
     "dear",
     "mate",
@@ -495,10 +499,9 @@ static const char *const FORMER[] = {"previous", "old", "earlier", "original", "
  * then "back" or an earlier state (after "to" or not), and at most "too" after it ("turn it back
  * on", "set it back to 2" ask for a value). The number of actions, or 0. */
 static int32_t back_phrase(const struct toks *w, size_t lo, size_t hi) {
-    static const char *const VERBS[] = {"switch", "set",    "turn",    "change", "put",   "flip",
-                                        "move",   "bring",  "get",     "roll",   "swap",  "make",
-                                        "toggle", "return", "restore", "reset",  "leave", "keep",
-                                        "have"};
+    static const char *const VERBS[] = {
+        "switch", "set",  "turn",   "change", "put",     "flip",  "move",  "bring", "get", "roll",
+        "swap",   "make", "toggle", "return", "restore", "reset", "leave", "keep",  "have"};
     static const char *const WHAT[] = {"it", "that", "this", "them", "those", "these"};
     static const char *const ALL[] = {"everything", "it all", "all of it", "things", "all"};
     size_t v = match_longest(w, lo, hi, VERBS, COUNT(VERBS));
@@ -636,7 +639,8 @@ static const char *const COMMENTARY[] = {
     "hate",   "nope",   "like",      "liked",  "prefer",   "preferred", "old",   "previous",
     "missed", "bad",    "hmm",       "meh",    "need",     "needed",    "still", "yet",
     "wanted", "meant",  "after all", "dont",   "shouldnt", "thats",     "its",   "came",
-    "went",   "turned", "ended",     "weird",  "strange",  "odd",
+    "went",   "turned", "ended",     "weird",  "strange",  "odd",       "is",    "are",
+    "isnt",   "arent",  "feels",     "got",
 };
 
 /* After an undo turn, these ask for one more ("undo that" ... "and that too"). */
@@ -809,9 +813,9 @@ int32_t router_undo_count(const char *utterance) {
 static size_t named_phrase(const struct toks *ts, size_t i, size_t end, bool stop_back) {
     size_t words = 0, k = i;
     for (; k < end && ts->t[k].kind == WORDS_WORD; k++) {
-        if (stop_back && (is_word(ts, k, "back") || is_word(ts, k, "to") ||
-                          match_longest(ts, k, end, EARLIER_STATE, COUNT(EARLIER_STATE)) ==
-                              end - k)) {
+        if (stop_back &&
+            (is_word(ts, k, "back") || is_word(ts, k, "to") ||
+             match_longest(ts, k, end, EARLIER_STATE, COUNT(EARLIER_STATE)) == end - k)) {
             break; /* "have the exposure as it was" */
         }
         words++;
@@ -846,7 +850,9 @@ bool router_undo_named(const struct router *r,
         }
     }
     size_t n = ts.n; /* trailing closers and punctuation: "..., please", "pls" */
-    static const char *const CLOSERS[] = {"please", "pls", "plz", "thanks", "now", "for me"};
+    static const char *const CLOSERS[] = {
+        "please",       "pls",          "plz",          "thanks",   "now",    "for me",
+        "a second ago", "a minute ago", "a moment ago", "just now", "earlier"};
     for (size_t m = 1; m > 0 && n > i;) {
         m = ts.t[n - 1].kind == WORDS_PUNCT ? 1 : 0;
         for (size_t k = 0; m == 0 && k < COUNT(CLOSERS); k++) {
@@ -908,9 +914,9 @@ bool router_undo_named(const struct router *r,
          * phrase, then "back" or "to" and an earlier state; "the previous camera", "old
          * quality": an adjective of the earlier state and the phrase, when the tool set has no
          * such word of its own ("previous track") */
-        static const char *const RESTORE[] = {"restore", "reset", "put",    "set",  "switch",
-                                              "change",  "turn",  "bring",  "return", "flip",
-                                              "have",    "make",  "keep",   "leave",  "get"};
+        static const char *const RESTORE[] = {"restore", "reset", "put",   "set",    "switch",
+                                              "change",  "turn",  "bring", "return", "flip",
+                                              "have",    "make",  "keep",  "leave",  "get"};
         size_t rv = match_longest(&ts, i, n, RESTORE, COUNT(RESTORE));
         size_t det = match_longest(&ts, i + rv, n, UNDO_DETS, COUNT(UNDO_DETS));
         size_t np = i + rv + det;
@@ -949,6 +955,20 @@ int32_t router_undo_followup(const char *utterance) {
         return 0;
     }
     return undo_tokens(&ts, 0, ts.n, true) > 0 || undo_tokens(&ts, 0, ts.n, false) > 0 ? 1 : 0;
+}
+
+bool router_undo_says_earlier(const char *text) {
+    struct toks ts;
+    if (!undo_tokenize(text, &ts)) {
+        return false;
+    }
+    for (size_t i = 0; i < ts.n; i++) {
+        size_t m = match_longest(&ts, i, ts.n, EARLIER_STATE, COUNT(EARLIER_STATE));
+        if (m >= 2) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool router_undo_retraction(const char *utterance) {

@@ -2587,6 +2587,12 @@ static void test_undo_restore_named(void **state) {
     assert_state(&fx, "flash", "\"off\"");
     pipit_turn_free(t);
     pipit_turn_free(turn(&fx, "zoom to 2"));
+    /* a restore of something no logged action names, with an earlier state said: the newest */
+    pipit_turn_free(turn(&fx, "flash on"));
+    t = turn(&fx, "make the light of the shot what it used to be");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "flash", "\"off\"");
+    pipit_turn_free(t);
     t = turn(&fx, "eh no, the previous zoom please");
     assert_true(t->flags & PIPIT_TURN_UNDO);
     assert_int_equal(t->n_calls, 0);

@@ -180,6 +180,11 @@ static const struct undo_case UNDO_CASES[] = {
     {"rewind 10 seconds", false},
     {"wait, no, I want the old quality, scratch that change", true},
     {"nah, as you were", true},
+    {"Oh dear, that isn't what I wanted at all. Could you make it the way it was before, love?",
+     true},
+    {"can we just have it the way it was", true},
+    {"whoa too close! make it like one second ago", true},
+    {"have it on", false},
     {"ach, it's distracting. get rid of whatever you just did", true},
     {"get rid of it", false}, /* the photo? */
     {"hm, the lock was a mistake. cancel just that latest change", true},
@@ -299,6 +304,8 @@ static void test_undo_followup(void **state) {
             fail_msg("followup(\"%s\") should be 0", NO[i] != NULL ? NO[i] : "NULL");
         }
     }
+    assert_true(router_undo_says_earlier("make the shape of the photo what it used to be"));
+    assert_false(router_undo_says_earlier("make it brighter than before"));
     assert_true(router_undo_retraction("never mind"));
     assert_true(router_undo_retraction("oh, forget it please"));
     assert_false(router_undo_retraction("go back"));
@@ -336,6 +343,12 @@ static void test_undo_named(void **state) {
         /* the thing, then how it was better before */
         {"hmm, the blinds were better before", "the blinds"},
         {"the blinds were better", NULL},
+        /* the phrase, then an earlier state right after it */
+        {"The sky is completely blown out now, so I'd rather have the exposure as it was a minute "
+         "ago",
+         "the exposure"},
+        {"ugh wrong one, gimme my old zoom", "zoom"},
+        {"make the shape of the photo what it used to be", "the shape of the photo"},
         {"undo the kitchen light", "the kitchen light"},
         {"undo", NULL},                 /* router_undo_count()'s */
         {"undo the last change", NULL}, /* an undo object */
