@@ -247,6 +247,14 @@ static char *no_tool_sentence(const struct pipit_agent *a, const struct turn_bui
     return render_no_tool_sentence(seg, at == ROUTER_NO_VERB ? NULL : seg + at);
 }
 
+/* The model's built-in undo on a segment that asks for a value to reach ("to" or "at" right
+ * before a number: "set it to 20 so they don't overheat" had undone the last change on a new
+ * user's hot tub): a value asked for is no reversal. A number that names the thing to undo
+ * ("I didn't want the 7 o'clock alarm") is no such value. */
+static bool undo_guessed(const char *segment) {
+    return segment != NULL && agent_number_said_to(segment);
+}
+
 /* A call the harness did not run, for a reason: `code` and `message` say which; no data. */
 static void not_run(struct pipit_call_record *rec, const char *code, const char *message) {
     rec->status = PIPIT_OK;
@@ -1348,9 +1356,10 @@ static bool handle_call(struct pipit_agent *a,
         pipit_call_clear(&call);
         return true;
     }
-    bool number_guess = false;
+    bool number_guess = false, undo_guess = false;
     if (model && tool >= 0 &&
-        (agent_switch_guessed(a->ts, tool, tb->segment, &call) ||
+        ((undo_guess = (size_t)tool >= a->ts->n_tools && undo_guessed(tb->segment)) ||
+         agent_switch_guessed(a->ts, tool, tb->segment, &call) ||
          agent_direction_guessed(a->ts, tool, tb->segment, &call) ||
          agent_time_guessed(a->ts, tool, tb->segment, &call) ||
          (number_guess = agent_number_guessed(a->ts, tool, tb->segment, &call)))) {
@@ -1359,8 +1368,9 @@ static bool handle_call(struct pipit_agent *a,
          * named */
         tb->turn->flags |= PIPIT_TURN_NOT_ASKED;
         not_run(rec, "not_asked",
-                number_guess ? "a number nobody said for a setting nobody named"
-                             : "a switch nobody named");
+                undo_guess     ? "an undo nobody asked for"
+                : number_guess ? "a number nobody said for a setting nobody named"
+                               : "a switch nobody named");
         char said[320];
         pipit_format(said, sizeof(said),
                      "I'm not sure what you meant by \"%s\", so nothing changed.", tb->segment);

@@ -2483,6 +2483,29 @@ static void test_undo_instead_of_a_guess(void **state) {
     teardown_fx(&fx);
 }
 
+/* The model's undo() on a segment that asks for a value to reach ("set it to 5 ...") does not
+ * run; a number that names the thing to undo does not stop it. */
+static void test_model_undo_for_a_value(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    const char *out[] = {"<call>set_zoom(level=2)", "<call>undo()", "<call>undo()"};
+    script(&fx, 3, out);
+    pipit_turn_free(turn(&fx, "zoom to 2"));
+    struct pipit_turn *t = turn(&fx, "put it at 5 for the kids");
+    assert_true(t->flags & PIPIT_TURN_NOT_ASKED);
+    assert_false(t->flags & PIPIT_TURN_UNDO);
+    assert_state(&fx, "zoom", "2.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "ugh, all 3 of us hate it"); /* a number, not a value to reach */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "undo");
+    assert_true(t->calls[0].executed);
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Right after a question the state answered, "what about the grid?" and "and the timer?" ask
  * the same of another key; "what about 3x?" asks for something (the model's); without a
  * question before, "what about the grid?" is the model's too. */
@@ -6110,6 +6133,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_undo_named),
         cmocka_unit_test(test_undo_restore_named),
         cmocka_unit_test(test_what_about_after_question),
+        cmocka_unit_test(test_model_undo_for_a_value),
         cmocka_unit_test(test_it_is_the_asked_key),
         cmocka_unit_test(test_undo_instead_of_a_guess),
         cmocka_unit_test(test_tag_question),
