@@ -2707,6 +2707,77 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
            !(v < n && example_verb_tool(ts, tok[v].w) == tool);
 }
 
+bool agent_choose_extreme_value(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    static const char *const LEVELS[] = {"low",  "medium", "high", "min",  "max",  "gentle",
+                                         "soft", "strong", "weak", "slow", "fast", "mid"};
+    static const char *const TOP[] = {"full power", "full blast",     "full speed", "full strength",
+                                      "max",        "maximum",        "highest",    "strongest",
+                                      "top speed",  "all the way up", "fastest",    "full whack"};
+    static const char *const BOTTOM[] = {"lowest",  "minimum", "min",    "gentlest",
+                                         "weakest", "slowest", "softest"};
+    if (ts == NULL || segment == NULL || call == NULL) {
+        return false;
+    }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    int side = says_any(tok, n, TOP, N_OF(TOP))         ? 1
+               : says_any(tok, n, BOTTOM, N_OF(BOTTOM)) ? -1
+                                                        : 0;
+    if (n >= GUARD_MAX_TOKENS || side == 0 || negates(ts, tok, n)) {
+        return false;
+    }
+    size_t found = 0, n_found = 0, arg = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        if (pipit_toolset_is_cloud(ts, i) || t->params == NULL || !names_switch(ts, i, tok, n)) {
+            continue;
+        }
+        size_t n_req = 0, j_enum = 0, levels = 0;
+        for (size_t j = 0; j < t->params->n_props; j++) {
+            const struct pipit_schema *s = t->params->props[j].schema;
+            if (!t->params->props[j].required) {
+                continue;
+            }
+            n_req++;
+            for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                levels += words_in_list(s->enum_str[e], LEVELS, N_OF(LEVELS)) ? 1 : 0;
+            }
+            j_enum = j;
+        }
+        if (n_req == 1 && levels >= 2) {
+            found = i;
+            arg = j_enum;
+            n_found++;
+        }
+    }
+    if (n_found != 1) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, found);
+    const struct pipit_schema *s = t->params->props[arg].schema;
+    size_t pick = side > 0 ? s->n_enum - 1 : 0;
+    while (side < 0 && pick + 1 < s->n_enum &&
+           !words_in_list(s->enum_str[pick], LEVELS, N_OF(LEVELS))) {
+        pick++; /* "off" is no level: the lowest that runs */
+    }
+    if (found == (size_t)tool) {
+        json_t *had = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+        const char *v = json_string_value(json_object_get(had, t->params->props[arg].name));
+        bool same = v != NULL && strcmp(v, s->enum_str[pick]) == 0;
+        json_decref(had);
+        if (same) {
+            return false;
+        }
+    }
+    json_t *args = json_object();
+    json_object_set_new(args, t->params->props[arg].name, json_string(s->enum_str[pick]));
+    memset(call, 0, sizeof(*call));
+    return agent_said_replace_call(call, t, args);
+}
+
 bool agent_direction_guessed(const struct pipit_toolset *ts,
                              int32_t tool,
                              const char *segment,

@@ -90,6 +90,17 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
                             const char *segment,
                             json_t *args);
 
+/* "the jets at full power" -> set_jets(speed="high"), whatever the model called: the segment
+ * names exactly one tool (a word of its name or keys) whose one required argument is a string
+ * enum of levels (two or more of low, medium, high, min, max, gentle, strong, ...) and says an
+ * end of it ("full power", "full blast", "max", "highest", ...: the last value; "lowest",
+ * "minimum", "gentlest", ...: the first that is a level, not "off"). Not for a negation. True
+ * when `call` was replaced. */
+bool agent_choose_extreme_value(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 /* Whether the model's call of a switch (a tool whose one required argument is a boolean or an
  * on/off enum) is a guess: the segment names neither the tool (its name, keys, their names,
  * its examples' verb) nor a value of the call, says no side ("on", "off", "enable", ...) and

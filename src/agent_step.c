@@ -1209,6 +1209,7 @@ static bool handle_call(struct pipit_agent *a,
                   (it_is_asked_key(a, tb->segment, named_it, sizeof(named_it)) &&
                    agent_choose_tool_by_value(a->ts, tool, named_it, &call)) ||
                   agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
+                  agent_choose_extreme_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_restore_time_span(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||

@@ -5100,6 +5100,42 @@ static void test_example_says_undo_phrase(void **state) {
     teardown_fx(&fx);
 }
 
+/* An end of a tool's levels ("full blast", "lowest") names its value, whatever the model
+ * called; "off" is no level. */
+static void test_extreme_level(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"fan\", \"state\": {\"speed\": {\"type\": \"string\", "
+        "\"enum\": [\"off\", \"low\", \"medium\", \"high\"], \"initial\": \"off\"}, \"lamp\": "
+        "{\"type\": \"number\", \"initial\": 0}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_fan\", \"description\": "
+        "\"Fan speed\", \"parameters\": {\"type\": \"object\", \"properties\": {\"speed\": "
+        "{\"type\": \"string\", \"enum\": [\"off\", \"low\", \"medium\", \"high\"]}}, "
+        "\"required\": [\"speed\"]}}, \"pipit\": {\"effect\": {\"set\": {\"speed\": "
+        "\"{speed}\"}}}},"
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_lamp\", \"description\": "
+        "\"Lamp level\", \"parameters\": {\"type\": \"object\", \"properties\": {\"level\": "
+        "{\"type\": \"number\", \"minimum\": 0, \"maximum\": 10}}, \"required\": "
+        "[\"level\"]}}, \"pipit\": {\"effect\": {\"set\": {\"lamp\": \"{level}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const struct {
+        const char *say, *model, *speed;
+    } cases[] = {
+        {"fan on full blast", "set_lamp(level=10)", "\"high\""},
+        {"the fan at the lowest please", "set_lamp(level=0)", "\"low\""},
+        {"don't run the fan at full power", "set_fan(speed=\"high\")", "\"low\""},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        pipit_turn_free(turn(&fx, cases[k].say));
+        assert_state(&fx, "speed", cases[k].speed);
+    }
+    assert_state(&fx, "lamp", "0.0"); /* the model's lamp calls did not run */
+    teardown_fx(&fx);
+}
+
 /* A name copied short of its start ("play Kind of Blue" -> "Blue") takes the words said before
  * it; not past a verb, determiner or "a bit of", not an identifier, not the end of a phrase. */
 static void test_name_copied_short(void **state) {
@@ -6185,6 +6221,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_other_place),
         cmocka_unit_test(test_own_verb_side),
         cmocka_unit_test(test_example_says_undo_phrase),
+        cmocka_unit_test(test_extreme_level),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
         cmocka_unit_test(test_pattern_id_restored),
