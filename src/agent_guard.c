@@ -2774,8 +2774,7 @@ bool agent_choose_extreme_value(const struct pipit_toolset *ts,
     }
     json_t *args = json_object();
     json_object_set_new(args, t->params->props[arg].name, json_string(s->enum_str[pick]));
-    memset(call, 0, sizeof(*call));
-    return agent_said_replace_call(call, t, args);
+    return agent_said_replace_call(call, t, args); /* frees the model's arguments */
 }
 
 bool agent_direction_guessed(const struct pipit_toolset *ts,
