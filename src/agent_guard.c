@@ -1397,8 +1397,7 @@ static bool may_rename(const struct pipit_toolset *ts,
                        const char *segment,
                        struct words_tok *tok,
                        size_t *n) {
-    if (ts == NULL || segment == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL) {
         return false;
     }
     *n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
@@ -2669,8 +2668,7 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
                           int32_t tool,
                           const char *segment,
                           const struct pipit_call *call) {
-    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -2785,8 +2783,7 @@ bool agent_direction_guessed(const struct pipit_toolset *ts,
     static const char *const DETERMINERS[] = {"this",  "that", "the",   "my",   "his",
                                               "her",   "our",  "their", "your", "these",
                                               "those", "its",  "every"};
-    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL || call == NULL ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -2841,8 +2838,7 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
                           int32_t tool,
                           const char *segment,
                           const struct pipit_call *call) {
-    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);

@@ -33,8 +33,8 @@ bool agent_mode_turned_off(const struct pipit_toolset *ts,
                            const char *segment,
                            const json_t *state,
                            struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || !json_is_object(state) || tool < 0 ||
-        (size_t)tool >= ts->n_tools || pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL ||
+        !json_is_object(state)) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -110,8 +110,7 @@ bool agent_own_verb_side(const struct pipit_toolset *ts,
                          int32_t tool,
                          const char *segment,
                          struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);

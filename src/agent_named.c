@@ -332,8 +332,7 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
                            const char *memory,
                            const json_t *state,
                            struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);

@@ -1201,8 +1201,7 @@ bool agent_key_number_named(const struct pipit_toolset *ts,
                             const char *segment,
                             const char *key,
                             struct pipit_call *call) {
-    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools || segment == NULL || key == NULL ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || key == NULL) {
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
@@ -1354,8 +1353,7 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
                              int32_t tool,
                              const char *segment,
                              struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL) {
         return false;
     }
     const struct pipit_schema_prop *arg = NULL;

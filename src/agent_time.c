@@ -385,8 +385,7 @@ bool agent_time_guessed(const struct pipit_toolset *ts,
                         int32_t tool,
                         const char *segment,
                         const struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL) {
         return false;
     }
     bool only = false;

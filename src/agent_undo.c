@@ -397,8 +397,8 @@ bool agent_undo_instead(struct pipit_agent *a,
         "undo",    "revert",  "reverse", "before",    "previous", "earlier", "original",
         "restore", "mistake", "wrong",   "forget",    "scrap",    "scratch", "cancel",
         "rid",     "had",     "prefer",  "preferred", "liked",    "changed"};
-    if (segment == NULL || tool < 0 || (size_t)tool >= a->ts->n_tools ||
-        pipit_toolset_is_cloud(a->ts, (size_t)tool) || strpbrk(segment, "0123456789") != NULL) {
+    if (segment == NULL || !pipit_toolset_is_pack_tool(a->ts, tool) ||
+        strpbrk(segment, "0123456789") != NULL) {
         return false;
     }
     struct words_tok t[48];

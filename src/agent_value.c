@@ -201,8 +201,8 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
                                  struct pipit_call *call) {
-    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
-        pipit_toolset_is_cloud(ts, (size_t)tool) || !agent_names_tool(ts, (size_t)tool, segment)) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL ||
+        !agent_names_tool(ts, (size_t)tool, segment)) {
         return false;
     }
     struct words_tok tok[MAX_TOK];

@@ -283,6 +283,10 @@ bool pipit_pack_key_check(const struct pipit_pack_key *k, const json_t *v, char 
  * process_with_cloud_llm. */
 bool pipit_toolset_is_cloud(const struct pipit_toolset *ts, size_t index);
 
+/* Whether `tool` is an index of one of the pack's own tools: in range (so not the built-in undo
+ * after them) and not the cloud tool. What most rules that read words into a call start with. */
+bool pipit_toolset_is_pack_tool(const struct pipit_toolset *ts, int32_t tool);
+
 /* The tool at `index`, NULL when out of range. Borrowed. */
 const struct pipit_tool *pipit_toolset_tool(const struct pipit_toolset *ts, size_t index);
 

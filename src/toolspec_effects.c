@@ -611,6 +611,11 @@ const struct pipit_tool_pack *pipit_toolset_tool_pack(const struct pipit_toolset
     return &ts->tool_pk[index];
 }
 
+bool pipit_toolset_is_pack_tool(const struct pipit_toolset *ts, int32_t tool) {
+    return ts != NULL && tool >= 0 && (size_t)tool < ts->n_tools &&
+           !pipit_toolset_is_cloud(ts, (size_t)tool);
+}
+
 bool pipit_toolset_is_cloud(const struct pipit_toolset *ts, size_t index) {
     if (ts == NULL || index >= ts->n_tools) {
         return false;

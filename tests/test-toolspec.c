@@ -1147,6 +1147,12 @@ static void test_pack_accessors(void **state) {
     assert_int_equal(pipit_toolset_tool_pack(ts, 6)->effect, PIPIT_EFFECT_CLOUD);
     assert_true(pipit_toolset_is_cloud(ts, 6));
     assert_false(pipit_toolset_is_cloud(ts, 5));
+    /* a pack tool: in range, not the cloud's */
+    assert_true(pipit_toolset_is_pack_tool(ts, 5));
+    assert_false(pipit_toolset_is_pack_tool(ts, 6));
+    assert_false(pipit_toolset_is_pack_tool(ts, -1));
+    assert_false(pipit_toolset_is_pack_tool(ts, (int32_t)ts->n_tools));
+    assert_false(pipit_toolset_is_pack_tool(NULL, 0));
     assert_int_equal(pipit_toolset_tool_pack(ts, 7)->effect, PIPIT_EFFECT_NONE);
     assert_int_equal(pipit_toolset_undo(ts, 7, NULL, NULL), PIPIT_UNDO_IMPOSSIBLE);
     assert_null(pipit_toolset_tool_pack(ts, 8));
