@@ -114,14 +114,8 @@ bool agent_restore_dimension_step(const struct pipit_toolset *ts,
             step = (int32_t)i;
         }
         /* a tool of that quantity whose only required argument is a number, that sets it */
-        const struct pipit_schema_prop *req = NULL;
         size_t n_req = 0;
-        for (size_t j = 0; ti->params != NULL && j < ti->params->n_props; j++) {
-            if (ti->params->props[j].required) {
-                n_req++;
-                req = &ti->params->props[j];
-            }
-        }
+        const struct pipit_schema_prop *req = pipit_tool_only_required(ti, &n_req);
         if (of_q && tp != NULL && !tp->has_step && tp->n_set > 0 && n_req == 1 &&
             (req->schema->type == PIPIT_SCHEMA_NUMBER ||
              req->schema->type == PIPIT_SCHEMA_INTEGER)) {

@@ -375,14 +375,8 @@ static bool side_call(const struct pipit_agent *a, const char *segment, struct p
     for (size_t i = 0; i < a->ts->n_tools; i++) {
         const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, i);
         const struct pipit_tool *tool = &a->ts->tools[i];
-        const struct pipit_schema_prop *req = NULL;
         size_t n_req = 0;
-        for (size_t j = 0; tool->params != NULL && j < tool->params->n_props; j++) {
-            if (tool->params->props[j].required) {
-                req = &tool->params->props[j];
-                n_req++;
-            }
-        }
+        const struct pipit_schema_prop *req = pipit_tool_only_required(tool, &n_req);
         for (size_t k = 0; tp != NULL && n_req == 1 && k < tp->n_set; k++) {
             const struct pipit_effect_set *es = &tp->set[k];
             if (es->key.key_arg != NULL || strcmp(es->key.key, a->asked_key) != 0 ||

@@ -1707,14 +1707,9 @@ static bool verb_call(const struct pipit_toolset *ts,
             strncasecmp(t->name, tok[v].w, lw) != 0) {
             continue;
         }
-        size_t n_req = 0, req = 0;
-        for (size_t j = 0; j < t->params->n_props; j++) {
-            if (t->params->props[j].required) {
-                n_req++;
-                req = j;
-            }
-        }
-        const char *an = n_req == 1 ? t->params->props[req].name : "";
+        const struct pipit_schema_prop *one = pipit_tool_only_required(t, NULL);
+        size_t req = one != NULL ? (size_t)(one - t->params->props) : 0, n_req = one != NULL;
+        const char *an = one != NULL ? one->name : "";
         size_t la = strlen(an);
         bool id = la >= 2 && strcasecmp(an + la - 2, "id") == 0; /* "file_id": an identifier */
         const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
@@ -2268,15 +2263,7 @@ bool agent_carry_selector(const struct pipit_toolset *ts,
 
 /* Tool `i`'s one required argument when it is a number and the only required one, else NULL. */
 static const struct pipit_schema_prop *one_required_number(const struct pipit_tool *t) {
-    const struct pipit_schema_prop *need = NULL;
-    for (size_t j = 0; j < t->params->n_props; j++) {
-        if (t->params->props[j].required) {
-            if (need != NULL) {
-                return NULL;
-            }
-            need = &t->params->props[j];
-        }
-    }
+    const struct pipit_schema_prop *need = pipit_tool_only_required(t, NULL);
     return need != NULL && (need->schema->type == PIPIT_SCHEMA_NUMBER ||
                             need->schema->type == PIPIT_SCHEMA_INTEGER)
                ? need
@@ -2843,16 +2830,7 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
-    size_t n_req = 0;
-    bool number = false;
-    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
-        const struct pipit_schema *sc = t->params->props[j].schema;
-        if (t->params->props[j].required) {
-            n_req++;
-            number = sc->type == PIPIT_SCHEMA_INTEGER || sc->type == PIPIT_SCHEMA_NUMBER;
-        }
-    }
-    if (n_req != 1 || !number || (tp != NULL && tp->has_step)) {
+    if (one_required_number(t) == NULL || (tp != NULL && tp->has_step)) {
         return false; /* a step is said by its direction, without naming a number */
     }
     struct words_tok tok[GUARD_MAX_TOKENS];

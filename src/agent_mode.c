@@ -43,14 +43,10 @@ bool agent_mode_turned_off(const struct pipit_toolset *ts,
     if (t->params == NULL || tp == NULL || pack == NULL) {
         return false;
     }
-    const struct pipit_schema_prop *arg = NULL;
-    for (size_t j = 0; j < t->params->n_props; j++) {
-        if (t->params->props[j].required) {
-            if (arg != NULL) {
-                return false; /* one required argument */
-            }
-            arg = &t->params->props[j];
-        }
+    size_t n_req = 0;
+    const struct pipit_schema_prop *arg = pipit_tool_only_required(t, &n_req);
+    if (n_req > 1) {
+        return false; /* one required argument */
     }
     if (arg == NULL || arg->schema->type != PIPIT_SCHEMA_STRING || arg->schema->n_enum < 3) {
         return false;
@@ -114,14 +110,10 @@ bool agent_own_verb_side(const struct pipit_toolset *ts,
         return false;
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    const struct pipit_schema_prop *arg = NULL;
-    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
-        if (t->params->props[j].required) {
-            if (arg != NULL) {
-                return false;
-            }
-            arg = &t->params->props[j];
-        }
+    size_t n_req = 0;
+    const struct pipit_schema_prop *arg = pipit_tool_only_required(t, &n_req);
+    if (n_req > 1) {
+        return false;
     }
     if (arg == NULL || arg->schema->type != PIPIT_SCHEMA_STRING || arg->schema->n_enum != 2) {
         return false;

@@ -1297,14 +1297,8 @@ static int32_t unit_tool(const struct pipit_toolset *ts,
     int32_t found = -1;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *o = pipit_toolset_tool(ts, i);
-        const struct pipit_schema_prop *req = NULL;
         size_t n_req = 0;
-        for (size_t j = 0; o->params != NULL && j < o->params->n_props; j++) {
-            if (o->params->props[j].required) {
-                n_req++;
-                req = &o->params->props[j];
-            }
-        }
+        const struct pipit_schema_prop *req = pipit_tool_only_required(o, &n_req);
         if (i == (size_t)tool || pipit_toolset_is_cloud(ts, i) || n_req != 1 ||
             (req->schema->type != PIPIT_SCHEMA_NUMBER &&
              req->schema->type != PIPIT_SCHEMA_INTEGER) ||

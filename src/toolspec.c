@@ -615,6 +615,22 @@ pipit_toolset_load_file(const char *path, struct pipit_toolset **out, struct pip
 /* ============================================================================
  * accessors */
 
+const struct pipit_schema_prop *pipit_tool_only_required(const struct pipit_tool *t,
+                                                         size_t *n_required) {
+    const struct pipit_schema_prop *one = NULL;
+    size_t n = 0;
+    for (size_t j = 0; t != NULL && t->params != NULL && j < t->params->n_props; j++) {
+        if (t->params->props[j].required) {
+            one = &t->params->props[j];
+            n++;
+        }
+    }
+    if (n_required != NULL) {
+        *n_required = n;
+    }
+    return n == 1 ? one : NULL;
+}
+
 const struct pipit_tool *pipit_toolset_tool(const struct pipit_toolset *ts, size_t index) {
     if (ts == NULL || index >= ts->n_tools) {
         return NULL;

@@ -290,6 +290,11 @@ bool pipit_toolset_is_pack_tool(const struct pipit_toolset *ts, int32_t tool);
 /* The tool at `index`, NULL when out of range. Borrowed. */
 const struct pipit_tool *pipit_toolset_tool(const struct pipit_toolset *ts, size_t index);
 
+/* Tool `t`'s required arguments: how many in *n_required (may be NULL), and the one when there
+ * is exactly one, else NULL. Borrowed. */
+const struct pipit_schema_prop *pipit_tool_only_required(const struct pipit_tool *t,
+                                                         size_t *n_required);
+
 /* Validate parsed arguments against `tool`'s parameter schema. Problems are
  * written to `problems` (up to `max_problems`, may be NULL with 0); *n_problems
  * receives the number written. Returns PIPIT_OK or PIPIT_ERR_INVALID_ARGS. */

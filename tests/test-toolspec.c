@@ -1153,6 +1153,15 @@ static void test_pack_accessors(void **state) {
     assert_false(pipit_toolset_is_pack_tool(ts, -1));
     assert_false(pipit_toolset_is_pack_tool(ts, (int32_t)ts->n_tools));
     assert_false(pipit_toolset_is_pack_tool(NULL, 0));
+    /* the one required argument of a tool, and how many there are */
+    size_t n_req = 9;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_schema_prop *one = pipit_tool_only_required(&ts->tools[i], &n_req);
+        assert_true((one != NULL) == (n_req == 1));
+        assert_true(one == NULL || one->required);
+    }
+    assert_null(pipit_tool_only_required(NULL, &n_req));
+    assert_int_equal(n_req, 0);
     assert_int_equal(pipit_toolset_tool_pack(ts, 7)->effect, PIPIT_EFFECT_NONE);
     assert_int_equal(pipit_toolset_undo(ts, 7, NULL, NULL), PIPIT_UNDO_IMPOSSIBLE);
     assert_null(pipit_toolset_tool_pack(ts, 8));
