@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -235,6 +236,28 @@ static double signed_number(const struct pipit_toolset *ts,
     return dir != 0 ? dir * fabs(said) : model < 0 && negatives ? -said : said;
 }
 
+/* Whether `model` is the digits of `said` written two or more times over (8 -> 88, 15 -> 1515):
+ * a tiny model's stutter, never a sum or a product the words could ask for. */
+static bool digits_repeated(double model, double said) {
+    if (said < 0 || said >= 1e6 || model <= said || said != floor(said) || model != floor(model) ||
+        model >= 1e15) {
+        return false;
+    }
+    char s[32], m[32];
+    snprintf(s, sizeof(s), "%.0f", said);
+    snprintf(m, sizeof(m), "%.0f", model);
+    size_t ls = strlen(s), lm = strlen(m);
+    if (lm % ls != 0) {
+        return false;
+    }
+    for (size_t i = 0; i < lm; i++) {
+        if (m[i] != s[i % ls]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Puts the person's out-of-range number back into `call` when the model bent it (above), and
  * the one number the person wrote when the model wrote another. Returns true when the
  * arguments were changed. */
@@ -297,6 +320,16 @@ bool agent_restore_person_number(const struct pipit_toolset *ts,
         changed = set_number(call, args, num->name,
                              raw[0] >= 0 ? signed_number(ts, tool, num, segment, said[0], model)
                                          : said[0]);
+    }
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    bool writes_no_key = tp == NULL || tp->n_changes == 0;
+    if (!changed && n_said == 1 && n_refused == 0 && writes_no_key &&
+        digits_repeated(fabs(model), fabs(said[0]))) {
+        /* "and another one for 8 minutes" -> minutes=88: words of change ("another") let the
+         * model's number stand as a sum, but a tool that writes no declared key has nothing to
+         * add to, and the person's digits written twice are a stutter (a setter's 88 from 80
+         * "and 8 more" is left alone) */
+        changed = set_number(call, args, num->name, model < 0 ? -fabs(said[0]) : fabs(said[0]));
     }
     json_decref(args);
     return changed;
