@@ -7,15 +7,19 @@
  *                           template; the prompt parts are the agent's for the pack
  *   test-packgen --overlap  eval/home.jsonl says nothing the default seed's data says
  */
+#include "../train/datagen.h"
+#include "../train/undosay.h"
 #include "agent.h"
 #include "device.h"
 #include "devices/pack.h"
 #include "fake_backend.h"
+#include "status.h"
 #include "testutil.h"
 #include "toolspec.h"
 
 #include <ctype.h>
 #include <jansson.h>
+#include <strings.h>
 
 #define HOME_SPEC PIPIT_SOURCE_DIR "/tools/home.json"
 #define HOME_EVAL PIPIT_SOURCE_DIR "/eval/home.jsonl"
@@ -174,6 +178,70 @@ static void test_deterministic(void **state) {
     pipit_dataset_free(a);
     pipit_dataset_free(b);
     pipit_dataset_free(c);
+    pipit_toolset_free(ts);
+}
+
+/* Undo said the ways people say it: composed from parts, filled, its frames split like
+ * templates (train/undosay.h), and most of a pack's undo examples not from a fixed list. */
+static void test_undo_composed(void **state) {
+    (void)state;
+    int n_frames = train_undo_frames();
+    assert_true(n_frames >= 20);
+    static char seen_text[2][2000][160];
+    for (int held = 0; held < 2; held++) {
+        uint64_t rng = train_split_seed(7, held), again = rng;
+        int used[64] = {0}, distinct = 0;
+        for (int i = 0; i < 2000; i++) {
+            char said[160], twice[160];
+            int f = train_undo_say(&rng, held, said, sizeof(said));
+            assert_int_equal(train_undo_say(&again, held, twice, sizeof(twice)), f);
+            assert_string_equal(said, twice); /* the seed decides */
+            assert_true(f >= 0 && f < n_frames && f < 64);
+            assert_int_equal(f % 5 == 3, held); /* a held-out frame only in the held-out split */
+            assert_true(said[0] != '\0');
+            if (strchr(said, '{') != NULL || strchr(said, '}') != NULL || strstr(said, "  ")) {
+                fail_msg("not filled: '%s'", said);
+            }
+            used[f]++;
+            int k = 0;
+            while (k < distinct && strcmp(seen_text[held][k], said) != 0) {
+                k++;
+            }
+            if (k == distinct) {
+                pipit_format(seen_text[held][distinct++], sizeof(seen_text[0][0]), "%s", said);
+            }
+        }
+        int n_used = 0;
+        for (int f = 0; f < n_frames; f++) {
+            n_used += used[f] > 0;
+        }
+        assert_int_equal(n_used, held ? (n_frames + 1) / 5 : n_frames - (n_frames + 1) / 5);
+        assert_true(distinct > (held ? 400 : 800)); /* composed, not a list of 32 */
+    }
+    /* in a pack's data: far more undo phrasings than the fixed list has */
+    struct pipit_toolset *ts = load_home();
+    struct pipit_dataset *ds = gen(ts, 1, 8000, 10);
+    int n_undo = 0, distinct = 0;
+    static char texts[1000][160];
+    for (int32_t i = 0; i < pipit_dataset_size(ds, 0); i++) {
+        struct pipit_example ex;
+        assert_true(pipit_dataset_get(ds, 0, i, &ex));
+        if (strcmp(ex.category, "undo") != 0) {
+            continue;
+        }
+        assert_string_equal(ex.output, "<call>undo()");
+        n_undo++;
+        int k = 0;
+        while (k < distinct && strcasecmp(texts[k], ex.utterance) != 0) {
+            k++;
+        }
+        if (k == distinct && distinct < 1000) {
+            pipit_format(texts[distinct++], sizeof(texts[0]), "%s", ex.utterance);
+        }
+    }
+    assert_true(n_undo > 150);
+    assert_true(distinct > 100);
+    pipit_dataset_free(ds);
     pipit_toolset_free(ts);
 }
 
@@ -729,6 +797,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_undo_composed),
         cmocka_unit_test(test_home_calls_and_categories),
         cmocka_unit_test(test_names_own_determiner),
         cmocka_unit_test(test_enum_values_said),

@@ -23,6 +23,7 @@
 #include "memory.h"
 #include "status.h"
 #include "strbuf.h"
+#include "undosay.h"
 #include "verbbank.h"
 #include "words.h"
 
@@ -63,6 +64,7 @@ const int packgen_n_categories = N_OF(packgen_categories);
 #define PG_MAX_TPL       192 /* per intent */
 #define PG_MAX_INT       512
 #define PG_HELD_MOD      5
+#define PG_UNDO_COMPOSED 60 /* percent of undo examples composed by undosay.c */
 #define PG_EXAMPLE_SHARE 33 /* percent of a tool's draws from the pack's examples */
 
 enum tpl_kind {
@@ -2931,7 +2933,7 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
     } MIX[] = {
         {PG_SINGLE, 36},   {PG_RELATIVE, 7},     {PG_FOLLOWUP, 11}, {PG_RETRY, 4},
         {PG_COMPOUND, 10}, {PG_OUT_OF_RANGE, 6}, {PG_CHAT, 9},      {PG_UNSUPPORTED, 6},
-        {PG_CLOUD, 8},     {PG_UNDO, 3},         {PG_REFER, 6},
+        {PG_CLOUD, 8},     {PG_UNDO, 4},         {PG_REFER, 6},
     };
     int total = 0;
     for (int i = 0; i < N_OF(MIX); i++) {
@@ -3048,7 +3050,20 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
             if (!draw_bank_text(g, split, bk->at[BANK_UNDO], ex, &t)) {
                 return false;
             }
-            surface(g, SURF_PLAIN, g->in[bk->at[BANK_UNDO]].tpl[t].text, ex->utt, sizeof(ex->utt));
+            if (train_rng_below(&g->rng, 100) < PG_UNDO_COMPOSED) {
+                /* composed from parts (undosay.h); its frame decides the split */
+                char said[PG_TEXT];
+                int frame = train_undo_say(&g->rng, split == PIPIT_SPLIT_VALID, said, sizeof(said));
+                ex->tid = bk->at[BANK_UNDO] * 1000 + PG_MAX_TPL + frame;
+                pipit_format(ex->utt, sizeof(ex->utt), "%s", said);
+                if (train_rng_below(&g->rng, 100) < 8) {
+                    train_add_typo(&g->rng, ex->utt, 2);
+                }
+                train_apply_case(&g->rng, ex->utt, 14, 19, 20);
+            } else {
+                surface(g, SURF_PLAIN, g->in[bk->at[BANK_UNDO]].tpl[t].text, ex->utt,
+                        sizeof(ex->utt));
+            }
             pipit_format(ex->out, sizeof(ex->out), "<call>undo()");
             return true;
     }

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define N_OF(a)  ((int)(sizeof(a) / sizeof((a)[0])))
 #define HELD_MOD 5 /* one frame in five held out, as packgen holds out templates */
 
 static const char *const FRAMES[] = {
@@ -84,47 +84,92 @@ static const char *const OBJECTS[] = {
 static const char *const SHORT_OBJECTS[] = {"that", "it", "this", "that one", "the change"};
 
 static const char *const TAILS[] = {
-    " to how it was",    " to what it was",   " to before",       " the way it was",
-    " to the way it was", " to how it was before", " to where it was", " to the old setting",
-    " to the previous setting", " like it was", " as it was", " to what it was before",
+    " to how it was",   " to what it was",     " to before",
+    " the way it was",  " to the way it was",  " to how it was before",
+    " to where it was", " to the old setting", " to the previous setting",
+    " like it was",     " as it was",          " to what it was before",
 };
 
 static const char *const LEADS[] = {
-    "oops, ",     "oh no, ",    "wait, ",       "hmm, ",      "ugh, ",        "no, ",
-    "nope, ",     "no no, ",    "whoa, ",       "hold on, ",  "actually, ",   "sorry, ",
-    "on second thought, ", "my bad, ", "ah, ",  "hang on, ",  "nah, ",        "uh oh, ",
-    "shoot, ",    "argh, ",     "whoops, ",     "oh wait, ",  "wait wait, ",  "hmm no, ",
-    "err, ",      "ok ",        "hey, ",        "please ",    "can you ",     "could you ",
-    "just ",      "um, ",       "quick, ",      "okay so ",   "no wait, ",    "yikes, ",
+    "oops, ",
+    "oh no, ",
+    "wait, ",
+    "hmm, ",
+    "ugh, ",
+    "no, ",
+    "nope, ",
+    "no no, ",
+    "whoa, ",
+    "hold on, ",
+    "actually, ",
+    "sorry, ",
+    "on second thought, ",
+    "my bad, ",
+    "ah, ",
+    "hang on, ",
+    "nah, ",
+    "uh oh, ",
+    "shoot, ",
+    "argh, ",
+    "whoops, ",
+    "oh wait, ",
+    "wait wait, ",
+    "hmm no, ",
+    "err, ",
+    "ok ",
+    "hey, ",
+    "please ",
+    "can you ",
+    "could you ",
+    "just ",
+    "um, ",
+    "quick, ",
+    "okay so ",
+    "no wait, ",
+    "yikes, ",
 };
 
 static const char *const REMARKS[] = {
-    "that was a mistake",      "that's wrong",
-    "that was wrong",          "i didn't mean that",
-    "i didn't mean to do that", "wrong one",
-    "that's not what i wanted", "not what i wanted",
-    "i changed my mind",       "i've changed my mind",
-    "i liked it better before", "it was better before",
-    "that's not right",        "that was an accident",
-    "i hit the wrong thing",   "bad idea",
-    "i didn't ask for that",   "that's not what i said",
-    "my mistake",              "i messed up",
-    "that's worse",            "i don't like that",
-    "i don't like it",         "that's no good",
-    "that didn't help",        "that was the wrong one",
-    "you misheard me",         "that's not what i meant",
+    "that was a mistake",
+    "that's wrong",
+    "that was wrong",
+    "i didn't mean that",
+    "i didn't mean to do that",
+    "wrong one",
+    "that's not what i wanted",
+    "not what i wanted",
+    "i changed my mind",
+    "i've changed my mind",
+    "i liked it better before",
+    "it was better before",
+    "that's not right",
+    "that was an accident",
+    "i hit the wrong thing",
+    "bad idea",
+    "i didn't ask for that",
+    "that's not what i said",
+    "my mistake",
+    "i messed up",
+    "that's worse",
+    "i don't like that",
+    "i don't like it",
+    "that's no good",
+    "that didn't help",
+    "that was the wrong one",
+    "you misheard me",
+    "that's not what i meant",
 };
 
 /* remarks that ask for the undo on their own */
 static const char *const WHOLE_REMARKS[] = {
-    "that was a mistake",        "i didn't mean to do that", "i liked it better before",
-    "it was better before",      "that was an accident",     "i changed my mind about that",
-    "that's not what i wanted",  "you misheard me",
+    "that was a mistake",       "i didn't mean to do that", "i liked it better before",
+    "it was better before",     "that was an accident",     "i changed my mind about that",
+    "that's not what i wanted", "you misheard me",
 };
 
 static const char *const CLOSERS[] = {
-    " please", " pls",         " thanks",    " now",          " right now", " quick",
-    " for me", " if you can",  " thank you", " straight away", " real quick", " asap",
+    " please", " pls",        " thanks",    " now",           " right now",  " quick",
+    " for me", " if you can", " thank you", " straight away", " real quick", " asap",
 };
 
 #define PICK(rng, a) ((a)[train_rng_below((rng), (uint32_t)N_OF(a))])
@@ -139,8 +184,8 @@ static void fill_frame(uint64_t *rng, const char *frame, char *out, size_t size)
     pipit_format(at_most[0], sizeof(at_most[0]), "%s", frame);
     int cur = 0;
     for (const char *at; (at = strchr(at_most[cur], '{')) != NULL; cur = !cur) {
-        const char *with = at[1] == 'O'   ? PICK(rng, OBJECTS)
-                           : at[1] == 'o' ? PICK(rng, SHORT_OBJECTS)
+        const char *with = at[1] == 'O'                     ? PICK(rng, OBJECTS)
+                           : at[1] == 'o'                   ? PICK(rng, SHORT_OBJECTS)
                            : train_rng_below(rng, 100) < 45 ? ""
                                                             : PICK(rng, TAILS);
         pipit_format(at_most[!cur], sizeof(at_most[!cur]), "%.*s%s%s", (int)(at - at_most[cur]),
@@ -183,8 +228,9 @@ int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
     if (shape < 30) {
         /* a remark before the action */
         const char *sep = train_rng_below(rng, 100) < 70 ? ", " : ". ";
-        pipit_format(out, size, "%s%s%s%s%s%s", train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "",
-                     PICK(rng, REMARKS), sep, action, close, mark);
+        pipit_format(out, size, "%s%s%s%s%s%s",
+                     train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "", PICK(rng, REMARKS),
+                     sep, action, close, mark);
     } else if (shape < 42) {
         /* a remark after it */
         pipit_format(out, size, "%s%s%s, %s", lead, action, mark, PICK(rng, REMARKS));
