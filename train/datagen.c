@@ -20,6 +20,7 @@
 #include "datagen.h"
 
 #include "status.h"
+#include "undosay.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -2788,6 +2789,25 @@ fill_undo(struct gen *g, const struct intent *in, int t, struct slots *s, char *
     return true;
 }
 
+/* Undo composed from parts (undosay.h), the whole utterance in {D}: five templates so that one
+ * is held out, and its held-out draws take the frames undosay holds out. */
+static const char *const T_UNDO_SAID[] = {"{D}", "{D}", "{D}", "{D}", "{D}"};
+
+static bool template_heldout(const struct intent *in, int t);
+
+static bool fill_undo_said(struct gen *g,
+                           const struct intent *in,
+                           int t,
+                           struct slots *s,
+                           char *out,
+                           size_t size) {
+    char said[160];
+    train_undo_say(&g->rng, template_heldout(in, t), said, sizeof(said));
+    slot_set(s, 'D', said);
+    pipit_format(out, size, "<call>undo()");
+    return true;
+}
+
 /* ---------------------------------------------------------------- the intent table */
 
 static const struct intent INTENTS[] = {
@@ -2864,6 +2884,7 @@ static const struct intent INTENTS[] = {
     {"cloud_free", CAT_CLOUD, 6, TPL(T_CLOUD_FREE), fill_cloud_free, true, false, NULL},
     {"cloud_advice", CAT_CLOUD, 4, TPL(T_CLOUD_ADVICE), fill_cloud_advice, true, false, NULL},
     {"undo", CAT_UNDO, 4, TPL(T_UNDO), fill_undo, false, false, NULL},
+    {"undo_said", CAT_UNDO, 3, TPL(T_UNDO_SAID), fill_undo_said, false, false, NULL},
     {"photo_of", CAT_CAPTURE, 4, TPL(T_PHOTO_OF), fill_photo_of, false, false, NULL},
     {"video_of", CAT_CAPTURE, 2, TPL(T_VIDEO_OF), fill_video_of, false, false, NULL},
     {"switch_on", CAT_OVERLAY, 3, TPL(F_ON), fill_switch, false, false, NULL},

@@ -3,7 +3,8 @@
  *
  * A frame holds {O} any object ("what you just did", "the last change") or {o} a short object
  * that reads well before a particle ("roll {o} back": "roll that back"), and may end in {t}, the
- * earlier state after "back" (nothing, " to how it was", " the way it was").
+ * earlier state after "back" (nothing, " to how it was", " the way it was"), or {T}, one that is
+ * always said ("back" alone is the back camera, the back door).
  */
 #include "undosay.h"
 
@@ -42,7 +43,7 @@ static const char *const FRAMES[] = {
     "go back{t}",
     "let's go back{t}",
     "can we go back{t}",
-    "back{t}",
+    "back{T}",
     "restore the previous setting",
     "restore how it was",
     "bring back the old setting",
@@ -184,10 +185,10 @@ static void fill_frame(uint64_t *rng, const char *frame, char *out, size_t size)
     pipit_format(at_most[0], sizeof(at_most[0]), "%s", frame);
     int cur = 0;
     for (const char *at; (at = strchr(at_most[cur], '{')) != NULL; cur = !cur) {
-        const char *with = at[1] == 'O'                     ? PICK(rng, OBJECTS)
-                           : at[1] == 'o'                   ? PICK(rng, SHORT_OBJECTS)
-                           : train_rng_below(rng, 100) < 45 ? ""
-                                                            : PICK(rng, TAILS);
+        const char *with = at[1] == 'O'   ? PICK(rng, OBJECTS)
+                           : at[1] == 'o' ? PICK(rng, SHORT_OBJECTS)
+                           : at[1] == 't' && train_rng_below(rng, 100) < 45 ? ""
+                                                                            : PICK(rng, TAILS);
         pipit_format(at_most[!cur], sizeof(at_most[!cur]), "%.*s%s%s", (int)(at - at_most[cur]),
                      at_most[cur], with, at + 3);
     }
