@@ -478,6 +478,33 @@ json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool) {
 /* The model called the built-in undo tool: revert the newest action from the log, exactly as
  * a routed undo does. No tool runs. */
 void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
+    /* "put the lights back" after the lights and then the blinds: the segment names an earlier
+     * action and not the newest, so that one is what was asked for */
+    int32_t named = -1;
+    if (tb->segment != NULL && a->log_n > 1 && a->log[a->log_n - 1].snapshot != NULL &&
+        !names_action(a, &a->log[a->log_n - 1], tb->segment)) {
+        for (int32_t i = a->log_n - 2; i >= 0 && named < 0; i--) {
+            if (a->log[i].kind == PIPIT_UNDO_KEYS && a->log[i].snapshot != NULL &&
+                names_action(a, &a->log[i], tb->segment)) {
+                named = i;
+            }
+        }
+    }
+    if (named >= 0) {
+        size_t before = tb->sentence.len;
+        bool routed = (tb->turn->flags & PIPIT_TURN_UNDO) != 0;
+        revert_at(a, tb, named);
+        if (!routed) {
+            tb->turn->flags &= ~(uint32_t)PIPIT_TURN_UNDO; /* the model's undo, not the router's */
+        }
+        const char *said = tb->sentence.data != NULL ? tb->sentence.data + before : "";
+        rec->status = PIPIT_OK;
+        rec->executed = true;
+        rec->ok = true;
+        rec->data_json = agent_strdup("{}");
+        rec->sentence = agent_strdup(said[0] == ' ' ? said + 1 : said);
+        return;
+    }
     int32_t reverted = 0;
     bool had = a->log_n > 0;
     tb->undid = true;

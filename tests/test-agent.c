@@ -831,6 +831,30 @@ static void test_model_undo_tool(void **state) {
     pipit_turn_free(t);
     teardown_fx(&fx);
 
+    /* the segment names an earlier action and not the newest: that one is reverted, alone;
+     * naming the newest or nothing takes the newest */
+    setup_with(&fx, NULL);
+    const char *named[] = {"<call>set_flash(mode=\"on\")", "<call>set_zoom(level=3)",
+                           "<call>undo()", "<call>undo()"};
+    script(&fx, 4, named);
+    pipit_turn_free(turn(&fx, "flash on"));
+    pipit_turn_free(turn(&fx, "zoom to 3x"));
+    t = turn(&fx, "ugh, lose the flash one, friend");
+    assert_false(t->flags & PIPIT_TURN_UNDO); /* the model, not the router */
+    assert_int_equal(t->model_calls, 1);
+    assert_string_equal(t->calls[0].tool, "undo");
+    assert_true(t->calls[0].ok);
+    assert_string_equal(t->sentence, "The flash is off again.");
+    assert_string_equal(t->calls[0].sentence, "The flash is off again.");
+    assert_state(&fx, "flash", "\"off\"");
+    assert_state(&fx, "zoom", "3.0");
+    pipit_turn_free(t);
+    t = turn(&fx, "ugh, lose that one, friend");
+    assert_string_equal(t->sentence, "The zoom is 1x again.");
+    assert_state(&fx, "zoom", "1.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+
     /* Hermes syntax */
     struct pipit_agent_params p = pipit_agent_default_params();
     p.syntax = PIPIT_SYNTAX_HERMES;
