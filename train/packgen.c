@@ -2776,6 +2776,15 @@ draw_followup(struct gen *g, enum pipit_split split, const struct banks *bk, str
     return false;
 }
 
+/* A composed utterance (undosay.h) as typed: a typo in 8%, the letter case of the surface layer. */
+static void said_as_typed(struct gen *g, const char *said, char *out, size_t size) {
+    pipit_format(out, size, "%s", said);
+    if (train_rng_below(&g->rng, 100) < 8) {
+        train_add_typo(&g->rng, out, 2);
+    }
+    train_apply_case(&g->rng, out, 14, 19, 20);
+}
+
 /* "put the kitchen light back": a command on a named key played as the previous turn, then an
  * undo that names its key (undosay.h); the newest action is the one named. */
 static bool
@@ -2806,11 +2815,7 @@ draw_undo_named(struct gen *g, enum pipit_split split, const struct banks *bk, s
         filled_clear(&f);
         int frame =
             train_undo_say_named(&g->rng, split == PIPIT_SPLIT_VALID, noun, said, sizeof(said));
-        pipit_format(ex->utt, sizeof(ex->utt), "%s", said);
-        if (train_rng_below(&g->rng, 100) < 8) {
-            train_add_typo(&g->rng, ex->utt, 2);
-        }
-        train_apply_case(&g->rng, ex->utt, 14, 19, 20);
+        said_as_typed(g, said, ex->utt, sizeof(ex->utt));
         pipit_format(ex->out, sizeof(ex->out), "<call>undo()");
         ex->cat = PG_UNDO;
         ex->tid = bk->at[BANK_UNDO] * 1000 + PG_MAX_TPL + 64 + frame;
@@ -3103,11 +3108,7 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
                 char said[PG_TEXT];
                 int frame = train_undo_say(&g->rng, split == PIPIT_SPLIT_VALID, said, sizeof(said));
                 ex->tid = bk->at[BANK_UNDO] * 1000 + PG_MAX_TPL + frame;
-                pipit_format(ex->utt, sizeof(ex->utt), "%s", said);
-                if (train_rng_below(&g->rng, 100) < 8) {
-                    train_add_typo(&g->rng, ex->utt, 2);
-                }
-                train_apply_case(&g->rng, ex->utt, 14, 19, 20);
+                said_as_typed(g, said, ex->utt, sizeof(ex->utt));
             } else {
                 surface(g, SURF_PLAIN, g->in[bk->at[BANK_UNDO]].tpl[t].text, ex->utt,
                         sizeof(ex->utt));
