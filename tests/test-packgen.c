@@ -218,18 +218,6 @@ static void test_undo_composed(void **state) {
         assert_int_equal(n_used, held ? (n_frames + 1) / 5 : n_frames - (n_frames + 1) / 5);
         assert_true(distinct > (held ? 400 : 800)); /* composed, not a list of 32 */
     }
-    /* naming the thing: the noun said, filled, split like the other frames */
-    for (int held = 0; held < 2; held++) {
-        uint64_t rng = train_split_seed(9, held);
-        for (int i = 0; i < 500; i++) {
-            char said[160];
-            int f = train_undo_say_named(&rng, held, "kitchen light", said, sizeof(said));
-            assert_true(f >= 0 && f < train_undo_named_frames());
-            assert_int_equal(f % 5 == 3, held);
-            assert_non_null(strstr(said, "kitchen light"));
-            assert_null(strchr(said, '{'));
-        }
-    }
     /* in a pack's data: far more undo phrasings than the fixed list has */
     struct pipit_toolset *ts = load_home();
     struct pipit_dataset *ds = gen(ts, 1, 8000, 10);

@@ -65,7 +65,6 @@ const int packgen_n_categories = N_OF(packgen_categories);
 #define PG_MAX_INT       512
 #define PG_HELD_MOD      5
 #define PG_UNDO_COMPOSED 60 /* percent of undo examples composed by undosay.c */
-#define PG_UNDO_NAMED    25 /* percent that name the thing changed last (packs with nouns) */
 #define PG_EXAMPLE_SHARE 33 /* percent of a tool's draws from the pack's examples */
 
 enum tpl_kind {
@@ -2785,45 +2784,6 @@ static void said_as_typed(struct gen *g, const char *said, char *out, size_t siz
     train_apply_case(&g->rng, out, 14, 19, 20);
 }
 
-/* "put the kitchen light back": a command on a named key played as the previous turn, then an
- * undo that names its key (undosay.h); the newest action is the one named. */
-static bool
-draw_undo_named(struct gen *g, enum pipit_split split, const struct banks *bk, struct example *ex) {
-    if (bk->at[BANK_UNDO] < 0) {
-        return false;
-    }
-    for (int tries = 0; tries < 8; tries++) {
-        struct filled f;
-        int tid;
-        if (!draw_command(g, split, -1, false, &f, &tid)) {
-            return false;
-        }
-        const struct tpl *tp = &g->in[tid / 1000].tpl[tid % 1000];
-        int tool = tp->tool;
-        const char *val = tp->noun != NULL && tp->noun->key_arg != NULL
-                              ? json_string_value(json_object_get(f.args, tp->noun->key_arg))
-                              : NULL;
-        const struct pipit_pack_key *key = tp->noun != NULL ? expand_key(g, tp->noun, val) : NULL;
-        if (key == NULL ||
-            pipit_toolset_undo(g->ts, (size_t)tool, NULL, NULL) == PIPIT_UNDO_NO_STATE) {
-            filled_clear(&f);
-            continue;
-        }
-        char noun[96], said[PG_TEXT];
-        key_name(g, key, noun, sizeof(noun));
-        play(g, f.text, tool, f.args, NULL);
-        filled_clear(&f);
-        int frame =
-            train_undo_say_named(&g->rng, split == PIPIT_SPLIT_VALID, noun, said, sizeof(said));
-        said_as_typed(g, said, ex->utt, sizeof(ex->utt));
-        pipit_format(ex->out, sizeof(ex->out), "<call>undo()");
-        ex->cat = PG_UNDO;
-        ex->tid = bk->at[BANK_UNDO] * 1000 + PG_MAX_TPL + 64 + frame;
-        return true;
-    }
-    return false;
-}
-
 /* A compound's later segment: with a connector, or naming the earlier segment's thing as "it". */
 static bool
 draw_compound(struct gen *g, enum pipit_split split, const struct banks *bk, struct example *ex) {
@@ -3096,10 +3056,6 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
             surface(g, SURF_COMMAND, core_text, ex->utt, sizeof(ex->utt));
             return true;
         case PG_UNDO:
-            if (train_rng_below(&g->rng, 100) < PG_UNDO_NAMED &&
-                draw_undo_named(g, split, bk, ex)) {
-                return true;
-            }
             if (!draw_bank_text(g, split, bk->at[BANK_UNDO], ex, &t)) {
                 return false;
             }

@@ -60,30 +60,6 @@ static const char *const FRAMES[] = {
     "put {o} back to what it was",
 };
 
-/* Frames that name the thing changed last, {n} ("put the kitchen light back"); split as FRAMES. */
-static const char *const NAMED_FRAMES[] = {
-    "put the {n} back{t}",
-    "change the {n} back{t}",
-    "set the {n} back{t}",
-    "switch the {n} back{t}",
-    "undo the {n}",
-    "revert the {n}",
-    "undo the {n} change",
-    "restore the {n}",
-    "i liked the {n} better before",
-    "the {n} the way it was",
-    "return the {n} to what it was",
-    "go back to the old {n}",
-    "the old {n} please",
-    "bring the {n} back to how it was",
-    "scrap that {n} change",
-    "reverse the {n} change",
-    "the previous {n}",
-    "{n} back to what it was",
-    "make the {n} like it was",
-    "forget the {n} change",
-};
-
 static const char *const OBJECTS[] = {
     "that",
     "it",
@@ -203,10 +179,6 @@ int train_undo_frames(void) {
     return N_OF(FRAMES);
 }
 
-int train_undo_named_frames(void) {
-    return N_OF(NAMED_FRAMES);
-}
-
 /* `frame` with its placeholders filled. */
 static void fill_frame(uint64_t *rng, const char *frame, char *out, size_t size) {
     char at_most[2][160];
@@ -223,48 +195,14 @@ static void fill_frame(uint64_t *rng, const char *frame, char *out, size_t size)
     pipit_format(out, size, "%s", at_most[cur]);
 }
 
-/* A frame of `frames` from the held-out fifth or the rest. */
-static int pick_frame(uint64_t *rng, bool held, int n_frames) {
-    int cand[64], n = 0;
-    for (int i = 0; i < n_frames && n < 64; i++) {
+int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
+    int cand[N_OF(FRAMES)], n = 0;
+    for (int i = 0; i < N_OF(FRAMES); i++) {
         if ((i % HELD_MOD == 3) == held) {
             cand[n++] = i;
         }
     }
-    return cand[train_rng_below(rng, (uint32_t)n)];
-}
-
-int train_undo_say_named(uint64_t *rng, bool held, const char *noun, char *out, size_t size) {
-    /* a name with its own determiner ("my window") goes where "the" was, in a frame that has
-     * one right before it ("undo my window", not "the old my window") */
-    static const char *const OWN[] = {"my ", "your ", "our ", "his ", "her ", "their ", "the "};
-    bool own = false;
-    for (int i = 0; i < N_OF(OWN); i++) {
-        own = own || strncmp(noun, OWN[i], strlen(OWN[i])) == 0;
-    }
-    int frame = pick_frame(rng, held, N_OF(NAMED_FRAMES));
-    for (int tries = 0; own && tries < 64 && strstr(NAMED_FRAMES[frame], "the {n}") == NULL;
-         tries++) {
-        frame = pick_frame(rng, held, N_OF(NAMED_FRAMES));
-    }
-    const char *f = NAMED_FRAMES[frame], *at = strstr(f, "{n}");
-    size_t cut = own && at - f >= 4 && strncmp(at - 4, "the ", 4) == 0 ? 4 : 0;
-    char named[160], action[160];
-    pipit_format(named, sizeof(named), "%.*s%s%s", (int)(at - f - cut), f, noun, at + 3);
-    fill_frame(rng, named, action, sizeof(action));
-    uint32_t shape = train_rng_below(rng, 100);
-    const char *lead = train_rng_below(rng, 100) < 45 ? PICK(rng, LEADS) : "";
-    const char *close = train_rng_below(rng, 100) < 20 ? PICK(rng, CLOSERS) : "";
-    if (shape < 25) {
-        pipit_format(out, size, "%s%s, %s%s", lead, PICK(rng, REMARKS), action, close);
-    } else {
-        pipit_format(out, size, "%s%s%s", lead, action, close);
-    }
-    return frame;
-}
-
-int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
-    int frame = pick_frame(rng, held, N_OF(FRAMES));
+    int frame = cand[train_rng_below(rng, (uint32_t)n)];
     uint32_t shape = train_rng_below(rng, 100);
     if (shape < 8) {
         /* the remark alone */

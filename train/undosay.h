@@ -24,12 +24,4 @@ int train_undo_frames(void);
  * index. */
 int train_undo_say(uint64_t *rng, bool held, char *out, size_t size);
 
-/* The number of frames that name the thing ("put the {n} back"). */
-int train_undo_named_frames(void);
-
-/* As train_undo_say(), in a frame that names the thing changed last: `noun` ("kitchen light",
- * said after "the"). The data must have played a change of that thing as the previous turn, so
- * that the newest action is the one named. Returns the frame's index. */
-int train_undo_say_named(uint64_t *rng, bool held, const char *noun, char *out, size_t size);
-
 #endif /* PIPIT_TRAIN_UNDOSAY_H */
