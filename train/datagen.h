@@ -11,6 +11,7 @@
 
 #include "dataset.h"
 #include "pipit_tools.h"
+#include "rng.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,15 +25,6 @@ extern const int datagen_n_categories;
 const char *datagen_memory_skip(const char *memory, int drop);
 /* The number of lines of `memory`. */
 int datagen_memory_lines(const char *memory);
-
-/* splitmix64 */
-uint64_t train_rng_next(uint64_t *state);
-/* uniform in [0, n) (n >= 1) */
-uint32_t train_rng_below(uint64_t *state, uint32_t n);
-/* uniform in [0, 1) */
-double train_rng_unit(uint64_t *state);
-/* The RNG state a generator starts `split` (0 train, 1 valid) with for `seed`. */
-uint64_t train_split_seed(uint64_t seed, int split);
 
 /* Surface noise shared by the generators (train/datagen.c, train/packgen.c). */
 

@@ -8,7 +8,7 @@
  */
 #include "undosay.h"
 
-#include "datagen.h"
+#include "rng.h"
 #include "status.h"
 
 #include <stdio.h>
