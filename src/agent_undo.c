@@ -276,8 +276,10 @@ static void revert_at(struct pipit_agent *a, struct turn_build *tb, int32_t at);
 /* Whether `phrase` names logged action `e`: a key it put back ("the blinds", "the zoom"), the
  * one-word value it set that the key still has ("the fluorescent"), or a word of its tool's name
  * that is not a verb ("the timer" of set_timer). */
-static bool
-names_action(const struct pipit_agent *a, const struct action_entry *e, const char *phrase) {
+static bool names_action(const struct pipit_agent *a,
+                         const struct action_entry *e,
+                         const char *phrase,
+                         bool by_value) {
     struct words_tok said[16], name[8], value[8];
     size_t n_said = words_tokenize(phrase, strlen(phrase), 0, said, 16);
     json_t *state = a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
@@ -289,7 +291,7 @@ names_action(const struct pipit_agent *a, const struct action_entry *e, const ch
         /* the value it set, still there: "revert the fluorescent" */
         const char *now = json_string_value(json_object_get(state, key));
         size_t n_value = now != NULL ? words_tokenize(now, strlen(now), 0, value, 8) : 0;
-        for (size_t j = 0; n_value == 1 && j < n_said; j++) {
+        for (size_t j = 0; by_value && n_value == 1 && j < n_said; j++) {
             named = named || (strlen(value[0].w) >= 3 && strcmp(value[0].w, said[j].w) == 0);
         }
     }
@@ -340,7 +342,7 @@ bool agent_undo_named(struct pipit_agent *a,
     int32_t at = -1;
     for (int32_t i = a->log_n - 1; i >= 0 && at < 0; i--) {
         if (a->log[i].kind == PIPIT_UNDO_KEYS && a->log[i].snapshot != NULL &&
-            names_action(a, &a->log[i], phrase)) {
+            names_action(a, &a->log[i], phrase, true)) {
             at = i;
         }
     }
@@ -479,13 +481,15 @@ json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool) {
  * a routed undo does. No tool runs. */
 void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
     /* "put the lights back" after the lights and then the blinds: the segment names an earlier
-     * action and not the newest, so that one is what was asked for */
+     * action and not the newest, so that one is what was asked for. By its keys or its tool's
+     * name only: a value word in a whole sentence is too often a word of undoing ("roll that
+     * back" is no "back" camera) */
     int32_t named = -1;
     if (tb->segment != NULL && a->log_n > 1 && a->log[a->log_n - 1].snapshot != NULL &&
-        !names_action(a, &a->log[a->log_n - 1], tb->segment)) {
+        !names_action(a, &a->log[a->log_n - 1], tb->segment, true)) {
         for (int32_t i = a->log_n - 2; i >= 0 && named < 0; i--) {
             if (a->log[i].kind == PIPIT_UNDO_KEYS && a->log[i].snapshot != NULL &&
-                names_action(a, &a->log[i], tb->segment)) {
+                names_action(a, &a->log[i], tb->segment, false)) {
                 named = i;
             }
         }

@@ -854,6 +854,21 @@ static void test_model_undo_tool(void **state) {
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
     teardown_fx(&fx);
+    /* a value word of an earlier action is no name of it in a whole sentence: "roll that back"
+     * after the back camera and then the quality (camera long session 104) */
+    setup_with(&fx, NULL);
+    const char *back[] = {"<call>switch_camera(facing=\"front\")",
+                          "<call>switch_camera(facing=\"back\")",
+                          "<call>set_jpeg_quality(quality=70)", "<call>undo()"};
+    script(&fx, 4, back);
+    pipit_turn_free(turn(&fx, "front camera"));
+    pipit_turn_free(turn(&fx, "rear camera"));
+    pipit_turn_free(turn(&fx, "jpeg quality 70"));
+    t = turn(&fx, "nah, roll that back, i want them crisp");
+    assert_state(&fx, "jpeg_quality", "95");
+    assert_state(&fx, "facing", "\"back\"");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
 
     /* Hermes syntax */
     struct pipit_agent_params p = pipit_agent_default_params();
