@@ -288,11 +288,16 @@ int cmd_eval(int argc, char **argv) {
     size_t n_findings = 0;
     if (rc == CLI_EXIT_OK) {
         struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
-        cp.strict = o.strict;
-        cp.on_finding = o.strict ? NULL : print_finding; /* strict: the finding is the error */
+        /* every finding is printed, strict or not; --strict then refuses the set (a new user
+         * fixing a set wants all of them at once, not one per run) */
+        cp.strict = false;
+        cp.on_finding = print_finding;
         if (pipit_scenarios_check(set, devs, n_devs, &cp, &n_findings, &err) != PIPIT_OK) {
-            fprintf(stderr, "pipit eval: %s%s\n", err.text,
-                    o.strict && n_findings > 0 ? " (--strict)" : "");
+            fprintf(stderr, "pipit eval: %s\n", err.text);
+            rc = CLI_EXIT_FAIL;
+        } else if (o.strict && n_findings > 0) {
+            fprintf(stderr, "pipit eval: %s: %zu finding%s (--strict)\n", o.scenarios, n_findings,
+                    n_findings == 1 ? "" : "s");
             rc = CLI_EXIT_FAIL;
         }
     }

@@ -1189,6 +1189,14 @@ static void test_cli_check_strict(void **state) {
     assert_int_equal(run_check(finding, "--strict", out, sizeof(out)), 1);
     assert_non_null(strstr(out, ":1: $.turns[1].state: zoom: want 1, got 2"));
     assert_non_null(strstr(out, "(--strict)"));
+    /* --strict lists every finding before it refuses, not the first one only */
+    char two[1024];
+    snprintf(two, sizeof(two), "%s%s", finding, finding);
+    two[strlen(finding) + 8] = 'y'; /* the second scenario's id: "y" */
+    assert_int_equal(run_check(two, "--strict", out, sizeof(out)), 1);
+    assert_non_null(strstr(out, ":1: $.turns[1].state: zoom: want 1, got 2"));
+    assert_non_null(strstr(out, ":2: $.turns[1].state: zoom: want 1, got 2"));
+    assert_non_null(strstr(out, "2 findings (--strict)"));
     const char *wrong = "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", "
                         "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"lvl\": 2}}]}]}\n";
     assert_int_equal(run_check(wrong, "", out, sizeof(out)), 1);
