@@ -1322,6 +1322,8 @@ static bool handle_call(struct pipit_agent *a,
     restored = (model && agent_restore_unknown_value(a->ts, tool, tb->segment, &call)) || restored;
     /* "save this in slot two" -> p3: the numbered value said */
     restored = (model && agent_restore_numbered_value(a->ts, tool, tb->segment, &call)) || restored;
+    /* "switch to hdmi 3" -> hdmi2: the name and number said, or refused */
+    restored = (model && agent_restore_named_number(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_step_direction(a->ts, tool, tb->segment, &call)) || restored;
     if (restored) {
         tb->turn->flags |= PIPIT_TURN_WORDS_RESTORED;

@@ -365,3 +365,85 @@ bool agent_restore_numbered_value(const struct pipit_toolset *ts,
     json_decref(args);
     return changed;
 }
+
+/* The letters every numbered value of `s` opens with ("hdmi" of hdmi1, hdmi2), when two values
+ * or more are those letters and a number, into `prefix`; false when none or two names. */
+static bool numbered_name(const struct pipit_schema *s, char *prefix, size_t size) {
+    size_t n_numbered = 0;
+    prefix[0] = '\0';
+    for (size_t e = 0; e < s->n_enum; e++) {
+        size_t p = 0;
+        if (s->enum_str[e] == NULL || value_number(s->enum_str[e], &p) < 0 || p < 2) {
+            continue;
+        }
+        if (prefix[0] != '\0' &&
+            (strlen(prefix) != p || strncasecmp(prefix, s->enum_str[e], p) != 0)) {
+            return false; /* "zone1", "slot2": two names */
+        }
+        snprintf(prefix, size, "%.*s", (int)p, s->enum_str[e]);
+        n_numbered++;
+    }
+    return n_numbered >= 2;
+}
+
+bool agent_restore_named_number(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call) {
+    if (!pipit_toolset_is_pack_tool(ts, tool) || segment == NULL || call == NULL ||
+        call->args_json == NULL) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_loads(call->args_json, 0, NULL);
+    bool changed = false;
+    for (size_t j = 0; json_is_object(args) && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *arg = &t->params->props[j];
+        const char *had = json_string_value(json_object_get(args, arg->name));
+        char name[32];
+        if (had == NULL || arg->schema->type != PIPIT_SCHEMA_STRING ||
+            !numbered_name(arg->schema, name, sizeof(name))) {
+            continue;
+        }
+        /* "hdmi 3", "hdmi3", "HDMI-3": the name, then at most three digits */
+        size_t nl = strlen(name), n_said = 0;
+        long said = -1;
+        for (const char *p = segment; *p != '\0'; p++) {
+            if ((p > segment && isalnum((unsigned char)p[-1])) || strncasecmp(p, name, nl) != 0) {
+                continue;
+            }
+            const char *d = p + nl;
+            d += *d == ' ' || *d == '-' || *d == '_';
+            size_t digits = strspn(d, "0123456789");
+            if (digits == 0 || digits > 3 || isalpha((unsigned char)d[digits])) {
+                continue;
+            }
+            long v = strtol(d, NULL, 10);
+            n_said += said != v;
+            said = v;
+        }
+        if (n_said != 1) {
+            continue; /* none, or "hdmi 1 or hdmi 2": the model's */
+        }
+        const char *meant = NULL;
+        for (size_t e = 0; e < arg->schema->n_enum; e++) {
+            size_t p = 0;
+            if (value_number(arg->schema->enum_str[e], &p) == said && p == nl &&
+                strncasecmp(arg->schema->enum_str[e], name, nl) == 0) {
+                meant = arg->schema->enum_str[e];
+            }
+        }
+        char person[48];
+        if (meant == NULL) {
+            snprintf(person, sizeof(person), "%s%ld", name, said); /* refused with the list */
+            meant = person;
+        }
+        if (strcmp(had, meant) != 0) {
+            json_object_set_new(args, arg->name, json_string(meant));
+            changed = true;
+        }
+    }
+    changed = changed && agent_said_put_args(call, args, true);
+    json_decref(args);
+    return changed;
+}

@@ -40,4 +40,15 @@ bool agent_restore_numbered_value(const struct pipit_toolset *ts,
                                   const char *segment,
                                   struct pipit_call *call);
 
+/* A value said by its name and number where some of the argument's values are that name and a
+ * number ("switch to hdmi 3" with inputs hdmi1, hdmi2, usb, cast; "HDMI-2", "hdmi2"): the value
+ * with that number replaces the model's choice, and with no such value the said one does
+ * ("hdmi3"), for validation to refuse with the values there are: never a neighbour the model
+ * picked. One such mention in the segment; two values or more share the name. True when `call`
+ * was rewritten. */
+bool agent_restore_named_number(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_VALUE_H */

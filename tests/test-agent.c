@@ -4666,6 +4666,34 @@ static void test_numbered_value(void **state) {
     teardown_fx(&fx);
 }
 
+/* A value said by its name and number where some values are that name and a number: that
+ * value, or, with none, the said one, refused with the list ("switch to hdmi 3" had switched a
+ * new user's projector to hdmi2). */
+static void test_named_number_value(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"beamer\", \"state\": {\"input\": {\"type\": \"string\", "
+        "\"enum\": [\"hdmi1\", \"hdmi2\", \"usb\", \"cast\"], \"initial\": \"hdmi1\"}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_input\", "
+        "\"description\": \"Choose the input\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"source\": {\"type\": \"string\", \"enum\": [\"hdmi1\", \"hdmi2\", "
+        "\"usb\", \"cast\"]}}, \"required\": [\"source\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"input\": \"{source}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const struct args_case cases[] = {
+        {"switch to hdmi 3", "set_input(source=\"hdmi2\")", "{\"source\":\"hdmi3\"}", true},
+        {"hdmi 2 please", "set_input(source=\"hdmi1\")", "{\"source\":\"hdmi2\"}", true},
+        {"go to HDMI-2", "set_input(source=\"usb\")", "{\"source\":\"hdmi2\"}", true},
+        {"use hdmi2", "set_input(source=\"hdmi2\")", "{\"source\":\"hdmi2\"}", false},
+        {"hdmi 1 or hdmi 2, whichever", "set_input(source=\"usb\")", "{\"source\":\"usb\"}", false},
+        {"the usb stick", "set_input(source=\"usb\")", "{\"source\":\"usb\"}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    assert_state(&fx, "input", "\"usb\""); /* the last case ran; hdmi3 was refused */
+    teardown_fx(&fx);
+}
+
 /* A name said after "as", as the pack's examples say it, is the name, up to a word that places
  * it ("save it as evening in preset 2": "evening", where the model had copied "brightness"). */
 static void test_name_after_as(void **state) {
@@ -6260,6 +6288,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_key_number_named),
         cmocka_unit_test(test_aside_segment),
         cmocka_unit_test(test_numbered_value),
+        cmocka_unit_test(test_named_number_value),
         cmocka_unit_test(test_name_after_as),
         cmocka_unit_test(test_it_is_the_last_key),
         cmocka_unit_test(test_optional_choice_said),
