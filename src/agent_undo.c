@@ -478,7 +478,7 @@ json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool) {
 }
 
 /* The model called the built-in undo tool: revert the newest action from the log, exactly as
- * a routed undo does. No tool runs. */
+ * a routed undo does, or the earlier one the segment names (agent_undo.h). No tool runs. */
 void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec) {
     /* "put the lights back" after the lights and then the blinds: the segment names an earlier
      * action and not the newest, so that one is what was asked for. By its keys or its tool's

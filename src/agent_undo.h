@@ -45,8 +45,9 @@ bool agent_undo_instead(struct pipit_agent *a,
 json_t *agent_undo_snapshot(struct pipit_agent *a, int32_t tool);
 
 /* The model called the built-in undo tool: revert the newest action from the log, exactly as
- * a routed undo does; when the segment names an earlier logged action (its keys, a value it
- * set, a word of its tool's name) and not the newest, that one alone ("put the lights back"
+ * a routed undo does; when the segment names an earlier logged action (its keys or a word of
+ * its tool's name; a value word does not name one: "roll that back" is no back camera) and
+ * not the newest, that one alone ("put the lights back"
  * after the lights and then the blinds). No tool runs. */
 void agent_model_undo(struct pipit_agent *a, struct turn_build *tb, struct pipit_call_record *rec);
 

@@ -190,6 +190,7 @@ static void test_undo_composed(void **state) {
     static char seen_text[2][2000][160];
     for (int held = 0; held < 2; held++) {
         uint64_t rng = train_split_seed(7, held), again = rng;
+        int n_held_remarks = 0;
         int used[64] = {0}, distinct = 0;
         for (int i = 0; i < 2000; i++) {
             char said[160], twice[160];
@@ -198,6 +199,10 @@ static void test_undo_composed(void **state) {
             assert_string_equal(said, twice); /* the seed decides */
             assert_true(f >= 0 && f < n_frames && f < 64);
             assert_int_equal(f % 5 == 3, held); /* a held-out frame only in the held-out split */
+            if (!held && train_undo_has_held_remark(said)) {
+                fail_msg("a held-out remark in the training split: '%s'", said);
+            }
+            n_held_remarks += held && train_undo_has_held_remark(said);
             assert_true(said[0] != '\0');
             if (strchr(said, '{') != NULL || strchr(said, '}') != NULL || strstr(said, "  ")) {
                 fail_msg("not filled: '%s'", said);

@@ -175,6 +175,54 @@ static const char *const CLOSERS[] = {
 
 #define PICK(rng, a) ((a)[train_rng_below((rng), (uint32_t)N_OF(a))])
 
+/* Whether a remark is held out: one in five of REMARKS, and any remark holding one ("i changed
+ * my mind about that"), so a held-out utterance never has a remark the model was trained on. */
+static bool remark_held(const char *remark) {
+    for (int i = 0; i < N_OF(REMARKS); i++) {
+        if (i % HELD_MOD == 3 && strstr(remark, REMARKS[i]) != NULL) {
+            return true;
+        }
+    }
+    for (int i = 0; i < N_OF(REMARKS); i++) {
+        if (strcmp(remark, REMARKS[i]) == 0) {
+            return false;
+        }
+    }
+    for (int i = 0; i < N_OF(WHOLE_REMARKS); i++) {
+        if (strcmp(remark, WHOLE_REMARKS[i]) == 0) {
+            return i % HELD_MOD == 3;
+        }
+    }
+    return false;
+}
+
+bool train_undo_has_held_remark(const char *said) {
+    for (int i = 0; i < N_OF(REMARKS); i++) {
+        if (remark_held(REMARKS[i]) && strstr(said, REMARKS[i]) != NULL) {
+            return true;
+        }
+    }
+    for (int i = 0; i < N_OF(WHOLE_REMARKS); i++) {
+        if (remark_held(WHOLE_REMARKS[i]) && strstr(said, WHOLE_REMARKS[i]) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One of `n` remarks from `held`'s side (remark_held). */
+static const char *pick_remark(uint64_t *rng, const char *const *list, int n, bool held) {
+    int cand[64], k = 0;
+    for (int i = 0; i < n && k < N_OF(cand); i++) {
+        if (remark_held(list[i]) == held) {
+            cand[k++] = i;
+        }
+    }
+    return k > 0 ? list[cand[train_rng_below(rng, (uint32_t)k)]] : list[0];
+}
+#define REMARK(rng, held)       pick_remark((rng), REMARKS, N_OF(REMARKS), (held))
+#define WHOLE_REMARK(rng, held) pick_remark((rng), WHOLE_REMARKS, N_OF(WHOLE_REMARKS), (held))
+
 int train_undo_frames(void) {
     return N_OF(FRAMES);
 }
@@ -207,7 +255,7 @@ int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
     if (shape < 8) {
         /* the remark alone */
         pipit_format(out, size, "%s%s", train_rng_below(rng, 100) < 40 ? PICK(rng, LEADS) : "",
-                     PICK(rng, WHOLE_REMARKS));
+                     WHOLE_REMARK(rng, held));
         return frame;
     }
     char action[160];
@@ -230,11 +278,11 @@ int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
         /* a remark before the action */
         const char *sep = train_rng_below(rng, 100) < 70 ? ", " : ". ";
         pipit_format(out, size, "%s%s%s%s%s%s",
-                     train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "", PICK(rng, REMARKS),
+                     train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "", REMARK(rng, held),
                      sep, action, close, mark);
     } else if (shape < 42) {
         /* a remark after it */
-        pipit_format(out, size, "%s%s%s, %s", lead, action, mark, PICK(rng, REMARKS));
+        pipit_format(out, size, "%s%s%s, %s", lead, action, mark, REMARK(rng, held));
     } else {
         pipit_format(out, size, "%s%s%s%s", lead, action, close, mark);
     }

@@ -6,8 +6,8 @@
  * blind undo sets each used mostly phrasings the list lacked (docs/training.md, "Any pack").
  *
  * No pack's words are here: the parts are how people take something back, whatever the device.
- * The action frames are split like templates: one in five is held out of training, so the
- * held-out evaluation measures frames the model never saw.
+ * The action frames and the remarks are split like templates: one in five is held out of
+ * training, so the held-out evaluation measures frames and remarks the model never saw.
  */
 #ifndef PIPIT_TRAIN_UNDOSAY_H
 #define PIPIT_TRAIN_UNDOSAY_H
@@ -20,8 +20,11 @@
 int train_undo_frames(void);
 
 /* Write one composed undo utterance (lowercase, no final punctuation unless it asks) to `out`,
- * drawn from `rng`, its action frame from the held-out fifth when `held`. Returns the frame's
- * index. */
+ * drawn from `rng`, its action frame and remark from the held-out fifth when `held`. Returns
+ * the frame's index. */
 int train_undo_say(uint64_t *rng, bool held, char *out, size_t size);
+
+/* Whether `said` holds a held-out remark (for the tests). */
+bool train_undo_has_held_remark(const char *said);
 
 #endif /* PIPIT_TRAIN_UNDOSAY_H */
