@@ -278,8 +278,8 @@ int train_undo_say(uint64_t *rng, bool held, char *out, size_t size) {
         /* a remark before the action */
         const char *sep = train_rng_below(rng, 100) < 70 ? ", " : ". ";
         pipit_format(out, size, "%s%s%s%s%s%s",
-                     train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "", REMARK(rng, held),
-                     sep, action, close, mark);
+                     train_rng_below(rng, 100) < 30 ? PICK(rng, LEADS) : "", REMARK(rng, held), sep,
+                     action, close, mark);
     } else if (shape < 42) {
         /* a remark after it */
         pipit_format(out, size, "%s%s%s, %s", lead, action, mark, REMARK(rng, held));
