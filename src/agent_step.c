@@ -14,6 +14,7 @@
 
 #include "agent_dimension.h"
 #include "agent_followup.h"
+#include "agent_frame.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_mode.h"
@@ -574,7 +575,8 @@ bool agent_handle_output(struct pipit_agent *a,
         (agent_value_call_for_refusal(a->ts, tb->segment, text, &named) ||
          key_off_for_refusal(a, tb->segment, text, &named) ||
          agent_time_call(a->ts, tb->segment, &named) ||
-         agent_dimension_call(a->ts, tb->segment, &named))) {
+         agent_dimension_call(a->ts, tb->segment, &named) ||
+         agent_frame_call(a->ts, tb->segment, &named))) {
         /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
          * value only one tool takes, and nothing else; that tool is called. "alarm for six in
          * the evening" -> "Sorry, I can't do that.": the time said, in the tool the segment
@@ -1213,6 +1215,7 @@ static bool handle_call(struct pipit_agent *a,
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_restore_time_span(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||
+                  agent_frame_choose_tool(a->ts, tool, tb->segment, &call) ||
                   agent_restore_dimension_step(a->ts, tool, tb->segment, &call) ||
                   agent_restore_step_setting(a->ts, tool, tb->segment, &call) ||
                   agent_restore_setting_step(a->ts, tool, tb->segment, &call))) {
@@ -1307,6 +1310,9 @@ static bool handle_call(struct pipit_agent *a,
     restored = (model && agent_restore_after_colon(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_called_name(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_verb_rest(a->ts, tool, tb->segment, &call)) || restored;
+    /* "text priya the budget is in the shared drive" -> recipient "budget": where the pack's
+     * examples put each free text (agent_frame.h) */
+    restored = (model && agent_frame_restore(a->ts, tool, tb->segment, &call)) || restored;
     restored = (model && agent_restore_pattern_id(a->ts, tool, tb->segment, &call)) || restored;
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools) {
         restored = agent_restore_named_item(a->ts, tool, tb->segment, before, &call) || restored;

@@ -2083,9 +2083,11 @@ static void test_person_words_restored(void **state) {
     assert_string_equal(t->calls[0].args_json,
                         "{\"title\":\"ideas\",\"body\":\"build a treehouse\"}");
     pipit_turn_free(t);
-    t = turn(&fx, "text Sam see you at 5"); /* a number follows: maybe another value's */
-    assert_false(t->flags & PIPIT_TURN_WORDS_RESTORED);
-    assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"see you\""));
+    /* the message is the rest after the name (the pack's example frame, agent_frame.h): the
+     * tool takes no number, so the "5" is the message's */
+    t = turn(&fx, "text Sam see you at 5");
+    assert_true(t->flags & PIPIT_TURN_WORDS_RESTORED);
+    assert_non_null(strstr(t->calls[0].args_json, "\"body\":\"see you at 5\""));
     pipit_turn_free(t);
     /* the item named by its title or contact, not the identifier the model took; "rope" is
      * not run on into "to the groceries note" */
@@ -4415,8 +4417,10 @@ static void test_after_colon_whole(void **state) {
         {"text Alice: see you at 7:30 tonight.",
          "send_message(recipient=\"Alice Chen\", body=\"see you\")",
          "{\"recipient\":\"Alice Chen\",\"body\":\"see you at 7:30 tonight\"}"},
+        /* words none of the person's: the pack's example frame ("tell Priya I'm running ten
+         * minutes late") reads the message after the name (agent_frame.h) */
         {"text Alice: see you soon", "send_message(recipient=\"Alice Chen\", body=\"bye\")",
-         "{\"recipient\":\"Alice Chen\",\"body\":\"bye\"}"},
+         "{\"recipient\":\"Alice Chen\",\"body\":\"see you soon\"}"},
         /* what a thing is "called", by the argument the pack's examples call so */
         {"set an alarm for 7 tomorrow morning called gym",
          "set_alarm(time=\"07:00\", label=\"tomorrow\")", "{\"time\":\"07:00\",\"label\":\"gym\"}"},
@@ -4439,6 +4443,67 @@ static void test_after_colon_whole(void **state) {
         }
         pipit_turn_free(t);
     }
+    teardown_fx(&fx);
+}
+
+/* The pack's examples as frames (agent_frame.h): "tell Priya I'm running ten minutes late" puts
+ * the recipient after the verb and the message in the rest, "get me a big car to the airport"
+ * the destination after "to", "new note called gift ideas: scarf for mum" the title and the
+ * body about the colon. The model's free text that is none of those words is those words; a
+ * command the model answered with text is the frame's call; a pronoun names nobody. */
+static void test_example_frames(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct {
+        const char *say, *model, *tool, *args;
+    } cases[] = {
+        {"text priya the budget is in the shared drive",
+         "<call>send_message(recipient=\"budget\", body=\"drive\")", "send_message",
+         "{\"recipient\":\"priya\",\"body\":\"the budget is in the shared drive\"}"},
+        {"text mom that i landed", "<call>send_message(recipient=\"home\", body=\"that\")",
+         "send_message", "{\"recipient\":\"mom\",\"body\":\"i landed\"}"},
+        /* the model's own words, when they are the frame's */
+        {"text alice see you at noon please",
+         "<call>send_message(recipient=\"Alice Chen\", body=\"see you at noon\")", "send_message",
+         "{\"recipient\":\"Alice Chen\",\"body\":\"see you at noon\"}"},
+        /* a text answer to a command its frame fills */
+        {"text jordan running late sorry", "Okay, take your time.", "send_message",
+         "{\"recipient\":\"jordan\",\"body\":\"running late sorry\"}"},
+        /* a place after "to", up to the next connector; a scrap of it is not it */
+        {"get me an xl ride to the ferry building for my meeting",
+         "<call>request_ride(destination=\"ferry\", service=\"xl\")", "request_ride",
+         "{\"destination\":\"the ferry building\",\"service\":\"xl\"}"},
+        /* a verb only another tool's examples open with, its frame filled: that tool */
+        {"new note titled standup: ask marcus about q3 numbers",
+         "<call>create_ticket(summary=\"standup\", priority=\"high\")", "create_note",
+         "{\"title\":\"standup\",\"body\":\"ask marcus about q3 numbers\"}"},
+        /* a negation, a pronoun: no frame's words */
+        {"don't text bob", "Okay.", NULL, NULL},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script(&fx, 1, (const char *const[]){cases[k].model});
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (cases[k].tool == NULL) {
+            if (t->n_calls != 0) {
+                fail_msg("\"%s\": %s", cases[k].say, t->calls[0].args_json);
+            }
+        } else if (t->n_calls != 1 || strcmp(t->calls[0].tool, cases[k].tool) != 0 ||
+                   strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-",
+                     t->n_calls > 0 ? t->calls[0].args_json : "-");
+        }
+        pipit_turn_free(t);
+    }
+    /* "her" is the memory's to say: the model's recipient stays */
+    fx.fake.next = fx.fake.n_script;
+    script_call(&fx, "send_message(recipient=\"Mom\", body=\"see\")");
+    struct pipit_turn *t = turn(&fx, "text her see you sunday");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"recipient\":\"Mom\",\"body\":\"see you sunday\"}");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
@@ -6280,6 +6345,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_after_colon_whole),
+        cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),

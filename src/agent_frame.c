@@ -1,0 +1,455 @@
+/*
+ * agent_frame.c - the pack's examples as frames (agent_frame.h).
+ */
+#include "agent_frame.h"
+
+#include "agent_guard.h"
+#include "agent_said.h"
+#include "status.h"
+#include "verbbank.h"
+#include "words.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define N_OF(a)         (sizeof(a) / sizeof((a)[0]))
+#define FRAME_MAX_ARGS  4
+#define FRAME_MAX_VALUE 256
+
+enum frame_kind {
+    FRAME_AFTER_VERB,
+    FRAME_REST
+};
+
+struct frame_arg {
+    const char *arg; /* the argument's name (the tool's, borrowed) */
+    enum frame_kind kind;
+    char marker[WORDS_CAP]; /* FRAME_REST: a connector word, ":", or "" (after the verb's word) */
+    bool drop_det;          /* the example's value leaves out a determiner after the marker */
+    bool to_colon;          /* the value ends at a colon ("called gift ideas: scarf for mum") */
+};
+
+struct frame {
+    char verb[WORDS_CAP];
+    size_t n;
+    struct frame_arg a[FRAME_MAX_ARGS];
+};
+
+static const char *const OPENERS[] = {
+    "please", "pls", "can",  "could", "would", "you", "just", "now",   "hey", "ok",    "okay",
+    "kindly", "so",  "then", "and",   "also",  "oh",  "well", "quick", "go",  "ahead", "alright"};
+/* words that mark where a rest begins */
+static const char *const CONNECTORS[] = {"to",     "for",  "from",    "about",  "that",
+                                         "saying", "with", "into",    "called", "named",
+                                         "titled", "says", "reading", "re"};
+/* words that end a rest after a connector word ("to the airport for my flight") */
+static const char *const CUTS[] = {"to",   "for", "from",   "with",  "because", "so",    "and",
+                                   "then", "at",  "before", "after", "when",    "since", "while"};
+static const char *const DETERMINERS[] = {"the", "a", "an", "my", "our", "your", "some"};
+/* the word after the verb that names nobody by itself */
+static const char *const PRONOUNS[] = {"me",   "him", "her",  "them",     "it",        "that",
+                                       "this", "us",  "you",  "the",      "a",         "an",
+                                       "my",   "to",  "back", "everyone", "everybody", "all"};
+/* words said to the device at the end, not part of a message */
+static const char *const POLITE[] = {"please", "pls", "thanks", "thx", "thank"};
+
+/* Whether `needle` occurs in `hay`, ASCII case ignored. */
+static bool has_nocase(const char *hay, const char *needle) {
+    size_t ln = strlen(needle);
+    for (const char *p = hay; ln > 0 && *p != '\0'; p++) {
+        if (strncasecmp(p, needle, ln) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether `a` and the first word of `b` are one letter apart at most ("mum" and "Mom"), ASCII
+ * case ignored, both of three letters or more. */
+static bool one_apart(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strcspn(b, " ");
+    if (la < 3 || lb < 3 || (la > lb ? la - lb : lb - la) > 1) {
+        return false;
+    }
+    size_t i = 0;
+    while (i < la && i < lb && tolower((unsigned char)a[i]) == tolower((unsigned char)b[i])) {
+        i++;
+    }
+    if (la == lb) { /* one substitution */
+        return i == la || strncasecmp(a + i + 1, b + i + 1, la - i - 1) == 0;
+    }
+    /* one insertion or deletion */
+    return la > lb ? strncasecmp(a + i + 1, b + i, lb - i) == 0
+                   : strncasecmp(a + i, b + i + 1, la - i) == 0;
+}
+
+static bool is_free_string(const struct pipit_schema *s) {
+    return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
+           s->format == PIPIT_FORMAT_NONE;
+}
+
+static bool is_word(const struct words_tok *t) {
+    return t->kind != WORDS_PUNCT && t->w[0] != '\0';
+}
+
+static bool in_list(const char *w, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(w, list[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "called", "named", "titled", ...: one marker */
+static bool name_word(const char *w) {
+    static const char *const NAMES[] = {"called", "named", "titled", "labelled", "labeled"};
+    return in_list(w, NAMES, N_OF(NAMES));
+}
+
+static size_t skip_openers(const struct words_tok *t, size_t n) {
+    size_t v = 0;
+    while (v < n && (!is_word(&t[v]) || in_list(t[v].w, OPENERS, N_OF(OPENERS)))) {
+        v++;
+    }
+    return v;
+}
+
+/* The tokens of `s` (punctuation kept). */
+static size_t tokens(const char *s, struct words_tok *t) {
+    return words_tokenize(s, strlen(s), WORDS_PUNCTUATION, t, GUARD_MAX_TOKENS);
+}
+
+/* Whether the words of t[from .. n) (punctuation skipped) are exactly `v`'s words. */
+static bool words_are(const struct words_tok *t, size_t from, size_t n, const char *v) {
+    struct words_tok vt[GUARD_MAX_TOKENS];
+    size_t nv = words_tokenize(v, strlen(v), 0, vt, GUARD_MAX_TOKENS), k = 0;
+    for (size_t i = from; i < n; i++) {
+        if (!is_word(&t[i])) {
+            continue;
+        }
+        if (k >= nv || strcmp(t[i].w, vt[k].w) != 0) {
+            return false;
+        }
+        k++;
+    }
+    return k == nv && nv > 0;
+}
+
+/* The frame of one example of tool `t`; false when its free-text arguments do not all stand in
+ * a frame. */
+static bool
+read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, struct frame *f) {
+    memset(f, 0, sizeof(*f));
+    if (ex->say == NULL || !json_is_object(ex->args) || t->params == NULL) {
+        return false;
+    }
+    struct words_tok s[GUARD_MAX_TOKENS];
+    size_t n = tokens(ex->say, s), v = skip_openers(s, n);
+    while (n > 0 && !is_word(&s[n - 1])) {
+        n--;
+    }
+    if (v + 2 >= n) {
+        return false;
+    }
+    pipit_format(f->verb, sizeof(f->verb), "%s", s[v].w);
+    bool after_verb = false;
+    for (size_t i = 0; i < t->params->n_props; i++) {
+        const struct pipit_schema_prop *p = &t->params->props[i];
+        const char *val = json_string_value(json_object_get(ex->args, p->name));
+        if (!is_free_string(p->schema) || val == NULL) {
+            continue;
+        }
+        if (f->n == FRAME_MAX_ARGS) {
+            return false;
+        }
+        struct frame_arg *fa = &f->a[f->n];
+        fa->arg = p->name;
+        struct words_tok vt[2];
+        size_t nv = words_tokenize(val, strlen(val), 0, vt, 2);
+        if (nv > 0 && is_word(&s[v + 1]) && strcmp(s[v + 1].w, vt[0].w) == 0 &&
+            !(nv > 1 && strcmp(s[v + 2].w, vt[1].w) == 0)) {
+            fa->kind = FRAME_AFTER_VERB; /* "tell Priya ...": "Priya Natarajan" */
+            after_verb = true;
+            f->n++;
+            continue;
+        }
+        bool found = false;
+        size_t colon = n; /* the first colon after the verb */
+        for (size_t k = v + 1; k < n && colon == n; k++) {
+            colon = s[k].kind == WORDS_PUNCT && ex->say[s[k].start] == ':' ? k : n;
+        }
+        for (size_t j = v + 2; j < n && !found; j++) {
+            if (!is_word(&s[j])) {
+                continue;
+            }
+            size_t end = j < colon ? colon : n; /* the value runs to a colon or the end */
+            bool det = in_list(s[j].w, DETERMINERS, N_OF(DETERMINERS)) && j + 1 < end &&
+                       words_are(s, j + 1, end, val);
+            bool one_name = j + 1 == end && nv > 1 && strcmp(s[j].w, vt[0].w) == 0;
+            if (!det && !one_name && !words_are(s, j, end, val)) {
+                continue;
+            }
+            fa->to_colon = end < n;
+            const struct words_tok *m = &s[j - 1];
+            if (m->kind == WORDS_PUNCT && ex->say[m->start] == ':') {
+                pipit_format(fa->marker, sizeof(fa->marker), ":");
+            } else if (is_word(m) && in_list(m->w, CONNECTORS, N_OF(CONNECTORS))) {
+                pipit_format(fa->marker, sizeof(fa->marker), "%s",
+                             name_word(m->w) ? "called" : m->w);
+            } else if (j - 1 == v + 1 || (j - 2 == v + 1 && !is_word(m))) {
+                fa->marker[0] = '\0'; /* right after the word after the verb */
+            } else {
+                return false;
+            }
+            fa->kind = FRAME_REST;
+            fa->drop_det = det;
+            found = true;
+        }
+        if (!found) {
+            return false;
+        }
+        f->n++;
+    }
+    bool rest_after = false; /* the word after the verb, then the rest: "tell Priya I'm late" */
+    for (size_t i = 0; i < f->n; i++) {
+        rest_after = rest_after || (f->a[i].kind == FRAME_REST && f->a[i].marker[0] == '\0');
+    }
+    /* one word after the verb alone may be the first of several ("add eggs to the note") */
+    return f->n > 0 && after_verb == rest_after;
+}
+
+/* Whether the segment's word `w` is the frame's verb or a verb people say for it. */
+static bool verb_fits(const char *verb, const char *w) {
+    if (strcmp(verb, w) == 0) {
+        return true;
+    }
+    const char *alt[VERBBANK_MAX_ALT];
+    int n = verbbank_alternatives(verb, alt);
+    for (int k = 0; k < n; k++) {
+        if (strcmp(alt[k], w) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* seg[from .. n) less leading connectors and punctuation, a closing polite word and outer
+ * punctuation; with `cut`, up to the next CUTS word. False when empty. */
+static bool rest_from(const char *seg,
+                      const struct words_tok *t,
+                      size_t n,
+                      size_t from,
+                      bool cut,
+                      bool drop_det,
+                      char *out,
+                      size_t size) {
+    static const char *const LEAD[] = {"that", "saying", "say", "to", "says"};
+    while (from < n &&
+           (!is_word(&t[from]) || (in_list(t[from].w, LEAD, N_OF(LEAD)) && from + 1 < n))) {
+        from++;
+    }
+    if (drop_det && from + 1 < n && in_list(t[from].w, DETERMINERS, N_OF(DETERMINERS))) {
+        from++;
+    }
+    size_t end = n;
+    for (size_t i = from + 1; cut && i < end; i++) {
+        if (is_word(&t[i]) && in_list(t[i].w, CUTS, N_OF(CUTS))) {
+            end = i;
+        }
+    }
+    while (end > from && !is_word(&t[end - 1])) {
+        end--;
+    }
+    if (end > from + 1 && in_list(t[end - 1].w, POLITE, N_OF(POLITE))) {
+        end--;
+        while (end > from && !is_word(&t[end - 1])) {
+            end--;
+        }
+    }
+    if (from >= end || t[end - 1].end - t[from].start >= size ||
+        (end == from + 1 && in_list(t[from].w, PRONOUNS, N_OF(PRONOUNS)))) {
+        return false; /* "add ship the onboarding doc to it": "it" names no place */
+    }
+    pipit_format(out, size, "%.*s", (int)(t[end - 1].end - t[from].start), seg + t[from].start);
+    return true;
+}
+
+/* A rest after a place's connector ends at the next one ("to the airport for my flight"); a
+ * message after "that", "saying" or a colon runs to the end. */
+static bool cut_rest(const struct frame_arg *fa) {
+    static const char *const PLACE[] = {"to", "for", "from", "into", "with"};
+    return in_list(fa->marker, PLACE, N_OF(PLACE));
+}
+
+/* The values frame `f` reads from `seg`: vals[i] for f->a[i]; false when the segment does not
+ * fit the frame. With `any_verb`, a segment opening with another verb fits the frame's marked
+ * rests ("order me a ride to the ferry building" for "get me a big car to the airport"); the
+ * word after the verb and the rest after it stay empty. */
+static bool
+fit(const struct frame *f, const char *seg, bool any_verb, char vals[][FRAME_MAX_VALUE]) {
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = tokens(seg, t), v = skip_openers(t, n);
+    if (v + 2 >= n || n >= GUARD_MAX_TOKENS || agent_said_negation(t, n)) {
+        return false;
+    }
+    bool verb = verb_fits(f->verb, t[v].w), any = false;
+    if (!verb && !any_verb) {
+        return false;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        const struct frame_arg *fa = &f->a[i];
+        vals[i][0] = '\0';
+        if (!verb && (fa->kind == FRAME_AFTER_VERB || fa->marker[0] == '\0')) {
+            continue;
+        }
+        any = true;
+        if (fa->kind == FRAME_AFTER_VERB) {
+            if (!is_word(&t[v + 1]) || in_list(t[v + 1].w, PRONOUNS, N_OF(PRONOUNS))) {
+                continue; /* "text her: see you sunday": the memory's to say who */
+            }
+            pipit_format(vals[i], FRAME_MAX_VALUE, "%.*s", (int)(t[v + 1].end - t[v + 1].start),
+                         seg + t[v + 1].start);
+            continue;
+        }
+        size_t from = n;
+        if (fa->marker[0] == '\0') {
+            from = v + 2;
+        } else {
+            for (size_t j = v + 1; j < n && from == n; j++) {
+                bool colon = t[j].kind == WORDS_PUNCT && seg[t[j].start] == ':';
+                bool word = strcmp(t[j].w, fa->marker) == 0 ||
+                            (strcmp(fa->marker, "called") == 0 && name_word(t[j].w));
+                from = (fa->marker[0] == ':' ? colon : word) ? j + 1 : n;
+            }
+        }
+        size_t end = n;
+        for (size_t k = from; fa->to_colon && k < n && end == n; k++) {
+            end = t[k].kind == WORDS_PUNCT && seg[t[k].start] == ':' ? k : n;
+        }
+        if (from >= n || (fa->to_colon && end == n) ||
+            !rest_from(seg, t, end, from, cut_rest(fa), fa->drop_det, vals[i], FRAME_MAX_VALUE)) {
+            return false;
+        }
+    }
+    return any;
+}
+
+/* The first frame of `tool`'s examples that `seg` fits, its values in vals. */
+static bool fitting_frame(const struct pipit_toolset *ts,
+                          int32_t tool,
+                          const char *seg,
+                          bool any_verb,
+                          struct frame *f,
+                          char vals[][FRAME_MAX_VALUE]) {
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    for (int pass = 0; pass < 1 + any_verb; pass++) { /* the verb's frame first */
+        for (size_t e = 0; tp != NULL && t != NULL && e < tp->n_examples; e++) {
+            if (read_frame(t, &tp->examples[e], f) && fit(f, seg, pass == 1, vals)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool agent_frame_restore(const struct pipit_toolset *ts,
+                         int32_t tool,
+                         const char *segment,
+                         struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    struct frame f;
+    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
+    if (!fitting_frame(ts, tool, segment, true, &f, vals)) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    bool changed = false;
+    for (size_t i = 0; json_is_object(args) && i < f.n; i++) {
+        const char *mv = json_string_value(json_object_get(args, f.a[i].arg));
+        if (mv == NULL || vals[i][0] == '\0' || strcasecmp(mv, vals[i]) == 0) {
+            continue; /* an argument the model left out stays out */
+        }
+        size_t lm = strlen(mv), lf = strlen(vals[i]);
+        bool inside = has_nocase(vals[i], mv);
+        /* a name the device resolved from the word or one letter from it ("Mom" for "mum"), or
+         * most of the frame's words; never a scrap of them ("drive" of "... the shared drive",
+         * "ferry" of "the ferry building") */
+        bool keep = f.a[i].kind == FRAME_AFTER_VERB ? (strncasecmp(mv, vals[i], lf) == 0 &&
+                                                       (mv[lf] == ' ' || mv[lf] == '\0')) ||
+                                                          one_apart(vals[i], mv)
+                                                    : inside && 3 * lm >= 2 * lf;
+        if (!keep) {
+            changed = json_object_set_new(args, f.a[i].arg, json_string(vals[i])) == 0 || changed;
+        }
+    }
+    bool written = agent_said_put_args(call, args, changed);
+    json_decref(args);
+    return written;
+}
+
+bool agent_frame_choose_tool(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    struct pipit_call framed;
+    struct frame f;
+    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
+    if (!agent_frame_call(ts, segment, &framed)) {
+        return false;
+    }
+    bool other = strcmp(framed.name, pipit_toolset_tool(ts, (size_t)tool)->name) != 0 &&
+                 !fitting_frame(ts, tool, segment, false, &f, vals);
+    if (other) {
+        free(call->args_json);
+        *call = framed;
+        return true;
+    }
+    pipit_call_clear(&framed);
+    return false;
+}
+
+bool agent_frame_call(const struct pipit_toolset *ts,
+                      const char *segment,
+                      struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || strchr(segment, '?') != NULL) {
+        return false;
+    }
+    char verb[WORDS_CAP];
+    int32_t tool = agent_example_verb(ts, segment, verb, sizeof(verb));
+    if (tool < 0 || pipit_toolset_is_cloud(ts, (size_t)tool)) {
+        return false;
+    }
+    struct frame f;
+    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
+    if (!fitting_frame(ts, tool, segment, false, &f, vals)) {
+        return false;
+    }
+    memset(call, 0, sizeof(*call));
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_object();
+    for (size_t i = 0; args != NULL && i < f.n; i++) {
+        if (vals[i][0] != '\0') {
+            json_object_set_new(args, f.a[i].arg, json_string(vals[i]));
+        }
+    }
+    for (size_t j = 0; args != NULL && j < t->params->n_props; j++) {
+        if (t->params->props[j].required &&
+            json_object_get(args, t->params->props[j].name) == NULL) {
+            json_decref(args); /* a required argument no frame fills: not this way */
+            return false;
+        }
+    }
+    return args != NULL && agent_said_replace_call(call, t, args);
+}
