@@ -11,6 +11,7 @@
 
 #include "agent_named.h"
 
+#include "agent_guard.h"
 #include "agent_number.h"
 #include "agent_question.h"
 #include "agent_said.h"
@@ -285,6 +286,7 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         return 0; /* the model's tool is named in full too */
     }
     int32_t named = -1;
+    bool by_verb = false;
     for (size_t i = 0; i < ts->n_tools; i++) {
         bool query = is_query(ts, i);
         if (pipit_toolset_is_cloud(ts, i) || (question && !query) ||
@@ -295,6 +297,19 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
             return 0; /* two tools named */
         }
         named = (int32_t)i;
+    }
+    static const char *const BACK[] = {"it", "that", "this", "them", "those", "one"};
+    char verb[WORDS_CAP];
+    int32_t vt =
+        named < 0 && !question && agent_said_any(t, n, BACK, sizeof(BACK) / sizeof(BACK[0]))
+            ? agent_example_verb(ts, segment, verb, sizeof(verb))
+            : -1;
+    if (vt >= 0 && vt != tool && !pipit_toolset_is_cloud(ts, (size_t)vt) &&
+        is_query(ts, (size_t)vt)) {
+        /* "open that" after a search -> Wi-Fi off: a verb only one query's examples open with
+         * ("open F-201"), about something said before: that query, when memory holds its item */
+        named = vt;
+        by_verb = true;
     }
     if (named < 0) {
         return 0;
@@ -321,7 +336,7 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
     *named_out = named;
     if (!whole) {
         json_decref(args);
-        return -1;
+        return by_verb ? 0 : -1; /* a verb names less than a name in full: the model's call */
     }
     return agent_said_replace_call(call, nt, args) ? 1 : 0;
 }

@@ -19,7 +19,10 @@
  * shape of the tool's examples, for a query the newest of that shape in `memory` (may be
  * NULL), or the one
  * item of the state's arrays whose "id" has that shape ("TM-1": the one running timer), or the
- * one number the segment says. Not for the cloud tool, a question or a negation. Returns 1 when
+ * one number the segment says. A segment that points back ("open that", "check on it") and
+ * opens with a verb only one query's examples open with (agent_example_verb(): "open F-201")
+ * names that query, when its arguments fill so. Not for the cloud tool, a question or a
+ * negation. Returns 1 when
  * `call` was replaced, -1 when the tool is named but an argument cannot be filled (no timer,
  * or two: *named_out is that tool; the model's call must not run either), 0 otherwise. */
 int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,

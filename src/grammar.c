@@ -88,7 +88,7 @@ const char *grammar_call_tail(enum pipit_call_syntax syntax) {
 /* ============================================================================ copied strings */
 
 /* Whether `value` shares a word with `say` (words of two or more characters, any case). */
-static bool shares_word(const char *say, const char *value) {
+static bool shares_word_as_is(const char *say, const char *value) {
     struct words_tok a[64], b[32];
     size_t na = words_tokenize(say, strlen(say), 0, a, 64);
     size_t nb = words_tokenize(value, strlen(value), 0, b, 32);
@@ -100,6 +100,17 @@ static bool shares_word(const char *say, const char *value) {
         }
     }
     return false;
+}
+
+/* ... as is, or by the parts of its words a '-' or '_' joins ("Q3-report" is "look for the Q3
+ * report"'s words joined; "F-201" is a word of "open F-201" whole). */
+static bool shares_word(const char *say, const char *value) {
+    char parts[256];
+    snprintf(parts, sizeof(parts), "%s", value);
+    for (char *c = parts; *c != '\0'; c++) {
+        *c = *c == '-' || *c == '_' ? ' ' : *c;
+    }
+    return shares_word_as_is(say, value) || shares_word_as_is(say, parts);
 }
 
 /* The top-level arguments of tool `ti` whose free strings are copied (NULL: none or off):

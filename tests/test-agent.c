@@ -4507,6 +4507,34 @@ static void test_example_frames(void **state) {
     teardown_fx(&fx);
 }
 
+/* "open that" after a search -> Wi-Fi off: a segment that points back and opens with a verb
+ * only one query's examples open with ("open F-201") names that query, its identifier the
+ * newest of that shape in memory; without one, the model's call stands. */
+static void test_query_by_verb(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "find_file(name=\"budget\")");
+    struct pipit_turn *t = turn(&fx, "find the budget");
+    assert_int_equal(t->n_calls, 1);
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    script_call(&fx, "set_wifi(enabled=false)");
+    t = turn(&fx, "open that");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "open_file");
+    assert_string_equal(t->calls[0].args_json, "{\"file_id\":\"F-203\"}");
+    assert_true(t->flags & PIPIT_TURN_TOOL_NAMED);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    setup_phone(&fx, NULL, NULL); /* nothing found before: the model's call */
+    script_call(&fx, "set_wifi(enabled=false)");
+    t = turn(&fx, "open that");
+    assert_string_equal(t->calls[0].tool, "set_wifi");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Of two tools named <verb>_<rest>, the one whose verb opens the segment: "stop the rinse" had
  * started a rinse; its required enum from the value said in an -ing form ("start descaling"). */
 static void test_verb_pair(void **state) {
@@ -6346,6 +6374,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
+        cmocka_unit_test(test_query_by_verb),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),

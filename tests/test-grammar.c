@@ -1078,8 +1078,9 @@ static void test_real_corpus_grammar(void **state) {
 /* ============================================================================ copied strings */
 
 /* A pack with free strings: `to` and `body` are copied, `time` is composed (its example's
- * "06:00" shares no word with "wake me at 6am"), `mode` is an enum, and the cloud tool's
- * strings stay free. */
+ * "06:00" shares no word with "wake me at 6am"), `mode` is an enum, the cloud tool's
+ * strings stay free, and a name of words joined ("Q3-report" for "the Q3 report") or an
+ * identifier said whole ("F-201") is copied. */
 static const char COPY_PACK[] =
     "{\"pipit\": {\"pack\": \"copytest\"}, \"tools\": ["
     "{\"type\": \"function\", \"function\": {\"name\": \"send\", \"description\": \"Send a text\","
@@ -1095,7 +1096,12 @@ static const char COPY_PACK[] =
     "{\"type\": \"function\", \"function\": {\"name\": \"process_with_cloud_llm\","
     " \"description\": \"Ask the cloud\", \"parameters\": {\"type\": \"object\", \"properties\": {"
     "\"user_query_context\": {\"type\": \"string\"}, \"reason_for_escalation\": {\"type\": "
-    "\"string\"}}, \"required\": [\"user_query_context\"]}}}]}";
+    "\"string\"}}, \"required\": [\"user_query_context\"]}}},"
+    "{\"type\": \"function\", \"function\": {\"name\": \"find\", \"description\": \"Find a "
+    "file\", \"parameters\": {\"type\": \"object\", \"properties\": {\"name\": {\"type\": "
+    "\"string\"}}, \"required\": [\"name\"]}}, \"pipit\": {\"examples\": [{\"say\": \"look for "
+    "the Q3 report\", \"args\": {\"name\": \"Q3-report\"}}, {\"say\": \"find F-201\", "
+    "\"args\": {\"name\": \"F-201\"}}]}}]}";
 
 static bool both_match(struct pipit_model *m,
                        struct pipit_fastgrammar *fg,
@@ -1176,6 +1182,7 @@ static void test_copy_strings(void **state) {
          * copied (bounded: the agent hands the cloud the person's words anyway) */
         const char *alarm = pipit_grammar_args(g, 1);
         assert_null(strstr(alarm, "copy"));
+        assert_non_null(strstr(pipit_grammar_args(g, 3), "copy"));
         const char *cloud = pipit_grammar_args(g, 2);
         for (int k = 0; k < 2; k++) { /* the rest of each argument's line */
             const char *at = strstr(cloud, k == 0 ? "user_query_context" : "reason_for_escal");
