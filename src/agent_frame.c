@@ -22,15 +22,18 @@
 
 enum frame_kind {
     FRAME_AFTER_VERB,
-    FRAME_REST
+    FRAME_REST,
+    FRAME_BEFORE
 };
 
 struct frame_arg {
     const char *arg; /* the argument's name (the tool's, borrowed) */
     enum frame_kind kind;
-    char marker[WORDS_CAP]; /* FRAME_REST: a connector word, ":", or "" (after the verb's word) */
-    bool drop_det;          /* the example's value leaves out a determiner after the marker */
-    bool to_colon;          /* the value ends at a colon ("called gift ideas: scarf for mum") */
+    /* FRAME_REST: a connector word, ":", or "" (after the verb's word); FRAME_BEFORE: the
+     * connector word after the value ("add eggs to the groceries note": "to") */
+    char marker[WORDS_CAP];
+    bool drop_det; /* the example's value leaves out a determiner after the marker */
+    bool to_colon; /* the value ends at a colon ("called gift ideas: scarf for mum") */
 };
 
 struct frame {
@@ -169,8 +172,21 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
         }
         struct frame_arg *fa = &f->a[f->n];
         fa->arg = p->name;
+        if (strpbrk(val, "0123456789") != NULL && !has_nocase(ex->say, val)) {
+            continue; /* an identifier ("N-1" for "the groceries note"): the resolvers' */
+        }
         struct words_tok vt[2];
         size_t nv = words_tokenize(val, strlen(val), 0, vt, 2);
+        size_t c = v + 1; /* the words right after the verb, up to a connector */
+        while (c < n && is_word(&s[c]) && !in_list(s[c].w, CONNECTORS, N_OF(CONNECTORS))) {
+            c++;
+        }
+        if (c > v + 1 && c + 1 < n && is_word(&s[c]) && words_are(s, v + 1, c, val)) {
+            fa->kind = FRAME_BEFORE; /* "add eggs to the groceries note" */
+            pipit_format(fa->marker, sizeof(fa->marker), "%s", s[c].w);
+            f->n++;
+            continue;
+        }
         if (nv > 0 && is_word(&s[v + 1]) && strcmp(s[v + 1].w, vt[0].w) == 0 &&
             !(nv > 1 && strcmp(s[v + 2].w, vt[1].w) == 0)) {
             fa->kind = FRAME_AFTER_VERB; /* "tell Priya ...": "Priya Natarajan" */
@@ -304,10 +320,21 @@ fit(const struct frame *f, const char *seg, bool any_verb, char vals[][FRAME_MAX
     for (size_t i = 0; i < f->n; i++) {
         const struct frame_arg *fa = &f->a[i];
         vals[i][0] = '\0';
-        if (!verb && (fa->kind == FRAME_AFTER_VERB || fa->marker[0] == '\0')) {
+        if (!verb && (fa->kind != FRAME_REST || fa->marker[0] == '\0')) {
             continue;
         }
         any = true;
+        if (fa->kind == FRAME_BEFORE) {
+            size_t last = n; /* the last marker: "add 'learn to juggle' to it" */
+            for (size_t j = v + 2; j < n; j++) {
+                last = is_word(&t[j]) && strcmp(t[j].w, fa->marker) == 0 ? j : last;
+            }
+            if (last == n ||
+                !rest_from(seg, t, last, v + 1, false, false, vals[i], FRAME_MAX_VALUE)) {
+                return false;
+            }
+            continue;
+        }
         if (fa->kind == FRAME_AFTER_VERB) {
             if (!is_word(&t[v + 1]) || in_list(t[v + 1].w, PRONOUNS, N_OF(PRONOUNS))) {
                 continue; /* "text her: see you sunday": the memory's to say who */
@@ -394,6 +421,24 @@ bool agent_frame_restore(const struct pipit_toolset *ts,
     bool written = agent_said_put_args(call, args, changed);
     json_decref(args);
     return written;
+}
+
+bool agent_frame_values(const struct pipit_toolset *ts,
+                        int32_t tool,
+                        const char *segment,
+                        json_t *args) {
+    struct frame f;
+    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
+    if (ts == NULL || segment == NULL || !json_is_object(args) || tool < 0 ||
+        (size_t)tool >= ts->n_tools || !fitting_frame(ts, tool, segment, false, &f, vals)) {
+        return false;
+    }
+    for (size_t i = 0; i < f.n; i++) {
+        if (vals[i][0] != '\0') {
+            json_object_set_new(args, f.a[i].arg, json_string(vals[i]));
+        }
+    }
+    return true;
 }
 
 bool agent_frame_choose_tool(const struct pipit_toolset *ts,

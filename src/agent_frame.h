@@ -14,7 +14,11 @@
  *   - after the verb: the one word right after it (the value's first word: "Priya" for
  *     "Priya Natarajan", a contact the device resolves);
  *   - the rest: every word to the end, after a marker: a connector word ("to", "for", "from",
- *     "about", "that", "saying", ...), a colon, or the word after the verb.
+ *     "about", "that", "saying", ...), a colon, or the word after the verb;
+ *   - before a connector: the words from the verb to the last such connector ("add eggs to the
+ *     groceries note": "add 'learn to juggle' to it" is "learn to juggle").
+ * An identifier the example gives that its sentence does not say ("N-1" for "the groceries
+ * note") is the resolvers' (agent_named.h), not a frame's.
  * An example whose free-text arguments do not all stand so gives no frame. A segment fits a
  * frame when it opens with the frame's verb or a verb people say for it (verbbank.h: "text" for
  * "tell"), says no negation, and holds every marker; the word after the verb is no pronoun
@@ -26,6 +30,7 @@
 #include "pipit.h"
 #include "toolspec.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,6 +46,13 @@ bool agent_frame_restore(const struct pipit_toolset *ts,
                          int32_t tool,
                          const char *segment,
                          struct pipit_call *call);
+
+/* The words of `segment` that a frame of `tool`'s examples (its verb said) puts in each of its
+ * free-text arguments, set in `args` (an object); false when no frame fits. */
+bool agent_frame_values(const struct pipit_toolset *ts,
+                        int32_t tool,
+                        const char *segment,
+                        json_t *args);
 
 /* The model called `tool` for `segment`, which opens with a verb only another tool's examples
  * open with, and a frame of that tool fills its required arguments while none of `tool`'s

@@ -11,6 +11,7 @@
 
 #include "agent_named.h"
 
+#include "agent_frame.h"
 #include "agent_guard.h"
 #include "agent_number.h"
 #include "agent_question.h"
@@ -130,7 +131,8 @@ static json_t *id_for(const struct pipit_toolset *ts,
                       const struct pipit_schema_prop *p,
                       const char *segment,
                       const char *memory,
-                      const json_t *state) {
+                      const json_t *state,
+                      bool pointed) {
     char prefix[16], id[64];
     size_t ln = strlen(p->name);
     if (p->schema->type != PIPIT_SCHEMA_STRING || ln < 2 ||
@@ -148,10 +150,11 @@ static json_t *id_for(const struct pipit_toolset *ts,
         return NULL;
     }
     /* a query only: reading the wrong ticket is said and harmless, cancelling the wrong
-     * timer is not ("cancel the timer" with two running stays a question of which) */
+     * timer is not ("cancel the timer" with two running stays a question of which); or an
+     * item the person points back at ("add ship the onboarding doc to it": the note just made) */
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
     bool query = tp != NULL && tp->effect == PIPIT_EFFECT_READ;
-    if (query && memory != NULL && newest_id(memory, prefix, id, sizeof(id))) {
+    if ((query || pointed) && memory != NULL && newest_id(memory, prefix, id, sizeof(id))) {
         return json_string(id);
     }
     const char *one = one_item(state, prefix);
@@ -167,7 +170,8 @@ static json_t *fill(const struct pipit_toolset *ts,
                     const struct words_tok *t,
                     size_t n,
                     const char *memory,
-                    const json_t *state) {
+                    const json_t *state,
+                    bool pointed) {
     const struct pipit_schema *s = p->schema;
     const json_t *had = json_object_get(model_args, p->name);
     bool string = s->type == PIPIT_SCHEMA_STRING;
@@ -212,7 +216,7 @@ static json_t *fill(const struct pipit_toolset *ts,
     size_t ln = strlen(p->name);
     if (string && ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0 &&
         id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix))) {
-        return id_for(ts, i, p, segment, memory, state);
+        return id_for(ts, i, p, segment, memory, state, pointed);
     }
     int at = string && agent_time_arg(s) ? agent_time_of_day(segment) : -1;
     if (at >= 0) {
@@ -231,6 +235,36 @@ static json_t *fill(const struct pipit_toolset *ts,
 static bool is_query(const struct pipit_toolset *ts, size_t i) {
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
     return tp != NULL && tp->effect == PIPIT_EFFECT_READ;
+}
+
+/* Whether every required argument of tool `t` is a string without an enum: an item's
+ * identifier or free text, which a verb and what was said before fill; never a setting
+ * ("back out one step" is no switch_camera(facing="back")). */
+static bool takes_items_only(const struct pipit_tool *t) {
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema *s = t->params->props[j].schema;
+        if (t->params->props[j].required && (s->type != PIPIT_SCHEMA_STRING || s->n_enum > 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether the tokens point back at something said before: "it", "that", "this", "them",
+ * "those", or "one" that ends a description ("the beach one to Alice"; "one step" counts). */
+static bool points_back(const struct words_tok *t, size_t n) {
+    static const char *const BACK[] = {"it", "that", "this", "them", "those"};
+    static const char *const AFTER[] = {"to", "with", "for", "from", "please", "and", "on", "in"};
+    if (agent_said_any(t, n, BACK, sizeof(BACK) / sizeof(BACK[0]))) {
+        return true;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(t[i].w, "one") == 0 &&
+            (i + 1 == n || words_in_list(t[i + 1].w, AFTER, sizeof(AFTER) / sizeof(AFTER[0])))) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Whether tool `t` takes a number. */
@@ -298,16 +332,16 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         }
         named = (int32_t)i;
     }
-    static const char *const BACK[] = {"it", "that", "this", "them", "those", "one"};
     char verb[WORDS_CAP];
-    int32_t vt =
-        named < 0 && !question && agent_said_any(t, n, BACK, sizeof(BACK) / sizeof(BACK[0]))
-            ? agent_example_verb(ts, segment, verb, sizeof(verb))
-            : -1;
+    int32_t vt = named < 0 && !question && points_back(t, n)
+                     ? agent_example_verb(ts, segment, verb, sizeof(verb))
+                     : -1;
     if (vt >= 0 && vt != tool && !pipit_toolset_is_cloud(ts, (size_t)vt) &&
-        is_query(ts, (size_t)vt)) {
-        /* "open that" after a search -> Wi-Fi off: a verb only one query's examples open with
-         * ("open F-201"), about something said before: that query, when memory holds its item */
+        takes_items_only(pipit_toolset_tool(ts, (size_t)vt)) &&
+        !agent_names_tool(ts, (size_t)tool, segment)) { /* "snap it with the flash": set_flash */
+        /* "open that" after a search -> Wi-Fi off: a verb only one tool's examples open with
+         * ("open F-201"), about something said before: that tool, when its words fill its
+         * free text (agent_frame.h) and memory holds its item */
         named = vt;
         by_verb = true;
     }
@@ -323,13 +357,16 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         return 0;
     }
     json_t *args = json_object();
+    if (by_verb) {
+        agent_frame_values(ts, named, segment, args); /* "add ship the doc to it": the text */
+    }
     bool whole = true;
     for (size_t j = 0; whole && nt->params != NULL && j < nt->params->n_props; j++) {
         const struct pipit_schema_prop *p = &nt->params->props[j];
-        if (!p->required) {
+        if (!p->required || json_object_get(args, p->name) != NULL) {
             continue;
         }
-        json_t *v = fill(ts, (size_t)named, p, model_args, segment, t, n, memory, state);
+        json_t *v = fill(ts, (size_t)named, p, model_args, segment, t, n, memory, state, by_verb);
         whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
     }
     json_decref(model_args);
@@ -338,7 +375,15 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
         json_decref(args);
         return by_verb ? 0 : -1; /* a verb names less than a name in full: the model's call */
     }
-    return agent_said_replace_call(call, nt, args) ? 1 : 0;
+    json_t *ordered = json_object(); /* the schema's order */
+    for (size_t j = 0; ordered != NULL && nt->params != NULL && j < nt->params->n_props; j++) {
+        json_t *v = json_object_get(args, nt->params->props[j].name);
+        if (v != NULL) {
+            json_object_set(ordered, nt->params->props[j].name, v);
+        }
+    }
+    json_decref(args);
+    return agent_said_replace_call(call, nt, ordered) ? 1 : 0;
 }
 
 bool agent_fill_missing_id(const struct pipit_toolset *ts,
@@ -356,7 +401,7 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
     for (size_t j = 0; json_is_object(args) && t->params != NULL && j < t->params->n_props; j++) {
         const struct pipit_schema_prop *p = &t->params->props[j];
         json_t *id = p->required && json_object_get(args, p->name) == NULL
-                         ? id_for(ts, (size_t)tool, p, segment, memory, state)
+                         ? id_for(ts, (size_t)tool, p, segment, memory, state, false)
                          : NULL;
         if (id != NULL) {
             json_object_set_new(args, p->name, id);

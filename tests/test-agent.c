@@ -4532,6 +4532,24 @@ static void test_query_by_verb(void **state) {
     t = turn(&fx, "open that");
     assert_string_equal(t->calls[0].tool, "set_wifi");
     pipit_turn_free(t);
+    /* a tool that changes something: its item the one just made, its text the frame's words
+     * ("add eggs to the groceries note": the words before the last "to") */
+    script_call(&fx, "create_note(title=\"standup\", body=\"ask marcus\")");
+    pipit_turn_free(turn(&fx, "new note called standup: ask marcus"));
+    script_call(&fx, "navigate_to(destination=\"ship\", mode=\"driving\")");
+    t = turn(&fx, "add ship the onboarding doc to it");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "append_note");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"note_id\":\"N-3\",\"text\":\"ship the onboarding doc\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+    /* a verb never names a setting: "back out one step" is no switch_camera(facing="back") */
+    setup_with(&fx, NULL);
+    script_call(&fx, "adjust_zoom(direction=\"out\")");
+    t = turn(&fx, "back out one step");
+    assert_string_equal(t->calls[0].tool, "adjust_zoom");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
