@@ -69,6 +69,59 @@ name_said(const char *name, const struct words_tok *t, size_t n, bool query, boo
     return words;
 }
 
+/* Whether word `w` (of `len` letters) is a word of tool `name`'s name. */
+static bool name_has(const char *name, const char *w, size_t len) {
+    for (const char *p = name; *p != '\0';) {
+        size_t l = strcspn(p, "_-. ");
+        if (l == len && strncasecmp(p, w, len) == 0) {
+            return true;
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return false;
+}
+
+/* The one query (effect "read") a word of whose name the tokens say, a word no other tool's
+ * name has and no query verb ("status" of get_ticket_status), or -1. */
+static int32_t query_by_word(const struct pipit_toolset *ts,
+                             const struct words_tok *t,
+                             size_t n,
+                             bool (*is_q)(const struct pipit_toolset *, size_t)) {
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        if (pipit_toolset_is_cloud(ts, i) || !is_q(ts, i)) {
+            continue;
+        }
+        bool said = false;
+        for (const char *p = ts->tools[i].name; *p != '\0' && !said;) {
+            size_t l = strcspn(p, "_-. ");
+            char w[WORDS_CAP];
+            if (l >= 3 && l < sizeof(w)) {
+                for (size_t c = 0; c < l; c++) {
+                    w[c] = (char)tolower((unsigned char)p[c]);
+                }
+                w[l] = '\0';
+                bool own =
+                    !words_in_list(w, QUERY_VERBS, sizeof(QUERY_VERBS) / sizeof(QUERY_VERBS[0]));
+                for (size_t o = 0; own && o < ts->n_tools; o++) {
+                    own = o == i || !name_has(ts->tools[o].name, w, l);
+                }
+                said = own && says_word(t, n, w, l);
+            }
+            p += l;
+            p += *p != '\0';
+        }
+        if (said) {
+            if (found >= 0) {
+                return -1;
+            }
+            found = (int32_t)i;
+        }
+    }
+    return found;
+}
+
 /* The letters (and a dash) before the digits of the examples' values of `arg` ("TM-" of
  * "TM-1"); false when they show no such shape. */
 static bool id_prefix(const struct pipit_tool_pack *tp, const char *arg, char *out, size_t size) {
@@ -253,7 +306,7 @@ static bool takes_items_only(const struct pipit_tool *t) {
 /* Whether the tokens point back at something said before: "it", "that", "this", "them",
  * "those", or "one" that ends a description ("the beach one to Alice"; "one step" counts). */
 static bool points_back(const struct words_tok *t, size_t n) {
-    static const char *const BACK[] = {"it", "that", "this", "them", "those"};
+    static const char *const BACK[] = {"it", "its", "that", "this", "them", "those"};
     static const char *const AFTER[] = {"to", "with", "for", "from", "please", "and", "on", "in"};
     if (agent_said_any(t, n, BACK, sizeof(BACK) / sizeof(BACK[0]))) {
         return true;
@@ -331,6 +384,14 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
             return 0; /* two tools named */
         }
         named = (int32_t)i;
+    }
+    int32_t qw =
+        named < 0 && question && points_back(t, n) ? query_by_word(ts, t, n, is_query) : -1;
+    if (qw >= 0 && qw != tool) {
+        /* "what's the status on that one?" -> the cloud: a question about something said
+         * before, a word only one query's name has: that query, its item the newest */
+        named = qw;
+        by_verb = true;
     }
     char verb[WORDS_CAP];
     int32_t vt = named < 0 && !question && points_back(t, n)

@@ -4544,6 +4544,18 @@ static void test_query_by_verb(void **state) {
                         "{\"note_id\":\"N-3\",\"text\":\"ship the onboarding doc\"}");
     pipit_turn_free(t);
     teardown_fx(&fx);
+    /* a question about something said before, a word only one query's name has */
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "create_ticket(summary=\"vpn drops\", priority=\"high\")");
+    pipit_turn_free(turn(&fx, "open a ticket: vpn drops, high priority"));
+    script_call(&fx, "process_with_cloud_llm(user_query_context=\"what's the status on that one\", "
+                     "reason_for_escalation=\"general knowledge\")");
+    t = turn(&fx, "what's the status on that one?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "get_ticket_status");
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1001\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
     /* a verb never names a setting: "back out one step" is no switch_camera(facing="back") */
     setup_with(&fx, NULL);
     script_call(&fx, "adjust_zoom(direction=\"out\")");
