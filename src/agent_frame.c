@@ -441,6 +441,25 @@ bool agent_frame_values(const struct pipit_toolset *ts,
     return true;
 }
 
+bool agent_frame_message(const struct pipit_toolset *ts, const char *segment) {
+    char verb[WORDS_CAP];
+    int32_t tool =
+        ts != NULL && segment != NULL ? agent_example_verb(ts, segment, verb, sizeof(verb)) : -1;
+    struct frame f;
+    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
+    if (tool < 0 || pipit_toolset_is_cloud(ts, (size_t)tool) ||
+        !fitting_frame(ts, tool, segment, false, &f, vals)) {
+        return false;
+    }
+    for (size_t i = 0; i < f.n; i++) {
+        if (f.a[i].kind == FRAME_REST && !f.a[i].to_colon &&
+            (f.a[i].marker[0] == '\0' || f.a[i].marker[0] == ':')) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_frame_choose_tool(const struct pipit_toolset *ts,
                              int32_t tool,
                              const char *segment,

@@ -63,6 +63,11 @@ bool agent_frame_choose_tool(const struct pipit_toolset *ts,
                              const char *segment,
                              struct pipit_call *call);
 
+/* Whether `segment` opens with a verb only one tool's examples open with and fits a frame of
+ * that tool whose message runs to the end ("message alice hi": the rest after the name, or
+ * after a colon): what follows in the utterance may be more of the message. */
+bool agent_frame_message(const struct pipit_toolset *ts, const char *segment);
+
 /* The model answered `segment` with no call: when the segment opens with a verb only one
  * tool's examples open with (agent_example_verb()), no '?' ends it, and a frame of that tool
  * fills every required argument, *call is that tool with those arguments ("text jordan running

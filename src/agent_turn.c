@@ -23,6 +23,7 @@
 #include "agent_context.h"
 #include "agent_decode.h"
 #include "agent_followup.h"
+#include "agent_frame.h"
 #include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
@@ -57,9 +58,10 @@
 static bool drop_remark(const struct pipit_agent *a, char *seg, char whole[ROUTER_MAX_SEGMENT]) {
     size_t len = strlen(seg), cut = router_remark_tail(a->router, seg);
     if (cut == 0 || cut >= len || agent_says_pack_word(a->ts, seg + cut) ||
-        router_undo_signal(seg)) {
+        router_undo_signal(seg) || agent_frame_message(a->ts, seg)) {
         /* "focus on him, he's in the bottom left": where, for the model; a word of reversal
-         * anywhere ("...that was wrong"): the model's undo reads the whole */
+         * anywhere ("...that was wrong"): the model's undo reads the whole; a message runs on
+         * ("message alice hi, are you around": agent_frame.h) */
         return false;
     }
     memcpy(whole, seg, len + 1);

@@ -4478,6 +4478,9 @@ static void test_example_frames(void **state) {
         {"new note titled standup: ask marcus about q3 numbers",
          "<call>create_ticket(summary=\"standup\", priority=\"high\")", "create_note",
          "{\"title\":\"standup\",\"body\":\"ask marcus about q3 numbers\"}"},
+        /* a remark after a message's comma is more of the message */
+        {"message alice hi, are you around", "<call>send_message(recipient=\"hi\", body=\"hi\")",
+         "send_message", "{\"recipient\":\"alice\",\"body\":\"hi, are you around\"}"},
         /* a negation, a pronoun: no frame's words */
         {"don't text bob", "Okay.", NULL, NULL},
     };
