@@ -4017,14 +4017,12 @@ static void test_remark_dropped(void **state) {
     pipit_turn_free(t);
     teardown_fx(&fx);
     setup_phone(&fx, NULL, NULL);
-    script(&fx, 2,
-           (const char *const[]){"<call>send_message(recipient=\"Mom\", body=\"hi\")",
-                                 "<call>send_message(recipient=\"Mom\", body=\"grandpa is "
-                                 "napping\")"});
+    /* a message's remark is never dropped when the pack's example frame ("tell Priya I'm
+     * running ten minutes late") reads the message to the end: one decode of the whole */
+    script(&fx, 1, (const char *const[]){"<call>send_message(recipient=\"Mom\", body=\"hi\")"});
     t = turn(&fx, "text mom, grandpa is napping");
-    assert_int_equal(fx.fake.n_steps, 2);
-    assert_null(strstr(fx.fake.prompts[0], "napping"));
-    assert_non_null(strstr(fx.fake.prompts[1], "grandpa is napping"));
+    assert_int_equal(fx.fake.n_steps, 1);
+    assert_non_null(strstr(fx.fake.prompts[0], "grandpa is napping"));
     assert_int_equal(t->n_calls, 1);
     assert_non_null(strstr(t->calls[0].args_json, "grandpa is napping"));
     pipit_turn_free(t);
@@ -4479,7 +4477,7 @@ static void test_example_frames(void **state) {
          "<call>create_ticket(summary=\"standup\", priority=\"high\")", "create_note",
          "{\"title\":\"standup\",\"body\":\"ask marcus about q3 numbers\"}"},
         /* a remark after a message's comma is more of the message */
-        {"message alice hi, are you around", "<call>send_message(recipient=\"hi\", body=\"hi\")",
+        {"message alice hi, are you around", "<call>send_message(recipient=\"alice\", body=\"hi\")",
          "send_message", "{\"recipient\":\"alice\",\"body\":\"hi, are you around\"}"},
         /* a negation, a pronoun: no frame's words */
         {"don't text bob", "Okay.", NULL, NULL},
