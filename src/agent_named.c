@@ -447,6 +447,42 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, nt, ordered) ? 1 : 0;
 }
 
+bool agent_query_asked(const struct pipit_toolset *ts,
+                       const char *segment,
+                       const char *memory,
+                       const json_t *state,
+                       struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || !agent_asks_the_world(segment)) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    int32_t q = n < GUARD_MAX_TOKENS && !agent_said_negation(t, n) && points_back(t, n)
+                    ? query_by_word(ts, t, n, is_query)
+                    : -1;
+    if (q < 0) {
+        return false;
+    }
+    const struct pipit_tool *qt = pipit_toolset_tool(ts, (size_t)q);
+    json_t *args = json_object();
+    json_t *none = json_object();
+    bool whole = args != NULL && none != NULL;
+    for (size_t j = 0; whole && qt->params != NULL && j < qt->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &qt->params->props[j];
+        if (p->required) {
+            json_t *v = fill(ts, (size_t)q, p, none, segment, t, n, memory, state, true);
+            whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
+        }
+    }
+    json_decref(none);
+    if (!whole) {
+        json_decref(args);
+        return false;
+    }
+    memset(call, 0, sizeof(*call));
+    return agent_said_replace_call(call, qt, args);
+}
+
 bool agent_fill_missing_id(const struct pipit_toolset *ts,
                            int32_t tool,
                            const char *segment,

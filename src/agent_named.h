@@ -33,6 +33,16 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
                                     struct pipit_call *call,
                                     int32_t *named_out);
 
+/* The model answered a question with text ("what's its status?" -> "I'm good, thanks."): when
+ * the question points back and says a word only one query's name has ("status" of
+ * get_ticket_status), *call is that query, its arguments filled as above (its item the newest
+ * in `memory`). False otherwise. */
+bool agent_query_asked(const struct pipit_toolset *ts,
+                       const char *segment,
+                       const char *memory,
+                       const json_t *state,
+                       struct pipit_call *call);
+
 /* A required identifier argument the model left out of its call ("what's the status of my
  * ticket?" -> get_ticket_status{}): an argument named "...id" whose examples show a shape
  * ("T-1000": "T-" and digits) is filled with the one number the segment says in that shape

@@ -594,6 +594,24 @@ bool agent_handle_output(struct pipit_agent *a,
         }
         return every_place(a, tb, name, clock); /* "all the lights off" */
     }
+    if (!pipit_call_detect(a->syntax, text) && tb->segment != NULL && a->dev != NULL) {
+        /* "what's its status?" -> "I'm good, thanks.": a question about an item said before,
+         * in a word only one query's name has, is that query's (agent_named.h) */
+        json_t *state = a->dev->ops->get_state(a->dev->self);
+        char *mem = state != NULL ? memory_text(&a->mem) : NULL;
+        bool query = mem != NULL && agent_query_asked(a->ts, tb->segment, mem, state, &named);
+        free(mem);
+        json_decref(state);
+        if (query) {
+            tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+            struct pipit_call_record *rec = agent_new_record(tb);
+            if (rec == NULL) {
+                pipit_call_clear(&named);
+                return false;
+            }
+            return handle_call(a, tb, rec, &named, false, clock);
+        }
+    }
     struct pipit_call asked;
     char q[ROUTER_MAX_SEGMENT + 2];
     memset(&asked, 0, sizeof(asked));

@@ -4556,6 +4556,13 @@ static void test_query_by_verb(void **state) {
     assert_string_equal(t->calls[0].tool, "get_ticket_status");
     assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1001\"}");
     pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"I'm good, thanks. What can I do for you?"});
+    t = turn(&fx, "what's its status?"); /* answered with text: the query all the same */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "get_ticket_status");
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1001\"}");
+    assert_null(strstr(t->sentence, "good"));
+    pipit_turn_free(t);
     teardown_fx(&fx);
     /* a verb never names a setting: "back out one step" is no switch_camera(facing="back") */
     setup_with(&fx, NULL);
