@@ -861,14 +861,66 @@ static bool says_other_tools_value(const struct pipit_toolset *ts,
 }
 
 /* The polarity the segment says for boolean argument `name`: 1 true, 0 false, -1 none. */
+static size_t skip_openers(const struct words_tok *tok, size_t n);
+
+/* Whether the segment says boolean `name`'s stem ("lock" of "locked", "arm" of "armed") as a
+ * word's start: *undone when with "un" or "dis" before it, anywhere ("unlock", "disarm"), *done
+ * when without, as the verb that opens the segment ("lock it up"; "release the lock" says the
+ * noun). */
+static void
+said_stem(const char *name, const struct words_tok *tok, size_t n, bool *done, bool *undone) {
+    *done = *undone = false;
+    char stems[3][WORDS_CAP];
+    size_t ln = strlen(name), n_stems = 0;
+    if (ln < 3 || ln >= WORDS_CAP || strpbrk(name, "_- ") != NULL) {
+        return;
+    }
+    for (size_t i = 0; i <= ln; i++) {
+        stems[0][i] = (char)tolower((unsigned char)name[i]);
+    }
+    n_stems = 1;
+    if (ln >= 5 &&
+        strcmp(stems[0] + ln - 2, "ed") == 0) { /* "locked" -> "lock", "muted" -> "mute" */
+        memcpy(stems[1], stems[0], ln - 2);
+        stems[1][ln - 2] = '\0';
+        memcpy(stems[2], stems[0], ln - 1);
+        stems[2][ln - 1] = '\0';
+        n_stems = 3;
+    }
+    size_t verb = skip_openers(tok, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = tok[i].w;
+        size_t pre = strncmp(w, "un", 2) == 0 ? 2 : strncmp(w, "dis", 3) == 0 ? 3 : 0;
+        for (size_t k = 0; k < n_stems; k++) {
+            size_t ls = strlen(stems[k]);
+            if (ls < 3) {
+                continue;
+            }
+            if (pre > 0 && strncmp(w + pre, stems[k], ls) == 0) {
+                *undone = true;
+            } else if (i == verb && strncmp(w, stems[k], ls) == 0) {
+                *done = true;
+            }
+        }
+    }
+}
+
 static int said_polarity(const char *name, const struct words_tok *tok, size_t n) {
+    bool done = false, undone = false;
+    said_stem(name, tok, n, &done, &undone);
+    if (undone && !done) {
+        return 0; /* "unlock", "disarm", "unmute": the name's own word undone */
+    }
+    bool on = says_any(tok, n, SAY_TRUE, N_OF(SAY_TRUE));
+    bool off = says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE));
+    if (!on && !off && done && !undone) {
+        return 1; /* "lock it up", "arm the alarm", "mute it" */
+    }
     for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
         if (contains_nocase(name, NEGATIVE_NAMES[k])) {
             return -1;
         }
     }
-    bool on = says_any(tok, n, SAY_TRUE, N_OF(SAY_TRUE));
-    bool off = says_any(tok, n, SAY_FALSE, N_OF(SAY_FALSE));
     return on == off ? -1 : on ? 1 : 0;
 }
 
@@ -1204,6 +1256,10 @@ static bool word_names(const char *w, const char *name, size_t len) {
     }
     if (len >= 4 && lw > len && strncasecmp(w, name, len) == 0) {
         return true;
+    }
+    size_t pre = strncmp(w, "un", 2) == 0 ? 2 : strncmp(w, "dis", 3) == 0 ? 3 : 0;
+    if (pre > 0 && len >= 3 && lw >= pre + len && strncasecmp(w + pre, name, len) == 0) {
+        return true; /* "unlock" names the lock, "disarm" the arm_alarm */
     }
     return len >= 4 && lw >= 4 && edit_distance(w, lw, name, len) <= 1;
 }
@@ -2617,6 +2673,11 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     bool off_said = says_any(tok, n, OFF_WORDS, N_OF(OFF_WORDS));
     json_t *v = json_object_get(args, name);
     if (sw->type == PIPIT_SCHEMA_BOOLEAN) {
+        bool done = false, undone = false;
+        said_stem(name, tok, n, &done, &undone);
+        if (done != undone) {
+            return false; /* "disarm" when it is not armed: the side said, already so */
+        }
         for (size_t k = 0; k < N_OF(NEGATIVE_NAMES); k++) {
             if (contains_nocase(name, NEGATIVE_NAMES[k])) {
                 return false; /* "mute": which side is "off" is the other way round */

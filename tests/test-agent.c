@@ -4573,6 +4573,56 @@ static void test_query_by_verb(void **state) {
     teardown_fx(&fx);
 }
 
+/* A boolean's side said with its name's own word: "unlock" and "disarm" undo "locked" and
+ * "armed" (a new user's e-bike had locked on "unlock and disarm"), "lock it up" opening the
+ * segment does it; "release the lock" says the noun, not the side (agent_flip_noop_switch() reads
+ * it). */
+static void test_polarity_by_stem(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"bike\", \"state\": {\"locked\": {\"type\": \"boolean\", "
+        "\"initial\": false}, \"armed\": {\"type\": \"boolean\", \"initial\": true}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"lock_bike\", "
+        "\"description\": \"Lock or unlock the bike\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"locked\": {\"type\": \"boolean\"}}, \"required\": [\"locked\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"locked\": \"{locked}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"arm_alarm\", "
+        "\"description\": \"Arm or disarm the alarm\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"armed\": {\"type\": \"boolean\"}}, \"required\": [\"armed\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"armed\": \"{armed}\"}}}}]}";
+    static const struct {
+        const char *say, *model, *args;
+    } cases[] = {
+        {"unlock it", "lock_bike(locked=true)", "{\"locked\":false}"},
+        {"disarm", "arm_alarm(armed=true)", "{\"armed\":false}"},
+        {"lock it up", "lock_bike(locked=false)", "{\"locked\":true}"},
+        {"please arm the alarm", "arm_alarm(armed=false)", "{\"armed\":true}"},
+        /* the noun: no side said, and the lock is on; what already is was not asked for */
+        {"release the lock", "lock_bike(locked=true)", "{\"locked\":false}"},
+    };
+    struct fixture fx;
+    setup_spec_in(&fx, SPEC, sizeof(SPEC) - 1, "{\"locked\": true, \"armed\": false}");
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        if (t->n_calls != 1 || strcmp(t->calls[0].args_json, cases[k].args) != 0) {
+            fail_msg("\"%s\": %s", cases[k].say, t->n_calls > 0 ? t->calls[0].args_json : "-");
+        }
+        pipit_turn_free(t);
+    }
+    /* the side said when it already is: said so, never flipped */
+    script_call(&fx, "arm_alarm(armed=false)");
+    pipit_turn_free(turn(&fx, "disarm it"));
+    assert_state(&fx, "armed", "false");
+    script_call(&fx, "arm_alarm(armed=false)");
+    struct pipit_turn *t = turn(&fx, "disarm it");
+    assert_string_equal(t->calls[0].args_json, "{\"armed\":false}");
+    assert_non_null(strstr(t->sentence, "already"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Of two tools named <verb>_<rest>, the one whose verb opens the segment: "stop the rinse" had
  * started a rinse; its required enum from the value said in an -ing form ("start descaling"). */
 static void test_verb_pair(void **state) {
@@ -6413,6 +6463,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
+        cmocka_unit_test(test_polarity_by_stem),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
