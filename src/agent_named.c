@@ -621,3 +621,74 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
     json_decref(args);
     return changed;
 }
+
+/* Whether token `w` and name word `nw` (of `len` letters) are one word: a common start of four
+ * letters or more ("navigating", "navigation"), or `w` an abbreviation of three letters or more
+ * ("nav"). */
+static bool same_stem(const char *w, const char *nw, size_t len) {
+    static const char *const GLUE[] = {"the", "and", "for", "off",    "all", "now", "that", "this",
+                                       "you", "can", "get", "set",    "put", "out", "one",  "two",
+                                       "its", "now", "not", "please", "pls", "too", "way"};
+    if (words_in_list(w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
+        return false;
+    }
+    size_t lw = strlen(w), c = 0;
+    while (c < lw && c < len && w[c] == tolower((unsigned char)nw[c])) {
+        c++;
+    }
+    return (c >= 4 && c + 3 >= lw && c + 4 >= len) || (lw >= 3 && c == lw && lw < len);
+}
+
+bool agent_choose_stop_tool(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            struct pipit_call *call) {
+    static const char *const STOP[] = {"stop", "end",  "cancel", "off",   "quit",
+                                       "exit", "kill", "finish", "clear", "cut"};
+    static const char *const STOP_NAMES[] = {"stop", "end",  "cancel", "clear",
+                                             "exit", "quit", "finish"};
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    if (n >= GUARD_MAX_TOKENS || agent_said_negation(t, n) || !agent_said_any(t, n, STOP, 10)) {
+        return false;
+    }
+    char first[WORDS_CAP];
+    size_t lf = strcspn(ts->tools[tool].name, "_-. ");
+    pipit_format(first, sizeof(first), "%.*s", (int)lf, ts->tools[tool].name);
+    if (words_in_list(first, STOP_NAMES, sizeof(STOP_NAMES) / sizeof(STOP_NAMES[0]))) {
+        return false; /* the model's tool stops something already */
+    }
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *x = &ts->tools[i];
+        size_t l0 = strcspn(x->name, "_-. ");
+        pipit_format(first, sizeof(first), "%.*s", (int)l0, x->name);
+        if (i == (size_t)tool || pipit_toolset_is_cloud(ts, i) || x->name[l0] == '\0' ||
+            !words_in_list(first, STOP_NAMES, sizeof(STOP_NAMES) / sizeof(STOP_NAMES[0]))) {
+            continue;
+        }
+        bool named = false;
+        for (const char *p = x->name + l0 + 1; *p != '\0' && !named;) {
+            size_t l = strcspn(p, "_-. ");
+            for (size_t k = 0; k < n && l >= 3 && !named; k++) {
+                named = same_stem(t[k].w, p, l);
+            }
+            p += l;
+            p += *p != '\0';
+        }
+        size_t n_req = 0;
+        for (size_t j = 0; x->params != NULL && j < x->params->n_props; j++) {
+            n_req += x->params->props[j].required ? 1 : 0;
+        }
+        if (named && n_req == 0) {
+            if (found >= 0) {
+                return false;
+            }
+            found = (int32_t)i;
+        }
+    }
+    return found >= 0 && agent_said_replace_call(call, &ts->tools[found], json_object());
+}

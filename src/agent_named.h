@@ -71,4 +71,14 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
                            const json_t *state,
                            struct pipit_call *call);
 
+/* "stop navigating please" -> navigate_to(destination="navigating"): a segment that says a
+ * word of stopping ("stop", "end", "off", "cancel", ...) and a word of the name of a tool that
+ * stops something ("end_navigation": a common start of four letters, "navigating", or an
+ * abbreviation, "nav off") asks for that tool, when it takes no required argument, it is the only
+ * one, and the model's tool stops nothing itself. True when `call` became that tool. */
+bool agent_choose_stop_tool(const struct pipit_toolset *ts,
+                            int32_t tool,
+                            const char *segment,
+                            struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_NAMED_H */

@@ -4623,6 +4623,48 @@ static void test_polarity_by_stem(void **state) {
     teardown_fx(&fx);
 }
 
+/* "stop navigating please" -> navigate_to(destination="navigating"): a word of stopping and a
+ * word of a stopping tool's name (a common start, or an abbreviation: "nav off") ask for that
+ * tool; a destination said stays the model's. */
+static void test_stop_tool(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"nav\", \"state\": {\"destination\": {\"type\": "
+        "\"string\", \"initial\": \"\"}}}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"navigate_to\", \"description\": \"Start navigation\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"destination\": {\"type\": "
+        "\"string\"}}, \"required\": [\"destination\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"destination\": \"{destination}\"}}}}, {\"type\": \"function\", \"function\": "
+        "{\"name\": \"end_navigation\", \"description\": \"Stop navigation\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {}}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"destination\": \"\"}}}}]}";
+    static const struct {
+        const char *say, *model, *tool;
+    } cases[] = {
+        {"stop navigating please", "navigate_to(destination=\"navigating\")", "end_navigation"},
+        {"almost home now, nav off", "navigate_to(destination=\"home\")", "end_navigation"},
+        {"navigate to the park", "navigate_to(destination=\"the park\")", "navigate_to"},
+        /* negated: never the stopping tool (the harness keeps a negated request from acting) */
+        {"don't stop navigating", "navigate_to(destination=\"navigating\")", NULL},
+    };
+    struct fixture fx;
+    setup_spec_in(&fx, SPEC, sizeof(SPEC) - 1, "{\"destination\": \"the station\"}");
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        fx.fake.next = fx.fake.n_script;
+        script_call(&fx, cases[k].model);
+        struct pipit_turn *t = turn(&fx, cases[k].say);
+        bool ok =
+            cases[k].tool == NULL
+                ? t->n_calls == 0 || strcmp(t->calls[0].tool, "end_navigation") != 0
+                : t->n_calls >= 1 && strcmp(t->calls[t->n_calls - 1].tool, cases[k].tool) == 0;
+        if (!ok) {
+            fail_msg("\"%s\": %s", cases[k].say, t->n_calls > 0 ? t->calls[0].tool : "-");
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* Of two tools named <verb>_<rest>, the one whose verb opens the segment: "stop the rinse" had
  * started a rinse; its required enum from the value said in an -ing form ("start descaling"). */
 static void test_verb_pair(void **state) {
@@ -6464,6 +6506,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
         cmocka_unit_test(test_polarity_by_stem),
+        cmocka_unit_test(test_stop_tool),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
