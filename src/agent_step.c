@@ -858,12 +858,18 @@ static bool said_count(struct pipit_agent *a,
         size_t l = strlen(tok[i + 1].w);
         bool value = i > 0 && words_in_list(tok[i - 1].w, VALUE_BEFORE,
                                             sizeof(VALUE_BEFORE) / sizeof(VALUE_BEFORE[0]));
-        if (c >= 2 && !value && l >= 3 && tok[i + 1].w[l - 1] == 's' &&
-            tok[i + 1].w[l - 2] != 's' &&
-            !words_in_list(tok[i + 1].w, UNITS, sizeof(UNITS) / sizeof(UNITS[0])) &&
-            !words_in_list(tok[i + 1].w, NOT_PLURAL, sizeof(NOT_PLURAL) / sizeof(NOT_PLURAL[0]))) {
+        if (c >= 2 && strcmp(tok[i + 1].w, "times") == 0) {
+            count = c; /* "ring the bell three times" */
+        } else if (c >= 2 && !value && l >= 3 && tok[i + 1].w[l - 1] == 's' &&
+                   tok[i + 1].w[l - 2] != 's' &&
+                   !words_in_list(tok[i + 1].w, UNITS, sizeof(UNITS) / sizeof(UNITS[0])) &&
+                   !words_in_list(tok[i + 1].w, NOT_PLURAL,
+                                  sizeof(NOT_PLURAL) / sizeof(NOT_PLURAL[0]))) {
             count = c;
         }
+    }
+    for (size_t i = 0; i < n && count == 0; i++) {
+        count = strcmp(tok[i].w, "twice") == 0 ? 2 : strcmp(tok[i].w, "thrice") == 0 ? 3 : 0;
     }
     bool go = true;
     char *args = count > 1 && made->args_json != NULL ? agent_strdup(made->args_json) : NULL;

@@ -4814,6 +4814,15 @@ static void test_said_count(void **state) {
     t = turn(&fx, "exposure plus three its so shady");
     assert_int_equal(t->n_calls, 1);
     pipit_turn_free(t);
+    /* "twice", "three times": a count too (a new user's "ring the bell twice" rang once) */
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "snap it twice");
+    assert_int_equal(t->n_calls, 2);
+    pipit_turn_free(t);
+    script_call(&fx, "take_photo()");
+    t = turn(&fx, "take it three times");
+    assert_int_equal(t->n_calls, 3);
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
