@@ -1461,9 +1461,11 @@ static bool handle_call(struct pipit_agent *a,
     }
     json_t *args = json_loads(call.args_json, 0, NULL);
     bool cloud = pipit_toolset_is_cloud(a->ts, (size_t)tool);
-    if (cloud && tb->segment != NULL && json_object_get(args, "user_query_context") != NULL) {
+    if (model && cloud && tb->segment != NULL &&
+        json_object_get(args, "user_query_context") != NULL) {
         /* the cloud gets the person's own words: a small model's copy of a question can drift,
-         * the harness has the original (the model chose to delegate, and says why) */
+         * the harness has the original (the model chose to delegate, and says why); a call the
+         * harness made keeps its question ("try again" asks the failed one again) */
         json_object_set_new(args, "user_query_context", json_string(tb->segment));
         char *fixed =
             json_dumps(args, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER);
@@ -1610,6 +1612,12 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (!cloud && rec->executed) {
         agent_followup_remember(a, tool, args, rec->ok); /* what "again", "the other way" mean */
+    } else if (cloud && rec->executed && !rec->ok && strcmp(rec->code, CLOUD_CANCELLED) != 0) {
+        /* a question the cloud failed to answer: "try again" asks it again (an answered one is
+         * never what "again" or "more" mean) */
+        json_t *asked = cloud_args != NULL ? json_loads(cloud_args, 0, NULL) : NULL;
+        agent_followup_remember(a, tool, asked != NULL ? asked : args, false);
+        json_decref(asked);
     }
     bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */
     if (!cancelled &&

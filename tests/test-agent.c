@@ -4665,6 +4665,29 @@ static void test_stop_tool(void **state) {
     teardown_fx(&fx);
 }
 
+/* "try again" after a question the cloud failed to answer asks that question again, from the
+ * harness, without the model ("try again" itself had gone to the cloud as the question); an
+ * answered question is never what "again" means. */
+static void test_cloud_retry(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "process_with_cloud_llm(user_query_context=\"capital of peru\", "
+                     "reason_for_escalation=\"general knowledge\")");
+    struct pipit_turn *t = turn(&fx, "what's the capital of peru");
+    assert_int_equal(t->n_calls, 1);
+    assert_false(t->calls[0].ok);
+    pipit_turn_free(t);
+    int steps = fx.fake.n_steps;
+    t = turn(&fx, "try again");
+    assert_int_equal(fx.fake.n_steps, steps); /* no model step */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "process_with_cloud_llm");
+    assert_non_null(strstr(t->calls[0].args_json, "capital of peru"));
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* Of two tools named <verb>_<rest>, the one whose verb opens the segment: "stop the rinse" had
  * started a rinse; its required enum from the value said in an -ing form ("start descaling"). */
 static void test_verb_pair(void **state) {
@@ -6516,6 +6539,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_query_by_verb),
         cmocka_unit_test(test_polarity_by_stem),
         cmocka_unit_test(test_stop_tool),
+        cmocka_unit_test(test_cloud_retry),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
