@@ -1363,12 +1363,39 @@ static bool says_verb_of(const struct words_tok *tok, size_t n, const char *ph) 
  * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
  * first `max` go to tools[], args[] and values[] (max 0: only counted). */
 #define MAX_SAID_SETTINGS 6
+/* Whether the segment's verb is the verb of comparative value `ph` (one word ending in "er",
+ * five letters or more): "dim" or "dims" for "dimmer", "brighten" for "brighter", "warm" for
+ * "warmer" ("dim the kitchen a little" had switched the kitchen light on). */
+static bool says_comparative(const struct words_tok *tok, size_t n, const char *ph) {
+    size_t lp = strlen(ph), v = skip_openers(tok, n);
+    if (lp < 5 || lp >= WORDS_CAP || strchr(ph, ' ') != NULL || strcmp(ph + lp - 2, "er") != 0 ||
+        v >= n) {
+        return false;
+    }
+    char base[WORDS_CAP], forms[5][WORDS_CAP + 4];
+    pipit_format(base, sizeof(base), "%.*s", (int)(lp - 2), ph);
+    size_t lb = lp - 2;
+    bool doubled = lb >= 3 && base[lb - 1] == base[lb - 2] && strchr("aeiou", base[lb - 1]) == NULL;
+    pipit_format(forms[0], sizeof(forms[0]), "%s", base);
+    pipit_format(forms[1], sizeof(forms[1]), "%ss", base);
+    pipit_format(forms[2], sizeof(forms[2]), "%sen", base);
+    pipit_format(forms[3], sizeof(forms[3]), "%.*s", (int)(doubled ? lb - 1 : lb), base);
+    pipit_format(forms[4], sizeof(forms[4]), "%.*ss", (int)(doubled ? lb - 1 : lb), base);
+    for (size_t f = 0; f < 5; f++) {
+        if (strlen(forms[f]) >= 3 && strcmp(tok[v].w, forms[f]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static size_t settings_said(const struct pipit_toolset *ts,
                             const struct words_tok *tok,
                             size_t n,
                             size_t *tools,
                             size_t *args,
                             const char **values,
+                            bool *verbs,
                             size_t max) {
     size_t found = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
@@ -1381,11 +1408,13 @@ static size_t settings_said(const struct pipit_toolset *ts,
                 if (strlen(s->enum_str[e]) >= 4 && value_phrase(s->enum_str[e], ph, sizeof(ph)) &&
                     !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
                     !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) &&
-                    (says_value(tok, n, ph) || says_verb_of(tok, n, ph))) {
+                    (says_value(tok, n, ph) || says_verb_of(tok, n, ph) ||
+                     says_comparative(tok, n, ph))) {
                     if (found < max) {
                         tools[found] = i;
                         args[found] = j;
                         values[found] = s->enum_str[e];
+                        verbs[found] = !says_value(tok, n, ph) && says_comparative(tok, n, ph);
                     }
                     found++;
                 }
@@ -1433,7 +1462,7 @@ bool agent_says_setting_value(const struct pipit_toolset *ts, const char *segmen
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    return settings_said(ts, tok, n, NULL, NULL, NULL, 0) > 0;
+    return settings_said(ts, tok, n, NULL, NULL, NULL, NULL, 0) > 0;
 }
 
 /* Whether the segment may name another tool than the model's `tool`: a pack tool that is
@@ -1532,15 +1561,23 @@ static bool value_call(const struct pipit_toolset *ts,
                        int32_t not_tool,
                        const json_t *carry,
                        size_t *found,
-                       json_t **args) {
+                       json_t **args,
+                       bool *verb_out) {
     size_t tools[MAX_SAID_SETTINGS], targs[MAX_SAID_SETTINGS];
     const char *values[MAX_SAID_SETTINGS];
-    size_t k = settings_said(ts, tok, n, tools, targs, values, MAX_SAID_SETTINGS);
+    bool verbs[MAX_SAID_SETTINGS];
+    size_t k = settings_said(ts, tok, n, tools, targs, values, verbs, MAX_SAID_SETTINGS);
     if (k == 0 || k > MAX_SAID_SETTINGS) {
         return false;
     }
+    /* a value said as the segment's verb, of another tool than the model's ("dim the kitchen":
+     * dimmer), decides over the values the model's tool takes too (the kitchen) */
+    bool by_verb = false;
     for (size_t m = 0; m < k; m++) {
-        if (tools[m] == (size_t)not_tool) {
+        by_verb = by_verb || (verbs[m] && tools[m] != (size_t)not_tool);
+    }
+    for (size_t m = 0; m < k; m++) {
+        if (tools[m] == (size_t)not_tool && (!by_verb || verbs[m])) {
             return false; /* the model's tool takes a value said: its call may be the one */
         }
     }
@@ -1551,6 +1588,7 @@ static bool value_call(const struct pipit_toolset *ts,
         for (size_t q = 0; q < m; q++) {
             seen = seen || tools[q] == tools[m];
         }
+        seen = seen || (by_verb && tools[m] == (size_t)not_tool);
         json_t *c = seen ? NULL : said_call(ts, tools[m], tools, targs, values, k, tok, n, carry);
         if (c == NULL) {
             continue;
@@ -1566,6 +1604,9 @@ static bool value_call(const struct pipit_toolset *ts,
     }
     *found = made_tool;
     *args = made;
+    if (verb_out != NULL) {
+        *verb_out = by_verb;
+    }
     return true;
 }
 
@@ -2047,7 +2088,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
     json_t *made = NULL;
     if (!((refusal && cant) || wish) || n == 0 || (len > 0 && segment[len - 1] == '?') ||
         words_in_list(tok[0].w, ASKS, N_OF(ASKS)) || !asks_plainly(tok, n) ||
-        !(value_call(ts, tok, n, -1, NULL, &found, &made) ||
+        !(value_call(ts, tok, n, -1, NULL, &found, &made, NULL) ||
           verb_call(ts, segment, tok, n, &found, &made) ||
           bank_call(ts, segment, tok, n, &found, &made) || noun_call(ts, tok, n, &found, &made) ||
           number_call(ts, segment, tok, n, &found, &made) ||
@@ -2124,7 +2165,8 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
     size_t found = 0;
     json_t *made = NULL;
     json_t *model_args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
-    if (!value_call(ts, tok, n, tool, model_args, &found, &made) &&
+    bool by_verb = false;
+    if (!value_call(ts, tok, n, tool, model_args, &found, &made, &by_verb) &&
         !switch_call(ts, tok, n, tool, &found, &made)) {
         json_decref(model_args);
         return false;
@@ -2139,7 +2181,10 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
             json_object_del(model_args, name);
         }
     }
-    bool named = !json_is_object(model_args) || names_switch(ts, (size_t)tool, tok, n) ||
+    /* a value said as the verb ("dim the kitchen") outweighs the place the model's tool names
+     * too; a value of its own call said does not */
+    bool named = !json_is_object(model_args) ||
+                 (!by_verb && names_switch(ts, (size_t)tool, tok, n)) ||
                  says_a_value_of(model_args, segment, tok, n);
     json_decref(model_args);
     if (named && !(value_with_mode(made, tok, n) && !says_tool_name(ts, tool, tok, n))) {

@@ -1921,6 +1921,30 @@ static void test_refusal_names_a_noun(void **state) {
     teardown_fx(&fx);
 }
 
+/* A comparative value said as the verb ("dim" for "dimmer", "brighten" for "brighter") is that
+ * tool's, over the place the model's tool takes too: "dim the kitchen a little" had switched
+ * the kitchen light on; "turn on the kitchen light" stays the model's. */
+static void test_comparative_verb(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "switch_light(room=\"kitchen\", on=true)");
+    struct pipit_turn *t = turn(&fx, "dim the kitchen a little");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "adjust_brightness");
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"kitchen\",\"direction\":\"dimmer\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "switch_light(room=\"kitchen\", on=true)");
+    t = turn(&fx, "turn on the kitchen light");
+    assert_string_equal(t->calls[0].tool, "switch_light");
+    pipit_turn_free(t);
+    script_call(&fx, "switch_light(room=\"bedroom\", on=true)");
+    t = turn(&fx, "brighten the bedroom");
+    assert_string_equal(t->calls[0].tool, "adjust_brightness");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value two tools take is the call of the one that needs nothing else: "i'd love a flat
  * white right now" is a brew, not a schedule without its time; the values said for one tool
  * make one call ("a large latte"); two values for one argument, none. */
@@ -6540,6 +6564,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_polarity_by_stem),
         cmocka_unit_test(test_stop_tool),
         cmocka_unit_test(test_cloud_retry),
+        cmocka_unit_test(test_comparative_verb),
         cmocka_unit_test(test_verb_pair),
         cmocka_unit_test(test_time_tool_takes_the_choice),
         cmocka_unit_test(test_compose_is_the_clouds),
