@@ -1204,6 +1204,41 @@ bool agent_restore_setting_by(const struct pipit_toolset *ts,
     } else {
         pipit_format(key, sizeof(key), "%s", ek->key);
     }
+    /* the pack's own step of that key by a number ("adjust_thermostat(degrees)"), when it needs
+     * nothing else but the place: the change as asked, run or refused by that tool */
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *xp = pipit_toolset_tool_pack(ts, i);
+        const struct pipit_tool *x = pipit_toolset_tool(ts, i);
+        if (xp == NULL || !xp->has_step || xp->step.by.arg == NULL || xp->step.by.map != NULL ||
+            xp->step.sign.arg != NULL || strcmp(xp->step.key.key, ek->key) != 0 ||
+            x->params == NULL) {
+            continue;
+        }
+        json_t *step = json_object();
+        bool whole = step != NULL;
+        for (size_t j = 0; whole && j < x->params->n_props; j++) {
+            const struct pipit_schema_prop *p = &x->params->props[j];
+            const json_t *place = ek->key_arg != NULL && strcmp(p->name, ek->key_arg) == 0 &&
+                                          xp->step.key.key_arg != NULL
+                                      ? json_object_get(args, ek->key_arg)
+                                      : NULL;
+            if (strcmp(p->name, xp->step.by.arg) == 0 &&
+                (p->schema->type == PIPIT_SCHEMA_NUMBER ||
+                 p->schema->type == PIPIT_SCHEMA_INTEGER)) {
+                json_object_set_new(step, p->name, agent_said_number(dir * fabs(said[0])));
+            } else if (place != NULL) {
+                json_object_set(step, p->name, (json_t *)place);
+            } else if (p->required) {
+                whole = false;
+            }
+        }
+        json_decref(args);
+        if (whole && json_object_get(step, xp->step.by.arg) != NULL) {
+            return agent_said_replace_call(call, x, step);
+        }
+        json_decref(step);
+        return false;
+    }
     json_t *now = json_object_get(state, key), *v = json_object_get(args, num->name);
     double want = json_is_number(now) ? json_number_value(now) + dir * fabs(said[0]) : 0;
     bool changed = json_is_number(now) && json_is_number(v) &&

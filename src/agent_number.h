@@ -136,7 +136,10 @@ bool agent_restore_step_direction(const struct pipit_toolset *ts,
  * ("by N", "up N", "another N", "N more", "N degrees warmer"; not "up to N") with a direction,
  * the tool sets one numeric key and steps none, and the state holds that key (per place: the
  * call's place), the value becomes the state's plus or minus the number, so that the tool runs
- * what was asked or validation refuses it with the limit. True when `call` changed. */
+ * what was asked or validation refuses it with the limit. When the pack steps that key by a
+ * number argument of its own (a tool whose step is "{degrees}", needing nothing else but the
+ * place), the call becomes that step with the signed number instead ("raise the temperature
+ * by 3" -> adjust_thermostat(degrees=3)). True when `call` changed, maybe its tool too. */
 bool agent_restore_setting_by(const struct pipit_toolset *ts,
                               int32_t tool,
                               const char *segment,

@@ -1313,7 +1313,9 @@ static bool handle_call(struct pipit_agent *a,
     }
     if (before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools &&
         agent_restore_setting_by(a->ts, tool, tb->segment, before, &call)) {
-        tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED; /* "up by ten": from the state */
+        tb->turn->flags |= PIPIT_TURN_NUMBER_RESTORED;     /* "up by ten": from the state */
+        tool = pipit_toolset_find(a->calls_ts, call.name); /* or the key's own step tool */
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
     }
     if (model && (a->last_tool >= 0 || a->log_n > 0 || a->asked_key[0] != '\0')) {
         json_t *last = last_place(a, tool);

@@ -3619,6 +3619,17 @@ static void test_setting_changed_by(void **state) {
          "{\"room\":\"living_room\",\"percent\":95}", true},
     };
     run_args_cases(&fx, rooms, 1, PIPIT_TURN_NUMBER_RESTORED);
+    /* the pack steps the key by a number of its own: that step, with the change as said */
+    script_call(&fx, "set_thermostat(celsius=3)");
+    struct pipit_turn *t = turn(&fx, "raise the temperature by 3");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "adjust_thermostat");
+    assert_string_equal(t->calls[0].args_json, "{\"degrees\":3}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_thermostat(celsius=2)");
+    t = turn(&fx, "lower the heat by 2 degrees");
+    assert_string_equal(t->calls[0].args_json, "{\"degrees\":-2}");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
