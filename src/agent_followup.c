@@ -405,12 +405,15 @@ static bool side_call(const struct pipit_agent *a, const char *segment, struct p
 }
 
 /* "the other side too" after a call on one of two places (the driver's seat): the same call on
- * the other place. The segment is "other" with "side" or "one" and the words around a
- * follow-up ("the", "too", "as well", "and", "now", ...); the last tool's effect picks its key
- * by an argument of exactly two values. */
+ * the other place; with no place, the other of the tool's one two-valued argument ("nah, the
+ * other one" after the front camera: the back). The segment is "other" with "side" or "one" and the
+ * words around a follow-up ("the", "too", "as well", "and", "now", ...); the last tool's effect
+ * picks its key by an argument of exactly two values. */
 static bool other_place(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
-    static const char *const WORDS[] = {"the",    "too", "as",   "well", "also", "and", "now",
-                                        "please", "ok",  "okay", "same", "for",  "do",  "on"};
+    static const char *const WORDS[] = {
+        "the",  "too",  "as",   "well",  "also", "and", "now",  "please",   "ok", "okay",
+        "same", "for",  "do",   "on",    "nah",  "no",  "nope", "actually", "i",  "meant",
+        "mean", "wait", "oops", "sorry", "use",  "try", "want", "wanted"};
     struct words_tok t[12];
     size_t n = segment != NULL ? words_tokenize(segment, strlen(segment), 0, t, 12) : 0;
     bool other = false, side = false;
@@ -437,6 +440,20 @@ static bool other_place(const struct pipit_agent *a, const char *segment, struct
     for (size_t j = 0; place != NULL && j < t_last->params->n_props; j++) {
         sel = strcmp(t_last->params->props[j].name, place) == 0 ? t_last->params->props[j].schema
                                                                 : sel;
+    }
+    for (size_t j = 0; place == NULL && t_last->params != NULL && j < t_last->params->n_props;
+         j++) {
+        /* no place: the tool's one value of two ("nah, the other one" after the front camera) */
+        const struct pipit_schema *s2 = t_last->params->props[j].schema;
+        if (s2->type == PIPIT_SCHEMA_STRING && s2->n_enum == 2) {
+            if (sel != NULL) {
+                return false;
+            }
+            sel = s2;
+        }
+    }
+    for (size_t j = 0; place == NULL && sel != NULL && j < t_last->params->n_props; j++) {
+        place = t_last->params->props[j].schema == sel ? t_last->params->props[j].name : NULL;
     }
     const char *now =
         place != NULL ? json_string_value(json_object_get(a->last_args, place)) : NULL;

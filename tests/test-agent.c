@@ -5389,6 +5389,16 @@ static void test_other_place(void **state) {
     assert_false(t->flags & PIPIT_TURN_FOLLOW_UP);
     pipit_turn_free(t);
     teardown_fx(&fx);
+    /* no place: the tool's one value of two, said as a correction */
+    setup_with(&fx, NULL);
+    script_call(&fx, "switch_camera(facing=\"front\")");
+    pipit_turn_free(turn(&fx, "switch to the front camera"));
+    t = turn(&fx, "nah, the other one"); /* nothing scripted: the harness's call */
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"facing\":\"back\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
 }
 
 /* A name said with its argument's name ("its name is Bertha") or from the request's verb on
