@@ -886,11 +886,19 @@ bool agent_number_call(const struct pipit_toolset *ts,
 }
 
 bool agent_number_said_to(const char *segment) {
+    /* words between "to" and its number that keep it the value: "to level three", "to like 3" */
+    static const char *const BETWEEN[] = {"level", "setting", "number", "position", "gear",
+                                          "stage", "like",    "about",  "around",   "roughly",
+                                          "maybe", "mode",    "speed",  "power",    "volume"};
     struct words_tok t[32];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, 32);
     for (size_t i = 1; i < n; i++) {
         bool num = isdigit((unsigned char)t[i].w[0]) || number_word_at(t, n, i);
-        if (num && (strcmp(t[i - 1].w, "to") == 0 || strcmp(t[i - 1].w, "at") == 0)) {
+        size_t b = i - 1;
+        if (num && b > 0 && words_in_list(t[b].w, BETWEEN, N_OF(BETWEEN))) {
+            b--;
+        }
+        if (num && (strcmp(t[b].w, "to") == 0 || strcmp(t[b].w, "at") == 0)) {
             return true;
         }
     }

@@ -3200,6 +3200,12 @@ static void test_step_to_a_value(void **state) {
     assert_string_equal(t->calls[0].tool, "adjust_thermostat");
     assert_state(&fx, "thermostat", "23.0");
     pipit_turn_free(t);
+    /* a word between "to" and the number keeps it a value: "up to about 25", "to level 3" */
+    script(&fx, 1, (const char *const[]){"<call>adjust_thermostat(degrees=25)"});
+    t = turn(&fx, "turn the heat up to about 25");
+    assert_string_equal(t->calls[0].tool, "set_thermostat");
+    assert_state(&fx, "thermostat", "25.0");
+    pipit_turn_free(t);
     teardown_fx(&fx);
 }
 
