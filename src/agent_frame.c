@@ -272,9 +272,14 @@ static bool rest_from(const char *seg,
     if (drop_det && from + 1 < n && in_list(t[from].w, DETERMINERS, N_OF(DETERMINERS))) {
         from++;
     }
+    static const char *const WHEN[] = {"am", "pm", "oclock", "today", "tonight", "noon"};
     size_t end = n;
     for (size_t i = from + 1; cut && i < end; i++) {
-        if (is_word(&t[i]) && in_list(t[i].w, CUTS, N_OF(CUTS))) {
+        /* "at 200 Bishopsgate" is more of the place; "at 5pm", "at 5" its time */
+        bool address = strcmp(t[i].w, "at") == 0 && i + 2 < n &&
+                       isdigit((unsigned char)t[i + 1].w[0]) && strchr(t[i + 1].w, ':') == NULL &&
+                       is_word(&t[i + 2]) && !in_list(t[i + 2].w, WHEN, N_OF(WHEN));
+        if (is_word(&t[i]) && in_list(t[i].w, CUTS, N_OF(CUTS)) && !address) {
             end = i;
         }
     }
@@ -385,6 +390,19 @@ static bool fitting_frame(const struct pipit_toolset *ts,
     return false;
 }
 
+/* Whether `mv` is the frame's words `fv` less their leading determiner ("Royal Infirmary" of
+ * "the Royal Infirmary"): the pack's example keeps it, so the frame's form is the one. */
+static bool det_left_out(const char *fv, const char *mv) {
+    for (size_t d = 0; d < N_OF(DETERMINERS); d++) {
+        size_t l = strlen(DETERMINERS[d]);
+        if (strncasecmp(fv, DETERMINERS[d], l) == 0 && fv[l] == ' ' &&
+            strcasecmp(fv + l + 1, mv) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool agent_frame_restore(const struct pipit_toolset *ts,
                          int32_t tool,
                          const char *segment,
@@ -410,10 +428,11 @@ bool agent_frame_restore(const struct pipit_toolset *ts,
         /* a name the device resolved from the word or one letter from it ("Mom" for "mum"), or
          * most of the frame's words; never a scrap of them ("drive" of "... the shared drive",
          * "ferry" of "the ferry building") */
-        bool keep = f.a[i].kind == FRAME_AFTER_VERB ? (strncasecmp(mv, vals[i], lf) == 0 &&
-                                                       (mv[lf] == ' ' || mv[lf] == '\0')) ||
-                                                          one_apart(vals[i], mv)
-                                                    : inside && 3 * lm >= 2 * lf;
+        bool keep =
+            f.a[i].kind == FRAME_AFTER_VERB
+                ? (strncasecmp(mv, vals[i], lf) == 0 && (mv[lf] == ' ' || mv[lf] == '\0')) ||
+                      one_apart(vals[i], mv)
+                : inside && 3 * lm >= 2 * lf && !det_left_out(vals[i], mv);
         if (!keep) {
             changed = json_object_set_new(args, f.a[i].arg, json_string(vals[i])) == 0 || changed;
         }

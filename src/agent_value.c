@@ -182,6 +182,17 @@ static size_t value_place(const char *segment,
         }
         at = joined ? j : at;
     }
+    static const char *const DET[] = {"the", "a", "an", "my", "that", "this"};
+    for (size_t i = 2; at == n && i < n; i++) {
+        /* "show the weather screen": the word between a determiner and the name */
+        bool named =
+            strlen(tok[i].w) >= 3 && (word_in_text(tok[i].w, t->name + strcspn(t->name, "_")) ||
+                                      word_in_text(tok[i].w, arg));
+        if (named && words_in_list(tok[i - 2].w, DET, N_OF(DET)) &&
+            !words_in_list(tok[i - 1].w, DET, N_OF(DET))) {
+            at = i - 1;
+        }
+    }
     return at;
 }
 

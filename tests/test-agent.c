@@ -1807,9 +1807,10 @@ static void test_refusal_verb_names_tool(void **state) {
         {"find", NULL, NULL},              /* nothing to find */
         {"what can you find", NULL, NULL}, /* a question word first */
         /* a verb people use for the words opening a tool's name ("walk me to": "navigate to"),
-         * the mode a word of the segment opens ("drive" of "driving") */
+         * the mode a word of the segment opens ("drive" of "driving"); the destination with its
+         * "the", as the pack's example keeps it ("... to the train station", agent_frame.h) */
         {"walk me to the ferry building", "navigate_to",
-         "{\"destination\":\"ferry building\",\"mode\":\"walking\"}"},
+         "{\"destination\":\"the ferry building\",\"mode\":\"walking\"}"},
         {"drive me to work", "navigate_to", "{\"destination\":\"work\",\"mode\":\"driving\"}"},
         {"take me to the airport", NULL, NULL}, /* by which mode is not said */
     };
@@ -4520,6 +4521,13 @@ static void test_example_frames(void **state) {
         /* a remark after a message's comma is more of the message */
         {"message alice hi, are you around", "<call>send_message(recipient=\"alice\", body=\"hi\")",
          "send_message", "{\"recipient\":\"alice\",\"body\":\"hi, are you around\"}"},
+        /* "at" and an address is more of the place; the example's "the" is kept */
+        {"get me an xl ride to the office at 200 Bishopsgate",
+         "<call>request_ride(destination=\"Bishopsgate\", service=\"xl\")", "request_ride",
+         "{\"destination\":\"the office at 200 Bishopsgate\",\"service\":\"xl\"}"},
+        {"get me an xl ride to the ferry building",
+         "<call>request_ride(destination=\"ferry building\", service=\"xl\")", "request_ride",
+         "{\"destination\":\"the ferry building\",\"service\":\"xl\"}"},
         /* a negation, a pronoun: no frame's words */
         {"don't text bob", "Okay.", NULL, NULL},
     };
@@ -5160,6 +5168,9 @@ static void test_unknown_value_refused(void **state) {
         {"scene mode underwater", "set_scene_mode(mode=\"food\")", "{\"mode\":\"underwater\"}",
          true},
         {"aspect ratio 21:9", "set_aspect_ratio(ratio=\"16:9\")", "{\"ratio\":\"21:9\"}", true},
+        /* between a determiner and the tool's name ("show the weather screen" on an e-bike) */
+        {"use the underwater scene", "set_scene_mode(mode=\"food\")", "{\"mode\":\"underwater\"}",
+         true},
         {"white balance to daylight please", "set_white_balance(mode=\"daylight\")",
          "{\"mode\":\"daylight\"}", false},
         {"widescreen please", "set_aspect_ratio(ratio=\"16:9\")", "{\"ratio\":\"16:9\"}", false},
