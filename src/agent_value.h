@@ -20,11 +20,12 @@ struct pipit_call;
  * switch ("on"/"off", "start"/"stop"; "front" and
  * "back" are two: "the rear camera" is the model's to map), and says in that value's place a word
  * the pack does not know (right after "to", "into" or "on", or right after the tool's or the
- * argument's name, or between a determiner and that name: "show the weather screen"; not a word of any tool's name, arguments, enum values, descriptions or examples,
- * nor a word of the argument's other values, nor a generic word such as "normal" or "default"), or
- * a ratio such as "21:9" where the values are ratios, the argument becomes the person's word:
- * validation then refuses the call with the values the tool has ("The white balance can be auto,
- * daylight, ..."). True when `call` was rewritten. */
+ * argument's name, or between a determiner and that name: "show the weather screen"; not a word of
+ * any tool's name, arguments, enum values, descriptions or examples, nor a word of the argument's
+ * other values, nor a generic word such as "normal" or "default"), or a ratio such as "21:9" where
+ * the values are ratios, the argument becomes the person's word: validation then refuses the call
+ * with the values the tool has ("The white balance can be auto, daylight, ..."). True when `call`
+ * was rewritten. */
 bool agent_restore_unknown_value(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
