@@ -60,15 +60,17 @@ static const char *const PRONOUNS[] = {"me",   "him", "her",  "them",     "it", 
 /* words said to the device at the end, not part of a message */
 static const char *const POLITE[] = {"please", "pls", "thanks", "thx", "thank"};
 
-/* Whether `needle` occurs in `hay`, ASCII case ignored. */
+/* Whether `needle` occurs in `hay`, ASCII case ignored (words_contains() of its lowercase). */
 static bool has_nocase(const char *hay, const char *needle) {
-    size_t ln = strlen(needle);
-    for (const char *p = hay; ln > 0 && *p != '\0'; p++) {
-        if (strncasecmp(p, needle, ln) == 0) {
-            return true;
-        }
+    char lower[FRAME_MAX_VALUE];
+    size_t l = strlen(needle);
+    if (l == 0 || l >= sizeof(lower)) {
+        return false;
     }
-    return false;
+    for (size_t i = 0; i <= l; i++) {
+        lower[i] = (char)tolower((unsigned char)needle[i]);
+    }
+    return words_contains(hay, lower);
 }
 
 /* Whether `a` and the first word of `b` are one letter apart at most ("mum" and "Mom"), ASCII
@@ -99,24 +101,15 @@ static bool is_word(const struct words_tok *t) {
     return t->kind != WORDS_PUNCT && t->w[0] != '\0';
 }
 
-static bool in_list(const char *w, const char *const *list, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(w, list[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* "called", "named", "titled", ...: one marker */
 static bool name_word(const char *w) {
     static const char *const NAMES[] = {"called", "named", "titled", "labelled", "labeled"};
-    return in_list(w, NAMES, N_OF(NAMES));
+    return words_in_list(w, NAMES, N_OF(NAMES));
 }
 
 static size_t skip_openers(const struct words_tok *t, size_t n) {
     size_t v = 0;
-    while (v < n && (!is_word(&t[v]) || in_list(t[v].w, OPENERS, N_OF(OPENERS)))) {
+    while (v < n && (!is_word(&t[v]) || words_in_list(t[v].w, OPENERS, N_OF(OPENERS)))) {
         v++;
     }
     return v;
@@ -178,7 +171,7 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
         struct words_tok vt[2];
         size_t nv = words_tokenize(val, strlen(val), 0, vt, 2);
         size_t c = v + 1; /* the words right after the verb, up to a connector */
-        while (c < n && is_word(&s[c]) && !in_list(s[c].w, CONNECTORS, N_OF(CONNECTORS))) {
+        while (c < n && is_word(&s[c]) && !words_in_list(s[c].w, CONNECTORS, N_OF(CONNECTORS))) {
             c++;
         }
         if (c > v + 1 && c + 1 < n && is_word(&s[c]) && words_are(s, v + 1, c, val)) {
@@ -204,7 +197,7 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
                 continue;
             }
             size_t end = j < colon ? colon : n; /* the value runs to a colon or the end */
-            bool det = in_list(s[j].w, DETERMINERS, N_OF(DETERMINERS)) && j + 1 < end &&
+            bool det = words_in_list(s[j].w, DETERMINERS, N_OF(DETERMINERS)) && j + 1 < end &&
                        words_are(s, j + 1, end, val);
             bool one_name = j + 1 == end && nv > 1 && strcmp(s[j].w, vt[0].w) == 0;
             if (!det && !one_name && !words_are(s, j, end, val)) {
@@ -214,7 +207,7 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
             const struct words_tok *m = &s[j - 1];
             if (m->kind == WORDS_PUNCT && ex->say[m->start] == ':') {
                 pipit_format(fa->marker, sizeof(fa->marker), ":");
-            } else if (is_word(m) && in_list(m->w, CONNECTORS, N_OF(CONNECTORS))) {
+            } else if (is_word(m) && words_in_list(m->w, CONNECTORS, N_OF(CONNECTORS))) {
                 pipit_format(fa->marker, sizeof(fa->marker), "%s",
                              name_word(m->w) ? "called" : m->w);
             } else if (j - 1 == v + 1 || (j - 2 == v + 1 && !is_word(m))) {
@@ -266,10 +259,10 @@ static bool rest_from(const char *seg,
                       size_t size) {
     static const char *const LEAD[] = {"that", "saying", "say", "to", "says"};
     while (from < n &&
-           (!is_word(&t[from]) || (in_list(t[from].w, LEAD, N_OF(LEAD)) && from + 1 < n))) {
+           (!is_word(&t[from]) || (words_in_list(t[from].w, LEAD, N_OF(LEAD)) && from + 1 < n))) {
         from++;
     }
-    if (drop_det && from + 1 < n && in_list(t[from].w, DETERMINERS, N_OF(DETERMINERS))) {
+    if (drop_det && from + 1 < n && words_in_list(t[from].w, DETERMINERS, N_OF(DETERMINERS))) {
         from++;
     }
     static const char *const WHEN[] = {"am", "pm", "oclock", "today", "tonight", "noon"};
@@ -278,22 +271,22 @@ static bool rest_from(const char *seg,
         /* "at 200 Bishopsgate" is more of the place; "at 5pm", "at 5" its time */
         bool address = strcmp(t[i].w, "at") == 0 && i + 2 < n &&
                        isdigit((unsigned char)t[i + 1].w[0]) && strchr(t[i + 1].w, ':') == NULL &&
-                       is_word(&t[i + 2]) && !in_list(t[i + 2].w, WHEN, N_OF(WHEN));
-        if (is_word(&t[i]) && in_list(t[i].w, CUTS, N_OF(CUTS)) && !address) {
+                       is_word(&t[i + 2]) && !words_in_list(t[i + 2].w, WHEN, N_OF(WHEN));
+        if (is_word(&t[i]) && words_in_list(t[i].w, CUTS, N_OF(CUTS)) && !address) {
             end = i;
         }
     }
     while (end > from && !is_word(&t[end - 1])) {
         end--;
     }
-    if (end > from + 1 && in_list(t[end - 1].w, POLITE, N_OF(POLITE))) {
+    if (end > from + 1 && words_in_list(t[end - 1].w, POLITE, N_OF(POLITE))) {
         end--;
         while (end > from && !is_word(&t[end - 1])) {
             end--;
         }
     }
     if (from >= end || t[end - 1].end - t[from].start >= size ||
-        (end == from + 1 && in_list(t[from].w, PRONOUNS, N_OF(PRONOUNS)))) {
+        (end == from + 1 && words_in_list(t[from].w, PRONOUNS, N_OF(PRONOUNS)))) {
         return false; /* "add ship the onboarding doc to it": "it" names no place */
     }
     pipit_format(out, size, "%.*s", (int)(t[end - 1].end - t[from].start), seg + t[from].start);
@@ -304,7 +297,7 @@ static bool rest_from(const char *seg,
  * message after "that", "saying" or a colon runs to the end. */
 static bool cut_rest(const struct frame_arg *fa) {
     static const char *const PLACE[] = {"to", "for", "from", "into", "with"};
-    return in_list(fa->marker, PLACE, N_OF(PLACE));
+    return words_in_list(fa->marker, PLACE, N_OF(PLACE));
 }
 
 /* The values frame `f` reads from `seg`: vals[i] for f->a[i]; false when the segment does not
@@ -341,7 +334,7 @@ fit(const struct frame *f, const char *seg, bool any_verb, char vals[][FRAME_MAX
             continue;
         }
         if (fa->kind == FRAME_AFTER_VERB) {
-            if (!is_word(&t[v + 1]) || in_list(t[v + 1].w, PRONOUNS, N_OF(PRONOUNS))) {
+            if (!is_word(&t[v + 1]) || words_in_list(t[v + 1].w, PRONOUNS, N_OF(PRONOUNS))) {
                 continue; /* "text her: see you sunday": the memory's to say who */
             }
             pipit_format(vals[i], FRAME_MAX_VALUE, "%.*s", (int)(t[v + 1].end - t[v + 1].start),
