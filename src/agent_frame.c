@@ -234,17 +234,7 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
 
 /* Whether the segment's word `w` is the frame's verb or a verb people say for it. */
 static bool verb_fits(const char *verb, const char *w) {
-    if (strcmp(verb, w) == 0) {
-        return true;
-    }
-    const char *alt[VERBBANK_MAX_ALT];
-    int n = verbbank_alternatives(verb, alt);
-    for (int k = 0; k < n; k++) {
-        if (strcmp(alt[k], w) == 0) {
-            return true;
-        }
-    }
-    return false;
+    return strcmp(verb, w) == 0 || verbbank_says(verb, w);
 }
 
 /* seg[from .. n) less leading connectors and punctuation, a closing polite word and outer

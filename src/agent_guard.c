@@ -1644,17 +1644,7 @@ static size_t skip_openers(const struct words_tok *tok, size_t n) {
 /* Whether `w` is `lead` or, with `bank`, one of the verbs people use for it (verbbank.h: "grab"
  * for "snap"), one word. */
 static bool verb_is(const char *lead, const char *w, bool bank) {
-    if (!bank) {
-        return strcmp(lead, w) == 0;
-    }
-    const char *alt[VERBBANK_MAX_ALT];
-    int n = verbbank_alternatives(lead, alt);
-    for (int k = 0; k < n; k++) {
-        if (strcmp(alt[k], w) == 0) {
-            return true;
-        }
-    }
-    return false;
+    return bank ? verbbank_says(lead, w) : strcmp(lead, w) == 0;
 }
 
 /* The one tool some of whose examples open with `w` (after OPENERS), or -1: none or two. When

@@ -105,3 +105,14 @@ int verbbank_alternatives(const char *verb, const char *alt[VERBBANK_MAX_ALT]) {
     }
     return 0;
 }
+
+bool verbbank_says(const char *verb, const char *w) {
+    const char *alt[VERBBANK_MAX_ALT];
+    int n = verb != NULL && w != NULL ? verbbank_alternatives(verb, alt) : 0;
+    for (int k = 0; k < n; k++) {
+        if (strcmp(alt[k], w) == 0) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -12,6 +12,7 @@
 #ifndef PIPIT_VERBBANK_H
 #define PIPIT_VERBBANK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The most alternatives a member has. */
@@ -24,5 +25,8 @@ const char *verbbank_lead(const char *text, size_t *len);
 /* The other members of the group of `verb` (a member, as verbbank_lead returns it) into `alt`,
  * at most VERBBANK_MAX_ALT; returns how many. 0 for a verb the bank does not hold. */
 int verbbank_alternatives(const char *verb, const char *alt[VERBBANK_MAX_ALT]);
+
+/* Whether the one word `w` is one of `verb`'s alternatives ("text" for "tell"). */
+bool verbbank_says(const char *verb, const char *w);
 
 #endif /* PIPIT_VERBBANK_H */
