@@ -3,6 +3,7 @@
  * questions (src/words.c).
  */
 #include "testutil.h"
+#include "verbbank.h"
 #include "words.h"
 
 /* The words of `s` joined by "|", punctuation as itself. */
@@ -113,8 +114,22 @@ static void test_comparative(void **state) {
     assert_false(words_is_comparative(NULL));
 }
 
+/* The verbs people say for a verb (verbbank.h): "text" for "tell", never the verb for itself
+ * or a word outside the bank. */
+static void test_verbbank_says(void **state) {
+    (void)state;
+    assert_true(verbbank_says("tell", "text"));
+    assert_true(verbbank_says("tell", "message"));
+    assert_true(verbbank_says("snap", "grab"));
+    assert_false(verbbank_says("tell", "tell"));
+    assert_false(verbbank_says("tell", "navigate"));
+    assert_false(verbbank_says("xyzzy", "text"));
+    assert_false(verbbank_says(NULL, "text"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verbbank_says),
         cmocka_unit_test(test_word_tokens),
         cmocka_unit_test(test_word_match),
         cmocka_unit_test(test_comparative),
