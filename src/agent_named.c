@@ -652,7 +652,8 @@ bool agent_choose_stop_tool(const struct pipit_toolset *ts,
     }
     struct words_tok t[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
-    if (n >= GUARD_MAX_TOKENS || agent_said_negation(t, n) || !agent_said_any(t, n, STOP, 10)) {
+    if (n >= GUARD_MAX_TOKENS || agent_said_negation(t, n) ||
+        !agent_said_any(t, n, STOP, sizeof(STOP) / sizeof(STOP[0]))) {
         return false;
     }
     char first[WORDS_CAP];
