@@ -17,6 +17,8 @@
 #define HOME               PIPIT_SOURCE_DIR "/tools/home.json"
 #define CAMERA             PIPIT_SOURCE_DIR "/tools/camera.json"
 #define AQUARIUM_SCENARIOS PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.jsonl"
+#define EBIKE              PIPIT_SOURCE_DIR "/tests/specs/packs/ebike.json"
+#define EBIKE_SCENARIOS    PIPIT_SOURCE_DIR "/tests/specs/packs/ebike.jsonl"
 
 struct fixture {
     struct pipit_toolset *ts;
@@ -565,6 +567,26 @@ static void test_unknown_pack_through_the_oracle(void **state) {
     close_pack(f);
 }
 
+/* A tenth new user's pack (an e-bike, written blind against the docs, docs/RESULTS.md) and its
+ * 59 scenarios: the pack loads, and every scenario checks strict on its generic device. */
+static void test_new_user_pack_checks(void **state) {
+    (void)state;
+    struct fixture *f = open_pack(EBIKE);
+    struct pipit_scenarios *set = NULL;
+    struct pipit_error err;
+    if (pipit_scenarios_load_file(EBIKE_SCENARIOS, &set, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pipit_scenarios_count(set), 59);
+    /* the scenarios name no device: the tool set decides, as `pipit eval --tools` does */
+    struct pipit_eval_device dev = {pipit_scenarios_device(set, 0), f->ts};
+    if (pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    pipit_scenarios_free(set);
+    close_pack(f);
+}
+
 /* An omitted argument with a schema "default" acts with it: "dim" without an amount steps by
  * the amount's default (a pack author's report: it used to change nothing); without a default
  * an omitted argument still writes nothing. */
@@ -832,6 +854,7 @@ int main(void) {
         cmocka_unit_test(test_home_pack),
         cmocka_unit_test(test_camera_declaration_matches_simulator),
         cmocka_unit_test(test_unknown_pack_through_the_oracle),
+        cmocka_unit_test(test_new_user_pack_checks),
         cmocka_unit_test(test_default_argument_acts),
         cmocka_unit_test(test_music_pack_through_the_oracle),
         cmocka_unit_test(test_camera_declared_ranges_match_simulator),
