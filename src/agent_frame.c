@@ -497,25 +497,19 @@ bool agent_frame_call(const struct pipit_toolset *ts,
     if (tool < 0 || pipit_toolset_is_cloud(ts, (size_t)tool)) {
         return false;
     }
-    struct frame f;
-    char vals[FRAME_MAX_ARGS][FRAME_MAX_VALUE];
-    if (!fitting_frame(ts, tool, segment, false, &f, vals)) {
+    json_t *args = json_object();
+    if (args == NULL || !agent_frame_values(ts, tool, segment, args)) {
+        json_decref(args);
         return false;
     }
     memset(call, 0, sizeof(*call));
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
-    json_t *args = json_object();
-    for (size_t i = 0; args != NULL && i < f.n; i++) {
-        if (vals[i][0] != '\0') {
-            json_object_set_new(args, f.a[i].arg, json_string(vals[i]));
-        }
-    }
-    for (size_t j = 0; args != NULL && j < t->params->n_props; j++) {
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
         if (t->params->props[j].required &&
             json_object_get(args, t->params->props[j].name) == NULL) {
             json_decref(args); /* a required argument no frame fills: not this way */
             return false;
         }
     }
-    return args != NULL && agent_said_replace_call(call, t, args);
+    return agent_said_replace_call(call, t, args);
 }

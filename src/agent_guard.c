@@ -745,16 +745,7 @@ static bool other_arg_has(const struct pipit_tool *t, size_t skip, const char *p
 /* The one value of enum argument `i` the segment says, or NULL. */
 /* Whether `word` is one of the words of tool name `name` ("quality" of set_quality_priority). */
 static bool name_has_word(const char *name, const char *word) {
-    size_t lw = strlen(word);
-    for (const char *p = name; *p != '\0';) {
-        size_t l = strcspn(p, "_-. ");
-        if (l == lw && strncasecmp(p, word, lw) == 0) {
-            return true;
-        }
-        p += l;
-        p += *p != '\0';
-    }
-    return false;
+    return words_name_has(name, word, strlen(word));
 }
 
 static const char *

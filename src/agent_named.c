@@ -69,19 +69,6 @@ name_said(const char *name, const struct words_tok *t, size_t n, bool query, boo
     return words;
 }
 
-/* Whether word `w` (of `len` letters) is a word of tool `name`'s name. */
-static bool name_has(const char *name, const char *w, size_t len) {
-    for (const char *p = name; *p != '\0';) {
-        size_t l = strcspn(p, "_-. ");
-        if (l == len && strncasecmp(p, w, len) == 0) {
-            return true;
-        }
-        p += l;
-        p += *p != '\0';
-    }
-    return false;
-}
-
 /* The one query (effect "read") a word of whose name the tokens say, a word no other tool's
  * name has and no query verb ("status" of get_ticket_status), or -1. */
 static int32_t query_by_word(const struct pipit_toolset *ts,
@@ -105,7 +92,7 @@ static int32_t query_by_word(const struct pipit_toolset *ts,
                 bool own =
                     !words_in_list(w, QUERY_VERBS, sizeof(QUERY_VERBS) / sizeof(QUERY_VERBS[0]));
                 for (size_t o = 0; own && o < ts->n_tools; o++) {
-                    own = o == i || !name_has(ts->tools[o].name, w, l);
+                    own = o == i || !words_name_has(ts->tools[o].name, w, l);
                 }
                 said = own && says_word(t, n, w, l);
             }

@@ -378,3 +378,15 @@ bool words_is_comparative(const char *w) {
     }
     return false;
 }
+
+bool words_name_has(const char *name, const char *w, size_t len) {
+    for (const char *p = name; p != NULL && w != NULL && *p != '\0';) {
+        size_t l = strcspn(p, "_-. ");
+        if (l == len && strncasecmp(p, w, len) == 0) {
+            return true;
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return false;
+}

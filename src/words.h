@@ -104,4 +104,8 @@ bool words_vowel_sound(const char *w);
  * temperature" holds "temperature"). */
 bool words_contains(const char *text, const char *mark);
 
+/* Whether `w` (its first `len` bytes) is one of the words of a tool's or key's `name`, split at
+ * '_', '-', '.' and ' ' ("quality" of set_quality_priority), case aside. */
+bool words_name_has(const char *name, const char *w, size_t len);
+
 #endif /* PIPIT_WORDS_H */

@@ -127,11 +127,21 @@ static void test_verbbank_says(void **state) {
     assert_false(verbbank_says(NULL, "text"));
 }
 
+/* A word of a tool's or key's name, split at '_', '-', '.' and ' ', case aside. */
+static void test_name_has(void **state) {
+    (void)state;
+    assert_true(words_name_has("set_quality_priority", "quality", 7));
+    assert_true(words_name_has("get_ticket_status", "STATUS", 6));
+    assert_true(words_name_has("end-navigation", "navigation", 10));
+    assert_false(words_name_has("set_quality_priority", "qual", 4));
+    assert_false(words_name_has("set_zoom", "zoom_in", 7));
+    assert_false(words_name_has(NULL, "zoom", 4));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verbbank_says),
-        cmocka_unit_test(test_word_tokens),
-        cmocka_unit_test(test_word_match),
+        cmocka_unit_test(test_name_has),    cmocka_unit_test(test_verbbank_says),
+        cmocka_unit_test(test_word_tokens), cmocka_unit_test(test_word_match),
         cmocka_unit_test(test_comparative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
