@@ -176,6 +176,7 @@ enum pipit_status agent_new_with_backend(struct pipit_model *model,
     a->model = model;
     a->ts = tools;
     a->last_tool = -1;
+    a->failed_tool = -1;
     a->backend = backend;
     a->params = params != NULL ? *params : pipit_agent_default_params();
     struct pipit_agent_params *p = &a->params;
@@ -380,6 +381,7 @@ void pipit_agent_free(struct pipit_agent *a) {
     }
     free(a->log);
     json_decref(a->last_args);
+    json_decref(a->failed_args);
     memory_free(&a->mem);
     tracker_free(a->tracker);
     pipit_adapter_free(a->tracker_lora);

@@ -14,8 +14,10 @@
 
 #include "agent_guard.h"
 #include "agent_number.h"
+#include "agent_question.h"
 #include "agent_said.h"
 #include "router.h"
+#include "smalltalk.h"
 #include "toolspec.h"
 #include "words.h"
 
@@ -27,12 +29,27 @@
 #include <string.h>
 #include <strings.h>
 
-void agent_followup_remember(struct pipit_agent *a, int32_t tool, const json_t *args, bool ok) {
+void agent_followup_remember(struct pipit_agent *a,
+                             int32_t tool,
+                             const json_t *args,
+                             bool ok,
+                             const char *code) {
     a->last_ok = ok;
+    pipit_format(a->last_code, sizeof(a->last_code), "%s", !ok && code != NULL ? code : "");
     a->asked_key[0] = '\0'; /* the action is the newer referent */
     json_decref(a->last_args);
     a->last_args = json_is_object(args) ? json_deep_copy(args) : NULL;
     a->last_tool = a->last_args != NULL ? tool : -1;
+    a->last_utt = a->utt_seq;
+    if (!ok && a->last_tool >= 0) { /* "ok send it now", a turn later */
+        json_decref(a->failed_args);
+        a->failed_args = json_deep_copy(a->last_args);
+        a->failed_tool = a->failed_args != NULL ? tool : -1;
+    } else if (ok && tool == a->failed_tool) {
+        json_decref(a->failed_args);
+        a->failed_args = NULL;
+        a->failed_tool = -1;
+    }
 }
 
 void agent_followup_asked(struct pipit_agent *a, const char *key) {
@@ -44,6 +61,9 @@ void agent_followup_forget(struct pipit_agent *a) {
     json_decref(a->last_args);
     a->last_args = NULL;
     a->last_tool = -1;
+    json_decref(a->failed_args);
+    a->failed_args = NULL;
+    a->failed_tool = -1;
 }
 
 /* The other key of a two-entry map whose numbers have opposite signs ({"in": 1, "out": -1}),
@@ -572,6 +592,105 @@ value_instead(const struct pipit_agent *a, const char *segment, struct pipit_cal
     return false;
 }
 
+/* Whether `w` is a word of tool name `name`, or shares its first four letters or more with one
+ * ("sending" of send_message). */
+static bool name_word(const char *name, const char *w) {
+    size_t lw = strlen(w);
+    for (const char *p = name; *p != '\0';) {
+        size_t l = strcspn(p, "_-. ");
+        if ((l == lw && strncasecmp(p, w, l) == 0) ||
+            (l >= 4 && lw > l && strncasecmp(p, w, l) == 0)) {
+            return true;
+        }
+        p += l;
+        p += *p != '\0';
+    }
+    return false;
+}
+
+/* "ok send it now" after "text mom I'm boarding" failed (offline) and the Wi-Fi came back on:
+ * the segment is a word of the name of the tool whose call failed last (and has not run well
+ * since) with words that point back at it ("it", "now", "again") and fillers, nothing else:
+ * that call again. */
+static bool retry_named(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const BACK[] = {"it",    "that",    "this", "them",   "him",  "her",
+                                       "again", "now",     "then", "anyway", "over", "through",
+                                       "the",   "message", "try",  "retry",  "one",  "out"};
+    if (a->failed_tool < 0 || (size_t)a->failed_tool >= a->ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *last = &a->ts->tools[a->failed_tool];
+    struct words_tok t[12];
+    size_t lo = 0, hi = core_words(segment, t, 12, &lo);
+    bool named = false;
+    for (size_t i = lo; i < hi; i++) {
+        if (name_word(last->name, t[i].w)) {
+            named = true;
+        } else if (!words_in_list(t[i].w, BACK, sizeof(BACK) / sizeof(BACK[0]))) {
+            return false;
+        }
+    }
+    json_t *args = named ? json_deep_copy(a->failed_args) : NULL;
+    return args != NULL && put_call(last, args, out);
+}
+
+/* The free-text argument of the last tool its failure code names ("recipient" of
+ * "ambiguous_recipient", "unknown_recipient"), or NULL. */
+static const char *code_names_arg(const struct pipit_agent *a) {
+    const struct pipit_tool *last = &a->ts->tools[a->last_tool];
+    size_t lc = strlen(a->last_code);
+    for (size_t j = 0; last->params != NULL && j < last->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &last->params->props[j];
+        size_t ln = strlen(p->name);
+        if (p->schema->type == PIPIT_SCHEMA_STRING && p->schema->n_enum == 0 && lc > ln &&
+            a->last_code[lc - ln - 1] == '_' && strcmp(a->last_code + lc - ln, p->name) == 0 &&
+            json_is_string(json_object_get(a->last_args, p->name))) {
+            return p->name;
+        }
+    }
+    return NULL;
+}
+
+/* "Sam Rivera" after "I'm not sure who you mean: Sam Rivera or Sam Okafor" (send_message failed
+ * with "ambiguous_recipient"): the last call, in the turn before, failed with a code naming one
+ * of its free-text arguments, and the whole utterance is a short answer (five words at most after
+ * "I meant", "it's", "to") with no command verb, no question, no negation, no small talk and no
+ * word of calling it off: the same call with that argument as said. */
+static bool
+clarified_value(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const LEAD[] = {"i",  "meant", "mean",  "its", "it", "s",    "is",
+                                       "to", "that",  "thats", "oh",  "ah", "sorry"};
+    static const char *const OFF[] = {"no",     "nope", "cancel", "stop",    "never", "nevermind",
+                                      "forget", "none", "nobody", "nothing", "don",   "dont"};
+    const char *arg = a->last_code[0] != '\0' && a->last_utt + 1 == a->utt_seq && a->n_segments == 1
+                          ? code_names_arg(a)
+                          : NULL;
+    if (arg == NULL || strchr(segment, '?') != NULL || agent_asks_the_world(segment) ||
+        router_command_verb(a->router, segment) != ROUTER_NO_VERB ||
+        smalltalk_kinds(a->router, segment) != 0) {
+        return false;
+    }
+    struct words_tok t[12];
+    size_t lo = 0, hi = core_words(segment, t, 12, &lo);
+    while (lo < hi && words_in_list(t[lo].w, LEAD, sizeof(LEAD) / sizeof(LEAD[0]))) {
+        lo++;
+    }
+    if (hi <= lo || hi - lo > 5 || agent_said_negation(t + lo, hi - lo) ||
+        agent_said_any(t + lo, hi - lo, OFF, sizeof(OFF) / sizeof(OFF[0]))) {
+        return false;
+    }
+    char said[160];
+    pipit_format(said, sizeof(said), "%.*s", (int)(t[hi - 1].end - t[lo].start),
+                 segment + t[lo].start);
+    const char *had = json_string_value(json_object_get(a->last_args, arg));
+    json_t *args = had != NULL && strcmp(had, said) != 0 ? json_deep_copy(a->last_args) : NULL;
+    if (args == NULL || json_object_set_new(args, arg, json_string(said)) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(&a->ts->tools[a->last_tool], args, out);
+}
+
 bool agent_followup_call(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
     memset(out, 0, sizeof(*out));
     enum router_followup kind = router_followup(a->router, segment);
@@ -599,6 +718,10 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
             return false;
         }
         return put_call(last, args, out);
+    }
+    if (kind == ROUTER_FOLLOWUP_NONE &&
+        (retry_named(a, segment, out) || (!a->last_ok && clarified_value(a, segment, out)))) {
+        return true; /* "ok send it now", "Sam Rivera": the failed call, again or answered */
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return other_place(a, segment, out) || /* "the other side too" */

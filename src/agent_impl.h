@@ -76,6 +76,11 @@ struct pipit_agent {
     int32_t last_tool;     /* the last pack call that ran (ok or not), -1: none or undone */
     json_t *last_args;     /* its arguments (owned): "again", "the other way" start from them */
     bool last_ok;          /* it succeeded */
+    char last_code[48];    /* its failure code when it failed ("ambiguous_recipient"), or "" */
+    int64_t last_utt;      /* the turn it ran in (utt_seq) */
+    size_t n_segments;     /* the current turn's segments ("Sam Rivera" answers as a whole) */
+    int32_t failed_tool;   /* the last pack call that failed, -1: none (or it ran since) */
+    json_t *failed_args;   /* its arguments (owned): "ok send it now" sends them again */
     char asked_key[64];    /* the one state key a question asked about since then, or "": "make
                               it 2" after "what's the zoom at?" sets the zoom */
     struct backend backend;

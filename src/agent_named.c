@@ -497,6 +497,22 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
     return changed;
 }
 
+/* Whether string field `text` says word `w`, its words split at '/', '-', '_' and '.' too
+ * ("/Secure/passport-scan.pdf" says "passport"). */
+static bool field_says(const char *text, const char *w) {
+    char buf[256];
+    if (text == NULL) {
+        return false;
+    }
+    pipit_format(buf, sizeof(buf), "%s", text);
+    for (char *p = buf; *p != '\0'; p++) {
+        *p = *p == '/' || *p == '-' || *p == '_' || *p == '.' ? ' ' : *p;
+    }
+    struct words_tok f[24];
+    size_t nf = words_tokenize(buf, strlen(buf), 0, f, 24);
+    return says_word(f, nf, w, strlen(w));
+}
+
 /* How many of the segment's content words (three letters or more, no glue) item `item`'s string
  * fields say, and its numbers the segment writes ("the 5 minute one": minutes 5). */
 static int item_score(const json_t *item,
@@ -519,21 +535,11 @@ static int item_score(const json_t *item,
             if (strcmp(k, "id") == 0) {
                 continue;
             }
-            if (json_is_string(v)) {
-                struct words_tok f[24];
-                size_t nf =
-                    words_tokenize(json_string_value(v), strlen(json_string_value(v)), 0, f, 24);
-                hit = hit || says_word(f, nf, t[i].w, strlen(t[i].w));
-            }
+            hit = hit || field_says(json_string_value(v), t[i].w);
             size_t a;
             const json_t *e;
             json_array_foreach(v, a, e) {
-                if (json_is_string(e)) {
-                    struct words_tok f[24];
-                    size_t nf = words_tokenize(json_string_value(e), strlen(json_string_value(e)),
-                                               0, f, 24);
-                    hit = hit || says_word(f, nf, t[i].w, strlen(t[i].w));
-                }
+                hit = hit || field_says(json_string_value(e), t[i].w);
             }
         }
         score += hit ? 1 : 0;
@@ -607,6 +613,129 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
     changed = changed && agent_said_put_args(call, args, true);
     json_decref(args);
     return changed;
+}
+
+/* Whether the segment names tool `i` by a word of its name no other tool's name has, or by the
+ * verb only its examples open with (`verb_tool`). */
+static bool names_alone(const struct pipit_toolset *ts,
+                        size_t i,
+                        const struct words_tok *t,
+                        size_t n,
+                        int32_t verb_tool) {
+    if (verb_tool == (int32_t)i) {
+        return true;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t l = strlen(t[k].w);
+        if (l < 3 || !words_name_has(ts->tools[i].name, t[k].w, l)) {
+            continue;
+        }
+        bool own = true;
+        for (size_t o = 0; o < ts->n_tools && own; o++) {
+            own = o == i || !words_name_has(ts->tools[o].name, t[k].w, l);
+        }
+        if (own) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_item_call(const struct pipit_toolset *ts,
+                     const char *segment,
+                     const json_t *state,
+                     bool named_only,
+                     struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || !json_is_object(state) ||
+        strchr(segment, '?') != NULL || agent_asks_the_world(segment)) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    if (n == 0 || n >= GUARD_MAX_TOKENS || agent_said_negation(t, n)) {
+        return false;
+    }
+    double nums[4], raw[4];
+    size_t n_nums = agent_numbers_written(segment, 0, nums, raw, 4);
+    const char *best = NULL, *key;
+    int best_score = 0;
+    bool tie = false;
+    const json_t *arr;
+    json_object_foreach((json_t *)state, key, arr) {
+        size_t a;
+        const json_t *item;
+        json_array_foreach(arr, a, item) {
+            const char *id = json_string_value(json_object_get(item, "id"));
+            int sc = id != NULL ? item_score(item, t, n, nums, n_nums) : 0;
+            if (sc > best_score) {
+                best = id;
+                best_score = sc;
+                tie = false;
+            } else if (sc == best_score && sc > 0) {
+                tie = true;
+            }
+        }
+    }
+    if (best == NULL || tie) {
+        return false;
+    }
+    char verb[WORDS_CAP];
+    int32_t vt = agent_example_verb(ts, segment, verb, sizeof(verb));
+    int32_t named = -1, query = -1;
+    const char *named_arg = NULL, *query_arg = NULL;
+    size_t n_named = 0, n_query = 0;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *ti = pipit_toolset_tool(ts, i);
+        const char *arg = NULL;
+        for (size_t j = 0; ti->params != NULL && j < ti->params->n_props && arg == NULL; j++) {
+            const struct pipit_schema_prop *p = &ti->params->props[j];
+            char prefix[16];
+            size_t ln = strlen(p->name);
+            if (p->schema->type == PIPIT_SCHEMA_STRING && ln >= 2 &&
+                strcasecmp(p->name + ln - 2, "id") == 0 &&
+                id_prefix(pipit_toolset_tool_pack(ts, i), p->name, prefix, sizeof(prefix)) &&
+                strncmp(best, prefix, strlen(prefix)) == 0 &&
+                isdigit((unsigned char)best[strlen(prefix)])) {
+                arg = p->name;
+            }
+        }
+        if (arg == NULL || pipit_toolset_is_cloud(ts, i)) {
+            continue;
+        }
+        if (names_alone(ts, i, t, n, vt)) {
+            named = (int32_t)i;
+            named_arg = arg;
+            n_named++;
+        }
+        if (is_query(ts, i)) {
+            query = (int32_t)i;
+            query_arg = arg;
+            n_query++;
+        }
+    }
+    int32_t tool = n_named == 1 ? named : n_named == 0 && n_query == 1 && !named_only ? query : -1;
+    const char *arg = n_named == 1 ? named_arg : query_arg;
+    if (tool < 0) {
+        return false;
+    }
+    const struct pipit_tool *tt = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *args = json_object(), *none = json_object();
+    bool whole =
+        args != NULL && none != NULL && json_object_set_new(args, arg, json_string(best)) == 0;
+    for (size_t j = 0; whole && tt->params != NULL && j < tt->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &tt->params->props[j];
+        if (p->required && json_object_get(args, p->name) == NULL) {
+            json_t *v = fill(ts, (size_t)tool, p, none, segment, t, n, NULL, state, false);
+            whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
+        }
+    }
+    json_decref(none);
+    if (!whole) {
+        json_decref(args);
+        return false;
+    }
+    memset(call, 0, sizeof(*call));
+    return agent_said_replace_call(call, tt, args);
 }
 
 /* Whether token `w` and name word `nw` (of `len` letters) are one word: a common start of four

@@ -71,6 +71,23 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
                            const json_t *state,
                            struct pipit_call *call);
 
+/* The model answered a request about an item with text or sent it to the cloud ("cancel the 5
+ * minute one" -> "Okay."; "open the one from mom" -> the cloud): when the segment is no question,
+ * says no negation, and describes one item of the state's arrays better than any other (its
+ * string fields say the segment's content words, its numbers are written: item_score), the
+ * tools that take an identifier of that item's shape are the candidates; the one the segment
+ * names by a word of its name no other tool's name has ("cancel") or by the verb its examples
+ * alone open with is called on that item; when the segment names none of them, the one query
+ * (effect "read") among them is ("open the one from mom": read_messages, the thread of Mom). Its
+ * other required arguments must fill from the segment, else nothing is made; with `named_only`
+ * the query is not chosen unnamed (the model made a call of its own). True when `call` is that
+ * call. */
+bool agent_item_call(const struct pipit_toolset *ts,
+                     const char *segment,
+                     const json_t *state,
+                     bool named_only,
+                     struct pipit_call *call);
+
 /* "stop navigating please" -> navigate_to(destination="navigating"): a segment that says a
  * word of stopping ("stop", "end", "off", "cancel", ...) and a word of the name of a tool that
  * stops something ("end_navigation": a common start of four letters, "navigating", or an

@@ -565,6 +565,18 @@ static bool key_off_for_refusal(struct pipit_agent *a,
     return made;
 }
 
+/* "cancel the 5 minute one" answered in words: the item described, by the tool that takes it
+ * (agent_item_call()). */
+static bool item_call_for_text(struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    if (a->dev == NULL) {
+        return false;
+    }
+    json_t *state = a->dev->ops->get_state(a->dev->self);
+    bool made = agent_item_call(a->ts, segment, state, false, out);
+    json_decref(state);
+    return made;
+}
+
 /* Handle one decoded step output. Returns false when the turn must stop (breaker). */
 bool agent_handle_output(struct pipit_agent *a,
                          struct turn_build *tb,
@@ -576,7 +588,8 @@ bool agent_handle_output(struct pipit_agent *a,
          key_off_for_refusal(a, tb->segment, text, &named) ||
          agent_time_call(a->ts, tb->segment, &named) ||
          agent_dimension_call(a->ts, tb->segment, &named) ||
-         agent_frame_call(a->ts, tb->segment, &named))) {
+         agent_frame_call(a->ts, tb->segment, &named) ||
+         item_call_for_text(a, tb->segment, &named))) {
         /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
          * value only one tool takes, and nothing else; that tool is called. "alarm for six in
          * the evening" -> "Sorry, I can't do that.": the time said, in the tool the segment
@@ -1259,6 +1272,18 @@ static bool handle_call(struct pipit_agent *a,
     json_t *before = model && a->dev != NULL ? a->dev->ops->get_state(a->dev->self) : NULL;
     /* ... and the memory's text once, for the identifiers this session made ("its status") */
     char *mem = before != NULL ? memory_text(&a->mem) : NULL;
+    bool to_cloud =
+        tool >= 0 && (size_t)tool < a->ts->n_tools && pipit_toolset_is_cloud(a->ts, (size_t)tool);
+    if (model && before != NULL && tool >= 0 && (size_t)tool < a->ts->n_tools &&
+        (to_cloud || !agent_names_tool(a->ts, (size_t)tool, tb->segment)) &&
+        agent_item_call(a->ts, tb->segment, before, !to_cloud, &call)) {
+        /* "open the one from mom" -> the cloud, "open my passport scan" -> Bluetooth on: no
+         * question, an item of the state described, a tool of that item's (agent_named.h);
+         * over a pack tool the segment does not name, only one the segment names */
+        tool = pipit_toolset_find(a->calls_ts, call.name);
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+    }
     if (model && before != NULL && agent_stop_what_runs(a->ts, tb->segment, before, &call)) {
         /* "enough, stop it" -> the exposure: what runs is what stops */
         tool = pipit_toolset_find(a->calls_ts, call.name);
@@ -1445,7 +1470,8 @@ static bool handle_call(struct pipit_agent *a,
             free(refusal);
             if ((size_t)tool < a->ts->n_tools && json_is_object(bad) &&
                 !pipit_toolset_is_cloud(a->ts, (size_t)tool)) {
-                agent_followup_remember(a, tool, bad, false); /* "try again": the same refusal */
+                /* "try again": the same refusal */
+                agent_followup_remember(a, tool, bad, false, code);
             }
             json_decref(bad);
         }
@@ -1613,12 +1639,13 @@ static bool handle_call(struct pipit_agent *a,
         json_decref(q);
     }
     if (!cloud && rec->executed) {
-        agent_followup_remember(a, tool, args, rec->ok); /* what "again", "the other way" mean */
+        /* what "again", "the other way" mean; "Sam Rivera" answers a failure's question */
+        agent_followup_remember(a, tool, args, rec->ok, rec->code);
     } else if (cloud && rec->executed && !rec->ok && strcmp(rec->code, CLOUD_CANCELLED) != 0) {
         /* a question the cloud failed to answer: "try again" asks it again (an answered one is
          * never what "again" or "more" mean) */
         json_t *asked = cloud_args != NULL ? json_loads(cloud_args, 0, NULL) : NULL;
-        agent_followup_remember(a, tool, asked != NULL ? asked : args, false);
+        agent_followup_remember(a, tool, asked != NULL ? asked : args, false, rec->code);
         json_decref(asked);
     }
     bool cancelled = strcmp(rec->code, CLOUD_CANCELLED) == 0; /* nothing to remember */

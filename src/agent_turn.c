@@ -722,6 +722,7 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
             n_all = 1;
         }
         size_t n = n_all;
+        a->n_segments = n_all;
         if (n > (size_t)a->params.max_steps) {
             t->flags |= PIPIT_TURN_STEP_CAP;
             n = (size_t)a->params.max_steps;

@@ -4622,6 +4622,105 @@ static void test_query_by_verb(void **state) {
     teardown_fx(&fx);
 }
 
+/* An item the person describes by its fields, answered in words or sent to the cloud: the tool
+ * of that item's shape the segment names, else its one query; never for a question or a
+ * negation (agent_item_call()). */
+static void test_item_described(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "set_timer(minutes=5)");
+    pipit_turn_free(turn(&fx, "timer 5 min"));
+    script_call(&fx, "set_timer(minutes=20)");
+    pipit_turn_free(turn(&fx, "and another one for 20 minutes"));
+    script(&fx, 1, (const char *const[]){"Okay."});
+    struct pipit_turn *t = turn(&fx, "how long is the 20 minute one?");
+    assert_int_equal(t->n_calls, 0); /* a question: no call */
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "don't cancel the 20 minute one");
+    assert_int_equal(t->n_calls, 0); /* a negation */
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "cancel the 5 minute one");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "cancel_timer");
+    assert_string_equal(t->calls[0].args_json, "{\"timer_id\":\"TM-1\"}");
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    /* sent to the cloud: the segment names no tool of threads, the one query of them reads */
+    script_call(&fx, "process_with_cloud_llm(user_query_context=\"open the one from mom\", "
+                     "reason_for_escalation=\"needs world knowledge\")");
+    t = turn(&fx, "open the one from mom");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "read_messages");
+    assert_string_equal(t->calls[0].args_json, "{\"thread_id\":\"TH-2\"}");
+    pipit_turn_free(t);
+    /* a pack tool the segment does not name: the tool it names ("open"), the file described
+     * by the words of its path */
+    script_call(&fx, "set_bluetooth(enabled=true)");
+    t = turn(&fx, "open my passport scan");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "open_file");
+    assert_string_equal(t->calls[0].args_json, "{\"file_id\":\"F-211\"}");
+    pipit_turn_free(t);
+    /* a tool the segment names stays the model's */
+    script_call(&fx, "set_bluetooth(enabled=true)");
+    t = turn(&fx, "bluetooth on, then the passport scan");
+    assert_string_equal(t->calls[0].tool, "set_bluetooth");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A call that failed, taken up again: "ok send it now" (a word of its tool's name and words
+ * pointing back) runs it again, turns later; "Sam Rivera" right after a failure whose code names
+ * an argument runs it with that argument; "never mind" runs nothing, nor a name a turn later. */
+static void test_failed_call_taken_up(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, "{\"airplane_mode\": true, \"wifi\": false}");
+    script_call(&fx, "send_message(recipient=\"Mom\", body=\"I'm boarding now\")");
+    struct pipit_turn *t = turn(&fx, "text mom I'm boarding now");
+    assert_false(t->calls[0].ok); /* offline */
+    pipit_turn_free(t);
+    script_call(&fx, "set_wifi(enabled=true)");
+    pipit_turn_free(turn(&fx, "turn wifi back on"));
+    t = turn(&fx, "ok send it now"); /* nothing scripted: the harness's call */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "send_message");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"recipient\":\"Mom\",\"body\":\"I'm boarding now\"}");
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "ok send it now"); /* it went: nothing failed to send again */
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    script_call(&fx, "send_message(recipient=\"Sam\", body=\"I'm running late\")");
+    t = turn(&fx, "text Sam that I'm running late");
+    assert_false(t->calls[0].ok);
+    assert_non_null(strstr(t->sentence, "Sam Rivera"));
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "never mind");
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Okay."});
+    t = turn(&fx, "Sam Rivera"); /* the failure was two turns ago: the model's */
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    script_call(&fx, "send_message(recipient=\"Sam\", body=\"I'm running late\")");
+    pipit_turn_free(turn(&fx, "text Sam that I'm running late"));
+    t = turn(&fx, "I meant Sam Rivera");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"recipient\":\"Sam Rivera\",\"body\":\"I'm running late\"}");
+    assert_true(t->calls[0].ok);
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A boolean's side said with its name's own word: "unlock" and "disarm" undo "locked" and
  * "armed" (a new user's e-bike had locked on "unlock and disarm"), "lock it up" opening the
  * segment does it; "release the lock" says the noun, not the side (agent_flip_noop_switch() reads
@@ -6599,6 +6698,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
+        cmocka_unit_test(test_item_described),
+        cmocka_unit_test(test_failed_call_taken_up),
         cmocka_unit_test(test_polarity_by_stem),
         cmocka_unit_test(test_stop_tool),
         cmocka_unit_test(test_cloud_retry),
