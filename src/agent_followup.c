@@ -592,6 +592,114 @@ value_instead(const struct pipit_agent *a, const char *segment, struct pipit_cal
     return false;
 }
 
+/* The text tool `t`'s success template gives value `value` of argument `arg`
+ * ("{mode:driving=by car|cycling=by bike}": "by bike" for cycling), into out; false when none. */
+static bool value_phrase(const struct pipit_tool *t,
+                         const char *arg,
+                         const char *value,
+                         char *out,
+                         size_t size) {
+    char open[80];
+    pipit_format(open, sizeof(open), "{%s:", arg);
+    const char *p = t->success != NULL ? strstr(t->success, open) : NULL;
+    if (p == NULL) {
+        return false;
+    }
+    p += strlen(open);
+    size_t lv = strlen(value);
+    while (*p != '\0' && *p != '}') {
+        size_t l = strcspn(p, "|}");
+        if (l > lv && strncmp(p, value, lv) == 0 && p[lv] == '=') {
+            pipit_format(out, size, "%.*s", (int)(l - lv - 1), p + lv + 1);
+            return true;
+        }
+        p += l;
+        p += *p == '|';
+    }
+    return false;
+}
+
+/* Whether token `w` names enum value `value` of argument `arg` of tool `t`: the value's own word
+ * or one that shares its first four letters ("bike" is no stem of "cycling", "walk" is of
+ * "walking"), or a word of three letters or more of the value's phrase in the success template
+ * ("bike" of "by bike"). */
+static bool
+names_value(const struct pipit_tool *t, const char *arg, const char *value, const char *w) {
+    static const char *const GLUE[] = {"by",   "on",   "the", "and", "for",
+                                       "with", "from", "via", "in"};
+    size_t lw = strlen(w);
+    char text[128];
+    pipit_format(text, sizeof(text), "%s", value);
+    for (int pass = 0; pass < 2; pass++) {
+        for (char *q = text; *q != '\0'; q++) {
+            *q = *q == '_' || *q == '-' ? ' ' : (char)tolower((unsigned char)*q);
+        }
+        struct words_tok f[8];
+        size_t nf = words_tokenize(text, strlen(text), 0, f, 8);
+        for (size_t k = 0; k < nf; k++) {
+            size_t lf = strlen(f[k].w);
+            if (lf < 3 || words_in_list(f[k].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
+                continue;
+            }
+            if (strcmp(f[k].w, w) == 0 ||
+                (pass == 0 && lw >= 4 && lf >= 4 && strncmp(f[k].w, w, 4) == 0)) {
+                return true;
+            }
+        }
+        if (pass == 0 && !value_phrase(t, arg, value, text, sizeof(text))) {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* "actually I'll bike there" after "walk me to Dolores Park": a word of correction
+ * ("actually", "instead", "rather", "nah") and a word that names exactly one other value of one
+ * of the last tool's enum arguments (names_value(): "bike" of the template's "by bike"), no
+ * number, and no other tool named: the last call with that value. */
+static bool
+value_by_word(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const CUE[] = {"actually", "instead", "rather", "nah", "prefer", "better"};
+    const struct pipit_tool *last = &a->ts->tools[a->last_tool];
+    struct words_tok t[16];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 16);
+    if (n == 0 || n >= 16 || !agent_said_any(t, n, CUE, sizeof(CUE) / sizeof(CUE[0])) ||
+        agent_said_negation(t, n) || strpbrk(segment, "0123456789") != NULL) {
+        return false;
+    }
+    const char *arg = NULL, *to = NULL;
+    for (size_t j = 0; last->params != NULL && j < last->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &last->params->props[j];
+        const char *now = json_string_value(json_object_get(a->last_args, p->name));
+        for (size_t e = 0;
+             now != NULL && p->schema->type == PIPIT_SCHEMA_STRING && e < p->schema->n_enum; e++) {
+            bool said = false;
+            for (size_t k = 0; k < n && !said; k++) {
+                said = names_value(last, p->name, p->schema->enum_str[e], t[k].w);
+            }
+            if (said && strcmp(p->schema->enum_str[e], now) != 0) {
+                if (to != NULL) {
+                    return false; /* two values said */
+                }
+                arg = p->name;
+                to = p->schema->enum_str[e];
+            }
+        }
+    }
+    for (size_t i = 0; to != NULL && i < a->ts->n_tools; i++) {
+        if ((int32_t)i != a->last_tool && !pipit_toolset_is_cloud(a->ts, i) &&
+            agent_names_tool(a->ts, i, segment)) {
+            return false; /* "actually, bike lights on" */
+        }
+    }
+    json_t *args = to != NULL ? json_deep_copy(a->last_args) : NULL;
+    if (args == NULL || json_object_set_new(args, arg, json_string(to)) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(last, args, out);
+}
+
 /* Whether `w` is a word of tool name `name`, or shares its first four letters or more with one
  * ("sending" of send_message). */
 static bool name_word(const char *name, const char *w) {
@@ -725,7 +833,8 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return other_place(a, segment, out) || /* "the other side too" */
-               all_the_way(a, segment, out) || value_instead(a, segment, out);
+               all_the_way(a, segment, out) || value_instead(a, segment, out) ||
+               value_by_word(a, segment, out); /* "actually I'll bike there" */
     }
     if (kind == ROUTER_FOLLOWUP_NUMBER) {
         return number_call(a, segment, out);

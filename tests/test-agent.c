@@ -4622,6 +4622,32 @@ static void test_query_by_verb(void **state) {
     teardown_fx(&fx);
 }
 
+/* "actually I'll bike there" after walking directions: a word of correction and a word of one
+ * other enum value's phrase in the success template ("by bike") is the last call with that
+ * value; naming another tool, it is the model's. */
+static void test_value_by_template_word(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "navigate_to(destination=\"Dolores Park\", mode=\"walking\")");
+    pipit_turn_free(turn(&fx, "walk me to Dolores Park"));
+    struct pipit_turn *t = turn(&fx, "actually I'll bike there"); /* nothing scripted */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"destination\":\"Dolores Park\",\"mode\":\"cycling\"}");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    pipit_turn_free(t);
+    t = turn(&fx, "nah, by car");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"destination\":\"Dolores Park\",\"mode\":\"driving\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_bluetooth(enabled=true)");
+    t = turn(&fx, "actually, bluetooth on for the walk");
+    assert_string_equal(t->calls[0].tool, "set_bluetooth");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* An item the person describes by its fields, answered in words or sent to the cloud: the tool
  * of that item's shape the segment names, else its one query; never for a question or a
  * negation (agent_item_call()). */
@@ -6699,6 +6725,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
         cmocka_unit_test(test_item_described),
+        cmocka_unit_test(test_value_by_template_word),
         cmocka_unit_test(test_failed_call_taken_up),
         cmocka_unit_test(test_polarity_by_stem),
         cmocka_unit_test(test_stop_tool),
