@@ -13,9 +13,11 @@
 #include "agent_followup.h"
 
 #include "agent_guard.h"
+#include "agent_named.h"
 #include "agent_number.h"
 #include "agent_question.h"
 #include "agent_said.h"
+#include "memory.h"
 #include "router.h"
 #include "smalltalk.h"
 #include "toolspec.h"
@@ -704,6 +706,9 @@ value_by_word(const struct pipit_agent *a, const char *segment, struct pipit_cal
  * ("sending" of send_message). */
 static bool name_word(const char *name, const char *w) {
     size_t lw = strlen(w);
+    if (lw > 5 && strncmp(w, "re", 2) == 0 && name_word(name, w + 2)) {
+        return true; /* "resend" */
+    }
     for (const char *p = name; *p != '\0';) {
         size_t l = strcspn(p, "_-. ");
         if ((l == lw && strncasecmp(p, w, l) == 0) ||
@@ -813,6 +818,19 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (a->last_tool < 0 || (size_t)a->last_tool >= a->ts->n_tools || a->last_args == NULL) {
         return false;
+    }
+    if ((kind == ROUTER_FOLLOWUP_NONE || kind == ROUTER_FOLLOWUP_NUMBER) && a->dev != NULL) {
+        /* "and the one i just made?", "what about 1000?" after a ticket's status: the same
+         * query, another item */
+        json_t *state = a->dev->ops->get_state(a->dev->self);
+        char *mem = state != NULL ? memory_text(&a->mem) : NULL;
+        bool made = mem != NULL && agent_query_other_item(a->ts, a->last_tool, a->last_args,
+                                                          segment, mem, state, out);
+        free(mem);
+        json_decref(state);
+        if (made) {
+            return true;
+        }
     }
     const char *direction = kind == ROUTER_FOLLOWUP_NONE ? said_direction(a, segment) : NULL;
     const struct pipit_tool *last = &a->ts->tools[a->last_tool];

@@ -615,6 +615,127 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
     return changed;
 }
 
+/* The newest identifier in `text` that starts with `prefix`, goes on with digits and is not
+ * `other`, into out; false when none. */
+static bool
+newest_other_id(const char *text, const char *prefix, const char *other, char *out, size_t size) {
+    size_t lp = strlen(prefix);
+    bool found = false;
+    for (const char *p = text; p != NULL && (p = strstr(p, prefix)) != NULL; p += lp) {
+        bool start = p == text || !isalnum((unsigned char)p[-1]);
+        size_t d = strspn(p + lp, "0123456789");
+        if (start && d > 0 && !isalnum((unsigned char)p[lp + d]) && lp + d < size &&
+            (strlen(other) != lp + d || strncmp(p, other, lp + d) != 0)) {
+            memcpy(out, p, lp + d);
+            out[lp + d] = '\0';
+            found = true;
+        }
+    }
+    return found;
+}
+
+bool agent_query_other_item(const struct pipit_toolset *ts,
+                            int32_t last_tool,
+                            const json_t *last_args,
+                            const char *segment,
+                            const char *memory,
+                            const json_t *state,
+                            struct pipit_call *call) {
+    static const char *const OPEN[] = {"and",  "what about",     "how about",    "same for",
+                                       "also", "and what about", "and how about"};
+    static const char *const NEW[] = {"new", "newest", "latest", "just", "recent", "last"};
+    if (ts == NULL || segment == NULL || call == NULL || last_tool < 0 ||
+        (size_t)last_tool >= ts->n_tools || !is_query(ts, (size_t)last_tool) ||
+        pipit_toolset_is_cloud(ts, (size_t)last_tool) || !json_is_object(last_args)) {
+        return false;
+    }
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS), lo = 0;
+    while (lo < n && (strcmp(t[lo].w, "ok") == 0 || strcmp(t[lo].w, "okay") == 0 ||
+                      strcmp(t[lo].w, "hmm") == 0 || strcmp(t[lo].w, "oh") == 0)) {
+        lo++;
+    }
+    bool opens = false;
+    for (size_t k = 0; k < sizeof(OPEN) / sizeof(OPEN[0]) && !opens; k++) {
+        opens = words_match(t, n, lo, OPEN[k]) == words_count(OPEN[k]);
+    }
+    if (!opens || n - lo > 8 || agent_said_negation(t, n)) {
+        return false;
+    }
+    char verb[WORDS_CAP];
+    int32_t vt = agent_example_verb(ts, segment, verb, sizeof(verb));
+    if (vt >= 0 && vt != last_tool) {
+        return false; /* "and open it" */
+    }
+    for (size_t k = lo; k < n; k++) {
+        size_t l = strlen(t[k].w);
+        for (size_t i = 0; l >= 3 && i < ts->n_tools; i++) {
+            if ((int32_t)i != last_tool && !pipit_toolset_is_cloud(ts, i) &&
+                words_name_has(ts->tools[i].name, t[k].w, l) &&
+                !words_name_has(ts->tools[last_tool].name, t[k].w, l)) {
+                return false; /* "and the wifi?" */
+            }
+        }
+    }
+    const struct pipit_tool *lt = pipit_toolset_tool(ts, (size_t)last_tool);
+    for (size_t j = 0; lt->params != NULL && j < lt->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &lt->params->props[j];
+        const char *cur = json_string_value(json_object_get(last_args, p->name));
+        char prefix[16], id[64];
+        size_t ln = strlen(p->name);
+        if (cur == NULL || ln < 2 || strcasecmp(p->name + ln - 2, "id") != 0 ||
+            !id_prefix(pipit_toolset_tool_pack(ts, (size_t)last_tool), p->name, prefix,
+                       sizeof(prefix))) {
+            continue;
+        }
+        double said[2], raw[2];
+        size_t n_said = agent_numbers_written(segment, 0, said, raw, 2);
+        bool found = false;
+        if (n_said == 1 && raw[0] >= 0 && floor(raw[0]) == raw[0] && raw[0] < 1e9) {
+            snprintf(id, sizeof(id), "%s%lld", prefix, (long long)raw[0]); /* "and 1002?" */
+            found = true;
+        } else if (n_said == 0 && agent_said_any(t, n, NEW, sizeof(NEW) / sizeof(NEW[0])) &&
+                   memory != NULL) {
+            found = newest_other_id(memory, prefix, cur, id, sizeof(id));
+        } else if (n_said == 0 && json_is_object(state)) {
+            int best_score = 0;
+            bool tie = false;
+            const char *key;
+            const json_t *arr;
+            json_object_foreach((json_t *)state, key, arr) {
+                size_t a;
+                const json_t *item;
+                json_array_foreach(arr, a, item) {
+                    const char *iid = json_string_value(json_object_get(item, "id"));
+                    if (iid == NULL || strncmp(iid, prefix, strlen(prefix)) != 0) {
+                        continue;
+                    }
+                    int sc = item_score(item, t, n, said, 0);
+                    if (sc > best_score) {
+                        best_score = sc;
+                        tie = false;
+                        pipit_format(id, sizeof(id), "%s", iid);
+                    } else if (sc == best_score && sc > 0) {
+                        tie = true;
+                    }
+                }
+            }
+            found = best_score > 0 && !tie;
+        }
+        if (!found || strcmp(id, cur) == 0) {
+            return false;
+        }
+        json_t *args = json_deep_copy(last_args);
+        if (args == NULL || json_object_set_new(args, p->name, json_string(id)) != 0) {
+            json_decref(args);
+            return false;
+        }
+        memset(call, 0, sizeof(*call));
+        return agent_said_replace_call(call, lt, args);
+    }
+    return false;
+}
+
 /* Whether the segment names tool `i` by a word of its name no other tool's name has, or by the
  * verb only its examples open with (`verb_tool`). */
 static bool names_alone(const struct pipit_toolset *ts,

@@ -88,6 +88,22 @@ bool agent_item_call(const struct pipit_toolset *ts,
                      bool named_only,
                      struct pipit_call *call);
 
+/* "and the one i just made?" after "what's the status of T-1000": the last call (`last_tool`,
+ * `last_args`) is a query (effect "read") of one item by an identifier argument, and the segment
+ * opens with "and", "what about", "how about", "same for" or "also", has eight words at most, no
+ * negation, no word of another tool's name (one of the last tool's aside) and not the verb only
+ * another tool's examples open with: the same query of another item of that shape, the one the
+ * segment writes the number of ("and 1002?"), else the newest other one in `memory` when it
+ * says "new", "latest", "just", "recent" or "last", else the one `state`'s arrays describe best
+ * (item_score). True when `call` is that call. */
+bool agent_query_other_item(const struct pipit_toolset *ts,
+                            int32_t last_tool,
+                            const json_t *last_args,
+                            const char *segment,
+                            const char *memory,
+                            const json_t *state,
+                            struct pipit_call *call);
+
 /* "stop navigating please" -> navigate_to(destination="navigating"): a segment that says a
  * word of stopping ("stop", "end", "off", "cancel", ...) and a word of the name of a tool that
  * stops something ("end_navigation": a common start of four letters, "navigating", or an

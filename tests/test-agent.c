@@ -4648,6 +4648,33 @@ static void test_value_by_template_word(void **state) {
     teardown_fx(&fx);
 }
 
+/* "and the one i just made?" after a ticket's status: the same query of another item, the
+ * newest other one in the memory; "and 1000?" the one whose number is said; a word of another
+ * tool's name is the model's. */
+static void test_query_other_item(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "create_ticket(summary=\"vpn drops\", priority=\"high\")");
+    pipit_turn_free(turn(&fx, "open a ticket: vpn drops, high priority"));
+    script_call(&fx, "get_ticket_status(ticket_id=\"T-1000\")");
+    pipit_turn_free(turn(&fx, "whats the status of T-1000"));
+    struct pipit_turn *t = turn(&fx, "and the one i just made?"); /* nothing scripted */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "get_ticket_status");
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1001\"}");
+    pipit_turn_free(t);
+    t = turn(&fx, "what about 1000?");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"ticket_id\":\"T-1000\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_wifi(enabled=true)");
+    t = turn(&fx, "and the wifi on");
+    assert_string_equal(t->calls[0].tool, "set_wifi");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* An item the person describes by its fields, answered in words or sent to the cloud: the tool
  * of that item's shape the segment names, else its one query; never for a question or a
  * negation (agent_item_call()). */
@@ -4721,6 +4748,19 @@ static void test_failed_call_taken_up(void **state) {
     script(&fx, 1, (const char *const[]){"Okay."});
     t = turn(&fx, "ok send it now"); /* it went: nothing failed to send again */
     assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    script_call(&fx, "set_airplane_mode(enabled=true)");
+    pipit_turn_free(turn(&fx, "airplane mode on"));
+    script_call(&fx, "set_wifi(enabled=false)");
+    pipit_turn_free(turn(&fx, "wifi off"));
+    script_call(&fx, "send_message(recipient=\"Mom\", body=\"landed\")");
+    pipit_turn_free(turn(&fx, "text mom landed"));
+    script_call(&fx, "set_wifi(enabled=true)");
+    pipit_turn_free(turn(&fx, "wifi on"));
+    t = turn(&fx, "and resend it"); /* "resend": "re" and a word of its name */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"recipient\":\"Mom\",\"body\":\"landed\"}");
+    assert_true(t->calls[0].ok);
     pipit_turn_free(t);
     script_call(&fx, "send_message(recipient=\"Sam\", body=\"I'm running late\")");
     t = turn(&fx, "text Sam that I'm running late");
@@ -6725,6 +6765,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
         cmocka_unit_test(test_item_described),
+        cmocka_unit_test(test_query_other_item),
         cmocka_unit_test(test_value_by_template_word),
         cmocka_unit_test(test_failed_call_taken_up),
         cmocka_unit_test(test_polarity_by_stem),

@@ -706,6 +706,14 @@ static void test_files(void **state) {
     assert_int_equal(json_array_size(json_object_get(r.data, "files")), 5);
     device_result_clear(&r);
     json_decref(a);
+    /* no path holds the name: the files whose paths hold the most of its words */
+    call_ok(dev, "find_file", "{\"name\": \"budget spreadsheet\"}",
+            "{\"count\": 1, \"files\": [{\"file_id\": \"F-203\", \"name\": \"budget-2024.xlsx\","
+            " \"path\": \"/Documents/Work/budget-2024.xlsx\"}]}");
+    call_ok(dev, "find_file", "{\"name\": \"my banana bread recipe\"}",
+            "{\"count\": 1, \"files\": [{\"file_id\": \"F-206\", \"name\": \"banana-bread.txt\","
+            " \"path\": \"/Documents/Recipes/banana-bread.txt\"}]}");
+    call_fails(dev, "find_file", "{\"name\": \"the file\"}", "file_not_found", NULL);
     call_fails(dev, "find_file", "{\"name\": \"vacation video\"}", "file_not_found",
                "no file name or folder matches \"vacation video\"");
     call_fails(dev, "find_file", "{\"name\": \"---\"}", "file_not_found", NULL);

@@ -2634,6 +2634,24 @@ static const char *base_name(const char *path) {
     return slash != NULL ? slash + 1 : path;
 }
 
+/* How many words of the folded query `q` (not stopwords, not "file" or "files") the folded path
+ * `f` holds on word boundaries ("budget spreadsheet": "budget" of "budget 2024 xlsx"). */
+static size_t path_words(const char *f, const char *q) {
+    size_t hits = 0;
+    for (const char *w = q; *w != '\0';) {
+        size_t len = strcspn(w, " ");
+        char word[TEXT_BYTES(FILE_QUERY_CHARS)];
+        memcpy(word, w, len);
+        word[len] = '\0';
+        if (!stopword(word) && strcmp(word, "file") != 0 && strcmp(word, "files") != 0 &&
+            has_word(f, word)) {
+            hits++;
+        }
+        w += len + (w[len] == ' ' ? 1 : 0);
+    }
+    return hits;
+}
+
 static enum outcome tool_find_file(struct phone_call *c) {
     const struct phone_state *s = c->s;
     const char *name;
@@ -2646,10 +2664,20 @@ static enum outcome tool_find_file(struct phone_call *c) {
     char q[TEXT_BYTES(FILE_QUERY_CHARS)], f[TEXT_BYTES(PATH_CHARS)];
     fold(name, q, sizeof(q));
     json_t *list = json_array();
-    size_t count = 0;
+    size_t count = 0, best = 0;
+    /* the name anywhere in the path; else the files whose paths hold the most of its words */
     for (size_t i = 0; q[0] != '\0' && i < s->n_files; i++) {
         fold(s->files[i].path, f, sizeof(f));
-        if (strstr(f, q) == NULL) {
+        if (strstr(f, q) != NULL) {
+            best = (size_t)-1;
+            break;
+        }
+        size_t h = path_words(f, q);
+        best = h > best ? h : best;
+    }
+    for (size_t i = 0; q[0] != '\0' && best > 0 && i < s->n_files; i++) {
+        fold(s->files[i].path, f, sizeof(f));
+        if (best == (size_t)-1 ? strstr(f, q) == NULL : path_words(f, q) != best) {
             continue;
         }
         if (++count <= MAX_RESULTS && list != NULL &&
