@@ -580,7 +580,10 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
         return 1; /* "an hour and a half": a span, halves and all */
     }
     for (size_t i = 0; i < n; i++) {
-        *half = *half || strcmp(t[i].w, "half") == 0;
+        int v = 0;
+        bool and_a_half = i >= 3 && strcmp(t[i - 1].w, "a") == 0 &&
+                          strcmp(t[i - 2].w, "and") == 0 && words_number_value(t[i - 3].w, &v);
+        *half = *half || (strcmp(t[i].w, "half") == 0 && !and_a_half); /* "one and a half": 1.5 */
     }
     for (size_t i = 0; i < n && k < max;) {
         int v = 0;
@@ -600,11 +603,17 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
             v *= 100; /* "two hundred", "twelve hundred" */
             j++;
         }
+        double dv = v;
+        if (j + 2 < n && strcmp(t[j].w, "and") == 0 && strcmp(t[j + 1].w, "a") == 0 &&
+            strcmp(t[j + 2].w, "half") == 0) {
+            dv += 0.5; /* "heat up by one and a half" */
+            j += 3;
+        }
         size_t l = 0;
         double said_unit = j < n && arg_unit > 0 ? unit_at(text + t[j].start, &l) : 0;
         bool unit = j < n && unit_at(text + t[j].start, &l) > 0;
-        if (!(v == 1 && j == i + 1 && !unit && !number_word_at(t, n, i))) {
-            out[k++] = v * (said_unit > 0 ? said_unit / arg_unit : 1);
+        if (!(v == 1 && dv == 1 && j == i + 1 && !unit && !number_word_at(t, n, i))) {
+            out[k++] = dv * (said_unit > 0 ? said_unit / arg_unit : 1);
         }
         i = j;
     }

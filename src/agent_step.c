@@ -1252,6 +1252,7 @@ static bool handle_call(struct pipit_agent *a,
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||
                   agent_restore_time_span(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_verb(a->ts, tool, tb->segment, &call) ||
+                  agent_choose_tool_by_unknown_value(a->ts, tool, tb->segment, &call) ||
                   agent_frame_choose_tool(a->ts, tool, tb->segment, &call) ||
                   agent_choose_stop_tool(a->ts, tool, tb->segment, &call) ||
                   agent_restore_dimension_step(a->ts, tool, tb->segment, &call) ||

@@ -272,6 +272,149 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
     return changed;
 }
 
+/* Whether the pack knows `w` or the word it is a form of: "warmer", "warmest", "warmish" of
+ * "warm", "hotter" of "hot", "cosier" of "cosy", "blues" of "blue". */
+static bool knows_form(const struct pipit_toolset *ts, const char *w) {
+    static const char *const ENDS[] = {"er", "est", "ish", "s", "ly", "ier", "iest"};
+    if (pack_knows(ts, w)) {
+        return true;
+    }
+    size_t l = strlen(w);
+    for (size_t e = 0; e < N_OF(ENDS); e++) {
+        size_t le = strlen(ENDS[e]);
+        char stem[WORDS_CAP + 2];
+        if (l <= le + 2 || l - le >= WORDS_CAP || strcmp(w + l - le, ENDS[e]) != 0) {
+            continue;
+        }
+        memcpy(stem, w, l - le);
+        stem[l - le] = '\0';
+        if (ENDS[e][0] == 'i' && le >= 3) {
+            strcat(stem, "y"); /* "cosier" */
+        }
+        size_t ls = strlen(stem);
+        if (pack_knows(ts, stem)) {
+            return true;
+        }
+        if (ls >= 4 && stem[ls - 1] == stem[ls - 2]) {
+            stem[ls - 1] = '\0'; /* "hotter" */
+            if (pack_knows(ts, stem)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The first token after words that only ask ("please", "can you"), or n. */
+static size_t first_word(const struct words_tok *t, size_t n) {
+    static const char *const ASK[] = {"please", "pls", "can", "could", "would",
+                                      "will",   "you", "ok",  "okay",  "hey"};
+    size_t i = 0;
+    while (i < n && words_in_list(t[i].w, ASK, N_OF(ASK))) {
+        i++;
+    }
+    return i;
+}
+
+/* A value said in the segment of enum `s`, the only one; NULL when none or two. */
+static const char *
+one_value_said(const struct pipit_schema *s, const struct words_tok *t, size_t n) {
+    const char *said = NULL;
+    for (size_t e = 0; e < s->n_enum; e++) {
+        if (s->enum_str[e] != NULL && agent_said_value(t, n, s->enum_str[e])) {
+            if (said != NULL) {
+                return NULL;
+            }
+            said = s->enum_str[e];
+        }
+    }
+    return said;
+}
+
+bool agent_choose_tool_by_unknown_value(const struct pipit_toolset *ts,
+                                        int32_t tool,
+                                        const char *segment,
+                                        struct pipit_call *call) {
+    if (ts == NULL || segment == NULL || call == NULL || strchr(segment, '?') != NULL) {
+        return false;
+    }
+    struct words_tok tok[MAX_TOK];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, MAX_TOK);
+    size_t v = first_word(tok, n);
+    if (n < 3 || n >= MAX_TOK || v + 2 >= n || agent_said_negation(tok, n)) {
+        return false;
+    }
+    static const char *const TAIL[] = {"please", "pls", "now", "thanks", "thank", "you"};
+    while (n > v + 3 && words_in_list(tok[n - 1].w, TAIL, N_OF(TAIL))) {
+        n--; /* "... teal please" */
+    }
+    const char *last = tok[n - 1].w;
+    if (strlen(last) < 3 || !isalpha((unsigned char)last[0]) ||
+        words_in_list(last, GENERIC, N_OF(GENERIC)) || knows_form(ts, last)) {
+        return false;
+    }
+    int32_t found = -1;
+    const char *found_arg = NULL;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t x = 0; tp != NULL && !pipit_toolset_is_cloud(ts, i) && x < tp->n_examples;
+             x++) {
+            struct words_tok et[MAX_TOK];
+            const char *say = tp->examples[x].say;
+            size_t en = say != NULL ? words_tokenize(say, strlen(say), 0, et, MAX_TOK) : 0;
+            size_t ev = first_word(et, en);
+            if (en == 0 || en >= MAX_TOK || ev >= en || strcmp(et[ev].w, tok[v].w) != 0) {
+                continue;
+            }
+            for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+                const struct pipit_schema_prop *p = &t->params->props[j];
+                const char *ev_val =
+                    json_string_value(json_object_get(tp->examples[x].args, p->name));
+                if (p->schema->type != PIPIT_SCHEMA_STRING || p->schema->n_enum < 3 ||
+                    switch_values(p->schema) || ev_val == NULL ||
+                    strcasecmp(et[en - 1].w, ev_val) != 0 ||
+                    (found == (int32_t)i && found_arg == p->name)) {
+                    continue;
+                }
+                if (found >= 0) {
+                    return false; /* two tools or arguments fit */
+                }
+                found = (int32_t)i;
+                found_arg = p->name;
+            }
+        }
+    }
+    if (found < 0) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)found);
+    json_t *args = json_object();
+    for (size_t j = 0; args != NULL && t->params != NULL && j < t->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &t->params->props[j];
+        if (p->name == found_arg) {
+            if (one_value_said(p->schema, tok, n) != NULL) {
+                json_decref(args);
+                return false; /* a value of it is said: the model's to map */
+            }
+            json_object_set_new(
+                args, p->name,
+                json_stringn(segment + tok[n - 1].start, tok[n - 1].end - tok[n - 1].start));
+        } else if (p->required) {
+            const char *said = p->schema->type == PIPIT_SCHEMA_STRING && p->schema->n_enum > 0
+                                   ? one_value_said(p->schema, tok, n)
+                                   : NULL;
+            if (said == NULL) {
+                json_decref(args);
+                return false;
+            }
+            json_object_set_new(args, p->name, json_string(said));
+        }
+    }
+    (void)tool;
+    return args != NULL && agent_said_replace_call(call, t, args);
+}
+
 /* The number at the end of `v` after a prefix of letters and "_" or "-" ("p2" -> 2, prefix
  * length 1); -1 when `v` is not so made. */
 static int value_number(const char *v, size_t *prefix) {

@@ -26,6 +26,20 @@ struct pipit_call;
  * the values are ratios, the argument becomes the person's word: validation then refuses the call
  * with the values the tool has ("The white balance can be auto, daylight, ..."). True when `call`
  * was rewritten. */
+/* "make the living room turquoise" -> set_brightness(percent=1): a pack example ends with a value
+ * of one of its tool's string enums (three values or more, no switch) and opens with the
+ * segment's first word after "please", "can you", ... ("make the bedroom light red"), the
+ * segment ends with a word of three letters or more the pack does not know (as above), says
+ * no value of that argument and no negation, and its tool's other required arguments are
+ * enums of which the segment says exactly one value each ("living room"): that tool with the
+ * person's word, which validation refuses with the values it has ("The colour can be warm,
+ * cool, ..."), instead of a value or tool nobody asked for. The model's tool too when it is
+ * that one. Only when one tool and argument fit. True when `call` was rewritten. */
+bool agent_choose_tool_by_unknown_value(const struct pipit_toolset *ts,
+                                        int32_t tool,
+                                        const char *segment,
+                                        struct pipit_call *call);
+
 bool agent_restore_unknown_value(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,

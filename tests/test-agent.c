@@ -3092,6 +3092,8 @@ static void test_number_words_restored(void **state) {
         {"nudge the heat up a couple of degrees", "adjust_thermostat(degrees=6)", "{\"degrees\":2}",
          true},
         {"two more degrees", "adjust_thermostat(degrees=-2)", "{\"degrees\":2}", true},
+        /* "N and a half" is N.5 (a new user's "heat up by one and a half" had read 11) */
+        {"heat up by one and a half", "adjust_thermostat(degrees=11)", "{\"degrees\":1.5}", true},
         {"heat down 2", "adjust_thermostat(degrees=2)", "{\"degrees\":-2}", true},
         /* the one number written is the value, unless words of a relative change say more */
         {"set a timer for 8 minutes", "set_timer(minutes=888)", "{\"minutes\":8}", true},
@@ -5317,6 +5319,38 @@ static void test_item_by_its_fields(void **state) {
     teardown_fx(&fx);
 }
 
+/* "make the living room turquoise" -> set_brightness(percent=1): a word the pack does not know,
+ * at the end where a pack example ("make the bedroom light red") has a colour, is that tool's
+ * colour, refused with the colours it has; a colour it has, or a word the pack knows, stays
+ * the model's. */
+static void test_unknown_value_other_tool(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "set_brightness(room=\"living_room\", percent=1)");
+    struct pipit_turn *t = turn(&fx, "make the living room turquoise");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_light_colour");
+    assert_string_equal(t->calls[0].args_json,
+                        "{\"room\":\"living_room\",\"colour\":\"turquoise\"}");
+    assert_false(t->calls[0].executed);
+    assert_non_null(strstr(t->sentence, "must be one of"));
+    pipit_turn_free(t);
+    script_call(&fx, "set_light_colour(room=\"bedroom\", colour=\"blue\")");
+    t = turn(&fx, "make the bedroom light teal please");
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"bedroom\",\"colour\":\"teal\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_light_colour(room=\"kitchen\", colour=\"blue\")");
+    t = turn(&fx, "make the kitchen light blue");
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    script_call(&fx, "set_brightness(room=\"kitchen\", percent=40)");
+    t = turn(&fx, "make the kitchen 40"); /* a number: the model's */
+    assert_string_equal(t->calls[0].tool, "set_brightness");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* A value the tool does not have is the person's, refused with the values it has, never
  * replaced by one it has ("set the white balance to candlelight" -> daylight); a value said, a
  * word the pack knows (a description's synonym) or a word for a ratio stays the model's. */
@@ -6757,6 +6791,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_direction_guessed),
         cmocka_unit_test(test_time_guessed),
         cmocka_unit_test(test_unknown_value_refused),
+        cmocka_unit_test(test_unknown_value_other_tool),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
