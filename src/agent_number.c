@@ -261,6 +261,123 @@ static bool digits_repeated(double model, double said) {
 /* Puts the person's out-of-range number back into `call` when the model bent it (above), and
  * the one number the person wrote when the model wrote another. Returns true when the
  * arguments were changed. */
+/* Whether word `w` (or it without a last "s") is a word of `text` split at non-letters. */
+static bool text_has_word(const char *text, const char *w) {
+    size_t lw = strlen(w);
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        while (*p != '\0' && !isalpha((unsigned char)*p)) {
+            p++;
+        }
+        const char *s = p;
+        while (isalpha((unsigned char)*p)) {
+            p++;
+        }
+        size_t l = (size_t)(p - s);
+        if (l > 0 &&
+            (l == lw || (lw > 3 && l + 1 == lw && w[lw - 1] == 's') ||
+             (lw > 3 && lw + 1 == l && s[l - 1] == 's')) &&
+            strncasecmp(s, w, l < lw ? l : lw) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_number_in_last_place(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                int32_t last_tool,
+                                const json_t *last_args,
+                                struct pipit_call *call) {
+    static const char *const GLUE[] = {"and", "at", "to",   "please", "then", "make", "it",
+                                       "set", "by", "like", "about",  "now",  "with", "on"};
+    if (ts == NULL || segment == NULL || call == NULL || last_tool < 0 ||
+        (size_t)last_tool >= ts->n_tools || !json_is_object(last_args)) {
+        return false;
+    }
+    struct words_tok t[8];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 8);
+    double said[2], raw[2];
+    bool half = false;
+    size_t n_digits = agent_numbers_written(segment, 0, said, raw, 2);
+    if (n == 0 || n > 5 || n_digits > 1 ||
+        (n_digits == 0 && (word_numbers(segment, 0, said, 2, &half) != 1 || half))) {
+        return false; /* one number, in digits or words ("sixty percent") */
+    }
+    const char *unit = NULL;
+    for (size_t i = 0; i < n; i++) {
+        int v = 0;
+        bool number = isdigit((unsigned char)t[i].w[0]) || words_number_value(t[i].w, &v);
+        if (number || words_in_list(t[i].w, GLUE, sizeof(GLUE) / sizeof(GLUE[0]))) {
+            continue;
+        }
+        if (unit != NULL || i == 0) {
+            return false; /* a word of its own: the model's */
+        }
+        unit = t[i].w;
+    }
+    int32_t found = -1;
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *ti = pipit_toolset_tool(ts, i);
+        const struct pipit_schema_prop *num = NULL;
+        size_t places = 0;
+        bool fits = !pipit_toolset_is_cloud(ts, i) && ti->params != NULL;
+        for (size_t j = 0; fits && j < ti->params->n_props; j++) {
+            const struct pipit_schema_prop *p = &ti->params->props[j];
+            enum pipit_schema_type ty = p->schema->type;
+            const char *had = json_string_value(json_object_get(last_args, p->name));
+            bool in_enum = false;
+            for (size_t e = 0; had != NULL && e < p->schema->n_enum; e++) {
+                in_enum = in_enum || strcmp(p->schema->enum_str[e], had) == 0;
+            }
+            if ((ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) && p->required) {
+                fits = num == NULL;
+                num = p;
+            } else if (in_enum) {
+                places++;
+            } else if (p->required) {
+                fits = false;
+            }
+        }
+        if (!fits || num == NULL || places == 0 ||
+            (unit != NULL && !text_has_word(num->name, unit) &&
+             (num->schema->description == NULL ||
+              !text_has_word(num->schema->description, unit)))) {
+            continue;
+        }
+        if (found >= 0) {
+            return false; /* two tools fit */
+        }
+        found = (int32_t)i;
+    }
+    if (found < 0) {
+        return false;
+    }
+    const struct pipit_tool *ft = pipit_toolset_tool(ts, (size_t)found);
+    json_t *args = json_object();
+    for (size_t j = 0; args != NULL && j < ft->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &ft->params->props[j];
+        enum pipit_schema_type ty = p->schema->type;
+        const json_t *had = json_object_get(last_args, p->name);
+        if (ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER) {
+            json_object_set_new(args, p->name, agent_said_number(said[0]));
+        } else if (json_is_string(had) && p->schema->n_enum > 0) {
+            json_object_set(args, p->name, (json_t *)had);
+        }
+    }
+    if (found == tool) {
+        bool same = args != NULL && call->args_json != NULL;
+        json_t *mine = same ? json_loads(call->args_json, 0, NULL) : NULL;
+        same = mine != NULL && json_equal(mine, args);
+        json_decref(mine);
+        if (same) {
+            json_decref(args);
+            return false;
+        }
+    }
+    return args != NULL && agent_said_replace_call(call, ft, args);
+}
+
 bool agent_restore_person_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,

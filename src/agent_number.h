@@ -156,6 +156,20 @@ bool agent_restore_setting_step(const struct pipit_toolset *ts,
                                 const char *segment,
                                 struct pipit_call *call);
 
+/* "living room light cool white and sixty percent" -> set_blinds(open_percent=60): a segment of
+ * at most five words that says one number, maybe its unit, and only words such as "and", "at",
+ * "to", "make it" besides, after a call of this turn (`last_tool`, `last_args`) on a place (an
+ * enum argument such as room): the one tool that takes that place argument (every other
+ * required argument of it is such a place the last call gave) and a number, whose number's
+ * name or description has the unit said ("percent"), is called on that place with the number.
+ * True when `call` changed. */
+bool agent_number_in_last_place(const struct pipit_toolset *ts,
+                                int32_t tool,
+                                const char *segment,
+                                int32_t last_tool,
+                                const json_t *last_args,
+                                struct pipit_call *call);
+
 /* Whether the tokens say a word of a change downwards ("down", "lower", "cooler", ...). */
 bool agent_number_says_down(const struct words_tok *tok, size_t n);
 

@@ -1262,6 +1262,14 @@ static bool handle_call(struct pipit_agent *a,
         pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
         tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
     }
+    if (model && a->last_tool >= 0 && a->last_utt == a->utt_seq &&
+        agent_number_in_last_place(a->ts, tool, tb->segment, a->last_tool, a->last_args, &call)) {
+        /* "living room light cool white and sixty percent" -> the blinds: the number in the
+         * place the segment before acted on */
+        tool = pipit_toolset_find(a->calls_ts, call.name);
+        pipit_format(rec->tool, sizeof(rec->tool), "%s", call.name);
+        tb->turn->flags |= PIPIT_TURN_TOOL_NAMED;
+    }
     bool renamed = false;
     if (model && agent_restore_time_of_day(a->ts, tool, tb->segment, &call, &renamed)) {
         /* "alarm for half past six" -> the cloud: the time said, in the tool that takes one */

@@ -5319,6 +5319,38 @@ static void test_item_by_its_fields(void **state) {
     teardown_fx(&fx);
 }
 
+/* "living room light cool white and sixty percent": a segment that is one number and its unit,
+ * after a call of the same turn on a place, is the number of the tool that takes that place
+ * and a number with that unit (the home model had opened the blinds 66%); a number with a word
+ * of its own stays the model's. */
+static void test_number_in_last_place(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_light_colour(room=\"living_room\", colour=\"cool\")",
+                                 "<call>set_blinds(open_percent=66)"});
+    struct pipit_turn *t = turn(&fx, "living room light cool white and sixty percent");
+    assert_int_equal(t->n_calls, 2);
+    assert_string_equal(t->calls[1].tool, "set_brightness");
+    assert_string_equal(t->calls[1].args_json, "{\"room\":\"living_room\",\"percent\":60}");
+    pipit_turn_free(t);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_light_colour(room=\"kitchen\", colour=\"red\")",
+                                 "<call>set_blinds(open_percent=40)"});
+    t = turn(&fx, "kitchen light red and blinds 40");
+    assert_int_equal(t->n_calls, 2);
+    assert_string_equal(t->calls[1].tool, "set_blinds");
+    pipit_turn_free(t);
+    script_call(&fx, "set_light_colour(room=\"kitchen\", colour=\"blue\")");
+    pipit_turn_free(turn(&fx, "kitchen light blue"));
+    script_call(&fx, "set_blinds(open_percent=30)"); /* a new turn: the model's */
+    t = turn(&fx, "thirty percent");
+    assert_string_equal(t->calls[0].tool, "set_blinds");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* "make the living room turquoise" -> set_brightness(percent=1): a word the pack does not know,
  * at the end where a pack example ("make the bedroom light red") has a colour, is that tool's
  * colour, refused with the colours it has; a colour it has, or a word the pack knows, stays
@@ -6792,6 +6824,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_time_guessed),
         cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_unknown_value_other_tool),
+        cmocka_unit_test(test_number_in_last_place),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
