@@ -491,6 +491,73 @@ static bool other_place(const struct pipit_agent *a, const char *segment, struct
     return put_call(t_last, args, out);
 }
 
+/* "and the bedroom too" after "living room lights purple": the segment is a value of the enum
+ * argument that picks the last call's place (its effect's key argument), with "and", "the",
+ * "too", "also", "as well", "same for" around it and at least one of "and", "too", "also",
+ * "as well", and no "?"; the last call with that place. Two places or a third word: the
+ * model's. */
+static bool place_too(const struct pipit_agent *a, const char *segment, struct pipit_call *out) {
+    static const char *const AROUND_PLACE[] = {"and",  "the", "too",    "also", "as", "well",
+                                               "same", "for", "please", "now",  "ok", "okay",
+                                               "in",   "do",  "then",   "my"};
+    static const char *const JOIN[] = {"and", "too", "also", "well"};
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(a->ts, (size_t)a->last_tool);
+    const char *place = NULL;
+    for (size_t k = 0; tp != NULL && k < tp->n_set && place == NULL; k++) {
+        place = tp->set[k].key.key_arg;
+    }
+    place = place == NULL && tp != NULL && tp->has_step ? tp->step.key.key_arg : place;
+    const struct pipit_tool *last = &a->ts->tools[a->last_tool];
+    const struct pipit_schema *sel = NULL;
+    for (size_t j = 0; place != NULL && last->params != NULL && j < last->params->n_props; j++) {
+        sel = strcmp(last->params->props[j].name, place) == 0 ? last->params->props[j].schema : sel;
+    }
+    const char *now =
+        place != NULL ? json_string_value(json_object_get(a->last_args, place)) : NULL;
+    if (sel == NULL || sel->n_enum < 2 || now == NULL) {
+        return false;
+    }
+    struct words_tok t[12];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 12);
+    if (n == 0 || n >= 12 || strchr(segment, '?') != NULL ||
+        !agent_said_any(t, n, JOIN, sizeof(JOIN) / sizeof(JOIN[0]))) {
+        return false; /* "and the bedroom?" asks */
+    }
+    const char *to = NULL;
+    size_t i = 0;
+    while (i < n) {
+        if (words_in_list(t[i].w, AROUND_PLACE, sizeof(AROUND_PLACE) / sizeof(AROUND_PLACE[0]))) {
+            i++;
+            continue;
+        }
+        size_t m = 0;
+        const char *v = NULL;
+        for (size_t e = 0; e < sel->n_enum; e++) {
+            char phrase[128];
+            pipit_format(phrase, sizeof(phrase), "%s", sel->enum_str[e]);
+            for (char *q = phrase; *q != '\0'; q++) {
+                *q = *q == '_' || *q == '-' ? ' ' : (char)tolower((unsigned char)*q);
+            }
+            size_t mm = words_match(t, n, i, phrase);
+            if (mm == words_count(phrase) && mm > m) {
+                m = mm;
+                v = sel->enum_str[e];
+            }
+        }
+        if (v == NULL || to != NULL) {
+            return false; /* a word of its own, or two places */
+        }
+        to = v;
+        i += m;
+    }
+    json_t *args = to != NULL && strcmp(to, now) != 0 ? json_deep_copy(a->last_args) : NULL;
+    if (args == NULL || json_object_set_new(args, place, json_string(to)) != 0) {
+        json_decref(args);
+        return false;
+    }
+    return put_call(last, args, out);
+}
+
 /* The segment's words less fillers at both ends, as tokens [*lo, *hi). */
 static size_t core_words(const char *segment, struct words_tok *t, size_t cap, size_t *lo) {
     /* not "no": "no daylight please" asks for none of it */
@@ -561,6 +628,11 @@ value_instead(const struct pipit_agent *a, const char *segment, struct pipit_cal
     }
     struct words_tok t[16];
     size_t lo = 0, hi = core_words(segment, t, 16, &lo);
+    while (lo < hi && (strcmp(t[lo].w, "no") == 0 || strcmp(t[lo].w, "nope") == 0 ||
+                       strcmp(t[lo].w, "nah") == 0) &&
+           segment[t[lo].end] == ',') {
+        lo++; /* "wait no, auto": a correction, not "no auto" */
+    }
     for (size_t k = 0; k < sizeof(LEADS) / sizeof(LEADS[0]) && hi > lo; k++) {
         size_t m = words_match(t, hi, lo, LEADS[k]);
         if (m == words_count(LEADS[k]) && lo + m < hi) {
@@ -851,6 +923,7 @@ bool agent_followup_call(const struct pipit_agent *a, const char *segment, struc
     }
     if (kind == ROUTER_FOLLOWUP_NONE) {
         return other_place(a, segment, out) || /* "the other side too" */
+               place_too(a, segment, out) ||   /* "and the bedroom too" */
                all_the_way(a, segment, out) || value_instead(a, segment, out) ||
                value_by_word(a, segment, out); /* "actually I'll bike there" */
     }

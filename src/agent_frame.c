@@ -92,9 +92,11 @@ static bool one_apart(const char *a, const char *b) {
                    : strncasecmp(a + i, b + i + 1, la - i) == 0;
 }
 
+/* A string the person's words fill: no enum, pattern or format, no time of day ("06:15 then"
+ * had become "then"). */
 static bool is_free_string(const struct pipit_schema *s) {
     return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
-           s->format == PIPIT_FORMAT_NONE;
+           s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s);
 }
 
 static bool is_word(const struct words_tok *t) {

@@ -148,7 +148,7 @@ static bool closest_words(const char *segment, const char *v, char *out, size_t 
 
 static bool free_string(const struct pipit_schema *s) {
     return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
-           s->format == PIPIT_FORMAT_NONE;
+           s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s); /* "06:15 then" */
 }
 
 /* Two free strings of one call copied from the same words ("text mom I'm on my way" ->

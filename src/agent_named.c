@@ -554,6 +554,45 @@ static int item_score(const json_t *item,
     return score;
 }
 
+/* The item of shape `prefix` an ordinal after "the" picks among the state's items of that shape
+ * in their order ("the first one" the first, "the second timer", "the last one", "the newest",
+ * "the oldest"), or NULL when none is said or there are fewer items. */
+static const char *
+ordinal_item(const json_t *state, const char *prefix, const struct words_tok *t, size_t n) {
+    static const struct {
+        const char *w;
+        int at; /* from the start, or -1: the last */
+    } ORD[] = {{"first", 0},    {"second", 1}, {"third", 2},   {"fourth", 3}, {"oldest", 0},
+               {"earliest", 0}, {"last", -1},  {"latest", -1}, {"newest", -1}};
+    int at = -2;
+    for (size_t i = 1; i < n && at == -2; i++) {
+        for (size_t k = 0; k < sizeof(ORD) / sizeof(ORD[0]) && strcmp(t[i - 1].w, "the") == 0;
+             k++) {
+            at = strcmp(t[i].w, ORD[k].w) == 0 ? ORD[k].at : at;
+        }
+    }
+    if (at == -2) {
+        return NULL;
+    }
+    const char *ids[64], *key;
+    size_t n_ids = 0;
+    const json_t *arr;
+    json_object_foreach((json_t *)state, key, arr) {
+        size_t a;
+        const json_t *item;
+        json_array_foreach(arr, a, item) {
+            const char *id = json_string_value(json_object_get(item, "id"));
+            if (id != NULL && strncmp(id, prefix, strlen(prefix)) == 0 && n_ids < 64) {
+                ids[n_ids++] = id;
+            }
+        }
+    }
+    if (at == -1) {
+        return n_ids > 0 ? ids[n_ids - 1] : NULL;
+    }
+    return (size_t)at < n_ids ? ids[at] : NULL;
+}
+
 bool agent_resolve_item_id(const struct pipit_toolset *ts,
                            int32_t tool,
                            const char *segment,
@@ -580,6 +619,14 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
                        sizeof(prefix)) ||
             strstr(segment, had) != NULL) {
             continue; /* no identifier, or one the person wrote */
+        }
+        const char *by_order = ordinal_item(state, prefix, tok, n);
+        if (by_order != NULL) {
+            if (strcmp(by_order, had) != 0) { /* "cancel the first one": TM-1 */
+                json_object_set_new(args, p->name, json_string(by_order));
+                changed = true;
+            }
+            continue;
         }
         const char *best = NULL;
         int best_score = 0, had_score = -1;

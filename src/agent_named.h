@@ -63,8 +63,9 @@ bool agent_fill_missing_id(const struct pipit_toolset *ts,
  * item of the state's arrays of that shape whose string fields say the most of the segment's
  * content words, or whose numbers it writes ("send the Kyoto temple photo to Elena": P-103,
  * tagged temple, place Kyoto, not the example's P-106; "cancel the 5 minute one": the timer of
- * 5 minutes), when that item is the only best and scores above the model's. True when `call`
- * changed. */
+ * 5 minutes), when that item is the only best and scores above the model's. An ordinal after
+ * "the" ("the first one", "the second timer", "the last", "the newest", "the oldest") picks by
+ * the state's order of the items of that shape first. True when `call` changed. */
 bool agent_resolve_item_id(const struct pipit_toolset *ts,
                            int32_t tool,
                            const char *segment,

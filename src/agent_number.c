@@ -812,6 +812,49 @@ static void number_clause(const struct pipit_tool *t,
     }
 }
 
+bool agent_restore_said_sign(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call) {
+    static const char *const UP[] = {"plus", "up", "+"};
+    static const char *const DOWN[] = {"minus", "down", "-"};
+    if (ts == NULL || segment == NULL || call == NULL || tool < 0 || (size_t)tool >= ts->n_tools) {
+        return false;
+    }
+    const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_schema_prop *num = t->params != NULL ? only_number(t) : NULL;
+    if (num == NULL || (num->schema->has_min && num->schema->min >= 0)) {
+        return false;
+    }
+    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
+    json_t *v = json_object_get(args, num->name);
+    double model = json_is_number(v) ? json_number_value(v) : 0;
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    int sign = 0;
+    for (size_t i = 0; model != 0 && i < n && n < GUARD_MAX_TOKENS; i++) {
+        int w = 0;
+        double said = isdigit((unsigned char)tok[i].w[0]) ? atof(tok[i].w)
+                      : words_number_value(tok[i].w, &w)  ? w
+                                                          : -1;
+        if (said <= 0 || fabs(said - fabs(model)) > 1e-9) {
+            continue;
+        }
+        bool up = (i > 0 && words_in_list(tok[i - 1].w, UP, N_OF(UP))) ||
+                  (i + 1 < n && strcmp(tok[i + 1].w, "up") == 0);
+        bool down = (i > 0 && words_in_list(tok[i - 1].w, DOWN, N_OF(DOWN))) ||
+                    (i + 1 < n && strcmp(tok[i + 1].w, "down") == 0);
+        int s = up && !down ? 1 : down && !up ? -1 : 0;
+        if (s != 0) {
+            sign = sign == 0 || sign == s ? s : 2;
+        }
+    }
+    bool changed = (sign == 1 && model < 0) || (sign == -1 && model > 0);
+    changed = changed && set_number(call, args, num->name, -model);
+    json_decref(args);
+    return changed;
+}
+
 bool agent_restore_number_words(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *whole,

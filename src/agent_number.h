@@ -170,6 +170,16 @@ bool agent_number_in_last_place(const struct pipit_toolset *ts,
                                 const json_t *last_args,
                                 struct pipit_call *call);
 
+/* "its kinda gloomy, exposure plus one" -> set_exposure(ev=-1): the model's number is the
+ * negative of one the segment says right after "plus" or "up" (or before "up": "one up"), or
+ * the positive of one said after "minus" or "down", on the tool's one number whose range has
+ * negatives: the sign said wins over a remark's mood ("gloomy", "dark"). True when `call`
+ * changed. */
+bool agent_restore_said_sign(const struct pipit_toolset *ts,
+                             int32_t tool,
+                             const char *segment,
+                             struct pipit_call *call);
+
 /* Whether the tokens say a word of a change downwards ("down", "lower", "cooler", ...). */
 bool agent_number_says_down(const struct words_tok *tok, size_t n);
 

@@ -1339,7 +1339,8 @@ static bool handle_call(struct pipit_agent *a,
             return true;
         }
     }
-    if (model && (agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
+    if (model && (agent_restore_said_sign(a->ts, tool, tb->segment, &call) ||
+                  agent_convert_person_unit(a->ts, tool, tb->segment, &call) ||
                   agent_restore_person_number(a->ts, tool, tb->segment, &call) ||
                   agent_restore_number_words(a->ts, tool, tb->segment, &call) ||
                   agent_restore_bound_words(a->ts, tool, tb->segment, &call))) {

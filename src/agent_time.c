@@ -233,21 +233,7 @@ int agent_time_of_day(const char *text) {
 }
 
 bool agent_time_arg(const struct pipit_schema *s) {
-    if (s == NULL || s->type != PIPIT_SCHEMA_STRING || s->n_enum > 0) {
-        return false;
-    }
-    if (s->description != NULL) {
-        for (const char *p = s->description; *p != '\0'; p++) {
-            if (strncasecmp(p, "hh:mm", 5) == 0) {
-                return true;
-            }
-        }
-    }
-    /* "^\d{2}:\d{2}$", "^([01]\d|2[0-3]):[0-5]\d$", "[0-9]{2}:[0-9]{2}" */
-    const char *c = s->pattern != NULL ? strchr(s->pattern, ':') : NULL;
-    return c != NULL && strchr(c + 1, ':') == NULL &&
-           (strstr(s->pattern, "\\d") != NULL || strstr(s->pattern, "[0-9]") != NULL ||
-            strstr(s->pattern, "[0-5]") != NULL);
+    return pipit_schema_time_of_day(s);
 }
 
 /* The argument of `t` that takes a time of day, or NULL; *only_required: it is the only

@@ -320,6 +320,10 @@ json_t *pipit_tool_args_with_defaults(const struct pipit_tool *tool, const json_
 /* Whether a string matches the "format" `f` (PIPIT_FORMAT_NONE/OTHER: always). */
 bool pipit_format_check(enum pipit_schema_format f, const char *s);
 
+/* Whether `s` is a time of day: a string, no enum, whose description says "HH:MM" or whose
+ * pattern is two digits, a colon and two digits ("^\\d{2}:\\d{2}$"). */
+bool pipit_schema_time_of_day(const struct pipit_schema *s);
+
 /* The schema type's name as written in JSON Schema ("number", ...). */
 const char *pipit_schema_type_name(enum pipit_schema_type type);
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct problems {
     struct pipit_arg_problem *list;
@@ -524,4 +525,22 @@ enum pipit_status pipit_toolset_validate_args(const struct pipit_toolset *ts,
     enum pipit_status st = pipit_tool_check_args(tool, args, problems, max_problems, n_problems);
     json_decref(args);
     return st;
+}
+
+bool pipit_schema_time_of_day(const struct pipit_schema *s) {
+    if (s == NULL || s->type != PIPIT_SCHEMA_STRING || s->n_enum > 0) {
+        return false;
+    }
+    if (s->description != NULL) {
+        for (const char *p = s->description; *p != '\0'; p++) {
+            if (strncasecmp(p, "hh:mm", 5) == 0) {
+                return true;
+            }
+        }
+    }
+    /* "^\d{2}:\d{2}$", "^([01]\d|2[0-3]):[0-5]\d$", "[0-9]{2}:[0-9]{2}" */
+    const char *c = s->pattern != NULL ? strchr(s->pattern, ':') : NULL;
+    return c != NULL && strchr(c + 1, ':') == NULL &&
+           (strstr(s->pattern, "\\d") != NULL || strstr(s->pattern, "[0-9]") != NULL ||
+            strstr(s->pattern, "[0-5]") != NULL);
 }

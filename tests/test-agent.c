@@ -2730,8 +2730,8 @@ static void test_undo_named(void **state) {
  * "try again" retries a failed call; "again" after a setting that succeeded (it would change
  * nothing) and a follow-up after an undo go to the model. */
 /* "all the way" after a setting goes to the end of the range it moved toward; a value of the
- * last tool said alone ("actually cloudy", "make it night") is the last call with it; "no
- * daylight" is no such value. No model call for either. */
+ * last tool said alone ("actually cloudy", "make it night", "wait no, daylight") is the last
+ * call with it; "no daylight" is no such value. No model call for either. */
 static void test_followup_all_the_way_and_value(void **state) {
     (void)state;
     struct fixture fx;
@@ -2750,6 +2750,10 @@ static void test_followup_all_the_way_and_value(void **state) {
     assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
     assert_null(t->model_text);
     assert_state(&fx, "white_balance", "\"cloudy\"");
+    pipit_turn_free(t);
+    t = turn(&fx, "wait no, daylight"); /* "no," corrects: the value after it */
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    assert_state(&fx, "white_balance", "\"daylight\"");
     pipit_turn_free(t);
     t = turn(&fx, "no cloudy please");
     assert_false(t->flags & PIPIT_TURN_FOLLOW_UP);
@@ -4725,6 +4729,17 @@ static void test_item_described(void **state) {
     assert_string_equal(t->calls[0].tool, "set_bluetooth");
     pipit_turn_free(t);
     teardown_fx(&fx);
+    /* an ordinal picks by the state's order: "the first one" is the older timer */
+    setup_phone(&fx, NULL, NULL);
+    script_call(&fx, "set_timer(minutes=10)");
+    pipit_turn_free(turn(&fx, "timer 10 min"));
+    script_call(&fx, "set_timer(minutes=45)");
+    pipit_turn_free(turn(&fx, "another for 45 minutes"));
+    script_call(&fx, "cancel_timer(timer_id=\"TM-2\")");
+    t = turn(&fx, "cancel the first one");
+    assert_string_equal(t->calls[0].args_json, "{\"timer_id\":\"TM-1\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
 }
 
 /* A call that failed, taken up again: "ok send it now" (a word of its tool's name and words
@@ -5316,6 +5331,61 @@ static void test_item_by_its_fields(void **state) {
         }
         pipit_turn_free(t);
     }
+    teardown_fx(&fx);
+}
+
+/* "and the bedroom too" after a colour in the living room: the last call in the place said (the
+ * home model had made the bedroom blue); a question or a word of its own is not one. */
+static void test_place_too(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_home_pack(&fx);
+    script_call(&fx, "set_light_colour(room=\"living_room\", colour=\"purple\")");
+    pipit_turn_free(turn(&fx, "living room lights purple"));
+    struct pipit_turn *t = turn(&fx, "and the bedroom too"); /* nothing scripted */
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"bedroom\",\"colour\":\"purple\"}");
+    assert_true(t->flags & PIPIT_TURN_FOLLOW_UP);
+    pipit_turn_free(t);
+    t = turn(&fx, "kitchen as well");
+    assert_string_equal(t->calls[0].args_json, "{\"room\":\"kitchen\",\"colour\":\"purple\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_blinds(open_percent=100)");
+    t = turn(&fx, "and the blinds too");
+    assert_string_equal(t->calls[0].tool, "set_blinds");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
+/* A time of day is no free text: "06:15 then" had become time "then" (the person's words put
+ * back over the model's copy of the time). */
+static void test_time_is_no_free_text(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, NULL);
+    static const struct args_case cases[] = {
+        {"06:15 then", "set_alarm(time=\"06:15\")", "{\"time\":\"06:15\"}", false},
+        {"alarm at 14:00 called dentist", "set_alarm(time=\"14:00\", label=\"dentist\")",
+         "{\"time\":\"14:00\",\"label\":\"dentist\"}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    teardown_fx(&fx);
+}
+
+/* The sign said wins over a remark's mood: "exposure plus one" with "gloomy" or "dark" around
+ * it had set -1 EV on a new user's camera; "minus" and "down" the other way; a number said
+ * without a sign stays the model's. */
+static void test_said_sign(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_with(&fx, NULL);
+    static const struct args_case cases[] = {
+        {"too bright, exposure minus 2", "set_exposure(ev=2)", "{\"ev\":-2}", true},
+        {"its kinda gloomy, exposure plus one", "set_exposure(ev=-1)", "{\"ev\":1}", true},
+        {"exposure one up, it's super dark", "set_exposure(ev=-1)", "{\"ev\":1}", true},
+        {"exposure -1", "set_exposure(ev=-1)", "{\"ev\":-1}", false},
+    };
+    run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_NUMBER_RESTORED);
     teardown_fx(&fx);
 }
 
@@ -6825,6 +6895,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_value_refused),
         cmocka_unit_test(test_unknown_value_other_tool),
         cmocka_unit_test(test_number_in_last_place),
+        cmocka_unit_test(test_said_sign),
+        cmocka_unit_test(test_time_is_no_free_text),
+        cmocka_unit_test(test_place_too),
         cmocka_unit_test(test_model_minus_dropped),
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
