@@ -257,7 +257,8 @@ size_t router_remark_tail(const struct router *r, const char *segment);
 /* Byte offset of the command after a remark that opens the text ("there's a tiny lizard on the
  * rock! macro mode and zoom in a step"): a first sentence, up to "." or "!", of two words or
  * more with no command (no verb first, no word of `r`'s tool set), no word of wanting or
- * negation and no question, followed by a sentence that is a command. 0 when there is none. */
+ * negation and no question, followed by a sentence that is a command; or a greeting of one word
+ * ("morning.", "hi!") before a command. 0 when there is none. */
 size_t router_remark_head(const struct router *r, const char *text);
 
 /* Byte offset of what the person asks after correcting themselves ("lights out, co2 off and

@@ -424,6 +424,12 @@ size_t router_remark_head(const struct router *r, const char *text) {
     while (b < ts.n && ts.t[b].kind == WORDS_PUNCT) {
         b++;
     }
+    static const char *const GREETINGS[] = {"morning", "evening", "afternoon", "hi", "hello",
+                                            "hey",     "hiya",    "howdy",     "yo", "heya"};
+    if (words == 1 && a == 1 && b < ts.n && match_any(&ts, 0, 1, GREETINGS, COUNT(GREETINGS)) > 0 &&
+        left_is_command(r, &ts, b, ts.n)) {
+        return ts.t[b].start; /* "morning. any unread texts?": a greeting */
+    }
     if (a >= ts.n || b >= ts.n || words < 2 || left_is_command(r, &ts, 0, a) ||
         !left_is_command(r, &ts, b, ts.n)) {
         return 0; /* a sentence with no command, then one that is a command */

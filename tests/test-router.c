@@ -721,7 +721,9 @@ static void test_remark_head(void **state) {
         {"there's a tiny lizard on the rock! macro mode and zoom in a step",
          "macro mode and zoom in a step"},
         {"we're at the pitch, the game starts in 5 min. sports mode", "sports mode"},
-        {"wow. take a photo", NULL},                    /* one word */
+        {"wow. take a photo", NULL},               /* one word */
+        {"morning. take a photo", "take a photo"}, /* one word: a greeting */
+        {"hi! zoom in", "zoom in"},
         {"it's too dark in here. fix it", NULL},        /* no command after it */
         {"the flash is too bright. turn it off", NULL}, /* a word of the tool set */
         {"i want it brighter! exposure up", NULL},      /* wanting */
