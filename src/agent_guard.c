@@ -2134,15 +2134,43 @@ static bool says_tool_name(const struct pipit_toolset *ts,
     return false;
 }
 
+/* agent_choose_tool_by_value() once the segment's tokens are read and may rename. */
+static bool by_value(const struct pipit_toolset *ts,
+                     int32_t tool,
+                     const char *segment,
+                     const struct words_tok *tok,
+                     size_t n,
+                     struct pipit_call *call);
+
 bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
                                 struct pipit_call *call) {
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = 0;
-    if (!may_rename(ts, tool, segment, tok, &n)) {
+    return may_rename(ts, tool, segment, tok, &n) && by_value(ts, tool, segment, tok, n, call);
+}
+
+bool agent_choose_tool_by_value_over_cloud(const struct pipit_toolset *ts,
+                                           int32_t tool,
+                                           const char *segment,
+                                           struct pipit_call *call) {
+    if (ts == NULL || tool < 0 || (size_t)tool >= ts->n_tools ||
+        !pipit_toolset_is_cloud(ts, (size_t)tool) || segment == NULL ||
+        strchr(segment, '?') != NULL) {
         return false;
     }
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    return asks_plainly(tok, n) && by_value(ts, tool, segment, tok, n, call);
+}
+
+static bool by_value(const struct pipit_toolset *ts,
+                     int32_t tool,
+                     const char *segment,
+                     const struct words_tok *tok,
+                     size_t n,
+                     struct pipit_call *call) {
     size_t found = 0;
     json_t *made = NULL;
     json_t *model_args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);

@@ -191,6 +191,14 @@ bool agent_choose_tool_by_value(const struct pipit_toolset *ts,
                                 const char *segment,
                                 struct pipit_call *call);
 
+/* agent_choose_tool_by_value() over a call of the cloud tool, for a segment that is no question:
+ * "turn it on then" after "is bluetooth on?" (read as "turn bluetooth on then") had gone to
+ * the cloud. */
+bool agent_choose_tool_by_value_over_cloud(const struct pipit_toolset *ts,
+                                           int32_t tool,
+                                           const char *segment,
+                                           struct pipit_call *call);
+
 /* The place the person did not say is the last action's: when the model's call has an argument
  * that picks which state key it writes (a pack effect's "{room}_light"), the segment says none
  * of its values nor the first word of a declared name of a key they pick ("lounge"), and the

@@ -1246,7 +1246,8 @@ static bool handle_call(struct pipit_agent *a,
     char named_it[ROUTER_MAX_SEGMENT + 64];
     if (model && (agent_verb_pair_tool(a->ts, tool, tb->segment, &call) ||
                   (it_is_asked_key(a, tb->segment, named_it, sizeof(named_it)) &&
-                   agent_choose_tool_by_value(a->ts, tool, named_it, &call)) ||
+                   (agent_choose_tool_by_value(a->ts, tool, named_it, &call) ||
+                    agent_choose_tool_by_value_over_cloud(a->ts, tool, named_it, &call))) ||
                   agent_choose_tool_by_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_extreme_value(a->ts, tool, tb->segment, &call) ||
                   agent_choose_tool_by_number(a->ts, tool, tb->segment, &call) ||

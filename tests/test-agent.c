@@ -5372,6 +5372,23 @@ static void test_time_is_no_free_text(void **state) {
     teardown_fx(&fx);
 }
 
+/* "turn it on then" after "is bluetooth on?", sent to the cloud by the model: the key asked
+ * about, switched (it had gone to the cloud on a new user's phone); a question stays. */
+static void test_asked_key_over_cloud(void **state) {
+    (void)state;
+    struct fixture fx;
+    setup_phone(&fx, NULL, "{\"bluetooth\": false}");
+    pipit_turn_free(turn(&fx, "is bluetooth on?"));
+    script_call(&fx, "process_with_cloud_llm(user_query_context=\"turn it on then\", "
+                     "reason_for_escalation=\"needs world knowledge\")");
+    struct pipit_turn *t = turn(&fx, "turn it on then");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_bluetooth");
+    assert_true(t->calls[0].ok);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* The sign said wins over a remark's mood: "exposure plus one" with "gloomy" or "dark" around
  * it had set -1 EV on a new user's camera; "minus" and "down" the other way; a number said
  * without a sign stays the model's. */
@@ -6896,6 +6913,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_value_other_tool),
         cmocka_unit_test(test_number_in_last_place),
         cmocka_unit_test(test_said_sign),
+        cmocka_unit_test(test_asked_key_over_cloud),
         cmocka_unit_test(test_time_is_no_free_text),
         cmocka_unit_test(test_place_too),
         cmocka_unit_test(test_model_minus_dropped),
