@@ -1146,13 +1146,40 @@ static bool extend_short_name(const struct pipit_tool *t, const char *segment, j
     return json_object_set_new(args, only->name, json_string(whole)) == 0;
 }
 
+/* `segment` less what "instead of" or "rather than" sets aside (up to three words, to a comma
+ * or "and"): "make the flash on instead of auto" -> "make the flash on". */
+static void without_set_aside(const char *segment, char *out, size_t size) {
+    static const char *const ASIDE[] = {"instead of", "rather than"};
+    pipit_format(out, size, "%s", segment);
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(out, strlen(out), WORDS_PUNCTUATION, t, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < n; i++) {
+        size_t m = 0;
+        for (size_t k = 0; k < N_OF(ASIDE) && m == 0; k++) {
+            m = words_match(t, n, i, ASIDE[k]) == 2 ? 2 : 0;
+        }
+        if (m == 0) {
+            continue;
+        }
+        size_t e = i + m;
+        while (e < n && e < i + m + 3 && t[e].kind == WORDS_WORD && strcmp(t[e].w, "and") != 0) {
+            e++;
+        }
+        size_t from = t[i].start, to = e < n ? t[e].start : strlen(out);
+        memmove(out + from, out + to, strlen(out + to) + 1);
+        return;
+    }
+}
+
 bool agent_restore_person_choice(const struct pipit_toolset *ts,
                                  int32_t tool,
-                                 const char *segment,
+                                 const char *whole,
                                  struct pipit_call *call) {
-    if (tool < 0 || segment == NULL || (size_t)tool >= ts->n_tools) {
+    if (tool < 0 || whole == NULL || (size_t)tool >= ts->n_tools) {
         return false;
     }
+    char segment[GUARD_MAX_COPY * 8];
+    without_set_aside(whole, segment, sizeof(segment));
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     if (negates(ts, tok, n)) {

@@ -5389,6 +5389,24 @@ static void test_asked_key_over_cloud(void **state) {
     teardown_fx(&fx);
 }
 
+/* What "instead of" sets aside is not the value said: "make the flash on instead of auto" had
+ * kept the model's auto. */
+static void test_set_aside_value(void **state) {
+    (void)state;
+    static const struct args_case cases[] = {
+        {"can u make the flash on instead of auto", "set_flash(mode=\"auto\")", "{\"mode\":\"on\"}",
+         true},
+        {"instead of on, flash auto", "set_flash(mode=\"on\")", "{\"mode\":\"auto\"}", true},
+        {"flash on rather than auto", "set_flash(mode=\"on\")", "{\"mode\":\"on\"}", false},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct fixture fx; /* each from the flash off */
+        setup_with(&fx, NULL);
+        run_args_cases(&fx, &cases[k], 1, PIPIT_TURN_WORDS_RESTORED);
+        teardown_fx(&fx);
+    }
+}
+
 /* The sign said wins over a remark's mood: "exposure plus one" with "gloomy" or "dark" around
  * it had set -1 EV on a new user's camera; "minus" and "down" the other way; a number said
  * without a sign stays the model's. */
@@ -6913,6 +6931,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_value_other_tool),
         cmocka_unit_test(test_number_in_last_place),
         cmocka_unit_test(test_said_sign),
+        cmocka_unit_test(test_set_aside_value),
         cmocka_unit_test(test_asked_key_over_cloud),
         cmocka_unit_test(test_time_is_no_free_text),
         cmocka_unit_test(test_place_too),
