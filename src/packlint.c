@@ -6,7 +6,9 @@
  * of its tool to the agent, and for a tool that needs no argument the agent takes that verb
  * over the model's call ("machine status" makes "machine" the status query's verb, though
  * "machine" names the power). The note names the example, the word and what else it names, so
- * the author can open the example with another verb.
+ * the author can open the example with another verb. And from a new user's baby monitor: an
+ * action with no effect and no "undo" is passed over by undo, which then reverts the action
+ * before it.
  */
 #include "agent_guard.h"
 #include "pipit_tools.h"
@@ -89,6 +91,20 @@ char *pipit_pack_notes(const struct pipit_toolset *ts) {
                               "goes to %s (open the example with another verb)\n",
                               ts->tools[i].name, say, verb, verb, kind, other, ts->tools[i].name);
             }
+        }
+    }
+    for (size_t i = 0; pack != NULL && pack->n_keys > 0 && i < ts->n_tools; i++) {
+        /* an action that says nothing of undo is passed over by it: "undo" right after a
+         * snapshot had reverted the setting before it (a new user's baby monitor) */
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        if (tp != NULL && tp->effect == PIPIT_EFFECT_NONE && !pipit_toolset_is_cloud(ts, i) &&
+            ts->tools[i].undo == PIPIT_UNDO_NO_STATE) {
+            strbuf_printf(&b,
+                          "  note: %s declares no effect and no \"undo\": undo passes over it as "
+                          "if it changed nothing and reverts the action before it (write "
+                          "\"undo\": \"none\" if it does something that cannot be taken back, "
+                          "or \"effect\": \"read\" if it only reads)\n",
+                          ts->tools[i].name);
         }
     }
     return b.len > 0 ? strbuf_take(&b) : (strbuf_free(&b), (char *)NULL);

@@ -19,6 +19,8 @@
 #define AQUARIUM_SCENARIOS PIPIT_SOURCE_DIR "/tests/specs/packs/aquarium.jsonl"
 #define EBIKE              PIPIT_SOURCE_DIR "/tests/specs/packs/ebike.json"
 #define EBIKE_SCENARIOS    PIPIT_SOURCE_DIR "/tests/specs/packs/ebike.jsonl"
+#define BABY               PIPIT_SOURCE_DIR "/tests/specs/packs/babymonitor.json"
+#define BABY_SCENARIOS     PIPIT_SOURCE_DIR "/tests/specs/packs/babymonitor.jsonl"
 
 struct fixture {
     struct pipit_toolset *ts;
@@ -567,24 +569,31 @@ static void test_unknown_pack_through_the_oracle(void **state) {
     close_pack(f);
 }
 
-/* A tenth new user's pack (an e-bike, written blind against the docs, docs/RESULTS.md) and its
- * 59 scenarios: the pack loads, and every scenario checks strict on its generic device. */
+/* The tenth and eleventh new users' packs (an e-bike, 59 scenarios; a baby monitor, 57; each
+ * written blind against the docs, docs/RESULTS.md): each pack loads, and every scenario checks
+ * strict on its generic device. */
 static void test_new_user_pack_checks(void **state) {
     (void)state;
-    struct fixture *f = open_pack(EBIKE);
-    struct pipit_scenarios *set = NULL;
-    struct pipit_error err;
-    if (pipit_scenarios_load_file(EBIKE_SCENARIOS, &set, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
+    static const struct {
+        const char *pack, *scenarios;
+        size_t n;
+    } PACKS[] = {{EBIKE, EBIKE_SCENARIOS, 59}, {BABY, BABY_SCENARIOS, 57}};
+    for (size_t k = 0; k < sizeof(PACKS) / sizeof(PACKS[0]); k++) {
+        struct fixture *f = open_pack(PACKS[k].pack);
+        struct pipit_scenarios *set = NULL;
+        struct pipit_error err;
+        if (pipit_scenarios_load_file(PACKS[k].scenarios, &set, &err) != PIPIT_OK) {
+            fail_msg("%s", err.text);
+        }
+        assert_int_equal(pipit_scenarios_count(set), PACKS[k].n);
+        /* the scenarios name no device: the tool set decides, as `pipit eval --tools` does */
+        struct pipit_eval_device dev = {pipit_scenarios_device(set, 0), f->ts};
+        if (pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err) != PIPIT_OK) {
+            fail_msg("%s: %s", PACKS[k].scenarios, err.text);
+        }
+        pipit_scenarios_free(set);
+        close_pack(f);
     }
-    assert_int_equal(pipit_scenarios_count(set), 59);
-    /* the scenarios name no device: the tool set decides, as `pipit eval --tools` does */
-    struct pipit_eval_device dev = {pipit_scenarios_device(set, 0), f->ts};
-    if (pipit_scenarios_check(set, &dev, 1, NULL, NULL, &err) != PIPIT_OK) {
-        fail_msg("%s", err.text);
-    }
-    pipit_scenarios_free(set);
-    close_pack(f);
 }
 
 /* An omitted argument with a schema "default" acts with it: "dim" without an amount steps by

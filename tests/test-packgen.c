@@ -114,8 +114,8 @@ gen(const struct pipit_toolset *ts, uint64_t seed, int32_t n_train, int32_t n_va
 }
 
 /* `pipit tools check`'s notes: an example of a tool that needs no argument whose verb names
- * another key ("machine status" beside a "machine" power) is noted; the shipped packs have
- * none. */
+ * another key ("machine status" beside a "machine" power) is noted, and so is an action with no
+ * effect and no "undo"; the shipped packs have none. */
 static void test_pack_notes(void **state) {
     (void)state;
     static const char SPEC[] =
@@ -139,6 +139,33 @@ static void test_pack_notes(void **state) {
     assert_non_null(strstr(notes, "the state key power"));
     free(notes);
     pipit_toolset_free(ts);
+    /* an action with no effect and no "undo" is passed over by undo: noted; with "undo": "none"
+     * it is not */
+    static const char SNAP[] =
+        "{\"pipit\": {\"pack\": \"cam\", \"state\": {\"zoom\": {\"type\": \"integer\", "
+        "\"initial\": 1, \"minimum\": 1, \"maximum\": 5}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_zoom\", \"description\": "
+        "\"Zoom\", \"parameters\": {\"type\": \"object\", \"properties\": {\"level\": "
+        "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 5}}, \"required\": [\"level\"]}}, "
+        "\"pipit\": {\"effect\": {\"set\": {\"zoom\": \"{level}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"take_snapshot\", "
+        "\"description\": \"Snapshot\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {}}}, \"pipit\": {\"effect\": \"none\"%s}}]}";
+    for (int undo = 0; undo < 2; undo++) {
+        char spec[2048];
+        snprintf(spec, sizeof(spec), SNAP, undo ? ", \"undo\": \"none\"" : "");
+        assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "cam.json", &ts, &err),
+                         PIPIT_OK);
+        notes = pipit_pack_notes(ts);
+        if (undo) {
+            assert_null(notes);
+        } else {
+            assert_non_null(notes);
+            assert_non_null(strstr(notes, "take_snapshot declares no effect and no \"undo\""));
+        }
+        free(notes);
+        pipit_toolset_free(ts);
+    }
     static const char *const shipped[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
                                           PIPIT_SOURCE_DIR "/tools/phone.json",
                                           PIPIT_SOURCE_DIR "/tools/home.json"};
