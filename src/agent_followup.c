@@ -628,8 +628,9 @@ value_instead(const struct pipit_agent *a, const char *segment, struct pipit_cal
     }
     struct words_tok t[16];
     size_t lo = 0, hi = core_words(segment, t, 16, &lo);
-    while (lo < hi && (strcmp(t[lo].w, "no") == 0 || strcmp(t[lo].w, "nope") == 0 ||
-                       strcmp(t[lo].w, "nah") == 0) &&
+    while (lo < hi &&
+           (strcmp(t[lo].w, "no") == 0 || strcmp(t[lo].w, "nope") == 0 ||
+            strcmp(t[lo].w, "nah") == 0) &&
            segment[t[lo].end] == ',') {
         lo++; /* "wait no, auto": a correction, not "no auto" */
     }
