@@ -434,6 +434,37 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, nt, ordered) ? 1 : 0;
 }
 
+/* `call` made tool `tool` with `args` (consumed), every required argument it lacks filled as
+ * fill() does (no model arguments); false, and nothing made, when one cannot be. */
+static bool call_filled(const struct pipit_toolset *ts,
+                        int32_t tool,
+                        json_t *args,
+                        const char *segment,
+                        const struct words_tok *t,
+                        size_t n,
+                        const char *memory,
+                        const json_t *state,
+                        bool pointed,
+                        struct pipit_call *call) {
+    const struct pipit_tool *tt = pipit_toolset_tool(ts, (size_t)tool);
+    json_t *none = json_object();
+    bool whole = none != NULL;
+    for (size_t j = 0; whole && tt->params != NULL && j < tt->params->n_props; j++) {
+        const struct pipit_schema_prop *p = &tt->params->props[j];
+        if (p->required && json_object_get(args, p->name) == NULL) {
+            json_t *v = fill(ts, (size_t)tool, p, none, segment, t, n, memory, state, pointed);
+            whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
+        }
+    }
+    json_decref(none);
+    if (!whole) {
+        json_decref(args);
+        return false;
+    }
+    memset(call, 0, sizeof(*call));
+    return agent_said_replace_call(call, tt, args);
+}
+
 bool agent_query_asked(const struct pipit_toolset *ts,
                        const char *segment,
                        const char *memory,
@@ -450,24 +481,8 @@ bool agent_query_asked(const struct pipit_toolset *ts,
     if (q < 0) {
         return false;
     }
-    const struct pipit_tool *qt = pipit_toolset_tool(ts, (size_t)q);
     json_t *args = json_object();
-    json_t *none = json_object();
-    bool whole = args != NULL && none != NULL;
-    for (size_t j = 0; whole && qt->params != NULL && j < qt->params->n_props; j++) {
-        const struct pipit_schema_prop *p = &qt->params->props[j];
-        if (p->required) {
-            json_t *v = fill(ts, (size_t)q, p, none, segment, t, n, memory, state, true);
-            whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
-        }
-    }
-    json_decref(none);
-    if (!whole) {
-        json_decref(args);
-        return false;
-    }
-    memset(call, 0, sizeof(*call));
-    return agent_said_replace_call(call, qt, args);
+    return args != NULL && call_filled(ts, q, args, segment, t, n, memory, state, true, call);
 }
 
 bool agent_fill_missing_id(const struct pipit_toolset *ts,
@@ -554,6 +569,49 @@ static int item_score(const json_t *item,
     return score;
 }
 
+/* The one item of the state's arrays whose "id" starts with `prefix` ("" for any) that scores
+ * best (item_score()), or NULL when none scores or two tie; its score into *best_score, and the
+ * score of item `had` (when not NULL) into *had_score (-1: not found). */
+static const char *best_item(const json_t *state,
+                             const char *prefix,
+                             const struct words_tok *t,
+                             size_t n,
+                             const double *nums,
+                             size_t n_nums,
+                             const char *had,
+                             int *had_score,
+                             int *best_score) {
+    const char *best = NULL, *key;
+    bool tie = false;
+    const json_t *arr;
+    *best_score = 0;
+    if (had_score != NULL) {
+        *had_score = -1;
+    }
+    json_object_foreach((json_t *)state, key, arr) {
+        size_t a;
+        const json_t *item;
+        json_array_foreach(arr, a, item) {
+            const char *id = json_string_value(json_object_get(item, "id"));
+            if (id == NULL || strncmp(id, prefix, strlen(prefix)) != 0) {
+                continue;
+            }
+            int sc = item_score(item, t, n, nums, n_nums);
+            if (had != NULL && strcmp(id, had) == 0) {
+                *had_score = sc;
+            }
+            if (sc > *best_score) {
+                best = id;
+                *best_score = sc;
+                tie = false;
+            } else if (sc == *best_score && sc > 0) {
+                tie = true;
+            }
+        }
+    }
+    return tie ? NULL : best;
+}
+
 /* The item of shape `prefix` an ordinal after "the" picks among the state's items of that shape
  * in their order ("the first one" the first, "the second timer", "the last one", "the newest",
  * "the oldest"), or NULL when none is said or there are fewer items. */
@@ -628,31 +686,10 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
             }
             continue;
         }
-        const char *best = NULL;
         int best_score = 0, had_score = -1;
-        bool tie = false;
-        const char *key;
-        const json_t *arr;
-        json_object_foreach((json_t *)state, key, arr) {
-            size_t a;
-            const json_t *item;
-            json_array_foreach(arr, a, item) {
-                const char *id = json_string_value(json_object_get(item, "id"));
-                if (id == NULL || strncmp(id, prefix, strlen(prefix)) != 0) {
-                    continue;
-                }
-                int sc = item_score(item, tok, n, nums, n_nums);
-                had_score = strcmp(id, had) == 0 ? sc : had_score;
-                if (sc > best_score) {
-                    best = id;
-                    best_score = sc;
-                    tie = false;
-                } else if (sc == best_score && sc > 0) {
-                    tie = true;
-                }
-            }
-        }
-        if (best != NULL && !tie && best_score > had_score && strcmp(best, had) != 0) {
+        const char *best =
+            best_item(state, prefix, tok, n, nums, n_nums, had, &had_score, &best_score);
+        if (best != NULL && best_score > had_score && strcmp(best, had) != 0) {
             json_object_set_new(args, p->name, json_string(best));
             changed = true;
         }
@@ -746,28 +783,11 @@ bool agent_query_other_item(const struct pipit_toolset *ts,
             found = newest_other_id(memory, prefix, cur, id, sizeof(id));
         } else if (n_said == 0 && json_is_object(state)) {
             int best_score = 0;
-            bool tie = false;
-            const char *key;
-            const json_t *arr;
-            json_object_foreach((json_t *)state, key, arr) {
-                size_t a;
-                const json_t *item;
-                json_array_foreach(arr, a, item) {
-                    const char *iid = json_string_value(json_object_get(item, "id"));
-                    if (iid == NULL || strncmp(iid, prefix, strlen(prefix)) != 0) {
-                        continue;
-                    }
-                    int sc = item_score(item, t, n, said, 0);
-                    if (sc > best_score) {
-                        best_score = sc;
-                        tie = false;
-                        pipit_format(id, sizeof(id), "%s", iid);
-                    } else if (sc == best_score && sc > 0) {
-                        tie = true;
-                    }
-                }
+            const char *b = best_item(state, prefix, t, n, said, 0, NULL, NULL, &best_score);
+            found = b != NULL;
+            if (found) {
+                pipit_format(id, sizeof(id), "%s", b);
             }
-            found = best_score > 0 && !tie;
         }
         if (!found || strcmp(id, cur) == 0) {
             return false;
@@ -825,26 +845,9 @@ bool agent_item_call(const struct pipit_toolset *ts,
     }
     double nums[4], raw[4];
     size_t n_nums = agent_numbers_written(segment, 0, nums, raw, 4);
-    const char *best = NULL, *key;
     int best_score = 0;
-    bool tie = false;
-    const json_t *arr;
-    json_object_foreach((json_t *)state, key, arr) {
-        size_t a;
-        const json_t *item;
-        json_array_foreach(arr, a, item) {
-            const char *id = json_string_value(json_object_get(item, "id"));
-            int sc = id != NULL ? item_score(item, t, n, nums, n_nums) : 0;
-            if (sc > best_score) {
-                best = id;
-                best_score = sc;
-                tie = false;
-            } else if (sc == best_score && sc > 0) {
-                tie = true;
-            }
-        }
-    }
-    if (best == NULL || tie) {
+    const char *best = best_item(state, "", t, n, nums, n_nums, NULL, NULL, &best_score);
+    if (best == NULL) {
         return false;
     }
     char verb[WORDS_CAP];
@@ -886,24 +889,12 @@ bool agent_item_call(const struct pipit_toolset *ts,
     if (tool < 0) {
         return false;
     }
-    const struct pipit_tool *tt = pipit_toolset_tool(ts, (size_t)tool);
-    json_t *args = json_object(), *none = json_object();
-    bool whole =
-        args != NULL && none != NULL && json_object_set_new(args, arg, json_string(best)) == 0;
-    for (size_t j = 0; whole && tt->params != NULL && j < tt->params->n_props; j++) {
-        const struct pipit_schema_prop *p = &tt->params->props[j];
-        if (p->required && json_object_get(args, p->name) == NULL) {
-            json_t *v = fill(ts, (size_t)tool, p, none, segment, t, n, NULL, state, false);
-            whole = v != NULL && json_object_set_new(args, p->name, v) == 0;
-        }
-    }
-    json_decref(none);
-    if (!whole) {
+    json_t *args = json_object();
+    if (args == NULL || json_object_set_new(args, arg, json_string(best)) != 0) {
         json_decref(args);
         return false;
     }
-    memset(call, 0, sizeof(*call));
-    return agent_said_replace_call(call, tt, args);
+    return call_filled(ts, tool, args, segment, t, n, NULL, state, false, call);
 }
 
 /* Whether token `w` and name word `nw` (of `len` letters) are one word: a common start of four
