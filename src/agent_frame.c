@@ -488,6 +488,79 @@ bool agent_frame_choose_tool(const struct pipit_toolset *ts,
     return false;
 }
 
+/* Whether `text` has word `w`, or `w` less a last "s" ("pics" of "pic"). */
+static bool text_says(const char *text, const char *w) {
+    struct words_tok t[48];
+    size_t n = text != NULL ? words_tokenize(text, strlen(text), 0, t, 48) : 0, lw = strlen(w);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(t[i].w);
+        if (strcmp(t[i].w, w) == 0 ||
+            (lw > 3 && l + 1 == lw && w[lw - 1] == 's' && strncmp(t[i].w, w, l) == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agent_example_words_call(const struct pipit_toolset *ts,
+                              const char *segment,
+                              struct pipit_call *call) {
+    static const char *const GLUE[] = {
+        "the",   "this",  "that", "these", "those", "her",    "his",    "him", "them",
+        "its",   "for",   "and",  "with",  "from",  "please", "pls",    "can", "you",
+        "could", "would", "just", "now",   "some",  "quick",  "little", "bit", "our",
+        "your",  "all",   "one",  "two",   "three", "more",   "again",  "too"};
+    if (ts == NULL || segment == NULL || call == NULL || strchr(segment, '?') != NULL) {
+        return false;
+    }
+    struct words_tok t[24];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, 24), content = 0;
+    if (n == 0 || n >= 24 || agent_said_negation(t, n)) {
+        return false;
+    }
+    int32_t best = -1;
+    size_t best_hits = 0;
+    bool tie = false;
+    for (size_t k = 0; k < n; k++) {
+        content += strlen(t[k].w) >= 3 && !words_in_list(t[k].w, GLUE, N_OF(GLUE));
+    }
+    for (size_t i = 0; i < ts->n_tools; i++) {
+        const struct pipit_tool *ti = pipit_toolset_tool(ts, i);
+        const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+        bool required = false;
+        for (size_t j = 0; ti->params != NULL && j < ti->params->n_props; j++) {
+            required = required || ti->params->props[j].required;
+        }
+        if (required || pipit_toolset_is_cloud(ts, i) || tp == NULL) {
+            continue;
+        }
+        size_t hits = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (strlen(t[k].w) < 3 || words_in_list(t[k].w, GLUE, N_OF(GLUE))) {
+                continue;
+            }
+            bool hit = words_name_has(ti->name, t[k].w, strlen(t[k].w)) ||
+                       text_says(ti->description, t[k].w);
+            for (size_t e = 0; !hit && e < tp->n_examples; e++) {
+                hit = text_says(tp->examples[e].say, t[k].w);
+            }
+            hits += hit;
+        }
+        if (hits > best_hits) {
+            best = (int32_t)i;
+            best_hits = hits;
+            tie = false;
+        } else if (hits == best_hits && hits > 0) {
+            tie = true;
+        }
+    }
+    if (best < 0 || tie || best_hits < 2 || best_hits * 2 < content) {
+        return false;
+    }
+    memset(call, 0, sizeof(*call));
+    return agent_said_replace_call(call, pipit_toolset_tool(ts, (size_t)best), json_object());
+}
+
 bool agent_frame_call(const struct pipit_toolset *ts,
                       const char *segment,
                       struct pipit_call *call) {

@@ -74,4 +74,14 @@ bool agent_frame_message(const struct pipit_toolset *ts, const char *segment);
  * late sorry" -> send_message(recipient="jordan", body="running late sorry")). */
 bool agent_frame_call(const struct pipit_toolset *ts, const char *segment, struct pipit_call *call);
 
+/* The model answered `segment` with no call ("take a pic" -> "You're welcome."): when no '?'
+ * ends it and it says no negation, and of its content words (three letters or more, not
+ * "the", "this", "her", "please", ...) two or more and at least half are words of the name,
+ * description or examples of one tool that takes no required argument, more than of any other
+ * such tool ("take" of "take a snapshot", "pic" of "save a pic of this": take_snapshot), *call
+ * is that tool. */
+bool agent_example_words_call(const struct pipit_toolset *ts,
+                              const char *segment,
+                              struct pipit_call *call);
+
 #endif /* PIPIT_AGENT_FRAME_H */

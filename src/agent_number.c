@@ -1563,16 +1563,18 @@ static bool time_arg(const struct pipit_schema_prop *p) {
     return arg_time_unit(p) > 0;
 }
 
-/* Whether the model's call of `tool` put a number in an argument that `of_unit` does not take,
- * or misses a required argument (the call fails anyway); false when an argument of the call
- * takes the unit (then the number is the model's to read). */
-static bool misplaced(const struct pipit_toolset *ts,
-                      int32_t tool,
-                      const struct pipit_call *call,
-                      bool (*of_unit)(const struct pipit_schema_prop *)) {
+/* 1 when the model's call of `tool` put a number in an argument that `of_unit` does not take or
+ * misses a required argument (the call fails anyway), 2 when it is a setting that takes no
+ * number at all, 0 otherwise and when an argument of the call takes the unit (then the number
+ * is the model's to read). */
+static int misplaced(const struct pipit_toolset *ts,
+                     int32_t tool,
+                     const struct pipit_call *call,
+                     bool (*of_unit)(const struct pipit_schema_prop *)) {
     const struct pipit_tool *t = pipit_toolset_tool(ts, (size_t)tool);
+    const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, (size_t)tool);
     json_t *args = json_loads(call->args_json, 0, NULL);
-    bool wrong = false;
+    bool wrong = false, takes_number = false;
     for (size_t j = 0; args != NULL && t->params != NULL && j < t->params->n_props; j++) {
         const struct pipit_schema_prop *p = &t->params->props[j];
         const json_t *v = json_object_get(args, p->name);
@@ -1582,10 +1584,33 @@ static bool misplaced(const struct pipit_toolset *ts,
             json_decref(args);
             return false;
         }
+        takes_number = takes_number || number;
         wrong = wrong || (number && json_is_number(v)) || (p->required && v == NULL);
     }
     json_decref(args);
-    return wrong;
+    /* a setting that takes no number at all ("have the sound stop by itself after 20 mins" ->
+     * stop_sound): the span said has nowhere to go; an action ("take a photo in 5 seconds")
+     * stays the model's */
+    return wrong ? 1 : !takes_number && tp != NULL && tp->effect == PIPIT_EFFECT_CHANGE ? 2 : 0;
+}
+
+/* Whether the segment says a word of four letters or more of tool `t`'s name or description
+ * ("stop", "sound" of "Stop the sound after some minutes"), not a word as common as "turn",
+ * "make", "after". */
+static bool says_tool_word(const struct pipit_tool *t, const char *segment) {
+    static const char *const COMMON[] = {"turn",  "make", "please", "with",  "that",  "this",
+                                         "after", "some", "from",   "until", "then",  "just",
+                                         "have",  "want", "them",   "they",  "there", "will"};
+    struct words_tok tok[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(tok[i].w) >= 4 && !words_in_list(tok[i].w, COMMON, N_OF(COMMON)) &&
+            (text_has_word(t->name, tok[i].w) ||
+             (t->description != NULL && text_has_word(t->description, tok[i].w)))) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool agent_restore_time_span(const struct pipit_toolset *ts,
@@ -1599,7 +1624,7 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
     double deg = 0;
     if (degrees_said(segment, &deg)) {
         int32_t found =
-            misplaced(ts, tool, call, degree_arg) ? unit_tool(ts, tool, degree_arg, &arg) : -1;
+            misplaced(ts, tool, call, degree_arg) == 1 ? unit_tool(ts, tool, degree_arg, &arg) : -1;
         return found >= 0 && agent_number_call(ts, found, arg, deg, call);
     }
     double in_s[GUARD_MAX_NUMBERS], in_min[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
@@ -1611,7 +1636,11 @@ bool agent_restore_time_span(const struct pipit_toolset *ts,
     if (n != 1 || m != 1 || fabs(in_s[0] - in_min[0]) < 1e-9) {
         return false; /* one number, with a unit of time after it */
     }
-    int32_t found = misplaced(ts, tool, call, time_arg) ? unit_tool(ts, tool, time_arg, &arg) : -1;
+    int how = misplaced(ts, tool, call, time_arg);
+    int32_t found = how > 0 ? unit_tool(ts, tool, time_arg, &arg) : -1;
+    if (found >= 0 && how == 2 && !says_tool_word(pipit_toolset_tool(ts, (size_t)found), segment)) {
+        return false; /* "ceremony starts in 5 min. flash off": the span is the remark's */
+    }
     double v[GUARD_MAX_NUMBERS];
     if (found < 0 ||
         (digits ? person_numbers(segment, arg_time_unit(arg), v, raw, GUARD_MAX_NUMBERS)

@@ -589,7 +589,8 @@ bool agent_handle_output(struct pipit_agent *a,
          agent_time_call(a->ts, tb->segment, &named) ||
          agent_dimension_call(a->ts, tb->segment, &named) ||
          agent_frame_call(a->ts, tb->segment, &named) ||
-         item_call_for_text(a, tb->segment, &named))) {
+         item_call_for_text(a, tb->segment, &named) ||
+         (!tb->asked && agent_example_words_call(a->ts, tb->segment, &named)))) {
         /* "Sorry, I can't do that." to "sports mode - the game is starting": the person said a
          * value only one tool takes, and nothing else; that tool is called. "alarm for six in
          * the evening" -> "Sorry, I can't do that.": the time said, in the tool the segment

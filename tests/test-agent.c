@@ -551,9 +551,15 @@ static void test_narration_is_caught(void **state) {
     assert_state(&fx, "zoom", "1.0");
     pipit_turn_free(t);
     /* a bare acknowledgement to a command claims what no tool did; to a question or a
-     * statement it is only words */
-    script(&fx, 3, (const char *const[]){"Okay.", "Sure!", "Okay."});
+     * statement it is only words. (An argumentless tool whose examples' words the command says
+     * is called instead, agent_example_words_call(): "take a photo" -> "Okay." takes it.) */
+    script(&fx, 4, (const char *const[]){"Okay.", "Okay.", "Sure!", "Okay."});
     t = turn(&fx, "take a photo");
+    assert_false(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    pipit_turn_free(t);
+    t = turn(&fx, "set the zoom level for me");
     assert_true(t->flags & PIPIT_TURN_NARRATION_CAUGHT);
     assert_non_null(strstr(t->sentence, "haven't changed anything"));
     pipit_turn_free(t);
@@ -3217,7 +3223,9 @@ static void test_step_to_a_value(void **state) {
 }
 
 /* A span of time in a number that is no time is the one tool of time ("let it mow for 5 hours
- * straight" had asked for a cutting height of 5 mm); a number without a unit of time stays. */
+ * straight" had asked for a cutting height of 5 mm), and so is one said to a setting that takes
+ * no number (a baby monitor's "stop after 20 mins" had stopped the sound); a number without a
+ * unit of time stays, and so does an action's. */
 static void test_time_span_tool(void **state) {
     (void)state;
     static const char SPEC[] =
@@ -3232,7 +3240,12 @@ static void test_time_span_tool(void **state) {
         "\"function\": {\"name\": \"set_duration\", \"description\": \"Set how long a session "
         "lasts\", \"parameters\": {\"type\": \"object\", \"properties\": {\"minutes\": "
         "{\"type\": \"integer\", \"minimum\": 15, \"maximum\": 240}}, \"required\": "
-        "[\"minutes\"]}}, \"pipit\": {\"effect\": {\"set\": {\"minutes\": \"{minutes}\"}}}}]}";
+        "[\"minutes\"]}}, \"pipit\": {\"effect\": {\"set\": {\"minutes\": \"{minutes}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"lowest_cut\", \"description\": "
+        "\"Cut as low as it goes\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{}}}, \"pipit\": {\"effect\": {\"set\": {\"mm\": 20}}}}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"beep\", \"description\": \"Beep\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {}}}, \"pipit\": {\"undo\": \"none\"}}]}";
     struct fixture fx;
     setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
     script(&fx, 3,
@@ -3249,6 +3262,19 @@ static void test_time_span_tool(void **state) {
     pipit_turn_free(t);
     t = turn(&fx, "cut height 45");
     assert_string_equal(t->calls[0].tool, "set_cut_height");
+    pipit_turn_free(t);
+    /* a setting that takes no number has nowhere for the span; an action keeps it */
+    script(&fx, 2, (const char *const[]){"<call>lowest_cut()", "<call>lowest_cut()"});
+    t = turn(&fx, "end the session after 30 mins"); /* "session" of set_duration */
+    assert_string_equal(t->calls[0].tool, "set_duration");
+    assert_state(&fx, "minutes", "30");
+    pipit_turn_free(t);
+    t = turn(&fx, "cut low we leave in 5 minutes"); /* no word of it: the remark's span */
+    assert_string_equal(t->calls[0].tool, "lowest_cut");
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"<call>beep()"});
+    t = turn(&fx, "beep in 5 minutes, it's the session's end");
+    assert_string_equal(t->calls[0].tool, "beep");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
@@ -5407,6 +5433,44 @@ static void test_set_aside_value(void **state) {
     }
 }
 
+/* "take a pic" answered with "You're welcome.": two or more of its content words, and at least
+ * half, are words of one argumentless tool's examples ("take a snapshot", "save a pic of
+ * this"): that tool; one word, a negation or a question is no such call. */
+static void test_example_words_call(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"monitor\", \"state\": {\"volume\": {\"type\": \"integer\", "
+        "\"initial\": 2, \"minimum\": 0, \"maximum\": 5}}}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"take_snapshot\", \"description\": \"Save a photo from the "
+        "camera\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}, \"pipit\": "
+        "{\"undo\": \"none\", \"examples\": [{\"say\": \"take a snapshot\", \"args\": {}}, "
+        "{\"say\": \"save a pic of this\", \"args\": {}}]}}, {\"type\": \"function\", "
+        "\"function\": {\"name\": \"set_volume\", \"description\": \"Set the volume\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"level\": {\"type\": "
+        "\"integer\", \"minimum\": 0, \"maximum\": 5}}, \"required\": [\"level\"]}}, \"pipit\": "
+        "{\"effect\": {\"set\": {\"volume\": \"{level}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    static const struct {
+        const char *say;
+        size_t calls;
+    } CASES[] = {{"take a pic", 1},
+                 {"take a quick photo for grandma", 1},
+                 {"what a pic", 0},
+                 {"don't take a pic", 0},
+                 {"take a pic?", 0}};
+    for (size_t k = 0; k < sizeof(CASES) / sizeof(CASES[0]); k++) {
+        script(&fx, 1, (const char *const[]){"You're welcome."});
+        struct pipit_turn *t = turn(&fx, CASES[k].say);
+        if (t->n_calls != CASES[k].calls ||
+            (t->n_calls == 1 && strcmp(t->calls[0].tool, "take_snapshot") != 0)) {
+            fail_msg("\"%s\": %zu calls (%s)", CASES[k].say, t->n_calls, t->sentence);
+        }
+        pipit_turn_free(t);
+    }
+    teardown_fx(&fx);
+}
+
 /* The sign said wins over a remark's mood: "exposure plus one" with "gloomy" or "dark" around
  * it had set -1 EV on a new user's camera; "minus" and "down" the other way; a number said
  * without a sign stays the model's. */
@@ -6931,6 +6995,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unknown_value_other_tool),
         cmocka_unit_test(test_number_in_last_place),
         cmocka_unit_test(test_said_sign),
+        cmocka_unit_test(test_example_words_call),
         cmocka_unit_test(test_set_aside_value),
         cmocka_unit_test(test_asked_key_over_cloud),
         cmocka_unit_test(test_time_is_no_free_text),
