@@ -434,8 +434,9 @@ int agent_choose_tool_named_in_full(const struct pipit_toolset *ts,
     return agent_said_replace_call(call, nt, ordered) ? 1 : 0;
 }
 
-/* `call` made tool `tool` with `args` (consumed), every required argument it lacks filled as
- * fill() does (no model arguments); false, and nothing made, when one cannot be. */
+/* `call` (a call, or zeroed) made tool `tool` with `args` (consumed), every required argument
+ * it lacks filled as fill() does (no model arguments); false, and `call` unchanged, when one
+ * cannot be. */
 static bool call_filled(const struct pipit_toolset *ts,
                         int32_t tool,
                         json_t *args,
@@ -461,7 +462,6 @@ static bool call_filled(const struct pipit_toolset *ts,
         json_decref(args);
         return false;
     }
-    memset(call, 0, sizeof(*call));
     return agent_said_replace_call(call, tt, args);
 }
 
@@ -482,6 +482,7 @@ bool agent_query_asked(const struct pipit_toolset *ts,
         return false;
     }
     json_t *args = json_object();
+    memset(call, 0, sizeof(*call));
     return args != NULL && call_filled(ts, q, args, segment, t, n, memory, state, true, call);
 }
 

@@ -81,8 +81,8 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
  * alone open with is called on that item; when the segment names none of them, the one query
  * (effect "read") among them is ("open the one from mom": read_messages, the thread of Mom). Its
  * other required arguments must fill from the segment, else nothing is made; with `named_only`
- * the query is not chosen unnamed (the model made a call of its own). True when `call` is that
- * call. */
+ * the query is not chosen unnamed (the model made a call of its own). `call` is the model's call
+ * (its arguments are freed when replaced) or zeroed. True when `call` is that call. */
 bool agent_item_call(const struct pipit_toolset *ts,
                      const char *segment,
                      const json_t *state,

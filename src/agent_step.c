@@ -572,6 +572,7 @@ static bool item_call_for_text(struct pipit_agent *a, const char *segment, struc
         return false;
     }
     json_t *state = a->dev->ops->get_state(a->dev->self);
+    memset(out, 0, sizeof(*out));
     bool made = agent_item_call(a->ts, segment, state, false, out);
     json_decref(state);
     return made;
