@@ -488,20 +488,6 @@ bool agent_frame_choose_tool(const struct pipit_toolset *ts,
     return false;
 }
 
-/* Whether `text` has word `w`, or `w` less a last "s" ("pics" of "pic"). */
-static bool text_says(const char *text, const char *w) {
-    struct words_tok t[48];
-    size_t n = text != NULL ? words_tokenize(text, strlen(text), 0, t, 48) : 0, lw = strlen(w);
-    for (size_t i = 0; i < n; i++) {
-        size_t l = strlen(t[i].w);
-        if (strcmp(t[i].w, w) == 0 ||
-            (lw > 3 && l + 1 == lw && w[lw - 1] == 's' && strncmp(t[i].w, w, l) == 0)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 bool agent_example_words_call(const struct pipit_toolset *ts,
                               const char *segment,
                               struct pipit_call *call) {
@@ -540,9 +526,9 @@ bool agent_example_words_call(const struct pipit_toolset *ts,
                 continue;
             }
             bool hit = words_name_has(ti->name, t[k].w, strlen(t[k].w)) ||
-                       text_says(ti->description, t[k].w);
+                       words_text_has(ti->description, t[k].w);
             for (size_t e = 0; !hit && e < tp->n_examples; e++) {
-                hit = text_says(tp->examples[e].say, t[k].w);
+                hit = words_text_has(tp->examples[e].say, t[k].w);
             }
             hits += hit;
         }

@@ -143,15 +143,18 @@ static const char *one_item(const json_t *state, const char *prefix) {
     return n_found == 1 ? found : NULL;
 }
 
-/* The newest identifier in `text` that starts with `prefix` and goes on with digits ("T-1001"
- * in "ticket_id: T-1001, priority: high"), copied into out; false when none. */
-static bool newest_id(const char *text, const char *prefix, char *out, size_t size) {
+/* The newest identifier in `text` that starts with `prefix`, goes on with digits and is not
+ * `other` (NULL: any) ("T-1001" in "ticket_id: T-1001, priority: high"), copied into out; false
+ * when none. */
+static bool
+newest_id(const char *text, const char *prefix, const char *other, char *out, size_t size) {
     size_t lp = strlen(prefix);
     bool found = false;
     for (const char *p = text; p != NULL && (p = strstr(p, prefix)) != NULL; p += lp) {
         bool start = p == text || !isalnum((unsigned char)p[-1]);
         size_t d = strspn(p + lp, "0123456789");
-        if (start && d > 0 && !isalnum((unsigned char)p[lp + d]) && lp + d < size) {
+        if (start && d > 0 && !isalnum((unsigned char)p[lp + d]) && lp + d < size &&
+            (other == NULL || strlen(other) != lp + d || strncmp(p, other, lp + d) != 0)) {
             memcpy(out, p, lp + d);
             out[lp + d] = '\0';
             found = true;
@@ -194,7 +197,7 @@ static json_t *id_for(const struct pipit_toolset *ts,
      * item the person points back at ("add ship the onboarding doc to it": the note just made) */
     const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
     bool query = tp != NULL && tp->effect == PIPIT_EFFECT_READ;
-    if ((query || pointed) && memory != NULL && newest_id(memory, prefix, id, sizeof(id))) {
+    if ((query || pointed) && memory != NULL && newest_id(memory, prefix, NULL, id, sizeof(id))) {
         return json_string(id);
     }
     const char *one = one_item(state, prefix);
@@ -700,25 +703,6 @@ bool agent_resolve_item_id(const struct pipit_toolset *ts,
     return changed;
 }
 
-/* The newest identifier in `text` that starts with `prefix`, goes on with digits and is not
- * `other`, into out; false when none. */
-static bool
-newest_other_id(const char *text, const char *prefix, const char *other, char *out, size_t size) {
-    size_t lp = strlen(prefix);
-    bool found = false;
-    for (const char *p = text; p != NULL && (p = strstr(p, prefix)) != NULL; p += lp) {
-        bool start = p == text || !isalnum((unsigned char)p[-1]);
-        size_t d = strspn(p + lp, "0123456789");
-        if (start && d > 0 && !isalnum((unsigned char)p[lp + d]) && lp + d < size &&
-            (strlen(other) != lp + d || strncmp(p, other, lp + d) != 0)) {
-            memcpy(out, p, lp + d);
-            out[lp + d] = '\0';
-            found = true;
-        }
-    }
-    return found;
-}
-
 bool agent_query_other_item(const struct pipit_toolset *ts,
                             int32_t last_tool,
                             const json_t *last_args,
@@ -781,7 +765,7 @@ bool agent_query_other_item(const struct pipit_toolset *ts,
             found = true;
         } else if (n_said == 0 && agent_said_any(t, n, NEW, sizeof(NEW) / sizeof(NEW[0])) &&
                    memory != NULL) {
-            found = newest_other_id(memory, prefix, cur, id, sizeof(id));
+            found = newest_id(memory, prefix, cur, id, sizeof(id));
         } else if (n_said == 0 && json_is_object(state)) {
             int best_score = 0;
             const char *b = best_item(state, prefix, t, n, said, 0, NULL, NULL, &best_score);

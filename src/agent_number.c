@@ -261,28 +261,6 @@ static bool digits_repeated(double model, double said) {
 /* Puts the person's out-of-range number back into `call` when the model bent it (above), and
  * the one number the person wrote when the model wrote another. Returns true when the
  * arguments were changed. */
-/* Whether word `w` (or it without a last "s") is a word of `text` split at non-letters. */
-static bool text_has_word(const char *text, const char *w) {
-    size_t lw = strlen(w);
-    for (const char *p = text; p != NULL && *p != '\0';) {
-        while (*p != '\0' && !isalpha((unsigned char)*p)) {
-            p++;
-        }
-        const char *s = p;
-        while (isalpha((unsigned char)*p)) {
-            p++;
-        }
-        size_t l = (size_t)(p - s);
-        if (l > 0 &&
-            (l == lw || (lw > 3 && l + 1 == lw && w[lw - 1] == 's') ||
-             (lw > 3 && lw + 1 == l && s[l - 1] == 's')) &&
-            strncasecmp(s, w, l < lw ? l : lw) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 bool agent_number_in_last_place(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
@@ -340,9 +318,9 @@ bool agent_number_in_last_place(const struct pipit_toolset *ts,
             }
         }
         if (!fits || num == NULL || places == 0 ||
-            (unit != NULL && !text_has_word(num->name, unit) &&
+            (unit != NULL && !words_text_has(num->name, unit) &&
              (num->schema->description == NULL ||
-              !text_has_word(num->schema->description, unit)))) {
+              !words_text_has(num->schema->description, unit)))) {
             continue;
         }
         if (found >= 0) {
@@ -1605,8 +1583,8 @@ static bool says_tool_word(const struct pipit_tool *t, const char *segment) {
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     for (size_t i = 0; i < n; i++) {
         if (strlen(tok[i].w) >= 4 && !words_in_list(tok[i].w, COMMON, N_OF(COMMON)) &&
-            (text_has_word(t->name, tok[i].w) ||
-             (t->description != NULL && text_has_word(t->description, tok[i].w)))) {
+            (words_text_has(t->name, tok[i].w) ||
+             (t->description != NULL && words_text_has(t->description, tok[i].w)))) {
             return true;
         }
     }

@@ -379,6 +379,27 @@ bool words_is_comparative(const char *w) {
     return false;
 }
 
+bool words_text_has(const char *text, const char *w) {
+    size_t lw = strlen(w);
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        while (*p != '\0' && !isalpha((unsigned char)*p)) {
+            p++;
+        }
+        const char *s = p;
+        while (isalpha((unsigned char)*p)) {
+            p++;
+        }
+        size_t l = (size_t)(p - s);
+        if (l > 0 &&
+            (l == lw || (lw > 3 && l + 1 == lw && w[lw - 1] == 's') ||
+             (lw > 3 && lw + 1 == l && s[l - 1] == 's')) &&
+            strncasecmp(s, w, l < lw ? l : lw) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool words_name_has(const char *name, const char *w, size_t len) {
     for (const char *p = name; p != NULL && w != NULL && *p != '\0';) {
         size_t l = strcspn(p, "_-. ");

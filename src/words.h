@@ -104,6 +104,11 @@ bool words_vowel_sound(const char *w);
  * temperature" holds "temperature"). */
 bool words_contains(const char *text, const char *mark);
 
+/* Whether `text` has word `w` (words split at anything but letters, case aside), or the one's
+ * plural ("s") is the other ("pics" of "pic", "degree" of "degrees") when `w` has four letters
+ * or more. */
+bool words_text_has(const char *text, const char *w);
+
 /* Whether `w` (its first `len` bytes) is one of the words of a tool's or key's `name`, split at
  * '_', '-', '.' and ' ' ("quality" of set_quality_priority), case aside. */
 bool words_name_has(const char *name, const char *w, size_t len);

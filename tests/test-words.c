@@ -130,6 +130,13 @@ static void test_verbbank_says(void **state) {
 /* A word of a tool's or key's name, split at '_', '-', '.' and ' ', case aside. */
 static void test_name_has(void **state) {
     (void)state;
+    /* a word of a text, or the plural of the other (four letters or more) */
+    assert_true(words_text_has("Save a pic of this", "pic"));
+    assert_true(words_text_has("save a pic of this", "pics"));
+    assert_true(words_text_has("Minutes until it stops", "minute"));
+    assert_false(words_text_has("save a pic", "pi"));
+    assert_false(words_text_has("a bus stop", "bu"));
+    assert_false(words_text_has(NULL, "pic"));
     assert_true(words_name_has("set_quality_priority", "quality", 7));
     assert_true(words_name_has("get_ticket_status", "STATUS", 6));
     assert_true(words_name_has("end-navigation", "navigation", 10));
