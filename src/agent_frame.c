@@ -92,13 +92,6 @@ static bool one_apart(const char *a, const char *b) {
                    : strncasecmp(a + i, b + i + 1, la - i) == 0;
 }
 
-/* A string the person's words fill: no enum, pattern or format, no time of day ("06:15 then"
- * had become "then"). */
-static bool is_free_string(const struct pipit_schema *s) {
-    return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
-           s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s);
-}
-
 static bool is_word(const struct words_tok *t) {
     return t->kind != WORDS_PUNCT && t->w[0] != '\0';
 }
@@ -159,7 +152,7 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
     for (size_t i = 0; i < t->params->n_props; i++) {
         const struct pipit_schema_prop *p = &t->params->props[i];
         const char *val = json_string_value(json_object_get(ex->args, p->name));
-        if (!is_free_string(p->schema) || val == NULL) {
+        if (!pipit_schema_free_string(p->schema) || val == NULL) {
             continue;
         }
         if (f->n == FRAME_MAX_ARGS) {

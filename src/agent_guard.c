@@ -146,11 +146,6 @@ static bool closest_words(const char *segment, const char *v, char *out, size_t 
     return true;
 }
 
-static bool free_string(const struct pipit_schema *s) {
-    return s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
-           s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s); /* "06:15 then" */
-}
-
 /* Two free strings of one call copied from the same words ("text mom I'm on my way" ->
  * recipient="mom", body="mom"): one thing said is never both a name and a message. When those
  * words occur once in the segment and at least two words follow them, the later argument takes
@@ -161,12 +156,13 @@ static bool split_copied_twice(const struct pipit_tool *t, const char *segment, 
     for (size_t i = 0; i < t->params->n_props; i++) {
         const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
         size_t lv = v != NULL ? strlen(v) : 0;
-        if (lv == 0 || !free_string(t->params->props[i].schema)) {
+        if (lv == 0 || !pipit_schema_free_string(t->params->props[i].schema)) {
             continue;
         }
         for (size_t j = i + 1; j < t->params->n_props; j++) {
             const char *w = json_string_value(json_object_get(args, t->params->props[j].name));
-            if (w == NULL || strcmp(w, v) != 0 || !free_string(t->params->props[j].schema)) {
+            if (w == NULL || strcmp(w, v) != 0 ||
+                !pipit_schema_free_string(t->params->props[j].schema)) {
                 continue;
             }
             size_t seen = 0;
@@ -228,7 +224,7 @@ static bool extend_short_message(const struct pipit_tool *t, const char *segment
         const struct pipit_schema_prop *p = &t->params->props[i];
         const char *v = json_string_value(json_object_get(args, p->name));
         size_t lv = v != NULL ? strlen(v) : 0;
-        if (lv == 0 || !free_string(p->schema) || !message_arg(p)) {
+        if (lv == 0 || !pipit_schema_free_string(p->schema) || !message_arg(p)) {
             continue;
         }
         size_t seen = 0;
@@ -507,7 +503,7 @@ bool agent_restore_after_colon(const struct pipit_toolset *ts,
     bool changed = false;
     for (size_t i = 0; json_is_object(args) && i < t->params->n_props && !changed; i++) {
         const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
-        if (!free_string(t->params->props[i].schema) || v == NULL) {
+        if (!pipit_schema_free_string(t->params->props[i].schema) || v == NULL) {
             continue;
         }
         struct words_tok vw[GUARD_MAX_TOKENS];
@@ -614,7 +610,7 @@ bool agent_restore_called_name(const struct pipit_toolset *ts,
     for (size_t j = 0; arg != NULL && j < t->params->n_props; j++) {
         p = strcmp(t->params->props[j].name, arg) == 0 ? &t->params->props[j] : p;
     }
-    if (p == NULL || !free_string(p->schema)) {
+    if (p == NULL || !pipit_schema_free_string(p->schema)) {
         return false;
     }
     json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
@@ -637,7 +633,7 @@ bool agent_restore_person_words(const struct pipit_toolset *ts,
     json_t *args = json_loads(call->args_json, 0, NULL);
     bool changed = false;
     for (size_t i = 0; args != NULL && i < t->params->n_props; i++) {
-        if (!free_string(t->params->props[i].schema)) {
+        if (!pipit_schema_free_string(t->params->props[i].schema)) {
             continue;
         }
         const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
@@ -975,8 +971,9 @@ static bool strip_arg_lead(const struct pipit_tool *t, json_t *args) {
     bool changed = false;
     for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
         const struct pipit_schema_prop *p = &t->params->props[j];
-        const char *v =
-            free_string(p->schema) ? json_string_value(json_object_get(args, p->name)) : NULL;
+        const char *v = pipit_schema_free_string(p->schema)
+                            ? json_string_value(json_object_get(args, p->name))
+                            : NULL;
         struct words_tok tok[16];
         size_t n = v != NULL ? words_tokenize(v, strlen(v), 0, tok, 16) : 0, i = 0;
         /* "save this as baby clothes" -> name="as baby clothes", "save the current settings as
@@ -1034,7 +1031,7 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
             n_req++;
         }
     }
-    const char *v = n_req == 1 && free_string(t->params->props[req].schema)
+    const char *v = n_req == 1 && pipit_schema_free_string(t->params->props[req].schema)
                         ? json_string_value(json_object_get(args, t->params->props[req].name))
                         : NULL;
     if (v == NULL) {
@@ -1094,7 +1091,7 @@ static bool extend_short_name(const struct pipit_tool *t, const char *segment, j
     static const char *const QUANTITY[] = {"bit", "lot", "little", "couple", "lots", "some"};
     const struct pipit_schema_prop *only = NULL;
     for (size_t i = 0; i < t->params->n_props; i++) {
-        if (free_string(t->params->props[i].schema)) {
+        if (pipit_schema_free_string(t->params->props[i].schema)) {
             if (only != NULL) {
                 return false; /* "text Mary Jane hi": two strings, the words between are theirs */
             }
@@ -1555,7 +1552,7 @@ static json_t *said_call(const struct pipit_toolset *ts,
         /* the model's argument of the same name and type ("book an xl ride to SFO" ->
          * navigate_to(destination="SFO"): the ride's destination) */
         const json_t *same = json_object_get(carry, p->name);
-        bool typed = same != NULL && free_string(p->schema) && json_is_string(same);
+        bool typed = same != NULL && pipit_schema_free_string(p->schema) && json_is_string(same);
         if (place != NULL) {
             json_object_set_new(out, p->name, json_string(place));
         } else if (typed) {
@@ -1826,7 +1823,7 @@ static bool verb_call(const struct pipit_toolset *ts,
             id = l >= 1 && l <= 4 && isdigit((unsigned char)*d) &&
                  d[strspn(d, "0123456789")] == '\0';
         }
-        if (n_req == 1 && free_string(t->params->props[req].schema) && !id) {
+        if (n_req == 1 && pipit_schema_free_string(t->params->props[req].schema) && !id) {
             *found = i;
             arg = req;
             n_found++;
@@ -1920,7 +1917,8 @@ static bool bank_call(const struct pipit_toolset *ts,
             continue;
         }
         size_t ln = strlen(p->name);
-        if (free_string(p->schema) && !(ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0)) {
+        if (pipit_schema_free_string(p->schema) &&
+            !(ln >= 2 && strcasecmp(p->name + ln - 2, "id") == 0)) {
             n_text++;
             json_object_set_new(
                 made, p->name, json_stringn(segment + tok[r].start, tok[n - 1].end - tok[r].start));

@@ -50,6 +50,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* Drops a remark that ends the segment ("end the clip, song's done": the model had set the
@@ -289,9 +290,34 @@ share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size
     return true;
 }
 
+/* Whether bytes [start, end) of example `say` lie inside the text it gives a free-string
+ * argument: a message's words ("tell her go back to sleep buddy") are what the person may say
+ * to someone, not the pack's words for its command. */
+static bool in_free_text(const struct pipit_tool *t,
+                         const json_t *args,
+                         const char *say,
+                         size_t start,
+                         size_t end) {
+    for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
+        const char *v = json_string_value(json_object_get(args, t->params->props[j].name));
+        size_t lv = v != NULL ? strlen(v) : 0;
+        if (lv == 0 || !pipit_schema_free_string(t->params->props[j].schema)) {
+            continue;
+        }
+        for (const char *p = say; *p != '\0'; p++) {
+            size_t at = (size_t)(p - say);
+            if (strncasecmp(p, v, lv) == 0 && at <= start && end <= at + lv) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Whether one of the pack's examples says `utt` (its words, two or more, as a phrase inside
- * the example): "bring it back" is the mower's return to the dock when its pack says "bring it
- * back to the dock", not undo. */
+ * the example, outside the text it gives a free-string argument): "bring it back" is the
+ * mower's return to the dock when its pack says "bring it back to the dock", not undo; "go
+ * back" stays undo when only a message says it ("tell her go back to sleep buddy"). */
 static bool example_says(const struct pipit_agent *a, const char *utt) {
     char phrase[256];
     size_t n_words = 0;
@@ -305,7 +331,9 @@ static bool example_says(const struct pipit_agent *a, const char *utt) {
             const char *say = tp->examples[e].say;
             size_t n = words_tokenize(say, strlen(say), 0, t, 32);
             for (size_t k = 0; k < n; k++) {
-                if (words_match(t, n, k, phrase) == n_words) {
+                if (words_match(t, n, k, phrase) == n_words &&
+                    !in_free_text(&a->ts->tools[i], tp->examples[e].args, say, t[k].start,
+                                  t[k + n_words - 1].end)) {
                     return true;
                 }
             }

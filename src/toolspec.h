@@ -324,6 +324,10 @@ bool pipit_format_check(enum pipit_schema_format f, const char *s);
  * pattern is two digits, a colon and two digits ("^\\d{2}:\\d{2}$"). */
 bool pipit_schema_time_of_day(const struct pipit_schema *s);
 
+/* Whether `s` is a string the person's words fill: no enum, pattern or format, and no time of
+ * day (a name, a place, a message). */
+bool pipit_schema_free_string(const struct pipit_schema *s);
+
 /* The schema type's name as written in JSON Schema ("number", ...). */
 const char *pipit_schema_type_name(enum pipit_schema_type type);
 

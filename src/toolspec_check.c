@@ -544,3 +544,8 @@ bool pipit_schema_time_of_day(const struct pipit_schema *s) {
            (strstr(s->pattern, "\\d") != NULL || strstr(s->pattern, "[0-9]") != NULL ||
             strstr(s->pattern, "[0-5]") != NULL);
 }
+
+bool pipit_schema_free_string(const struct pipit_schema *s) {
+    return s != NULL && s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
+           s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s);
+}

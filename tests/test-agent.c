@@ -5897,6 +5897,38 @@ static void test_example_says_undo_phrase(void **state) {
     teardown_fx(&fx);
 }
 
+/* A message an example gives a free-string argument is no word of the pack's: "go back"
+ * undoes on a baby monitor whose talk-back example says "tell her go back to sleep buddy" (a
+ * new user's pack had lost undo to it silently). */
+static void test_example_message_keeps_undo(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"monitor\", \"state\": {\"volume\": {\"type\": \"number\", "
+        "\"minimum\": 0, \"maximum\": 10, \"initial\": 3}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_volume\", \"description\": "
+        "\"Speaker volume\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"level\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 10}}, "
+        "\"required\": [\"level\"]}}, \"pipit\": {\"effect\": {\"set\": {\"volume\": "
+        "\"{level}\"}}, \"examples\": [{\"say\": \"volume to 6\", \"args\": {\"level\": 6}}]}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"talk_to_baby\", \"description\": "
+        "\"Say words to the baby\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"message\": {\"type\": \"string\", \"description\": \"The words to say\"}}, "
+        "\"required\": [\"message\"]}}, \"pipit\": {\"undo\": \"none\", \"examples\": [{\"say\": "
+        "\"tell her go back to sleep buddy\", \"args\": {\"message\": \"go back to sleep "
+        "buddy\"}}]}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "set_volume(level=7)");
+    pipit_turn_free(turn(&fx, "volume to seven"));
+    assert_state(&fx, "volume", "7.0");
+    struct pipit_turn *t = turn(&fx, "go back");
+    assert_true(t->flags & PIPIT_TURN_UNDO);
+    assert_int_equal(t->n_calls, 0);
+    assert_state(&fx, "volume", "3.0");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* An end of a tool's levels ("full blast", "lowest") names its value, whatever the model
  * called; "off" is no level. */
 static void test_extreme_level(void **state) {
@@ -7037,6 +7069,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_other_place),
         cmocka_unit_test(test_own_verb_side),
         cmocka_unit_test(test_example_says_undo_phrase),
+        cmocka_unit_test(test_example_message_keeps_undo),
         cmocka_unit_test(test_extreme_level),
         cmocka_unit_test(test_negated_request),
         cmocka_unit_test(test_item_named_by_number),
