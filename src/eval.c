@@ -212,6 +212,12 @@ parse_expect(const struct parse_ctx *pc, const json_t *arr, const char *path) {
     return PIPIT_OK;
 }
 
+/* Whether a turn asks to undo: "undo" true, a count of actions or a tool's name. */
+static bool eval_undo_marked(const json_t *turn) {
+    const json_t *undo = json_object_get(turn, "undo");
+    return json_is_true(undo) || json_is_integer(undo) || json_is_string(undo);
+}
+
 static enum pipit_status parse_turn(const struct parse_ctx *pc, const json_t *t, size_t index) {
     char path[64];
     pipit_format(path, sizeof(path), "$.turns[%zu]", index);
@@ -239,11 +245,20 @@ static enum pipit_status parse_turn(const struct parse_ctx *pc, const json_t *t,
         return st;
     }
     json_t *undo = json_object_get(t, "undo");
-    if (undo != NULL && !json_is_boolean(undo)) {
-        pipit_format(p, sizeof(p), "%s.undo", path);
-        return bad(pc, p, "expected true or false, got %s", json_type_name(undo));
+    pipit_format(p, sizeof(p), "%s.undo", path);
+    if (undo != NULL && !json_is_boolean(undo) && !json_is_integer(undo) && !json_is_string(undo)) {
+        return bad(pc, p, "expected true, false, a count of actions or a tool's name, got %s",
+                   json_type_name(undo));
     }
-    if (json_is_true(undo) && json_array_size(expect) > 0) {
+    if (json_is_integer(undo) &&
+        (json_integer_value(undo) < 1 || json_integer_value(undo) > EVAL_UNDO_SLOTS)) {
+        return bad(pc, p, "a count of actions to undo is 1..%d, got %lld", EVAL_UNDO_SLOTS,
+                   (long long)json_integer_value(undo));
+    }
+    if (json_is_string(undo) && json_string_length(undo) == 0) {
+        return bad(pc, p, "expected a tool's name, got \"\"");
+    }
+    if (eval_undo_marked(t) && json_array_size(expect) > 0) {
         pipit_format(p, sizeof(p), "%s.expect", path);
         return bad(pc, p, "an undo turn makes no call: expected [], got %zu calls",
                    json_array_size(expect));
@@ -1104,16 +1119,28 @@ int32_t pipit_eval_report_context_tokens(const struct pipit_eval_report *r,
 
 struct oracle_log {
     json_t *snap[EVAL_UNDO_SLOTS]; /* NULL: an action that cannot be undone */
+    int32_t tool[EVAL_UNDO_SLOTS]; /* the tool of each action */
     int32_t n;
 };
 
-static void oracle_push(struct oracle_log *log, json_t *snap) {
+static void oracle_push(struct oracle_log *log, int32_t tool, json_t *snap) {
     if (log->n == EVAL_UNDO_SLOTS) {
         json_decref(log->snap[0]);
         memmove(log->snap, log->snap + 1, sizeof(log->snap[0]) * (EVAL_UNDO_SLOTS - 1));
+        memmove(log->tool, log->tool + 1, sizeof(log->tool[0]) * (EVAL_UNDO_SLOTS - 1));
         log->n--;
     }
+    log->tool[log->n] = tool;
     log->snap[log->n++] = snap;
+}
+
+/* Take entry `at` out of the log and return its snapshot (the caller's). */
+static json_t *oracle_take(struct oracle_log *log, int32_t at) {
+    json_t *snap = log->snap[at];
+    memmove(log->snap + at, log->snap + at + 1, sizeof(log->snap[0]) * (size_t)(log->n - at - 1));
+    memmove(log->tool + at, log->tool + at + 1, sizeof(log->tool[0]) * (size_t)(log->n - at - 1));
+    log->n--;
+    return snap;
 }
 
 static const struct pipit_toolset *
@@ -1390,10 +1417,10 @@ static enum pipit_status oracle_call(struct oracle_ctx *oc,
     device_result_clear(&r);
     json_decref(args);
     if (ok && kind == PIPIT_UNDO_KEYS && snap != NULL) {
-        oracle_push(log, snap);
+        oracle_push(log, idx, snap);
         snap = NULL;
     } else if (ok && kind == PIPIT_UNDO_IMPOSSIBLE) {
-        oracle_push(log, NULL);
+        oracle_push(log, idx, NULL);
     }
     json_decref(snap);
     return PIPIT_OK;
@@ -1417,7 +1444,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
         return bad(pc, "$.device", "no device runs \"%s\"", device_label(sc, ts));
     }
     struct device dev = handle->dev;
-    struct oracle_log log = {{0}, 0};
+    struct oracle_log log = {{0}, {0}, 0};
     enum pipit_status st = PIPIT_OK;
     if (sc->init != NULL) {
         struct pipit_error derr;
@@ -1447,19 +1474,41 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
         pipit_format(path, sizeof(path), "$.turns[%zu]", t);
         char p[96];
         bool undid_nothing = false; /* the newest action cannot be undone */
-        if (json_is_true(json_object_get(turn, "undo"))) {
-            /* the scenario's own intent: revert the oracle's newest logged action */
-            if (log.n > 0) {
-                json_t *snap = log.snap[--log.n];
-                undid_nothing = snap == NULL;
-                struct pipit_error derr;
-                pipit_error_clear(&derr);
-                if (snap != NULL && dev.ops->set_state(dev.self, snap, &derr) != PIPIT_OK) {
-                    st = finding(oc, t, path, "undo failed on the simulated %s: %s",
-                                 device_label(sc, ts), derr.text);
-                }
-                json_decref(snap);
+        const json_t *undo = json_object_get(turn, "undo");
+        int32_t n_undo = json_is_true(undo)      ? 1
+                         : json_is_integer(undo) ? (int32_t)json_integer_value(undo)
+                                                 : 0;
+        int32_t named = -1; /* "undo the zoom": the newest action of that tool, alone */
+        if (json_is_string(undo)) {
+            char up[96];
+            pipit_format(up, sizeof(up), "%s.undo", path);
+            int32_t tool = pipit_toolset_find(ts, json_string_value(undo));
+            if (tool < 0) {
+                st = bad(pc, up, "no tool \"%s\" in %s", json_string_value(undo), ts->name);
             }
+            for (int32_t k = log.n - 1; tool >= 0 && k >= 0 && named < 0; k--) {
+                named = log.tool[k] == tool && log.snap[k] != NULL ? k : -1;
+            }
+            if (st == PIPIT_OK && named < 0) {
+                st = finding(oc, t, up,
+                             "no action of %s to undo: the expected calls before this turn made "
+                             "none that can be undone",
+                             json_string_value(undo));
+            }
+        }
+        /* the scenario's own intent: revert the oracle's newest logged actions, or the named
+         * one */
+        for (int32_t k = 0; st == PIPIT_OK && (k < n_undo || named >= 0) && log.n > 0; k++) {
+            json_t *snap = oracle_take(&log, named >= 0 ? named : log.n - 1);
+            named = -1;
+            undid_nothing = snap == NULL;
+            struct pipit_error derr;
+            pipit_error_clear(&derr);
+            if (snap != NULL && dev.ops->set_state(dev.self, snap, &derr) != PIPIT_OK) {
+                st = finding(oc, t, path, "undo failed on the simulated %s: %s",
+                             device_label(sc, ts), derr.text);
+            }
+            json_decref(snap);
         }
         for (size_t k = 0; st == PIPIT_OK && k < n_exp; k++) {
             const json_t *x = json_array_get(expect, k);
@@ -1501,8 +1550,7 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                 pipit_format(p, sizeof(p), "%s.state", path);
                 /* a turn that expects no call and a changed state is most often an undo turn
                  * without its mark (docs/eval.md) */
-                bool unmarked_undo =
-                    n_exp == 0 && log.n > 0 && !json_is_true(json_object_get(turn, "undo"));
+                bool unmarked_undo = n_exp == 0 && log.n > 0 && !eval_undo_marked(turn);
                 st = finding(oc, t, p, "%s (after the expected calls on the simulated %s)%s", diff,
                              device_label(sc, ts),
                              unmarked_undo ? "; if this turn takes back the last action, mark it "
@@ -1645,8 +1693,7 @@ static bool call_valid(const json_t *expect, const struct pipit_call_record *c) 
 static bool is_question(const json_t *turn) {
     const json_t *expect = json_object_get(turn, "expect");
     return json_is_array(expect) && json_array_size(expect) == 0 &&
-           json_object_get(turn, "reply_contains") != NULL &&
-           !json_is_true(json_object_get(turn, "undo"));
+           json_object_get(turn, "reply_contains") != NULL && !eval_undo_marked(turn);
 }
 
 void eval_score_router_and_refusals(const json_t *turn,
@@ -1654,7 +1701,7 @@ void eval_score_router_and_refusals(const json_t *turn,
                                     const struct pipit_turn *t,
                                     struct eval_turn_record *rec) {
     const json_t *expect = json_object_get(turn, "expect");
-    rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
+    rec->undo_marked = eval_undo_marked(turn);
     rec->n_steps = t->n_steps;
     rec->question = is_question(turn);
     rec->from_state = rec->question && (t->flags & PIPIT_TURN_STATE_ANSWER) != 0;
@@ -1704,7 +1751,7 @@ void eval_score_router_and_refusals(const json_t *turn,
 
 /* The fields of a turn record the scenario decides alone (for turns that errored). */
 static void record_intent(const json_t *turn, uint8_t refused, struct eval_turn_record *rec) {
-    rec->undo_marked = json_is_true(json_object_get(turn, "undo"));
+    rec->undo_marked = eval_undo_marked(turn);
     rec->question = is_question(turn);
     size_t n = json_array_size(json_object_get(turn, "expect"));
     for (size_t e = 0; e < n && e < 8; e++) {

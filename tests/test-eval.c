@@ -110,6 +110,17 @@ static void test_parse_errors(void **state) {
         {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"undo\": true, "
          "\"expect\": [{\"tool\": \"t\"}]}]}",
          1, "$.turns[0].expect: an undo turn makes no call"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"undo\": 0, "
+         "\"expect\": []}]}",
+         1, "$.turns[0].undo: a count of actions to undo is 1..8, got 0"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"undo\": [1], "
+         "\"expect\": []}]}",
+         1,
+         "$.turns[0].undo: expected true, false, a count of actions or a tool's name, got an "
+         "array"},
+        {"{\"id\": \"a\", \"category\": \"c\", \"turns\": [{\"user\": \"u\", \"undo\": 2, "
+         "\"expect\": [{\"tool\": \"t\"}]}]}",
+         1, "$.turns[0].expect: an undo turn makes no call"},
         {"# only a comment\n\n", 0, "t.jsonl: no scenarios"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1109,6 +1120,15 @@ static void test_oracle_catches(void **state) {
     check_refuses("{\"id\": \"x\", \"category\": \"c\", \"device\": \"toaster\", \"turns\": "
                   "[{\"user\": \"u\", \"expect\": []}]}",
                   "$.device: no tool set for device \"toaster\"", false);
+    /* an undo by a tool's name or a count: a tool the set lacks and a count out of the log's
+     * slots are errors; a named tool with no action to undo is a finding */
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"undo the "
+                  "coffee\", \"undo\": \"make_coffee\", \"expect\": []}]}",
+                  "$.turns[0].undo: no tool \"make_coffee\"", false);
+    check_refuses("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom to 2x\", "
+                  "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+                  "{\"user\": \"undo the timer\", \"undo\": \"set_timer\", \"expect\": []}]}",
+                  "$.turns[1].undo: no action of set_timer to undo", true);
 }
 
 /* What the oracle no longer refuses: the router is the system under test, not a filter. */
@@ -1125,6 +1145,18 @@ static void test_oracle_legal(void **state) {
                  "{\"mode\": \"on\"}}]}, "
                  "{\"user\": \"go back\", \"undo\": true, \"expect\": [], \"state\": "
                  "{\"flash\": \"off\"}}]}");
+    /* "undo the zoom" (a tool's name: its newest action, alone, though not the newest) and
+     * "undo the last two" (a count) */
+    check_passes("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"zoom 2x\", "
+                 "\"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": 2}}]}, "
+                 "{\"user\": \"flash on\", \"expect\": [{\"tool\": \"set_flash\", \"args\": "
+                 "{\"mode\": \"on\"}}]}, "
+                 "{\"user\": \"undo the zoom\", \"undo\": \"set_zoom\", \"expect\": [], "
+                 "\"state\": {\"zoom\": 1, \"flash\": \"on\"}}, "
+                 "{\"user\": \"zoom 3x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": "
+                 "{\"level\": 3}}]}, "
+                 "{\"user\": \"undo the last two\", \"undo\": 2, \"expect\": [], \"state\": "
+                 "{\"zoom\": 1, \"flash\": \"off\"}}]}");
     /* a router undo phrase with a call expected: the scenario says what it means */
     check_passes("{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"never mind, "
                  "zoom to 3x\", \"expect\": [{\"tool\": \"set_zoom\", \"args\": {\"level\": "
