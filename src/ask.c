@@ -155,6 +155,7 @@ static const struct dimension DIMENSIONS[] = {
      {"how long", "time left", "time remaining", "how much time", NULL}},
     {{"volume", "loudness", NULL}, {"volume", "how loud", "how quiet", NULL}},
     {{"brightness", NULL}, {"brightness", "how bright", "how dim", "how dark", NULL}},
+    {{"humidity", NULL}, {"humidity", "how humid", "how damp", "how dry", NULL}},
 };
 
 /* ============================================================================
@@ -441,6 +442,20 @@ static bool says_word(const char *text, const char *w) {
     return false;
 }
 
+/* The quantity names of DIMENSIONS a number key's own names say, at `rank`: a sensor no tool
+ * sets ("room_temp" named "room temperature": "how warm is it in there?", "how humid is it"). */
+static void add_dimensions_named(struct ask *k, int key, const char *names, int rank) {
+    for (size_t d = 0; d < COUNT(DIMENSIONS); d++) {
+        bool said = false;
+        for (size_t m = 0; DIMENSIONS[d].marks[m] != NULL && !said; m++) {
+            said = says_word(names, DIMENSIONS[d].marks[m]);
+        }
+        for (size_t i = 0; said && DIMENSIONS[d].phrases[i] != NULL; i++) {
+            add_alias(k, DIMENSIONS[d].phrases[i], key, rank);
+        }
+    }
+}
+
 /* The quantity names of DIMENSIONS a number key's setter says (rank 2). */
 static void add_dimensions(struct ask *k, int key, const struct pipit_tool *tool) {
     for (size_t d = 0; d < COUNT(DIMENSIONS); d++) {
@@ -632,6 +647,17 @@ enum pipit_status ask_new(const struct pipit_toolset *ts,
     for (size_t t = 0; t < ts->n_tools; t++) {
         add_tool(k, ts, t);
     }
+    /* a number key's own names say its quantity, below what a setter says: "how warm" is the
+     * thermostat's when one sets it, the room's sensor's when nothing else claims it */
+    for (size_t i = 0; i < k->n_keys; i++) {
+        if (k->keys[i].type == KEY_NUMBER) {
+            add_dimensions_named(k, (int)i, k->keys[i].name, 3);
+            add_dimensions_named(k, (int)i, k->keys[i].words, 3);
+            if (k->keys[i].dev != NULL && k->keys[i].dev->names != NULL) {
+                add_dimensions_named(k, (int)i, k->keys[i].dev->names, 3);
+            }
+        }
+    }
     /* a key named for a name is what a thing is "called" ("what's it called?"); not a time
      * of day by "what time": "what time is it in Tokyo" asks the clock */
     for (size_t i = 0; i < k->n_keys; i++) {
@@ -657,13 +683,15 @@ void ask_free(struct ask *k) {
 }
 
 /* The longest alias at token i: its key (-1: ambiguous) and *len its tokens; 0 when none. */
-/* ask_match_alias(), and the keys that share the alias matched (*key == -1) into *shared. */
-static size_t match_alias_shared(const struct ask *k,
+/* ask_match_alias(), the keys that share the alias matched (*key == -1) into *shared, and
+ * its rank into *rank (may be NULL). */
+static size_t match_alias_ranked(const struct ask *k,
                                  const struct words_tok *t,
                                  size_t n,
                                  size_t i,
                                  int *key,
-                                 uint64_t *shared) {
+                                 uint64_t *shared,
+                                 int *rank) {
     size_t best = 0;
     for (size_t a = 0; a < k->n_aliases; a++) {
         if (k->aliases[a].n_words <= best) {
@@ -674,9 +702,21 @@ static size_t match_alias_shared(const struct ask *k,
             best = m;
             *key = k->aliases[a].key;
             *shared = k->aliases[a].shared;
+            if (rank != NULL) {
+                *rank = k->aliases[a].rank;
+            }
         }
     }
     return best;
+}
+
+static size_t match_alias_shared(const struct ask *k,
+                                 const struct words_tok *t,
+                                 size_t n,
+                                 size_t i,
+                                 int *key,
+                                 uint64_t *shared) {
+    return match_alias_ranked(k, t, n, i, key, shared, NULL);
 }
 
 size_t
@@ -1464,9 +1504,11 @@ int ask_say_named_key(const struct ask *k,
     size_t n = ask_tokenize(text, strlen(text), t, ASK_MAX_TOKENS);
     int named[8];
     size_t n_named = 0;
+    bool by_name = false; /* a key named by a name, not only by a quantity */
     for (size_t i = 0; i < n && n < ASK_MAX_TOKENS;) {
-        int key = -1;
-        size_t m = ask_match_alias(k, t, n, i, &key);
+        int key = -1, rank = 0;
+        uint64_t shared = 0;
+        size_t m = match_alias_ranked(k, t, n, i, &key, &shared, &rank);
         bool seen = key < 0;
         for (size_t j = 0; j < n_named && !seen; j++) {
             seen = named[j] == key;
@@ -1474,6 +1516,7 @@ int ask_say_named_key(const struct ask *k,
         if (m > 0 && !seen && n_named < 8) {
             named[n_named++] = key;
         }
+        by_name = by_name || (m > 0 && key >= 0 && rank < 2);
         i += m > 0 ? m : 1;
     }
     /* keys whose name's words are all said ("what colour are the kitchen lights":
@@ -1486,6 +1529,7 @@ int ask_say_named_key(const struct ask *k,
         if (all && !seen) {
             named[n_named++] = q;
         }
+        by_name = by_name || all;
     }
     /* "what colour ...": the word after "what" or "which" picks the key it is a word of */
     size_t lo = 0;
@@ -1506,7 +1550,10 @@ int ask_say_named_key(const struct ask *k,
             return ask_say_keys(k, &head, 1, state, buf, size);
         }
     }
-    int pick = n_named == 1 ? named[0] : -1;
+    /* a quantity alone ("how hot") is no name: "how hot is it in tokyo" asks the world, and
+     * only a question the lexicon reads whole (ask_answer()) takes it for the thermostat; it
+     * still counts as a second key ("how long can a phone record video": not the recording) */
+    int pick = n_named == 1 && by_name ? named[0] : -1;
     if (pick >= 0 && lo + 1 < n &&
         (ask_tok_is(t, n, lo, "what") || ask_tok_is(t, n, lo, "whats") ||
          ask_tok_is(t, n, lo, "which"))) {

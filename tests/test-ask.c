@@ -496,6 +496,49 @@ static void test_shared_quantity(void **state) {
     pack_close(&p);
 }
 
+/* A sensor no tool sets is named by the quantity its own names say ("how humid is it", "how
+ * warm is it in there"), below a setter of the same quantity (the thermostat keeps "how
+ * warm"); a quantity is no name to ask_say_named_key() ("how hot is it in tokyo" asks the
+ * world). From a new user's baby monitor. */
+static void test_sensor_quantity(void **state) {
+    (void)state;
+    static const char ROOM[] =
+        "{\"pipit\": {\"pack\": \"room\", \"state\": {"
+        "\"room_temp\": {\"type\": \"number\", \"initial\": 21.5, \"words\": {\"names\": "
+        "\"room temperature|temperature\", \"unit\": \" degrees\", \"pattern\": \"It's {v} in "
+        "the nursery.\"}}, "
+        "\"humidity\": {\"type\": \"integer\", \"initial\": 45, \"words\": {\"names\": "
+        "\"humidity\", \"unit\": \"%\"}}, "
+        "\"volume\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 10, \"initial\": 3}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_volume\", "
+        "\"description\": \"Speaker volume\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"level\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 10}}, "
+        "\"required\": [\"level\"]}}, \"pipit\": {\"effect\": {\"set\": {\"volume\": "
+        "\"{level}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(ROOM, sizeof(ROOM) - 1, "room.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    const struct qa cases[] = {
+        {"how humid is it", "The humidity is 45%."},
+        {"how humid is it in there?", "The humidity is 45%."},
+        {"how warm is it", "It's 21.5 degrees in the nursery."},
+        {"how hot is it in tokyo", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    char buf[128];
+    assert_int_equal(ask_say_named_key(p.k, "how hot is it in tokyo", p.state, buf, sizeof(buf)),
+                     0);
+    assert_true(
+        ask_say_named_key(p.k, "what's the room temperature like", p.state, buf, sizeof(buf)) > 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -530,9 +573,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
         cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
-        cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_camera_claims),
-        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
-        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_sensor_quantity),
+        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
+        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
