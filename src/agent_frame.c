@@ -481,6 +481,37 @@ bool agent_frame_choose_tool(const struct pipit_toolset *ts,
     return false;
 }
 
+/* Nouns people use for one another for what a device makes ("grab a photo" for "snap a
+ * picture"). Generic English. */
+static const char *const KIN[][8] = {
+    {"photo", "photos", "picture", "pictures", "pic", "pics", "snapshot", "snapshots"},
+    {"photo", "picture", "pic", "snapshot", "shot", "image", "snap", NULL},
+    {"video", "videos", "clip", "clips", "recording", "film", NULL},
+    {"song", "songs", "track", "tracks", "tune", "tunes", "music", NULL},
+};
+
+/* Whether word `w` is said by `say`: as is, as a noun of its kin (KIN), or, for the example's
+ * opening verb, as one of the verbs people use for it ("grab" for "snap": verbbank.h). */
+static bool example_has(const char *say, const char *w) {
+    if (words_text_has(say, w)) {
+        return true;
+    }
+    for (size_t g = 0; g < N_OF(KIN); g++) {
+        bool in = false;
+        for (size_t m = 0; m < 8 && KIN[g][m] != NULL && !in; m++) {
+            in = strcmp(KIN[g][m], w) == 0;
+        }
+        for (size_t m = 0; in && m < 8 && KIN[g][m] != NULL; m++) {
+            if (words_text_has(say, KIN[g][m])) {
+                return true;
+            }
+        }
+    }
+    struct words_tok t[8];
+    size_t n = words_tokenize(say, strlen(say), 0, t, 8);
+    return n > 0 && verbbank_says(t[0].w, w);
+}
+
 bool agent_example_words_call(const struct pipit_toolset *ts,
                               const char *segment,
                               struct pipit_call *call) {
@@ -521,7 +552,7 @@ bool agent_example_words_call(const struct pipit_toolset *ts,
             bool hit = words_name_has(ti->name, t[k].w, strlen(t[k].w)) ||
                        words_text_has(ti->description, t[k].w);
             for (size_t e = 0; !hit && e < tp->n_examples; e++) {
-                hit = words_text_has(tp->examples[e].say, t[k].w);
+                hit = example_has(tp->examples[e].say, t[k].w);
             }
             hits += hit;
         }
