@@ -78,6 +78,8 @@ static double unit_in(const char *text) {
 static size_t
 person_numbers(const char *text, double arg_unit, double *out, double *raw, size_t max) {
     size_t n = 0;
+    bool is_hour[GUARD_MAX_NUMBERS];
+    max = max < GUARD_MAX_NUMBERS ? max : GUARD_MAX_NUMBERS;
     const char *p = text;
     while (*p != '\0' && n < max) {
         if (!(*p >= '0' && *p <= '9') ||
@@ -111,10 +113,29 @@ person_numbers(const char *text, double arg_unit, double *out, double *raw, size
         }
         size_t l = 0;
         double said_unit = arg_unit > 0 ? unit_at(q, &l) : 0;
+        /* "3am", "11 p.m.": an hour of the day */
+        bool hour = (tolower((unsigned char)q[0]) == 'a' || tolower((unsigned char)q[0]) == 'p') &&
+                    (tolower((unsigned char)q[1]) == 'm' ||
+                     (q[1] == '.' && tolower((unsigned char)q[2]) == 'm')) &&
+                    !isalpha((unsigned char)q[q[1] == '.' ? 3 : 2]);
         raw[n] = neg ? -v : v;
-        out[n++] = (neg ? -v : v) * (said_unit > 0 ? said_unit / arg_unit : 1);
+        out[n] = (neg ? -v : v) * (said_unit > 0 ? said_unit / arg_unit : 1);
+        is_hour[n++] = hour;
     }
-    return n;
+    /* an hour of the day beside another number is no value for it: "drop the light to 5
+     * percent, it's way too bright for 3am" had set 3% */
+    size_t kept = 0;
+    bool other = false;
+    for (size_t i = 0; i < n; i++) {
+        other = other || !is_hour[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!other || !is_hour[i]) {
+            raw[kept] = raw[i];
+            out[kept++] = out[i];
+        }
+    }
+    return kept;
 }
 
 /* The one number in digits said with a unit of time ("for 35 minutes"), in `arg_unit`; false
