@@ -194,6 +194,42 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
     return keyword;
 }
 
+/* Whether tokens [b, e) are only a value: a number (digits, "2.5x", "five") with at most one
+ * word after it (its unit: "percent", "degrees"), and "to", "at", "like", "about", "around" or
+ * "please" around it ("zoom in on her face, 2.5x": the zoom's level, not a second request). */
+static bool value_only(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    static const char *const AROUND[] = {"to", "at", "like", "about", "around", "maybe", "please"};
+    bool number = false;
+    for (size_t i = b; i < e; i++) {
+        if (ts->t[i].kind != WORDS_WORD) {
+            continue;
+        }
+        const char *w = ts->t[i].w;
+        if (is_number_word(w) || router_is_numeric_keyword(r, w)) {
+            number = true;
+        } else if (match_any(ts, i, e, AROUND, COUNT(AROUND)) > 0) {
+            continue;
+        } else if (!(i > b && ts->t[i - 1].kind == WORDS_WORD &&
+                     (is_number_word(ts->t[i - 1].w) ||
+                      router_is_numeric_keyword(r, ts->t[i - 1].w)) &&
+                     router_match_verb(r, ts, i, e) == 0)) {
+            return false;
+        }
+    }
+    return number;
+}
+
+/* Whether tokens [b, e) hold a number. */
+static bool has_number(const struct router *r, const struct toks *ts, size_t b, size_t e) {
+    for (size_t i = b; i < e; i++) {
+        if (ts->t[i].kind == WORDS_WORD &&
+            (is_number_word(ts->t[i].w) || router_is_numeric_keyword(r, ts->t[i].w))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A typographic mark a segment's edge loses (UTF-8 "E2 80 xx": dashes, curly quotes, the
  * ellipsis): nonzero when s[i..] is one. */
 static unsigned char typo_mark(const char *s, size_t i, size_t len) {
@@ -310,6 +346,13 @@ size_t router_split_with(const struct router *r,
         }
         if (cut && switches_left_thing(r, &ts, seg_tok, a, b, e)) {
             cut = false;
+        }
+        bool punct_only = true;
+        for (size_t k = a; k < b; k++) {
+            punct_only = punct_only && ts.t[k].kind == WORDS_PUNCT;
+        }
+        if (cut && punct_only && value_only(r, &ts, b, e) && !has_number(r, &ts, seg_tok, a)) {
+            cut = false; /* "zoom in on her face, 2.5x": the value of the command before it */
         }
         if (cut && run == 1 && is_word(&ts, a, "and") && situation_at(&ts, clause_tok, a)) {
             cut = false; /* "i'll prop the phone on my pack and run into the shot": one clause */

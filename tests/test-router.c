@@ -533,6 +533,12 @@ static const struct split_case SPLIT_CASES[] = {
      {"actually I miss the grid, switch it on again"}},
     {"the flash, turn it off", 3, 1, {"the flash, turn it off"}},
     {"zoom in, then turn it off", 3, 2, {"zoom in", "turn it off"}},
+    /* a right side that is only a value (after a comma) is the value of a command that said
+     * none: "zoom in on her face, 2.5x" is one request; "zoom to 2x, 3 second timer" two */
+    {"zoom in on her face, 2.5x", 3, 1, {"zoom in on her face, 2.5x"}},
+    {"zoom in, to 3x please", 3, 1, {"zoom in, to 3x please"}},
+    {"zoom to 2x, 3 second timer", 3, 2, {"zoom to 2x", "3 second timer"}},
+    {"zoom in and 2x", 3, 2, {"zoom in", "2x"}},
     {"the grid, and take a photo", 3, 2, {"the grid", "take a photo"}},
     /* "n" is "and" as people type it */
     {"turn off the flash n the timer", 3, 2, {"turn off the flash", "the timer"}},
