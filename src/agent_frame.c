@@ -40,7 +40,15 @@ struct frame {
     char verb[WORDS_CAP];
     size_t n;
     struct frame_arg a[FRAME_MAX_ARGS];
+    bool addressed; /* a person right after the verb, no argument: "tell her ..." */
 };
+
+/* A person spoken of right after the verb ("tell her ...", "tell him ...", "tell them ..."):
+ * one such word in a frame stands for any. */
+static bool object_pronoun(const char *w) {
+    static const char *const OBJECTS[] = {"her", "him", "them", "me", "us"};
+    return words_in_list(w, OBJECTS, N_OF(OBJECTS));
+}
 
 static const char *const OPENERS[] = {
     "please", "pls", "can",  "could", "would", "you", "just", "now",   "hey", "ok",    "okay",
@@ -223,8 +231,10 @@ read_frame(const struct pipit_tool *t, const struct pipit_pack_example *ex, stru
     for (size_t i = 0; i < f->n; i++) {
         rest_after = rest_after || (f->a[i].kind == FRAME_REST && f->a[i].marker[0] == '\0');
     }
-    /* one word after the verb alone may be the first of several ("add eggs to the note") */
-    return f->n > 0 && after_verb == rest_after;
+    /* one word after the verb alone may be the first of several ("add eggs to the note");
+     * a person spoken of ("tell her mummy's coming") is no argument */
+    f->addressed = rest_after && !after_verb && object_pronoun(s[v + 1].w);
+    return f->n > 0 && (after_verb == rest_after || f->addressed);
 }
 
 /* Whether the segment's word `w` is the frame's verb or a verb people say for it. */
@@ -299,6 +309,9 @@ fit(const struct frame *f, const char *seg, bool any_verb, char vals[][FRAME_MAX
     bool verb = verb_fits(f->verb, t[v].w), any = false;
     if (!verb && !any_verb) {
         return false;
+    }
+    if (f->addressed && !(is_word(&t[v + 1]) && object_pronoun(t[v + 1].w))) {
+        return false; /* "tell her ..." fits "tell him ...", not "tell daddy loves him" */
     }
     for (size_t i = 0; i < f->n; i++) {
         const struct frame_arg *fa = &f->a[i];

@@ -5911,7 +5911,7 @@ static void test_example_says_undo_phrase(void **state) {
 
 /* A message an example gives a free-string argument is no word of the pack's: "go back"
  * undoes on a baby monitor whose talk-back example says "tell her go back to sleep buddy" (a
- * new user's pack had lost undo to it silently). */
+ * new user's pack had lost undo to it silently). And the example's frame takes "tell him". */
 static void test_example_message_keeps_undo(void **state) {
     (void)state;
     static const char SPEC[] =
@@ -5937,6 +5937,18 @@ static void test_example_message_keeps_undo(void **state) {
     assert_true(t->flags & PIPIT_TURN_UNDO);
     assert_int_equal(t->n_calls, 0);
     assert_state(&fx, "volume", "3.0");
+    pipit_turn_free(t);
+    /* the example's "her" is the person spoken to, no argument: "tell him ..." fits its frame
+     * ("tell him daddy loves him" had been refused); "tell daddy ..." does not */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "tell him daddy loves him");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "talk_to_baby");
+    assert_string_equal(t->calls[0].args_json, "{\"message\":\"daddy loves him\"}");
+    pipit_turn_free(t);
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "tell daddy i love him");
+    assert_int_equal(t->n_calls, 0);
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
