@@ -10,8 +10,8 @@
 
 #include "agent_decode.h"
 
+#include "agent_choice.h"
 #include "agent_context.h"
-#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "agent_record.h"

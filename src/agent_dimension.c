@@ -13,7 +13,7 @@
 
 #include "agent_dimension.h"
 
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "agent_number.h"
 #include "agent_said.h"
 #include "words.h"

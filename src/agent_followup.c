@@ -12,7 +12,7 @@
  */
 #include "agent_followup.h"
 
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "agent_named.h"
 #include "agent_number.h"
 #include "agent_question.h"

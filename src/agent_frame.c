@@ -3,7 +3,7 @@
  */
 #include "agent_frame.h"
 
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "agent_said.h"
 #include "status.h"
 #include "verbbank.h"

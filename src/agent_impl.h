@@ -7,7 +7,11 @@
  *   agent_turn.c     pipit_agent_turn(): route, then decode, execute and render each segment
  *   agent_decode.c   one backend step, one segment's decode (two in JIT mode)
  *   agent_step.c     one decoded output: parse, validate, execute, the sentence
- *   agent_guard.c    the person's words and choices: an argument the model bent is restored
+ *   agent_guard.c    the person's words: a copy the model misspelt or cut, the item named
+ *   agent_choice.c   the person's choice: an enum value or an on/off said
+ *   agent_choose.c   which tool the segment's verb, value, number or selector names
+ *   agent_switch.c   switches and guesses nobody asked for; things the pack lacks
+ *   agent_heard.c    what the person said, read for the four above
  *   agent_question.c questions (the cloud's, or kept from acting) and "don't ...": above
  *                    the guards
  *   agent_number.c   the person's numbers (written, said, in units, the ends of a range)

@@ -11,8 +11,8 @@
 
 #include "agent_named.h"
 
+#include "agent_choose.h"
 #include "agent_frame.h"
-#include "agent_guard.h"
 #include "agent_number.h"
 #include "agent_question.h"
 #include "agent_said.h"

@@ -111,9 +111,10 @@ int32_t agent_number_setter(const struct pipit_toolset *ts,
  * value to reach, not a step of that size. */
 bool agent_number_said_to(const char *segment);
 
-/* For the other guards (agent_guard.c): the numbers written in digits in `text` (an optional
- * sign right before them counts; "16:9" and "50%" are skipped), in `arg_unit` seconds when a
- * unit of time follows them, into `out`, as written into `raw`; how many (at most `max`). */
+/* For the other guards (agent_choose.c, agent_switch.c, ...): the numbers written in digits in
+ * `text` (an optional sign right before them counts; "16:9" and "50%" are skipped), in `arg_unit`
+ * seconds when a unit of time follows them, into `out`, as written into `raw`; how many (at most
+ * `max`). */
 size_t
 agent_numbers_written(const char *text, double arg_unit, double *out, double *raw, size_t max);
 

@@ -2,15 +2,15 @@
  * agent_question.c - questions and requests not to act (docs/agent.md, "A question never acts",
  * "To the cloud", "Asked not to"): whether a segment asks rather than requests, whether a
  * question is about the world (the cloud's) or keeps the model's call from acting, and whether
- * the person asked for something not to be done. Above the guards (agent_guard.h: what a
+ * the person asked for something not to be done. Above the guards (agent_switch.h: what a
  * segment says of a call), below the step.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "agent_question.h"
 
-#include "agent_guard.h"
 #include "agent_said.h"
+#include "agent_switch.h"
 #include "toolspec.h"
 #include "words.h"
 

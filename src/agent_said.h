@@ -1,6 +1,7 @@
 /*
- * agent_said.h - what a segment says, for the guards (agent_guard.c, agent_number.c): phrases
- * as whole words, a negation, and a call's arguments written back. Below both guards.
+ * agent_said.h - what a segment says, for the guards (agent_guard.c, agent_choice.c,
+ * agent_choose.c, agent_switch.c, agent_number.c): phrases as whole words, a negation, and a call's
+ * arguments written back. Below both guards.
  */
 #ifndef PIPIT_AGENT_SAID_H
 #define PIPIT_AGENT_SAID_H

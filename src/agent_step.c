@@ -12,6 +12,8 @@
 
 #include "agent_step.h"
 
+#include "agent_choice.h"
+#include "agent_choose.h"
 #include "agent_dimension.h"
 #include "agent_followup.h"
 #include "agent_frame.h"
@@ -23,6 +25,7 @@
 #include "agent_question.h"
 #include "agent_record.h"
 #include "agent_said.h"
+#include "agent_switch.h"
 #include "agent_time.h"
 #include "agent_undo.h"
 #include "agent_value.h"
@@ -1542,7 +1545,7 @@ static bool handle_call(struct pipit_agent *a,
     if (model && ((keyed && !changed) || refused_noop) &&
         agent_flip_noop_switch(a->ts, tool, tb->segment, args)) {
         /* "get the flash going" -> off while it was off: nobody asks for what already is, the
-         * other side is meant (agent_guard.c); the first call changed nothing */
+         * other side is meant (agent_switch.c); the first call changed nothing */
         json_decref(data);
         data = NULL;
         rec->ok = false;

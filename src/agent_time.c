@@ -13,7 +13,7 @@
 
 #include "agent_time.h"
 
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "agent_said.h"
 #include "status.h"
 #include "words.h"

@@ -20,11 +20,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "agent_choose.h"
 #include "agent_context.h"
 #include "agent_decode.h"
 #include "agent_followup.h"
 #include "agent_frame.h"
-#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_prompt.h"
 #include "agent_question.h"

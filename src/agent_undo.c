@@ -12,9 +12,9 @@
 #include "agent_undo.h"
 
 #include "agent_followup.h"
-#include "agent_guard.h"
 #include "agent_impl.h"
 #include "agent_record.h"
+#include "agent_switch.h"
 #include "ask.h"
 #include "router.h"
 #include "status.h"

@@ -11,7 +11,7 @@
  */
 #include "agent_value.h"
 
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "agent_said.h"
 #include "toolspec.h"
 #include "words.h"

@@ -10,7 +10,7 @@
  * action with no effect and no "undo" is passed over by undo, which then reverts the action
  * before it.
  */
-#include "agent_guard.h"
+#include "agent_choose.h"
 #include "pipit_tools.h"
 #include "strbuf.h"
 #include "toolspec.h"
