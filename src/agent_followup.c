@@ -18,6 +18,7 @@
 #include "agent_question.h"
 #include "agent_said.h"
 #include "memory.h"
+#include "render.h"
 #include "router.h"
 #include "smalltalk.h"
 #include "toolspec.h"
@@ -668,7 +669,8 @@ value_instead(const struct pipit_agent *a, const char *segment, struct pipit_cal
 }
 
 /* The text tool `t`'s success template gives value `value` of argument `arg`
- * ("{mode:driving=by car|cycling=by bike}": "by bike" for cycling), into out; false when none. */
+ * ("{mode:driving=by car|cycling=by bike}": "by bike" for cycling), into out, rendered by
+ * render.c's value map; false when the template has no map for `arg` or says the value as it is. */
 static bool value_phrase(const struct pipit_tool *t,
                          const char *arg,
                          const char *value,
@@ -677,21 +679,27 @@ static bool value_phrase(const struct pipit_tool *t,
     char open[80];
     pipit_format(open, sizeof(open), "{%s:", arg);
     const char *p = t->success != NULL ? strstr(t->success, open) : NULL;
-    if (p == NULL) {
+    const char *end = p != NULL ? strchr(p, '}') : NULL;
+    if (end == NULL) {
         return false;
     }
-    p += strlen(open);
-    size_t lv = strlen(value);
-    while (*p != '\0' && *p != '}') {
-        size_t l = strcspn(p, "|}");
-        if (l > lv && strncmp(p, value, lv) == 0 && p[lv] == '=') {
-            pipit_format(out, size, "%.*s", (int)(l - lv - 1), p + lv + 1);
-            return true;
-        }
-        p += l;
-        p += *p == '|';
+    char tmpl[256];
+    pipit_format(tmpl, sizeof(tmpl), "%.*s", (int)(end + 1 - p), p);
+    json_t *args = json_object();
+    json_object_set_new(args, arg, json_string(value));
+    char *said = render_template(tmpl, args, NULL, NULL, NULL);
+    json_decref(args);
+    char plain[128];
+    pipit_format(plain, sizeof(plain), "%s", value);
+    for (char *q = plain; *q != '\0'; q++) {
+        *q = *q == '_' ? ' ' : *q;
     }
-    return false;
+    bool mapped = said != NULL && strcmp(said, value) != 0 && strcmp(said, plain) != 0;
+    if (mapped) {
+        pipit_format(out, size, "%s", said);
+    }
+    free(said);
+    return mapped;
 }
 
 /* Whether token `w` names enum value `value` of argument `arg` of tool `t`: the value's own word
