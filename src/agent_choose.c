@@ -950,23 +950,57 @@ static bool number_of_arg(const struct words_tok *tok, size_t n, const char *arg
     return false;
 }
 
+/* Whether a number at token i is a value to reach ("to 3", "at 9", "be a 7") or a step of that
+ * size ("3 notches", "two clicks louder"): 1, -1, or 0 when the words say neither. */
+static int number_kind(const struct words_tok *tok, size_t n, size_t i) {
+    static const char *const STEPS[] = {"notch", "notches", "click",  "clicks",  "step",
+                                        "steps", "more",    "louder", "quieter", "higher",
+                                        "lower", "up",      "down",   "less",    "times"};
+    size_t b =
+        i > 0 && (strcmp(tok[i - 1].w, "a") == 0 || strcmp(tok[i - 1].w, "like") == 0) ? i - 1 : i;
+    if (b > 0 && (strcmp(tok[b - 1].w, "to") == 0 || strcmp(tok[b - 1].w, "at") == 0 ||
+                  strcmp(tok[b - 1].w, "be") == 0)) {
+        return 1;
+    }
+    return i + 1 < n && words_in_list(tok[i + 1].w, STEPS, N_OF(STEPS)) ? -1 : 0;
+}
+
 /* The one tool (not the cloud) whose only required argument is a number that the segment
  * names: by a noun of the tool, or (not `ranged`) by a number with the argument's name as its
- * unit; `ranged`: only numbers with both ends. False for none or two. */
+ * unit; `ranged`: only numbers with both ends. Of a setter and a step both named ("siren" of
+ * set_siren_volume and change_siren_volume), a number said as a value to reach picks the
+ * setter, one said as a step the step. False for none or two. */
 static bool named_number_tool(const struct pipit_toolset *ts,
                               const struct words_tok *tok,
                               size_t n,
                               bool ranged,
                               size_t *named) {
-    size_t n_named = 0;
+    size_t n_named = 0, setter = 0, stepper = 0, n_setters = 0, n_steppers = 0;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_schema_prop *num =
             pipit_toolset_is_cloud(ts, i) ? NULL : heard_one_required_number(&ts->tools[i]);
         if (num != NULL && (!ranged || (num->schema->has_min && num->schema->has_max)) &&
             (names_tool_noun(ts, i, tok, n) || (!ranged && number_of_arg(tok, n, num->name)))) {
+            const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
+            bool step = tp != NULL && tp->has_step;
+            setter = step ? setter : i;
+            n_setters += !step && tp != NULL && tp->n_set > 0;
+            stepper = step ? i : stepper;
+            n_steppers += step;
             *named = i;
             n_named++;
         }
+    }
+    int kind = 0;
+    for (size_t i = 0; i < n && kind == 0; i++) {
+        int w = 0;
+        if (isdigit((unsigned char)tok[i].w[0]) || words_number_value(tok[i].w, &w)) {
+            kind = number_kind(tok, n, i);
+        }
+    }
+    if (n_named == 2 && n_setters == 1 && n_steppers == 1 && kind != 0) {
+        *named = kind > 0 ? setter : stepper; /* "siren down to 3", "three notches louder" */
+        return true;
     }
     return n_named == 1;
 }
@@ -1050,9 +1084,29 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
         !number_call(ts, segment, tok, n, &named, &made)) {
         return false;
     }
-    if (named == (size_t)tool || heard_names_call(ts, tool, call, segment, tok, n)) {
+    /* the model's call has what was said, unless it is a switch (a boolean, no number) whose
+     * name the number's tool shares: "siren down to 3" -> siren(on=false) is the siren's
+     * volume */
+    const struct pipit_tool *mt = pipit_toolset_tool(ts, (size_t)tool);
+    bool number = false, boolean = false;
+    for (size_t j = 0; mt->params != NULL && j < mt->params->n_props; j++) {
+        enum pipit_schema_type ty = mt->params->props[j].schema->type;
+        number = number || ty == PIPIT_SCHEMA_NUMBER || ty == PIPIT_SCHEMA_INTEGER;
+        boolean = boolean || ty == PIPIT_SCHEMA_BOOLEAN;
+    }
+    bool shared = false;
+    for (const char *p = mt->name; !number && boolean && *p != '\0';) {
+        size_t len = strcspn(p, "_");
+        char w[WORDS_CAP];
+        pipit_format(w, sizeof(w), "%.*s", (int)(len < sizeof(w) ? len : sizeof(w) - 1), p);
+        shared = shared || (len >= 3 && words_name_has(ts->tools[named].name, w, strlen(w)) &&
+                            !words_is_tool_verb(w));
+        p += len;
+        p += *p == '_';
+    }
+    if (named == (size_t)tool || (!shared && heard_names_call(ts, tool, call, segment, tok, n))) {
         json_decref(made);
-        return false; /* the model's */
+        return false;
     }
     return agent_said_replace_call(call, pipit_toolset_tool(ts, named), made);
 }

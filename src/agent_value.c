@@ -257,7 +257,9 @@ bool agent_restore_unknown_value(const struct pipit_toolset *ts,
             }
         } else {
             size_t at = value_place(segment, tok, n, t, p->name);
+            int number = 0; /* "put the siren at nine": a number, no value of a mode */
             if (at >= n || strlen(tok[at].w) < 3 || isdigit((unsigned char)tok[at].w[0]) ||
+                words_number_value(tok[at].w, &number) ||
                 words_in_list(tok[at].w, GENERIC, N_OF(GENERIC)) || pack_knows(ts, tok[at].w)) {
                 continue;
             }
@@ -349,7 +351,8 @@ bool agent_choose_tool_by_unknown_value(const struct pipit_toolset *ts,
         n--; /* "... teal please" */
     }
     const char *last = tok[n - 1].w;
-    if (strlen(last) < 3 || !isalpha((unsigned char)last[0]) ||
+    int number = 0; /* "put the siren at nine": a number, no value */
+    if (strlen(last) < 3 || !isalpha((unsigned char)last[0]) || words_number_value(last, &number) ||
         words_in_list(last, GENERIC, N_OF(GENERIC)) || knows_form(ts, last)) {
         return false;
     }

@@ -3369,6 +3369,59 @@ static void test_followup_after_a_setting(void **state) {
 /* A tool whose one required argument is a number, named with one number, is that tool with
  * that number as said ("timer 7 seconds actually, ..." -> set_timer(7), refused with the
  * limit, not the model's focus); "fine, make it 10" then sets the last call's number. */
+/* A siren with a switch, a volume setter and a volume step (a new user's alarm pack): a number
+ * said to reach picks the setter, one said as steps the step, even over the model's switch of
+ * the same name ("siren down to 3" -> siren(on=false)); a number word is no value of a mode
+ * ("put the siren at nine" had become set_mode("nine")). */
+static void test_setter_or_step_by_number(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"alarm\", \"state\": {\"siren\": {\"type\": \"boolean\", "
+        "\"initial\": false}, \"siren_volume\": {\"type\": \"integer\", \"minimum\": 1, "
+        "\"maximum\": 10, \"initial\": 6}, \"mode\": {\"type\": \"string\", \"enum\": "
+        "[\"disarmed\", \"home\", \"away\", \"night\"], \"initial\": \"disarmed\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"siren\", \"description\": \"Sound "
+        "or silence the siren\", \"parameters\": {\"type\": \"object\", \"properties\": {\"on\": "
+        "{\"type\": \"boolean\"}}, \"required\": [\"on\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"siren\": \"{on}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_siren_volume\", "
+        "\"description\": \"Siren volume\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"level\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 10}}, "
+        "\"required\": [\"level\"]}}, \"pipit\": {\"effect\": {\"set\": {\"siren_volume\": "
+        "\"{level}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"change_siren_volume\", "
+        "\"description\": \"Siren louder or quieter by steps\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"steps\": {\"type\": \"integer\", \"minimum\": -9, "
+        "\"maximum\": 9}}, \"required\": [\"steps\"]}}, \"pipit\": {\"effect\": {\"step\": "
+        "{\"key\": \"siren_volume\", \"by\": \"{steps}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_mode\", \"description\": "
+        "\"Arm or disarm\", \"parameters\": {\"type\": \"object\", \"properties\": {\"mode\": "
+        "{\"type\": \"string\", \"enum\": [\"disarmed\", \"home\", \"away\", \"night\"]}}, "
+        "\"required\": [\"mode\"]}}, \"pipit\": {\"effect\": {\"set\": {\"mode\": \"{mode}\"}}, "
+        "\"examples\": [{\"say\": \"put it on away\", \"args\": {\"mode\": \"away\"}}]}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 4,
+           (const char *const[]){"<call>siren(on=false)", "<call>siren(on=true)",
+                                 "<call>siren(on=true)", "<call>siren(on=true)"});
+    struct pipit_turn *t = turn(&fx, "siren down to 3");
+    assert_string_equal(t->calls[0].tool, "set_siren_volume");
+    assert_state(&fx, "siren_volume", "3");
+    pipit_turn_free(t);
+    t = turn(&fx, "can the siren be a 7");
+    assert_string_equal(t->calls[0].tool, "set_siren_volume");
+    assert_state(&fx, "siren_volume", "7");
+    pipit_turn_free(t);
+    t = turn(&fx, "2 clicks louder on the siren");
+    assert_string_equal(t->calls[0].tool, "change_siren_volume");
+    assert_state(&fx, "siren_volume", "9");
+    pipit_turn_free(t);
+    t = turn(&fx, "put the siren at nine");
+    assert_string_not_equal(t->calls[0].tool, "set_mode");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 static void test_tool_by_number_and_make_it(void **state) {
     (void)state;
     struct fixture fx;
@@ -7116,6 +7169,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_tool_by_value),
         cmocka_unit_test(test_followup_after_a_setting),
         cmocka_unit_test(test_tool_by_number_and_make_it),
+        cmocka_unit_test(test_setter_or_step_by_number),
         cmocka_unit_test(test_carried_room_and_direction),
         cmocka_unit_test(test_first_verb_shared),
         cmocka_unit_test(test_number_words_restored),
