@@ -370,8 +370,8 @@ bool agent_restore_pattern_id(const struct pipit_toolset *ts,
         const char *v = json_string_value(json_object_get(args, t->params->props[i].name));
         size_t lp = s->pattern != NULL ? strlen(s->pattern) : 0;
         if (v == NULL || s->type != PIPIT_SCHEMA_STRING || lp < 2 || s->pattern[0] != '^' ||
-            s->pattern[lp - 1] != '$') {
-            continue;
+            s->pattern[lp - 1] != '$' || pipit_schema_time_of_day(s)) {
+            continue; /* a time of day is agent_time.c's: "11:30 pm" is 23:30, not "11:30" */
         }
         /* the words that match whole, as written or with their letters in capitals ("z-9"
          * for "^Z-[0-9]{1,2}$"); else the words shaped like the model's value (its letters and

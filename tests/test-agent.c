@@ -3903,6 +3903,32 @@ static void test_time_of_day(void **state) {
     }
 }
 
+/* A time of day under a pattern ("^([01]\\d|2[0-3]):[0-5]\\d$") is the time said, am/pm read:
+ * "11:30 pm" is 23:30, not the "11:30" written (a new user's alarm had armed at 11:30). */
+static void test_patterned_time_of_day(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"alarm\", \"state\": {\"auto_arm\": {\"type\": \"string\", "
+        "\"initial\": \"23:00\"}}}, \"tools\": [{\"type\": \"function\", \"function\": {\"name\": "
+        "\"set_auto_arm\", \"description\": \"Arm every day at HH:MM\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {\"time\": {\"type\": \"string\", \"pattern\": "
+        "\"^([01]\\\\d|2[0-3]):[0-5]\\\\d$\"}}, \"required\": [\"time\"]}}, \"pipit\": "
+        "{\"effect\": "
+        "{\"set\": {\"auto_arm\": \"{time}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 2,
+           (const char *const[]){"<call>set_auto_arm(time=\"11:30\")",
+                                 "<call>set_auto_arm(time=\"21:15\")"});
+    struct pipit_turn *t = turn(&fx, "set auto arm for 11:30 pm");
+    assert_string_equal(t->calls[0].args_json, "{\"time\":\"23:30\"}");
+    pipit_turn_free(t);
+    t = turn(&fx, "auto arm at 21:15");
+    assert_string_equal(t->calls[0].args_json, "{\"time\":\"21:15\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* The time said goes into the tool that takes one: the model's other tool, its cloud call or
  * its refusal becomes that tool when the segment names it ("alarm", "wake"); an argument that
  * takes "HH:MM" gets the time said. */
@@ -7089,6 +7115,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_own_question_kept),
         cmocka_unit_test(test_time_of_day),
         cmocka_unit_test(test_time_said),
+        cmocka_unit_test(test_patterned_time_of_day),
         cmocka_unit_test(test_verb_copied_as_thing),
         cmocka_unit_test(test_undo_both_counts_a_noop),
         cmocka_unit_test(test_bit_after_a_jump),
