@@ -36,10 +36,10 @@
  * generic English (no pack nouns here) */
 
 /* Words a question may start with. */
-static const char *const OPENERS[] = {"where",  "wheres", "is",   "isnt",  "are",   "arent",
-                                      "am",     "was",    "what", "whats", "which", "how",
-                                      "hows",   "do",     "does", "any",   "if",    "whether",
-                                      "whatre", "did",    "have", "has",   "when",  "whens"};
+static const char *const OPENERS[] = {
+    "where",  "wheres", "is",   "isnt", "are",  "arent", "am",  "was", "what",
+    "whats",  "which",  "how",  "hows", "do",   "does",  "any", "if",  "whether",
+    "whatre", "did",    "have", "has",  "when", "whens", "who", "whos"};
 
 /* Dropped at the start of a question. */
 static const char *const LEAD_FILLERS[] = {
@@ -120,6 +120,7 @@ static const char *const GLUE[] = {
     "kept",      "started",  "stopped",  "looking",    "look",     "like",     "sitting",
     "pick",      "picked",   "chose",    "chosen",     "saving",   "shooting", "s",
     "did",       "actually", "really",   "definitely", "honestly", "saved",    "stored",
+    "does",      "who",      "whos",     "when",       "whens",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */

@@ -539,6 +539,42 @@ static void test_sensor_quantity(void **state) {
     pack_close(&p);
 }
 
+/* "who" and "when" open questions too, and "do"/"does" are glue: "who has the guest code?",
+ * "when does it auto arm?" (a new user's alarm; both had gone to the cloud); a question that
+ * names no key stays the model's. */
+static void test_who_and_when(void **state) {
+    (void)state;
+    static const char GUARD[] =
+        "{\"pipit\": {\"pack\": \"alarm\", \"state\": {"
+        "\"guest\": {\"type\": \"string\", \"initial\": \"Dave\", \"words\": {\"names\": "
+        "\"guest code|guest\", \"noun\": \"the guest code\"}}, "
+        "\"auto_arm\": {\"type\": \"string\", \"initial\": \"23:00\", \"words\": {\"names\": "
+        "\"auto arm\", \"noun\": \"the auto-arm time\"}}}}, \"tools\": [{\"type\": \"function\", "
+        "\"function\": {\"name\": \"set_guest_code\", \"description\": \"Give a guest a code\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"guest\": {\"type\": "
+        "\"string\"}}, \"required\": [\"guest\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"guest\": \"{guest}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(GUARD, sizeof(GUARD) - 1, "alarm.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    char guest[128], arm[128];
+    assert_true(ask_answer(p.k, "what's the guest code?", p.state, guest, sizeof(guest)));
+    assert_true(ask_answer(p.k, "what's the auto arm?", p.state, arm, sizeof(arm)));
+    const struct qa cases[] = {
+        {"who has the guest code?", guest}, {"who's got the guest code at the moment", guest},
+        {"when does it auto arm?", arm},    {"who won the game last night", NULL},
+        {"when is sunset", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -574,8 +610,9 @@ int main(void) {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
         cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
         cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_sensor_quantity),
-        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
-        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_who_and_when),     cmocka_unit_test(test_camera_claims),
+        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
