@@ -154,7 +154,11 @@ static const char *const NUM_LEADS[] = {
     "lower it to",
     "raise it to",
 };
-static const char *const NUM_TAILS[] = {"then", "instead", "instead then", "then please"};
+static const char *const NUM_TAILS[] = {
+    "then",    "instead",         "instead then",    "then please",       "is better",
+    "is fine", "is plenty",       "is enough",       "is good",           "is ok",
+    "is okay", "is perfect",      "would be better", "works better",      "should do",
+    "will do", "is more like it", "would be fine",   "is better i think", "is better actually"};
 /* A correction before a number makes it a follow-up: "no, 1.5", "actually 3", "sorry, 5". */
 static const char *const CORRECTIONS[] = {"no",    "nope",   "nah",     "actually",
                                           "sorry", "oops",   "i meant", "i mean",
@@ -226,6 +230,7 @@ static const char *const FU_FILLERS[] = {
     "yes",
     "yep",
     "ugh",
+    "eh",
     "nah",
     "please",
     "pipit",

@@ -589,6 +589,11 @@ static void test_followup_table(void **state) {
         {"that's too far", ROUTER_FOLLOWUP_BACK},
         {"fine, make it 10", ROUTER_FOLLOWUP_NUMBER},
         {"10 then", ROUTER_FOLLOWUP_NUMBER},
+        /* a number with a word of preference after it (a new user's alarm: "eh 50 is better"
+         * had gone to the cloud) */
+        {"eh 50 is better", ROUTER_FOLLOWUP_NUMBER},
+        {"nah, 45 is plenty", ROUTER_FOLLOWUP_NUMBER},
+        {"50 is my lucky number", ROUTER_FOLLOWUP_NONE},
         {"ok try 5 instead", ROUTER_FOLLOWUP_NUMBER},
         {"change that to 3", ROUTER_FOLLOWUP_NUMBER},
         {"make it 2 seconds please", ROUTER_FOLLOWUP_NUMBER},
