@@ -21,6 +21,8 @@
 #define EBIKE_SCENARIOS    PIPIT_SOURCE_DIR "/tests/specs/packs/ebike.jsonl"
 #define BABY               PIPIT_SOURCE_DIR "/tests/specs/packs/babymonitor.json"
 #define BABY_SCENARIOS     PIPIT_SOURCE_DIR "/tests/specs/packs/babymonitor.jsonl"
+#define GUARD              PIPIT_SOURCE_DIR "/tests/specs/packs/homeguard.json"
+#define GUARD_SCENARIOS    PIPIT_SOURCE_DIR "/tests/specs/packs/homeguard.jsonl"
 
 struct fixture {
     struct pipit_toolset *ts;
@@ -577,7 +579,8 @@ static void test_new_user_pack_checks(void **state) {
     static const struct {
         const char *pack, *scenarios;
         size_t n;
-    } PACKS[] = {{EBIKE, EBIKE_SCENARIOS, 59}, {BABY, BABY_SCENARIOS, 57}};
+    } PACKS[] = {
+        {EBIKE, EBIKE_SCENARIOS, 59}, {BABY, BABY_SCENARIOS, 57}, {GUARD, GUARD_SCENARIOS, 58}};
     for (size_t k = 0; k < sizeof(PACKS) / sizeof(PACKS[0]); k++) {
         struct fixture *f = open_pack(PACKS[k].pack);
         struct pipit_scenarios *set = NULL;
