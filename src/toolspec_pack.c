@@ -299,7 +299,11 @@ static bool parse_key_words(struct ts_parser *P,
             return false;
         }
         if (i == 4 && strstr(s, "{v}") == NULL) {
-            ts_fail(P, p, false, "a pattern must contain {v} (the value), got \"%s\"", s);
+            ts_fail(P, p, false,
+                    "a pattern must contain {v} (the value) as is; it takes no value map such as "
+                    "{v:off=...} (the setter's success template may hold one: docs/pack.md), "
+                    "got \"%s\"",
+                    s);
             return false;
         }
         *slots[i] = s;
