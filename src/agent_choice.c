@@ -55,6 +55,7 @@ static bool other_arg_has(const struct pipit_tool *t, size_t skip, const char *p
     return false;
 }
 
+/* The one value of enum argument `i` the segment says, or NULL. */
 static const char *
 said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *tok, size_t n) {
     const struct pipit_schema *s = t->params->props[i].schema;
@@ -66,8 +67,9 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         }
         bool in_name = false; /* said with the next word of the tool's name: "quality priority" */
         for (size_t k = 0; k + 1 < n && strchr(ph, ' ') == NULL; k++) {
-            in_name = in_name || (strcmp(tok[k].w, ph) == 0 && heard_name_has_word(t->name, ph) &&
-                                  heard_name_has_word(t->name, tok[k + 1].w));
+            in_name =
+                in_name || (strcmp(tok[k].w, ph) == 0 && words_name_has(t->name, ph, strlen(ph)) &&
+                            words_name_has(t->name, tok[k + 1].w, strlen(tok[k + 1].w)));
         }
         if (named == NULL && in_name) {
             named = s->enum_str[e]; /* "quality priority to speed": "quality" names the tool */
@@ -102,7 +104,7 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
     said = said != NULL ? said : slipped;
     /* "turn macro off": an off word beside another value turns that value off */
     if (said != NULL && !words_in_list(said, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE)) &&
-        heard_says_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE))) {
+        agent_said_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE))) {
         return NULL;
     }
     /* "begin recording": of a start/stop switch, the side its other verbs say, when they say
@@ -115,8 +117,8 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         stop = strcmp(s->enum_str[e], "stop") == 0 ? s->enum_str[e] : stop;
     }
     if (start != NULL && stop != NULL) {
-        bool starts = heard_says_any(tok, n, START_WORDS, N_OF(START_WORDS)),
-             stops = heard_says_any(tok, n, STOP_WORDS, N_OF(STOP_WORDS));
+        bool starts = agent_said_any(tok, n, START_WORDS, N_OF(START_WORDS)),
+             stops = agent_said_any(tok, n, STOP_WORDS, N_OF(STOP_WORDS));
         said = starts == stops ? NULL : starts ? start : stop;
     }
     /* sizes in other words ("big americano" -> large), when the enum has exactly that value */
@@ -129,7 +131,7 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
                 continue;
             }
             for (size_t w = 1; w < 4 && SIZES[z][w] != NULL && said == NULL; w++) {
-                said = heard_says(tok, n, SIZES[z][w]) ? s->enum_str[e] : NULL;
+                said = agent_said_phrase(tok, n, SIZES[z][w]) ? s->enum_str[e] : NULL;
             }
         }
     }
@@ -165,8 +167,8 @@ static int said_polarity(const char *name, const struct words_tok *tok, size_t n
     if (undone && !done) {
         return 0; /* "unlock", "disarm", "unmute": the name's own word undone */
     }
-    bool on = heard_says_any(tok, n, HEARD_SAY_TRUE, N_OF(HEARD_SAY_TRUE));
-    bool off = heard_says_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE));
+    bool on = agent_said_any(tok, n, HEARD_SAY_TRUE, N_OF(HEARD_SAY_TRUE));
+    bool off = agent_said_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE));
     if (!on && !off && done && !undone) {
         return 1; /* "lock it up", "arm the alarm", "mute it" */
     }

@@ -26,10 +26,7 @@
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The string enum values that name a setting and that the segment says: 4 letters or more
- * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
- * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
- * first `max` go to tools[], args[] and values[] (max 0: only counted). */
+/* The most settings one segment is read for (heard_settings_said()). */
 #define MAX_SAID_SETTINGS 6
 
 /* First words that are no verb of one tool. */
@@ -108,7 +105,7 @@ static bool asks_plainly(const struct words_tok *tok, size_t n) {
     static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
                                            "thank", "thx",        "cheers",      "ty"};
     return n < GUARD_MAX_TOKENS && !agent_said_negation(tok, n) &&
-           !heard_says_any(tok, n, NOT_THIS, N_OF(NOT_THIS));
+           !agent_said_any(tok, n, NOT_THIS, N_OF(NOT_THIS));
 }
 
 static bool may_rename(const struct pipit_toolset *ts,
@@ -241,7 +238,7 @@ agent_example_verb(const struct pipit_toolset *ts, const char *say, char *verb, 
     verb[0] = '\0';
     struct words_tok t[8];
     size_t n = words_tokenize(say, strlen(say), 0, t, 8), v = heard_skip_openers(t, n);
-    if (v >= n || heard_says_any(t + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
+    if (v >= n || agent_said_any(t + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
         return -1;
     }
     pipit_format(verb, size, "%s", t[v].w);
@@ -256,7 +253,7 @@ bool agent_names_tool(const struct pipit_toolset *ts, size_t tool, const char *s
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
     size_t v = heard_skip_openers(tok, n);
     return heard_names_switch(ts, tool, tok, n) ||
-           (v < n && !heard_says_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS)) &&
+           (v < n && !agent_said_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS)) &&
             heard_example_verb_tool(ts, tok[v].w) == (int32_t)tool);
 }
 
@@ -270,7 +267,7 @@ bool agent_choose_tool_by_verb(const struct pipit_toolset *ts,
         return false;
     }
     size_t v = heard_skip_openers(tok, n);
-    if (v >= n || heard_says_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
+    if (v >= n || agent_said_any(tok + v, 1, NOT_VERBS, N_OF(NOT_VERBS))) {
         return false;
     }
     static const char *const HOW[] = {"in", "at", "with", "on", "using", "as"};
@@ -282,7 +279,7 @@ bool agent_choose_tool_by_verb(const struct pipit_toolset *ts,
             return false;
         }
     }
-    if (v + 1 < n && heard_says_any(tok + v + 1, 1, HOW, N_OF(HOW))) {
+    if (v + 1 < n && agent_said_any(tok + v + 1, 1, HOW, N_OF(HOW))) {
         return false; /* "shoot in portrait", "shoot at night": how, not what */
     }
     int32_t verb = heard_example_verb_tool(ts, tok[v].w);
@@ -317,7 +314,7 @@ static bool verb_call(const struct pipit_toolset *ts,
     static const char *const SKIP[] = {"my", "the", "a",  "an", "your", "some",
                                        "to", "for", "me", "up", "out"};
     size_t v = 0;
-    while (v < n && heard_says_any(tok + v, 1, LEADS, N_OF(LEADS))) {
+    while (v < n && agent_said_any(tok + v, 1, LEADS, N_OF(LEADS))) {
         v++;
     }
     if (v >= n) {
@@ -358,7 +355,7 @@ static bool verb_call(const struct pipit_toolset *ts,
     }
     const struct pipit_tool *t = pipit_toolset_tool(ts, *found);
     size_t r = v + 1;
-    while (r < n && (heard_says_any(tok + r, 1, SKIP, N_OF(SKIP)) ||
+    while (r < n && (agent_said_any(tok + r, 1, SKIP, N_OF(SKIP)) ||
                      heard_text_named(t->name, tok + r, 1))) {
         r++;
     }
@@ -425,7 +422,7 @@ static bool bank_call(const struct pipit_toolset *ts,
         }
     }
     size_t r = v + words_count(head);
-    while (r < n && heard_says_any(tok + r, 1, SKIP, N_OF(SKIP))) {
+    while (r < n && agent_said_any(tok + r, 1, SKIP, N_OF(SKIP))) {
         r++;
     }
     if (n_found != 1 || r >= n) {
@@ -484,10 +481,10 @@ static bool noun_call(const struct pipit_toolset *ts,
     static const char *const IS[] = {"is",    "are",  "was",   "were", "looks", "look",
                                      "seems", "isnt", "arent", "its",  "came",  "turned"};
     size_t v = heard_skip_openers(tok, n);
-    while (v < n && heard_says_any(tok + v, 1, QUANTITY, N_OF(QUANTITY))) {
+    while (v < n && agent_said_any(tok + v, 1, QUANTITY, N_OF(QUANTITY))) {
         v++;
     }
-    if (v >= n || heard_says_any(tok, n, IS, N_OF(IS))) {
+    if (v >= n || agent_said_any(tok, n, IS, N_OF(IS))) {
         return false;
     }
     size_t named = 0, match = 0; /* tools the word names; of them, a noun's with no argument */
@@ -543,7 +540,7 @@ bool agent_restore_verb_rest(const struct pipit_toolset *ts,
         size_t nh = had != NULL ? words_tokenize(had, strlen(had), 0, hw, GUARD_MAX_TOKENS) : 0;
         bool any = false;
         for (size_t i = 0; i < nh && !any; i++) {
-            any = heard_says(tok, n, hw[i].w);
+            any = agent_said_phrase(tok, n, hw[i].w);
         }
         if (had != NULL && nh > 0 && !any && strpbrk(had, "0123456789") == NULL) {
             json_object_set(args, name, v);
@@ -587,7 +584,7 @@ bool agent_value_call_for_refusal(const struct pipit_toolset *ts,
                                          "i would like", "id love", "id prefer", "give me",
                                          "lets have",    "lets get"};
     size_t w = 0;
-    while (w < n && heard_says_any(tok + w, 1, HEARD_OPENERS, N_OF(HEARD_OPENERS))) {
+    while (w < n && agent_said_any(tok + w, 1, HEARD_OPENERS, N_OF(HEARD_OPENERS))) {
         w++;
     }
     bool wish = false;
@@ -653,7 +650,7 @@ static bool says_tool_name(const struct pipit_toolset *ts,
                 w[i] = (char)tolower((unsigned char)p[i]);
             }
             w[l] = '\0';
-            if (heard_says(tok, n, w)) {
+            if (agent_said_phrase(tok, n, w)) {
                 return true;
             }
         }
@@ -740,7 +737,7 @@ static bool names_selected_key(const struct pipit_toolset *ts,
         if (len > 0 && len < sizeof(word)) {
             memcpy(word, p, len);
             word[len] = '\0';
-            if (heard_says(tok, n, word)) {
+            if (agent_said_phrase(tok, n, word)) {
                 return true;
             }
         }
@@ -779,7 +776,7 @@ static const char *said_place(const struct pipit_toolset *ts,
     for (size_t e = 0; e < p->schema->n_enum; e++) {
         char ph[WORDS_CAP * 2];
         const char *v = p->schema->enum_str[e];
-        if ((heard_value_phrase(v, ph, sizeof(ph)) && heard_says(tok, n, ph)) ||
+        if ((heard_value_phrase(v, ph, sizeof(ph)) && agent_said_phrase(tok, n, ph)) ||
             names_selected_key(ts, sel, v, tok, n)) {
             if (found != NULL && strcmp(found, v) != 0) {
                 return NULL; /* two places */
@@ -787,7 +784,7 @@ static const char *said_place(const struct pipit_toolset *ts,
             found = v;
         }
     }
-    if (found == NULL && heard_says_any(tok, n, ALL, N_OF(ALL))) {
+    if (found == NULL && agent_said_any(tok, n, ALL, N_OF(ALL))) {
         found = p->schema->enum_str[0]; /* every place: the agent runs the call for each */
     }
     return found;
@@ -1169,8 +1166,8 @@ static bool switch_call(const struct pipit_toolset *ts,
     if (heard_negates(ts, tok, n)) {
         return false;
     }
-    bool on = heard_says_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
-         off = heard_says_any(tok, n, HEARD_OFF_WORDS, N_OF(HEARD_OFF_WORDS));
+    bool on = agent_said_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
+         off = agent_said_any(tok, n, HEARD_OFF_WORDS, N_OF(HEARD_OFF_WORDS));
     if (on == off) {
         return false;
     }

@@ -496,9 +496,10 @@ bool agent_frame_choose_tool(const struct pipit_toolset *ts,
 
 /* Nouns people use for one another for what a device makes ("grab a photo" for "snap a
  * picture"). Generic English. */
-static const char *const KIN[][8] = {
-    {"photo", "photos", "picture", "pictures", "pic", "pics", "snapshot", "snapshots"},
-    {"photo", "picture", "pic", "snapshot", "shot", "image", "snap", NULL},
+#define KIN_MAX 16
+static const char *const KIN[][KIN_MAX] = {
+    {"photo", "photos", "picture", "pictures", "pic", "pics", "snapshot", "snapshots", "shot",
+     "shots", "image", "images", "snap", NULL},
     {"video", "videos", "clip", "clips", "recording", "film", NULL},
     {"song", "songs", "track", "tracks", "tune", "tunes", "music", NULL},
 };
@@ -511,10 +512,10 @@ static bool example_has(const char *say, const char *w) {
     }
     for (size_t g = 0; g < N_OF(KIN); g++) {
         bool in = false;
-        for (size_t m = 0; m < 8 && KIN[g][m] != NULL && !in; m++) {
+        for (size_t m = 0; KIN[g][m] != NULL && !in; m++) {
             in = strcmp(KIN[g][m], w) == 0;
         }
-        for (size_t m = 0; in && m < 8 && KIN[g][m] != NULL; m++) {
+        for (size_t m = 0; in && KIN[g][m] != NULL; m++) {
             if (words_text_has(say, KIN[g][m])) {
                 return true;
             }

@@ -24,8 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define N_OF(a)         (sizeof(a) / sizeof((a)[0]))
-#define GUARD_MAX_WORDS 48
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ============================================================================
  * the person's words: a copy the model misspelt
@@ -635,7 +634,7 @@ static bool strip_arg_lead(const struct pipit_tool *t, json_t *args) {
                       strstr(p->name, "title") != NULL || strstr(p->name, "tag") != NULL;
         size_t intro = n;
         for (size_t k = 0; naming && n < 16 && k + 1 < n; k++) {
-            intro = heard_says_any(tok + k, 1, INTRO, N_OF(INTRO)) ? k : intro;
+            intro = agent_said_any(tok + k, 1, INTRO, N_OF(INTRO)) ? k : intro;
         }
         if (intro < n) {
             char rest[GUARD_MAX_COPY * 2];
@@ -643,14 +642,14 @@ static bool strip_arg_lead(const struct pipit_tool *t, json_t *args) {
             changed = json_object_set_new(args, p->name, json_string(rest)) == 0 || changed;
             continue;
         }
-        while (i < n && heard_says_any(tok + i, 1, OWNERS, N_OF(OWNERS))) {
+        while (i < n && agent_said_any(tok + i, 1, OWNERS, N_OF(OWNERS))) {
             i++;
         }
         if (i >= n || !heard_text_named(p->name, tok + i, 1)) {
             continue;
         }
         size_t r = i + 1;
-        while (r < n && heard_says_any(tok + r, 1, LINKS, N_OF(LINKS))) {
+        while (r < n && agent_said_any(tok + r, 1, LINKS, N_OF(LINKS))) {
             r++;
         }
         if (r == i + 1 || r >= n || n >= 16) {
@@ -689,7 +688,7 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS), i = 0;
-    while (i < n && heard_says_any(tok + i, 1, LEADS, N_OF(LEADS))) {
+    while (i < n && agent_said_any(tok + i, 1, LEADS, N_OF(LEADS))) {
         i++;
     }
     /* one word, the verb or a word of the tool's name; or the request from its verb on
@@ -701,12 +700,12 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
         return false;
     }
     size_t r = i + 1;
-    while (r < n && (heard_says_any(tok + r, 1, SKIP, N_OF(SKIP)) ||
+    while (r < n && (agent_said_any(tok + r, 1, SKIP, N_OF(SKIP)) ||
                      heard_text_named(t->name, tok + r, 1) || strcmp(tok[r].w, vt[0].w) == 0)) {
         r++;
     }
     size_t e = n;
-    while (e > r && heard_says_any(tok + e - 1, 1, ENDS, N_OF(ENDS))) {
+    while (e > r && agent_said_any(tok + e - 1, 1, ENDS, N_OF(ENDS))) {
         e--;
     }
     char value[GUARD_MAX_COPY * 2];
@@ -778,10 +777,10 @@ static bool extend_short_name(const struct pipit_tool *t, const char *segment, j
         return false;
     }
     size_t lo = at, hi = at + m;
-    while (lo > 0 && hi - lo < 6 && !heard_says_any(tok + lo - 1, 1, LEFT, N_OF(LEFT)) &&
+    while (lo > 0 && hi - lo < 6 && !agent_said_any(tok + lo - 1, 1, LEFT, N_OF(LEFT)) &&
            !isdigit((unsigned char)tok[lo - 1].w[0]) &&
            !(strcmp(tok[lo - 1].w, "of") == 0 && lo >= 2 &&
-             heard_says_any(tok + lo - 2, 1, QUANTITY, N_OF(QUANTITY)))) {
+             agent_said_any(tok + lo - 2, 1, QUANTITY, N_OF(QUANTITY)))) {
         lo--;
     }
     if (lo == at) {

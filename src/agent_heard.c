@@ -95,6 +95,7 @@ const char *heard_find_nocase(const char *hay, const char *needle) {
     return NULL;
 }
 
+/* Whether `needle` occurs in `hay`, case aside. */
 bool heard_contains_nocase(const char *hay, const char *needle) {
     return heard_find_nocase(hay, needle) != NULL;
 }
@@ -111,11 +112,6 @@ bool heard_value_phrase(const char *v, char *out, size_t size) {
     }
     out[n] = '\0';
     return n > 0 && out[n - 1] != ' ';
-}
-
-/* Whether the tokens say `phrase` as whole words anywhere. */
-bool heard_says(const struct words_tok *t, size_t n, const char *phrase) {
-    return agent_said_phrase(t, n, phrase);
 }
 
 /* Whether the tokens say enum value `phrase`: as whole words, or a one-word value of 4 letters
@@ -135,17 +131,7 @@ bool heard_says_value(const struct words_tok *t, size_t n, const char *phrase) {
             return true;
         }
     }
-    return heard_says(t, n, phrase);
-}
-
-bool heard_says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list) {
-    return agent_said_any(t, n, list, n_list);
-}
-
-/* The one value of enum argument `i` the segment says, or NULL. */
-/* Whether `word` is one of the words of tool name `name` ("quality" of set_quality_priority). */
-bool heard_name_has_word(const char *name, const char *word) {
-    return words_name_has(name, word, strlen(word));
+    return agent_said_phrase(t, n, phrase);
 }
 
 /* Whether the segment says boolean `name`'s stem ("lock" of "locked", "arm" of "armed") as a
@@ -199,8 +185,8 @@ void heard_read_mistyped_off(struct words_tok *tok, size_t n) {
     static const char *const SWITCH_VERBS[] = {"turn", "switch", "shut", "turned", "switched"};
     for (size_t i = 1; i < n; i++) {
         if (strcmp(tok[i].w, "of") == 0 &&
-            (heard_says_any(tok + i - 1, 1, SWITCH_VERBS, N_OF(SWITCH_VERBS)) ||
-             (i + 1 == n && heard_says_any(tok, i, SWITCH_VERBS, N_OF(SWITCH_VERBS))))) {
+            (agent_said_any(tok + i - 1, 1, SWITCH_VERBS, N_OF(SWITCH_VERBS)) ||
+             (i + 1 == n && agent_said_any(tok, i, SWITCH_VERBS, N_OF(SWITCH_VERBS))))) {
             pipit_format(tok[i].w, sizeof(tok[i].w), "off");
         }
     }
@@ -401,6 +387,10 @@ bool heard_says_comparative(const struct words_tok *tok, size_t n, const char *p
     return false;
 }
 
+/* The string enum values that name a setting and that the segment says: 4 letters or more
+ * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
+ * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
+ * first `max` go to tools[], args[] and values[] (max 0: only counted). */
 size_t heard_settings_said(const struct pipit_toolset *ts,
                            const struct words_tok *tok,
                            size_t n,
@@ -438,9 +428,10 @@ size_t heard_settings_said(const struct pipit_toolset *ts,
     return found;
 }
 
+/* The index of the first token after the words that open a request (HEARD_OPENERS). */
 size_t heard_skip_openers(const struct words_tok *tok, size_t n) {
     size_t v = 0;
-    while (v < n && heard_says_any(tok + v, 1, HEARD_OPENERS, N_OF(HEARD_OPENERS))) {
+    while (v < n && agent_said_any(tok + v, 1, HEARD_OPENERS, N_OF(HEARD_OPENERS))) {
         v++;
     }
     return v;
@@ -518,7 +509,8 @@ bool heard_names_word_of(const char *w, const char *text) {
     return false;
 }
 
-/* Whether `w` names anything of the pack (above). */
+/* Whether `w` names anything of the pack: a tool's name, description, argument or enum value,
+ * an example's words, a state key or its declared names; a longer form or one slip away. */
 bool heard_pack_names(const struct pipit_toolset *ts, const char *w) {
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);

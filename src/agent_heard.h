@@ -37,24 +37,16 @@ size_t heard_edit_distance(const char *a, size_t la, const char *b, size_t lb);
 /* The first place `needle` occurs in `hay`, case aside; NULL when nowhere (or empty). */
 const char *heard_find_nocase(const char *hay, const char *needle);
 
+/* Whether `needle` occurs in `hay`, case aside. */
 bool heard_contains_nocase(const char *hay, const char *needle);
 
 /* `v` as a lowercase phrase ("living_room" -> "living room"); false when it is not one. */
 bool heard_value_phrase(const char *v, char *out, size_t size);
 
-/* Whether the tokens say `phrase` as whole words anywhere. */
-bool heard_says(const struct words_tok *t, size_t n, const char *phrase);
-
 /* Whether the tokens say enum value `phrase`: as whole words, or a one-word value of 4 letters
  * or more as the start of a word ("automatic" says "auto", "portraits" says "portrait"), but
  * not as a comparative ("warmer" is no "warm": it asks for a change). */
 bool heard_says_value(const struct words_tok *t, size_t n, const char *phrase);
-
-bool heard_says_any(const struct words_tok *t, size_t n, const char *const *list, size_t n_list);
-
-/* The one value of enum argument `i` the segment says, or NULL. */
-/* Whether `word` is one of the words of tool name `name` ("quality" of set_quality_priority). */
-bool heard_name_has_word(const char *name, const char *word);
 
 /* Whether the segment says boolean `name`'s stem ("lock" of "locked", "arm" of "armed") as a
  * word's start: *undone when with "un" or "dis" before it, anywhere ("unlock", "disarm"), *done
@@ -108,6 +100,10 @@ bool heard_says_verb_of(const struct words_tok *tok, size_t n, const char *ph);
  * "warmer" ("dim the kitchen a little" had switched the kitchen light on). */
 bool heard_says_comparative(const struct words_tok *tok, size_t n, const char *ph);
 
+/* The string enum values that name a setting and that the segment says: 4 letters or more
+ * ("daylight", "living room", a word's start: "portraits"), no word of a reversal ("back"), no
+ * switch side ("start", "stop": "down half a stop"), no cloud tool's. Returns how many; the
+ * first `max` go to tools[], args[] and values[] (max 0: only counted). */
 size_t heard_settings_said(const struct pipit_toolset *ts,
                            const struct words_tok *tok,
                            size_t n,
@@ -117,6 +113,7 @@ size_t heard_settings_said(const struct pipit_toolset *ts,
                            bool *verbs,
                            size_t max);
 
+/* The index of the first token after the words that open a request (HEARD_OPENERS). */
 size_t heard_skip_openers(const struct words_tok *tok, size_t n);
 
 /* Whether `w` is `lead` or, with `bank`, one of the verbs people use for it (verbbank.h: "grab"
@@ -140,19 +137,11 @@ bool heard_names_call(const struct pipit_toolset *ts,
 /* Tool `i`'s one required argument when it is a number and the only required one, else NULL. */
 const struct pipit_schema_prop *heard_one_required_number(const struct pipit_tool *t);
 
-/* ============================================================================ unknown things
- *
- * "turn on HDR for the candles" in the camera pack: the thing to switch is none of the pack's,
- * and a tiny model picks the nearest switch it knows (the grid). A switch phrase names its
- * thing ("turn on X", "turn X off", "switch on X", "enable X", "activate X", ...); when no word
- * of X names anything of the pack (a tool's name, description, argument or enum value, an
- * example's words, a state key or its declared names; a longer form or one slip away), the
- * request is for something the pack does not have. */
-
 /* Whether `w` names a word of `text` (split at anything not a letter or digit). */
 bool heard_names_word_of(const char *w, const char *text);
 
-/* Whether `w` names anything of the pack (above). */
+/* Whether `w` names anything of the pack: a tool's name, description, argument or enum value,
+ * an example's words, a state key or its declared names; a longer form or one slip away. */
 bool heard_pack_names(const struct pipit_toolset *ts, const char *w);
 
 #endif /* PIPIT_AGENT_HEARD_H */

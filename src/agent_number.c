@@ -279,9 +279,6 @@ static bool digits_repeated(double model, double said) {
     return true;
 }
 
-/* Puts the person's out-of-range number back into `call` when the model bent it (above), and
- * the one number the person wrote when the model wrote another. Returns true when the
- * arguments were changed. */
 bool agent_number_in_last_place(const struct pipit_toolset *ts,
                                 int32_t tool,
                                 const char *segment,
@@ -377,6 +374,9 @@ bool agent_number_in_last_place(const struct pipit_toolset *ts,
     return args != NULL && agent_said_replace_call(call, ft, args);
 }
 
+/* Puts the person's out-of-range number back into `call` when the model bent it (above), and
+ * the one number the person wrote when the model wrote another. Returns true when the
+ * arguments were changed. */
 bool agent_restore_person_number(const struct pipit_toolset *ts,
                                  int32_t tool,
                                  const char *segment,
@@ -1581,7 +1581,7 @@ static int misplaced(const struct pipit_toolset *ts,
             p->schema->type == PIPIT_SCHEMA_NUMBER || p->schema->type == PIPIT_SCHEMA_INTEGER;
         if (number && of_unit(p)) {
             json_decref(args);
-            return false;
+            return 0;
         }
         takes_number = takes_number || number;
         wrong = wrong || (number && json_is_number(v)) || (p->required && v == NULL);

@@ -102,7 +102,7 @@ bool agent_flip_noop_switch(const struct pipit_toolset *ts,
     if (!heard_names_switch(ts, (size_t)tool, tok, n)) {
         return false; /* "sounds like a plan" -> a lock call: a stray call is not read as meant */
     }
-    bool off_said = heard_says_any(tok, n, HEARD_OFF_WORDS, N_OF(HEARD_OFF_WORDS));
+    bool off_said = agent_said_any(tok, n, HEARD_OFF_WORDS, N_OF(HEARD_OFF_WORDS));
     json_t *v = json_object_get(args, name);
     if (sw->type == PIPIT_SCHEMA_BOOLEAN) {
         bool done = false, undone = false;
@@ -180,8 +180,8 @@ bool agent_switch_guessed(const struct pipit_toolset *ts,
         "commence", "launch", "fire",   "kick", "boot",  "shut",     "silence"};
     size_t v = heard_skip_openers(tok, n);
     return n < GUARD_MAX_TOKENS && !heard_names_call(ts, tool, call, segment, tok, n) &&
-           !agent_says_a_side(tok, n) && !heard_says_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP)) &&
-           !heard_says_any(tok, n, SIDE_VERBS, N_OF(SIDE_VERBS)) &&
+           !agent_says_a_side(tok, n) && !agent_said_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP)) &&
+           !agent_said_any(tok, n, SIDE_VERBS, N_OF(SIDE_VERBS)) &&
            !(v < n && heard_example_verb_tool(ts, tok[v].w) == tool);
 }
 
@@ -201,8 +201,8 @@ bool agent_choose_extreme_value(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    int side = heard_says_any(tok, n, TOP, N_OF(TOP))         ? 1
-               : heard_says_any(tok, n, BOTTOM, N_OF(BOTTOM)) ? -1
+    int side = agent_said_any(tok, n, TOP, N_OF(TOP))         ? 1
+               : agent_said_any(tok, n, BOTTOM, N_OF(BOTTOM)) ? -1
                                                               : 0;
     if (n >= GUARD_MAX_TOKENS || side == 0 || heard_negates(ts, tok, n)) {
         return false;
@@ -344,7 +344,7 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
         "up",    "down",   "max",      "maximum",  "min",   "minimum", "highest", "lowest",
         "half",  "double", "quarter",  "off",      "none",  "zero",    "reset",   "default",
         "raise", "lower",  "increase", "decrease", "boost", "drop",    "dim",     "fewer"};
-    if (heard_says_any(tok, n, MOVES, N_OF(MOVES)) ||
+    if (agent_said_any(tok, n, MOVES, N_OF(MOVES)) ||
         heard_names_call(ts, tool, call, segment, tok, n)) {
         return false;
     }
@@ -357,7 +357,7 @@ bool agent_number_guessed(const struct pipit_toolset *ts,
         int v = 0;
         bool pronoun =
             strcmp(tok[i].w, "one") == 0 &&
-            ((i > 0 && heard_says_any(tok + i - 1, 1, ONE_AFTER, N_OF(ONE_AFTER))) ||
+            ((i > 0 && agent_said_any(tok + i - 1, 1, ONE_AFTER, N_OF(ONE_AFTER))) ||
              (i + 1 < n && (strcmp(tok[i + 1].w, "else") == 0 || strcmp(tok[i + 1].w, "of") == 0)));
         if ((words_number_value(tok[i].w, &v) && !pronoun) || words_is_comparative(tok[i].w)) {
             return false; /* "ten", "a dozen"; "brighter", "warmest": a comparative */
@@ -382,7 +382,7 @@ bool agent_stray_call(const struct pipit_toolset *ts,
         "more", "less", "again", "another", "other", "further", "bit", "little",
         "same", "back", "way",   "too",     "also",  "much",    "lot", "that"};
     if (heard_names_switch(ts, (size_t)tool, tok, n) ||
-        heard_says_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP))) {
+        agent_said_any(tok, n, FOLLOW_UP, N_OF(FOLLOW_UP))) {
         return false; /* "drop the timer" -> timer 5: about the timer, however wrong */
     }
     double nums[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
@@ -447,7 +447,7 @@ static bool is_place_word(const struct pipit_toolset *ts, const char *w) {
                 }
                 for (size_t e = 0; e < s->n_enum; e++) {
                     if (s->enum_str != NULL && s->enum_str[e] != NULL &&
-                        heard_name_has_word(s->enum_str[e], w)) {
+                        words_name_has(s->enum_str[e], w, strlen(w))) {
                         return true;
                     }
                 }
@@ -499,11 +499,11 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
     for (size_t i = 0; i < n; i++) {
         size_t from = 0, to = 0; /* the thing: tokens [from, to) */
         size_t lead = i + 1;
-        while (lead < n && heard_says_any(tok + lead, 1, LEAD, N_OF(LEAD))) {
+        while (lead < n && agent_said_any(tok + lead, 1, LEAD, N_OF(LEAD))) {
             lead++;
         }
         size_t end = lead; /* "set the X to V": X of one to three words, V no word of the pack */
-        while (end < n && end < lead + 3 && !heard_says_any(tok + end, 1, STOP, N_OF(STOP))) {
+        while (end < n && end < lead + 3 && !agent_said_any(tok + end, 1, STOP, N_OF(STOP))) {
             end++;
         }
         /* a number the model's tool takes keeps its call when the thing is a word of its own
@@ -517,39 +517,39 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
             any_known = any_known || heard_pack_names(ts, tok[k].w);
         }
         names_model = names_model || !any_known;
-        if (heard_says_any(tok + i, 1, SET, N_OF(SET)) && lead > i + 1 && end > lead &&
-            end + 1 < n && heard_says_any(tok + end, 1, TO, N_OF(TO)) &&
+        if (agent_said_any(tok + i, 1, SET, N_OF(SET)) && lead > i + 1 && end > lead &&
+            end + 1 < n && agent_said_any(tok + end, 1, TO, N_OF(TO)) &&
             !heard_pack_names(ts, tok[end + 1].w) &&
             !(isdigit((unsigned char)tok[end + 1].w[0]) &&
               tool_takes_number(ts, tool, strtod(tok[end + 1].w, NULL)) && names_model)) {
             from = lead;
             to = end;
-        } else if (heard_says_any(tok + i, 1, MODE, N_OF(MODE)) && i > 0 &&
-                   !heard_says_any(tok + i - 1, 1, LEAD, N_OF(LEAD)) &&
-                   !heard_says_any(tok + i - 1, 1, STOP, N_OF(STOP)) &&
-                   !heard_says_any(tok + i - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
-                   !heard_says_any(tok + i - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
+        } else if (agent_said_any(tok + i, 1, MODE, N_OF(MODE)) && i > 0 &&
+                   !agent_said_any(tok + i - 1, 1, LEAD, N_OF(LEAD)) &&
+                   !agent_said_any(tok + i - 1, 1, STOP, N_OF(STOP)) &&
+                   !agent_said_any(tok + i - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
+                   !agent_said_any(tok + i - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
             to = i; /* "burst mode please": X of one or two words before "mode" */
             from = i - 1;
-            if (from > 0 && !heard_says_any(tok + from - 1, 1, LEAD, N_OF(LEAD)) &&
-                !heard_says_any(tok + from - 1, 1, STOP, N_OF(STOP)) &&
-                !heard_says_any(tok + from - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
-                !heard_says_any(tok + from - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
+            if (from > 0 && !agent_said_any(tok + from - 1, 1, LEAD, N_OF(LEAD)) &&
+                !agent_said_any(tok + from - 1, 1, STOP, N_OF(STOP)) &&
+                !agent_said_any(tok + from - 1, 1, PRONOUN, N_OF(PRONOUN)) &&
+                !agent_said_any(tok + from - 1, 1, NOT_A_THING, N_OF(NOT_A_THING))) {
                 from--;
             }
-        } else if (heard_says_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
-                   heard_says_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
+        } else if (agent_said_any(tok + i, 1, TURN, N_OF(TURN)) && i + 1 < n &&
+                   agent_said_any(tok + i + 1, 1, SIDES, N_OF(SIDES))) {
             from = i + 2; /* "turn on X" */
-        } else if (heard_says_any(tok + i, 1, ENABLE, N_OF(ENABLE))) {
+        } else if (agent_said_any(tok + i, 1, ENABLE, N_OF(ENABLE))) {
             from = i + 1; /* "enable X" */
-        } else if (heard_says_any(tok + i, 1, TURN, N_OF(TURN))) {
+        } else if (agent_said_any(tok + i, 1, TURN, N_OF(TURN))) {
             size_t j = i + 1; /* "turn X on": X of one to three words */
-            while (j < n && j <= i + 3 && !heard_says_any(tok + j, 1, SIDES, N_OF(SIDES)) &&
-                   !heard_says_any(tok + j, 1, STOP, N_OF(STOP))) {
+            while (j < n && j <= i + 3 && !agent_said_any(tok + j, 1, SIDES, N_OF(SIDES)) &&
+                   !agent_said_any(tok + j, 1, STOP, N_OF(STOP))) {
                 j++;
             }
             if (j == i + 1 || j >= n || j > i + 3 ||
-                !heard_says_any(tok + j, 1, SIDES, N_OF(SIDES))) {
+                !agent_said_any(tok + j, 1, SIDES, N_OF(SIDES))) {
                 continue;
             }
             from = i + 1;
@@ -557,23 +557,23 @@ bool agent_unknown_thing(const struct pipit_toolset *ts,
         } else {
             continue;
         }
-        while (from < n && heard_says_any(tok + from, 1, LEAD, N_OF(LEAD))) {
+        while (from < n && agent_said_any(tok + from, 1, LEAD, N_OF(LEAD))) {
             from++;
         }
         if (to == 0) {
             to = from;
-            while (to < n && to < from + 3 && !heard_says_any(tok + to, 1, STOP, N_OF(STOP))) {
+            while (to < n && to < from + 3 && !agent_said_any(tok + to, 1, STOP, N_OF(STOP))) {
                 to++;
             }
         }
-        if (to <= from || heard_says_any(tok + from, 1, PRONOUN, N_OF(PRONOUN))) {
+        if (to <= from || agent_said_any(tok + from, 1, PRONOUN, N_OF(PRONOUN))) {
             return false; /* "turn it on": the thing is said elsewhere */
         }
         /* a place the pack has ("bedroom") does not make the thing after it the pack's ("the
          * bedroom fan"); any other word of the pack does ("horizon guide", "wifi back") */
         bool known = false, counted = false;
         for (size_t k = from; k < to && !known; k++) {
-            if (tok[k].w[0] == '\0' || heard_says_any(tok + k, 1, GENERIC, N_OF(GENERIC)) ||
+            if (tok[k].w[0] == '\0' || agent_said_any(tok + k, 1, GENERIC, N_OF(GENERIC)) ||
                 (k + 1 < to && is_place_word(ts, tok[k].w))) {
                 continue;
             }
@@ -600,6 +600,6 @@ bool agent_says_a_value_of(const json_t *args,
 }
 
 bool agent_says_a_side(const struct words_tok *tok, size_t n) {
-    return heard_says_any(tok, n, HEARD_SAY_TRUE, N_OF(HEARD_SAY_TRUE)) ||
-           heard_says_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE));
+    return agent_said_any(tok, n, HEARD_SAY_TRUE, N_OF(HEARD_SAY_TRUE)) ||
+           agent_said_any(tok, n, HEARD_SAY_FALSE, N_OF(HEARD_SAY_FALSE));
 }

@@ -78,7 +78,7 @@ bool agent_stray_call(const struct pipit_toolset *ts,
                       const json_t *args);
 
 /* Whether the segment asks to switch a thing the pack has nothing for ("turn on HDR" in the
- * camera pack; agent_guard.c, "unknown things"): a switch phrase whose thing has no word that
+ * camera pack; agent_switch.c, "unknown things"): a switch phrase whose thing has no word that
  * names a tool, argument, enum value, example word or state key of the pack. The thing as
  * said goes to `thing` ("HDR"). */
 bool agent_unknown_thing(const struct pipit_toolset *ts,

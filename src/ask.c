@@ -711,19 +711,10 @@ static size_t match_alias_ranked(const struct ask *k,
     return best;
 }
 
-static size_t match_alias_shared(const struct ask *k,
-                                 const struct words_tok *t,
-                                 size_t n,
-                                 size_t i,
-                                 int *key,
-                                 uint64_t *shared) {
-    return match_alias_ranked(k, t, n, i, key, shared, NULL);
-}
-
 size_t
 ask_match_alias(const struct ask *k, const struct words_tok *t, size_t n, size_t i, int *key) {
     uint64_t shared = 0;
-    return match_alias_shared(k, t, n, i, key, &shared);
+    return match_alias_ranked(k, t, n, i, key, &shared, NULL);
 }
 
 /* Tokens of a value of `key` at i, as a value ("auto") or as the template shows one ("on
@@ -1283,7 +1274,7 @@ int ask_answer(const struct ask *k,
     for (size_t i = lo; i < hi;) {
         int key = -1;
         uint64_t shared = 0;
-        size_t m = match_alias_shared(k, t, hi, i, &key, &shared);
+        size_t m = match_alias_ranked(k, t, hi, i, &key, &shared, NULL);
         if (m > 0 && key < 0 && shared != 0) {
             sharers |= shared;
             i += m;

@@ -194,6 +194,12 @@ static bool right_is_command(const struct router *r, const struct toks *ts, size
     return keyword;
 }
 
+/* Whether token i is a number: digits, "five", "half", or a number shape of the tool set ("2x"). */
+static bool number_at(const struct router *r, const struct toks *ts, size_t i) {
+    return ts->t[i].kind == WORDS_WORD &&
+           (is_number_word(ts->t[i].w) || router_is_numeric_keyword(r, ts->t[i].w));
+}
+
 /* Whether tokens [b, e) are only a value: a number (digits, "2.5x", "five") with at most one
  * word after it (its unit: "percent", "degrees"), and "to", "at", "like", "about", "around" or
  * "please" around it ("zoom in on her face, 2.5x": the zoom's level, not a second request). */
@@ -204,16 +210,12 @@ static bool value_only(const struct router *r, const struct toks *ts, size_t b, 
         if (ts->t[i].kind != WORDS_WORD) {
             continue;
         }
-        const char *w = ts->t[i].w;
-        if (is_number_word(w) || router_is_numeric_keyword(r, w)) {
+        if (number_at(r, ts, i)) {
             number = true;
         } else if (match_any(ts, i, e, AROUND, COUNT(AROUND)) > 0) {
             continue;
-        } else if (!(i > b && ts->t[i - 1].kind == WORDS_WORD &&
-                     (is_number_word(ts->t[i - 1].w) ||
-                      router_is_numeric_keyword(r, ts->t[i - 1].w)) &&
-                     router_match_verb(r, ts, i, e) == 0)) {
-            return false;
+        } else if (!(i > b && number_at(r, ts, i - 1) && router_match_verb(r, ts, i, e) == 0)) {
+            return false; /* one word right after the number may be its unit */
         }
     }
     return number;
@@ -222,8 +224,7 @@ static bool value_only(const struct router *r, const struct toks *ts, size_t b, 
 /* Whether tokens [b, e) hold a number. */
 static bool has_number(const struct router *r, const struct toks *ts, size_t b, size_t e) {
     for (size_t i = b; i < e; i++) {
-        if (ts->t[i].kind == WORDS_WORD &&
-            (is_number_word(ts->t[i].w) || router_is_numeric_keyword(r, ts->t[i].w))) {
+        if (number_at(r, ts, i)) {
             return true;
         }
     }

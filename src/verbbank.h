@@ -2,7 +2,7 @@
  * verbbank.h - the verbs people use for one another when they give a command ("look for the
  * report" / "find the report" / "search for the report"): the pack generator says examples
  * with them (train/packgen.c) and the agent reads a tool's verb from them
- * (src/agent_guard.c). Generic English; it knows no pack.
+ * (src/agent_heard.c, src/agent_choose.c). Generic English; it knows no pack.
  *
  * Invariants:
  * - A group's members are interchangeable as the first words of a command; the bank is fixed
