@@ -371,6 +371,10 @@ struct pipit_train_params {
     const char *lora_targets; /* comma list of attn_q, attn_k, attn_v, attn_output, ffn_gate,
                                  ffn_up, ffn_down, output (untied only), or "all"; NULL = the
                                  seven matrices of every block */
+    /* The backward of every matrix product as ggml builds it (out_prod, two to four times
+     * slower on a CPU) instead of the trainer's blocked products: the same arithmetic in
+     * another order, for checking one against the other (default false). */
+    bool reference_backward;
 };
 
 struct pipit_train_params pipit_train_default_params(void);

@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <sys/stat.h>
 
 #define SHIPPED_MODEL PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf"
@@ -989,6 +990,48 @@ static void test_tiny_training(void **state) {
     pipit_dataset_free(ds);
 }
 
+/* The trainer's backward (blocked matrix products for ggml's out_prod) follows ggml's own step
+ * for step: the same losses within rounding over steps whose updates depend on every gradient
+ * of the step before. */
+static void test_fast_backward_matches_ggml(void **state) {
+    (void)state;
+    struct pipit_dataset *ds = make_data(5, 64, 8);
+    char vocab[512], model[512];
+    tmp_path(vocab, sizeof(vocab), "fastbw-vocab.gguf");
+    tmp_path(model, sizeof(model), "fastbw-model.gguf");
+    struct pipit_error err;
+    assert_int_equal(pipit_vocab_build(ds, "camera", 400, vocab, &err), PIPIT_OK);
+    struct losses l[2] = {{.n = 0}, {.n = 0}};
+    struct pipit_train_result res[2];
+    for (int k = 0; k < 2; k++) {
+        struct pipit_train_params tp = tiny_params(vocab);
+        tp.n_layer = 2;
+        tp.n_steps = 8;
+        tp.lr = 3e-3f;
+        tp.lr_min = 3e-4f;
+        tp.warmup = 1;
+        tp.progress_every = 1;
+        tp.progress = record_loss;
+        tp.progress_user_data = &l[k];
+        tp.reference_backward = k == 1;
+        if (pipit_train(&tp, ds, model, &res[k], &err) != PIPIT_OK) {
+            fail_msg("train: %s", err.text);
+        }
+    }
+    assert_int_equal(l[0].n, 8);
+    assert_int_equal(l[1].n, 8);
+    assert_int_equal(res[0].tokens, res[1].tokens);
+    for (int i = 0; i < 8; i++) {
+        if (fabsf(l[0].v[i] - l[1].v[i]) > 1e-3f * l[1].v[i]) {
+            fail_msg("step %d: loss %.6f, ggml's backward %.6f", i + 1, l[0].v[i], l[1].v[i]);
+        }
+    }
+    assert_true(l[0].v[7] < l[0].v[0]); /* and it learns */
+    remove(vocab);
+    remove(model);
+    pipit_dataset_free(ds);
+}
+
 static bool stop_after(void *ud) {
     int *left = ud;
     return --*left < 0;
@@ -1298,6 +1341,7 @@ int main(int argc, char **argv) {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_vocab_roundtrip),
             cmocka_unit_test(test_tiny_training),
+            cmocka_unit_test(test_fast_backward_matches_ggml),
             cmocka_unit_test(test_training_stops),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

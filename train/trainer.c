@@ -80,6 +80,7 @@ struct pipit_train_params pipit_train_default_params(void) {
         .lora_rank = 8,
         .lora_alpha = 16.0f,
         .lora_targets = NULL,
+        .reference_backward = false,
     };
     return p;
 }
@@ -312,10 +313,21 @@ struct batch_bufs {
     float *labels;   /* [n_vocab*A*B] */
 };
 
+/* Whether example e fits in `room` tokens and `slots` answer slots of a row. */
+static bool fits(const struct tokenized *data, int32_t e, int32_t room, int32_t slots) {
+    return data->len[e] - 1 <= room && data->len[e] - data->n_prompt[e] <= slots;
+}
+
 /* Pack examples into B rows of T tokens (and A answer slots) each, in shuffled order; an
- * example that does not fit in what is left of a row starts the next row. Attention stays
+ * example that does not fit in what is left of a row waits for the next row while one of the
+ * next LOOKAHEAD examples of the epoch that does fit fills the gap (rows of 128 tokens were
+ * 72% tokens with examples of 68 taken strictly in order). Attention stays
  * inside each example (block-diagonal causal mask) and positions restart at 0, so a packed
  * example sees exactly what it would see alone. */
+enum {
+    LOOKAHEAD = 64
+};
+
 static void fill_batch(const struct tokenized *data,
                        int32_t T,
                        int32_t B,
@@ -344,12 +356,26 @@ static void fill_batch(const struct tokenized *data,
                 }
                 *pending = order[(*cursor)++];
             }
-            const int32_t e = *pending;
+            int32_t e = *pending;
+            if (!fits(data, e, T - used, A - a_used)) {
+                /* a later example of this epoch that fills the rest of the row goes first;
+                 * the pending one starts the next row */
+                int32_t j = *cursor,
+                        end = *cursor + LOOKAHEAD < data->n ? *cursor + LOOKAHEAD : data->n;
+                while (j < end && !fits(data, order[j], T - used, A - a_used)) {
+                    j++;
+                }
+                if (j == end) {
+                    break; /* never on an empty row: longer examples were dropped */
+                }
+                e = order[j];
+                order[j] = order[*cursor];
+                order[(*cursor)++] = e;
+            } else {
+                *pending = -1;
+            }
             const int32_t len = data->len[e], np = data->n_prompt[e];
             const int32_t n_in = len - 1, n_tgt = len - np;
-            if (used + n_in > T || a_used + n_tgt > A) {
-                break; /* never on an empty row: longer examples were dropped */
-            }
             const int32_t *seq = data->tok + data->start[e];
             for (int32_t i = 0; i < n_in; i++) {
                 bb->tok[b * T + used + i] = seq[i];
@@ -370,7 +396,6 @@ static void fill_batch(const struct tokenized *data,
             seg++;
             *n_used += n_tgt;
             *n_tokens += n_in;
-            *pending = -1;
         }
         for (int32_t i = used; i < T; i++) {
             bb->tok[b * T + i] = 2;
@@ -420,12 +445,13 @@ static float schedule_lr(const struct pipit_train_params *p, int64_t step, doubl
  * the step graph: forward, cross-entropy, backward and one AdamW update per trained tensor,
  * built once and allocated once.
  *
- * This is what ggml_opt builds with static graphs, with one difference: ggml_opt gives its
+ * This is what ggml_opt builds with static graphs, with two differences: ggml_opt gives its
  * static graphs GGML_DEFAULT_GRAPH_SIZE (2,048) nodes for forward, backward and optimizer
  * together, too few for a 30-layer base with LoRA pairs, and its per-step graphs did not
  * train as its static ones do (the second step already differed). Here the size follows the
- * depth; the arithmetic is ggml_opt's (the same ops in the same order: a new model trains to
- * the same bits as before). */
+ * depth. And the backward's out_prods are blocked matrix products (out_products_as_mul_mats)
+ * unless `reference_backward` asks for ggml's own, whose arithmetic is ggml_opt's (the same
+ * ops in the same order: a new model trains to the same bits as under ggml_opt). */
 
 struct step_graph {
     struct ggml_context *ctx;        /* the graph's tensors, allocated by galloc */
@@ -451,19 +477,105 @@ static void step_graph_free(struct step_graph *sg) {
     memset(sg, 0, sizeof(*sg));
 }
 
+/* dst (contiguous) = a (any strides), F32, in 32 x 32 tiles: ggml_cont of a transposed view
+ * copies 4 bytes per memcpy call, a fifth of a training step once out_prod is gone. Rows of
+ * tiles are split among the threads. */
+static void copy_strided_f32(struct ggml_tensor *dst,
+                             const struct ggml_tensor *a,
+                             int ith,
+                             int nth,
+                             void *userdata) {
+    (void)userdata;
+    enum {
+        TILE = 32
+    };
+    const int64_t n0 = a->ne[0], n1 = a->ne[1], n2 = a->ne[2], n3 = a->ne[3];
+    const int64_t tiles1 = (n1 + TILE - 1) / TILE, n_jobs = tiles1 * n2 * n3;
+    for (int64_t job = ith; job < n_jobs; job += nth) {
+        const int64_t t1 = job % tiles1, i2 = (job / tiles1) % n2, i3 = job / (tiles1 * n2);
+        const char *src = (const char *)a->data + i2 * a->nb[2] + i3 * a->nb[3];
+        float *out = (float *)((char *)dst->data + i2 * dst->nb[2] + i3 * dst->nb[3]);
+        const int64_t e1 = t1 * TILE + TILE < n1 ? t1 * TILE + TILE : n1;
+        const size_t nb0 = a->nb[0], nb1 = a->nb[1];
+        for (int64_t b0 = 0; b0 < n0; b0 += TILE) {
+            const int64_t e0 = b0 + TILE < n0 ? b0 + TILE : n0;
+            for (int64_t i1 = t1 * TILE; i1 < e1; i1++) { /* writes run along a row */
+                const char *s1 = src + (size_t)i1 * nb1;
+                float *o = out + i1 * n0;
+                for (int64_t i0 = b0; i0 < e0; i0++) {
+                    o[i0] = *(const float *)(s1 + (size_t)i0 * nb0);
+                }
+            }
+        }
+    }
+}
+
+/* `t` transposed and contiguous: a transpose view's source itself when that is contiguous,
+ * else one tiled copy per source tensor (q, k and v's gradients share their input's). */
+struct transposes {
+    struct ggml_tensor *src[256];
+    struct ggml_tensor *dst[256];
+    int n;
+};
+
+static struct ggml_tensor *
+transposed(struct ggml_context *ctx, struct transposes *memo, struct ggml_tensor *t) {
+    if (t->op == GGML_OP_TRANSPOSE && ggml_is_contiguous(t->src[0])) {
+        return t->src[0];
+    }
+    for (int i = 0; i < memo->n; i++) {
+        if (memo->src[i] == t) {
+            return memo->dst[i];
+        }
+    }
+    struct ggml_tensor *r =
+        ggml_map_custom1(ctx, ggml_transpose(ctx, t), copy_strided_f32, 1, NULL);
+    if (memo->n < (int)(sizeof(memo->src) / sizeof(memo->src[0]))) {
+        memo->src[memo->n] = t;
+        memo->dst[memo->n++] = r;
+    }
+    return r;
+}
+
+/* ggml's backward of mul_mat computes both gradients with out_prod, whose CPU kernel is a
+ * loop of axpys: 70% of a training step here, four times the forward's matrix products.
+ * out_prod(a, b) = a b^T is mul_mat(a^T, b^T) with both transposes made contiguous, which the
+ * CPU backend computes with its blocked matrix kernel; each out_prod node of the backward
+ * graph becomes that mul_mat in place (the same tensor, so gradients and views that point at
+ * it stay valid), and the transposes are new nodes that a graph built again from its outputs
+ * puts before it. The sums run in another order, so results differ in the last bits. */
+static void out_products_as_mul_mats(struct ggml_context *ctx, struct ggml_cgraph *gb) {
+    struct transposes memo = {.n = 0};
+    const int n = ggml_graph_n_nodes(gb);
+    for (int i = 0; i < n; i++) {
+        struct ggml_tensor *t = ggml_graph_node(gb, i);
+        if (t->op != GGML_OP_OUT_PROD || t->type != GGML_TYPE_F32 ||
+            t->src[0]->type != GGML_TYPE_F32 || t->src[1]->type != GGML_TYPE_F32) {
+            continue;
+        }
+        struct ggml_tensor *a = transposed(ctx, &memo, t->src[0]);
+        struct ggml_tensor *b = transposed(ctx, &memo, t->src[1]);
+        t->op = GGML_OP_MUL_MAT;
+        t->src[0] = a;
+        t->src[1] = b;
+    }
+}
+
 static bool step_graph_build(struct step_graph *sg,
                              const struct train_model *m,
                              const struct inputs *in,
                              int32_t T,
                              int32_t B,
-                             ggml_backend_t backend) {
+                             ggml_backend_t backend,
+                             bool reference_backward) {
     memset(sg, 0, sizeof(*sg));
     const size_t n_nodes = (size_t)512 * (size_t)(m->n_layer + 4) > GGML_DEFAULT_GRAPH_SIZE
                                ? (size_t)512 * (size_t)(m->n_layer + 4)
                                : GGML_DEFAULT_GRAPH_SIZE;
     struct ggml_init_params ip = {
-        .mem_size =
-            4 * n_nodes * ggml_tensor_overhead() + 3 * ggml_graph_overhead_custom(n_nodes, true),
+        .mem_size = 6 * n_nodes * ggml_tensor_overhead() +
+                    2 * ggml_graph_overhead_custom(n_nodes, true) +
+                    ggml_graph_overhead_custom(2 * n_nodes, false),
         .mem_buffer = NULL,
         .no_alloc = true,
     };
@@ -494,14 +606,27 @@ static bool step_graph_build(struct step_graph *sg,
     for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
         accs[i] = ggml_graph_node(gf, i) == sg->loss ? one : NULL;
     }
-    sg->gb = ggml_graph_dup(sg->ctx, gf, true);
-    ggml_build_backward_expand(sg->ctx, sg->gb, accs);
+    struct ggml_cgraph *gb = ggml_graph_dup(sg->ctx, gf, true);
+    ggml_build_backward_expand(sg->ctx, gb, accs);
     free(accs);
+    /* the gradients, before out_products_as_mul_mats changes the nodes they are */
+    struct ggml_tensor **grads = calloc((size_t)m->n_params + 1, sizeof(*grads));
+    if (grads == NULL) {
+        return false;
+    }
+    for (int i = 0; i < m->n_params; i++) {
+        grads[i] = ggml_graph_get_grad(gb, m->params[i]);
+    }
+    if (!reference_backward) {
+        out_products_as_mul_mats(sg->ctx, gb);
+    }
+    sg->gb = ggml_new_graph_custom(sg->ctx, 2 * n_nodes, false);
+    ggml_build_forward_expand(sg->gb, sg->loss);
     sg->adamw = ggml_new_tensor_1d(sg->ctx_static, GGML_TYPE_F32, 7);
     ggml_set_input(sg->adamw);
     for (int i = m->n_params - 1; i >= 0; i--) {
         struct ggml_tensor *w = m->params[i];
-        struct ggml_tensor *g = ggml_graph_get_grad(sg->gb, w);
+        struct ggml_tensor *g = grads[i];
         if (g == NULL) {
             continue; /* nothing depends on it */
         }
@@ -511,6 +636,7 @@ static bool step_graph_build(struct step_graph *sg,
             ggml_new_tensor(sg->ctx_static, GGML_TYPE_F32, GGML_MAX_DIMS, w->ne);
         ggml_build_forward_expand(sg->gb, ggml_opt_step_adamw(sg->ctx, w, g, mom, vel, sg->adamw));
     }
+    free(grads);
     sg->buf_static = ggml_backend_alloc_ctx_tensors(sg->ctx_static, backend);
     if (sg->buf_static == NULL) {
         return false;
@@ -684,7 +810,7 @@ enum pipit_status pipit_train(const struct pipit_train_params *params,
         ggml_set_input(in.mask);
         in.buf = ggml_backend_alloc_ctx_tensors(in.ctx, backend);
     }
-    if (in.buf == NULL || !step_graph_build(&sg, &m, &in, T, B, backend)) {
+    if (in.buf == NULL || !step_graph_build(&sg, &m, &in, T, B, backend, p->reference_backward)) {
         st = pipit_error_set(err, PIPIT_ERR_NOMEM, "train: out of memory");
         goto done;
     }
