@@ -342,15 +342,16 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
                     "pipit: warning: no model was trained for the pack \"%s\" (none at "
                     "models/pipit-%s.gguf, nor next to %s as pipit-%s.gguf, %s.gguf or the "
                     "file's own name with .gguf, with or without pipit-): the bundled camera "
-                    "model answers, and it "
-                    "does not know these tools; train one with `pipit train --tools %s` or pass "
-                    "--model (docs/training.md)\n",
+                    "model does not know these tools, so only what pipit answers itself (state "
+                    "questions, undo, small talk) works; train one with `pipit train --tools %s` "
+                    "or pass --model (docs/training.md)\n",
                     pack, pack, tools_path, pack, pack, tools_path);
         } else {
             fprintf(stderr,
                     "pipit: warning: the tool set %s names no pack and no model was trained for "
-                    "it: the bundled camera model answers, and it does not know these tools; "
-                    "train one with `pipit train --tools %s --out MODEL.gguf` and pass --model "
+                    "it: the bundled camera model does not know these tools, so only what pipit "
+                    "answers itself (state questions, undo, small talk) works; train one with "
+                    "`pipit train --tools %s --out MODEL.gguf` and pass --model "
                     "(docs/training.md, docs/pack.md)\n",
                     tools_path, tools_path);
         }

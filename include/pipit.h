@@ -1248,6 +1248,11 @@ enum pipit_turn_flag {
                                             ("again", "a bit more", "the other way"): the
                                             harness made the call from that action, not the
                                             model (docs/agent.md) */
+    PIPIT_TURN_FOREIGN_MODEL = 1 << 29,   /* a segment needed the model, and the model was
+                                            trained for another pack
+                                            (pipit_agent_model_notice): it was not asked and
+                                            nothing was run; the sentence says there is no
+                                            model for these tools */
 };
 
 struct pipit_turn {

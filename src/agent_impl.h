@@ -124,6 +124,7 @@ struct pipit_agent {
     bool tools_in_prompt;         /* the prompt lists the tools (not pipit.prompt.tools none) */
     char notice[512];             /* what creation changed to fit the prompt limit, or "" */
     char model_notice[640];       /* the model was trained for another pack (version), or "" */
+    bool foreign_model;           /* ... for another pack: none of its answers is run */
     int32_t requested_format;     /* params.tools_format as given (the one used may be smaller) */
 };
 

@@ -440,10 +440,43 @@ int32_t agent_memory_budget(const struct pipit_agent *a) {
     return budget;
 }
 
+/* A model pipit trained for one pack without recording which (a recipe's model, as the
+ * bundled camera model), given another pack's tools or a plain tool set: its system text names
+ * neither the pack nor the pack's system text. A model trained on several packs, or prompted
+ * with the application's own system text, is not judged here. */
+static bool recipe_model_for_another_pack(struct pipit_agent *a, char *system, size_t size) {
+    char list[64];
+    if (a->params.system_prompt != NULL ||
+        agent_meta_str(a, "pipit.prompt.systems", list, sizeof(list)) >= 0 ||
+        agent_meta_str(a, "pipit.prompt.system", system, size) < 0) {
+        return false;
+    }
+    const struct pipit_pack *pack = pipit_toolset_pack(a->ts);
+    return pack == NULL || (strcmp(system, pack->name) != 0 &&
+                            (pack->system == NULL || strcmp(system, pack->system) != 0));
+}
+
 void agent_check_pack(struct pipit_agent *a) {
     a->model_notice[0] = '\0';
+    a->foreign_model = false;
     char name[256] = "", hash[40] = "";
-    if (a->model == NULL || agent_meta_str(a, "pipit.pack.hash", hash, sizeof(hash)) < 0) {
+    if (a->model == NULL) {
+        return;
+    }
+    if (agent_meta_str(a, "pipit.pack.hash", hash, sizeof(hash)) < 0) {
+        char system[256];
+        if (recipe_model_for_another_pack(a, system, sizeof(system))) {
+            const char *ts_name = pipit_toolset_pack_name(a->ts);
+            a->foreign_model = true;
+            pipit_format(a->model_notice, sizeof(a->model_notice),
+                         "the model was trained for another pack (its pipit.prompt.system is "
+                         "\"%.64s\", the tool set%s%s%s): it does not know these tools, so the "
+                         "agent runs none of its answers; train a model for this tool set (pipit "
+                         "train --tools FILE, docs/training.md) or run a general instruct model",
+                         system, ts_name != NULL ? "'s pack is \"" : " is a plain tool set",
+                         ts_name != NULL ? ts_name : "", ts_name != NULL ? "\"" : "");
+            pipit_log(PIPIT_LOG_WARN, "agent: %s", a->model_notice);
+        }
         return;
     }
     if (agent_meta_str(a, "pipit.pack.name", name, sizeof(name)) < 0) {
@@ -453,10 +486,11 @@ void agent_check_pack(struct pipit_agent *a) {
     char ts_hash[17];
     pipit_toolset_content_hash(a->ts, ts_hash);
     if (ts_name == NULL || strcmp(ts_name, name) != 0) {
+        a->foreign_model = true;
         pipit_format(a->model_notice, sizeof(a->model_notice),
                      "the model was trained for the pack \"%s\", but the tool set is %s%s%s: its "
-                     "answers are for other tools; train a model for this tool set (pipit train "
-                     "--tools FILE, docs/training.md)",
+                     "answers are for other tools, so the agent runs none of them; train a model "
+                     "for this tool set (pipit train --tools FILE, docs/training.md)",
                      name, ts_name != NULL ? "the pack \"" : "a plain tool set",
                      ts_name != NULL ? ts_name : "", ts_name != NULL ? "\"" : "");
     } else if (strcmp(ts_hash, hash) != 0) {

@@ -32,7 +32,10 @@ enum pipit_status agent_set_prompt_limit(struct pipit_agent *a, struct pipit_err
 
 /* Compare the pack the model was trained for (pipit.pack.name, pipit.pack.hash, written by
  * `pipit train --tools`) with the agent's tool set; on a difference, a->model_notice says which
- * and what to do, and is logged as a warning. A model without those keys is not checked. */
+ * and what to do, and is logged as a warning. A model trained for another pack (by name, or a
+ * recipe's model whose pipit.prompt.system is neither the pack's name nor its system text) is
+ * foreign: a->foreign_model, and turns run none of its answers. A general model (no pipit
+ * keys) is not checked. */
 void agent_check_pack(struct pipit_agent *a);
 
 /* The permanent prefix may reach this many tokens: the prompt limit minus the longest tail

@@ -799,6 +799,14 @@ pipit_agent_turn(struct pipit_agent *a, const char *utterance, struct pipit_turn
                 }
                 continue;
             }
+            if (a->foreign_model) {
+                /* a model trained for other tools answers with them at random ("r we armed
+                 * rn?" set a guest code): the harness's own answers above still run */
+                t->flags |= PIPIT_TURN_FOREIGN_MODEL;
+                agent_say(&tb, "I have no model for these tools yet, so I can't do that. "
+                               "(This model was trained for other tools.)");
+                break;
+            }
             char *text = NULL, whole[ROUTER_MAX_SEGMENT];
             bool remark = drop_remark(a, segs[i], whole);
             status = agent_decode_segment(a, &tb, segs[i], &clock, &lim, i == 0, &text);

@@ -6935,6 +6935,74 @@ static void test_real_model_flash_attn(void **state) {
     pipit_model_free(m);
 }
 
+/* The bundled camera model on another pack's tools (a new user's pack before it has a model of
+ * its own): it would call them at random, so the agent runs none of its answers and says there
+ * is no model for these tools; what the harness answers itself (a state question, small talk)
+ * still works. A general model (no pipit keys) on the same tools is not judged. */
+static void test_real_model_foreign_pack(void **state) {
+    (void)state;
+    struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
+    struct pipit_toolset *ts = NULL;
+    struct pipit_device *dev = NULL;
+    struct pipit_error err;
+    if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tests/specs/packs/homeguard.json", &ts, &err) !=
+            PIPIT_OK ||
+        pipit_device_from_pack(ts, NULL, &dev, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    char *before = pipit_device_state_json(dev);
+    assert_non_null(before);
+    struct pipit_agent_params p = pipit_agent_default_params();
+    p.n_threads = 1;
+    p.turn_budget_ms = 0;
+    p.device = dev;
+    struct pipit_agent *a = NULL;
+    if (pipit_agent_init(m, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    const char *notice = pipit_agent_model_notice(a);
+    assert_non_null(strstr(notice, "pipit.prompt.system is \"camera\""));
+    assert_non_null(strstr(notice, "runs none of its answers"));
+    static const char *const ASKED[] = {"lock the back door", "r we armed rn?",
+                                        "arm it for the night and lock the garage"};
+    for (size_t i = 0; i < sizeof(ASKED) / sizeof(ASKED[0]); i++) {
+        struct pipit_turn *t = NULL;
+        assert_int_equal(pipit_agent_turn(a, ASKED[i], &t), PIPIT_OK);
+        assert_true((t->flags & PIPIT_TURN_FOREIGN_MODEL) != 0);
+        assert_int_equal(t->n_calls, 0);
+        assert_int_equal(t->model_calls, 0);
+        assert_non_null(strstr(t->sentence, "no model for these tools"));
+        pipit_turn_free(t);
+    }
+    char *after = pipit_device_state_json(dev);
+    assert_string_equal(before, after); /* nothing ran */
+    free(after);
+    struct pipit_turn *t = NULL;
+    assert_int_equal(pipit_agent_turn(a, "thanks!", &t), PIPIT_OK);
+    assert_true((t->flags & PIPIT_TURN_FOREIGN_MODEL) == 0);
+    assert_true((t->flags & PIPIT_TURN_SMALL_TALK) != 0);
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+
+    /* a general model (no pipit keys) on the same tools is asked */
+    struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
+    p.max_tokens = 8;
+    if (pipit_agent_init(q, ts, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_string_equal(pipit_agent_model_notice(a), "");
+    assert_int_equal(pipit_agent_turn(a, "lock the back door", &t), PIPIT_OK);
+    assert_true((t->flags & PIPIT_TURN_FOREIGN_MODEL) == 0);
+    assert_true(t->model_calls >= 1);
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+    pipit_model_free(q);
+    free(before);
+    pipit_device_free(dev);
+    pipit_toolset_free(ts);
+    pipit_model_free(m);
+}
+
 /* A long session in a small window: the tracker's context holds the agent's CSO, trimmed when
  * the agent trims its own and cut from its oldest lines when a delta would not fit, so no turn
  * fails for a context the agent filled (it did, at turn 361 of a 512-token window). */
@@ -7220,6 +7288,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_real_model_state_tracker),
         cmocka_unit_test(test_real_model_state_tracker_long_session),
         cmocka_unit_test(test_real_model_flash_attn),
+        cmocka_unit_test(test_real_model_foreign_pack),
         cmocka_unit_test(test_real_model_app_state),
     };
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
