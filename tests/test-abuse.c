@@ -580,8 +580,11 @@ static void test_prompt_too_long_refused_at_creation(void **state) {
 }
 
 /* A model trained for one pack, run with another pack's tools: the home pack's state line
- * alone does not fit the camera model's trained length (128). The refusal names what takes the
- * room and the cause, the pack the model was trained for, not "a short command". */
+ * alone does not fit the camera model's trained length (128). Such a model is never asked
+ * (docs/agent.md, "a model for another pack"), so its trained length limits nothing and the
+ * agent starts with the context window as its limit; in a window of 128 tokens the prefix does
+ * not fit that either, and the refusal names what takes the room and the cause, the pack the
+ * model was trained for, not "a short command". */
 static void test_prompt_of_another_pack_refused(void **state) {
     (void)state;
     struct pipit_model *m = test_load_model(PIPIT_SOURCE_DIR "/models/pipit-camera-v1.gguf");
@@ -598,6 +601,11 @@ static void test_prompt_of_another_pack_refused(void **state) {
     p.n_threads = 1;
     p.device = home;
     struct pipit_agent *a = NULL;
+    assert_int_equal(pipit_agent_init(m, ts, &p, &a, &err), PIPIT_OK); /* the window fits */
+    assert_non_null(strstr(pipit_agent_model_notice(a), "runs none of its answers"));
+    pipit_agent_free(a);
+    a = NULL;
+    p.n_ctx = 128;
     assert_int_equal(pipit_agent_init(m, ts, &p, &a, &err), PIPIT_ERR_CONTEXT_FULL);
     assert_null(a);
     int n_text = 0, n_tools = 0, n_state = 0, n_cmd = 0, total = 0, limit = 0;

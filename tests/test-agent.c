@@ -6984,6 +6984,30 @@ static void test_real_model_foreign_pack(void **state) {
     pipit_turn_free(t);
     pipit_agent_free(a);
 
+    /* a pack whose state line is longer than the camera model's trained prompt: the model is
+     * never asked, so that limits nothing, and state questions are answered */
+    struct pipit_toolset *home = NULL;
+    struct pipit_device *home_dev = NULL;
+    if (pipit_toolset_load_file(PIPIT_SOURCE_DIR "/tools/home.json", &home, &err) != PIPIT_OK ||
+        pipit_device_from_pack(home, NULL, &home_dev, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    p.device = home_dev;
+    if (pipit_agent_init(m, home, &p, &a, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pipit_agent_turn(a, "is the kitchen light on?", &t), PIPIT_OK);
+    assert_true((t->flags & PIPIT_TURN_STATE_ANSWER) != 0);
+    pipit_turn_free(t);
+    assert_int_equal(pipit_agent_turn(a, "turn on the kitchen light", &t), PIPIT_OK);
+    assert_true((t->flags & PIPIT_TURN_FOREIGN_MODEL) != 0);
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    pipit_agent_free(a);
+    pipit_device_free(home_dev);
+    pipit_toolset_free(home);
+    p.device = dev;
+
     /* a general model (no pipit keys) on the same tools is asked */
     struct pipit_model *q = test_load_model(TEST_MODEL_QWEN);
     p.max_tokens = 8;
