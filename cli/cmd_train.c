@@ -233,7 +233,12 @@ static bool write_card(const char *out,
                     (int)ev->categories[i].n, 100.0 * ev->categories[i].n_exact / c,
                     100.0 * ev->categories[i].n_kind / c);
         }
-        fprintf(f, "\n");
+        fprintf(f, "\nExact means the whole answer, token for token. A cloud answer is exact "
+                   "only when the model copies the whole question into the query; the agent "
+                   "sends the cloud the person's own words instead of the model's copy "
+                   "(docs/agent.md), so for `cloud` the right kind is what a person meets. The "
+                   "same holds for free strings (a message, a name): the agent puts back the "
+                   "person's words where the model misspelt them.\n\n");
     }
     fprintf(f,
             "## On scenarios a person wrote\n\nThe table above scores whole answers, "
@@ -800,7 +805,9 @@ int cmd_train(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     if (minutes > 0) {
-        fprintf(stderr, "pipit train: training for at most %.1f minutes (%ld steps planned)%s\n",
+        fprintf(stderr,
+                "pipit train: training for %.1f minutes or %ld steps, whichever ends first (on "
+                "one thread the minutes usually do)%s\n",
                 minutes, steps, tools_path != NULL && !length_given ? "; --minutes to change" : "");
     }
     struct pipit_train_result res;
@@ -814,13 +821,16 @@ int cmd_train(int argc, char **argv) {
         pipit_dataset_free(ds);
         return CLI_EXIT_FAIL;
     }
+    int32_t n_ex = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    const double pct = n_ex > 0 ? 100.0 / n_ex : 0.0;
     printf("wrote %s: vocab %d, %llu parameters, %lld steps in %.1f s, %.0f tok/s, "
-           "%.1f tokens/example, loss %.4f -> %.4f, %d examples skipped (too long), %d with "
-           "their oldest memory lines trimmed to fit\n",
+           "%.1f tokens/example, loss %.4f -> %.4f; of %d examples, %d (%.1f%%) skipped (too "
+           "long) and %d (%.1f%%) with their oldest memory lines trimmed to fit (a warning "
+           "follows from 1%% skipped or 20%% trimmed)\n",
            out, (int)res.n_vocab, (unsigned long long)res.n_params, (long long)res.steps,
            res.seconds, res.tok_per_s, res.tokens_per_ex, (double)res.loss_first,
-           (double)res.loss_last, (int)res.n_skipped, (int)res.n_trimmed);
-    int32_t n_ex = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+           (double)res.loss_last, (int)n_ex, (int)res.n_skipped, pct * (double)res.n_skipped,
+           (int)res.n_trimmed, pct * (double)res.n_trimmed);
     if (n_ex > 0 && (res.n_skipped * 100 >= n_ex || res.n_trimmed * 5 >= n_ex)) {
         /* a state line that fills the prompt: the model learns less of what matters */
         fprintf(stderr,
