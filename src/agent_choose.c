@@ -1020,6 +1020,24 @@ static bool number_call(const struct pipit_toolset *ts,
     double said[GUARD_MAX_NUMBERS], raw[GUARD_MAX_NUMBERS];
     size_t n_said =
         agent_numbers_written(segment, agent_number_time_unit(need), said, raw, GUARD_MAX_NUMBERS);
+    if (n_said == 0) {
+        /* a number word said as a value to reach or counting steps ("put the siren at nine",
+         * "two clicks louder"); others are no value here ("shoot in sixteen by nine", "try it
+         * one more time") */
+        static const char *const COUNTED[] = {"notch", "notches", "click", "clicks",
+                                              "step",  "steps",   "level", "levels"};
+        for (size_t i = 0; i < n; i++) {
+            int w = 0;
+            if (!isdigit((unsigned char)tok[i].w[0]) && words_number_value(tok[i].w, &w) &&
+                (number_kind(tok, n, i) > 0 ||
+                 (i + 1 < n && words_in_list(tok[i + 1].w, COUNTED, N_OF(COUNTED))))) {
+                if (n_said++ > 0) {
+                    return false;
+                }
+                said[0] = raw[0] = (double)w;
+            }
+        }
+    }
     if (n_said != 1) {
         return false;
     }

@@ -3372,7 +3372,8 @@ static void test_followup_after_a_setting(void **state) {
 /* A siren with a switch, a volume setter and a volume step (a new user's alarm pack): a number
  * said to reach picks the setter, one said as steps the step, even over the model's switch of
  * the same name ("siren down to 3" -> siren(on=false)); a number word is no value of a mode
- * ("put the siren at nine" had become set_mode("nine")). */
+ * ("put the siren at nine" had become set_mode("nine")); a number word said to reach or as
+ * steps counts as a digit does ("at nine", "three notches quieter"). */
 static void test_setter_or_step_by_number(void **state) {
     (void)state;
     static const char SPEC[] =
@@ -3417,7 +3418,16 @@ static void test_setter_or_step_by_number(void **state) {
     assert_state(&fx, "siren_volume", "9");
     pipit_turn_free(t);
     t = turn(&fx, "put the siren at nine");
-    assert_string_not_equal(t->calls[0].tool, "set_mode");
+    assert_string_equal(t->calls[0].tool, "set_siren_volume"); /* a number word to reach */
+    assert_state(&fx, "siren_volume", "9");
+    pipit_turn_free(t);
+    script(&fx, 2, (const char *const[]){"<call>siren(on=true)", "<call>siren(on=true)"});
+    t = turn(&fx, "three notches quieter on the siren"); /* a number word as steps */
+    assert_string_equal(t->calls[0].tool, "change_siren_volume");
+    assert_state(&fx, "siren_volume", "6");
+    pipit_turn_free(t);
+    t = turn(&fx, "siren on, one more time"); /* a number word that is neither: the model's */
+    assert_string_equal(t->calls[0].tool, "siren");
     pipit_turn_free(t);
     teardown_fx(&fx);
 }
