@@ -71,6 +71,21 @@ static void put(struct words_tok *t, size_t *n, bool *too_long, char c) {
     }
 }
 
+/* Text-speak a person types for a common word ("r we armed rn?", "can u lock it"): the
+ * token reads as the word, its span stays what was typed (a message keeps "u"). */
+static void spell_out(struct words_tok *t) {
+    static const char *const SHORT[][2] = {
+        {"r", "are"},      {"u", "you"},      {"ur", "your"},   {"rn", "now"},
+        {"plz", "please"}, {"thx", "thanks"}, {"abt", "about"}, {"cuz", "because"},
+    };
+    for (size_t i = 0; i < sizeof(SHORT) / sizeof(SHORT[0]); i++) {
+        if (strcmp(t->w, SHORT[i][0]) == 0) {
+            strcpy(t->w, SHORT[i][1]);
+            return;
+        }
+    }
+}
+
 /* Scan the word that starts at s[i] into t; returns the byte after it. */
 static size_t scan_word(const char *s, size_t i, size_t len, struct words_tok *t) {
     size_t n = 0;
@@ -144,6 +159,7 @@ words_tokenize(const char *s, size_t len, unsigned flags, struct words_tok *out,
             t->kind = WORDS_WORD;
             i = scan_word(s, i, len, t);
             t->end = i;
+            spell_out(t);
             n++;
         } else if (c == ',' || c == ';' || c == '.' || c == '!' || c == '?' || c == ':') {
             if (punct) {

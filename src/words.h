@@ -5,7 +5,9 @@
  * An utterance becomes a list of tokens: words (ASCII letters and digits, any non-ASCII
  * character that is not a typographic mark; lowercased, apostrophes dropped so "don't" and
  * "don’t" are "dont"; "2.5", "16:9", "1,000" between digits and "auto-focus" between letters
- * join one word) and, when asked for, separator marks ("," ";" "." "!" "?" ":", the ellipsis,
+ * join one word; text-speak reads as its word: "r" "are", "u" "you", "ur" "your", "rn" "now",
+ * "plz" "please", "thx" "thanks", "abt" "about", "cuz" "because", the span staying what was
+ * typed) and, when asked for, separator marks ("," ";" "." "!" "?" ":", the ellipsis,
  * the en and em dash). Quotes, brackets and other symbols count as spaces. Phrases are
  * lowercase words joined by one space ("white balance") and match whole words.
  *

@@ -74,6 +74,9 @@ static void test_camera_questions(void **state) {
     static const struct qa CASES[] = {
         {"is the flash on?", "The flash is on auto."},
         {"is the flash on right now?", "The flash is on auto."},
+        /* text-speak: "are we on flash now?", "are you using the flash now" */
+        {"r we on flash rn?", "The flash is on auto."},
+        {"r u using the flash rn", "The flash is on auto."},
         /* no key named: a value only one key takes names it; none, or two keys', names none */
         {"is it tungsten?", "The white balance is auto."},
         {"is it raining?", NULL},

@@ -35,6 +35,10 @@ static void test_word_tokens(void **state) {
         {"exposure to -1", WORDS_SIGNS, "exposure|to|-1"},
         {"e-1 (x) [y]", WORDS_SIGNS, "e-1|x|y"},
         {"Caf\xC3\xA9 ol\xC3\xA9", 0, "caf\xC3\xA9|ol\xC3\xA9"},
+        /* text-speak reads as the word; a word that only starts so stays */
+        {"r the doors locked rn?", 0, "are|the|doors|locked|now"},
+        {"can U lock it plz, thx", 0, "can|you|lock|it|please|thanks"},
+        {"u-turn r2 ur", 0, "u-turn|r2|your"},
         {"", 0, ""},
     };
     for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
@@ -51,6 +55,11 @@ static void test_word_tokens(void **state) {
     assert_int_equal(words_tokenize(s, strlen(s), 0, t, 4), 3);
     assert_string_equal(t[1].w, "");
     assert_int_equal(t[1].start, 2);
+    /* the span is what was typed: a message keeps "u" */
+    const char *ts = "tell him u r late";
+    assert_int_equal(words_tokenize(ts, strlen(ts), 0, t, 4), 4);
+    assert_string_equal(t[2].w, "you");
+    assert_int_equal(t[2].end - t[2].start, 1);
     /* the token cap */
     assert_int_equal(words_tokenize("a b c d e", 9, 0, t, 4), 4);
 }
