@@ -103,7 +103,7 @@ bool agent_says_pack_word(const struct pipit_toolset *ts, const char *text) {
  * daylight", "instead of portrait", "thanks, that's a wrap for the food"). */
 static bool asks_plainly(const struct words_tok *tok, size_t n) {
     static const char *const NOT_THIS[] = {"nor",   "instead of", "rather than", "thanks",
-                                           "thank", "thx",        "cheers",      "ty"};
+                                           "thank", "cheers",     "ty"};
     return n < GUARD_MAX_TOKENS && !agent_said_negation(tok, n) &&
            !agent_said_any(tok, n, NOT_THIS, N_OF(NOT_THIS));
 }

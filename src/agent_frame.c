@@ -66,7 +66,7 @@ static const char *const PRONOUNS[] = {"me",   "him", "her",  "them",     "it", 
                                        "this", "us",  "you",  "the",      "a",         "an",
                                        "my",   "to",  "back", "everyone", "everybody", "all"};
 /* words said to the device at the end, not part of a message */
-static const char *const POLITE[] = {"please", "pls", "thanks", "thx", "thank"};
+static const char *const POLITE[] = {"please", "pls", "thanks", "thank"};
 
 /* Whether `needle` occurs in `hay`, ASCII case ignored (words_contains() of its lowercase). */
 static bool has_nocase(const char *hay, const char *needle) {

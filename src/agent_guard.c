@@ -469,7 +469,7 @@ bool agent_restore_after_colon(const struct pipit_toolset *ts,
             k += strcmp(aw[j].w, vw[k].w) == 0 ? 1 : 0;
         }
         /* a closing "please" or "thanks" is said to the device, not part of the text */
-        static const char *const POLITE[] = {"please", "pls", "thanks", "thx"};
+        static const char *const POLITE[] = {"please", "pls", "thanks"};
         size_t end = na, len = la;
         while (end > 1 &&
                agent_said_any(aw + end - 1, 1, POLITE, sizeof(POLITE) / sizeof(POLITE[0])) &&
@@ -672,7 +672,7 @@ static bool verb_copied(const struct pipit_tool *t, const char *segment, json_t 
                                         "now",    "hey", "ok",  "okay",  "go",    "ahead"};
     static const char *const SKIP[] = {"my", "the", "a",   "an",  "your", "some", "this", "that",
                                        "me", "up",  "out", "off", "on",   "for",  "to",   "it"};
-    static const char *const ENDS[] = {"please", "pls", "now", "thanks", "thx"};
+    static const char *const ENDS[] = {"please", "pls", "now", "thanks"};
     size_t req = 0, n_req = 0;
     for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {
         if (t->params->props[j].required) {

@@ -403,15 +403,16 @@ enum pipit_status agent_set_prompt_limit(struct pipit_agent *a, struct pipit_err
             return st;
         }
     }
-    if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit && a->foreign_model &&
-        n_system + a->eph_floor <= (int32_t)a->params.n_ctx) {
-        /* a model for another pack is never asked (agent_check_pack): its trained length
-         * limits nothing; the harness's own answers still run */
-        a->prompt_limit = (int32_t)a->params.n_ctx;
-        a->limit_source = "the context window n_ctx (the model, trained for another pack, is "
-                          "not asked)";
-    } else if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
-        st = prompt_too_long(a, n_system, tried.len > 0 ? tried.data : "", err);
+    if (n_system >= 0 && n_system + a->eph_floor > a->prompt_limit) {
+        if (a->foreign_model && n_system + a->eph_floor <= (int32_t)a->params.n_ctx) {
+            /* a model for another pack is never asked (agent_check_pack): its trained length
+             * limits nothing; the harness's own answers still run */
+            a->prompt_limit = (int32_t)a->params.n_ctx;
+            a->limit_source = "the context window n_ctx (the model, trained for another pack, "
+                              "is not asked)";
+        } else {
+            st = prompt_too_long(a, n_system, tried.len > 0 ? tried.data : "", err);
+        }
     } else if (tried.len > 0) {
         pipit_format(a->notice, sizeof(a->notice),
                      "agent: the tools did not fit the prompt limit of %d tokens (%s) beside a "

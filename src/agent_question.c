@@ -104,8 +104,7 @@ static bool asks(const char *segment, const struct words_tok *t, size_t n, bool 
         if (asked_need) {
             continue;
         }
-        bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "u") == 0 ||
-                                 strcmp(t[k + 1].w, "we") == 0);
+        bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "we") == 0);
         bool modal = strcmp(t[k].w, "can") == 0 || strcmp(t[k].w, "could") == 0;
         if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST)) &&
             (!modal || you || (k + 1 < n && strcmp(t[k + 1].w, "i") == 0))) {

@@ -527,8 +527,7 @@ static bool asks_after_me(const char *segment, const char *text) {
     size_t n = words_tokenize(segment, strlen(segment), 0, t, 48);
     bool you = false;
     for (size_t i = 0; i < n; i++) {
-        you = you || strcmp(t[i].w, "you") == 0 || strcmp(t[i].w, "your") == 0 ||
-              strcmp(t[i].w, "u") == 0;
+        you = you || strcmp(t[i].w, "you") == 0 || strcmp(t[i].w, "your") == 0;
     }
     return you && smalltalk_is_social_reply(text);
 }

@@ -90,7 +90,7 @@ static const char *const LEAD_FILLERS[] = {
 static const char *const TRAIL_FILLERS[] = {
     "please", "right now", "now",        "currently", "at the moment", "still",   "again",  "then",
     "thanks", "thank you", "by the way", "pipit",     "exactly",       "anymore", "at all", "today",
-    "for me", "or not",    "already",    "yet",       "right",         "rn",      "atm",
+    "for me", "or not",    "already",    "yet",       "right",         "atm",
 };
 
 /* Tags that make a statement a question: "the flash is off, right?" */

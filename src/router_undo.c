@@ -352,7 +352,6 @@ static const char *const FILLERS[] = {
     "i didnt want that",
     "not right",
     "pls",
-    "plz",
     "a second ago",
     "a moment ago",
     "a minute ago",
@@ -851,7 +850,7 @@ bool router_undo_named(const struct router *r,
     }
     size_t n = ts.n; /* trailing closers and punctuation: "..., please", "pls" */
     static const char *const CLOSERS[] = {
-        "please",       "pls",          "plz",          "thanks",   "now",    "for me",
+        "please",       "pls",          "thanks",       "now",      "for me",
         "a second ago", "a minute ago", "a moment ago", "just now", "earlier"};
     for (size_t m = 1; m > 0 && n > i;) {
         m = ts.t[n - 1].kind == WORDS_PUNCT ? 1 : 0;

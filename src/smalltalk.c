@@ -20,9 +20,7 @@
 static const char *const THANKS[] = {
     "thanks",
     "thank you",
-    "thank u",
     "thankyou",
-    "thx",
     "ty",
     "cheers",
     "ta",
