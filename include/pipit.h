@@ -519,6 +519,12 @@ struct pipit_sampler_params {
      * and forgets it when the next transient grammar arrives, so a sampler on a transient
      * grammar must be freed before the next one is made on the same decoder (default false). */
     bool grammar_transient;
+    /* With fast_grammar: llama.cpp's grammar sampler decides every drawn token, and pipit's
+     * automaton, kept in step with it, only supplies the jump-forward (pipit_sampler_forced():
+     * the text the grammar forces, cut as the tokenizer cuts it), each forced token also accepted
+     * by llama.cpp's grammar. The model then reads the same tokens under either decoder, so greedy
+     * decodes agree (default false; docs/fastgrammar.md). */
+    bool gbnf_draws;
 };
 
 struct pipit_sampler_params pipit_sampler_default_params(void);

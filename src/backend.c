@@ -160,7 +160,7 @@ static enum pipit_status ensure_sampler(struct llama_backend *b,
     sp.seed = b->seed + b->n_steps;
     sp.grammar = g;
     sp.grammar_transient = p->grammar_transient;
-    if (g != NULL && p->fast_grammar) { /* fast decoding: one decoder per backend (model) */
+    if (g != NULL) { /* fast decoding: one decoder per backend (model) */
         if (b->fg == NULL) {
             enum pipit_status fst = pipit_fastgrammar_init(b->model, &b->fg, NULL);
             if (fst != PIPIT_OK) {
@@ -168,6 +168,9 @@ static enum pipit_status ensure_sampler(struct llama_backend *b,
             }
         }
         sp.fast_grammar = b->fg;
+        /* llama.cpp's grammar sampler draws; pipit's automaton still jumps forward, so the
+         * model reads the forced text in the tokens it was trained on under either decoder */
+        sp.gbnf_draws = !p->fast_grammar;
     }
     const char *patterns[1] = {p->trigger};
     if (g != NULL && p->lazy && p->trigger != NULL) {
@@ -254,7 +257,7 @@ static enum pipit_status lb_step(void *self,
             out->out_of_time = true;
             break;
         }
-        if (p->fast_grammar && p->grammar != NULL) {
+        if (p->grammar != NULL) {
             /* jump-forward: text the grammar forces is appended in one batch, never sampled */
             int32_t forced[64];
             int32_t nf = pipit_sampler_forced(b->smpl, b->ctx, forced, 64);

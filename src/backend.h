@@ -44,8 +44,9 @@ struct backend_step_params {
      * complete call in `syntax`). */
     bool (*is_complete)(const char *text, void *user_data);
     void *complete_user_data;
-    /* pipit's own constrained decoder with jump-forward instead of llama.cpp's grammar sampler
-     * (docs/fastgrammar.md); grammars outside its subset still use llama.cpp's */
+    /* pipit's own constrained decoder instead of llama.cpp's grammar sampler
+     * (docs/fastgrammar.md); grammars outside its subset still use llama.cpp's. Jump-forward
+     * applies under both whenever the grammar fits the fast decoder's automaton */
     bool fast_grammar;
     bool grammar_transient; /* `grammar` is this step's own (pipit_sampler_params) */
 };

@@ -48,9 +48,20 @@ struct pipit_sampler {
 
     /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
     struct fg_sampler fast; /* fast.a NULL: llama.cpp's grammar sampler (or none) */
+    bool shadow;      /* gbnf_draws: llama.cpp's grammar draws, fast.a only jumps forward */
+    bool shadow_lost; /* the automaton refused a token llama.cpp's grammar took: no more jumps
+                         until the reset */
 };
 
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);
+
+/* gbnf_draws: keep the automaton in step with a token llama.cpp's grammar took; one it refuses
+ * (the two grammars disagree) ends the jumps until the reset, never the decode. */
+static void shadow_follow(struct pipit_sampler *s, int32_t token) {
+    if (!s->shadow_lost && !fg_sampler_accept(&s->fast, token)) {
+        s->shadow_lost = true;
+    }
+}
 
 struct pipit_sampler_params pipit_sampler_default_params(void) {
     struct pipit_sampler_params p = {
@@ -101,10 +112,12 @@ enum pipit_status pipit_sampler_init(const struct pipit_model *model,
     if (p.grammar != NULL) {
         const char *root = p.grammar_root != NULL ? p.grammar_root : "root";
         char why[256] = "";
-        if (!fast_attach(s, &p)) { /* fast decoder when asked and the grammar fits it */
+        bool fast = fast_attach(s, &p); /* fast decoder when asked and the grammar fits it */
+        s->shadow = fast && p.gbnf_draws;
+        if (!fast || s->shadow) {
             engine_draw_set_grammar(s->draw, p.grammar, root, why, sizeof(why));
         }
-        if (!engine_draw_has_grammar(s->draw) && s->fast.a == NULL) {
+        if (!engine_draw_has_grammar(s->draw) && (s->fast.a == NULL || s->shadow)) {
             pipit_sampler_free(s);
             return pipit_error_set(err, PIPIT_ERR_GRAMMAR, "engine: grammar rejected: %s",
                                    why[0] != '\0' ? why : "parse error");
@@ -182,7 +195,14 @@ static bool grammar_feed_token(struct pipit_sampler *s, int32_t token) {
     if (s->fast.a == NULL) {
         return engine_draw_grammar_accept(s->draw, token);
     }
-    return fg_sampler_accept(&s->fast, token);
+    if (!s->shadow) {
+        return fg_sampler_accept(&s->fast, token);
+    }
+    if (!engine_draw_grammar_accept(s->draw, token)) {
+        return false;
+    }
+    shadow_follow(s, token);
+    return true;
 }
 
 static int32_t
@@ -246,7 +266,7 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
                              int32_t *tokens,
                              int32_t n_max) {
     if (smpl == NULL || ctx == NULL || tokens == NULL || n_max <= 0 || smpl->fast.a == NULL ||
-        (smpl->lazy && !smpl->triggered) || !fg_sampler_alive(&smpl->fast)) {
+        smpl->shadow_lost || (smpl->lazy && !smpl->triggered) || !fg_sampler_alive(&smpl->fast)) {
         return 0;
     }
     struct pipit_perf *perf = engine_context_perf(ctx);
@@ -283,6 +303,13 @@ int32_t pipit_sampler_forced(struct pipit_sampler *smpl,
                 use = n_max;
             }
             used = fg_sampler_force(&smpl->fast, toks + first, use, len, ends);
+            for (int32_t i = 0; smpl->shadow && i < used; i++) {
+                /* llama.cpp's grammar takes the forced tokens too, or they are not forced */
+                if (!engine_draw_grammar_accept(smpl->draw, toks[first + i])) {
+                    smpl->shadow_lost = true;
+                    used = i;
+                }
+            }
             for (int32_t i = 0; i < used; i++) {
                 engine_draw_accept(smpl->draw, toks[first + i]);
                 tokens[i] = toks[first + i];
@@ -327,9 +354,12 @@ static enum pipit_status lazy_observe(struct pipit_sampler *s, int32_t token) {
          * works on text, so any tokenization of it leads to the same grammar state.
          */
         const char *from = s->text + start;
-        if (s->fast.a != NULL) { /* the automaton reads the text itself */
+        if (s->fast.a != NULL && !s->shadow) { /* the automaton reads the text itself */
             return fg_sampler_feed_text(&s->fast, from, strlen(from)) ? PIPIT_OK
                                                                       : PIPIT_ERR_GRAMMAR;
+        }
+        if (s->shadow && !fg_sampler_feed_text(&s->fast, from, strlen(from))) {
+            s->shadow_lost = true;
         }
         int32_t cap = (int32_t)strlen(from) + 8;
         int32_t *toks = malloc(sizeof(int32_t) * (size_t)cap);
@@ -359,7 +389,7 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
                             "engine: sample: no logits (append or decode first)");
         return -PIPIT_ERR_STATE;
     }
-    if (smpl->fast.a != NULL && (!smpl->lazy || smpl->triggered)) {
+    if (smpl->fast.a != NULL && !smpl->shadow && (!smpl->lazy || smpl->triggered)) {
         return fast_sample(smpl, ctx, logits);
     }
     struct pipit_perf *perf = engine_context_perf(ctx);
@@ -369,6 +399,8 @@ int32_t pipit_sampler_sample(struct pipit_sampler *smpl, struct pipit_context *c
     if (result < 0) {
         engine_context_fail(ctx, PIPIT_ERR_NO_CANDIDATES, "engine: sample: every token is masked");
         result = -PIPIT_ERR_NO_CANDIDATES;
+    } else if (constrained && smpl->shadow) {
+        shadow_follow(smpl, result);
     } else {
         enum pipit_status st = PIPIT_OK;
         if (!constrained && (engine_draw_has_grammar(smpl->draw) || smpl->fast.a != NULL)) {
@@ -408,6 +440,7 @@ void pipit_sampler_reset(struct pipit_sampler *smpl) {
         fg_sampler_reset(&smpl->fast);
     }
     smpl->triggered = false;
+    smpl->shadow_lost = false;
     smpl->text_len = 0;
     if (smpl->text != NULL) {
         smpl->text[0] = '\0';

@@ -528,6 +528,19 @@ static void greedy_equal(const char *model_path, enum pipit_call_syntax syn) {
             struct pipit_error err;
             assert_int_equal(pipit_call_parse(syn, xc, &call, &err), PIPIT_OK);
             pipit_call_clear(&call);
+            /* llama.cpp's grammar sampler drawing, pipit's automaton jumping forward (the
+             * agent's --gbnf): the same tokens, forced and drawn, as pipit's decoder */
+            struct pipit_sampler_params sd = sb;
+            sd.gbnf_draws = true;
+            int32_t td[MAX_TOKENS], nd;
+            struct decode_stats dd = {0};
+            char *xd = decode(r.m, r.ctx, r.prompt + r.np - 1, &sd, true, td, &nd, &dd);
+            assert_string_equal(xd, xc);
+            assert_int_equal(nd, nc);
+            assert_memory_equal(td, tc, sizeof(int32_t) * (size_t)nc);
+            assert_true(dd.forced > 0); /* (a draw with one token allowed counts as forced in
+                                           pipit's decoder, as a draw in llama.cpp's) */
+            free(xd);
             /* replay the jump-forward sequence with every forced token decoded on its own
              * (no batch): the same tokens are forced and every drawn token is the same */
             struct pipit_sampler *s = NULL;
@@ -722,8 +735,14 @@ static bool range_problem(const char *message) {
 
 /* The agent with the fast decoder (grammar forced, not lazy): every call of a random model
  * executes or is refused by validation for a number out of range (then no handler runs), in one
- * stage and in the two JIT stages, in both syntaxes. */
-static void agent_run(const char *model_path, int syntax, int32_t tools_format) {
+ * stage and in the two JIT stages, in both syntaxes. With llama.cpp's grammar sampler (`fast`
+ * false, the CLI's --gbnf) the model writes the same text turn for turn (`texts` holds the fast
+ * decoder's, to compare). */
+static void agent_run(const char *model_path,
+                      int syntax,
+                      int32_t tools_format,
+                      bool fast,
+                      char *texts[4]) {
     struct pipit_model *m = test_load_model(model_path);
     struct pipit_toolset *ts = load_pack(PACKS[0]);
     struct pipit_agent_params p = pipit_agent_default_params();
@@ -733,7 +752,7 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
     p.turn_budget_ms = 0;
     p.max_tokens = 128;
     p.tools_format = tools_format;
-    p.fast_grammar = true;
+    p.fast_grammar = fast;
     struct pipit_agent *a = NULL;
     struct pipit_error err;
     if (test_agent_new(m, ts, &p, &a, &err) != PIPIT_OK) {
@@ -759,9 +778,19 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
             fail_msg("turn %zu: %s: %s (%s)", i, pipit_status_str(t->calls[0].status),
                      t->calls[0].message, t->model_text);
         }
+        const char *said = t->model_text != NULL ? t->model_text : "";
+        if (fast) {
+            texts[i] = strdup(said);
+            assert_non_null(texts[i]);
+        } else {
+            assert_string_equal(said, texts[i]);
+            free(texts[i]);
+            texts[i] = NULL;
+        }
         pipit_turn_free(t);
     }
-    print_message("%s, format %d: %d of 4 turns chose none()\n", model_path, (int)tools_format,
+    print_message("%s, format %d, %s: %d of 4 turns chose none()\n", model_path,
+                  (int)tools_format, fast ? "pipit's decoder" : "llama.cpp's sampler, the same texts",
                   n_none);
     test_agent_free(a);
     pipit_toolset_free(ts);
@@ -770,9 +799,18 @@ static void agent_run(const char *model_path, int syntax, int32_t tools_format) 
 
 static void test_agent_fast(void **state) {
     (void)state;
-    agent_run(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_COMPACT);
-    agent_run(TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_JIT);
-    agent_run(TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, PIPIT_TOOLSPEC_COMPACT);
+    struct {
+        const char *model;
+        int syntax;
+        int32_t format;
+    } runs[] = {{TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_COMPACT},
+                {TEST_MODEL_SPM, PIPIT_SYNTAX_PIPIT, PIPIT_TOOLSPEC_JIT},
+                {TEST_MODEL_QWEN, PIPIT_SYNTAX_HERMES, PIPIT_TOOLSPEC_COMPACT}};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        char *texts[4] = {NULL, NULL, NULL, NULL};
+        agent_run(runs[i].model, runs[i].syntax, runs[i].format, true, texts);
+        agent_run(runs[i].model, runs[i].syntax, runs[i].format, false, texts);
+    }
 }
 
 /* ============================================================================ property */
