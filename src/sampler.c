@@ -48,9 +48,9 @@ struct pipit_sampler {
 
     /* fast constrained decoding (section below): pipit's automaton instead of `grammar` */
     struct fg_sampler fast; /* fast.a NULL: llama.cpp's grammar sampler (or none) */
-    bool shadow;      /* gbnf_draws: llama.cpp's grammar draws, fast.a only jumps forward */
-    bool shadow_lost; /* the automaton refused a token llama.cpp's grammar took: no more jumps
-                         until the reset */
+    bool shadow;            /* gbnf_draws: llama.cpp's grammar draws, fast.a only jumps forward */
+    bool shadow_lost;       /* the automaton refused a token llama.cpp's grammar took: no more jumps
+                               until the reset */
 };
 
 static bool fast_attach(struct pipit_sampler *s, const struct pipit_sampler_params *p);

@@ -738,11 +738,8 @@ static bool range_problem(const char *message) {
  * stage and in the two JIT stages, in both syntaxes. With llama.cpp's grammar sampler (`fast`
  * false, the CLI's --gbnf) the model writes the same text turn for turn (`texts` holds the fast
  * decoder's, to compare). */
-static void agent_run(const char *model_path,
-                      int syntax,
-                      int32_t tools_format,
-                      bool fast,
-                      char *texts[4]) {
+static void
+agent_run(const char *model_path, int syntax, int32_t tools_format, bool fast, char *texts[4]) {
     struct pipit_model *m = test_load_model(model_path);
     struct pipit_toolset *ts = load_pack(PACKS[0]);
     struct pipit_agent_params p = pipit_agent_default_params();
@@ -789,9 +786,8 @@ static void agent_run(const char *model_path,
         }
         pipit_turn_free(t);
     }
-    print_message("%s, format %d, %s: %d of 4 turns chose none()\n", model_path,
-                  (int)tools_format, fast ? "pipit's decoder" : "llama.cpp's sampler, the same texts",
-                  n_none);
+    print_message("%s, format %d, %s: %d of 4 turns chose none()\n", model_path, (int)tools_format,
+                  fast ? "pipit's decoder" : "llama.cpp's sampler, the same texts", n_none);
     test_agent_free(a);
     pipit_toolset_free(ts);
     pipit_model_free(m);
