@@ -132,6 +132,81 @@ static const char *const SITUATION_POST[] = {
     ", i'm on my way out", " before the guests come", " while i'm reading", ", it's late",
     " for the afternoon",  ", i just woke up",        " - long day",        " for a while",
 };
+/* Situations composed: who and how they are ("the kids are" + "asleep"), or a clause of its own.
+ * Said around a command they are its reason ("lock the back, the kids are asleep"); said alone they
+ * are a remark, not a request (no call). No clause hints at a setting ("it's too dark"): alone that
+ * would be one. */
+static const char *const WHO[] = {
+    "the kids are",
+    "the baby is",
+    "my wife is",
+    "my husband is",
+    "my partner is",
+    "we're",
+    "i'm",
+    "the guests are",
+    "my parents are",
+    "the dog is",
+    "my roommate is",
+    "grandma is",
+    "the neighbours are",
+    "my boss is",
+    "everyone is",
+    "my sister is",
+    "the cleaner is",
+    "my son is",
+    "my daughter is",
+    "the in-laws are",
+};
+static const char *const HOW[] = {
+    "asleep",
+    "coming over tonight",
+    "on the way home",
+    "back on sunday",
+    "flying out tomorrow",
+    "in the garden",
+    "working from home today",
+    "still at school",
+    "on a call",
+    "sick",
+    "out until late",
+    "watching a movie",
+    "in the shower",
+    "visiting for the weekend",
+    "leaving in ten minutes",
+    "already in bed",
+    "away till monday",
+    "napping",
+    "home early today",
+    "getting ready",
+    "running late",
+    "starving",
+    "in a bad mood",
+    "at practice",
+    "finally here",
+};
+static const char *const CLAUSES[] = {
+    "don't wanna wake anyone",
+    "i forgot earlier",
+    "it's been a long day",
+    "it's driving me nuts",
+    "my hands are full",
+    "i'm in a rush",
+    "we're heading out soon",
+    "i'm about to leave",
+    "it's movie night",
+    "storm's coming tonight",
+    "i can't find my glasses",
+    "my phone's almost dead",
+    "i'm half asleep",
+    "the game starts soon",
+    "dinner's almost ready",
+    "we just got back",
+    "long week",
+    "i'm not feeling great",
+};
+static const char *const CLAUSE_JOIN[] = {", ", " - ", ", because ", " since ", ", cuz ", ", "};
+
 static const char *const CONNECT_PRE[] = {
     "and ", "then ", "also ", "and then ", "after that ", "plus ", "and also ", "next, ",
 };
@@ -259,7 +334,6 @@ static const char *const UNSUPPORTED_KEY[] = {
     "email me a report about the {@}",
     "share the {@} with my neighbour",
     "rename the {@}",
-    "how much power does the {@} use per year",
 };
 /* Things people own that a pack may lack, and the requests about them said with the verbs packs
  * use ("turn on the sprinkler", "set the oven to 5"): a pack's verb with a thing it does not name
@@ -446,6 +520,28 @@ static const char *const CLOUD_WORDS[] = {
     "the stars",
     "sourdough",
     "owls",
+};
+/* Questions for the cloud about one of the pack's things: what people ask an assistant next to a
+ * device is about that device's world ("how long do door sensor batteries last"), so the pack's
+ * nouns alone must not mean a tool. No shape of a state question ("what's the {@}", "is the {@}
+ * on"): the agent answers those from the state. */
+static const char *const CLOUD_KEY[] = {
+    "how long does the {@} usually last",
+    "what's a good {@} for a beginner",
+    "how does the {@} actually work",
+    "is it normal for the {@} to make a clicking noise",
+    "what's the best way to clean the {@}",
+    "write a short funny note about the {@}",
+    "how much does a new {@} cost",
+    "tips for getting the most out of my {@}",
+    "explain what the {@} is for",
+    "who invented the {@}",
+    "what's a fair price for a used {@}",
+    "how often should i service the {@}",
+    "write a poem about my {@}",
+    "why do people set the {@} so high",
+    "how much power does the {@} use per year",
+    "what do experts recommend for the {@}",
 };
 static const char *const CLOUD_REASONS[] = {"general knowledge", "creative writing",
                                             "math and reasoning"};
@@ -2309,6 +2405,9 @@ static void build_banks(struct gen *g, struct banks *bk) {
     bk->at[BANK_UNDO] = bank_intent(g, PG_UNDO, 1, UNDO, N_OF(UNDO), false);
     if (g->cloud_tool >= 0) {
         bk->at[BANK_CLOUD] = bank_intent(g, PG_CLOUD, 1, CLOUD_OPEN, N_OF(CLOUD_OPEN), false);
+        for (int i = 0; bk->at[BANK_CLOUD] >= 0 && g->pk->n_keys > 0 && i < N_OF(CLOUD_KEY); i++) {
+            add_tpl(&g->in[bk->at[BANK_CLOUD]], -1, CLOUD_KEY[i], NULL);
+        }
     }
     bk->at[BANK_RETRY] = bank_intent(g, PG_RETRY, 1, RETRY, N_OF(RETRY), false);
     bk->at[BANK_AGAIN] = bank_intent(g, PG_FOLLOWUP, 1, AGAIN, N_OF(AGAIN), false);
@@ -2624,12 +2723,39 @@ enum surf {
     SURF_VERBATIM
 };
 
+/* A situation composed (WHO + HOW, or a clause); when `split` is not -1, from the split's part
+ * of HOW and CLAUSES (one in PG_HELD_MOD is held out, as templates are). Returns which: the HOW's
+ * index, or 50 + the clause's. */
+static int situation(struct gen *g, int split, char *out, size_t size) {
+    bool clause = train_rng_below(&g->rng, 100) < 30;
+    int n_of = clause ? N_OF(CLAUSES) : N_OF(HOW);
+    int cand[N_OF(HOW) + N_OF(CLAUSES)], n = 0;
+    for (int i = 0; i < n_of; i++) {
+        if (split < 0 || (i % PG_HELD_MOD == 3) == (split == PIPIT_SPLIT_VALID)) {
+            cand[n++] = i;
+        }
+    }
+    int i = cand[train_rng_below(&g->rng, (uint32_t)n)];
+    if (clause) {
+        pipit_format(out, size, "%s", CLAUSES[i]);
+        return 50 + i;
+    }
+    pipit_format(out, size, "%s %s", PICK(g, WHO), HOW[i]);
+    return i;
+}
+
 static void surface(struct gen *g, enum surf kind, const char *core, char *out, size_t size) {
     const char *pre = "", *suf = "", *punct = "";
+    char sit_pre[96], sit_post[112];
     uint32_t r;
     if (kind == SURF_COMMAND) {
         r = train_rng_below(&g->rng, 100);
-        pre = r < 30 ? PICK(g, PREFIXES) : r < 37 ? PICK(g, SITUATION_PRE) : "";
+        pre = r < 30 ? PICK(g, PREFIXES) : r < 35 ? PICK(g, SITUATION_PRE) : "";
+        if (r >= 35 && r < 40) { /* "the kids are asleep, lock the back" */
+            situation(g, -1, sit_pre, sizeof(sit_pre) - 2);
+            pipit_format(sit_pre + strlen(sit_pre), 3, ", ");
+            pre = sit_pre;
+        }
         /* no "can you can i get ...": an asking lead-in before a core that asks already */
         static const char *const ASKS[] = {"can ",  "could ", "would ", "will ", "please ",
                                            "i ",    "i'd ",   "i'm ",   "i'll ", "let's ",
@@ -2643,7 +2769,13 @@ static void surface(struct gen *g, enum surf kind, const char *core, char *out, 
             pre = "";
         }
         r = train_rng_below(&g->rng, 100);
-        suf = r < 18 ? PICK(g, SUFFIXES) : r < 24 ? PICK(g, SITUATION_POST) : "";
+        suf = r < 18 ? PICK(g, SUFFIXES) : r < 22 ? PICK(g, SITUATION_POST) : "";
+        if (r >= 22 && r < 32) { /* "lock the back, the kids are asleep" */
+            char sit[96];
+            situation(g, -1, sit, sizeof(sit));
+            pipit_format(sit_post, sizeof(sit_post), "%s%s", PICK(g, CLAUSE_JOIN), sit);
+            suf = sit_post;
+        }
     } else if (kind == SURF_CHAT) {
         pre = train_rng_below(&g->rng, 100) < 15 ? PICK(g, CHAT_PRE) : "";
         suf = train_rng_below(&g->rng, 100) < 12 ? PICK(g, CHAT_POST) : "";
@@ -2852,11 +2984,21 @@ draw_cloud(struct gen *g, enum pipit_split split, const struct banks *bk, struct
         return false;
     }
     char q[256];
-    int nw = 1 + (int)train_rng_below(&g->rng, 3);
-    pipit_format(q, sizeof(q), "%s", g->in[bi].tpl[t].text);
-    for (int i = 0; i < nw; i++) {
-        size_t o = strlen(q);
-        pipit_format(q + o, sizeof(q) - o, " %s", PICK(g, CLOUD_WORDS));
+    const char *tx = g->in[bi].tpl[t].text;
+    const char *at = strstr(tx, "{@}");
+    if (at != NULL) { /* about one of the pack's things */
+        char noun[96];
+        key_name(g, &g->pk->keys[train_rng_below(&g->rng, (uint32_t)g->pk->n_keys)], noun,
+                 sizeof(noun));
+        pipit_format(q, sizeof(q), "%.*s%s%s", (int)before_noun(tx, (size_t)(at - tx), noun), tx,
+                     noun, at + 3);
+    } else {
+        int nw = 1 + (int)train_rng_below(&g->rng, 3);
+        pipit_format(q, sizeof(q), "%s", tx);
+        for (int i = 0; i < nw; i++) {
+            size_t o = strlen(q);
+            pipit_format(q + o, sizeof(q) - o, " %s", PICK(g, CLOUD_WORDS));
+        }
     }
     surface(g, SURF_VERBATIM, q, ex->utt, sizeof(ex->utt));
     const struct pipit_tool *tl = tool_at(g, g->cloud_tool);
@@ -3002,6 +3144,20 @@ draw_example(struct gen *g, enum pipit_split split, const struct banks *bk, stru
         case PG_COMPOUND:
             return draw_compound(g, split, bk, ex);
         case PG_CHAT: {
+            if (train_rng_below(&g->rng, 100) < 35) { /* a remark: "the in-laws are back on
+                                                          sunday" is no request */
+                char said[PG_TEXT];
+                for (int tries = 0; tries < 8; tries++) {
+                    int which = situation(g, (int)split, said, sizeof(said));
+                    if (!near_pack(g, said)) {
+                        surface(g, SURF_CHAT, said, ex->utt, sizeof(ex->utt));
+                        pipit_format(ex->out, sizeof(ex->out), "%s", "Okay.");
+                        ex->cat = PG_CHAT;
+                        ex->tid = bk->at[BANK_CHAT] * 1000 + PG_MAX_TPL + which;
+                        return true;
+                    }
+                }
+            }
             if (!draw_bank_text(g, split, bk->at[BANK_CHAT], ex, &t)) {
                 return false;
             }
