@@ -1121,6 +1121,50 @@ static int ask_plural(const struct ask *k,
     return said;
 }
 
+static int
+answer(const struct ask *k, const char *utterance, const json_t *state, char *buf, size_t size);
+
+/* A key said first and then asked about as "it" ("patio sensor, is it still watching?", "the
+ * grid - is it on?"): the question with the key's words in place of its "it" (written to out),
+ * or false. The topic is one key's alias and nothing else; the question starts with an opener. */
+static bool topic_first(const struct ask *k, const char *utterance, char *out, size_t size) {
+    size_t cut = strcspn(utterance, ",:-");
+    if (utterance[cut] == '\0' || cut == 0) {
+        return false;
+    }
+    struct words_tok t[ASK_MAX_TOKENS];
+    size_t n = ask_tokenize(utterance, cut, t, ASK_MAX_TOKENS);
+    size_t p = 0;
+    while (p < n &&
+           (ask_tok_is(t, n, p, "the") || ask_tok_is(t, n, p, "my") || ask_tok_is(t, n, p, "and") ||
+            ask_tok_is(t, n, p, "so") || ask_tok_is(t, n, p, "ok") || ask_tok_is(t, n, p, "hey"))) {
+        p++;
+    }
+    int key = -1;
+    size_t m = p < n ? ask_match_alias(k, t, n, p, &key) : 0;
+    if (m == 0 || key < 0 || p + m != n) {
+        return false;
+    }
+    const char *rest = utterance + cut + 1;
+    while (*rest == ' ' || *rest == '-' || *rest == ',' || *rest == ':') {
+        rest++;
+    }
+    struct words_tok q[ASK_MAX_TOKENS];
+    size_t nq = ask_tokenize(rest, strlen(rest), q, ASK_MAX_TOKENS);
+    if (nq < 2 || nq == ASK_MAX_TOKENS || !ask_in_list(q[0].w, OPENERS, COUNT(OPENERS))) {
+        return false;
+    }
+    for (size_t i = 1; i < nq; i++) {
+        if (ask_tok_is(q, nq, i, "it")) {
+            size_t a = t[p].start, b = t[p + m - 1].end;
+            pipit_format(out, size, "%.*sthe %.*s%s", (int)q[i].start, rest, (int)(b - a),
+                         utterance + a, rest + q[i].end);
+            return true;
+        }
+    }
+    return false;
+}
+
 int ask_answer(const struct ask *k,
                const char *utterance,
                const json_t *state,
@@ -1132,6 +1176,19 @@ int ask_answer(const struct ask *k,
     if (k == NULL || utterance == NULL || !json_is_object(state) || buf == NULL || size == 0) {
         return 0;
     }
+    char asked[512];
+    if (strlen(utterance) < sizeof(asked) && topic_first(k, utterance, asked, sizeof(asked))) {
+        int n = answer(k, asked, state, buf, size);
+        if (n > 0) {
+            return n;
+        }
+        buf[0] = '\0';
+    }
+    return answer(k, utterance, state, buf, size);
+}
+
+static int
+answer(const struct ask *k, const char *utterance, const json_t *state, char *buf, size_t size) {
     struct words_tok t[ASK_MAX_TOKENS];
     size_t len = strlen(utterance);
     size_t n = ask_tokenize(utterance, len, t, ASK_MAX_TOKENS);
@@ -1436,6 +1493,11 @@ int ask_answer(const struct ask *k,
             char needle[WORDS_CAP + 2];
             pipit_format(needle, sizeof(needle), " %s ", t[i].w);
             known = known || (t[i].w[0] != '\0' && strstr(w, needle) != NULL);
+            /* a word of a switch's own sentences: "is the patio sensor still watching?" of
+             * "The patio sensor is watching." / "... is bypassed." */
+            known = known || (key->dev != NULL && t[i].w[0] != '\0' &&
+                              ((key->dev->yes != NULL && says_word(key->dev->yes, t[i].w)) ||
+                               (key->dev->no != NULL && says_word(key->dev->no, t[i].w))));
         }
         if (!known) {
             return 0;

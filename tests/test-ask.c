@@ -578,6 +578,48 @@ static void test_who_and_when(void **state) {
     pack_close(&p);
 }
 
+/* A switch asked about with a word of its own sentences ("watching" of "The patio sensor is
+ * watching."), and a key said first, then asked about as "it" ("patio sensor, is it still
+ * watching?", "the volume - what is it at?"); a topic that names no key, or a command after
+ * it, is not a question. */
+static void test_topic_and_switch_words(void **state) {
+    (void)state;
+    static const char ZONE[] =
+        "{\"pipit\": {\"pack\": \"zones\", \"state\": {"
+        "\"patio\": {\"type\": \"boolean\", \"initial\": true, \"words\": {\"names\": "
+        "\"patio sensor|patio\", \"yes\": \"The patio sensor is watching.\", \"no\": \"The "
+        "patio sensor is bypassed.\"}}, "
+        "\"volume\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 10, \"initial\": "
+        "6, \"words\": {\"names\": \"siren volume|volume\", \"pattern\": \"The siren volume "
+        "is {v} out of 10.\"}}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_zone\", "
+        "\"description\": \"Watch or bypass the patio sensor\", \"parameters\": {\"type\": "
+        "\"object\", \"properties\": {\"watch\": {\"type\": \"boolean\"}}, \"required\": "
+        "[\"watch\"]}}, \"pipit\": {\"effect\": {\"set\": {\"patio\": \"{watch}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(ZONE, sizeof(ZONE) - 1, "zones.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    const struct qa cases[] = {
+        {"is the patio sensor still watching?", "The patio sensor is watching."},
+        {"is the patio sensor bypassed?", "The patio sensor is watching."},
+        {"patio sensor, is it still watching?", "The patio sensor is watching."},
+        {"the volume - what is it at?", "The siren volume is 6 out of 10."},
+        {"siren volume: what's it set to?", "The siren volume is 6 out of 10."},
+        {"is the patio sensor sleeping?", NULL},
+        {"patio sensor, bypass it", NULL},
+        {"the weather, is it nice today?", NULL},
+        {"volume, turn it up", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -613,9 +655,9 @@ int main(void) {
         cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
         cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
         cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_sensor_quantity),
-        cmocka_unit_test(test_who_and_when),     cmocka_unit_test(test_camera_claims),
-        cmocka_unit_test(test_sentences),        cmocka_unit_test(test_generic_pack),
-        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_who_and_when),     cmocka_unit_test(test_topic_and_switch_words),
+        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
+        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
