@@ -334,8 +334,10 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
             }
         }
     }
+    bool warned = false; /* said here that the bundled model does not know these tools */
     if (model == o->model && strcmp(o->model, PIPIT_DEFAULT_MODEL) == 0 && o->lora == NULL &&
         (pack == NULL || strcmp(pack, "camera") != 0)) {
+        warned = true;
         /* the bundled model knows the camera's tools only: say so before it answers for others
          * (a model trained for another pack says so itself, pipit_agent_model_notice) */
         if (pack != NULL) {
@@ -422,7 +424,7 @@ static int session_open(const struct agent_opts *o, const char *cmd, struct agen
     if (budget.notice[0] != '\0') {
         fprintf(stderr, "pipit: %s\n", budget.notice); /* the tools were served smaller */
     }
-    if (pipit_agent_model_notice(s->agent)[0] != '\0') {
+    if (pipit_agent_model_notice(s->agent)[0] != '\0' && !warned) { /* said once */
         fprintf(stderr, "pipit: warning: %s\n", pipit_agent_model_notice(s->agent));
     }
     struct pipit_cloud_params cp = pipit_cloud_default_params();

@@ -876,7 +876,10 @@ static bool ask_key_sentence(const struct ask_key *key,
                 return false;
             }
             ask_format_value(key, v, value, sizeof(value));
-            if (d != NULL && d->pattern != NULL) {
+            if (key->type == KEY_STRING && value[0] == '\0') {
+                /* "" reads as empty, never "The panel message is ." (a new user's hot tub) */
+                pipit_format(buf, size, "%s is empty.", noun);
+            } else if (d != NULL && d->pattern != NULL) {
                 fill_pattern(d->pattern, value, buf, size);
                 if (d->zero != NULL && strcmp(value, d->zero) == 0) {
                     drop_at_before(buf, value); /* "The fan is at off." -> "The fan is off." */

@@ -8,12 +8,16 @@
  * "machine" names the power). The note names the example, the word and what else it names, so
  * the author can open the example with another verb. And from a new user's baby monitor: an
  * action with no effect and no "undo" is passed over by undo, which then reverts the action
- * before it.
+ * before it. And from a new user's hot tub: an example that opens with words the router reads
+ * as undo ("go back to standard heating") makes those words the pack's, so "go back" alone is
+ * no longer undo.
  */
 #include "agent_choose.h"
 #include "pipit_tools.h"
+#include "router.h"
 #include "strbuf.h"
 #include "toolspec.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -46,6 +50,27 @@ static bool changes(const struct pipit_toolset *ts, size_t i, const char *key) {
     return false;
 }
 
+/* The words an example opens with that the router alone would read as undo ("go back" of "go
+ * back to standard heating"), two to four of them, into out; false when none. */
+static bool undo_opening(const char *say, char *out, size_t size) {
+    struct words_tok t[16];
+    size_t n = words_tokenize(say, strlen(say), 0, t, 16);
+    for (size_t k = n < 4 ? n : 4; k >= 2; k--) {
+        char head[128];
+        size_t len = t[k - 1].end - t[0].start;
+        if (len >= sizeof(head)) {
+            continue;
+        }
+        memcpy(head, say + t[0].start, len);
+        head[len] = '\0';
+        if (router_undo_count(head) > 0 && !router_undo_retraction(head)) {
+            snprintf(out, size, "%s", head);
+            return true;
+        }
+    }
+    return false;
+}
+
 char *pipit_pack_notes(const struct pipit_toolset *ts) {
     if (ts == NULL) {
         return NULL;
@@ -55,8 +80,16 @@ char *pipit_pack_notes(const struct pipit_toolset *ts) {
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool_pack *tp = pipit_toolset_tool_pack(ts, i);
         for (size_t e = 0; tp != NULL && e < tp->n_examples; e++) {
-            char verb[64];
+            char verb[64], undo[128];
             const char *say = tp->examples[e].say;
+            if (!pipit_toolset_is_cloud(ts, i) && undo_opening(say, undo, sizeof(undo))) {
+                strbuf_printf(&b,
+                              "  note: %s's example \"%s\" opens with \"%s\", which is undo to "
+                              "the agent; with this example it is the pack's words instead, so "
+                              "\"%s\" said alone goes to the model, not undo (open the example "
+                              "another way to keep it as undo)\n",
+                              ts->tools[i].name, say, undo, undo);
+            }
             bool required = false;
             const struct pipit_tool *t = &ts->tools[i];
             for (size_t j = 0; t->params != NULL && j < t->params->n_props; j++) {

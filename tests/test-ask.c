@@ -581,7 +581,8 @@ static void test_who_and_when(void **state) {
 /* A switch asked about with a word of its own sentences ("watching" of "The patio sensor is
  * watching."), and a key said first, then asked about as "it" ("patio sensor, is it still
  * watching?", "the volume - what is it at?"); a topic that names no key, or a command after
- * it, is not a question. */
+ * it, is not a question. An empty string reads as empty (a new user's hot tub had "The panel
+ * message is ."). */
 static void test_topic_and_switch_words(void **state) {
     (void)state;
     static const char ZONE[] =
@@ -591,7 +592,10 @@ static void test_topic_and_switch_words(void **state) {
         "patio sensor is bypassed.\"}}, "
         "\"volume\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 10, \"initial\": "
         "6, \"words\": {\"names\": \"siren volume|volume\", \"pattern\": \"The siren volume "
-        "is {v} out of 10.\"}}}}, "
+        "is {v} out of 10.\"}}, "
+        "\"message\": {\"type\": \"string\", \"initial\": \"\", \"words\": {\"names\": "
+        "\"panel message\", \"noun\": \"the panel message\", \"pattern\": \"The panel shows "
+        "\\\"{v}\\\".\"}}}}, "
         "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_zone\", "
         "\"description\": \"Watch or bypass the patio sensor\", \"parameters\": {\"type\": "
         "\"object\", \"properties\": {\"watch\": {\"type\": \"boolean\"}}, \"required\": "
@@ -615,6 +619,7 @@ static void test_topic_and_switch_words(void **state) {
         {"patio sensor, bypass it", NULL},
         {"the weather, is it nice today?", NULL},
         {"volume, turn it up", NULL},
+        {"what's the panel message?", "The panel message is empty."}, /* not "shows \"\"" */
     };
     assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
     pack_close(&p);

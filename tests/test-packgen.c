@@ -166,6 +166,33 @@ static void test_pack_notes(void **state) {
         free(notes);
         pipit_toolset_free(ts);
     }
+    /* an example that opens with undo's words makes them the pack's: noted (a new user's hot
+     * tub had "go back to standard heating", and "go back" then went to the model); "go to
+     * standard heating" is not noted */
+    static const char HEAT[] =
+        "{\"pipit\": {\"pack\": \"tub\", \"state\": {\"heat\": {\"type\": \"string\", "
+        "\"enum\": [\"standard\", \"economy\"], \"initial\": \"standard\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_heat_mode\", "
+        "\"description\": \"Heater mode\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"mode\": {\"type\": \"string\", \"enum\": [\"standard\", "
+        "\"economy\"]}}, \"required\": [\"mode\"]}}, \"pipit\": {\"effect\": {\"set\": "
+        "{\"heat\": \"{mode}\"}}, \"examples\": [{\"say\": \"%s to standard heating\", "
+        "\"args\": {\"mode\": \"standard\"}}]}}]}";
+    for (int back = 0; back < 2; back++) {
+        char spec[2048];
+        snprintf(spec, sizeof(spec), HEAT, back ? "go back" : "go");
+        assert_int_equal(pipit_toolset_load_string(spec, strlen(spec), "tub.json", &ts, &err),
+                         PIPIT_OK);
+        notes = pipit_pack_notes(ts);
+        if (back) {
+            assert_non_null(notes);
+            assert_non_null(strstr(notes, "opens with \"go back\", which is undo"));
+        } else {
+            assert_null(notes);
+        }
+        free(notes);
+        pipit_toolset_free(ts);
+    }
     static const char *const shipped[] = {PIPIT_SOURCE_DIR "/tools/camera.json",
                                           PIPIT_SOURCE_DIR "/tools/phone.json",
                                           PIPIT_SOURCE_DIR "/tools/home.json"};
@@ -630,6 +657,43 @@ static void test_enum_values_said(void **state) {
     pipit_toolset_free(ts);
 }
 
+/* The words an argument's description gives a value ("economy (eco, saver)", docs/pack.md) are
+ * said for it in commands, as well as the value itself (a new user's hot tub had written them and
+ * no part of training read them). */
+static void test_described_synonyms(void **state) {
+    (void)state;
+    static const char *const TUB =
+        "{\"pipit\": {\"pack\": \"tub\", \"state\": {\"heat\": {\"type\": \"string\", "
+        "\"enum\": [\"standard\", \"economy\", \"sleep\"], \"initial\": \"standard\"}}},\n"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_heat_mode\", "
+        "\"description\": \"Heater mode\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"mode\": {\"type\": \"string\", \"description\": \"standard "
+        "(normal), economy (eco, saver), sleep\", \"enum\": [\"standard\", \"economy\", "
+        "\"sleep\"]}}, \"required\": [\"mode\"]}},\n"
+        "  \"pipit\": {\"effect\": {\"set\": {\"heat\": \"{mode}\"}}, \"examples\": "
+        "[{\"say\": \"put the heater on sleep\", \"args\": {\"mode\": \"sleep\"}}]}}]}\n";
+    struct pipit_toolset *ts = test_tools_from(TUB, "tub.json");
+    struct pipit_dataset *ds = gen(ts, 5, 4000, 50);
+    int eco = 0, saver = 0, economy = 0, normal = 0;
+    int n = pipit_dataset_size(ds, PIPIT_SPLIT_TRAIN);
+    for (int32_t i = 0; i < n; i++) {
+        struct pipit_example ex;
+        char low[512];
+        train_example_lower(ds, i, &ex, low, sizeof(low));
+        bool eco_call = strstr(ex.output, "mode=\"economy\"") != NULL;
+        eco += eco_call && strstr(low, "eco") != NULL && strstr(low, "economy") == NULL;
+        saver += eco_call && strstr(low, "saver") != NULL;
+        economy += eco_call && strstr(low, "economy") != NULL;
+        normal += strstr(ex.output, "mode=\"standard\"") != NULL && strstr(low, "normal") != NULL;
+    }
+    if (eco == 0 || saver == 0 || economy == 0 || normal == 0 || economy < eco) {
+        fail_msg("eco %d, saver %d, economy %d, normal %d", eco, saver, economy, normal);
+    }
+    print_message("economy said as eco %d, saver %d, economy %d times\n", eco, saver, economy);
+    pipit_dataset_free(ds);
+    pipit_toolset_free(ts);
+}
+
 /* Requests about things the pack lacks, said with its kinds of verbs ("turn on the sprinkler"),
  * never name a thing the pack has ("porch light" for a pack with lights); a thing of the
  * held-out split is none of the training split's; chat names the pack's own things. */
@@ -833,6 +897,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_home_calls_and_categories),
         cmocka_unit_test(test_names_own_determiner),
         cmocka_unit_test(test_enum_values_said),
+        cmocka_unit_test(test_described_synonyms),
         cmocka_unit_test(test_unsupported_things),
         cmocka_unit_test(test_invented_pack),
         cmocka_unit_test(test_stateless_packs),
