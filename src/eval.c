@@ -1559,6 +1559,11 @@ static enum pipit_status check_scenario(struct oracle_ctx *oc,
                                  ? "; the undo reverted nothing: the newest action is one that "
                                    "cannot be undone (its tool's \"undo\" is \"none\"), and "
                                    "undo never skips back past it, as the agent does"
+                             : strstr(diff, "got \"placeholder\"") != NULL
+                                 ? "; the expected call leaves that string free (\"contains\" or "
+                                   "not listed), so the simulated device holds a placeholder: "
+                                   "give the argument in \"args\" to check this key, or leave "
+                                   "the key out of \"state\""
                                  : "");
                 /* go on from the state the scenario states, so one finding stays one */
                 struct pipit_error derr;

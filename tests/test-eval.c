@@ -1265,6 +1265,41 @@ static void test_device_from_tools(void **state) {
     pipit_toolset_free(home);
 }
 
+/* `contains` leaves a string free, so the oracle's device holds a placeholder: a `state` check
+ * of the key it sets is a finding that says so (a new user's hot tub had "want \"Welcome\", got
+ * \"placeholder\"" and no hint); with the argument in `args` the same check passes. */
+static void test_contains_and_state(void **state) {
+    (void)state;
+    struct pipit_toolset *guard = load_tools(PIPIT_SOURCE_DIR "/tests/specs/packs/homeguard.json");
+    struct pipit_eval_device dev = {"camera", guard};
+    static const char *const SETS[2] = {
+        "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"dave needs a code\", "
+        "\"expect\": [{\"tool\": \"set_guest_code\", \"contains\": {\"guest\": [\"dave\"]}}], "
+        "\"state\": {\"guest\": \"Dave\"}}]}",
+        "{\"id\": \"x\", \"category\": \"c\", \"turns\": [{\"user\": \"dave needs a code\", "
+        "\"expect\": [{\"tool\": \"set_guest_code\", \"args\": {\"guest\": \"Dave\"}}], "
+        "\"state\": {\"guest\": \"Dave\"}}]}"};
+    for (int k = 0; k < 2; k++) {
+        struct pipit_scenarios *set = load(SETS[k]);
+        struct pipit_error err;
+        size_t n = 0;
+        struct findings f = {0, ""};
+        struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
+        cp.on_finding = on_finding;
+        cp.user_data = &f;
+        assert_int_equal(pipit_scenarios_check(set, &dev, 1, &cp, &n, &err), PIPIT_OK);
+        assert_int_equal(n, k == 0 ? 1 : 0);
+        if (k == 0 && strstr(f.last, "got \"placeholder\"") == NULL) {
+            fail_msg("%s", f.last);
+        }
+        if (k == 0 && strstr(f.last, "give the argument in \"args\" to check this key") == NULL) {
+            fail_msg("%s", f.last);
+        }
+        pipit_scenarios_free(set);
+    }
+    pipit_toolset_free(guard);
+}
+
 /* The shipped scenario sets are valid and agree with the simulated devices. */
 static void test_shipped_sets(void **state) {
     (void)state;
@@ -1400,6 +1435,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_oracle_legal),
         cmocka_unit_test(test_shipped_sets),
         cmocka_unit_test(test_device_from_tools),
+        cmocka_unit_test(test_contains_and_state),
 #ifdef PIPIT_CLI_BIN
         cmocka_unit_test(test_cli_check_strict),
 #endif
