@@ -120,7 +120,8 @@ static const char *const GLUE[] = {
     "kept",      "started",  "stopped",  "looking",    "look",     "like",     "sitting",
     "pick",      "picked",   "chose",    "chosen",     "saving",   "shooting", "s",
     "did",       "actually", "really",   "definitely", "honestly", "saved",    "stored",
-    "does",      "who",      "whos",     "when",       "whens",
+    "does",      "who",      "whos",     "when",       "whens",    "say",      "says",
+    "show",      "shows",    "read",     "reads",      "run",      "runs",
 };
 
 /* Phrases a question may hold anywhere: "how many alarms do I have". */
@@ -538,6 +539,13 @@ static void add_tool(struct ask *k, const struct pipit_toolset *ts, size_t t) {
         const struct pipit_schema *ps = params->props[i].schema;
         for (size_t e = 0; ps != NULL && ps->type == PIPIT_SCHEMA_STRING && e < ps->n_enum; e++) {
             add_value(&k->keys[key], ps->enum_str[e]);
+            /* and the words its description gives it: "is the heater in eco mode?" of
+             * "economy (eco, saver)" */
+            char alt[8][PIPIT_SCHEMA_WORD_CAP];
+            int n_alt = pipit_schema_value_words(ps, ps->enum_str[e], alt, 8);
+            for (int a = 0; a < n_alt; a++) {
+                add_value(&k->keys[key], alt[a]);
+            }
         }
     }
 }

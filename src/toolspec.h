@@ -328,6 +328,16 @@ bool pipit_schema_time_of_day(const struct pipit_schema *s);
  * day (a name, a place, a message). */
 bool pipit_schema_free_string(const struct pipit_schema *s);
 
+/* The words a string enum's description gives value `value`, in parentheses right after it
+ * ("standard (normal), economy (eco, saver), sleep": "eco" and "saver" of "economy"; docs/pack.md):
+ * at most `max` of them into out (lowercase as written, trimmed; each under
+ * PIPIT_SCHEMA_WORD_CAP bytes, longer ones left out). Returns how many. */
+#define PIPIT_SCHEMA_WORD_CAP 48
+int pipit_schema_value_words(const struct pipit_schema *s,
+                             const char *value,
+                             char (*out)[PIPIT_SCHEMA_WORD_CAP],
+                             int max);
+
 /* The schema type's name as written in JSON Schema ("number", ...). */
 const char *pipit_schema_type_name(enum pipit_schema_type type);
 

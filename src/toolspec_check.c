@@ -12,6 +12,7 @@
 #include "toolspec_serialize.h"
 #include "utf8.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -548,4 +549,52 @@ bool pipit_schema_time_of_day(const struct pipit_schema *s) {
 bool pipit_schema_free_string(const struct pipit_schema *s) {
     return s != NULL && s->type == PIPIT_SCHEMA_STRING && s->n_enum == 0 && s->pattern == NULL &&
            s->format == PIPIT_FORMAT_NONE && !pipit_schema_time_of_day(s);
+}
+
+int pipit_schema_value_words(const struct pipit_schema *s,
+                             const char *value,
+                             char (*out)[PIPIT_SCHEMA_WORD_CAP],
+                             int max) {
+    const char *desc = s != NULL ? s->description : NULL;
+    size_t lv = value != NULL ? strlen(value) : 0;
+    if (desc == NULL || lv == 0 || out == NULL || max <= 0) {
+        return 0;
+    }
+    for (const char *p = strstr(desc, value); p != NULL; p = strstr(p + 1, value)) {
+        bool start = p == desc || !isalnum((unsigned char)p[-1]);
+        const char *q = p + lv;
+        while (*q == ' ') {
+            q++;
+        }
+        const char *close = *q == '(' ? strchr(q, ')') : NULL;
+        if (!start || isalnum((unsigned char)p[lv]) || close == NULL) {
+            continue;
+        }
+        int n = 0;
+        for (const char *w = q + 1; w < close && n < max;) {
+            while (w < close && (*w == ' ' || *w == ',' || *w == '/')) {
+                w++;
+            }
+            size_t l = strcspn(w, ",/)");
+            if (w + l > close) {
+                l = (size_t)(close - w);
+            }
+            const char *from = w;
+            w += l;
+            while (l > 0 && from[l - 1] == ' ') {
+                l--;
+            }
+            if (l > 3 && strncmp(from, "or ", 3) == 0) {
+                from += 3;
+                l -= 3;
+            }
+            if (l > 0 && l < PIPIT_SCHEMA_WORD_CAP) {
+                memcpy(out[n], from, l);
+                out[n][l] = '\0';
+                n++;
+            }
+        }
+        return n;
+    }
+    return 0;
 }

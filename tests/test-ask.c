@@ -625,6 +625,49 @@ static void test_topic_and_switch_words(void **state) {
     pack_close(&p);
 }
 
+/* The words an argument's description gives a value are that key's values in questions ("is
+ * the heater in eco mode?" of "economy (eco, saver)"), and a question may read a key through a
+ * verb of showing or running ("what does the display say", "how long does the filter run");
+ * both had gone to the model on a new user's hot tub. */
+static void test_described_values_and_reading_verbs(void **state) {
+    (void)state;
+    static const char TUB[] =
+        "{\"pipit\": {\"pack\": \"tub\", \"state\": {"
+        "\"heat_mode\": {\"type\": \"string\", \"enum\": [\"standard\", \"economy\"], "
+        "\"initial\": \"standard\", \"words\": {\"names\": \"heater|heat mode\", \"noun\": "
+        "\"the heater\", \"pattern\": \"The heater is in {v} mode.\"}}, "
+        "\"message\": {\"type\": \"string\", \"initial\": \"Hi\", \"words\": {\"names\": "
+        "\"panel message|display\", \"pattern\": \"The panel shows {v}.\"}}, "
+        "\"filter\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 12, \"initial\": "
+        "4, \"words\": {\"names\": \"filter|filter hours\", \"pattern\": \"The filter runs {v} "
+        "hours a day.\"}}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_heat_mode\", "
+        "\"description\": \"Heater mode\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"mode\": {\"type\": \"string\", \"description\": \"standard "
+        "(normal), economy (eco, saver)\", \"enum\": [\"standard\", \"economy\"]}}, "
+        "\"required\": [\"mode\"]}}, \"pipit\": {\"effect\": {\"set\": {\"heat_mode\": "
+        "\"{mode}\"}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(TUB, sizeof(TUB) - 1, "tub.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    const struct qa cases[] = {
+        {"hey is the heater in eco mode", "The heater is in standard mode."},
+        {"is the heater on saver?", "The heater is in standard mode."},
+        {"what does the display say", "The panel shows Hi."},
+        {"so how long does the filter run now?", "The filter runs 4 hours a day."},
+        {"is the heater in turbo mode?", NULL},
+        {"what does the weather say", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -657,12 +700,19 @@ static void test_bounds(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_camera_questions), cmocka_unit_test(test_phone_questions),
-        cmocka_unit_test(test_pack_quantities),  cmocka_unit_test(test_zero_word_in_pattern),
-        cmocka_unit_test(test_shared_quantity),  cmocka_unit_test(test_sensor_quantity),
-        cmocka_unit_test(test_who_and_when),     cmocka_unit_test(test_topic_and_switch_words),
-        cmocka_unit_test(test_camera_claims),    cmocka_unit_test(test_sentences),
-        cmocka_unit_test(test_generic_pack),     cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_camera_questions),
+        cmocka_unit_test(test_phone_questions),
+        cmocka_unit_test(test_pack_quantities),
+        cmocka_unit_test(test_zero_word_in_pattern),
+        cmocka_unit_test(test_shared_quantity),
+        cmocka_unit_test(test_sensor_quantity),
+        cmocka_unit_test(test_who_and_when),
+        cmocka_unit_test(test_topic_and_switch_words),
+        cmocka_unit_test(test_described_values_and_reading_verbs),
+        cmocka_unit_test(test_camera_claims),
+        cmocka_unit_test(test_sentences),
+        cmocka_unit_test(test_generic_pack),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

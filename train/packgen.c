@@ -1060,52 +1060,6 @@ struct filled {
     bool outside; /* a number outside the schema's range */
 };
 
-/* The words people use for enum value `value` that the argument's description lists after it
- * ("economy (eco, saver)", docs/pack.md): one of them, picked, into out; false when none. */
-static bool
-described_synonym(struct gen *g, const char *desc, const char *value, char *out, size_t size) {
-    size_t lv = strlen(value);
-    for (const char *p = desc != NULL ? strstr(desc, value) : NULL; p != NULL && lv > 0;
-         p = strstr(p + 1, value)) {
-        bool start = p == desc || !isalnum((unsigned char)p[-1]);
-        const char *q = p + lv;
-        while (*q == ' ') {
-            q++;
-        }
-        const char *close = *q == '(' ? strchr(q, ')') : NULL;
-        if (!start || isalnum((unsigned char)p[lv]) || close == NULL) {
-            continue;
-        }
-        char alt[8][48];
-        int n = 0;
-        for (const char *w = q + 1; w < close && n < 8;) {
-            while (w < close && (*w == ' ' || *w == ',' || *w == '/')) {
-                w++;
-            }
-            size_t l = strcspn(w, ",/)");
-            if (w + l > close) {
-                l = (size_t)(close - w);
-            }
-            while (l > 0 && w[l - 1] == ' ') {
-                l--;
-            }
-            if (strncmp(w, "or ", 3) == 0) {
-                w += 3;
-                l = l >= 3 ? l - 3 : 0;
-            }
-            if (l > 0 && l < sizeof(alt[0])) {
-                pipit_format(alt[n++], sizeof(alt[0]), "%.*s", (int)l, w);
-            }
-            w += l;
-        }
-        if (n > 0) {
-            pipit_format(out, size, "%s", alt[train_rng_below(&g->rng, (uint32_t)n)]);
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Sample a value for arg `name` of tool t (kind: 'a' any, 'p' positive, 'm' negative). */
 static json_t *sample_arg(struct gen *g,
                           const struct pipit_tool *t,
@@ -1129,8 +1083,11 @@ static json_t *sample_arg(struct gen *g,
     if (s->type == PIPIT_SCHEMA_STRING && s->n_enum > 0) {
         const char *v = s->enum_str[train_rng_below(&g->rng, (uint32_t)s->n_enum)];
         /* a third of the time a word the description gives for it ("eco" of "economy") */
-        if (train_rng_below(&g->rng, 3) != 0 ||
-            !described_synonym(g, s->description, v, said, size)) {
+        char alt[8][PIPIT_SCHEMA_WORD_CAP];
+        int n_alt = train_rng_below(&g->rng, 3) == 0 ? pipit_schema_value_words(s, v, alt, 8) : 0;
+        if (n_alt > 0) {
+            pipit_format(said, size, "%s", alt[train_rng_below(&g->rng, (uint32_t)n_alt)]);
+        } else {
             words_of(v, said, size);
         }
         return json_string(v);
