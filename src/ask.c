@@ -158,6 +158,10 @@ static const struct dimension DIMENSIONS[] = {
     {{"volume", "loudness", NULL}, {"volume", "how loud", "how quiet", NULL}},
     {{"brightness", NULL}, {"brightness", "how bright", "how dim", "how dark", NULL}},
     {{"humidity", NULL}, {"humidity", "how humid", "how damp", "how dry", NULL}},
+    {{"speed", "kmh", "mph", NULL}, {"how fast", "how slow", NULL}},
+    {{"incline", "slope", "gradient", NULL}, {"how steep", NULL}},
+    {{"distance", "km", "miles", "kilometers", "kilometres", NULL}, {"how far", NULL}},
+    {{"weight", "kg", "kilograms", "pounds", "lbs", NULL}, {"how heavy", NULL}},
 };
 
 /* ============================================================================

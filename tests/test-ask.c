@@ -668,6 +668,42 @@ static void test_described_values_and_reading_verbs(void **state) {
     pack_close(&p);
 }
 
+/* Speed, incline, distance and weight are quantities too: "how fast am I going" and "how steep
+ * is it" name a treadmill's speed and incline keys (its author's first confusion), even where
+ * the setter changes two keys; a world question with the same words is not a state question. */
+static void test_more_quantities(void **state) {
+    (void)state;
+    static const char BELT[] =
+        "{\"pipit\": {\"pack\": \"belt\", \"state\": {"
+        "\"running\": {\"type\": \"boolean\", \"initial\": true}, "
+        "\"speed\": {\"type\": \"number\", \"minimum\": 0, \"maximum\": 20, \"initial\": 8, "
+        "\"words\": {\"unit\": \" km/h\"}}, "
+        "\"incline\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 15, \"initial\": "
+        "2, \"words\": {\"pattern\": \"The incline is {v} percent.\"}}}}, "
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"set_speed\", "
+        "\"description\": \"Belt speed\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"kmh\": {\"type\": \"number\", \"minimum\": 1, \"maximum\": 20}}, "
+        "\"required\": [\"kmh\"]}}, \"pipit\": {\"effect\": {\"set\": {\"speed\": \"{kmh}\", "
+        "\"running\": true}}}}]}";
+    struct pack p;
+    memset(&p, 0, sizeof(p));
+    struct pipit_error err;
+    assert_int_equal(pipit_toolset_load_string(BELT, sizeof(BELT) - 1, "belt.json", &p.ts, &err),
+                     PIPIT_OK);
+    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
+    p.state = p.dev.ops->get_state(p.dev.self);
+    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
+                     PIPIT_OK);
+    const struct qa cases[] = {
+        {"how fast am i going", "The speed is 8 km/h."},
+        {"how steep is it?", "The incline is 2 percent."},
+        {"how fast can a cheetah run", NULL},
+        {"how steep is mount everest", NULL},
+    };
+    assert_int_equal(check_answers(&p, cases, sizeof(cases) / sizeof(cases[0])), 0);
+    pack_close(&p);
+}
+
 /* Long and odd input: bounded, no crash (valgrind runs this too). */
 static void test_bounds(void **state) {
     (void)state;
@@ -709,6 +745,7 @@ int main(void) {
         cmocka_unit_test(test_who_and_when),
         cmocka_unit_test(test_topic_and_switch_words),
         cmocka_unit_test(test_described_values_and_reading_verbs),
+        cmocka_unit_test(test_more_quantities),
         cmocka_unit_test(test_camera_claims),
         cmocka_unit_test(test_sentences),
         cmocka_unit_test(test_generic_pack),
