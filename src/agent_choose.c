@@ -1173,6 +1173,37 @@ names_only(const struct pipit_toolset *ts, size_t i, const struct words_tok *tok
     return true;
 }
 
+/* Whether the segment says the verb of boolean argument `name` ("lock" of "locked", "arm" of
+ * "armed", "mute" of "muted"): *on true for the verb, false for its "un"/"dis" form ("unlock",
+ * "disarm"); false when neither or both are said. */
+static bool says_argument_verb(const char *name, const struct words_tok *tok, size_t n, bool *on) {
+    char stems[3][48];
+    size_t ns = 0, l = strlen(name);
+    if (l < 3 || l >= sizeof(stems[0])) {
+        return false;
+    }
+    pipit_format(stems[ns++], sizeof(stems[0]), "%s", name);
+    if (l > 4 && strcmp(name + l - 2, "ed") == 0) {
+        pipit_format(stems[ns++], sizeof(stems[0]), "%.*s", (int)(l - 2), name); /* locked */
+        pipit_format(stems[ns++], sizeof(stems[0]), "%.*s", (int)(l - 1), name); /* muted */
+    }
+    bool yes = false, no = false;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < ns; k++) {
+            size_t sl = strlen(stems[k]);
+            const char *w = tok[i].w;
+            yes = yes || strcmp(w, stems[k]) == 0;
+            no = no || ((strncmp(w, "un", 2) == 0 || strncmp(w, "dis", 3) == 0) &&
+                        strcmp(w + (w[0] == 'u' ? 2 : 3), stems[k]) == 0 && sl > 0);
+        }
+    }
+    if (yes == no) {
+        return false;
+    }
+    *on = yes;
+    return true;
+}
+
 static bool switch_call(const struct pipit_toolset *ts,
                         const struct words_tok *tok,
                         size_t n,
@@ -1186,15 +1217,40 @@ static bool switch_call(const struct pipit_toolset *ts,
     }
     bool on = agent_said_any(tok, n, USE_WORDS, N_OF(USE_WORDS)),
          off = agent_said_any(tok, n, HEARD_OFF_WORDS, N_OF(HEARD_OFF_WORDS));
-    if (on == off) {
-        return false;
+    /* the verb of a switch's argument ("lock" of lock_door's "locked", "unlock" the other
+     * side) says the side when no side word does ("lock all the doors"), and picks the
+     * switches it names: door_chime is named by "doors" too */
+    bool by_verb[PIPIT_TOOLSPEC_MAX_TOOLS] = {false};
+    int sides = 0; /* bit 1: the verb said, bit 2: its "un"/"dis" form said */
+    for (size_t i = 0; i < ts->n_tools && i < PIPIT_TOOLSPEC_MAX_TOOLS; i++) {
+        const struct pipit_tool *t = pipit_toolset_tool(ts, i);
+        for (size_t j = 0; t->params != NULL && !pipit_toolset_is_cloud(ts, i) &&
+                           i != (size_t)not_tool && j < t->params->n_props;
+             j++) {
+            bool side = false;
+            if (t->params->props[j].required &&
+                t->params->props[j].schema->type == PIPIT_SCHEMA_BOOLEAN &&
+                says_argument_verb(t->params->props[j].name, tok, n, &side)) {
+                sides |= side ? 1 : 2;
+                by_verb[i] = true;
+            }
+        }
     }
+    if (on == off) {
+        if (sides != 1 && sides != 2) {
+            return false;
+        }
+        on = sides == 1;
+        off = !on;
+    }
+    bool verb_side = (sides == 1 && on) || (sides == 2 && !on);
     size_t n_found = 0, arg = 0, place_arg = 0;
     const char *place = NULL;
     for (size_t i = 0; i < ts->n_tools; i++) {
         const struct pipit_tool *t = pipit_toolset_tool(ts, i);
         if (i == (size_t)not_tool || pipit_toolset_is_cloud(ts, i) || t->params == NULL ||
-            !heard_names_switch(ts, i, tok, n)) {
+            !heard_names_switch(ts, i, tok, n) ||
+            (verb_side && (i >= PIPIT_TOOLSPEC_MAX_TOOLS || !by_verb[i]))) {
             continue;
         }
         size_t n_req = 0, sw = 0, n_sw = 0, pl = 0;

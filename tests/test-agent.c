@@ -4568,6 +4568,45 @@ static void test_refusal_names_a_switch(void **state) {
     teardown_fx(&fx);
 }
 
+/* A switch's side said by the verb of its argument: "lock all the doors" (lock_door's "locked")
+ * after the model refused runs lock_door for every door, "unlock the back door" the other side;
+ * a new user's alarm had answered "Sorry, I can't do that." to "lock all the doors pls" (its
+ * door_chime, also named by "doors", is no candidate: its argument's verb is not said). */
+static void test_refusal_argument_verb(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"locks\", \"state\": {"
+        "\"front_door\": {\"type\": \"boolean\", \"initial\": false}, "
+        "\"back_door\": {\"type\": \"boolean\", \"initial\": true}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"lock_door\", \"description\": "
+        "\"Lock or unlock a door\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"door\": {\"type\": \"string\", \"enum\": [\"front\", \"back\"]}, \"locked\": "
+        "{\"type\": \"boolean\"}}, \"required\": [\"door\", \"locked\"]}}, \"pipit\": "
+        "{\"effect\": {\"set\": {\"{door}_door\": \"{locked}\"}}}}, "
+        "{\"type\": \"function\", \"function\": {\"name\": \"door_chime\", \"description\": "
+        "\"The chime when a door opens\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"on\": {\"type\": \"boolean\"}}, \"required\": [\"on\"]}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    struct pipit_turn *t = turn(&fx, "lock all the doors pls");
+    assert_int_equal(t->n_calls, 2);
+    pipit_turn_free(t);
+    assert_state(&fx, "front_door", "true");
+    assert_state(&fx, "back_door", "true");
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "unlock the back door");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"door\":\"back\",\"locked\":false}");
+    pipit_turn_free(t);
+    /* no side said: not the harness's to guess */
+    script(&fx, 1, (const char *const[]){"Sorry, I can't do that."});
+    t = turn(&fx, "the front door please");
+    assert_int_equal(t->n_calls, 0);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* The text after a colon is said whole: "message mom: landed safely" -> body "safely" had sent
  * half the message; a time's colon is no such colon, and a value of other words is the
  * model's. */
@@ -7242,6 +7281,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_key_turned_off),
         cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_refusal_names_a_switch),
+        cmocka_unit_test(test_refusal_argument_verb),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
