@@ -81,6 +81,31 @@ said_enum_value(const struct pipit_tool *t, size_t i, const struct words_tok *to
         said = s->enum_str[e];
     }
     said = said != NULL ? said : named;
+    /* a word the argument's description gives a value ("low (gentle)": "gentle fan is fine"),
+     * when the words said so name one value */
+    for (size_t e = 0; said == NULL && e < s->n_enum; e++) {
+        char alt[8][PIPIT_SCHEMA_WORD_CAP];
+        int n_alt = pipit_schema_value_words(s, s->enum_str[e], alt, 8);
+        for (int w = 0; w < n_alt; w++) {
+            char ph[WORDS_CAP * 2];
+            if (strlen(alt[w]) >= 3 && heard_value_phrase(alt[w], ph, sizeof(ph)) &&
+                heard_says_value(tok, n, ph)) {
+                for (size_t f = e + 1; f < s->n_enum; f++) {
+                    char more[8][PIPIT_SCHEMA_WORD_CAP];
+                    int n_more = pipit_schema_value_words(s, s->enum_str[f], more, 8);
+                    for (int m = 0; m < n_more; m++) {
+                        char mph[WORDS_CAP * 2];
+                        if (heard_value_phrase(more[m], mph, sizeof(mph)) &&
+                            heard_says_value(tok, n, mph)) {
+                            return NULL; /* two values so said: the model's call */
+                        }
+                    }
+                }
+                said = s->enum_str[e];
+                break;
+            }
+        }
+    }
     const char *slipped = NULL;
     for (size_t e = 0; said == NULL && e < s->n_enum; e++) {
         /* "delicats please": a one-word value of five letters or more said with one slip (its

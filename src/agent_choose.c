@@ -1173,37 +1173,6 @@ names_only(const struct pipit_toolset *ts, size_t i, const struct words_tok *tok
     return true;
 }
 
-/* Whether the segment says the verb of boolean argument `name` ("lock" of "locked", "arm" of
- * "armed", "mute" of "muted"): *on true for the verb, false for its "un"/"dis" form ("unlock",
- * "disarm"); false when neither or both are said. */
-static bool says_argument_verb(const char *name, const struct words_tok *tok, size_t n, bool *on) {
-    char stems[3][48];
-    size_t ns = 0, l = strlen(name);
-    if (l < 3 || l >= sizeof(stems[0])) {
-        return false;
-    }
-    pipit_format(stems[ns++], sizeof(stems[0]), "%s", name);
-    if (l > 4 && strcmp(name + l - 2, "ed") == 0) {
-        pipit_format(stems[ns++], sizeof(stems[0]), "%.*s", (int)(l - 2), name); /* locked */
-        pipit_format(stems[ns++], sizeof(stems[0]), "%.*s", (int)(l - 1), name); /* muted */
-    }
-    bool yes = false, no = false;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < ns; k++) {
-            size_t sl = strlen(stems[k]);
-            const char *w = tok[i].w;
-            yes = yes || strcmp(w, stems[k]) == 0;
-            no = no || ((strncmp(w, "un", 2) == 0 || strncmp(w, "dis", 3) == 0) &&
-                        strcmp(w + (w[0] == 'u' ? 2 : 3), stems[k]) == 0 && sl > 0);
-        }
-    }
-    if (yes == no) {
-        return false;
-    }
-    *on = yes;
-    return true;
-}
-
 static bool switch_call(const struct pipit_toolset *ts,
                         const struct words_tok *tok,
                         size_t n,
@@ -1227,11 +1196,13 @@ static bool switch_call(const struct pipit_toolset *ts,
         for (size_t j = 0; t->params != NULL && !pipit_toolset_is_cloud(ts, i) &&
                            i != (size_t)not_tool && j < t->params->n_props;
              j++) {
-            bool side = false;
+            bool done = false, undone = false;
             if (t->params->props[j].required &&
-                t->params->props[j].schema->type == PIPIT_SCHEMA_BOOLEAN &&
-                says_argument_verb(t->params->props[j].name, tok, n, &side)) {
-                sides |= side ? 1 : 2;
+                t->params->props[j].schema->type == PIPIT_SCHEMA_BOOLEAN) {
+                heard_said_stem(t->params->props[j].name, tok, n, &done, &undone);
+            }
+            if (done != undone) {
+                sides |= done ? 1 : 2;
                 by_verb[i] = true;
             }
         }

@@ -406,21 +406,28 @@ size_t heard_settings_said(const struct pipit_toolset *ts,
              t->params != NULL && !pipit_toolset_is_cloud(ts, i) && j < t->params->n_props; j++) {
             const struct pipit_schema *s = t->params->props[j].schema;
             for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
-                char ph[WORDS_CAP * 2];
-                if (strlen(s->enum_str[e]) >= 4 &&
-                    heard_value_phrase(s->enum_str[e], ph, sizeof(ph)) && !router_undo_signal(ph) &&
-                    !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
-                    !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) &&
-                    (heard_says_value(tok, n, ph) || heard_says_verb_of(tok, n, ph) ||
-                     heard_says_comparative(tok, n, ph))) {
-                    if (found < max) {
-                        tools[found] = i;
-                        args[found] = j;
-                        values[found] = s->enum_str[e];
-                        verbs[found] =
-                            !heard_says_value(tok, n, ph) && heard_says_comparative(tok, n, ph);
+                /* the value, or a word its description gives it ("low (gentle)": "gentle fan is
+                 * fine" says low) */
+                char alt[9][PIPIT_SCHEMA_WORD_CAP];
+                pipit_format(alt[0], sizeof(alt[0]), "%s", s->enum_str[e]);
+                int n_alt = 1 + pipit_schema_value_words(s, s->enum_str[e], alt + 1, 8);
+                for (int w = 0; w < n_alt; w++) {
+                    char ph[WORDS_CAP * 2];
+                    if (strlen(alt[w]) >= 4 && heard_value_phrase(alt[w], ph, sizeof(ph)) &&
+                        !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
+                        !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) &&
+                        (heard_says_value(tok, n, ph) || heard_says_verb_of(tok, n, ph) ||
+                         heard_says_comparative(tok, n, ph))) {
+                        if (found < max) {
+                            tools[found] = i;
+                            args[found] = j;
+                            values[found] = s->enum_str[e];
+                            verbs[found] =
+                                !heard_says_value(tok, n, ph) && heard_says_comparative(tok, n, ph);
+                        }
+                        found++;
+                        break;
                     }
-                    found++;
                 }
             }
         }

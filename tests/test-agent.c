@@ -4607,6 +4607,40 @@ static void test_refusal_argument_verb(void **state) {
     teardown_fx(&fx);
 }
 
+/* The person's choice (agent_restore_person_choice()) reads a word the argument's description
+ * gives a value too ("low (gentle)"): the value the person says
+ * replaces another value of the same tool's argument that the model wrote: "gentle fan is fine"
+ * had left a treadmill's fan off ("The fan is already off."); two values said, or the model's
+ * own said, leave the call. */
+static void test_said_value_restored(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"belt\", \"state\": {\"fan\": {\"type\": \"string\", "
+        "\"enum\": [\"off\", \"low\", \"high\"], \"initial\": \"off\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_fan\", \"description\": "
+        "\"Cooling fan\", \"parameters\": {\"type\": \"object\", \"properties\": "
+        "{\"setting\": {\"type\": \"string\", \"enum\": [\"off\", \"low\", \"high\"], "
+        "\"description\": \"off, low (gentle), high (full blast)\"}}, \"required\": "
+        "[\"setting\"]}}, \"pipit\": {\"effect\": {\"set\": {\"fan\": \"{setting}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "set_fan(setting=\"off\")");
+    struct pipit_turn *t = turn(&fx, "gentle fan is fine");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].args_json, "{\"setting\":\"low\"}");
+    pipit_turn_free(t);
+    assert_state(&fx, "fan", "\"low\"");
+    script_call(&fx, "set_fan(setting=\"off\")");
+    t = turn(&fx, "the fan on high");
+    assert_string_equal(t->calls[0].args_json, "{\"setting\":\"high\"}");
+    pipit_turn_free(t);
+    script_call(&fx, "set_fan(setting=\"low\")");
+    t = turn(&fx, "switch the fan from high to low");
+    assert_string_equal(t->calls[0].args_json, "{\"setting\":\"low\"}");
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* The text after a colon is said whole: "message mom: landed safely" -> body "safely" had sent
  * half the message; a time's colon is no such colon, and a value of other words is the
  * model's. */
@@ -7282,6 +7316,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_value_named_as_mode),
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_refusal_argument_verb),
+        cmocka_unit_test(test_said_value_restored),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
