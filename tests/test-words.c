@@ -130,6 +130,11 @@ static void test_verbbank_says(void **state) {
     assert_true(verbbank_says("tell", "text"));
     assert_true(verbbank_says("tell", "message"));
     assert_true(verbbank_says("snap", "grab"));
+    /* phrasal verbs of starting and stopping (a treadmill's "fire it up", "shut it down" had
+     * gone to its incline's up and down) */
+    assert_true(verbbank_says("start", "fire up"));
+    assert_true(verbbank_says("stop", "shut down"));
+    assert_true(verbbank_says("stop", "kill"));
     assert_false(verbbank_says("tell", "tell"));
     assert_false(verbbank_says("tell", "navigate"));
     assert_false(verbbank_says("xyzzy", "text"));
