@@ -577,23 +577,33 @@ bool agent_convert_person_unit(const struct pipit_toolset *ts,
  * ("turn the heat down five": by how much). Validation then refuses what is out of range. */
 
 static const char *const RELATIVE_WORDS[] = {
-    "more",    "less",    "up",      "down",   "higher",   "lower",    "longer",
-    "shorter", "extra",   "another", "by",     "increase", "decrease", "raise",
-    "reduce",  "bump",    "add",     "plus",   "minus",    "further",  "bigger",
-    "smaller", "warmer",  "cooler",  "colder", "hotter",   "brighter", "dimmer",
-    "louder",  "quieter", "softer",  "times",  "double",   "triple",   "twice",
+    "more",   "less",    "up",       "down",     "higher",   "lower",   "longer",  "shorter",
+    "extra",  "another", "by",       "increase", "decrease", "raise",   "reduce",  "bump",
+    "add",    "plus",    "minus",    "further",  "bigger",   "smaller", "warmer",  "cooler",
+    "colder", "hotter",  "brighter", "dimmer",   "louder",   "quieter", "softer",  "times",
+    "double", "triple",  "twice",    "faster",   "slower",   "quicker", "steeper", "flatter",
 };
 static const size_t N_RELATIVE_WORDS = sizeof(RELATIVE_WORDS) / sizeof(RELATIVE_WORDS[0]);
 
-static const char *const DOWN_WORDS[] = {"down",   "lower",  "less",    "cooler",  "colder",
-                                         "dimmer", "darker", "quieter", "softer",  "decrease",
-                                         "reduce", "minus",  "drop",    "smaller", "shorter"};
-static const char *const UP_WORDS[] = {"up",     "more",   "higher",   "raise",  "increase",
-                                       "warmer", "hotter", "brighter", "louder", "bigger",
-                                       "longer", "plus",   "extra",    "add",    "further"};
+static const char *const DOWN_WORDS[] = {"down",   "lower",   "less",    "cooler",   "colder",
+                                         "dimmer", "darker",  "quieter", "softer",   "decrease",
+                                         "reduce", "minus",   "drop",    "smaller",  "shorter",
+                                         "slower", "flatter", "weaker",  "shallower"};
+static const char *const UP_WORDS[] = {"up",     "more",    "higher",   "raise",   "increase",
+                                       "warmer", "hotter",  "brighter", "louder",  "bigger",
+                                       "longer", "plus",    "extra",    "add",     "further",
+                                       "faster", "quicker", "steeper",  "stronger"};
+/* Phrases that say down with an up word in them ("ease up by 2": slower). */
+static const char *const DOWN_PHRASES[] = {"ease up", "ease off",  "let up",   "back off",
+                                           "ease it", "slow down", "calm down"};
 
 /* The direction the words give a step: +1 up, -1 down, 0 when they say neither or both. */
 static int said_direction(const struct words_tok *tok, size_t n) {
+    for (size_t k = 0; k < N_OF(DOWN_PHRASES); k++) {
+        if (agent_said_phrase(tok, n, DOWN_PHRASES[k])) {
+            return -1;
+        }
+    }
     bool up = agent_said_any(tok, n, UP_WORDS, N_OF(UP_WORDS)),
          down = agent_said_any(tok, n, DOWN_WORDS, N_OF(DOWN_WORDS));
     return up == down ? 0 : up ? 1 : -1;

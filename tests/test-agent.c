@@ -3623,6 +3623,16 @@ static void test_step_direction_said(void **state) {
         {"warmer by 3", "adjust_thermostat(degrees=3)", "{\"degrees\":3}", false},
     };
     run_args_cases(&fx, cases, sizeof(cases) / sizeof(cases[0]), PIPIT_TURN_WORDS_RESTORED);
+    /* "ease up" and "ease off" say down though "up" is an up word (a treadmill's "and ease up by
+     * 2 km" had sped it up): the number's sign is put right */
+    static const struct args_case ease[] = {
+        {"ease up on the heat by 2", "adjust_thermostat(degrees=2)", "{\"degrees\":-2}", true},
+    };
+    run_args_cases(&fx, ease, 1, PIPIT_TURN_NUMBER_RESTORED);
+    static const struct args_case ease_bit[] = {
+        {"ease off the heat a bit", "adjust_thermostat(degrees=1)", "{\"degrees\":-1}", true},
+    };
+    run_args_cases(&fx, ease_bit, 1, PIPIT_TURN_WORDS_RESTORED);
     /* a minus where the range has none is not the person's */
     static const struct args_case blinds[] = {
         {"blinds to 40 please", "set_blinds(open_percent=-40)", "{\"open_percent\":40}", true},
