@@ -249,6 +249,12 @@ share_first_verb(const struct pipit_agent *a, const char *first, char *seg, size
     if (ns == 0 || ns == 24 || nf < 2 || nf == 24) {
         return false;
     }
+    /* a "verb" right before a number is a setting's name said with its value ("speed 8 and
+     * incline 2" had set the speed to 2 as "speed incline 2") */
+    int num = 0;
+    if (isdigit((unsigned char)f[1].w[0]) || words_number_value(f[1].w, &num)) {
+        return false;
+    }
     /* words that say where or when rather than what ("back to landscape": "back" is also a
      * value of the camera's facing, so a word of the tool set) */
     static const char *const WHERE[] = {"back", "to",  "for",  "with",  "at",   "by",

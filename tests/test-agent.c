@@ -4651,6 +4651,31 @@ static void test_said_value_restored(void **state) {
     teardown_fx(&fx);
 }
 
+/* "speed 8 and incline 2" on the treadmill pack (tests/specs/packs): the first segment's "speed"
+ * is a setting's name said with its value, not a verb to share with the second ("speed incline
+ * 2" had set the speed to 2; the pack's "speed up by 2" makes "speed" one of its verbs). */
+static void test_setting_name_not_shared(void **state) {
+    (void)state;
+    size_t len = 0;
+    unsigned char *spec =
+        test_read_file(PIPIT_SOURCE_DIR "/tests/specs/packs/treadmill.json", &len);
+    assert_non_null(spec);
+    struct fixture fx;
+    setup_spec(&fx, (const char *)spec, len);
+    free(spec);
+    script_call(&fx, "set_speed(kmh=8)");
+    script_call(&fx, "set_incline(percent=2)");
+    struct pipit_turn *t = turn(&fx, "speed 8 and incline 2");
+    assert_int_equal(t->n_calls, 2);
+    pipit_turn_free(t);
+    assert_int_equal(fx.fake.n_steps, 2);
+    if (strstr(fx.fake.prompts[1], "User: incline 2\n") == NULL) {
+        fail_msg("the second segment was not said as typed: %s", fx.fake.prompts[1]);
+    }
+    assert_state(&fx, "incline", "2");
+    teardown_fx(&fx);
+}
+
 /* The text after a colon is said whole: "message mom: landed safely" -> body "safely" had sent
  * half the message; a time's colon is no such colon, and a value of other words is the
  * model's. */
@@ -7327,6 +7352,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_names_a_switch),
         cmocka_unit_test(test_refusal_argument_verb),
         cmocka_unit_test(test_said_value_restored),
+        cmocka_unit_test(test_setting_name_not_shared),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
