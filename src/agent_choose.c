@@ -1119,22 +1119,7 @@ bool agent_choose_tool_by_number(const struct pipit_toolset *ts,
         p += len;
         p += *p == '_';
     }
-    /* the model's call names itself by its tool's words or a value said, not by the number:
-     * the model copies the number ("speed 8 and incline 2" -> set_speed(kmh=2) for "incline
-     * 2") */
-    json_t *args = json_loads(call->args_json != NULL ? call->args_json : "{}", 0, NULL);
-    const char *key;
-    json_t *v;
-    void *iter_tmp;
-    json_object_foreach_safe(args, iter_tmp, key, v) {
-        if (json_is_number(v)) {
-            json_object_del(args, key);
-        }
-    }
-    bool names = !json_is_object(args) || heard_names_switch(ts, (size_t)tool, tok, n) ||
-                 heard_says_a_value_of(args, segment, tok, n);
-    json_decref(args);
-    if (named == (size_t)tool || (!shared && names)) {
+    if (named == (size_t)tool || (!shared && heard_names_call(ts, tool, call, segment, tok, n))) {
         json_decref(made);
         return false;
     }

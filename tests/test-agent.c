@@ -4673,6 +4673,13 @@ static void test_setting_name_not_shared(void **state) {
         fail_msg("the second segment was not said as typed: %s", fx.fake.prompts[1]);
     }
     assert_state(&fx, "incline", "2");
+    /* "incline 3" -> set_speed(kmh=3): the segment names the incline's setter */
+    script_call(&fx, "set_speed(kmh=3)");
+    t = turn(&fx, "incline 3");
+    assert_int_equal(t->n_calls, 1);
+    assert_string_equal(t->calls[0].tool, "set_incline");
+    pipit_turn_free(t);
+    assert_state(&fx, "incline", "3");
     teardown_fx(&fx);
 }
 
