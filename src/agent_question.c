@@ -104,6 +104,14 @@ static bool asks(const char *segment, const struct words_tok *t, size_t n, bool 
         if (asked_need) {
             continue;
         }
+        /* "the best way to breathe uphill" asks for advice; "is there a way to dim it" asks */
+        static const char *const ADVICE_WAY[] = {"best",     "right",    "good",      "easiest",
+                                                 "proper",   "correct",  "safest",    "fastest",
+                                                 "quickest", "simplest", "healthiest"};
+        if (strcmp(t[k].w, "way") == 0 && k > 0 &&
+            words_in_list(t[k - 1].w, ADVICE_WAY, N_OF(ADVICE_WAY))) {
+            continue;
+        }
         bool you = k + 1 < n && (strcmp(t[k + 1].w, "you") == 0 || strcmp(t[k + 1].w, "we") == 0);
         bool modal = strcmp(t[k].w, "can") == 0 || strcmp(t[k].w, "could") == 0;
         if (words_in_list(t[k].w, Q_REQUEST, N_OF(Q_REQUEST)) &&

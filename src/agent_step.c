@@ -520,6 +520,28 @@ static bool switches_off(const struct pipit_call *call) {
     return off;
 }
 
+/* Whether the segment's "it" stands for what follows, not for something said before: "is it
+ * bad to run every day", "is it normal for the fan to rattle", "is it true that ...": "is",
+ * "was" or "isn't", "it", one or two words, then "to", "for", "that" or "if". */
+static bool it_is_what_follows(const char *segment) {
+    struct words_tok t[GUARD_MAX_TOKENS];
+    size_t n = words_tokenize(segment, strlen(segment), 0, t, GUARD_MAX_TOKENS);
+    static const char *const IS[] = {"is", "was", "isnt", "wasnt"};
+    static const char *const THEN[] = {"to", "for", "that", "if"};
+    for (size_t i = 0; i + 3 < n; i++) {
+        if (strcmp(t[i + 1].w, "it") != 0 ||
+            !words_in_list(t[i].w, IS, sizeof(IS) / sizeof(IS[0]))) {
+            continue;
+        }
+        for (size_t k = i + 3; k <= i + 4 && k < n; k++) {
+            if (words_in_list(t[k].w, THEN, sizeof(THEN) / sizeof(THEN[0]))) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Whether a social answer answers the segment: it asks after the agent ("how are things with
  * you?" -> "I'm good, thanks."). */
 static bool asks_after_me(const char *segment, const char *text) {
@@ -639,9 +661,9 @@ bool agent_handle_output(struct pipit_agent *a,
         return true; /* "did I leave the kitchen light on" -> "Okay.": the light as it is */
     }
     if (empty_answer && router_command_verb(a->router, tb->segment) == ROUTER_NO_VERB &&
-        !router_undo_anaphor(tb->segment) && !asks_after_me(tb->segment, text) &&
-        !asks_about_own(a, tb->segment) && agent_asks_the_world(asked_text(tb, q, sizeof(q))) &&
-        cloud_call(a, tb->segment, &asked)) {
+        (!router_undo_anaphor(tb->segment) || it_is_what_follows(tb->segment)) &&
+        !asks_after_me(tb->segment, text) && !asks_about_own(a, tb->segment) &&
+        agent_asks_the_world(asked_text(tb, q, sizeof(q))) && cloud_call(a, tb->segment, &asked)) {
         /* "what's the best way to shoot fireworks?" -> "Okay, I'm ready when you are.": no
          * answer; a question about the world is the cloud tool's (not one that points back at
          * something said: "how's the new one doing?" asks about an item, a tool's question) */

@@ -84,6 +84,13 @@ static const char *const LEAD_FILLERS[] = {
     "and",
     "right",
     "well",
+    "roughly",
+    "approximately",
+    "honestly",
+    "seriously",
+    "anyway",
+    "just curious",
+    "curious",
 };
 
 /* Dropped at the end of a question. */
