@@ -135,6 +135,10 @@ static void test_verbbank_says(void **state) {
     assert_true(verbbank_says("start", "fire up"));
     assert_true(verbbank_says("stop", "shut down"));
     assert_true(verbbank_says("stop", "kill"));
+    /* uploading is sharing, labelling is naming (a treadmill's "upload the workout" had started
+     * the belt) */
+    assert_true(verbbank_says("share", "upload"));
+    assert_true(verbbank_says("name", "label"));
     assert_false(verbbank_says("tell", "tell"));
     assert_false(verbbank_says("tell", "navigate"));
     assert_false(verbbank_says("xyzzy", "text"));
