@@ -1047,6 +1047,18 @@ bool router_undo_signal(const char *text) {
             match_any(&ts, i - 1, i, OWNERS, COUNT(OWNERS)) > 0) {
             continue; /* "massage my back", "the back camera": a thing, not a reversal */
         }
+        /* "the wifi's back", "i'm back", "they came back": something returned, not a reversal */
+        static const char *const RETURNED[] = {"is",   "are", "im", "were", "was", "came",
+                                               "come", "got", "be", "been", "its"};
+        const char *prev = i > 0 ? text + ts.t[i - 1].end : NULL;
+        bool apostrophe_s = prev != NULL && ts.t[i - 1].end >= 2 && prev[-1] == 's' &&
+                            (prev[-2] == '\'' ||
+                             (ts.t[i - 1].end >= 4 && (unsigned char)prev[-2] == 0x99 &&
+                              (unsigned char)prev[-3] == 0x80 && (unsigned char)prev[-4] == 0xe2));
+        if (strcmp(ts.t[i].w, "back") == 0 && i > 0 && ts.t[i - 1].kind == WORDS_WORD &&
+            (apostrophe_s || match_any(&ts, i - 1, i, RETURNED, COUNT(RETURNED)) > 0)) {
+            continue;
+        }
         return true;
     }
     return false;

@@ -835,6 +835,15 @@ static void test_model_undo_tool(void **state) {
     assert_string_equal(t->calls[0].tool, "take_photo");
     assert_null(strstr(fx.fake.params[1].grammar, "undo"));
     pipit_turn_free(t);
+    /* "back" of something that returned is no word of undoing: "the wifi's back, have another
+     * go" (a treadmill's retry had undone the fan); the step is decoded again without undo */
+    const char *returned[] = {"<call>set_flash(mode=\"on\")", "<call>undo()", "<call>take_photo()"};
+    script(&fx, 3, returned);
+    pipit_turn_free(turn(&fx, "flash on"));
+    t = turn(&fx, "ok the wifi's back, have another go");
+    assert_string_equal(t->calls[0].tool, "take_photo");
+    pipit_turn_free(t);
+    assert_state(&fx, "flash", "\"on\"");
     teardown_fx(&fx);
 
     /* the segment names an earlier action and not the newest: that one is reverted, alone;
