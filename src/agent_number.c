@@ -232,6 +232,7 @@ static bool says_only_number(const struct pipit_toolset *ts,
                              const struct pipit_schema_prop *num,
                              const char *segment);
 static int said_direction(const struct words_tok *tok, size_t n);
+static bool number_word(const char *w, int *v);
 static bool
 is_step_arg(const struct pipit_toolset *ts, int32_t tool, const struct pipit_schema_prop *num);
 
@@ -626,16 +627,28 @@ static bool says_only_number(const struct pipit_toolset *ts,
     bool step = is_step_arg(ts, tool, num);
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    static const char *const HALF[] = {"half", "quarter", "third", "and"};
-    /* a number led as the value to reach is one whatever else moves ("no, lower, like 600") */
+    static const char *const HALF[] = {"half", "quarter", "third"};
+    /* a number led as the value to reach is one whatever else moves ("no, lower, like 600", "up
+     * to a hundred and three") */
     static const char *const TARGET[] = {"like", "to", "around", "about", "maybe", "say"};
     bool target = false;
     for (size_t i = 1; i < n && !target; i++) {
-        target = isdigit((unsigned char)tok[i].w[0]) &&
-                 words_in_list(tok[i - 1].w, TARGET, N_OF(TARGET));
+        int v = 0;
+        bool hundred = i + 1 < n && strcmp(tok[i + 1].w, "hundred") == 0;
+        bool number = isdigit((unsigned char)tok[i].w[0]) ||
+                      (number_word(tok[i].w, &v) && (strcmp(tok[i].w, "one") != 0 || hundred)) ||
+                      (strcmp(tok[i].w, "a") == 0 && hundred);
+        target = number && words_in_list(tok[i - 1].w, TARGET, N_OF(TARGET));
+    }
+    /* "and" beside a number is a half ("one and a half") or a second number ("3 and 5"), not
+     * the hundreds' "and" ("a hundred and three") */
+    bool and_other = false;
+    for (size_t i = 0; i < n && !and_other; i++) {
+        and_other =
+            strcmp(tok[i].w, "and") == 0 && !(i > 0 && strcmp(tok[i - 1].w, "hundred") == 0);
     }
     return (step || target || !agent_said_any(tok, n, RELATIVE_WORDS, N_RELATIVE_WORDS)) &&
-           !agent_said_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
+           !and_other && !agent_said_any(tok, n, HALF, sizeof(HALF) / sizeof(HALF[0]));
 }
 
 /* The numbers said in words in `text`, as person_numbers() does for digits; *half is set when
@@ -650,6 +663,15 @@ static bool time_words(const char *text, double arg_unit, double *out) {
     for (size_t i = 0; arg_unit > 0 && i < n; i++) {
         int v = 0;
         bool one = strcmp(t[i].w, "a") == 0 || strcmp(t[i].w, "an") == 0;
+        double half_unit = 0;
+        if (strcmp(t[i].w, "half") == 0 && i + 1 < n &&
+            (i == 0 || (strcmp(t[i - 1].w, "and") != 0 && strcmp(t[i - 1].w, "a") != 0)) &&
+            (half_unit = unit_at(text + t[i + 1].start, &l)) > 0) {
+            *out = 0.5 * half_unit / arg_unit; /* "half hour soak timer" */
+            found++;
+            i++;
+            continue;
+        }
         if (!one && !words_number_value(t[i].w, &v)) {
             continue;
         }
@@ -684,6 +706,28 @@ static bool time_words(const char *text, double arg_unit, double *out) {
     return found == 1;
 }
 
+/* A number word, or a tens word and a ones word written with a hyphen ("ninety-six"): its
+ * value into *v. */
+static bool number_word(const char *w, int *v) {
+    if (words_number_value(w, v)) {
+        return true;
+    }
+    const char *h = strchr(w, '-');
+    char tens[WORDS_CAP];
+    int a = 0, b = 0;
+    if (h == NULL || (size_t)(h - w) >= sizeof(tens)) {
+        return false;
+    }
+    memcpy(tens, w, (size_t)(h - w));
+    tens[h - w] = '\0';
+    if (words_number_value(tens, &a) && a >= 20 && a <= 90 && a % 10 == 0 &&
+        words_number_value(h + 1, &b) && b >= 1 && b <= 9) {
+        *v = a + b;
+        return true;
+    }
+    return false;
+}
+
 /* Whether the number word at token i is a number: any but "one", which is one only as the
  * value to reach ("zoom out to one", "set it at one"; not "switch to one of them"). */
 static bool number_word_at(const struct words_tok *t, size_t n, size_t i) {
@@ -713,21 +757,41 @@ static size_t word_numbers(const char *text, double arg_unit, double *out, size_
     }
     for (size_t i = 0; i < n && k < max;) {
         int v = 0;
+        size_t j = i + 1;
+        bool hundred_first = strcmp(t[i].w, "hundred") == 0 ||
+                             ((strcmp(t[i].w, "a") == 0 || strcmp(t[i].w, "an") == 0) &&
+                              i + 1 < n && strcmp(t[i + 1].w, "hundred") == 0);
         if (i > 0 && strcmp(t[i - 1].w, "a") == 0 && strcmp(t[i].w, "couple") == 0) {
             v = 2; /* "a couple of degrees" */
-        } else if (!words_number_value(t[i].w, &v) || strcmp(t[i].w, "hundred") == 0) {
+        } else if (hundred_first) {
+            v = 1; /* "a hundred and three", "hundred and two": one hundred */
+            j = strcmp(t[i].w, "hundred") == 0 ? i : i + 1;
+        } else if (!number_word(t[i].w, &v)) {
             i++;
             continue;
         }
-        size_t j = i + 1;
         int w = 0;
-        if (v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) && w >= 1 && w <= 9) {
+        if (!hundred_first && v >= 20 && v % 10 == 0 && j < n && words_number_value(t[j].w, &w) &&
+            w >= 1 && w <= 9) {
             v += w; /* "twenty five" */
             j++;
         }
         if (j < n && strcmp(t[j].w, "hundred") == 0 && v >= 1 && v <= 99) {
             v *= 100; /* "two hundred", "twelve hundred" */
             j++;
+            /* "... and three", "... and twenty five", "one hundred five": the rest of it */
+            size_t r = j + (j < n && strcmp(t[j].w, "and") == 0 ? 1 : 0);
+            int rest = 0, ones = 0;
+            if (r < n && words_number_value(t[r].w, &rest) && rest >= 1 && rest <= 90) {
+                r++;
+                if (rest >= 20 && rest % 10 == 0 && r < n && words_number_value(t[r].w, &ones) &&
+                    ones >= 1 && ones <= 9) {
+                    rest += ones;
+                    r++;
+                }
+                v += rest;
+                j = r;
+            }
         }
         double dv = v;
         if (j + 2 < n && strcmp(t[j].w, "and") == 0 && strcmp(t[j + 1].w, "a") == 0 &&
@@ -794,7 +858,7 @@ static void number_clause(const struct pipit_tool *t,
         bool has_num = false;
         while (e < n && tok[e].kind == WORDS_WORD) {
             int v = 0;
-            has_num = has_num || (words_number_value(tok[e].w, &v) && v != 1);
+            has_num = has_num || (number_word(tok[e].w, &v) && v != 1);
             e++;
         }
         if (has_num) {
@@ -884,7 +948,18 @@ bool agent_restore_number_words(const struct pipit_toolset *ts,
                 strcmp(tp->step.by.arg, num->name) == 0;
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    if (!step && agent_said_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
+    /* a number led as the value to reach is one whatever else moves ("crank it up to a hundred
+     * and three") */
+    static const char *const TARGET[] = {"to", "at", "like", "around", "about"};
+    bool target = false;
+    for (size_t i = 1; i < n && !target; i++) {
+        int v = 0;
+        bool hundred = i + 1 < n && strcmp(tok[i + 1].w, "hundred") == 0;
+        target = words_in_list(tok[i - 1].w, TARGET, N_OF(TARGET)) &&
+                 ((number_word(tok[i].w, &v) && (strcmp(tok[i].w, "one") != 0 || hundred)) ||
+                  (strcmp(tok[i].w, "a") == 0 && hundred));
+    }
+    if (!step && !target && agent_said_any(tok, n, RELATIVE_WORDS, N_OF(RELATIVE_WORDS))) {
         return false;
     }
     double said[2];
@@ -929,8 +1004,13 @@ bool agent_restore_bound_words(const struct pipit_toolset *ts,
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    bool hi = agent_said_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)),
-         lo = agent_said_any(tok, n, MIN_WORDS, N_OF(MIN_WORDS));
+    bool hi = agent_said_any(tok, n, MAX_WORDS, N_OF(MAX_WORDS)), lo = false;
+    for (size_t i = 0; i < n && !lo; i++) {
+        int v = 0;
+        /* "twenty min timer": after a number, "min" is minutes */
+        lo = words_in_list(tok[i].w, MIN_WORDS, N_OF(MIN_WORDS)) &&
+             !(strcmp(tok[i].w, "min") == 0 && i > 0 && number_word(tok[i - 1].w, &v));
+    }
     /* "zoom out all the way", "go all the way wide": the end the words' direction points at */
     static const char *const WAY_UP[] = {"in", "tight", "tighter", "closer"};
     static const char *const WAY_DOWN[] = {"out", "wide", "wider", "back"};

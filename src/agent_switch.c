@@ -194,16 +194,21 @@ bool agent_choose_extreme_value(const struct pipit_toolset *ts,
     static const char *const TOP[] = {"full power", "full blast",     "full speed", "full strength",
                                       "max",        "maximum",        "highest",    "strongest",
                                       "top speed",  "all the way up", "fastest",    "full whack"};
-    static const char *const BOTTOM[] = {"lowest",  "minimum", "min",    "gentlest",
-                                         "weakest", "slowest", "softest"};
+    static const char *const BOTTOM[] = {"lowest",  "minimum",  "min",        "gentlest",
+                                         "weakest", "slowest",  "softest",    "little bit of",
+                                         "bit of",  "touch of", "a little of"};
+    /* "crank the fan all the way": the top, unless a word of down says which way */
+    static const char *const DOWNWARD[] = {"down", "off", "out", "low", "lower"};
     if (ts == NULL || segment == NULL || call == NULL) {
         return false;
     }
     struct words_tok tok[GUARD_MAX_TOKENS];
     size_t n = words_tokenize(segment, strlen(segment), 0, tok, GUARD_MAX_TOKENS);
-    int side = agent_said_any(tok, n, TOP, N_OF(TOP))         ? 1
-               : agent_said_any(tok, n, BOTTOM, N_OF(BOTTOM)) ? -1
-                                                              : 0;
+    bool all_the_way = agent_said_phrase(tok, n, "all the way") &&
+                       !agent_said_any(tok, n, DOWNWARD, N_OF(DOWNWARD));
+    int side = agent_said_any(tok, n, TOP, N_OF(TOP)) || all_the_way ? 1
+               : agent_said_any(tok, n, BOTTOM, N_OF(BOTTOM))        ? -1
+                                                                     : 0;
     if (n >= GUARD_MAX_TOKENS || side == 0 || heard_negates(ts, tok, n)) {
         return false;
     }

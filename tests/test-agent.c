@@ -3119,6 +3119,15 @@ static void test_number_words_restored(void **state) {
         {"timer for an hour and a half", "set_timer(minutes=1)", "{\"minutes\":90}", true},
         {"set a timer for half an hour", "set_timer(minutes=3)", "{\"minutes\":30}", true},
         {"timer for a quarter of an hour", "set_timer(minutes=4)", "{\"minutes\":15}", true},
+        /* hundreds with their "and", a hyphen, "half" before a unit, "min" after a number (a new
+         * user's hot tub: "hundred and three degrees" had been refused as 3, "ninety-six" and
+         * "half hour" guessed, "twenty min" read as the minimum) */
+        {"timer for a hundred and five minutes", "set_timer(minutes=5)", "{\"minutes\":105}", true},
+        {"timer for ninety-six minutes", "set_timer(minutes=99)", "{\"minutes\":96}", true},
+        {"half hour timer", "set_timer(minutes=40)", "{\"minutes\":30}", true},
+        {"twenty min timer", "set_timer(minutes=2)", "{\"minutes\":20}", true},
+        {"turn the timer up to one hundred and ten minutes", "set_timer(minutes=100)",
+         "{\"minutes\":110}", true},
         /* of two numbers, the one said with a unit of time is the time */
         {"timer 25 minutes for the 2 pizzas", "set_timer(minutes=2)", "{\"minutes\":25}", true},
         /* the other temperature scale, converted (rounded for an integer) */
@@ -6224,6 +6233,12 @@ static void test_extreme_level(void **state) {
         {"fan on full blast", "set_lamp(level=10)", "\"high\""},
         {"the fan at the lowest please", "set_lamp(level=0)", "\"low\""},
         {"don't run the fan at full power", "set_fan(speed=\"high\")", "\"low\""},
+        /* "all the way" with no word of down is the top, "a little bit of" the lowest level (a
+         * treadmill's "crank the fan all the way" and "little bit of fan please" had left it
+         * off); with a word of down it is not the top */
+        {"crank the fan all the way", "set_fan(speed=\"off\")", "\"high\""},
+        {"little bit of fan please", "set_fan(speed=\"off\")", "\"low\""},
+        {"fan all the way down", "set_fan(speed=\"medium\")", "\"medium\""},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         fx.fake.next = fx.fake.n_script;
