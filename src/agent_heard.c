@@ -413,8 +413,9 @@ size_t heard_settings_said(const struct pipit_toolset *ts,
                 int n_alt = 1 + pipit_schema_value_words(s, s->enum_str[e], alt + 1, 8);
                 for (int w = 0; w < n_alt; w++) {
                     char ph[WORDS_CAP * 2];
-                    if (strlen(alt[w]) >= 4 && heard_value_phrase(alt[w], ph, sizeof(ph)) &&
-                        !router_undo_signal(ph) && !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
+                    if (strlen(alt[w]) >= (w == 0 ? 4u : 3u) &&
+                        heard_value_phrase(alt[w], ph, sizeof(ph)) && !router_undo_signal(ph) &&
+                        !words_in_list(ph, ON_SIDE, N_OF(ON_SIDE)) &&
                         !words_in_list(ph, OFF_SIDE, N_OF(OFF_SIDE)) &&
                         (heard_says_value(tok, n, ph) || heard_says_verb_of(tok, n, ph) ||
                          heard_says_comparative(tok, n, ph))) {
@@ -533,9 +534,17 @@ bool heard_pack_names(const struct pipit_toolset *ts, const char *w) {
             if (heard_names_word_of(w, t->params->props[j].name)) {
                 return true;
             }
+            /* the words its description gives a value ("economy (eco, saver)") */
             for (size_t e = 0; s->type == PIPIT_SCHEMA_STRING && e < s->n_enum; e++) {
+                char alt[8][PIPIT_SCHEMA_WORD_CAP];
+                int n_alt = pipit_schema_value_words(s, s->enum_str[e], alt, 8);
                 if (heard_names_word_of(w, s->enum_str[e])) {
                     return true;
+                }
+                for (int a = 0; a < n_alt; a++) {
+                    if (heard_names_word_of(w, alt[a])) {
+                        return true;
+                    }
                 }
             }
         }

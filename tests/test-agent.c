@@ -4734,6 +4734,34 @@ static void test_setting_name_not_shared(void **state) {
     teardown_fx(&fx);
 }
 
+/* A word the argument's description gives a value is the pack's: "eco mode for the week" is no
+ * thing the pack lacks (a new user's hot tub had refused it, "none of my tools does that"),
+ * while "turbo mode" still is. */
+static void test_described_word_is_the_packs(void **state) {
+    (void)state;
+    static const char SPEC[] =
+        "{\"pipit\": {\"pack\": \"tub\", \"state\": {\"heat_mode\": {\"type\": \"string\", "
+        "\"enum\": [\"standard\", \"economy\"], \"initial\": \"standard\"}}}, \"tools\": ["
+        "{\"type\": \"function\", \"function\": {\"name\": \"set_heat_mode\", \"description\": "
+        "\"Heater mode\", \"parameters\": {\"type\": \"object\", \"properties\": {\"mode\": "
+        "{\"type\": \"string\", \"enum\": [\"standard\", \"economy\"], \"description\": "
+        "\"standard (normal), economy (eco, saver)\"}}, \"required\": [\"mode\"]}}, \"pipit\": "
+        "{\"effect\": {\"set\": {\"heat_mode\": \"{mode}\"}}}}]}";
+    struct fixture fx;
+    setup_spec(&fx, SPEC, sizeof(SPEC) - 1);
+    script_call(&fx, "set_heat_mode(mode=\"economy\")");
+    script_call(&fx, "set_heat_mode(mode=\"economy\")");
+    struct pipit_turn *t = turn(&fx, "eco mode for the week");
+    assert_false(t->flags & PIPIT_TURN_UNKNOWN_THING);
+    assert_int_equal(t->n_calls, 1);
+    pipit_turn_free(t);
+    assert_state(&fx, "heat_mode", "\"economy\"");
+    t = turn(&fx, "turbo mode for the week");
+    assert_true(t->flags & PIPIT_TURN_UNKNOWN_THING);
+    pipit_turn_free(t);
+    teardown_fx(&fx);
+}
+
 /* The text after a colon is said whole: "message mom: landed safely" -> body "safely" had sent
  * half the message; a time's colon is no such colon, and a value of other words is the
  * model's. */
@@ -7418,6 +7446,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refusal_argument_verb),
         cmocka_unit_test(test_said_value_restored),
         cmocka_unit_test(test_setting_name_not_shared),
+        cmocka_unit_test(test_described_word_is_the_packs),
         cmocka_unit_test(test_after_colon_whole),
         cmocka_unit_test(test_example_frames),
         cmocka_unit_test(test_query_by_verb),
