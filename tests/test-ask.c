@@ -37,6 +37,19 @@ static void pack_open(struct pack *p, const char *spec, bool phone, const char *
                      PIPIT_OK);
 }
 
+/* A pack from spec text on its generic device (the pack's declared state), with its lexicon. */
+static void pack_from_spec(struct pack *p, const char *spec, size_t len, const char *name) {
+    memset(p, 0, sizeof(*p));
+    struct pipit_error err;
+    if (pipit_toolset_load_string(spec, len, name, &p->ts, &err) != PIPIT_OK) {
+        fail_msg("%s", err.text);
+    }
+    assert_int_equal(pack_device_new(p->ts, &p->dev, &err), PIPIT_OK);
+    p->state = p->dev.ops->get_state(p->dev.self);
+    assert_int_equal(ask_new(p->ts, p->state, p->dev.ops->words, p->dev.ops->n_words, &p->k, &err),
+                     PIPIT_OK);
+}
+
 static void pack_close(struct pack *p) {
     ask_free(p->k);
     json_decref(p->state);
@@ -431,14 +444,7 @@ static void test_zero_word_in_pattern(void **state) {
         "\"required\": [\"speed\"]}}, \"pipit\": {\"effect\": {\"set\": {\"fan\": "
         "\"{speed}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(FAN, sizeof(FAN) - 1, "fan.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, FAN, sizeof(FAN) - 1, "fan.json");
     char buf[128];
     json_t *zero = json_integer(0), *three = json_integer(3);
     assert_true(ask_sentence(p.k, "fan", zero, ASK_NOW, buf, sizeof(buf)));
@@ -475,14 +481,7 @@ static void test_shared_quantity(void **state) {
         "{\"percent\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 100}}, \"required\": "
         "[\"percent\"]}}, \"pipit\": {\"effect\": {\"set\": {\"fan\": \"{percent}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(HEAT, sizeof(HEAT) - 1, "heat.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, HEAT, sizeof(HEAT) - 1, "heat.json");
     char want_bed[64], want_nozzle[64];
     json_t *sixty = json_integer(60), *hot = json_integer(210);
     assert_true(ask_sentence(p.k, "bed", sixty, ASK_NOW, want_bed, sizeof(want_bed)));
@@ -519,14 +518,7 @@ static void test_sensor_quantity(void **state) {
         "\"required\": [\"level\"]}}, \"pipit\": {\"effect\": {\"set\": {\"volume\": "
         "\"{level}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(ROOM, sizeof(ROOM) - 1, "room.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, ROOM, sizeof(ROOM) - 1, "room.json");
     const struct qa cases[] = {
         {"how humid is it", "The humidity is 45%."},
         {"how humid is it in there?", "The humidity is 45%."},
@@ -558,14 +550,7 @@ static void test_who_and_when(void **state) {
         "\"string\"}}, \"required\": [\"guest\"]}}, \"pipit\": {\"effect\": {\"set\": "
         "{\"guest\": \"{guest}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(GUARD, sizeof(GUARD) - 1, "alarm.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, GUARD, sizeof(GUARD) - 1, "alarm.json");
     char guest[128], arm[128];
     assert_true(ask_answer(p.k, "what's the guest code?", p.state, guest, sizeof(guest)));
     assert_true(ask_answer(p.k, "what's the auto arm?", p.state, arm, sizeof(arm)));
@@ -601,14 +586,7 @@ static void test_topic_and_switch_words(void **state) {
         "\"object\", \"properties\": {\"watch\": {\"type\": \"boolean\"}}, \"required\": "
         "[\"watch\"]}}, \"pipit\": {\"effect\": {\"set\": {\"patio\": \"{watch}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(ZONE, sizeof(ZONE) - 1, "zones.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, ZONE, sizeof(ZONE) - 1, "zones.json");
     const struct qa cases[] = {
         {"is the patio sensor still watching?", "The patio sensor is watching."},
         {"is the patio sensor bypassed?", "The patio sensor is watching."},
@@ -648,14 +626,7 @@ static void test_described_values_and_reading_verbs(void **state) {
         "\"required\": [\"mode\"]}}, \"pipit\": {\"effect\": {\"set\": {\"heat_mode\": "
         "\"{mode}\"}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(TUB, sizeof(TUB) - 1, "tub.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, TUB, sizeof(TUB) - 1, "tub.json");
     const struct qa cases[] = {
         {"hey is the heater in eco mode", "The heater is in standard mode."},
         {"is the heater on saver?", "The heater is in standard mode."},
@@ -686,14 +657,7 @@ static void test_more_quantities(void **state) {
         "\"required\": [\"kmh\"]}}, \"pipit\": {\"effect\": {\"set\": {\"speed\": \"{kmh}\", "
         "\"running\": true}}}}]}";
     struct pack p;
-    memset(&p, 0, sizeof(p));
-    struct pipit_error err;
-    assert_int_equal(pipit_toolset_load_string(BELT, sizeof(BELT) - 1, "belt.json", &p.ts, &err),
-                     PIPIT_OK);
-    assert_int_equal(pack_device_new(p.ts, &p.dev, &err), PIPIT_OK);
-    p.state = p.dev.ops->get_state(p.dev.self);
-    assert_int_equal(ask_new(p.ts, p.state, p.dev.ops->words, p.dev.ops->n_words, &p.k, &err),
-                     PIPIT_OK);
+    pack_from_spec(&p, BELT, sizeof(BELT) - 1, "belt.json");
     const struct qa cases[] = {
         {"how fast am i going", "The speed is 8 km/h."},
         {"how steep is it?", "The incline is 2 percent."},
