@@ -1241,6 +1241,19 @@ static void test_cli_check_strict(void **state) {
 }
 #endif
 
+/* Check `set` against `dev` with the findings collected in *f: the number of findings. */
+static size_t check_findings(struct pipit_scenarios *set,
+                             const struct pipit_eval_device *dev,
+                             struct findings *f) {
+    struct pipit_error err;
+    size_t n = 0;
+    struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
+    cp.on_finding = on_finding;
+    cp.user_data = f;
+    assert_int_equal(pipit_scenarios_check(set, dev, 1, &cp, &n, &err), PIPIT_OK);
+    return n;
+}
+
 /* A scenario that names no device runs on the device of the tool set it is given (`pipit eval
  * --tools my-pack.json`): the pack's own device, not the camera. */
 static void test_device_from_tools(void **state) {
@@ -1250,14 +1263,8 @@ static void test_device_from_tools(void **state) {
     struct pipit_scenarios *set = load("{\"id\": \"x\", \"category\": \"c\", \"turns\": "
                                        "[{\"user\": \"u\", \"expect\": [], \"state\": "
                                        "{\"zoom\": 1}}]}");
-    struct pipit_error err;
-    size_t n = 0;
     struct findings f = {0, ""};
-    struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
-    cp.on_finding = on_finding;
-    cp.user_data = &f;
-    assert_int_equal(pipit_scenarios_check(set, &dev, 1, &cp, &n, &err), PIPIT_OK);
-    assert_int_equal(n, 1);
+    assert_int_equal(check_findings(set, &dev, &f), 1);
     if (strstr(f.last, "the simulated home has no state key \"zoom\"") == NULL) {
         fail_msg("%s", f.last);
     }
@@ -1281,14 +1288,8 @@ static void test_contains_and_state(void **state) {
         "\"state\": {\"guest\": \"Dave\"}}]}"};
     for (int k = 0; k < 2; k++) {
         struct pipit_scenarios *set = load(SETS[k]);
-        struct pipit_error err;
-        size_t n = 0;
         struct findings f = {0, ""};
-        struct pipit_scenarios_check_params cp = pipit_scenarios_check_default_params();
-        cp.on_finding = on_finding;
-        cp.user_data = &f;
-        assert_int_equal(pipit_scenarios_check(set, &dev, 1, &cp, &n, &err), PIPIT_OK);
-        assert_int_equal(n, k == 0 ? 1 : 0);
+        assert_int_equal(check_findings(set, &dev, &f), k == 0 ? 1 : 0);
         if (k == 0 && strstr(f.last, "got \"placeholder\"") == NULL) {
             fail_msg("%s", f.last);
         }
